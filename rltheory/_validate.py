@@ -1,0 +1,84 @@
+"""Located validation helpers shared by every model (MDPs, games).
+
+Checks run in the array namespace of the input; only on failure is the
+offending entry located on the host, so a valid model costs no transfer
+beyond one boolean per check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .backend import array_namespace, to_numpy
+from .errors import InvalidModelError
+
+#: absolute tolerance on probability row sums and negativity.
+PROB_ATOL = 1e-8
+
+
+def _where(idx: tuple[int, ...], names: tuple[str, ...]) -> str:
+    """Format an index as ``(batch=(0,), s=3, a=1)`` given trailing axis names."""
+    nb = len(idx) - len(names)
+    parts = []
+    if nb > 0:
+        parts.append(f"batch={tuple(int(i) for i in idx[:nb])}")
+    parts += [f"{n}={int(i)}" for n, i in zip(names, idx[nb:] if nb >= 0 else idx, strict=False)]
+    return "(" + ", ".join(parts) + ")"
+
+
+def check_ndim(x: Any, field: str, min_ndim: int, layout: str) -> None:
+    """``x`` must have at least ``min_ndim`` axes (layout given for the message)."""
+    if not hasattr(x, "ndim") or x.ndim < min_ndim:
+        shape = getattr(x, "shape", None)
+        raise InvalidModelError(f"{field} must have shape {layout}; got shape {shape}")
+
+
+def check_finite(x: Any, field: str, names: tuple[str, ...]) -> None:
+    """Every entry of ``x`` must be finite; report the first offending index."""
+    xp = array_namespace(x)
+    if bool(xp.all(xp.isfinite(x))):
+        return
+    h = to_numpy(x)
+    idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h))[0])
+    raise InvalidModelError(f"{field} must be finite; {field}{_where(idx, names)} = {h[idx]}")
+
+
+def check_probability(
+    x: Any, field: str, names: tuple[str, ...], row: str, atol: float = PROB_ATOL
+) -> None:
+    """``x`` must be a probability vector along its last axis.
+
+    ``row`` is how a row reads in messages, e.g. ``"P[s, a, :]"``.
+    """
+    check_finite(x, field, names)
+    xp = array_namespace(x)
+    if not bool(xp.all(x >= -atol)):
+        h = to_numpy(x)
+        idx = tuple(int(i) for i in np.unravel_index(np.argmin(h), h.shape))
+        raise InvalidModelError(
+            f"{field} must be non-negative; most negative entry {field}{_where(idx, names)} = {h[idx]:.6g}"
+        )
+    dev = xp.abs(xp.sum(x, axis=-1) - 1.0)
+    if not bool(xp.all(dev <= atol * max(1, x.shape[-1]) ** 0.5 + atol)):
+        sums = to_numpy(xp.sum(x, axis=-1))
+        idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(sums - 1.0)), sums.shape))
+        raise InvalidModelError(
+            f"each {row} must sum to 1 (atol={atol:g}); worst row {_where(idx, names[:-1])} "
+            f"sums to {sums[idx]:.12g}"
+        )
+
+
+def check_discount(gamma: Any, field: str = "gamma", allow_none: bool = True) -> float | None:
+    """gamma must be a real number in [0, 1) (or ``None`` for average reward)."""
+    if gamma is None:
+        if allow_none:
+            return None
+        raise InvalidModelError(f"{field} must be a number in [0, 1); got None")
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating, np.integer)):
+        raise InvalidModelError(f"{field} must be a number in [0, 1); got {gamma!r}")
+    g = float(gamma)
+    if not (0.0 <= g < 1.0):
+        raise InvalidModelError(f"{field} must lie in [0, 1); got {g}")
+    return g

@@ -1,0 +1,139 @@
+"""Array backend: namespace from inputs, dtype policy, host transfers.
+
+Every kernel in rltheory starts with ``xp = array_namespace(*inputs)`` and then
+uses only the Python array API standard, so the same code runs on numpy,
+cupy and any array-API library (the test-suite runs the kernels under
+``array_api_strict``). This is the only module that may know about cupy.
+
+dtype policy: real floating arrays keep their dtype (float64 or float32);
+integer and boolean inputs to a float computation become ``float64``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from array_api_compat import array_namespace as _compat_namespace
+from array_api_compat import device as _device
+from array_api_compat import is_cupy_namespace, is_numpy_namespace
+
+__all__ = [
+    "array_namespace",
+    "device_of",
+    "float_dtype",
+    "as_float",
+    "to_numpy",
+    "is_numpy",
+    "is_host",
+    "require_host",
+    "one_hot",
+    "cupy_available",
+]
+
+
+def array_namespace(*arrays: Any) -> Any:
+    """Return the array-API namespace shared by ``arrays``.
+
+    Python scalars and ``None`` are ignored; plain lists/tuples are treated as
+    numpy input.
+
+    Raises
+    ------
+    TypeError
+        If the arrays come from different libraries.
+    """
+    arrs = [a for a in arrays if a is not None and not isinstance(a, (int, float, bool))]
+    arrs = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in arrs]
+    if not arrs:
+        return _compat_namespace(np.empty(0))
+    try:
+        return _compat_namespace(*arrs)
+    except TypeError as exc:  # mixed libraries
+        raise TypeError(f"inputs come from different array libraries: {exc}") from exc
+
+
+def device_of(x: Any) -> Any:
+    """The device an array lives on (``"cpu"`` for numpy)."""
+    return _device(x)
+
+
+def float_dtype(xp: Any, x: Any = None, dtype: Any = None) -> Any:
+    """The floating dtype a computation on ``x`` runs in.
+
+    ``dtype`` wins when given; otherwise a real floating ``x`` keeps its dtype and
+    anything else maps to ``xp.float64``.
+    """
+    if dtype is not None:
+        if dtype not in (xp.float32, xp.float64):
+            raise TypeError(f"dtype must be float32 or float64, got {dtype!r}")
+        return dtype
+    if x is not None and getattr(x, "dtype", None) in (xp.float32, xp.float64):
+        return x.dtype
+    return xp.float64
+
+
+def as_float(x: Any, xp: Any = None, dtype: Any = None) -> Any:
+    """``x`` as a floating array of the namespace ``xp`` (numpy for lists)."""
+    if xp is None:
+        xp = array_namespace(x)
+    if isinstance(x, (list, tuple, int, float)) or isinstance(x, np.ndarray) and not is_numpy_namespace(xp):
+        x = xp.asarray(np.asarray(x, dtype=np.float64))
+    else:
+        x = xp.asarray(x)
+    return xp.astype(x, float_dtype(xp, x, dtype), copy=False)
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """Copy ``x`` to a host numpy array (explicit device-to-host transfer)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (int, float, bool, list, tuple, np.generic)):
+        return np.asarray(x)
+    if hasattr(x, "get") and type(x).__module__.startswith("cupy"):
+        return x.get()
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError, RuntimeError):
+        return np.from_dlpack(x)
+
+
+def is_numpy(xp: Any) -> bool:
+    """Whether ``xp`` is (a wrapper of) numpy."""
+    return bool(is_numpy_namespace(xp))
+
+
+def is_host(xp: Any) -> bool:
+    """Whether ``xp`` keeps arrays in host memory (everything but cupy)."""
+    return not is_cupy_namespace(xp)
+
+
+def require_host(x: Any, what: str) -> np.ndarray:
+    """Return ``x`` as numpy for a host-only routine; ``TypeError`` on a device array.
+
+    Host-only routines (LP via HiGHS, cvxpy, Lemke-Howson) call this at their
+    boundary instead of moving data silently.
+    """
+    xp = array_namespace(x)
+    if not is_host(xp):
+        raise TypeError(
+            f"{what} runs on the host (CPU) only; got a device array from {xp.__name__}. "
+            "Move it explicitly with rltheory.backend.to_numpy first."
+        )
+    return to_numpy(x)
+
+
+def one_hot(idx: Any, n: int, xp: Any, dtype: Any) -> Any:
+    """One-hot encoding ``out[..., i, k] = (idx[..., i] == k)`` in array-API code."""
+    ar = xp.arange(n, device=_device(idx))
+    return xp.astype(idx[..., None] == ar, dtype)
+
+
+def cupy_available() -> bool:
+    """True when cupy imports and sees at least one CUDA device."""
+    try:
+        import cupy  # noqa: PLC0415
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - any failure means no usable GPU
+        return False

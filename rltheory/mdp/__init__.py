@@ -1,0 +1,39 @@
+"""Exact single-agent models and solvers: finite MDPs (discounted, finite-horizon,
+average-reward), constrained MDPs, Bellman operators and occupancy measures."""
+
+from .bellman import (
+    advantage,
+    as_stochastic_policy,
+    bellman_operator,
+    bellman_optimality_operator,
+    evaluate_policy,
+    expected_value,
+    greedy,
+    occupancy_measure,
+    performance_difference,
+    policy_reward,
+    policy_transition_matrix,
+    q_function,
+    q_values,
+    state_occupancy,
+)
+from .model import FiniteHorizonMDP, FiniteMDP
+
+__all__ = [
+    "FiniteMDP",
+    "FiniteHorizonMDP",
+    "advantage",
+    "as_stochastic_policy",
+    "bellman_operator",
+    "bellman_optimality_operator",
+    "evaluate_policy",
+    "expected_value",
+    "greedy",
+    "occupancy_measure",
+    "performance_difference",
+    "policy_reward",
+    "policy_transition_matrix",
+    "q_function",
+    "q_values",
+    "state_occupancy",
+]

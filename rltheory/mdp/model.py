@@ -1,0 +1,282 @@
+"""Finite Markov decision processes as validated, frozen, batchable models.
+
+A finite MDP is ``(S, A, P, r, γ, μ)``: ``P[..., s, a, s']`` is the probability
+of moving to ``s'`` after taking ``a`` in ``s``, ``R[..., s, a]`` the expected
+reward, ``γ ∈ [0, 1)`` the discount (``None`` for the average-reward
+criterion) and ``μ`` the initial-state distribution (uniform when omitted).
+Leading ``...`` axes are batch axes: one model holds many instances of the
+same size and every solver treats them in one call.
+
+Invariants are checked once, on construction, in the arrays' own namespace;
+a broken one raises :class:`~rltheory.errors.InvalidModelError` naming the
+field, the rule, the value and its index. Nothing is clipped or renormalised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .._validate import (
+    check_discount,
+    check_finite,
+    check_ndim,
+    check_probability,
+)
+from ..backend import array_namespace, as_float
+from ..errors import InvalidModelError
+
+__all__ = ["FiniteMDP", "FiniteHorizonMDP"]
+
+
+def _prepare_rewards(xp: Any, P: Any, R: Any, field: str, names: tuple[str, ...]) -> Any:
+    """Validate ``R`` against ``P``; reduce ``R[..., s, a, s']`` to ``Σ_s' P R``."""
+    check_finite(R, field, names[: R.ndim - 1] if R.ndim < P.ndim else names)
+    if R.ndim == P.ndim:
+        if R.shape != P.shape:
+            raise InvalidModelError(
+                f"{field} given per transition must have the shape of P {tuple(P.shape)}; "
+                f"got {tuple(R.shape)}"
+            )
+        return xp.sum(P * R, axis=-1)
+    if R.ndim != P.ndim - 1 or R.shape != P.shape[:-1]:
+        raise InvalidModelError(
+            f"{field} must have shape {tuple(P.shape[:-1])} (…, S, A) or that of P "
+            f"{tuple(P.shape)}; got {tuple(R.shape)}"
+        )
+    return R
+
+
+def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:
+    if mu is None:
+        return None
+    mu = as_float(mu, xp, dtype)
+    if mu.shape[-1:] != (S,) or len(mu.shape) > 1 + len(batch) or (
+        mu.ndim > 1 and tuple(mu.shape[:-1]) != tuple(batch[len(batch) - (mu.ndim - 1) :])
+    ):
+        raise InvalidModelError(
+            f"mu must have shape (S,) = ({S},) or batch + (S,) = {batch + (S,)}; got {tuple(mu.shape)}"
+        )
+    check_probability(mu, "mu", ("s",), "mu[:]")
+    return mu
+
+
+@dataclass(frozen=True, eq=False)
+class FiniteMDP:
+    """Finite MDP ``(P, R, γ, μ)`` with optional leading batch axes.
+
+    Parameters
+    ----------
+    P : array, shape (..., S, A, S)
+        ``P[..., s, a, s'] = Pr(s_{t+1} = s' | s_t = s, a_t = a)``.
+    R : array, shape (..., S, A) or (..., S, A, S)
+        Expected reward ``r(s, a)``; a per-transition reward ``R[..., s, a, s']`` is
+        reduced to ``r(s, a) = Σ_s' P(s'|s,a) R(s,a,s')`` on construction.
+    gamma : float in [0, 1), or None
+        Discount factor; ``None`` selects the average-reward (gain) criterion.
+    mu : array, shape (S,) or (..., S), optional
+        Initial-state distribution; ``None`` means uniform.
+
+    Raises
+    ------
+    InvalidModelError
+        Wrong shapes, non-finite entries, negative probabilities, rows of ``P`` not
+        summing to 1 (the worst row and its sum are reported), ``gamma`` outside
+        [0, 1), or ``mu`` not a distribution.
+
+    Notes
+    -----
+    Probabilities are checked to ``PROB_ATOL = 1e-8`` (row sums to
+    ``1e-8·(1+√S)``). Integer inputs become float64; float32 inputs stay float32.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0]]])
+    >>> R = np.array([[0.0, 1.0], [2.0, 2.0]])
+    >>> mdp = FiniteMDP(P, R, gamma=0.9)
+    >>> mdp.S, mdp.A, mdp.batch_shape
+    (2, 2, ())
+    """
+
+    P: Any
+    R: Any
+    gamma: float | None
+    mu: Any = None
+
+    def __post_init__(self) -> None:
+        xp = array_namespace(self.P, self.R, self.mu)
+        P = as_float(self.P, xp)
+        R = as_float(self.R, xp, P.dtype)
+        check_ndim(P, "P", 3, "(..., S, A, S)")
+        S, A = P.shape[-3], P.shape[-2]
+        if P.shape[-1] != S:
+            raise InvalidModelError(
+                f"P must have shape (..., S, A, S) with matching first and last state axes; "
+                f"got {tuple(P.shape)} (S={S} but last axis {P.shape[-1]})"
+            )
+        if S < 1 or A < 1:
+            raise InvalidModelError(f"P needs at least one state and one action; got shape {tuple(P.shape)}")
+        check_probability(P, "P", ("s", "a", "s'"), "P[s, a, :]")
+        R = _prepare_rewards(xp, P, R, "R", ("s", "a", "s'"))
+        gamma = check_discount(self.gamma)
+        mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-3]), P.dtype)
+        object.__setattr__(self, "P", P)
+        object.__setattr__(self, "R", R)
+        object.__setattr__(self, "gamma", gamma)
+        object.__setattr__(self, "mu", mu)
+
+    # -- derived facts -------------------------------------------------------------
+    @property
+    def xp(self) -> Any:
+        """The array namespace of the model's arrays."""
+        return array_namespace(self.P)
+
+    @property
+    def S(self) -> int:
+        """Number of states."""
+        return int(self.P.shape[-3])
+
+    @property
+    def A(self) -> int:
+        """Number of actions."""
+        return int(self.P.shape[-2])
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """Leading batch axes (``()`` for a single MDP)."""
+        return tuple(self.P.shape[:-3])
+
+    @property
+    def dtype(self) -> Any:
+        return self.P.dtype
+
+    @property
+    def average_reward(self) -> bool:
+        """True when ``gamma is None`` (gain criterion)."""
+        return self.gamma is None
+
+    def initial_distribution(self) -> Any:
+        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
+        xp = self.xp
+        if self.mu is None:
+            return xp.full(self.batch_shape + (self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device)
+        return xp.broadcast_to(self.mu, self.batch_shape + (self.S,))
+
+    def replace(self, **changes: Any) -> FiniteMDP:
+        """A copy with fields replaced (re-validated), e.g. ``mdp.replace(gamma=0.5)``."""
+        return dataclasses.replace(self, **changes)
+
+    def __getitem__(self, index: Any) -> FiniteMDP:
+        """Select instances along the batch axes: ``batch[3]`` is the fourth MDP."""
+        if not self.batch_shape:
+            raise IndexError("a single (unbatched) FiniteMDP cannot be indexed")
+        idx = index if isinstance(index, tuple) else (index,)
+        mu = self.mu
+        if mu is not None and mu.ndim > 1:
+            mu = self.initial_distribution()[idx]
+        return FiniteMDP(self.P[idx], self.R[idx], self.gamma, mu)
+
+    def __repr__(self) -> str:
+        b = f", batch={self.batch_shape}" if self.batch_shape else ""
+        return f"FiniteMDP(S={self.S}, A={self.A}, gamma={self.gamma}{b})"
+
+
+@dataclass(frozen=True, eq=False)
+class FiniteHorizonMDP:
+    """Finite-horizon MDP with time-dependent dynamics ``P_h``, rewards ``R_h``, h = 0..H-1.
+
+    Parameters
+    ----------
+    P : array, shape (..., H, S, A, S)
+        ``P[..., h, s, a, s']``: transition kernel used at step ``h``.
+    R : array, shape (..., H, S, A) or (..., H, S, A, S)
+        Expected reward at step ``h`` (per-transition rewards are reduced).
+    mu : array, shape (S,) or (..., S), optional
+        Initial distribution (uniform when omitted).
+
+    The value is undiscounted: ``V_0^π(s) = E[Σ_{h=0}^{H-1} r_h(s_h, a_h) | s_0 = s]``.
+    Use :meth:`stationary` to repeat a time-homogeneous model over ``H`` steps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.ones((3, 2, 1, 2)) / 2
+    >>> FiniteHorizonMDP(P, np.zeros((3, 2, 1))).H
+    3
+    """
+
+    P: Any
+    R: Any
+    mu: Any = None
+
+    def __post_init__(self) -> None:
+        xp = array_namespace(self.P, self.R, self.mu)
+        P = as_float(self.P, xp)
+        R = as_float(self.R, xp, P.dtype)
+        check_ndim(P, "P", 4, "(..., H, S, A, S)")
+        H, S, A = P.shape[-4], P.shape[-3], P.shape[-2]
+        if P.shape[-1] != S or H < 1 or S < 1 or A < 1:
+            raise InvalidModelError(
+                f"P must have shape (..., H, S, A, S) with H, S, A >= 1 and matching state axes; "
+                f"got {tuple(P.shape)}"
+            )
+        names = ("h", "s", "a", "s'")
+        check_probability(P, "P", names, "P[h, s, a, :]")
+        R = _prepare_rewards(xp, P, R, "R", names)
+        mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-4]), P.dtype)
+        object.__setattr__(self, "P", P)
+        object.__setattr__(self, "R", R)
+        object.__setattr__(self, "mu", mu)
+
+    @classmethod
+    def stationary(cls, P: Any, R: Any, H: int, mu: Any = None) -> FiniteHorizonMDP:
+        """Repeat a time-homogeneous ``P[..., s, a, s']``, ``R[..., s, a]`` for ``H`` steps."""
+        if isinstance(H, bool) or not isinstance(H, int) or H < 1:
+            raise ValueError(f"H must be a positive integer; got {H!r}")
+        xp = array_namespace(P, R)
+        P = as_float(P, xp)
+        R = as_float(R, xp, P.dtype)
+        check_ndim(P, "P", 3, "(..., S, A, S)")
+        Ph = xp.broadcast_to(P[..., None, :, :, :], P.shape[:-3] + (H,) + tuple(P.shape[-3:]))
+        k = 2 if R.ndim == P.ndim - 1 else 3  # trailing (S, A) or (S, A, S) axes
+        Rh = xp.broadcast_to(xp.expand_dims(R, axis=R.ndim - k), R.shape[:-k] + (H,) + tuple(R.shape[-k:]))
+        return cls(Ph, Rh, mu)
+
+    @property
+    def xp(self) -> Any:
+        return array_namespace(self.P)
+
+    @property
+    def H(self) -> int:
+        """Horizon (number of decision steps)."""
+        return int(self.P.shape[-4])
+
+    @property
+    def S(self) -> int:
+        return int(self.P.shape[-3])
+
+    @property
+    def A(self) -> int:
+        return int(self.P.shape[-2])
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        return tuple(self.P.shape[:-4])
+
+    @property
+    def dtype(self) -> Any:
+        return self.P.dtype
+
+    def initial_distribution(self) -> Any:
+        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
+        xp = self.xp
+        if self.mu is None:
+            return xp.full(self.batch_shape + (self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device)
+        return xp.broadcast_to(self.mu, self.batch_shape + (self.S,))
+
+    def __repr__(self) -> str:
+        b = f", batch={self.batch_shape}" if self.batch_shape else ""
+        return f"FiniteHorizonMDP(H={self.H}, S={self.S}, A={self.A}{b})"
+
