@@ -1,0 +1,130 @@
+"""Public hypothesis strategies for property-based tests of rltheory and its users.
+
+Strategies draw the *structure* of a model (sizes, discount, which rows are
+absorbing or deterministic, whether rewards tie) through hypothesis, and the
+numerical entries from a numpy Generator seeded by a hypothesis-drawn integer,
+so examples are reproducible, shrink in size, and cover the corner cases that
+break solvers: ``S = 1``, ``A = 1``, absorbing states, exact ties, ``γ = 0``.
+
+Examples
+--------
+>>> from hypothesis import given
+>>> from rltheory.testing import finite_mdps
+>>> @given(finite_mdps(max_states=4))
+... def test_rows(mdp):
+...     assert mdp.P.shape[-1] == mdp.S
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from .mdp.model import FiniteMDP
+
+__all__ = [
+    "discounts",
+    "transition_kernels",
+    "finite_mdps",
+    "average_reward_mdps",
+    "policies",
+    "deterministic_policies",
+]
+
+
+def discounts(min_value: float = 0.0, max_value: float = 0.99) -> st.SearchStrategy[float]:
+    """Discount factors in ``[min_value, max_value]``, always able to draw the endpoints."""
+    return st.one_of(
+        st.sampled_from(sorted({min_value, max_value, 0.5 if min_value <= 0.5 <= max_value else min_value})),
+        st.floats(min_value, max_value, allow_nan=False),
+    )
+
+
+def _kernel(rng: np.random.Generator, lead: tuple[int, ...], S: int, frac_det: float, sparse: bool) -> np.ndarray:
+    P = rng.random(lead + (S,))
+    if sparse and S > 1:  # zero out some successors but keep one per row
+        mask = rng.random(P.shape) < 0.5
+        keep = rng.integers(0, S, size=lead)
+        np.put_along_axis(mask, keep[..., None], False, axis=-1)
+        P[mask] = 0.0
+    P /= P.sum(-1, keepdims=True)
+    det = rng.random(lead) < frac_det  # deterministic rows, incl. self-loops (absorbing)
+    if det.any():
+        tgt = rng.integers(0, S, size=lead)
+        onehot = np.eye(S)[tgt]
+        P = np.where(det[..., None], onehot, P)
+    return P
+
+
+@st.composite
+def transition_kernels(draw: Any, S: int, A: int, batch_shape: tuple[int, ...] = ()) -> np.ndarray:
+    """Row-stochastic ``P[..., s, a, s']`` with some deterministic/absorbing rows and sparsity."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    frac_det = draw(st.sampled_from([0.0, 0.0, 0.3, 1.0]))
+    sparse = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    P = _kernel(rng, tuple(batch_shape) + (S, A), S, frac_det, sparse)
+    if draw(st.booleans()) and S > 1:  # make state 0 absorbing under every action
+        P[..., 0, :, :] = 0.0
+        P[..., 0, :, 0] = 1.0
+    return P
+
+
+@st.composite
+def finite_mdps(
+    draw: Any,
+    *,
+    min_states: int = 1,
+    max_states: int = 6,
+    min_actions: int = 1,
+    max_actions: int = 4,
+    gamma: st.SearchStrategy[float] | None = None,
+    batch_shape: tuple[int, ...] = (),
+    with_mu: bool | None = None,
+) -> FiniteMDP:
+    """Discounted :class:`FiniteMDP` with ``S ∈ [min_states, max_states]``, ``A ∈ [min_actions, max_actions]``.
+
+    Rewards are either generic floats in [0, 1] or drawn from {0, 1} (many exact
+    ties between actions). ``gamma`` defaults to :func:`discounts` (includes 0).
+    """
+    S = draw(st.integers(min_states, max_states))
+    A = draw(st.integers(min_actions, max_actions))
+    g = draw(gamma if gamma is not None else discounts())
+    P = draw(transition_kernels(S, A, batch_shape))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    ties = draw(st.booleans())
+    R = rng.integers(0, 2, size=tuple(batch_shape) + (S, A)).astype(float) if ties else rng.random(tuple(batch_shape) + (S, A))
+    mu = None
+    if with_mu if with_mu is not None else draw(st.booleans()):
+        mu = rng.random(S) + (rng.random(S) < 0.5)  # some states may get small mass
+        mu /= mu.sum()
+    return FiniteMDP(P, R, g, mu)
+
+
+@st.composite
+def average_reward_mdps(draw: Any, *, unichain: bool = True, **kwargs: Any) -> FiniteMDP:
+    """Average-reward models (``gamma=None``); with ``unichain=True`` every kernel row is
+    mixed with a small uniform component so every policy's chain is irreducible."""
+    mdp = draw(finite_mdps(gamma=st.just(0.5), **kwargs))
+    P = np.asarray(mdp.P)
+    if unichain:
+        eps = draw(st.sampled_from([0.05, 0.2]))
+        P = (1 - eps) * P + eps / mdp.S
+    return FiniteMDP(P, mdp.R, None, mdp.mu)
+
+
+@st.composite
+def policies(draw: Any, S: int, A: int, batch_shape: tuple[int, ...] = (), deterministic_rows: bool = True) -> np.ndarray:
+    """Stochastic policies ``π[..., s, a]``; some rows may be deterministic or have zeros."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    frac = draw(st.sampled_from([0.0, 0.5, 1.0])) if deterministic_rows else 0.0
+    return _kernel(rng, tuple(batch_shape) + (S,), A, frac, draw(st.booleans()))
+
+
+@st.composite
+def deterministic_policies(draw: Any, S: int, A: int, batch_shape: tuple[int, ...] = ()) -> np.ndarray:
+    """Deterministic policies as integer arrays ``π[..., s] ∈ [0, A)``."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return rng.integers(0, A, size=tuple(batch_shape) + (S,))
