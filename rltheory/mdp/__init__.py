@@ -17,11 +17,29 @@ from .bellman import (
     q_values,
     state_occupancy,
 )
+from .discounted import (
+    MDPSolution,
+    bellman_certificate,
+    linear_program,
+    modified_policy_iteration,
+    policy_iteration,
+    value_iteration,
+)
+from .horizon import FiniteHorizonSolution, backward_induction, evaluate_finite_horizon
 from .model import FiniteHorizonMDP, FiniteMDP
 
 __all__ = [
     "FiniteMDP",
     "FiniteHorizonMDP",
+    "MDPSolution",
+    "FiniteHorizonSolution",
+    "value_iteration",
+    "policy_iteration",
+    "modified_policy_iteration",
+    "linear_program",
+    "bellman_certificate",
+    "backward_induction",
+    "evaluate_finite_horizon",
     "advantage",
     "as_stochastic_policy",
     "bellman_operator",

@@ -1,0 +1,434 @@
+r"""Exact solvers for discounted finite MDPs, each with an a-posteriori certificate.
+
+All four solvers return an :class:`MDPSolution` whose ``bound`` certifies the
+answer: for the returned policy ``π`` and values ``V``,
+
+    ‖V* − V^π‖∞ ≤ bound   and   ‖V − V*‖∞ ≤ bound.
+
+The certificate comes from the span bounds of Puterman (1994, Thm 6.6.6 and
+Prop. 6.6.5): for any ``v`` with ``Δ = T v − v`` and ``π`` greedy with respect to ``v``,
+
+    T v + γ/(1−γ)·min Δ  ≤  V^π  ≤  V*  ≤  T v + γ/(1−γ)·max Δ,
+
+hence ``V* − V^π ≤ γ/(1−γ)·sp(Δ)`` with the span seminorm ``sp(x) = max x − min x``
+(≤ 2‖x‖∞, so it is never worse than the sup-norm rule of Puterman Thm 6.3.1,
+and often much tighter). Value iteration stops as soon as this certificate is
+below ``tol``; the iteration count is then at most
+``⌈log(tol (1−γ) / (γ sp(Δ_0))) / log γ⌉ + 1`` since ``sp`` contracts by γ.
+
+Batched models are solved in one call: every sweep is one array operation over
+all instances, and a run stops when every instance is certified. Reaching
+``max_iter`` first is reported with ``converged=False`` and a
+:class:`~rltheory.errors.ConvergenceWarning`.
+
+References
+----------
+Puterman, M. L. (1994). *Markov Decision Processes*. §6.3 (VI), §6.4 (PI), §6.5 (MPI),
+§6.6 (span bounds), §6.9 (LP).
+Howard, R. A. (1960). *Dynamic Programming and Markov Processes*. MIT Press.
+Scherrer, B. (2016). Improved and generalized upper bounds on the complexity of policy
+iteration. Math. Oper. Res. 41(3).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backend import as_float, require_host, to_numpy
+from ..errors import ConvergenceWarning, SolverError
+from ..trace import Trace, TraceRecorder
+from .bellman import as_stochastic_policy, evaluate_policy, greedy, q_values
+from .model import FiniteMDP
+
+__all__ = [
+    "MDPSolution",
+    "value_iteration",
+    "policy_iteration",
+    "modified_policy_iteration",
+    "linear_program",
+    "bellman_certificate",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class MDPSolution:
+    """Result of an exact discounted solver.
+
+    Attributes
+    ----------
+    policy : int array, shape (..., S)
+        Deterministic policy (lowest action index among exact/tolerance ties).
+    V : array, shape (..., S)
+        Value estimate with ``‖V − V*‖∞ ≤ bound``.
+    Q : array, shape (..., S, A)
+        ``Q = r + γ P V``.
+    iterations : int
+        Sweeps (VI, MPI), improvement steps (PI) or 1 (LP).
+    converged : bool
+        Whether the stopping rule held for every instance before ``max_iter``.
+    bound : array, shape (...)
+        Certified ``‖V* − V^policy‖∞ ≤ bound`` per instance.
+    trace : Trace
+        Per-iteration metrics (``span``, ``bound``; PI also ``changed``).
+    method : str
+    occupancy, duals : array or None
+        LP only: normalised optimal occupancy ``d*[..., S, A]`` (the LP dual).
+    """
+
+    policy: Any
+    V: Any
+    Q: Any
+    iterations: int
+    converged: bool
+    bound: Any
+    trace: Trace
+    method: str
+    occupancy: Any = None
+    duals: Any = None
+
+
+#: HiGHS feasibility tolerances (default 1e-7 is too loose to compare with VI/PI at 1e-8).
+_HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+def _require_discounted(mdp: FiniteMDP, name: str) -> float:
+    if not isinstance(mdp, FiniteMDP):
+        raise TypeError(f"{name} expects a FiniteMDP; got {type(mdp).__name__}")
+    if mdp.gamma is None:
+        raise ValueError(
+            f"{name} solves discounted MDPs but mdp.gamma is None (average reward); "
+            "use the average-reward solvers in rltheory.mdp.average"
+        )
+    return float(mdp.gamma)
+
+
+def _check_positive_int(value: Any, name: str, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+
+
+def _check_tol(tol: Any) -> float:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0) or not math.isfinite(tol):
+        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
+    return float(tol)
+
+
+def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
+    r"""Span certificate of ``v``: returns ``(Q_v, Tv, Δ, bound)``.
+
+    ``Q_v = r + γPv``, ``Tv = max_a Q_v``, ``Δ = Tv − v`` and
+    ``bound = γ/(1−γ)·sp(Δ)`` bounds ``‖V* − V^π‖∞`` for ``π = greedy(Q_v)``
+    (Puterman 1994, Thm 6.6.6). Shapes ``[..., S, A]``, ``[..., S]``, ``[..., S]``, ``[...]``.
+    """
+    xp = mdp.xp
+    g = float(mdp.gamma)
+    Q = q_values(mdp, v)
+    Tv = xp.max(Q, axis=-1)
+    D = Tv - v
+    span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
+    return Q, Tv, D, (g / (1.0 - g)) * span if g > 0 else 0.0 * span
+
+
+def _a_priori_sweeps(g: float, span0: float, tol: float) -> int:
+    """Sweeps after which γ^k·γ/(1−γ)·sp(Δ_0) < tol (span contracts by γ)."""
+    if g == 0.0 or span0 <= 0.0:
+        return 1
+    need = g / (1.0 - g) * span0 / tol
+    return max(1, math.ceil(math.log(need) / -math.log(g)) + 1) if need > 1 else 1
+
+
+def _finish(
+    mdp: FiniteMDP, v: Any, Q_prev: Any, Tv: Any, D: Any, method: str, it: int, converged: bool,
+    rec: TraceRecorder, max_iter: int,
+) -> MDPSolution:
+    """Greedy policy w.r.t. the last v, midpoint value estimate, final Q."""
+    xp = mdp.xp
+    g = float(mdp.gamma)
+    c = g / (1.0 - g)
+    hi, lo = xp.max(D, axis=-1), xp.min(D, axis=-1)
+    V = Tv + (c * 0.5) * (hi + lo)[..., None]
+    bound = c * (hi - lo)
+    if not converged:
+        warnings.warn(
+            f"{method} stopped at max_iter={max_iter} before its stopping rule held; "
+            f"certified bound is {float(xp.max(bound)):.3g}",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return MDPSolution(
+        policy=greedy(Q_prev), V=V, Q=q_values(mdp, V), iterations=it, converged=converged,
+        bound=bound, trace=rec.finish(), method=method,
+    )
+
+
+def value_iteration(
+    mdp: FiniteMDP, *, tol: float = 1e-8, max_iter: int | None = None, V0: Any = None
+) -> MDPSolution:
+    r"""Value iteration ``v_{k+1} = T v_k`` with the span-seminorm stopping rule.
+
+    Stops at the first ``k`` with ``γ/(1−γ)·sp(T v_k − v_k) < tol`` for every
+    instance, and returns ``π = greedy(r + γ P v_k)`` and the midpoint estimate
+    ``V = T v_k + γ/(1−γ)(max Δ + min Δ)/2``, certified ``‖V* − V^π‖∞ ≤ bound``
+    and ``‖V − V*‖∞ ≤ bound/2`` (Puterman 1994, Thm 6.6.6).
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Discounted, possibly batched.
+    tol : float
+        Target certificate (policy suboptimality in sup norm).
+    max_iter : int, optional
+        Cap on sweeps; default is the a-priori count
+        ``⌈log(tol(1−γ)/(γ sp(Δ_0)))/log γ⌉ + 1`` plus 100 for round-off.
+    V0 : array (..., S), optional
+        Starting values (zeros by default).
+
+    Returns
+    -------
+    MDPSolution
+        Trace metrics: ``span`` = sp(Δ_k) and ``bound`` per instance.
+
+    Notes
+    -----
+    Cost ``O(S²A)`` per instance per sweep; a priori ``‖v_k − V*‖∞ ≤ γ^k ‖v_0 − V*‖∞``.
+
+    Examples
+    --------
+    Two states; staying in state 1 pays 1 forever, so ``V*(1) = 1/(1−γ) = 10``:
+
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> P = np.array([[[1., 0.], [0., 1.]], [[0., 1.], [0., 1.]]])
+    >>> R = np.array([[0., 0.], [1., 1.]])
+    >>> res = value_iteration(FiniteMDP(P, R, gamma=0.9), tol=1e-10)
+    >>> res.policy, np.round(res.V, 6), res.converged
+    (array([1, 0]), array([ 9., 10.]), True)
+    """
+    g = _require_discounted(mdp, "value_iteration")
+    tol = _check_tol(tol)
+    _check_positive_int(max_iter, "max_iter")
+    xp = mdp.xp
+    v = xp.zeros(mdp.batch_shape + (mdp.S,), dtype=mdp.dtype, device=mdp.P.device) if V0 is None else as_float(V0, xp, mdp.dtype)
+    if tuple(v.shape[-1:]) != (mdp.S,):
+        raise ValueError(f"V0 must have shape (..., S) = (..., {mdp.S}); got {tuple(v.shape)}")
+    rec = TraceRecorder()
+    it, cap = 0, max_iter
+    while True:
+        Q, Tv, D, bound = bellman_certificate(mdp, v)
+        it += 1
+        worst = float(xp.max(bound))
+        span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
+        rec.record(it, span=span, bound=bound)
+        if cap is None:
+            cap = _a_priori_sweeps(g, float(xp.max(span)), tol) + 100
+        if worst < tol or it >= cap:
+            return _finish(mdp, v, Q, Tv, D, "value_iteration", it, worst < tol, rec, cap)
+        v = Tv
+
+
+def modified_policy_iteration(
+    mdp: FiniteMDP, *, m: int = 5, tol: float = 1e-8, max_iter: int | None = None
+) -> MDPSolution:
+    r"""Modified policy iteration: ``π_{k+1} = greedy(v_k)``, ``v_{k+1} = (T^{π_{k+1}})^{m+1} v_k``.
+
+    ``m = 0`` is value iteration; ``m → ∞`` is policy iteration (Puterman 1994,
+    §6.5). Starting from ``v_0 = min r / (1−γ)`` (so ``T v_0 ≥ v_0``) the iterates
+    increase monotonically to ``V*`` (Puterman Thm 6.5.5). Stopping rule and
+    certificate are those of :func:`value_iteration`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> P = np.array([[[1., 0.], [0., 1.]], [[0., 1.], [0., 1.]]])
+    >>> R = np.array([[0., 0.], [1., 1.]])
+    >>> modified_policy_iteration(FiniteMDP(P, R, gamma=0.9), m=3).policy
+    array([1, 0])
+    """
+    g = _require_discounted(mdp, "modified_policy_iteration")
+    tol = _check_tol(tol)
+    _check_positive_int(max_iter, "max_iter")
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
+        raise ValueError(f"m (partial evaluation sweeps) must be an integer >= 0; got {m!r}")
+    xp = mdp.xp
+    rmin = xp.min(xp.reshape(mdp.R, mdp.batch_shape + (mdp.S * mdp.A,)), axis=-1)
+    v = xp.broadcast_to((rmin / (1.0 - g))[..., None], mdp.batch_shape + (mdp.S,))
+    rec = TraceRecorder()
+    it, cap = 0, max_iter
+    while True:
+        Q, Tv, D, bound = bellman_certificate(mdp, v)
+        it += 1
+        worst = float(xp.max(bound))
+        span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
+        rec.record(it, span=span, bound=bound)
+        if cap is None:
+            cap = _a_priori_sweeps(g, float(xp.max(span)), tol) + 100
+        if worst < tol or it >= cap:
+            return _finish(mdp, v, Q, Tv, D, "modified_policy_iteration", it, worst < tol, rec, cap)
+        pi = as_stochastic_policy(mdp, greedy(Q))
+        u = Tv
+        for _ in range(m):
+            u = xp.sum(pi * q_values(mdp, u), axis=-1)
+        v = u
+
+
+def policy_iteration(
+    mdp: FiniteMDP, *, max_iter: int | None = None, pi0: Any = None, tie_tol: float | None = None
+) -> MDPSolution:
+    r"""Howard's policy iteration with exact evaluation and a no-cycling tie rule.
+
+    ``V^{π_k} = (I − γP_{π_k})^{-1} r_{π_k}``; ``π_{k+1}(s) = π_k(s)`` if
+    ``Q^{π_k}(s, π_k(s)) ≥ max_a Q^{π_k}(s, a) − tie_tol``, else the lowest-index
+    maximiser. Stops when no state changes. Keeping the current action on
+    (near-)ties makes ``V^{π_k}`` strictly increase at every changed step, so the
+    method terminates (Puterman 1994, Thm 6.4.2) and cannot cycle on round-off.
+    Howard's PI needs at most ``O(SA/(1−γ) · log(1/(1−γ)))`` improvement steps
+    (Scherrer 2016, Thm 3).
+
+    Parameters
+    ----------
+    max_iter : int, optional
+        Cap on improvement steps (default ``max(100, ⌈SA/(1−γ)·log(1/(1−γ))⌉)``, capped at 10⁵).
+    pi0 : int array (..., S), optional
+        Initial policy (default: greedy with respect to ``r``).
+    tie_tol : float, optional
+        Tie tolerance (default ``1e-10·(1 + max|r|/(1−γ))``).
+
+    Returns
+    -------
+    MDPSolution
+        ``bound = max(T V^π − V^π)/(1−γ)`` certifies ``‖V* − V^π‖∞`` (Puterman
+        Prop. 6.6.1); trace metric ``changed`` counts switched states per instance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> P = np.array([[[1., 0.], [0., 1.]], [[0., 1.], [0., 1.]]])
+    >>> R = np.array([[0., 0.], [1., 1.]])
+    >>> res = policy_iteration(FiniteMDP(P, R, gamma=0.9))
+    >>> res.policy, res.V, res.iterations
+    (array([1, 0]), array([ 9., 10.]), 2)
+    """
+    g = _require_discounted(mdp, "policy_iteration")
+    _check_positive_int(max_iter, "max_iter")
+    xp = mdp.xp
+    S, A = mdp.S, mdp.A
+    if tie_tol is None:
+        tie_tol = 1e-10 * (1.0 + float(xp.max(xp.abs(mdp.R))) / (1.0 - g))
+    if max_iter is None:
+        max_iter = int(min(1e5, max(100, math.ceil(S * A / (1.0 - g) * math.log(1.0 / (1.0 - g) + 1.0)))))
+    if pi0 is None:
+        pi = greedy(mdp.R)
+    else:
+        pi = xp.asarray(pi0)
+        as_stochastic_policy(mdp, pi)  # validates shape and range
+        pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
+    ar = xp.arange(A, device=mdp.P.device)
+    rec = TraceRecorder()
+    it = 0
+    while True:
+        V = evaluate_policy(mdp, pi)
+        Q = q_values(mdp, V)
+        it += 1
+        qmax = xp.max(Q, axis=-1)
+        onehot = pi[..., None] == ar
+        q_cur = xp.sum(xp.where(onehot, Q, xp.zeros_like(Q)), axis=-1)
+        keep = q_cur >= qmax - tie_tol
+        new = xp.where(keep, pi, greedy(Q))
+        changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
+        D = qmax - V
+        bound = xp.max(D, axis=-1) / (1.0 - g)
+        rec.record(it, changed=changed, bound=bound)
+        n_changed = int(xp.max(changed)) if changed.ndim else int(changed)
+        if n_changed == 0 or it >= max_iter:
+            converged = n_changed == 0
+            if not converged:
+                warnings.warn(
+                    f"policy_iteration stopped at max_iter={max_iter} with {n_changed} states still "
+                    "changing", ConvergenceWarning, stacklevel=2,
+                )
+            return MDPSolution(pi, V, Q, it, converged, bound, rec.finish(), "policy_iteration")
+        pi = new
+
+
+def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
+    r"""Solve the MDP by its linear program (scipy HiGHS); host only.
+
+    Primal: ``min_V (1−γ) wᵀV  s.t.  V(s) ≥ r(s,a) + γ Σ_s' P(s'|s,a) V(s')  ∀(s,a)``.
+    Dual:   ``max_{d ≥ 0} Σ d(s,a) r(s,a)  s.t.  Σ_a d(s',a) = (1−γ) w(s') + γ Σ_{s,a} P(s'|s,a) d(s,a)``.
+    The dual optimum ``d*`` is the normalised occupancy measure of an optimal
+    policy from ``w`` and strong duality gives ``(1−γ) wᵀV* = rᵀd*`` (Puterman
+    1994, §6.9; SEEDS C3).
+
+    Parameters
+    ----------
+    weights : array (S,) or (..., S), optional
+        Strictly positive state weights ``w`` (a distribution); default: the model's
+        ``mu`` if it is strictly positive, else uniform (positive weights make the
+        primal solution equal ``V*`` in every state).
+
+    Returns
+    -------
+    MDPSolution
+        ``occupancy`` = ``duals`` = ``d*[..., S, A]``; policy greedy w.r.t. ``Q*`` (lowest
+        index on ties within 1e-9·scale); ``bound`` from the span certificate of the LP's V.
+
+    Raises
+    ------
+    TypeError
+        On device (GPU) arrays — this solver runs on the host.
+    SolverError
+        When HiGHS does not report an optimal solution (its status is attached).
+    """
+    from scipy.optimize import linprog  # noqa: PLC0415
+    from scipy.sparse import csr_matrix, eye, kron  # noqa: PLC0415
+
+    g = _require_discounted(mdp, "linear_program")
+    P = require_host(mdp.P, "linear_program")
+    R = to_numpy(mdp.R)
+    S, A = mdp.S, mdp.A
+    batch = mdp.batch_shape
+    if weights is None:
+        w_all = to_numpy(mdp.initial_distribution())
+        if np.any(w_all <= 0):
+            w_all = np.full(batch + (S,), 1.0 / S)
+    else:
+        w_all = np.broadcast_to(np.asarray(weights, dtype=float), batch + (S,))
+        if np.any(~np.isfinite(w_all)) or np.any(w_all <= 0) or np.any(np.abs(w_all.sum(-1) - 1) > 1e-8):
+            raise ValueError("weights must be a strictly positive distribution over states")
+    Pf = P.reshape((-1, S * A, S))
+    Rf = R.reshape((-1, S * A))
+    Wf = w_all.reshape((-1, S))
+    E = kron(eye(S, format="csr"), np.ones((A, 1)), format="csr")  # row (s,a) -> e_s
+    Vs, Ds = [], []
+    for i in range(Pf.shape[0]):
+        A_ub = (g * csr_matrix(Pf[i]) - E).tocsr()
+        res = linprog((1.0 - g) * Wf[i], A_ub=A_ub, b_ub=-Rf[i], bounds=[(None, None)] * S,
+                      method="highs", options=_HIGHS_OPTIONS)
+        if res.status != 0:
+            raise SolverError(
+                f"HiGHS failed on instance {np.unravel_index(i, batch) if batch else ()}: {res.message}",
+                status=res.status,
+            )
+        Vs.append(res.x)
+        Ds.append(-res.ineqlin.marginals)
+    xp = mdp.xp
+    V = xp.asarray(np.stack(Vs).reshape(batch + (S,)), dtype=mdp.dtype)
+    d = xp.asarray(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), dtype=mdp.dtype)
+    Q, Tv, D, bound = bellman_certificate(mdp, V)
+    atol = 1e-9 * (1.0 + float(np.max(np.abs(R))) / (1.0 - g))
+    pi = greedy(Q, atol=atol)
+    # |V - V*| <= max|Δ|/(1-γ) (span bounds with v = V); picking an action within atol of the
+    # maximum adds atol/(1-γ) to the policy's certificate γ/(1-γ)·sp(Δ).
+    vb = xp.maximum(xp.max(xp.abs(D), axis=-1) / (1.0 - g), bound + atol / (1.0 - g))
+    rec = TraceRecorder()
+    rec.record(1, bound=vb)
+    return MDPSolution(pi, V, Q, 1, True, vb, rec.finish(), "linear_program", occupancy=d, duals=d)
