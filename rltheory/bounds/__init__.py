@@ -1,0 +1,19 @@
+"""Theory as code: rate fits, bound checks and the bound functions of rltheory's theorems.
+
+:mod:`rltheory.bounds.rates` fits empirical rates (:func:`fit_rate`,
+:func:`fit_linear_rate`) with bootstrap intervals and checks bounds
+(:func:`check_bound`); each theorem-specific module (``mdp``, ...) holds the
+theorem's bound as a function with its citation.
+"""
+
+from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
+
+__all__ = [
+    "BoundCheck",
+    "Claim",
+    "ClaimCheck",
+    "RateFit",
+    "check_bound",
+    "fit_linear_rate",
+    "fit_rate",
+]

@@ -1,0 +1,564 @@
+"""Empirical rates and bound checks: the numerical side of "theory as code".
+
+A convergence theorem claims either an *algebraic* rate, ``err_t ≈ C t^s``
+(a straight line of slope ``s`` on log–log axes), or a *geometric* rate,
+``err_t ≈ C ρ^t`` (a straight line of slope ``log ρ`` on semilog axes), or a
+*bound*, ``err_t ≤ B_t`` at every iterate. This module fits the first two with a
+bootstrap confidence interval over a stated window, checks the third pointwise,
+and turns either into a pass/fail :class:`ClaimCheck` against a :class:`Claim`.
+
+Fits are ordinary least squares on ``(log t, log err)`` (algebraic) or
+``(t, log err)`` (geometric); the confidence interval is the percentile
+interval of the pairs bootstrap (Efron & Tibshirani 1993, ch. 9.5 and 13.3):
+resample the ``n`` fitted points with replacement ``n_boot`` times and refit.
+Pairs resampling makes no homoscedasticity assumption on the log-residuals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "RateFit",
+    "BoundCheck",
+    "Claim",
+    "ClaimCheck",
+    "fit_rate",
+    "fit_linear_rate",
+    "check_bound",
+]
+
+#: Claim kinds understood by :meth:`Claim.check`.
+CLAIM_KINDS = ("rate", "rate_at_most", "rate_at_least", "bound")
+
+
+@dataclass(frozen=True)
+class RateFit:
+    """A fitted convergence rate with its bootstrap confidence interval.
+
+    Attributes
+    ----------
+    slope : float
+        Least-squares slope: of ``log err`` against ``log t`` (``kind="algebraic"``)
+        or against ``t`` (``kind="geometric"``, where ``slope = log ρ``).
+    intercept : float
+        Least-squares intercept, ``log C``.
+    ci : tuple of float
+        Bootstrap percentile interval at ``level`` for :attr:`rate` — the slope
+        itself for an algebraic fit, the contraction factor ``ρ = exp(slope)``
+        for a geometric fit.
+    window : tuple of float
+        ``(t_lo, t_hi)``: the smallest and largest ``t`` actually fitted.
+    n : int
+        Number of fitted points.
+    kind : {"algebraic", "geometric"}
+    slope_ci : tuple of float
+        Bootstrap interval for :attr:`slope` (equals ``ci`` for algebraic fits).
+    level : float
+        Confidence level of the intervals.
+    n_boot : int
+        Number of bootstrap resamples.
+    """
+
+    slope: float
+    intercept: float
+    ci: tuple[float, float]
+    window: tuple[float, float]
+    n: int
+    kind: str
+    slope_ci: tuple[float, float] = (math.nan, math.nan)
+    level: float = 0.95
+    n_boot: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("algebraic", "geometric"):
+            raise ValueError(f"RateFit.kind must be 'algebraic' or 'geometric', got {self.kind!r}")
+
+    @property
+    def rate(self) -> float:
+        """The claimed quantity: the slope (algebraic) or ``ρ = exp(slope)`` (geometric)."""
+        return self.slope if self.kind == "algebraic" else math.exp(self.slope)
+
+    def contains(self, claimed: float, tol: float = 0.0) -> bool:
+        """True iff ``ci[0] - tol <= claimed <= ci[1] + tol`` (rate units, see :attr:`ci`).
+
+        ``tol`` defaults to 0; a float64 round-off allowance of ``1e-9·(1 + |claimed|)``
+        is always added so an exact power law (a zero-width interval) contains its
+        own exponent.
+        """
+        slack = tol + 1e-9 * (1.0 + abs(claimed))
+        return bool(self.ci[0] - slack <= claimed <= self.ci[1] + slack)
+
+    def predict(self, t: Any) -> np.ndarray:
+        """The fitted curve ``C t^slope`` (algebraic) or ``C ρ^t`` (geometric) at ``t``."""
+        t = np.asarray(t, dtype=float)
+        if self.kind == "algebraic":
+            return np.exp(self.intercept + self.slope * np.log(t))
+        return np.exp(self.intercept + self.slope * t)
+
+    def label(self, digits: int = 3) -> str:
+        """A legend string: ``"slope -0.500 [-0.52, -0.48]"`` or ``"ρ 0.900 [0.899, 0.901]"``."""
+        name = "slope" if self.kind == "algebraic" else "ρ"
+        lo, hi = self.ci
+        pct = int(round(100 * self.level))
+        return f"{name} {self.rate:.{digits}f} ({pct}% CI [{lo:.{digits}f}, {hi:.{digits}f}])"
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary (plain floats and lists)."""
+        return {
+            "kind": self.kind,
+            "rate": float(self.rate),
+            "ci": [float(self.ci[0]), float(self.ci[1])],
+            "slope": float(self.slope),
+            "slope_ci": [float(self.slope_ci[0]), float(self.slope_ci[1])],
+            "intercept": float(self.intercept),
+            "window": [float(self.window[0]), float(self.window[1])],
+            "n": int(self.n),
+            "level": float(self.level),
+            "n_boot": int(self.n_boot),
+        }
+
+
+def _prepare(
+    t: Any, err: Any, window: tuple[float, float] | None, log_t: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    t = np.asarray(t, dtype=float)
+    err = np.asarray(err, dtype=float)
+    if t.ndim != 1 or err.ndim != 1:
+        raise ValueError(f"t and err must be 1-D; got shapes {t.shape} and {err.shape}")
+    if t.shape != err.shape:
+        raise ValueError(f"t and err must have the same length; got {t.shape[0]} and {err.shape[0]}")
+    if window is not None:
+        lo, hi = window
+        if not lo <= hi:
+            raise ValueError(f"window must satisfy t_lo <= t_hi; got {window}")
+        keep = (t >= lo) & (t <= hi)
+        t, err = t[keep], err[keep]
+    bad_t = ~np.isfinite(t) | ((t <= 0) if log_t else False)
+    if np.any(bad_t):
+        i = int(np.flatnonzero(bad_t)[0])
+        rule = "positive and finite (log-log fit)" if log_t else "finite"
+        raise ValueError(f"t must be {rule}; t[{i}] = {t[i]!r} (index within the window)")
+    bad_e = ~np.isfinite(err) | (err <= 0)
+    if np.any(bad_e):
+        i = int(np.flatnonzero(bad_e)[0])
+        raise ValueError(
+            f"err must be positive and finite to take logs; err[{i}] = {err[i]!r} at t = {t[i]!r} "
+            "(index within the window); pass a window that excludes it"
+        )
+    if t.shape[0] < 3:
+        raise ValueError(f"a rate fit needs at least 3 points in the window; got {t.shape[0]}")
+    x = np.log(t) if log_t else t
+    if np.ptp(x) == 0:
+        raise ValueError("t must take at least two distinct values in the window")
+    return t, x, np.log(err)
+
+
+def _ols(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise least squares ``y ≈ a + b x`` for 2-D ``x, y`` (one fit per row)."""
+    xm = x.mean(axis=-1, keepdims=True)
+    ym = y.mean(axis=-1, keepdims=True)
+    sxx = ((x - xm) ** 2).sum(axis=-1)
+    sxy = ((x - xm) * (y - ym)).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b = sxy / sxx
+    a = ym[..., 0] - b * xm[..., 0]
+    return a, b
+
+
+def _fit(
+    t: Any,
+    err: Any,
+    *,
+    window: tuple[float, float] | None,
+    n_boot: int,
+    seed: int | np.random.Generator,
+    level: float,
+    kind: str,
+) -> RateFit:
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1); got {level!r}")
+    if int(n_boot) < 1:
+        raise ValueError(f"n_boot must be a positive integer; got {n_boot!r}")
+    t, x, y = _prepare(t, err, window, log_t=(kind == "algebraic"))
+    a, b = _ols(x[None, :], y[None, :])
+    intercept, slope = float(a[0]), float(b[0])
+    rng = np.random.default_rng(seed)
+    n = x.shape[0]
+    idx = rng.integers(0, n, size=(int(n_boot), n))
+    _, bb = _ols(x[idx], y[idx])
+    bb = bb[np.isfinite(bb)]  # resamples with a single distinct t have no slope
+    if bb.size == 0:
+        lo_s = hi_s = slope
+    else:
+        q = np.quantile(bb, [(1 - level) / 2, (1 + level) / 2])
+        lo_s, hi_s = float(min(q[0], slope)), float(max(q[1], slope))
+    slope_ci = (lo_s, hi_s)
+    ci = slope_ci if kind == "algebraic" else (math.exp(lo_s), math.exp(hi_s))
+    return RateFit(
+        slope=slope,
+        intercept=intercept,
+        ci=ci,
+        window=(float(t.min()), float(t.max())),
+        n=int(n),
+        kind=kind,
+        slope_ci=slope_ci,
+        level=float(level),
+        n_boot=int(n_boot),
+    )
+
+
+def fit_rate(
+    t: Any,
+    err: Any,
+    *,
+    window: tuple[float, float] | None = None,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+) -> RateFit:
+    """Fit an algebraic rate ``err_t ≈ C t^s``: ``log err = log C + s log t`` by least squares.
+
+    Parameters
+    ----------
+    t : array_like, shape (n,)
+        Positive iteration counts / sample sizes.
+    err : array_like, shape (n,)
+        Positive errors at ``t``.
+    window : (t_lo, t_hi), optional
+        Fit only points with ``t_lo <= t <= t_hi`` (e.g. to drop a transient).
+        The window actually fitted is reported in :attr:`RateFit.window`.
+    n_boot : int
+        Pairs-bootstrap resamples for the confidence interval.
+    seed : int or numpy.random.Generator
+        Seed of the bootstrap resampling.
+    level : float
+        Confidence level of the percentile interval.
+
+    Returns
+    -------
+    RateFit
+        ``kind="algebraic"``; ``rate == slope``; ``ci`` is the slope's interval.
+
+    Raises
+    ------
+    ValueError
+        Shapes differ, fewer than 3 points, a non-positive or non-finite ``t``
+        or ``err`` (the message gives its index), bad ``level``/``n_boot``.
+
+    Notes
+    -----
+    The percentile pairs bootstrap (Efron & Tibshirani 1993, §9.5, §13.3) is
+    first-order accurate; for ``n ≳ 20`` points with independent noise its
+    coverage is close to ``level``. For deterministic curves (exact algorithms)
+    the interval measures how straight the curve is inside the window.
+
+    References
+    ----------
+    B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman &
+    Hall, 1993, §9.5 (bootstrapping pairs) and §13.3 (percentile interval).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(1, 51)
+    >>> fit = fit_rate(t, 3.0 * t ** -0.5)
+    >>> round(fit.slope, 6), fit.contains(-0.5), fit.contains(-1.0)
+    (-0.5, True, False)
+    """
+    return _fit(t, err, window=window, n_boot=n_boot, seed=seed, level=level, kind="algebraic")
+
+
+def fit_linear_rate(
+    t: Any,
+    err: Any,
+    *,
+    window: tuple[float, float] | None = None,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator = 0,
+    level: float = 0.95,
+) -> RateFit:
+    """Fit a geometric (linear-convergence) rate ``err_t ≈ C ρ^t``: ``log err = log C + t log ρ``.
+
+    Parameters
+    ----------
+    t : array_like, shape (n,)
+        Iteration indices (any finite reals, e.g. ``0, 1, 2, ...``).
+    err : array_like, shape (n,)
+        Positive errors at ``t``.
+    window, n_boot, seed, level
+        As in :func:`fit_rate`.
+
+    Returns
+    -------
+    RateFit
+        ``kind="geometric"``; ``rate == exp(slope) == ρ``; ``ci`` is the
+        interval for ``ρ`` (``exp`` of the slope's interval, ``slope_ci``).
+
+    Raises
+    ------
+    ValueError
+        As in :func:`fit_rate`; ``t`` may be zero or negative here.
+
+    Notes
+    -----
+    For value iteration, ``‖v_k − v*‖∞ ≤ γ^k ‖v_0 − v*‖∞`` (Puterman 1994,
+    Thm 6.3.3), so a fitted ``ρ`` above ``γ`` (beyond round-off) contradicts the
+    theorem; the floor of the error curve (about ``1e-15·‖v*‖∞``) must be kept
+    out of the window, or the fit flattens towards ``ρ = 1``.
+
+    References
+    ----------
+    B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, 1993, §9.5, §13.3.
+    M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, Theorem 6.3.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> k = np.arange(30)
+    >>> fit = fit_linear_rate(k, 2.0 * 0.9 ** k)
+    >>> round(fit.rate, 6), fit.contains(0.9), fit.contains(0.95)
+    (0.9, True, False)
+    """
+    return _fit(t, err, window=window, n_boot=n_boot, seed=seed, level=level, kind="geometric")
+
+
+@dataclass(frozen=True)
+class BoundCheck:
+    """Result of :func:`check_bound`.
+
+    Attributes
+    ----------
+    worst_ratio : float
+        ``max measured / bound`` over all points (``inf`` where a zero bound is
+        exceeded; points with ``measured == bound == 0`` count as ratio 0).
+    holds : bool
+        ``measured <= bound·(1 + rtol) + atol`` at every point.
+    argmax : tuple of int
+        Index of the worst ratio (a 1-tuple for 1-D input).
+    n : int
+        Number of points checked.
+    rtol, atol : float
+        The allowances used.
+    worst_excess : float
+        ``max(measured − bound·(1+rtol) − atol)``: positive iff the bound fails.
+    """
+
+    worst_ratio: float
+    holds: bool
+    argmax: tuple[int, ...]
+    n: int = 0
+    rtol: float = 0.0
+    atol: float = 0.0
+    worst_excess: float = math.nan
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary."""
+        return {
+            "worst_ratio": float(self.worst_ratio),
+            "holds": bool(self.holds),
+            "argmax": [int(i) for i in self.argmax],
+            "n": int(self.n),
+            "rtol": float(self.rtol),
+            "atol": float(self.atol),
+            "worst_excess": float(self.worst_excess),
+        }
+
+
+def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float = 0.0) -> BoundCheck:
+    """Check ``measured ≤ bound·(1 + rtol) + atol`` pointwise and report the worst ratio.
+
+    Parameters
+    ----------
+    measured, bound : array_like
+        Same shape (or broadcastable); ``bound`` is the theorem's curve at the
+        same points, e.g. ``γ^k ‖v_0 − v*‖∞`` for value iteration.
+    rtol : float
+        Relative allowance; the default ``1e-12`` absorbs float64 round-off of
+        the bound's evaluation only.
+    atol : float
+        Absolute allowance, e.g. the accuracy to which the reference ``v*`` is
+        known (errors below it are not measurable).
+
+    Returns
+    -------
+    BoundCheck
+
+    Raises
+    ------
+    ValueError
+        Shapes do not broadcast, either input is empty or non-finite (the
+        message names the index), or a tolerance is negative.
+
+    Notes
+    -----
+    A bound is a statement about every iterate, so a single violation fails
+    the check; the ``worst_ratio`` says how tight the bound is (close to 1:
+    tight; far below 1: loose).
+
+    Examples
+    --------
+    >>> check_bound([1.0, 0.5, 0.2], [1.0, 0.6, 0.4]).holds
+    True
+    >>> c = check_bound([1.0, 0.7], [1.0, 0.5])
+    >>> c.holds, round(c.worst_ratio, 6), c.argmax
+    (False, 1.4, (1,))
+    """
+    if rtol < 0 or atol < 0:
+        raise ValueError(f"rtol and atol must be non-negative; got rtol={rtol!r}, atol={atol!r}")
+    m = np.asarray(measured, dtype=float)
+    b = np.asarray(bound, dtype=float)
+    try:
+        m, b = np.broadcast_arrays(m, b)
+    except ValueError:
+        raise ValueError(f"measured and bound shapes {m.shape} and {b.shape} do not broadcast") from None
+    if m.size == 0:
+        raise ValueError("check_bound needs at least one point; got empty arrays")
+    for name, arr in (("measured", m), ("bound", b)):
+        bad = ~np.isfinite(arr)
+        if np.any(bad):
+            i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
+            raise ValueError(f"{name} must be finite; {name}{list(i)} = {arr[i]!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(b != 0, m / np.where(b != 0, b, 1.0), np.where(m > 0, np.inf, 0.0))
+    flat = int(np.argmax(ratio))
+    excess = m - b * (1.0 + rtol) - atol
+    return BoundCheck(
+        worst_ratio=float(ratio.reshape(-1)[flat]),
+        holds=bool(np.all(excess <= 0)),
+        argmax=tuple(int(j) for j in np.unravel_index(flat, m.shape)),
+        n=int(m.size),
+        rtol=float(rtol),
+        atol=float(atol),
+        worst_excess=float(np.max(excess)),
+    )
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A theorem's quantitative claim, as checked by an experiment.
+
+    Attributes
+    ----------
+    name : str
+        Short identifier, e.g. ``"vi-rate-gridworld"``.
+    statement : str
+        The claim in words with its formula, e.g. ``"‖v_k − v*‖∞ ≤ γ^k ‖v_0 − v*‖∞"``.
+    source : str
+        Citation with theorem number.
+    expected : float or None
+        The claimed value (rate units of :attr:`RateFit.rate`); ``None`` for
+        ``kind="bound"``.
+    kind : {"rate", "rate_at_most", "rate_at_least", "bound"}
+        ``"rate"``: the fitted interval, widened by ``tol``, contains ``expected``;
+        ``"rate_at_most"``: fitted rate ``≤ expected + tol``;
+        ``"rate_at_least"``: fitted rate ``≥ expected − tol``;
+        ``"bound"``: a :class:`BoundCheck` holds.
+    tol : float
+        Allowance for the rate kinds; its justification belongs in ``statement``.
+    """
+
+    name: str
+    statement: str
+    source: str
+    expected: float | None = None
+    kind: str = "rate"
+    tol: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in CLAIM_KINDS:
+            raise ValueError(f"Claim.kind must be one of {CLAIM_KINDS}; got {self.kind!r}")
+        if self.kind != "bound" and (self.expected is None or not math.isfinite(self.expected)):
+            raise ValueError(f"Claim {self.name!r} of kind {self.kind!r} needs a finite expected value; got {self.expected!r}")
+        if not (self.tol >= 0 and math.isfinite(self.tol)):
+            raise ValueError(f"Claim.tol must be finite and non-negative; got {self.tol!r}")
+
+    def check(self, evidence: RateFit | BoundCheck) -> ClaimCheck:
+        """Judge ``evidence`` (a :class:`RateFit` or a :class:`BoundCheck`) against this claim."""
+        if self.kind == "bound":
+            if not isinstance(evidence, BoundCheck):
+                raise TypeError(f"claim {self.name!r} of kind 'bound' needs a BoundCheck; got {type(evidence).__name__}")
+            return ClaimCheck(self, bound_check=evidence)
+        if not isinstance(evidence, RateFit):
+            raise TypeError(f"claim {self.name!r} of kind {self.kind!r} needs a RateFit; got {type(evidence).__name__}")
+        return ClaimCheck(self, fit=evidence)
+
+    def judge(self, evidence: RateFit | BoundCheck) -> bool:
+        """The pass/fail rule of :attr:`kind` applied to ``evidence``."""
+        if self.kind == "bound":
+            return bool(evidence.holds)  # type: ignore[union-attr]
+        fit: RateFit = evidence  # type: ignore[assignment]
+        expected = float(self.expected)  # type: ignore[arg-type]
+        if self.kind == "rate":
+            return fit.contains(expected, tol=self.tol)
+        if self.kind == "rate_at_most":
+            return bool(fit.rate <= expected + self.tol)
+        return bool(fit.rate >= expected - self.tol)
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "statement": self.statement,
+            "source": self.source,
+            "expected": None if self.expected is None else float(self.expected),
+            "kind": self.kind,
+            "tol": float(self.tol),
+        }
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """A claim with its evidence and verdict.
+
+    Build it with :meth:`Claim.check`; or directly as ``ClaimCheck(claim, fit_or_bound_check)``
+    (the verdict is then computed by :meth:`Claim.judge`), or with an explicit ``passed``.
+
+    Attributes
+    ----------
+    claim : Claim
+    fit : RateFit or None
+    bound_check : BoundCheck or None
+    passed : bool
+    """
+
+    claim: Claim
+    fit: RateFit | None = None
+    bound_check: BoundCheck | None = None
+    passed: bool | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.fit, BoundCheck):  # ClaimCheck(claim, bound_check) positionally
+            if self.bound_check is not None:
+                raise ValueError("give either a RateFit or a BoundCheck as evidence, not two BoundChecks")
+            object.__setattr__(self, "bound_check", self.fit)
+            object.__setattr__(self, "fit", None)
+        if self.fit is None and self.bound_check is None:
+            raise ValueError(f"ClaimCheck for {self.claim.name!r} needs evidence: a RateFit or a BoundCheck")
+        if self.passed is None:
+            evidence = self.fit if self.claim.kind != "bound" else self.bound_check
+            if evidence is None:
+                raise ValueError(
+                    f"claim {self.claim.name!r} of kind {self.claim.kind!r} needs "
+                    f"{'a BoundCheck' if self.claim.kind == 'bound' else 'a RateFit'} as evidence"
+                )
+            object.__setattr__(self, "passed", self.claim.judge(evidence))
+        else:
+            object.__setattr__(self, "passed", bool(self.passed))
+
+    @property
+    def measured(self) -> float:
+        """The measured number: the fitted rate, or the bound's worst ratio."""
+        return float(self.fit.rate) if self.fit is not None else float(self.bound_check.worst_ratio)  # type: ignore[union-attr]
+
+    def to_dict(self) -> dict:
+        """JSON-ready: claim, measured vs expected, CI/window or worst ratio, ``pass``."""
+        out: dict = {"claim": self.claim.to_dict(), "measured": self.measured, "pass": bool(self.passed)}
+        if self.fit is not None:
+            out["fit"] = self.fit.to_dict()
+        if self.bound_check is not None:
+            out["bound_check"] = self.bound_check.to_dict()
+        return out

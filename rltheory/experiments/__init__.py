@@ -1,0 +1,62 @@
+"""Reproductions of paper figures and theorem checks, one module per figure.
+
+Usage::
+
+    from rltheory import experiments
+    experiments.names()                       # registered names, e.g. ['vi-rates', ...]
+    exp = experiments.get("vi-rates")
+    result = exp.run(exp.config_cls.quick())  # ExperimentResult; result.passed
+    fig = exp.plot(result)
+
+To add an experiment, write ``rltheory/experiments/<snake_name>.py`` following
+:mod:`rltheory.experiments.base` and add its module name to ``_MODULES`` below
+(one line). The modules are imported lazily by :func:`names` and :func:`get`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Experiment, ExperimentResult, config_to_dict, quick_mode, register, registered
+
+__all__ = [
+    "Experiment",
+    "ExperimentResult",
+    "config_to_dict",
+    "get",
+    "names",
+    "quick_mode",
+    "register",
+]
+
+#: Experiment modules (relative to ``rltheory.experiments``), imported on first use.
+_MODULES: list[str] = [
+    # one module name per line, e.g. "vi_rates",
+]
+
+
+def _load_all() -> None:
+    for mod in _MODULES:
+        importlib.import_module(f"{__name__}.{mod}")
+
+
+def names() -> list[str]:
+    """Sorted names of all experiments (imports every module listed in ``_MODULES``)."""
+    _load_all()
+    return sorted(registered())
+
+
+def get(name: str) -> Experiment:
+    """The experiment registered as ``name``.
+
+    Raises
+    ------
+    KeyError
+        No experiment has that name; the message lists the known names.
+    """
+    _load_all()
+    reg = registered()
+    try:
+        return reg[name]
+    except KeyError:
+        raise KeyError(f"no experiment named {name!r}; known: {sorted(reg)}") from None

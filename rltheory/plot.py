@@ -1,0 +1,235 @@
+"""Figures: convergence curves with the theorem overlaid, gridworld values/policies, occupancies.
+
+This is the only rltheory module (besides :mod:`rltheory.experiments` and
+:mod:`rltheory.cli`) that imports matplotlib. Figures are built with the
+object-oriented API (:class:`matplotlib.figure.Figure`, no pyplot state), so
+they can be made in worker processes and saved with ``fig.savefig``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from .backend import to_numpy
+from .bounds.rates import RateFit
+
+__all__ = ["figure", "convergence_plot", "value_heatmap", "occupancy_heatmap"]
+
+
+def figure(nrows: int = 1, ncols: int = 1, *, width: float = 4.2, height: float = 3.4) -> tuple[Figure, np.ndarray]:
+    """A constrained-layout figure with an ``(nrows, ncols)`` array of axes, each ``width × height`` inches."""
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    axes = np.asarray(fig.subplots(nrows, ncols, squeeze=False))
+    return fig, axes
+
+
+def _positive(x: np.ndarray) -> np.ndarray:
+    """Non-positive values cannot be drawn on a log axis: mask them (NaN) instead of clipping."""
+    return np.where(x > 0, x, np.nan)
+
+
+def convergence_plot(
+    ax: Axes,
+    t: Any,
+    err: Any,
+    *,
+    label: str,
+    bound: Any = None,
+    bound_label: str | None = None,
+    fit: RateFit | None = None,
+    logx: bool = True,
+    logy: bool = True,
+) -> Axes:
+    """Draw a measured convergence curve, the theorem's curve over it, and the fitted rate.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    t : array_like, shape (n,)
+        Iterations (or sample sizes).
+    err : array_like, shape (n,)
+        Measured error at ``t`` (solid line with markers).
+    label : str
+        Legend entry of the measured curve.
+    bound : array_like, shape (n,), optional
+        The theorem's curve at ``t`` (dashed), e.g. ``γ^k ‖v_0 − v*‖∞``.
+    bound_label : str, optional
+        Its legend entry (default ``"bound"``).
+    fit : RateFit, optional
+        Drawn as a dotted line over its window; the legend gives the fitted
+        rate with its confidence interval (:meth:`RateFit.label`).
+    logx, logy : bool
+        Logarithmic axes (log–log for algebraic rates; ``logx=False`` for
+        geometric rates, which are straight on semilog axes). Non-positive values
+        are masked on a log axis, never clipped.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``, for chaining.
+
+    Raises
+    ------
+    ValueError
+        ``t``, ``err`` and ``bound`` lengths differ.
+    """
+    t = np.asarray(to_numpy(t), dtype=float).reshape(-1)
+    err = np.asarray(to_numpy(err), dtype=float).reshape(-1)
+    if t.shape != err.shape:
+        raise ValueError(f"t and err must have the same length; got {t.shape[0]} and {err.shape[0]}")
+    tt = _positive(t) if logx else t
+    line = ax.plot(tt, _positive(err) if logy else err, marker="o", markersize=2.5, lw=1.4, label=label)[0]
+    if bound is not None:
+        b = np.asarray(to_numpy(bound), dtype=float).reshape(-1)
+        if b.shape != t.shape:
+            raise ValueError(f"bound must have the same length as t; got {b.shape[0]} and {t.shape[0]}")
+        ax.plot(tt, _positive(b) if logy else b, ls="--", lw=1.4, color=line.get_color(), alpha=0.75,
+                label=bound_label or "bound")
+    if fit is not None:
+        lo, hi = fit.window
+        tf = np.linspace(lo, hi, 64) if not logx else np.geomspace(max(lo, 1e-300), hi, 64)
+        ax.plot(tf, fit.predict(tf), ls=":", lw=2.0, color="black", alpha=0.8, label=f"fit: {fit.label()}")
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def value_heatmap(
+    ax: Axes,
+    V: Any,
+    shape: tuple[int, int],
+    *,
+    policy: Any = None,
+    moves: Sequence[tuple[int, int]] | None = None,
+    title: str | None = None,
+    cmap: str = "viridis",
+) -> Axes:
+    """Gridworld values as a heatmap, with the greedy policy as arrows.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    V : array_like, shape (rows * cols,)
+        State values; state ``s`` sits at ``(row, col) = divmod(s, cols)`` (row-major).
+    shape : (rows, cols)
+    policy : array_like of int, shape (rows * cols,), optional
+        Deterministic policy; action ``a`` is drawn as an arrow along ``moves[a]``.
+    moves : sequence of (d_row, d_col), optional
+        The displacement of each action (required with ``policy``); ``(0, 0)``
+        (stay) is drawn as a dot. Row index grows downwards, as in the heatmap.
+    title : str, optional
+    cmap : str
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        ``V``/``policy`` sizes do not match ``shape``, ``moves`` missing, or an
+        action index outside ``moves``.
+    """
+    rows, cols = (int(shape[0]), int(shape[1]))
+    v = np.asarray(to_numpy(V), dtype=float).reshape(-1)
+    if v.shape[0] != rows * cols:
+        raise ValueError(f"V has {v.shape[0]} entries but shape {shape} needs {rows * cols}")
+    im = ax.imshow(v.reshape(rows, cols), cmap=cmap, origin="upper")
+    ax.figure.colorbar(im, ax=ax, shrink=0.8, label="V(s)")
+    if policy is not None:
+        if moves is None:
+            raise ValueError("value_heatmap: policy arrows need moves (one (d_row, d_col) per action)")
+        pi = np.asarray(to_numpy(policy)).reshape(-1).astype(int)
+        if pi.shape[0] != rows * cols:
+            raise ValueError(f"policy has {pi.shape[0]} entries but shape {shape} needs {rows * cols}")
+        mv = np.asarray(moves, dtype=float).reshape(-1, 2)
+        bad = (pi < 0) | (pi >= mv.shape[0])
+        if np.any(bad):
+            s = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"policy[{s}] = {pi[s]} is not an action index in 0..{mv.shape[0] - 1}")
+        r, c = np.divmod(np.arange(rows * cols), cols)
+        d = mv[pi]
+        norm = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-12)
+        still = np.hypot(d[:, 0], d[:, 1]) == 0
+        # angles="xy" draws in data coordinates, whose y (row) axis imshow already points down
+        ax.quiver(c[~still], r[~still], (d[~still, 1] / norm[~still]), (d[~still, 0] / norm[~still]),
+                  color="white", scale=1.6, scale_units="xy", angles="xy", pivot="middle", width=0.006)
+        if np.any(still):
+            ax.plot(c[still], r[still], "o", color="white", markersize=3)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def occupancy_heatmap(
+    ax: Axes,
+    d: Any,
+    *,
+    shape: tuple[int, int] | None = None,
+    action_names: Sequence[str] | None = None,
+    title: str | None = None,
+    cmap: str = "magma",
+) -> Axes:
+    """Occupancy measure as a heatmap.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    d : array_like, shape (S, A) or (S,)
+        State-action occupancy ``d(s, a)`` or state occupancy ``d(s)``.
+    shape : (rows, cols), optional
+        Draw the state occupancy ``Σ_a d(s, a)`` on the grid (row-major states);
+        without it a state-action ``(S, A)`` matrix is drawn as is.
+    action_names : sequence of str, optional
+        Column labels of the ``(S, A)`` matrix.
+    title : str, optional
+    cmap : str
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        ``d`` is not 1-D/2-D, has negative or non-finite entries, or does not fit ``shape``.
+    """
+    arr = np.asarray(to_numpy(d), dtype=float)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"d must have shape (S, A) or (S,); got {arr.shape}")
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if np.any(bad):
+        i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
+        raise ValueError(f"occupancy must be finite and non-negative; d{list(i)} = {arr[i]!r}")
+    if shape is not None:
+        state = arr.sum(axis=1) if arr.ndim == 2 else arr
+        rows, cols = int(shape[0]), int(shape[1])
+        if state.shape[0] != rows * cols:
+            raise ValueError(f"d has {state.shape[0]} states but shape {shape} needs {rows * cols}")
+        im = ax.imshow(state.reshape(rows, cols), cmap=cmap, origin="upper")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        label = "d(s)"
+    else:
+        mat = arr if arr.ndim == 2 else arr[:, None]
+        im = ax.imshow(mat, cmap=cmap, aspect="auto", interpolation="nearest")
+        ax.set_ylabel("state s")
+        ax.set_xlabel("action a")
+        if action_names is not None:
+            ax.set_xticks(range(mat.shape[1]), list(action_names))
+        label = "d(s, a)" if arr.ndim == 2 else "d(s)"
+    ax.figure.colorbar(im, ax=ax, shrink=0.8, label=label)
+    if title:
+        ax.set_title(title)
+    return ax
