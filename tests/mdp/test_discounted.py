@@ -1,0 +1,221 @@
+"""Discounted solvers: VI = PI = MPI = LP, certificates, LP duality, backends, caps, errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rltheory.backend import to_numpy
+from rltheory.errors import ConvergenceWarning
+from rltheory.mdp import (
+    FiniteMDP,
+    evaluate_policy,
+    linear_program,
+    modified_policy_iteration,
+    occupancy_measure,
+    policy_iteration,
+    q_values,
+    value_iteration,
+)
+from rltheory.testing import discounts, finite_mdps
+
+
+def _random(seed: int, S: int, A: int, gamma: float, batch=()) -> FiniteMDP:
+    rng = np.random.default_rng(seed)
+    P = rng.random(batch + (S, A, S)) ** 3
+    P /= P.sum(-1, keepdims=True)
+    return FiniteMDP(P, rng.random(batch + (S, A)), gamma)
+
+
+def _optimal_action_sets(mdp: FiniteMDP, V: np.ndarray, atol: float) -> np.ndarray:
+    Q = np.asarray(q_values(mdp, V))
+    return Q >= Q.max(-1, keepdims=True) - atol
+
+
+# ---- theorems on hypothesis-drawn models ------------------------------------------------
+@settings(max_examples=40)
+@given(finite_mdps(gamma=discounts(0.0, 0.95)))
+def test_all_solvers_agree_and_certificates_hold(mdp):
+    tol = 1e-9
+    scale = 1.0 / (1.0 - mdp.gamma)
+    pi_res = policy_iteration(mdp)
+    V_star = pi_res.V
+    assert pi_res.converged
+    for res in (
+        value_iteration(mdp, tol=tol),
+        modified_policy_iteration(mdp, m=3, tol=tol),
+        linear_program(mdp),
+        pi_res,
+    ):
+        assert res.converged
+        V_pi = evaluate_policy(mdp, res.policy)
+        # certificate: ‖V* − V^π‖∞ ≤ bound and ‖V − V*‖∞ ≤ bound (+ round-off of the reference)
+        assert np.max(V_star - V_pi) <= res.bound + 1e-10 * scale
+        assert np.max(np.abs(res.V - V_star)) <= res.bound + 1e-10 * scale
+        # policies agree up to ties: each chosen action is optimal within the certificate
+        opt = _optimal_action_sets(mdp, V_star, atol=2 * float(res.bound) + 1e-9 * scale)
+        assert np.all(np.take_along_axis(opt, res.policy[..., None], -1))
+
+
+@settings(max_examples=30)
+@given(finite_mdps(gamma=discounts(0.0, 0.95), with_mu=True))
+def test_lp_strong_duality_and_occupancy(mdp):
+    res = linear_program(mdp)
+    d = np.asarray(res.occupancy)
+    w = np.asarray(mdp.initial_distribution())
+    if np.any(w <= 0):
+        w = np.full(mdp.S, 1.0 / mdp.S)
+    g = mdp.gamma
+    scale = 1.0 + 1.0 / (1.0 - g)
+    # strong duality (1-γ) wᵀV* = rᵀ d*
+    assert abs((1 - g) * w @ res.V - np.sum(d * np.asarray(mdp.R))) <= 1e-7 * scale
+    # dual feasibility = flow constraints: Σ_a d(s',a) = (1-γ)w(s') + γ Σ P(s'|s,a) d(s,a)
+    flow = d.sum(-1) - (1 - g) * w - g * np.einsum("sap,sa->p", np.asarray(mdp.P), d)
+    assert np.max(np.abs(flow)) <= 1e-7
+    # complementary slackness: d(s,a) > 0 only on actions tight in V ≥ r + γPV
+    slack = res.V[:, None] - np.asarray(q_values(mdp, res.V))
+    assert np.max(d * np.abs(slack)) <= 1e-7 * scale
+    # d* is the occupancy measure of the induced policy d(s,a)/Σ_b d(s,b) on visited states
+    visited = d.sum(-1) > 1e-9
+    pi = np.where(visited[:, None], d / np.maximum(d.sum(-1, keepdims=True), 1e-300), 1.0 / mdp.A)
+    pi /= pi.sum(-1, keepdims=True)
+    dpi = np.asarray(occupancy_measure(mdp, pi, w))
+    assert np.max(np.abs(dpi - d)) <= 1e-6
+
+
+@settings(max_examples=25)
+@given(finite_mdps(max_states=5, gamma=discounts(0.1, 0.95)), st.integers(0, 50))
+def test_vi_error_below_gamma_k_bound_every_iterate(mdp, k_extra):
+    """a-priori rate: ‖v_k − V*‖∞ ≤ γ^k ‖v_0 − V*‖∞ for every k (Puterman Thm 6.3.1)."""
+    V_star = policy_iteration(mdp).V
+    g = mdp.gamma
+    v = np.zeros(mdp.S)
+    e0 = np.max(np.abs(v - V_star))
+    for k in range(1, 20 + k_extra % 5):
+        v = np.asarray(q_values(mdp, v)).max(-1)
+        assert np.max(np.abs(v - V_star)) <= g**k * e0 + 1e-10 * (1 + e0)
+
+
+# ---- reference values -------------------------------------------------------------------
+def test_two_state_closed_form():
+    # State 0: action 0 stays (reward 0), action 1 moves to state 1 (reward 0).
+    # State 1 is absorbing with reward 1, so V*(1) = 1/(1−γ) and V*(0) = γ/(1−γ):
+    # with γ = 0.9 these are 10 and 9; the optimal policy is (1, any) -> (1, 0) by the tie rule.
+    P = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0]]])
+    R = np.array([[0.0, 0.0], [1.0, 1.0]])
+    mdp = FiniteMDP(P, R, 0.9)
+    for solve in (value_iteration, policy_iteration, modified_policy_iteration, linear_program):
+        res = solve(mdp)
+        np.testing.assert_allclose(res.V, [9.0, 10.0], atol=1e-7)
+        np.testing.assert_array_equal(res.policy, [1, 0])
+
+
+def test_gamma_zero_is_myopic():
+    mdp = _random(3, 6, 3, 0.0)
+    for solve in (value_iteration, policy_iteration, modified_policy_iteration, linear_program):
+        res = solve(mdp)
+        np.testing.assert_allclose(res.V, np.asarray(mdp.R).max(-1), atol=1e-9)
+        np.testing.assert_array_equal(res.policy, np.asarray(mdp.R).argmax(-1))
+
+
+# ---- consistency ------------------------------------------------------------------------
+def test_batched_equals_per_instance():
+    batch = _random(11, 15, 3, 0.9, batch=(4, 2))
+    for solve in (value_iteration, policy_iteration, modified_policy_iteration, linear_program):
+        res = solve(batch)
+        assert res.V.shape == (4, 2, 15) and res.policy.shape == (4, 2, 15)
+        for i in range(4):
+            for j in range(2):
+                single = solve(batch[i, j])
+                np.testing.assert_allclose(res.V[i, j], single.V, atol=1e-7)
+                np.testing.assert_array_equal(res.policy[i, j], single.policy)
+
+
+def test_solvers_run_on_array_api_backends(xp):
+    ref = _random(5, 12, 3, 0.9, batch=(3,))
+    mdp = FiniteMDP(xp.asarray(ref.P), xp.asarray(ref.R), 0.9)
+    V_ref = policy_iteration(ref).V
+    for solve in (value_iteration, policy_iteration, modified_policy_iteration):
+        res = solve(mdp)
+        assert type(res.V) is type(mdp.P)
+        np.testing.assert_allclose(to_numpy(res.V), V_ref, atol=1e-7)
+        np.testing.assert_array_equal(to_numpy(res.policy), policy_iteration(ref).policy)
+
+
+def test_agrees_with_quantecon():
+    qe = pytest.importorskip("quantecon")
+    for seed in range(5):
+        mdp = _random(seed, 25, 4, 0.95)
+        ddp = qe.markov.DiscreteDP(np.asarray(mdp.R), np.asarray(mdp.P), 0.95)
+        ref = ddp.solve("policy_iteration")
+        ours = policy_iteration(mdp)
+        np.testing.assert_allclose(ours.V, ref.v, atol=1e-8)
+        np.testing.assert_array_equal(ours.policy, ref.sigma)
+
+
+def test_policy_iteration_does_not_cycle_on_slippery_gridworld():
+    # Symmetric slippery grid: many exact ties between actions; Howard PI must stop.
+    n, slip = 8, 0.1
+    S, A = n * n, 4
+    moves = [(-1, 0), (1, 0), (0, -1), (0, 1)]
+    P = np.zeros((S, A, S))
+    for r in range(n):
+        for c in range(n):
+            s = r * n + c
+            for a in range(A):
+                for b, (dr, dc) in enumerate(moves):
+                    p = (1 - slip) * (a == b) + slip / 4
+                    rr, cc = min(max(r + dr, 0), n - 1), min(max(c + dc, 0), n - 1)
+                    P[s, a, rr * n + cc] += p
+    goal = S - 1
+    P[goal] = 0.0
+    P[goal, :, goal] = 1.0
+    R = np.zeros((S, A))
+    R[goal] = 1.0
+    res = policy_iteration(FiniteMDP(P, R, 0.99))
+    assert res.converged and res.iterations <= 30
+    assert np.max(res.bound) <= 1e-9
+
+
+# ---- caps and validation ----------------------------------------------------------------
+def test_iteration_cap_reports_not_converged():
+    mdp = _random(0, 20, 3, 0.99)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        res = value_iteration(mdp, tol=1e-12, max_iter=3)
+    assert not res.converged and res.iterations == 3
+    # the certificate is still valid
+    V_star = policy_iteration(mdp).V
+    assert np.max(V_star - evaluate_policy(mdp, res.policy)) <= res.bound + 1e-9
+    with pytest.warns(ConvergenceWarning):
+        assert not modified_policy_iteration(mdp, tol=1e-12, max_iter=2).converged
+    with pytest.warns(ConvergenceWarning, match="states still changing"):
+        assert not policy_iteration(mdp, max_iter=1, pi0=np.zeros(20, dtype=int)).converged
+
+
+def test_converged_run_emits_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        value_iteration(_random(1, 10, 2, 0.9))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda m: value_iteration(m, tol=0.0), "tol must be a positive"),
+        (lambda m: value_iteration(m, max_iter=0), "max_iter must be a positive integer"),
+        (lambda m: value_iteration(m, V0=np.zeros(3)), r"V0 must have shape \(\.\.\., S\)"),
+        (lambda m: modified_policy_iteration(m, m=-1), "m \\(partial evaluation sweeps\\)"),
+        (lambda m: policy_iteration(m, pi0=np.full(5, 7)), r"is not an action index in \[0, 2\)"),
+        (lambda m: linear_program(m, weights=np.zeros(5)), "strictly positive distribution"),
+        (lambda m: value_iteration(m.replace(gamma=None)), "gamma is None"),
+        (lambda m: policy_iteration(m.P), "expects a FiniteMDP"),
+    ],
+)
+def test_invalid_arguments(call, match):
+    mdp = _random(0, 5, 2, 0.9)
+    with pytest.raises((ValueError, TypeError), match=match):
+        call(mdp)
