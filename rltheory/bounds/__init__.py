@@ -6,6 +6,14 @@
 theorem's bound as a function with its citation.
 """
 
+from .mdp import (
+    pi_iteration_bound,
+    span_stopping_iterations,
+    vi_certificate,
+    vi_error_bound,
+    vi_iterations_to_threshold,
+    vi_stopping_threshold,
+)
 from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
 
 __all__ = [
@@ -16,4 +24,10 @@ __all__ = [
     "check_bound",
     "fit_linear_rate",
     "fit_rate",
+    "pi_iteration_bound",
+    "span_stopping_iterations",
+    "vi_certificate",
+    "vi_error_bound",
+    "vi_iterations_to_threshold",
+    "vi_stopping_threshold",
 ]

@@ -1,0 +1,329 @@
+r"""Bounds of the exact discounted-MDP solvers, as functions of their constants.
+
+Value iteration ``v_{k+1} = T v_k`` with a ``γ``-contraction ``T`` (Puterman 1994, Prop. 6.2.4):
+
+* a-priori error: ``‖v_k − v*‖∞ ≤ γ^k ‖v_0 − v*‖∞`` (:func:`vi_error_bound`);
+* a-posteriori (stopping) certificate: ``‖v_k − v*‖∞ ≤ γ/(1−γ)·‖v_k − v_{k−1}‖∞``
+  (:func:`vi_certificate`);
+* Puterman's stopping rule: once ``‖v_{k+1} − v_k‖∞ < ε(1−γ)/(2γ)`` the greedy
+  policy is ε-optimal (:func:`vi_stopping_threshold`), reached after at most
+  :func:`vi_iterations_to_threshold` sweeps;
+* span rule of :func:`rltheory.mdp.value_iteration`: stop at the first ``γ/(1−γ)·sp(T v − v) < tol``,
+  reached after at most :func:`span_stopping_iterations` Bellman evaluations.
+
+Howard's policy iteration terminates after at most
+``(S·A − S)·⌈log(1/(1−γ))/(1−γ)⌉`` policy changes (:func:`pi_iteration_bound`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_discount
+
+__all__ = [
+    "vi_error_bound",
+    "vi_certificate",
+    "vi_stopping_threshold",
+    "vi_iterations_to_threshold",
+    "span_stopping_iterations",
+    "pi_iteration_bound",
+]
+
+
+def _gamma(gamma: Any, *, allow_zero: bool = True) -> float:
+    g = float(check_discount(gamma, allow_none=False))  # type: ignore[arg-type]
+    if not allow_zero and g == 0.0:
+        raise ValueError("gamma must lie in (0, 1) here (the bound divides by gamma); got 0.0")
+    return g
+
+
+def _nonneg(x: Any, name: str) -> np.ndarray:
+    arr = np.asarray(x, dtype=float)
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if np.any(bad):
+        i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape)) if arr.ndim else ()
+        raise ValueError(f"{name} must be finite and non-negative; {name}{list(i) if i else ''} = {arr[i]!r}")
+    return arr
+
+
+def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
+    r"""A-priori value-iteration error ``‖v_k − v*‖∞ ≤ γ^k ‖v_0 − v*‖∞``.
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        Iteration counts (``k ≥ 0``).
+    gamma : float
+        Discount in ``[0, 1)``.
+    initial_error : float or array_like
+        ``‖v_0 − v*‖∞`` (broadcast against ``k``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``γ^k · initial_error`` (``0^0 = 1``).
+
+    Raises
+    ------
+    InvalidModelError
+        ``gamma`` outside ``[0, 1)``.
+    ValueError
+        Negative or non-integer ``k``, negative or non-finite ``initial_error``.
+
+    Notes
+    -----
+    The Bellman optimality operator is a ``γ``-contraction in sup norm
+    (Puterman 1994, Prop. 6.2.4), so ``‖T^k v_0 − v*‖∞ = ‖T^k v_0 − T^k v*‖∞ ≤ γ^k ‖v_0 − v*‖∞``;
+    the rate is linear with factor ``γ`` (Thm 6.3.3). It holds at every iterate
+    and is attained, e.g., by a single state with reward 1 and ``v_0 = 0``.
+
+    References
+    ----------
+    M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, Prop. 6.2.4 and Thm 6.3.3.
+
+    Examples
+    --------
+    One state, reward 1, ``v_0 = 0``: ``v_k = (1−γ^k)/(1−γ)`` and ``v* = 1/(1−γ)``, so the
+    error ``γ^k/(1−γ)`` equals the bound:
+
+    >>> vi_error_bound([0, 1, 2], 0.5, 2.0)
+    array([2. , 1. , 0.5])
+    """
+    g = _gamma(gamma)
+    k = np.asarray(k)
+    if not np.issubdtype(k.dtype, np.integer):
+        kf = np.asarray(k, dtype=float)
+        if np.any(kf != np.round(kf)):
+            raise ValueError(f"k must hold integers; got {k!r}")
+        k = kf.astype(np.int64)
+    if np.any(k < 0):
+        raise ValueError(f"k must be non-negative; got min k = {int(np.min(k))}")
+    e0 = _nonneg(initial_error, "initial_error")
+    return np.power(g, k.astype(float)) * e0
+
+
+def vi_certificate(diff_norm: Any, gamma: float) -> np.ndarray:
+    r"""A-posteriori value-iteration certificate ``‖v_k − v*‖∞ ≤ γ/(1−γ)·‖v_k − v_{k−1}‖∞``.
+
+    Parameters
+    ----------
+    diff_norm : float or array_like
+        ``‖v_k − v_{k−1}‖∞`` for ``v_k = T v_{k−1}`` (or the span ``sp(v_k − v_{k−1})``,
+        giving the tighter span certificate on the greedy policy's loss below).
+    gamma : float
+        Discount in ``[0, 1)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``γ/(1−γ) · diff_norm``.
+
+    Notes
+    -----
+    From ``‖v_k − v*‖∞ ≤ ‖T v_{k−1} − T v_k‖∞ + ‖T v_k − T v*‖∞ ≤ γ‖v_k − v_{k−1}‖∞ + γ‖v_k − v*‖∞``
+    (Puterman 1994, Thm 6.3.1 proof). With the span seminorm ``sp(x) = max x − min x``
+    in place of the sup norm, ``γ/(1−γ)·sp(T v − v)`` bounds ``‖v* − v^π‖∞`` for
+    the policy greedy with respect to ``v`` (Puterman Thm 6.6.6) — the certificate
+    :func:`rltheory.mdp.value_iteration` stops on; ``sp(x) ≤ 2‖x‖∞``.
+
+    References
+    ----------
+    M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, Thm 6.3.1 and Thm 6.6.6.
+
+    Examples
+    --------
+    >>> float(vi_certificate(0.01, 0.9))
+    0.09
+    """
+    g = _gamma(gamma)
+    return (g / (1.0 - g)) * _nonneg(diff_norm, "diff_norm")
+
+
+def vi_stopping_threshold(epsilon: float, gamma: float) -> float:
+    r"""Puterman's stopping threshold ``ε(1−γ)/(2γ)``.
+
+    If ``‖v_{k+1} − v_k‖∞ < ε(1−γ)/(2γ)``, the policy greedy with respect to
+    ``v_{k+1}`` is ε-optimal and ``‖v_{k+1} − v*‖∞ < ε/2``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target suboptimality, ``> 0``.
+    gamma : float
+        Discount in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``epsilon ≤ 0`` or ``gamma == 0`` (no iteration is needed at ``γ = 0``).
+
+    References
+    ----------
+    M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, Thm 6.3.1 (b)–(d).
+
+    Examples
+    --------
+    >>> round(vi_stopping_threshold(0.1, 0.9), 12)
+    0.005556
+    """
+    g = _gamma(gamma, allow_zero=False)
+    if not (isinstance(epsilon, (int, float, np.floating)) and math.isfinite(epsilon) and epsilon > 0):
+        raise ValueError(f"epsilon must be a positive finite number; got {epsilon!r}")
+    return float(epsilon) * (1.0 - g) / (2.0 * g)
+
+
+def _first_k_below(gamma: float, start: float, target: float) -> int:
+    """Smallest integer ``j ≥ 0`` with ``γ^j · start < target`` (``target > 0``)."""
+    if start < target:
+        return 0
+    if gamma == 0.0:
+        return 1
+    # γ^j start < target  ⇔  j > log(start/target)/log(1/γ); the smallest such integer:
+    x = math.log(start / target) / math.log(1.0 / gamma)
+    return int(math.floor(x)) + 1
+
+
+def vi_iterations_to_threshold(epsilon: float, gamma: float, first_diff: float) -> int:
+    r"""Sweeps until Puterman's rule fires: ``‖v_{k+1} − v_k‖∞ < ε(1−γ)/(2γ)``.
+
+    Since ``‖v_{k+1} − v_k‖∞ ≤ γ^k ‖v_1 − v_0‖∞``, the rule holds at the latest for
+    the smallest ``k`` with ``γ^k ‖v_1 − v_0‖∞ < ε(1−γ)/(2γ)``, i.e.
+    ``k = ⌊log(2γ‖v_1 − v_0‖∞ / (ε(1−γ))) / log(1/γ)⌋ + 1`` (0 if already below);
+    value iteration then has computed ``k + 1`` Bellman updates.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target suboptimality, ``> 0``.
+    gamma : float
+        Discount in ``(0, 1)``.
+    first_diff : float
+        ``‖v_1 − v_0‖∞``.
+
+    Returns
+    -------
+    int
+        The index ``k`` (an upper bound on the first index at which the rule fires).
+
+    References
+    ----------
+    M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, Thm 6.3.1 and Thm 6.3.3.
+
+    Examples
+    --------
+    ``γ = 0.5``, ``ε = 1``: threshold ``0.5``; with ``‖v_1 − v_0‖∞ = 4`` the
+    differences are at most ``4, 2, 1, 0.5, 0.25``, first below 0.5 at ``k = 4``:
+
+    >>> vi_iterations_to_threshold(1.0, 0.5, 4.0)
+    4
+    """
+    thr = vi_stopping_threshold(epsilon, gamma)
+    d0 = float(_nonneg(first_diff, "first_diff"))
+    return _first_k_below(_gamma(gamma), d0, thr)
+
+
+def span_stopping_iterations(gamma: float, tol: float, span0: float) -> int:
+    r"""Bellman evaluations until the span rule ``γ/(1−γ)·sp(T v_k − v_k) < tol`` fires.
+
+    ``sp(T v_k − v_k) ≤ γ^k sp(T v_0 − v_0)`` (the span seminorm contracts by ``γ``,
+    Puterman 1994, Prop. 6.6.1 and Thm 6.6.2), so the rule holds at the latest at
+    ``k = ⌊log(γ sp_0 / ((1−γ) tol)) / log(1/γ)⌋ + 1`` (``k = 0`` if already below);
+    :func:`rltheory.mdp.value_iteration` counts ``k + 1`` evaluations of ``T`` by then,
+    which is the number returned.
+
+    Parameters
+    ----------
+    gamma : float
+        Discount in ``[0, 1)``.
+    tol : float
+        Target certificate, ``> 0``.
+    span0 : float
+        ``sp(T v_0 − v_0)``.
+
+    Returns
+    -------
+    int
+        Upper bound on ``value_iteration(...).iterations`` with these ``tol`` and ``v_0``.
+
+    References
+    ----------
+    M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, §6.6.1–6.6.3 (Thm 6.6.6).
+
+    Examples
+    --------
+    ``γ = 0.5`` (``γ/(1−γ) = 1``), ``sp_0 = 1``, ``tol = 0.3``: certificates ``1, 0.5, 0.25``:
+
+    >>> span_stopping_iterations(0.5, 0.3, 1.0)
+    3
+    """
+    g = _gamma(gamma)
+    if not (isinstance(tol, (int, float, np.floating)) and math.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
+    s0 = float(_nonneg(span0, "span0"))
+    if g == 0.0:
+        return 1
+    return _first_k_below(g, g / (1.0 - g) * s0, float(tol)) + 1
+
+
+def pi_iteration_bound(S: int, A: int, gamma: float) -> int:
+    r"""Howard's policy iteration changes policy at most ``(S·A − S)·⌈log(1/(1−γ))/(1−γ)⌉`` times.
+
+    Parameters
+    ----------
+    S, A : int
+        Numbers of states and actions (every action available in every state:
+        ``m = S·A`` state-action pairs).
+    gamma : float
+        Discount in ``[0, 1)``.
+
+    Returns
+    -------
+    int
+        ``(m − S)·max(1, ⌈log(1/(1−γ))/(1−γ)⌉)`` — the number of *improvement steps*
+        (policy changes) before the optimal policy is reached; a solver that also
+        counts the final evaluation, as :func:`rltheory.mdp.policy_iteration` does,
+        uses at most this plus one iterations.
+
+    Raises
+    ------
+    ValueError
+        ``S`` or ``A`` not a positive integer.
+    InvalidModelError
+        ``gamma`` outside ``[0, 1)``.
+
+    Notes
+    -----
+    Scherrer (2016) shows that after ``⌈log(1/(1−γ))/(1−γ)⌉`` iterations of Howard's
+    PI some non-optimal action used so far is never used again; at most
+    ``m − S`` actions are non-optimal (every state keeps one optimal action), so
+    Howard's PI stops within ``O(m/(1−γ)·log(1/(1−γ)))`` iterations (abstract and
+    Thm 3 of the paper; the abstract states the ``O(·)`` form, the product above is
+    the explicit form of the elimination argument). At ``γ = 0`` one improvement
+    step from any policy is optimal, hence the ``max(1, ·)``.
+
+    References
+    ----------
+    B. Scherrer, "Improved and generalized upper bounds on the complexity of policy
+    iteration", *Mathematics of Operations Research* 41(3), 2016, Thm 3 (arXiv:1306.0386).
+    T. D. Hansen, P. B. Miltersen, U. Zwick, "Strategy iteration is strongly polynomial
+    for 2-player turn-based stochastic games with a constant discount factor", *J. ACM* 60(1), 2013.
+
+    Examples
+    --------
+    >>> pi_iteration_bound(10, 4, 0.9)
+    720
+    """
+    for name, v in (("S", S), ("A", A)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer; got {v!r}")
+    g = _gamma(gamma)
+    per_action = max(1, math.ceil(math.log(1.0 / (1.0 - g)) / (1.0 - g)))
+    return int((S * A - S) * per_action)
