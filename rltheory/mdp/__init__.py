@@ -26,7 +26,26 @@ from .discounted import (
     value_iteration,
 )
 from .horizon import FiniteHorizonSolution, backward_induction, evaluate_finite_horizon
+from .interop import (
+    from_gymnasium,
+    from_mdptoolbox,
+    from_quantecon,
+    to_gymnasium,
+    to_mdptoolbox,
+    to_quantecon_sa,
+)
 from .model import FiniteHorizonMDP, FiniteMDP
+from .sample import Trajectories, empirical_mdp, rollout, sample_transitions
+from .zoo import (
+    GridWorld,
+    chain,
+    cliff_walking,
+    garnet,
+    gridworld,
+    random_mdp,
+    riverswim,
+    two_state,
+)
 
 __all__ = [
     "FiniteMDP",
@@ -54,4 +73,22 @@ __all__ = [
     "q_function",
     "q_values",
     "state_occupancy",
+    "GridWorld",
+    "garnet",
+    "random_mdp",
+    "gridworld",
+    "cliff_walking",
+    "chain",
+    "riverswim",
+    "two_state",
+    "Trajectories",
+    "sample_transitions",
+    "empirical_mdp",
+    "rollout",
+    "from_gymnasium",
+    "to_gymnasium",
+    "to_mdptoolbox",
+    "from_mdptoolbox",
+    "to_quantecon_sa",
+    "from_quantecon",
 ]

@@ -1,0 +1,547 @@
+r"""Interoperability: gymnasium toy-text environments, mdptoolbox and QuantEcon layouts.
+
+=================================  ============================================
+:func:`from_gymnasium`             a toy-text env's ``env.unwrapped.P`` → FiniteMDP
+:func:`to_gymnasium`               FiniteMDP → a real ``gymnasium.Env``
+:func:`to_mdptoolbox`              FiniteMDP → ``(P[A, S, S], R[S, A])``
+:func:`from_mdptoolbox`            ``(P[A, S, S], R)`` → FiniteMDP
+:func:`to_quantecon_sa`            FiniteMDP → state-action-pair form ``(R, Q, s_indices, a_indices)``
+:func:`from_quantecon`             a ``DiscreteDP`` (or its arrays) → FiniteMDP
+=================================  ============================================
+
+All converters run on the host (numpy); device models raise ``TypeError``.
+Layouts of the other libraries are converted, never guessed: a wrong shape
+raises :class:`~rltheory.errors.InvalidModelError` naming the argument, the
+layout expected and the shape received, and the resulting model is validated
+as every :class:`~rltheory.mdp.FiniteMDP` is (located messages on ``P``/``R``).
+
+gymnasium is an optional dependency (extra ``gym``); it is imported only by the
+two gymnasium functions.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_discount
+from ..backend import require_host
+from ..errors import InvalidModelError
+from .model import FiniteMDP
+
+__all__ = [
+    "from_gymnasium",
+    "to_gymnasium",
+    "to_mdptoolbox",
+    "from_mdptoolbox",
+    "to_quantecon_sa",
+    "from_quantecon",
+]
+
+
+def _single_host(mdp: FiniteMDP, what: str) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(mdp, FiniteMDP):
+        raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
+    if mdp.batch_shape:
+        raise ValueError(
+            f"{what} converts a single MDP; got batch_shape={mdp.batch_shape} (index it: mdp[i])"
+        )
+    return (
+        require_host(mdp.P, what).astype(np.float64),
+        require_host(mdp.R, what).astype(np.float64),
+    )
+
+
+def _dense(x: Any) -> np.ndarray:
+    """numpy array from a dense array or a scipy sparse matrix."""
+    return np.asarray(x.toarray() if hasattr(x, "toarray") else x, dtype=np.float64)
+
+
+# -- gymnasium ----------------------------------------------------------------------
+
+
+def _discrete_n(space: Any, field: str) -> int:
+    n = getattr(space, "n", None)
+    if n is None or type(space).__name__ != "Discrete" or int(getattr(space, "start", 0)) != 0:
+        raise TypeError(
+            f"{field} must be gymnasium.spaces.Discrete(n) starting at 0; got {space!r}"
+        )
+    return int(n)
+
+
+def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> FiniteMDP:
+    r"""The FiniteMDP of a gymnasium toy-text environment, read from ``env.unwrapped.P``.
+
+    ``env.unwrapped.P[s][a]`` is a list of ``(p, s', r, done)`` tuples (FrozenLake,
+    Taxi, CliffWalking, and :func:`to_gymnasium` envs). Entries are accumulated:
+    ``P(s'|s, a) = Σ p`` over entries to ``s'`` and ``r(s, a) = Σ p·r`` over all entries.
+    ``μ`` is ``env.unwrapped.initial_state_distrib`` when the env has it (uniform otherwise).
+
+    Episode ends (``done=True``) become absorbing zero-reward states, so the
+    discounted value of the MDP equals the expected discounted episodic return:
+
+    * ``terminal="inplace"`` (default): every state ``s'`` reached by a terminal
+      transition is made absorbing with reward 0 (its own rows in ``P`` are
+      never used by the episode). This is exact unless such a state is also
+      entered by a non-terminal transition from a non-terminal state, or has
+      initial probability, while having dynamics of its own; that case raises
+      with the offending transition named.
+    * ``terminal="extra"``: one absorbing zero-reward state with index ``S`` is
+      added and every terminal transition goes there; always exact.
+
+    The reward of the terminal transition itself is kept (CliffWalking's −1 on
+    entering the goal, FrozenLake's +1 on entering the goal).
+
+    Parameters
+    ----------
+    env : gymnasium.Env
+        Environment with ``Discrete`` observation and action spaces and ``unwrapped.P``.
+    gamma : float in [0, 1)
+        Discount of the resulting model.
+    terminal : {"inplace", "extra"}
+
+    Returns
+    -------
+    FiniteMDP
+        Host model with ``S = observation_space.n`` (``+1`` for ``"extra"``), ``A = action_space.n``.
+
+    Raises
+    ------
+    TypeError
+        Non-discrete spaces, or no ``unwrapped.P`` table.
+    InvalidModelError
+        A malformed table entry (located as ``env.P[s][a][k]``), probabilities that do
+        not sum to 1 (reported by :class:`FiniteMDP`), or an inexact in-place terminal.
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> mdp = from_gymnasium(gym.make("FrozenLake-v1"), gamma=0.9)
+    >>> mdp.S, mdp.A, float(mdp.P[15, 0, 15]), float(mdp.R[14, 2])
+    (16, 4, 1.0, 0.3333333333333333)
+    """
+    if terminal not in ("inplace", "extra"):
+        raise ValueError(f"terminal must be 'inplace' or 'extra'; got {terminal!r}")
+    check_discount(gamma, allow_none=False)
+    u = getattr(env, "unwrapped", env)
+    table = getattr(u, "P", None)
+    if table is None:
+        raise TypeError(
+            f"from_gymnasium needs a toy-text env with a transition table env.unwrapped.P; "
+            f"{type(u).__name__} has none"
+        )
+    S = _discrete_n(env.observation_space, "env.observation_space")
+    A = _discrete_n(env.action_space, "env.action_space")
+    extra = terminal == "extra"
+    n = S + 1 if extra else S
+    P = np.zeros((n, A, n))
+    R = np.zeros((n, A))
+    done_into = np.zeros(n, dtype=bool)  # targets of terminal transitions
+    live: list[tuple[int, int, int, int]] = []  # non-terminal entries (s, a, k, s')
+    for s in range(S):
+        row = table.get(s) if hasattr(table, "get") else None
+        if row is None:
+            raise InvalidModelError(f"env.P has no entry for state s={s} (S={S})")
+        for a in range(A):
+            entries = row.get(a) if hasattr(row, "get") else None
+            if entries is None:
+                raise InvalidModelError(f"env.P[{s}] has no entry for action a={a} (A={A})")
+            for k, entry in enumerate(entries):
+                try:
+                    p, s2, r, done = entry
+                    p, r, s2i = float(p), float(r), int(s2)
+                except (TypeError, ValueError):
+                    raise InvalidModelError(
+                        f"env.P[{s}][{a}][{k}] must be a tuple (p, s', r, done); got {entry!r}"
+                    ) from None
+                if not (np.isfinite(p) and 0.0 <= p <= 1.0 + 1e-12):
+                    raise InvalidModelError(
+                        f"env.P[{s}][{a}][{k}] has probability p={p}, not in [0, 1]"
+                    )
+                if not 0 <= s2i < S or s2i != s2:
+                    raise InvalidModelError(
+                        f"env.P[{s}][{a}][{k}] has next state s'={s2!r}, not an int in [0, {S})"
+                    )
+                if not np.isfinite(r):
+                    raise InvalidModelError(f"env.P[{s}][{a}][{k}] has reward r={r}, not finite")
+                if p == 0.0:
+                    continue
+                R[s, a] += p * r
+                if bool(done):
+                    P[s, a, S if extra else s2i] += p
+                    done_into[s2i] = True
+                else:
+                    P[s, a, s2i] += p
+                    live.append((s, a, k, s2i))
+    mu = getattr(u, "initial_state_distrib", None)
+    mu = None if mu is None else np.asarray(mu, dtype=np.float64).reshape(-1)
+    if mu is not None and mu.shape != (S,):
+        raise InvalidModelError(f"env.initial_state_distrib must have shape ({S},); got {mu.shape}")
+    if extra:
+        P[S, :, S] = 1.0
+        if mu is not None:
+            mu = np.concatenate([mu, [0.0]])
+        return FiniteMDP(P, R, gamma, mu)
+    terminal_states = np.flatnonzero(done_into)
+    # a state that is already absorbing with reward 0 loses nothing by being made so
+    own_absorbing = np.all(P[np.arange(S), :, np.arange(S)] == 1.0, axis=1) & np.all(
+        R == 0.0, axis=1
+    )
+    for s, a, k, t in live:
+        if done_into[t] and not done_into[s] and not own_absorbing[t]:
+            raise InvalidModelError(
+                f"state s'={t} ends episodes but is also entered without ending one, by "
+                f"env.P[{s}][{a}][{k}]; making it absorbing would change the model: use terminal='extra'"
+            )
+    for t in terminal_states:
+        if mu is not None and mu[t] > 0 and not own_absorbing[t]:
+            raise InvalidModelError(
+                f"state s={t} ends episodes but has initial probability mu[{t}] = {mu[t]}; "
+                "use terminal='extra'"
+            )
+    P[terminal_states] = 0.0
+    P[terminal_states, :, terminal_states] = 1.0
+    R[terminal_states] = 0.0
+    return FiniteMDP(P, R, gamma, mu)
+
+
+@cache
+def _env_class() -> type:
+    import gymnasium  # noqa: PLC0415 - optional dependency
+
+    class FiniteMDPEnv(gymnasium.Env):
+        r"""A :class:`~rltheory.mdp.FiniteMDP` as a gymnasium environment.
+
+        ``reset`` draws ``s_0 ~ μ``; ``step(a)`` draws ``s' ~ P(·|s, a)`` and returns
+        the expected reward ``r(s, a)``. The MDP is continuing: ``terminated`` is
+        True only on entering a state that is absorbing with zero reward under
+        every action (nothing more can be earned there); ``truncated`` is True
+        after ``max_episode_steps`` steps when that is set. Randomness comes from
+        ``self.np_random`` (seeded by ``seed`` and by ``reset(seed=...)``).
+
+        ``P`` (toy-text table ``P[s][a] = [(p, s', r, done), ...]``) and
+        ``initial_state_distrib`` are exposed, so :func:`from_gymnasium` recovers the model.
+        """
+
+        metadata = {"render_modes": []}
+
+        def __init__(
+            self,
+            mdp: FiniteMDP,
+            P: np.ndarray,
+            R: np.ndarray,
+            seed: int | None,
+            max_steps: int | None,
+        ):
+            super().__init__()
+            self.mdp = mdp
+            self.render_mode = None
+            S, A = P.shape[0], P.shape[1]
+            self.observation_space = gymnasium.spaces.Discrete(S, seed=seed)
+            self.action_space = gymnasium.spaces.Discrete(A, seed=seed)
+            self.initial_state_distrib = require_host(
+                mdp.initial_distribution(), "to_gymnasium"
+            ).astype(np.float64)
+            ends = np.all(P[np.arange(S), :, np.arange(S)] == 1.0, axis=1) & np.all(
+                R == 0.0, axis=1
+            )
+            self._ends = ends
+            self._R = R
+            cdf = np.cumsum(P, axis=-1)
+            self._cdf = cdf / cdf[..., -1:]
+            c0 = np.cumsum(self.initial_state_distrib)
+            self._cdf0 = c0 / c0[-1]
+            self.P = {
+                s: {
+                    a: [
+                        (float(P[s, a, t]), int(t), float(R[s, a]), bool(ends[t]))
+                        for t in np.flatnonzero(P[s, a])
+                    ]
+                    for a in range(A)
+                }
+                for s in range(S)
+            }
+            self.max_episode_steps = max_steps
+            self._state: int | None = None
+            self._t = 0
+            if seed is not None:
+                self.np_random = np.random.default_rng(seed)
+
+        def reset(
+            self, *, seed: int | None = None, options: dict | None = None
+        ) -> tuple[int, dict]:
+            super().reset(seed=seed)
+            self._state = int(np.argmax(self._cdf0 > self.np_random.random()))
+            self._t = 0
+            return self._state, {}
+
+        def step(self, action: Any) -> tuple[int, float, bool, bool, dict]:
+            if self._state is None:
+                raise RuntimeError("call reset() before step()")
+            if not self.action_space.contains(action):
+                raise ValueError(
+                    f"action {action!r} is not in the action space Discrete({self.action_space.n})"
+                )
+            s, a = self._state, int(action)
+            s2 = int(np.argmax(self._cdf[s, a] > self.np_random.random()))
+            self._state = s2
+            self._t += 1
+            truncated = self.max_episode_steps is not None and self._t >= self.max_episode_steps
+            return s2, float(self._R[s, a]), bool(self._ends[s2]), bool(truncated), {}
+
+    return FiniteMDPEnv
+
+
+def to_gymnasium(
+    mdp: FiniteMDP, *, seed: int | None = None, max_episode_steps: int | None = None
+) -> Any:
+    r"""A ``gymnasium.Env`` that simulates ``mdp`` (Discrete spaces, ``render_mode=None``).
+
+    Semantics: ``reset()`` returns ``(s_0, {})`` with ``s_0 ~ μ``; ``step(a)`` returns
+    ``(s', r(s, a), terminated, truncated, {})`` with ``s' ~ P(·|s, a)``. The MDP is
+    continuing, so ``terminated`` is True only on entering a state that is
+    absorbing with zero reward under every action (the discounted return after
+    it is 0, so stopping there changes no return); ``truncated`` becomes True after
+    ``max_episode_steps`` steps when given. The env's ``P`` table and
+    ``initial_state_distrib`` make ``from_gymnasium(to_gymnasium(m), m.gamma)``
+    reproduce ``m``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Single host model.
+    seed : int, optional
+        Seeds the env's ``np_random`` (and the spaces); ``reset(seed=...)`` reseeds.
+    max_episode_steps : int, optional
+        Truncation horizon.
+
+    Returns
+    -------
+    gymnasium.Env
+
+    Examples
+    --------
+    >>> from rltheory.mdp.zoo import two_state
+    >>> env = to_gymnasium(two_state(), seed=0)
+    >>> obs, info = env.reset(seed=1)
+    >>> int(env.observation_space.n), int(env.action_space.n), obs, env.step(0)[1:]
+    (2, 2, 1, (1.0, False, False, {}))
+    """
+    P, R = _single_host(mdp, "to_gymnasium")
+    if max_episode_steps is not None and (
+        isinstance(max_episode_steps, bool)
+        or not isinstance(max_episode_steps, (int, np.integer))
+        or max_episode_steps < 1
+    ):
+        raise ValueError(
+            f"max_episode_steps must be a positive int or None; got {max_episode_steps!r}"
+        )
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise TypeError(f"seed must be an int or None; got {seed!r}")
+    return _env_class()(mdp, P, R, None if seed is None else int(seed), max_episode_steps)
+
+
+# -- mdptoolbox ---------------------------------------------------------------------
+
+
+def to_mdptoolbox(mdp: FiniteMDP) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(P[a, s, s'], R[s, a])``: the layout of (py)mdptoolbox.
+
+    Examples
+    --------
+    >>> from rltheory.mdp.zoo import two_state
+    >>> P, R = to_mdptoolbox(two_state())
+    >>> P.shape, R.shape
+    ((2, 2, 2), (2, 2))
+    """
+    P, R = _single_host(mdp, "to_mdptoolbox")
+    return np.ascontiguousarray(P.transpose(1, 0, 2)), R.copy()
+
+
+def _stacked(x: Any) -> np.ndarray:
+    """numpy array from an array, or from a list / object array of per-action (sparse) matrices."""
+    if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.dtype == np.object_):
+        return np.stack([_dense(e) for e in x])
+    return _dense(x)
+
+
+def from_mdptoolbox(P: Any, R: Any, gamma: float, *, mu: Any = None) -> FiniteMDP:
+    r"""FiniteMDP from mdptoolbox arrays ``P[a, s, s']`` and ``R``.
+
+    Parameters
+    ----------
+    P : array (A, S, S), or a sequence of ``A`` (S, S) matrices (dense or scipy sparse)
+    R : array (S,), (S, A) or (A, S, S), or a sequence of ``A`` (S, S) matrices
+        State reward (same for every action), state-action reward, or
+        per-transition reward ``R[a, s, s']`` (reduced to ``Σ_s' P R``).
+    gamma : float in [0, 1)
+    mu : array (S,), optional
+
+    Raises
+    ------
+    InvalidModelError
+        Shapes that fit none of these layouts, or a model that fails validation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = from_mdptoolbox(np.array([[[1.0, 0.0], [0.0, 1.0]]]), np.array([1.0, 2.0]), 0.5)
+    >>> m.P.shape, m.R.tolist()
+    ((2, 1, 2), [[1.0], [2.0]])
+    """
+    Pa = _stacked(P)
+    if Pa.ndim != 3 or Pa.shape[1] != Pa.shape[2]:
+        raise InvalidModelError(
+            f"P must have the mdptoolbox layout (A, S, S); got shape {Pa.shape}"
+        )
+    A, S = Pa.shape[0], Pa.shape[1]
+    Ra = _stacked(R)
+    if Ra.shape == (S,):
+        Rs = np.repeat(Ra[:, None], A, axis=1)
+    elif Ra.shape == (S, A):
+        Rs = Ra
+    elif Ra.shape == (A, S, S):
+        Rs = Ra.transpose(1, 0, 2)
+    else:
+        raise InvalidModelError(
+            f"R must have shape (S,) = ({S},), (S, A) = ({S}, {A}) or (A, S, S) = ({A}, {S}, {S}) "
+            f"for P of shape {Pa.shape}; got {Ra.shape}"
+        )
+    return FiniteMDP(Pa.transpose(1, 0, 2), Rs, gamma, mu)
+
+
+# -- QuantEcon ----------------------------------------------------------------------
+
+
+def to_quantecon_sa(mdp: FiniteMDP) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""State-action-pair form ``(R_sa[L], Q_sa[L, S], s_indices[L], a_indices[L])``, ``L = S·A``.
+
+    Pair ``k = s·A + a`` (sorted by state, then action, as QuantEcon's
+    ``DiscreteDP(R, Q, beta, s_indices, a_indices)`` expects): ``R_sa[k] = r(s, a)``,
+    ``Q_sa[k] = P(·|s, a)``.
+
+    Examples
+    --------
+    >>> from rltheory.mdp.zoo import two_state
+    >>> R, Q, s_idx, a_idx = to_quantecon_sa(two_state())
+    >>> s_idx.tolist(), a_idx.tolist(), Q.shape
+    ([0, 0, 1, 1], [0, 1, 0, 1], (4, 2))
+    """
+    P, R = _single_host(mdp, "to_quantecon_sa")
+    S, A = P.shape[0], P.shape[1]
+    s_idx = np.repeat(np.arange(S), A)
+    a_idx = np.tile(np.arange(A), S)
+    return R.reshape(S * A), P.reshape(S * A, S), s_idx, a_idx
+
+
+def from_quantecon(
+    R: Any,
+    Q: Any = None,
+    beta: float | None = None,
+    s_indices: Any = None,
+    a_indices: Any = None,
+    *,
+    pad_infeasible: bool = False,
+) -> FiniteMDP:
+    r"""FiniteMDP from a QuantEcon ``DiscreteDP`` or its arrays.
+
+    Accepts ``from_quantecon(ddp)`` (any object with ``R, Q, beta, s_indices,
+    a_indices``), the product form ``from_quantecon(R[S, A], Q[S, A, S], beta)``
+    (``R = −inf`` marks an infeasible action) or the state-action-pair form
+    ``from_quantecon(R[L], Q[L, S], beta, s_indices, a_indices)`` (``Q`` dense or
+    scipy sparse). ``beta`` becomes ``gamma``.
+
+    FiniteMDP has every action available in every state. An infeasible pair
+    raises, unless ``pad_infeasible=True``: then it becomes a copy of the
+    state's lowest-indexed feasible action (same ``r`` and ``P`` row). A copy of an
+    existing action leaves ``V*``, the optimal actions' values and the set of
+    achievable value functions unchanged.
+
+    Raises
+    ------
+    InvalidModelError
+        Inconsistent shapes or indices (located), a duplicated pair, a state with
+        no feasible action, or an infeasible pair without ``pad_infeasible``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = from_quantecon(np.array([1.0, 2.0, 0.0]), np.array([[1.0, 0], [0, 1], [1, 0]]), 0.9,
+    ...                    [0, 0, 1], [0, 1, 0], pad_infeasible=True)
+    >>> m.R.tolist()
+    [[1.0, 2.0], [0.0, 0.0]]
+    """
+    if Q is None and hasattr(R, "Q") and hasattr(R, "beta"):
+        ddp = R
+        R, Q, beta = ddp.R, ddp.Q, ddp.beta
+        s_indices, a_indices = getattr(ddp, "s_indices", None), getattr(ddp, "a_indices", None)
+    if Q is None or beta is None:
+        raise ValueError("from_quantecon needs a DiscreteDP, or arrays R, Q and beta")
+    Rq = np.asarray(R, dtype=np.float64)
+    Qq = _dense(Q)
+    if s_indices is None and a_indices is None:  # product form
+        if Rq.ndim != 2 or Qq.shape != Rq.shape + (Rq.shape[0],):
+            raise InvalidModelError(
+                f"product form needs R of shape (S, A) and Q of shape (S, A, S); got R {Rq.shape}, Q {Qq.shape}"
+            )
+        S, A = Rq.shape
+        feasible = Rq > -np.inf
+        s_idx, a_idx = np.nonzero(feasible)
+        Rq, Qq = Rq[feasible], Qq[feasible]
+    else:
+        if s_indices is None or a_indices is None:
+            raise InvalidModelError("state-action-pair form needs both s_indices and a_indices")
+        s_idx = np.asarray(s_indices)
+        a_idx = np.asarray(a_indices)
+        L = Rq.shape[0] if Rq.ndim == 1 else -1
+        if (
+            Rq.ndim != 1
+            or Qq.ndim != 2
+            or Qq.shape[0] != L
+            or s_idx.shape != (L,)
+            or a_idx.shape != (L,)
+        ):
+            raise InvalidModelError(
+                f"state-action-pair form needs R (L,), Q (L, S), s_indices (L,), a_indices (L,); got "
+                f"R {Rq.shape}, Q {Qq.shape}, s_indices {s_idx.shape}, a_indices {a_idx.shape}"
+            )
+        S = Qq.shape[1]
+        for field, idx, hi in (("s_indices", s_idx, S), ("a_indices", a_idx, None)):
+            if not np.issubdtype(idx.dtype, np.integer):
+                raise InvalidModelError(f"{field} must be integers; got dtype {idx.dtype}")
+            bad = np.flatnonzero((idx < 0) | ((idx >= hi) if hi is not None else False))
+            if bad.size:
+                raise InvalidModelError(
+                    f"{field}[{bad[0]}] = {idx[bad[0]]} is out of range [0, {hi or 'inf'})"
+                )
+        A = int(a_idx.max()) + 1 if L else 0
+        feasible = np.zeros((S, max(A, 1)), dtype=bool)
+        for k, (s, a) in enumerate(zip(s_idx.tolist(), a_idx.tolist(), strict=True)):
+            if feasible[s, a]:
+                raise InvalidModelError(f"pair (s={s}, a={a}) appears twice (again at k={k})")
+            feasible[s, a] = True
+        if not np.all(np.isfinite(Rq)):
+            k = int(np.flatnonzero(~np.isfinite(Rq))[0])
+            raise InvalidModelError(
+                f"R must be finite in pair form; R[{k}] = {Rq[k]} for (s={s_idx[k]}, a={a_idx[k]})"
+            )
+    empty = np.flatnonzero(~feasible.any(axis=1))
+    if empty.size:
+        raise InvalidModelError(f"state s={empty[0]} has no feasible action")
+    P = np.zeros((S, A, S))
+    Rs = np.zeros((S, A))
+    P[s_idx, a_idx] = Qq
+    Rs[s_idx, a_idx] = Rq
+    missing = np.argwhere(~feasible)
+    if missing.size and not pad_infeasible:
+        s, a = (int(i) for i in missing[0])
+        raise InvalidModelError(
+            f"action a={a} is infeasible in state s={s} ({len(missing)} infeasible pairs); FiniteMDP has every "
+            "action in every state: pass pad_infeasible=True to copy the state's lowest feasible action there"
+        )
+    first = np.argmax(feasible, axis=1)
+    for s, a in missing:
+        P[s, a], Rs[s, a] = P[s, first[s]], Rs[s, first[s]]
+    return FiniteMDP(P, Rs, beta)

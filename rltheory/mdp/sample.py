@@ -1,0 +1,238 @@
+r"""Sampling from a finite MDP: the generative model and trajectory roll-outs.
+
+* Generative model (Kearns & Singh 1999): for every ``(s, a)`` draw ``n``
+  independent next states ``s' ~ P(·|s, a)``. The counts give the empirical
+  kernel ``P̂(s'|s, a) = N(s, a, s')/n`` (:func:`sample_transitions`,
+  :func:`empirical_mdp`), the object of model-based sample-complexity bounds
+  (Azar, Munos & Kappen 2013; Agarwal, Kakade & Yang 2020).
+* Trajectories: ``s_0 ~ μ``, ``a_t ~ π(·|s_t)``, ``s_{t+1} ~ P(·|s_t, a_t)``,
+  reward ``r_t = r(s_t, a_t)`` (:func:`rollout`).
+
+Everything runs on the host in numpy with an explicit ``numpy.random.Generator``
+(or int seed); a model on a device raises ``TypeError`` (move it with
+:func:`rltheory.backend.to_numpy`-built arrays first).
+
+References
+----------
+Kearns, M., Singh, S. (1999). Finite-sample convergence rates for Q-learning and
+indirect algorithms. NIPS 11 (the generative model / "parallel sampling").
+Azar, M. G., Munos, R., Kappen, H. J. (2013). Minimax PAC bounds on the sample
+complexity of RL with a generative model. Machine Learning 91(3):325–349.
+Weissman, T., Ordentlich, E., Seroussi, G., Verdú, S., Weinberger, M. (2003).
+Inequalities for the L1 deviation of the empirical distribution. HP Labs HPL-2003-97, Thm 2.1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backend import require_host
+from .bellman import as_stochastic_policy
+from .model import FiniteMDP
+
+__all__ = ["Trajectories", "sample_transitions", "empirical_mdp", "rollout"]
+
+
+def _rng(rng: Any) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return np.random.default_rng(int(rng))
+    raise TypeError(
+        f"rng must be a numpy.random.Generator or an int seed (the global RNG is never used); "
+        f"got {type(rng).__name__}"
+    )
+
+
+def _count(value: Any, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{field} must be an integer >= 1; got {value!r}")
+    return int(value)
+
+
+def _cdf(p: np.ndarray) -> np.ndarray:
+    """Row-wise CDF whose last positive entry is exactly 1 (so ``u < 1`` always lands on support)."""
+    c = np.cumsum(p, axis=-1)
+    return c / c[..., -1:]
+
+
+def _draw(cdf_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF draw: first index ``j`` with ``cdf_rows[i, j] > u[i]``."""
+    return np.argmax(cdf_rows > u[:, None], axis=-1)
+
+
+def sample_transitions(
+    mdp: FiniteMDP, n_per_pair: int, rng: np.random.Generator | int
+) -> np.ndarray:
+    r"""Generative-model counts ``N[..., s, a, s']`` of ``n`` draws ``s' ~ P(·|s, a)`` per pair.
+
+    Each row ``N[..., s, a, :]`` is ``Multinomial(n, P(·|s, a))``, independently
+    over ``(s, a)`` and batch indices.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Host model (numpy-convertible arrays), possibly batched.
+    n_per_pair : int ≥ 1
+        Draws per state-action pair.
+    rng : numpy.random.Generator or int
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (..., S, A, S)
+        Counts; every row sums to ``n_per_pair``.
+
+    Notes
+    -----
+    Concentration (Weissman et al. 2003, Thm 2.1): for each pair,
+    ``Pr(‖P̂(·|s,a) − P(·|s,a)‖₁ ≥ ε) ≤ (2^S − 2) exp(−n ε²/2)``, so with probability
+    ``≥ 1 − δ`` simultaneously over all ``SA`` pairs
+    ``max_{s,a} ‖P̂ − P‖₁ ≤ √(2 (S ln 2 + ln(SA/δ)) / n)``: the ``√(log/n)`` rate.
+
+    Examples
+    --------
+    >>> from rltheory.mdp.zoo import two_state
+    >>> N = sample_transitions(two_state(), 100, rng=0)
+    >>> N.sum(-1).tolist()
+    [[100, 100], [100, 100]]
+    """
+    n = _count(n_per_pair, "n_per_pair")
+    gen = _rng(rng)
+    P = require_host(mdp.P, "sample_transitions").astype(np.float64)
+    P = P / P.sum(-1, keepdims=True)  # float rounding only: the model is already validated
+    return gen.multinomial(n, P).astype(np.int64)
+
+
+def empirical_mdp(mdp: FiniteMDP, n_per_pair: int, rng: np.random.Generator | int) -> FiniteMDP:
+    r"""Empirical model ``(P̂, r, γ, μ)`` with ``P̂ = N/n`` from :func:`sample_transitions`.
+
+    Rewards, discount and initial distribution are those of ``mdp`` (known
+    rewards, the standard generative-model setting of Azar et al. 2013).
+
+    Returns
+    -------
+    FiniteMDP
+        Host (numpy) model of the same batch shape.
+
+    Examples
+    --------
+    >>> from rltheory.mdp.zoo import two_state
+    >>> float(empirical_mdp(two_state(p=0.5), 1000, rng=0).P[0, 1, 1])
+    0.489
+    """
+    n = _count(n_per_pair, "n_per_pair")
+    counts = sample_transitions(mdp, n, rng)
+    mu = None if mdp.mu is None else require_host(mdp.mu, "empirical_mdp")
+    return FiniteMDP(counts / float(n), require_host(mdp.R, "empirical_mdp"), mdp.gamma, mu)
+
+
+@dataclass(frozen=True, eq=False)
+class Trajectories:
+    """Roll-outs of a policy: ``states[e, t]``, ``actions[e, t]``, ``rewards[e, t]``.
+
+    ``states`` has ``horizon + 1`` columns (the last state reached is kept);
+    ``actions`` and ``rewards`` have ``horizon``. Rewards are ``r(s_t, a_t)``.
+    """
+
+    states: np.ndarray
+    actions: np.ndarray
+    rewards: np.ndarray
+
+    @property
+    def n_episodes(self) -> int:
+        return int(self.actions.shape[0])
+
+    @property
+    def horizon(self) -> int:
+        return int(self.actions.shape[1])
+
+    def discounted_returns(self, gamma: float) -> np.ndarray:
+        r"""``G_e = Σ_{t<H} γ^t r_t`` for every episode, shape ``(n_episodes,)``."""
+        if (
+            isinstance(gamma, bool)
+            or not isinstance(gamma, (int, float, np.floating))
+            or not 0 <= gamma <= 1
+        ):
+            raise ValueError(f"gamma must be a number in [0, 1]; got {gamma!r}")
+        return self.rewards @ (float(gamma) ** np.arange(self.horizon))
+
+
+def rollout(
+    mdp: FiniteMDP,
+    pi: Any,
+    horizon: int,
+    n_episodes: int,
+    rng: np.random.Generator | int,
+    mu: Any = None,
+) -> Trajectories:
+    r"""Simulate ``n_episodes`` trajectories of length ``horizon`` under policy ``π``.
+
+    ``s_0 ~ μ``, ``a_t ~ π(·|s_t)``, ``s_{t+1} ~ P(·|s_t, a_t)``, ``r_t = r(s_t, a_t)``,
+    all episodes advanced together (vectorised inverse-CDF sampling).
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        A single (unbatched) host model.
+    pi : array
+        Stochastic ``[S, A]`` or deterministic integer ``[S]`` policy.
+    horizon, n_episodes : int ≥ 1
+    rng : numpy.random.Generator or int
+    mu : array (S,), optional
+        Initial distribution; the model's ``μ`` (uniform if unset) by default.
+
+    Returns
+    -------
+    Trajectories
+
+    Notes
+    -----
+    ``E[Σ_{t<H} γ^t r_t] = μᵀ Σ_{t<H} (γP_π)^t r_π = V^π(μ) − γ^H μᵀ P_π^H V^π``, so
+    the truncation bias is at most ``γ^H ‖r‖∞/(1−γ)``; the sample mean of the
+    returns is within ``z·σ/√n`` of it with the CLT's probability.
+
+    Examples
+    --------
+    >>> from rltheory.mdp.zoo import two_state
+    >>> tr = rollout(two_state(), [1, 0], horizon=3, n_episodes=2, rng=0, mu=[0.0, 1.0])
+    >>> tr.states.tolist(), tr.rewards.tolist()
+    ([[1, 1, 1, 1], [1, 1, 1, 1]], [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    """
+    H = _count(horizon, "horizon")
+    n = _count(n_episodes, "n_episodes")
+    gen = _rng(rng)
+    if mdp.batch_shape:
+        raise ValueError(
+            f"rollout needs a single MDP; got batch_shape={mdp.batch_shape} (index it: mdp[i])"
+        )
+    P = require_host(mdp.P, "rollout").astype(np.float64)
+    R = require_host(mdp.R, "rollout").astype(np.float64)
+    pol = require_host(as_stochastic_policy(mdp, pi), "rollout").astype(np.float64)
+    if pol.ndim != 2:
+        raise ValueError(f"rollout needs one policy of shape (S, A) or (S,); got {pol.shape}")
+    if mu is None:
+        mu0 = require_host(mdp.initial_distribution(), "rollout").astype(np.float64)
+    else:
+        mu0 = np.asarray(mu, dtype=np.float64)
+        if (
+            mu0.shape != (mdp.S,)
+            or not np.all(np.isfinite(mu0))
+            or np.any(mu0 < 0)
+            or abs(mu0.sum() - 1) > 1e-8
+        ):
+            raise ValueError(f"mu must be a probability vector of shape ({mdp.S},); got {mu!r}")
+    cdf_P, cdf_pi, cdf_mu = _cdf(P), _cdf(pol), _cdf(mu0[None, :])
+    states = np.empty((n, H + 1), dtype=np.int64)
+    actions = np.empty((n, H), dtype=np.int64)
+    rewards = np.empty((n, H))
+    states[:, 0] = _draw(np.broadcast_to(cdf_mu, (n, mdp.S)), gen.random(n))
+    for t in range(H):
+        s = states[:, t]
+        a = _draw(cdf_pi[s], gen.random(n))
+        actions[:, t] = a
+        rewards[:, t] = R[s, a]
+        states[:, t + 1] = _draw(cdf_P[s, a], gen.random(n))
+    return Trajectories(states, actions, rewards)
