@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from .backend import to_numpy
 from .bounds.rates import RateFit
+from .mdp.zoo import GRID_ACTIONS, GridWorld
 
 __all__ = ["figure", "convergence_plot", "value_heatmap", "occupancy_heatmap"]
 
@@ -103,29 +104,57 @@ def convergence_plot(
     return ax
 
 
+_DIRECTIONS = {"up": (-1, 0), "right": (0, 1), "down": (1, 0), "left": (0, -1), "stay": (0, 0)}
+
+
+def _on_grid(values: np.ndarray, grid: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(image[rows, cols], row[S], col[S])`` of per-state ``values`` on ``grid``.
+
+    ``grid`` is a :class:`rltheory.mdp.GridWorld` (walls are NaN in the image) or a
+    ``(rows, cols)`` pair for a wall-free grid with row-major states.
+    """
+    if isinstance(grid, GridWorld):
+        cells = np.asarray(grid.cells, dtype=int).reshape(-1, 2)
+        if values.shape[0] != cells.shape[0]:
+            raise ValueError(f"{what} has {values.shape[0]} entries but the gridworld has {cells.shape[0]} states")
+        return grid.to_grid(values), cells[:, 0], cells[:, 1]
+    try:
+        rows, cols = (int(grid[0]), int(grid[1]))
+    except (TypeError, ValueError, IndexError):
+        raise ValueError(f"grid must be a GridWorld or a (rows, cols) pair; got {grid!r}") from None
+    if values.shape[0] != rows * cols:
+        raise ValueError(f"{what} has {values.shape[0]} entries but a {rows}x{cols} grid needs {rows * cols}")
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    return values.reshape(rows, cols), r, c
+
+
 def value_heatmap(
     ax: Axes,
     V: Any,
-    shape: tuple[int, int],
+    grid: Any,
     *,
     policy: Any = None,
     moves: Sequence[tuple[int, int]] | None = None,
     title: str | None = None,
     cmap: str = "viridis",
 ) -> Axes:
-    """Gridworld values as a heatmap, with the greedy policy as arrows.
+    """Gridworld values as a heatmap, with a deterministic policy as arrows.
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-    V : array_like, shape (rows * cols,)
-        State values; state ``s`` sits at ``(row, col) = divmod(s, cols)`` (row-major).
-    shape : (rows, cols)
-    policy : array_like of int, shape (rows * cols,), optional
+    V : array_like, shape (S,)
+        State values.
+    grid : GridWorld or (rows, cols)
+        A :class:`rltheory.mdp.GridWorld` (its cells place the states; walls are
+        left blank), or a wall-free ``(rows, cols)`` grid with state
+        ``s`` at ``divmod(s, cols)``.
+    policy : array_like of int, shape (S,), optional
         Deterministic policy; action ``a`` is drawn as an arrow along ``moves[a]``.
     moves : sequence of (d_row, d_col), optional
-        The displacement of each action (required with ``policy``); ``(0, 0)``
-        (stay) is drawn as a dot. Row index grows downwards, as in the heatmap.
+        Displacement of each action; defaults to the gridworld's actions
+        ``("up", "right", "down", "left")`` for a GridWorld, required otherwise.
+        ``(0, 0)`` (stay) is drawn as a dot. Rows grow downwards, as in the image.
     title : str, optional
     cmap : str
 
@@ -136,35 +165,40 @@ def value_heatmap(
     Raises
     ------
     ValueError
-        ``V``/``policy`` sizes do not match ``shape``, ``moves`` missing, or an
-        action index outside ``moves``.
+        Sizes do not match the grid, ``moves`` missing, or an action index outside ``moves``.
     """
-    rows, cols = (int(shape[0]), int(shape[1]))
     v = np.asarray(to_numpy(V), dtype=float).reshape(-1)
-    if v.shape[0] != rows * cols:
-        raise ValueError(f"V has {v.shape[0]} entries but shape {shape} needs {rows * cols}")
-    im = ax.imshow(v.reshape(rows, cols), cmap=cmap, origin="upper")
+    img, r, c = _on_grid(v, grid, "V")
+    im = ax.imshow(img, cmap=cmap, origin="upper")
     ax.figure.colorbar(im, ax=ax, shrink=0.8, label="V(s)")
     if policy is not None:
         if moves is None:
-            raise ValueError("value_heatmap: policy arrows need moves (one (d_row, d_col) per action)")
+            if not isinstance(grid, GridWorld):
+                raise ValueError("value_heatmap: policy arrows on a (rows, cols) grid need moves (one (d_row, d_col) per action)")
+            moves = [_DIRECTIONS[name] for name in GRID_ACTIONS]
         pi = np.asarray(to_numpy(policy)).reshape(-1).astype(int)
-        if pi.shape[0] != rows * cols:
-            raise ValueError(f"policy has {pi.shape[0]} entries but shape {shape} needs {rows * cols}")
+        if pi.shape[0] != v.shape[0]:
+            raise ValueError(f"policy has {pi.shape[0]} entries but V has {v.shape[0]}")
         mv = np.asarray(moves, dtype=float).reshape(-1, 2)
         bad = (pi < 0) | (pi >= mv.shape[0])
         if np.any(bad):
             s = int(np.flatnonzero(bad)[0])
             raise ValueError(f"policy[{s}] = {pi[s]} is not an action index in 0..{mv.shape[0] - 1}")
-        r, c = np.divmod(np.arange(rows * cols), cols)
         d = mv[pi]
-        norm = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-12)
-        still = np.hypot(d[:, 0], d[:, 1]) == 0
+        length = np.hypot(d[:, 0], d[:, 1])
+        go = length > 0
+        goal = np.zeros_like(go)
+        if isinstance(grid, GridWorld) and grid.goals:
+            goal_states = [grid.state_of(*cell) for cell in grid.goals]
+            goal[goal_states] = True
+            ax.plot(c[goal], r[goal], "*", color="gold", markersize=12, markeredgecolor="black", label="goal")
+        go &= ~goal
+        stay = ~go & ~goal
         # angles="xy" draws in data coordinates, whose y (row) axis imshow already points down
-        ax.quiver(c[~still], r[~still], (d[~still, 1] / norm[~still]), (d[~still, 0] / norm[~still]),
-                  color="white", scale=1.6, scale_units="xy", angles="xy", pivot="middle", width=0.006)
-        if np.any(still):
-            ax.plot(c[still], r[still], "o", color="white", markersize=3)
+        ax.quiver(c[go], r[go], d[go, 1] / length[go], d[go, 0] / length[go], color="white",
+                  scale=1.6, scale_units="xy", angles="xy", pivot="middle", width=0.006)
+        if np.any(stay):
+            ax.plot(c[stay], r[stay], "o", color="white", markersize=3)
     ax.set_xticks([])
     ax.set_yticks([])
     if title:
@@ -176,7 +210,7 @@ def occupancy_heatmap(
     ax: Axes,
     d: Any,
     *,
-    shape: tuple[int, int] | None = None,
+    grid: Any = None,
     action_names: Sequence[str] | None = None,
     title: str | None = None,
     cmap: str = "magma",
@@ -188,11 +222,11 @@ def occupancy_heatmap(
     ax : matplotlib.axes.Axes
     d : array_like, shape (S, A) or (S,)
         State-action occupancy ``d(s, a)`` or state occupancy ``d(s)``.
-    shape : (rows, cols), optional
-        Draw the state occupancy ``Σ_a d(s, a)`` on the grid (row-major states);
-        without it a state-action ``(S, A)`` matrix is drawn as is.
+    grid : GridWorld or (rows, cols), optional
+        Draw the state occupancy ``Σ_a d(s, a)`` on the grid (see :func:`value_heatmap`);
+        without it the ``(S, A)`` matrix (or the ``(S, 1)`` column) is drawn as is.
     action_names : sequence of str, optional
-        Column labels of the ``(S, A)`` matrix.
+        Column labels of the matrix.
     title : str, optional
     cmap : str
 
@@ -203,7 +237,7 @@ def occupancy_heatmap(
     Raises
     ------
     ValueError
-        ``d`` is not 1-D/2-D, has negative or non-finite entries, or does not fit ``shape``.
+        ``d`` is not 1-D/2-D, has negative or non-finite entries, or does not fit ``grid``.
     """
     arr = np.asarray(to_numpy(d), dtype=float)
     if arr.ndim not in (1, 2):
@@ -212,12 +246,9 @@ def occupancy_heatmap(
     if np.any(bad):
         i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
         raise ValueError(f"occupancy must be finite and non-negative; d{list(i)} = {arr[i]!r}")
-    if shape is not None:
-        state = arr.sum(axis=1) if arr.ndim == 2 else arr
-        rows, cols = int(shape[0]), int(shape[1])
-        if state.shape[0] != rows * cols:
-            raise ValueError(f"d has {state.shape[0]} states but shape {shape} needs {rows * cols}")
-        im = ax.imshow(state.reshape(rows, cols), cmap=cmap, origin="upper")
+    if grid is not None:
+        img, _, _ = _on_grid(arr.sum(axis=1) if arr.ndim == 2 else arr, grid, "d")
+        im = ax.imshow(img, cmap=cmap, origin="upper")
         ax.set_xticks([])
         ax.set_yticks([])
         label = "d(s)"

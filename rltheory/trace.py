@@ -1,21 +1,94 @@
 """Trace: the per-iteration record every iterative routine in rltheory returns.
 
 A :class:`Trace` holds named metric arrays indexed by iteration (first axis;
-batched runs keep their batch axes after it), the iteration index and the
-cumulative wall time. Solvers build one with :class:`TraceRecorder`.
+batched runs keep their batch axes after it), the iteration index, the
+cumulative wall time and, optionally, the final answer (``final``: e.g. the
+last policy and values). Solvers build one with :class:`TraceRecorder`.
+
+Traces are saved as JSON (``.json``, human-readable, strict JSON: non-finite
+floats are written as the strings ``"nan"``, ``"inf"``, ``"-inf"``) or as
+NumPy archives (``.npz``, loaded with ``allow_pickle=False``) — never pickle.
+Writes are atomic (:func:`write_atomic`: a temporary file in the same folder,
+flushed and fsynced, then ``os.replace``), so an interrupted save leaves the
+previous file intact. :meth:`Trace.load` raises :class:`ResultFileError` naming
+the file and the problem for anything that is not a complete rltheory trace.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import math
+import os
+import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .backend import to_numpy
 
-__all__ = ["Trace", "TraceRecorder"]
+__all__ = ["Trace", "TraceRecorder", "ResultFileError", "write_atomic"]
+
+_FORMAT = "rltheory.trace"
+_VERSION = 1
+
+
+class ResultFileError(ValueError):
+    """A results/trace file is corrupt, truncated, or not an rltheory file; the message names the file."""
+
+
+def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
+    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, ``os.replace``.
+
+    Readers see either the old file or the complete new one, never a partial
+    write. Returns the path written.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def _encode_array(a: np.ndarray) -> dict:
+    a = np.asarray(a)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"only boolean, integer and float arrays can be saved; got dtype {a.dtype}")
+    flat = a.reshape(-1).tolist()
+    if a.dtype.kind == "f":
+        flat = [v if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf")) for v in flat]
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "data": flat}
+
+
+def _decode_array(d: Any, where: str) -> np.ndarray:
+    if not isinstance(d, dict) or set(d) != {"dtype", "shape", "data"}:
+        raise ValueError(f"{where} must be an object with keys dtype, shape, data")
+    dtype = np.dtype(d["dtype"])
+    if dtype.kind not in "biuf":
+        raise ValueError(f"{where}: unsupported dtype {d['dtype']!r}")
+    shape = tuple(int(s) for s in d["shape"])
+    data = d["data"]
+    if not isinstance(data, list) or len(data) != int(np.prod(shape, dtype=np.int64)):
+        raise ValueError(f"{where}: data has {len(data) if isinstance(data, list) else '?'} entries, shape {shape} needs {int(np.prod(shape))}")
+    special = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+    vals = [special[v] if isinstance(v, str) and v in special else v for v in data]
+    if any(isinstance(v, str) for v in vals):
+        raise ValueError(f"{where}: non-numeric entry in data")
+    return np.asarray(vals, dtype=dtype).reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -30,11 +103,15 @@ class Trace:
     iteration : numpy.ndarray of int, shape (K,)
     wall_time : numpy.ndarray of float, shape (K,)
         Seconds since the routine started, at each record.
+    final : dict[str, numpy.ndarray]
+        The routine's final answer worth keeping with the trace (e.g. ``policy``, ``V``);
+        empty by default.
     """
 
     metrics: dict[str, np.ndarray] = field(default_factory=dict)
     iteration: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     wall_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    final: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> np.ndarray:
         try:
@@ -51,6 +128,125 @@ class Trace:
     @property
     def names(self) -> list[str]:
         return sorted(self.metrics)
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict:
+        """JSON-ready dict: ``{"format", "version", "iteration", "wall_time", "metrics", "final"}``,
+        each array as ``{"dtype", "shape", "data"}`` (non-finite floats as strings)."""
+        return {
+            "format": _FORMAT,
+            "version": _VERSION,
+            "iteration": _encode_array(np.asarray(self.iteration)),
+            "wall_time": _encode_array(np.asarray(self.wall_time)),
+            "metrics": {k: _encode_array(np.asarray(to_numpy(v))) for k, v in self.metrics.items()},
+            "final": {k: _encode_array(np.asarray(to_numpy(v))) for k, v in self.final.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any, *, source: str = "trace dict") -> Trace:
+        """Inverse of :meth:`to_dict`; raises :class:`ResultFileError` on anything malformed."""
+        try:
+            if not isinstance(d, dict) or d.get("format") != _FORMAT:
+                found = d.get("format") if isinstance(d, dict) else type(d).__name__
+                raise ValueError(f"not an rltheory trace (format field is {found!r}, expected {_FORMAT!r})")
+            if d.get("version") != _VERSION:
+                raise ValueError(f"unsupported trace version {d.get('version')!r} (this rltheory reads {_VERSION})")
+            missing = {"iteration", "wall_time", "metrics", "final"} - set(d)
+            if missing:
+                raise ValueError(f"missing fields {sorted(missing)}")
+            trace = cls(
+                metrics={str(k): _decode_array(v, f"metrics[{k!r}]") for k, v in d["metrics"].items()},
+                iteration=_decode_array(d["iteration"], "iteration").astype(np.int64),
+                wall_time=_decode_array(d["wall_time"], "wall_time").astype(float),
+                final={str(k): _decode_array(v, f"final[{k!r}]") for k, v in d["final"].items()},
+            )
+            trace._check_consistent()
+        except ResultFileError:
+            raise
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            raise ResultFileError(f"{source}: {exc}") from exc
+        return trace
+
+    def _check_consistent(self) -> None:
+        K = self.iteration.shape[0] if self.iteration.ndim == 1 else -1
+        if self.iteration.ndim != 1 or self.wall_time.shape != (K,):
+            raise ValueError(
+                f"iteration and wall_time must be 1-D of equal length; got {self.iteration.shape} and {self.wall_time.shape}"
+            )
+        for k, v in self.metrics.items():
+            if v.ndim == 0 or v.shape[0] != K:
+                raise ValueError(f"metric {k!r} has shape {v.shape}; its first axis must have length {K}")
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Save atomically as JSON (``.json``) or a NumPy archive (``.npz``); returns the path.
+
+        Raises
+        ------
+        ValueError
+            The suffix is neither ``.json`` nor ``.npz``.
+        """
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".json":
+            return write_atomic(path, json.dumps(self.to_dict(), allow_nan=False))
+        if suffix == ".npz":
+            arrays: dict[str, np.ndarray] = {
+                "__format__": np.asarray(f"{_FORMAT}/{_VERSION}"),
+                "iteration": np.asarray(self.iteration),
+                "wall_time": np.asarray(self.wall_time),
+            }
+            for prefix, group in (("metric/", self.metrics), ("final/", self.final)):
+                for k, v in group.items():
+                    arrays[prefix + k] = np.asarray(to_numpy(v))
+            buf = io.BytesIO()
+            np.savez(buf, **arrays)
+            return write_atomic(path, buf.getvalue())
+        raise ValueError(f"Trace.save: path must end in .json or .npz; got {str(path)!r}")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Trace:
+        """Load a trace written by :meth:`save` (format detected from the content).
+
+        Raises
+        ------
+        FileNotFoundError
+            No such file.
+        ResultFileError
+            The file is empty, truncated, corrupt, or not an rltheory trace; the
+            message names the file and what is wrong.
+        """
+        path = Path(path)
+        raw = path.read_bytes()
+        if not raw:
+            raise ResultFileError(f"{path}: empty file, not an rltheory trace")
+        if raw[:2] == b"PK":
+            return cls._load_npz(raw, path)
+        if raw.lstrip()[:1] == b"{":
+            try:
+                d = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise ResultFileError(f"{path}: corrupt or truncated JSON ({exc})") from exc
+            return cls.from_dict(d, source=str(path))
+        raise ResultFileError(f"{path}: neither an rltheory JSON trace nor an .npz archive (starts with {raw[:8]!r})")
+
+    @classmethod
+    def _load_npz(cls, raw: bytes, path: Path) -> Trace:
+        try:
+            with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+                files = list(z.files)
+                if "__format__" not in files:
+                    raise ValueError("not an rltheory trace (no __format__ entry)")
+                tag = str(z["__format__"])
+                if tag != f"{_FORMAT}/{_VERSION}":
+                    raise ValueError(f"not a supported rltheory trace (format {tag!r}, expected {_FORMAT}/{_VERSION})")
+                metrics = {f[len("metric/"):]: z[f] for f in files if f.startswith("metric/")}
+                final = {f[len("final/"):]: z[f] for f in files if f.startswith("final/")}
+                trace = cls(metrics=metrics, iteration=z["iteration"].astype(np.int64),
+                            wall_time=z["wall_time"].astype(float), final=final)
+            trace._check_consistent()
+        except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError) as exc:
+            raise ResultFileError(f"{path}: corrupt, truncated or foreign .npz ({exc})") from exc
+        return trace
 
 
 class TraceRecorder:
@@ -75,9 +271,11 @@ class TraceRecorder:
         self._it.append(int(iteration))
         self._wall.append(time.perf_counter() - self._t0)
 
-    def finish(self) -> Trace:
+    def finish(self, **final: Any) -> Trace:
+        """Freeze the records; keyword arrays (e.g. ``policy=..., V=...``) go to ``Trace.final``."""
         return Trace(
             metrics={k: np.stack(v) for k, v in self._rows.items()},
             iteration=np.asarray(self._it, dtype=np.int64),
             wall_time=np.asarray(self._wall, dtype=float),
+            final={k: np.asarray(to_numpy(v)) for k, v in final.items()},
         )

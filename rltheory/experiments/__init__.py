@@ -18,15 +18,20 @@ from __future__ import annotations
 import importlib
 
 from .base import Experiment, ExperimentResult, config_to_dict, quick_mode, register, registered
+from .sweep import SweepPoint, grid_product, load_results, sweep
 
 __all__ = [
     "Experiment",
     "ExperimentResult",
+    "SweepPoint",
     "config_to_dict",
     "get",
+    "grid_product",
+    "load_results",
     "names",
     "quick_mode",
     "register",
+    "sweep",
 ]
 
 #: Experiment modules (relative to ``rltheory.experiments``), imported on first use.

@@ -1,0 +1,325 @@
+"""Resumable parameter sweeps on any :class:`concurrent.futures.Executor`.
+
+``sweep(fn, grid, seeds)`` evaluates ``fn(config, seed)`` for every config in
+``grid`` and every seed, on a local process pool by default or on any
+``concurrent.futures.Executor`` — in particular a Dask cluster through
+``distributed.Client(...).get_executor()`` (with dask-jobqueue the same call runs
+on SLURM). With ``results_path`` every finished point is appended at once as one
+JSON line (flushed and fsynced), so an interrupted sweep, rerun with the same
+arguments, computes only the points that are missing.
+
+Results file format (JSON lines)::
+
+    {"format": "rltheory.sweep", "version": 1, "fn": "package.module.function"}
+    {"key": ..., "config": {...}, "seed": 0, "result": ..., "wall_time": 0.12}
+    ...
+
+A final line cut off by an interruption (no trailing newline) is dropped and
+recomputed, with a warning; any other malformed line, a missing or foreign
+header, or a header naming another function raises :class:`ResultFileError`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import multiprocessing
+import os
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..trace import ResultFileError
+
+__all__ = ["SweepPoint", "sweep", "grid_product", "load_results"]
+
+_FORMAT = "rltheory.sweep"
+_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One evaluated point of a sweep.
+
+    Attributes
+    ----------
+    config : dict
+        The grid entry.
+    seed : int
+    result : Any
+        ``fn(config, seed)`` after a JSON round trip (lists, dicts, floats, ...),
+        identical whether computed now or read back from the results file.
+    wall_time : float
+        Seconds ``fn`` took.
+    cached : bool
+        True when read from the results file instead of computed in this call.
+    """
+
+    config: dict
+    seed: int
+    result: Any
+    wall_time: float
+    cached: bool = False
+
+
+def grid_product(**axes: Sequence[Any]) -> list[dict]:
+    """Cartesian product of named axes: ``grid_product(S=[10, 20], gamma=[0.9])`` →
+    ``[{"S": 10, "gamma": 0.9}, {"S": 20, "gamma": 0.9}]`` (last axis fastest)."""
+    names = list(axes)
+    for n in names:
+        if isinstance(axes[n], (str, bytes)) or not isinstance(axes[n], Iterable):
+            raise ValueError(f"grid axis {n!r} must be a sequence of values; got {axes[n]!r}")
+    return [dict(zip(names, vals)) for vals in itertools.product(*(list(axes[n]) for n in names))]
+
+
+def _json_default(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"{type(x).__name__} is not JSON-serialisable")
+
+
+def _dumps(x: Any) -> str:
+    return json.dumps(x, default=_json_default, sort_keys=True, separators=(",", ":"))
+
+
+def _key(config: Mapping, seed: int) -> str:
+    return _dumps({"config": dict(config), "seed": int(seed)})
+
+
+def _fn_name(fn: Callable) -> str:
+    base = fn.func if isinstance(fn, functools.partial) else fn
+    mod = getattr(base, "__module__", None) or "?"
+    return f"{mod}.{getattr(base, '__qualname__', type(base).__name__)}"
+
+
+def _run_point(fn: Callable, config: dict, seed: int) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    out = fn(config, seed)
+    return out, time.perf_counter() - t0
+
+
+def load_results(path: str | os.PathLike, *, fn: Callable | None = None, repair: bool = False) -> dict[str, SweepPoint]:
+    """Read a sweep results file into ``{key: SweepPoint}``.
+
+    Parameters
+    ----------
+    path : path-like
+    fn : callable, optional
+        If given, the header must name this function.
+    repair : bool
+        Cut a trailing partial line (left by an interruption) off the file.
+
+    Raises
+    ------
+    ResultFileError
+        Missing/foreign header, another function's file, or a malformed line
+        other than a cut-off last line; the message gives the file and line number.
+    """
+    path = Path(path)
+    raw = path.read_bytes()
+    if not raw:
+        raise ResultFileError(f"{path}: empty file, not an rltheory sweep results file (no header line)")
+    lines = raw.split(b"\n")
+    tail = lines.pop()  # after the last newline: b"" for a complete file, else a cut-off record
+    if not lines:
+        raise ResultFileError(f"{path}: no complete header line; not an rltheory sweep results file")
+    try:
+        header = json.loads(lines[0])
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultFileError(f"{path}: line 1 is not a JSON header ({exc}); not an rltheory sweep results file") from exc
+    if not isinstance(header, dict) or header.get("format") != _FORMAT:
+        raise ResultFileError(f"{path}: line 1 is not an rltheory sweep header (format {header.get('format') if isinstance(header, dict) else None!r})")
+    if header.get("version") != _VERSION:
+        raise ResultFileError(f"{path}: unsupported sweep file version {header.get('version')!r}")
+    if fn is not None and header.get("fn") != _fn_name(fn):
+        raise ResultFileError(
+            f"{path}: results belong to {header.get('fn')!r}, not {_fn_name(fn)!r}; use another results_path"
+        )
+    out: dict[str, SweepPoint] = {}
+    for i, line in enumerate(lines[1:], start=2):
+        try:
+            rec = json.loads(line)
+            key, config, seed = rec["key"], rec["config"], int(rec["seed"])
+            if key != _key(config, seed):
+                raise ValueError("key does not match config and seed")
+            point = SweepPoint(config=config, seed=seed, result=rec["result"], wall_time=float(rec["wall_time"]), cached=True)
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise ResultFileError(f"{path}: line {i} is corrupt ({exc}): {line[:80]!r}") from exc
+        out.setdefault(key, point)
+    if tail:
+        warnings.warn(
+            f"{path}: dropping a cut-off last record ({len(tail)} bytes, from an interrupted run); "
+            "that point will be recomputed",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        if repair:
+            with open(path, "r+b") as fh:
+                fh.truncate(len(raw) - len(tail))
+                fh.flush()
+                os.fsync(fh.fileno())
+    return out
+
+
+def _append(fh: Any, record: dict) -> None:
+    fh.write((_dumps(record) + "\n").encode("utf-8"))
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+def _default_executor(n_tasks: int, max_workers: int | None) -> Executor:
+    workers = max_workers or min(n_tasks, os.cpu_count() or 1)
+    methods = multiprocessing.get_all_start_methods()
+    # forkserver/spawn: never fork a process that may hold threads (Dask, BLAS)
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx)
+
+
+def sweep(
+    fn: Callable[[dict, int], Any],
+    grid: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
+    seeds: Iterable[int],
+    *,
+    executor: Executor | None = None,
+    results_path: str | os.PathLike | None = None,
+    max_workers: int | None = None,
+    progress: bool = False,
+) -> list[SweepPoint]:
+    """Evaluate ``fn(config, seed)`` on every ``config in grid`` × ``seed in seeds``.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(config: dict, seed: int) -> JSON-serialisable result`` (numbers, lists,
+        dicts; numpy arrays/scalars are converted). It must be importable by name
+        (a module-level function) to run in worker processes, and it should take all
+        its randomness from ``seed``.
+    grid : sequence of dict, or dict of sequences
+        The configurations; a dict of sequences is expanded with :func:`grid_product`.
+        Values must be JSON-serialisable (they form the point's key).
+    seeds : iterable of int
+    executor : concurrent.futures.Executor, optional
+        Where to run. Default: a local :class:`~concurrent.futures.ProcessPoolExecutor`
+        (forkserver start method, ``max_workers`` processes), shut down on return.
+        A given executor (e.g. ``distributed.Client(...).get_executor()``) is used
+        as is and not shut down.
+    results_path : path-like, optional
+        JSON-lines file; points already in it are not recomputed, and every newly
+        finished point is appended (flushed and fsynced) as soon as it finishes.
+    max_workers : int, optional
+        Size of the default pool (default: ``min(#points, cpu_count)``).
+    progress : bool
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    list[SweepPoint]
+        One per (config, seed), in grid-major, seed-minor order.
+
+    Raises
+    ------
+    ValueError
+        Empty grid or seeds, a non-integer seed, a config that is not a dict of
+        JSON values, or a result that is not JSON-serialisable.
+    ResultFileError
+        ``results_path`` exists but is not this function's results file.
+    Exception
+        The first exception raised by ``fn``, after every point that finished
+        has been written to ``results_path``; points not yet started are cancelled.
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> def shifted_square(config, seed):
+    ...     return config["x"] ** 2 + seed
+    >>> with ThreadPoolExecutor(2) as ex:
+    ...     points = sweep(shifted_square, {"x": [1, 2]}, [0, 10], executor=ex)
+    >>> [(p.config["x"], p.seed, p.result) for p in points]
+    [(1, 0, 1), (1, 10, 11), (2, 0, 4), (2, 10, 14)]
+    """
+    configs = grid_product(**grid) if isinstance(grid, Mapping) else [dict(c) for c in grid]
+    seeds = list(seeds)
+    if not configs:
+        raise ValueError("sweep needs at least one config in grid")
+    if not seeds:
+        raise ValueError("sweep needs at least one seed")
+    for i, s in enumerate(seeds):
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise ValueError(f"seeds[{i}] must be an integer; got {s!r}")
+    seeds = [int(s) for s in seeds]
+    points: list[tuple[str, dict, int]] = []
+    for i, c in enumerate(configs):
+        try:
+            for s in seeds:
+                points.append((_key(c, s), c, s))
+        except TypeError as exc:
+            raise ValueError(f"grid[{i}] = {c!r} is not a dict of JSON values ({exc})") from exc
+
+    done: dict[str, SweepPoint] = {}
+    fh = None
+    if results_path is not None:
+        path = Path(results_path)
+        if path.exists():
+            done = load_results(path, fn=fn, repair=True)
+            fh = open(path, "ab")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fh = open(path, "ab")
+            _append(fh, {"format": _FORMAT, "version": _VERSION, "fn": _fn_name(fn)})
+
+    todo = [(k, c, s) for k, c, s in points if k not in done]
+    todo = list({k: (k, c, s) for k, c, s in todo}.values())  # a config listed twice runs once
+    own = executor is None and bool(todo)
+    ex = _default_executor(len(todo), max_workers) if own else executor
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm  # noqa: PLC0415
+
+        bar = tqdm(total=len(points), initial=len(points) - len(todo), desc=f"sweep {_fn_name(fn)}")
+    first_error: BaseException | None = None
+    try:
+        pending: dict[Future, tuple[str, dict, int]] = {}
+        for k, c, s in todo:
+            pending[ex.submit(_run_point, fn, c, s)] = (k, c, s)  # type: ignore[union-attr]
+        while pending:
+            finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            for fut in finished:
+                k, c, s = pending.pop(fut)
+                if fut.cancelled():
+                    continue
+                exc = fut.exception()
+                if exc is not None:
+                    if first_error is None:
+                        first_error = exc
+                        for other in pending:  # stop what has not started; let running points finish
+                            other.cancel()
+                    continue
+                result, secs = fut.result()
+                try:
+                    result = json.loads(_dumps(result))
+                except TypeError as err:
+                    raise ValueError(f"fn result for config {c!r}, seed {s} is not JSON-serialisable: {err}") from err
+                done[k] = SweepPoint(config=c, seed=s, result=result, wall_time=float(secs))
+                if fh is not None:
+                    _append(fh, {"key": k, "config": c, "seed": s, "result": result, "wall_time": float(secs)})
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if fh is not None:
+            fh.close()
+        if bar is not None:
+            bar.close()
+        if own:
+            ex.shutdown(wait=True, cancel_futures=True)  # type: ignore[union-attr]
+    if first_error is not None:
+        raise first_error
+    return [done[k] for k, _, _ in points]
