@@ -1,0 +1,573 @@
+r"""Average-reward (gain) criterion: policy evaluation and exact optimal-gain solvers.
+
+For a stationary policy ``π`` with chain ``P_π`` and reward ``r_π`` the *gain* and
+*bias* are
+
+    g^π = P_π* r_π,        h^π = H_π r_π,   H_π = (I − P_π + P_π*)^{-1}(I − P_π*),
+
+where ``P_π*`` is the Cesàro limit (:func:`rltheory.mdp.mixing.limiting_matrix`)
+and ``H_π`` the deviation matrix. They solve the evaluation equations
+
+    (I − P_π) g = 0,      g + (I − P_π) h = r_π,      P_π* h = 0
+
+(Puterman 1994, §8.2.3, eqs. (8.2.11)–(8.2.12) and Thm 8.2.6). For a unichain
+``P_π`` the gain is the constant ``g = μ_πᵀ r_π`` and the normalisation reads
+``μ_πᵀ h = 0``. Optimal gains solve the optimality equation
+``g* + h*(s) = max_a [r(s,a) + Σ_s' P(s'|s,a) h*(s')]`` (unichain and weakly
+communicating models, where ``g*`` is constant; Puterman §8.4 and Prop. 8.3.1),
+or the nested multichain equations ``max_a Σ_s' P(s'|s,a) g(s') = g(s)``,
+``max_{a∈B_s} [r(s,a) + P h](s) = g(s) + h(s)`` (§9.1).
+
+Solvers: :func:`relative_value_iteration` (with the aperiodicity transform),
+:func:`average_policy_iteration` (unichain §8.6 and multichain §9.2) and
+:func:`average_linear_program` (unichain §8.8 and multichain §9.3; its dual
+solution is the stationary state-action frequency of an optimal policy).
+Solvers meant for unichain / weakly communicating models refuse other models with
+an :class:`~rltheory.errors.InvalidModelError` that names the offending classes.
+
+References
+----------
+Puterman, M. L. (1994). *Markov Decision Processes*. Wiley. Ch. 8 (unichain / weakly
+communicating models), Ch. 9 (multichain models).
+Odoni, A. R. (1969). On finding the maximal gain for Markov decision processes.
+*Operations Research* 17(5), 857–860.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..backend import as_float, require_host, to_numpy
+from ..errors import ConvergenceWarning, InvalidModelError, SolverError
+from ..trace import Trace, TraceRecorder
+from .bellman import as_stochastic_policy, greedy, policy_reward, policy_transition_matrix, q_values
+from .mixing import _eye, _limiting_single, _structures, _unichain_stationary
+from .model import FiniteMDP
+from .structure import require_weakly_communicating
+
+__all__ = [
+    "GainBias",
+    "AverageRewardSolution",
+    "gain_bias",
+    "relative_value_iteration",
+    "average_policy_iteration",
+    "average_linear_program",
+]
+
+
+class GainBias(NamedTuple):
+    """``(g, h)`` with ``g + h = r_π + P_π h`` (``g`` scalar per instance for unichain chains)."""
+
+    g: Any
+    h: Any
+
+
+@dataclass(frozen=True, eq=False)
+class AverageRewardSolution:
+    """Result of an average-reward solver.
+
+    Attributes
+    ----------
+    policy : int array (..., S)
+        Deterministic optimal (or, for RVI, ``bound``-optimal) policy.
+    gain : array (...) or (..., S)
+        Optimal gain: scalar per instance for unichain / weakly communicating
+        solvers, per state for the multichain ones.
+    bias : array (..., S)
+        A solution ``h`` of the optimality equation (``h(ref_state) = 0`` for RVI; the
+        bias of ``policy`` for PI; the LP's dual for the LP).
+    iterations : int
+    converged : bool
+    bound : array (...)
+        RVI: ``max Δ − min Δ`` with ``Δ = Tv − v``, which bounds both ``|gain − g*|``
+        and ``g* − g^policy``. Unichain PI / LP: the Odoni gap ``max_s (T h − h)(s) − gain``
+        ``≥ g* − gain``. Multichain PI: residual of the optimality equations; multichain
+        LP: LP optimality residual (0 up to round-off certifies optimality).
+    trace : Trace
+    method : str
+    occupancy : array (..., S, A) or None
+        LP only: optimal stationary state-action frequencies ``x*(s, a)``.
+    """
+
+    policy: Any
+    gain: Any
+    bias: Any
+    iterations: int
+    converged: bool
+    bound: Any
+    trace: Trace
+    method: str
+    occupancy: Any = None
+
+
+def _require_average(mdp: Any, what: str) -> None:
+    if not isinstance(mdp, FiniteMDP):
+        raise TypeError(f"{what} expects a FiniteMDP; got {type(mdp).__name__}")
+    if mdp.gamma is not None:
+        raise ValueError(
+            f"{what} is an average-reward routine but mdp.gamma = {mdp.gamma}; "
+            "build the model with gamma=None (e.g. mdp.replace(gamma=None))"
+        )
+
+
+def _check_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
+    """Gain/bias of chains ``P[..., S, S]`` with rewards ``r[..., S]``."""
+    S = P.shape[-1]
+    batch = tuple(P.shape[:-2])
+    structs = _structures(P)
+    uni = all(cs.unichain for cs in structs)
+    if uni and per_state is not True:
+        mu = _unichain_stationary(xp, P)
+        g = xp.sum(mu * r, axis=-1)
+        M = _eye(xp, S, P) - P + xp.ones_like(P) * mu[..., None, :]
+        h = xp.linalg.solve(M, (r - g[..., None])[..., None])[..., 0]
+        return GainBias(g, h)
+    Pf = xp.reshape(P, (-1, S, S))
+    Pstar = xp.stack([_limiting_single(xp, Pf[i, ...], cs) for i, cs in enumerate(structs)])
+    Pstar = xp.reshape(Pstar, batch + (S, S))
+    g = (Pstar @ r[..., None])[..., 0]
+    h = xp.linalg.solve(_eye(xp, S, P) - P + Pstar, (r - g)[..., None])[..., 0]
+    return GainBias(g, h)
+
+
+def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> GainBias:
+    r"""Gain and bias of ``π``: ``g = P_π* r_π``, ``h = (I − P_π + P_π*)^{-1}(r_π − g)``.
+
+    ``(g, h)`` solve the Poisson (evaluation) equations ``g = P_π g`` and
+    ``g + h = r_π + P_π h`` with the bias normalisation ``P_π* h = 0`` (Puterman
+    1994, §8.2.3, eqs. (8.2.11)–(8.2.12)). For a unichain ``P_π`` (one recurrent
+    class) ``P_π* = 1μ_πᵀ``, the gain is the scalar ``g = μ_πᵀ r_π`` and
+    ``μ_πᵀ h = 0``; ``h`` then solves ``(I − P_π + 1μ_πᵀ) h = r_π − g1``
+    (Puterman Thm A.7 / §8.2.1; SEEDS C15).
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Average-reward model (``gamma=None``), possibly batched.
+    pi : array
+        Stochastic ``[..., S, A]`` or deterministic integer ``[..., S]`` policy.
+    per_state : bool, optional
+        ``None`` (default): ``g`` has shape ``(...)`` when every instance's chain is
+        unichain, else ``(..., S)`` (multichain, Puterman ch. 9). ``True``: always
+        ``(..., S)``. ``False``: require unichain chains (error otherwise).
+
+    Returns
+    -------
+    GainBias
+        ``(g, h)``.
+
+    Raises
+    ------
+    ValueError
+        ``mdp.gamma`` is not None, or ``per_state=False`` with a multichain ``P_π``
+        (the recurrent classes are named).
+
+    Notes
+    -----
+    The class structure of ``P_π`` is read from its support on the host; the linear
+    algebra runs in the model's array namespace. Cost ``O(S³)`` per instance.
+
+    Examples
+    --------
+    Two states swapping deterministically with rewards 1 and 0: ``g = 1/2``,
+    ``h = (1/4, −1/4)``:
+
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.array([[[0., 1.]], [[1., 0.]]]), np.array([[1.], [0.]]), gamma=None)
+    >>> g, h = gain_bias(mdp, np.array([0, 0]))
+    >>> float(g), h
+    (0.5, array([ 0.25, -0.25]))
+    """
+    _require_average(mdp, "gain_bias")
+    xp = mdp.xp
+    P = policy_transition_matrix(mdp, pi)
+    r = xp.broadcast_to(policy_reward(mdp, pi), tuple(P.shape[:-1]))
+    if per_state is False:
+        for i, cs in enumerate(_structures(P)):
+            if not cs.unichain:
+                raise ValueError(
+                    f"gain_bias(per_state=False) needs a unichain policy chain but instance {i} has "
+                    f"{cs.describe()}"
+                )
+    return _evaluate(xp, P, r, per_state)
+
+
+def _odoni(xp: Any, mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any]:
+    """``Q = r + P v``, ``Δ = max_a Q − v`` and its bounds ``min Δ ≤ g* ≤ max Δ``."""
+    Q = q_values(mdp, v, gamma=1.0)
+    D = xp.max(Q, axis=-1) - v
+    return Q, xp.min(D, axis=-1), xp.max(D, axis=-1)
+
+
+def relative_value_iteration(
+    mdp: FiniteMDP,
+    *,
+    tau: float = 0.5,
+    tol: float = 1e-8,
+    max_iter: int = 100_000,
+    ref_state: int = 0,
+    v0: Any = None,
+) -> AverageRewardSolution:
+    r"""Relative value iteration with the aperiodicity transform, certified by Odoni's bounds.
+
+    On the transformed model ``P̃ = τP + (1−τ)I``, ``r̃ = τr`` (same optimal policies,
+    ``g̃ = τg``, ``h̃ = h``; Puterman 1994, §8.5.4):
+
+        w_k = T̃ v_k = max_a [τ r + τ P v_k + (1−τ) v_k],     v_{k+1} = w_k − w_k(ref_state) 1.
+
+    With ``Δ_k = (w_k − v_k)/τ = T v_k − v_k`` (undiscounted ``T``), the Odoni bounds
+    ``min Δ_k ≤ g* ≤ max Δ_k`` hold for every model with constant optimal gain, and
+    the greedy policy satisfies ``g^π ≥ min Δ_k`` (Odoni 1969; Puterman §8.5.2).
+    The iteration stops once ``sp(Δ_k) ≤ tol``; then ``|gain − g*| ≤ tol/2`` and
+    ``g* − g^policy ≤ tol``.
+
+    Convergence: ``sp(Δ_k) → 0`` for weakly communicating models and ``τ < 1`` (all
+    transformed chains aperiodic; Puterman §8.5.4, §9.5.3), geometrically with the
+    rate of the optimal policy's chain ``max_{λ≠1}|τλ + 1 − τ|`` asymptotically (see
+    :func:`rltheory.bounds.average.rvi_rate`). It is not a contraction in general,
+    so no a-priori iteration count is stated.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Average-reward model (``gamma=None``), possibly batched, weakly communicating.
+    tau : float in (0, 1]
+        Aperiodicity transform (``tau=1``: plain RVI, which may oscillate on periodic chains).
+    tol : float
+        Stop when ``max Δ − min Δ ≤ tol`` in every instance.
+    max_iter : int
+    ref_state : int
+    v0 : array (..., S), optional
+
+    Returns
+    -------
+    AverageRewardSolution
+        ``gain`` = midpoint of the bounds, ``bias`` = ``v`` with ``v(ref_state) = 0``,
+        ``bound`` = ``sp(Δ)``; trace metrics ``span``, ``lower``, ``upper``.
+
+    Raises
+    ------
+    InvalidModelError
+        The model is not weakly communicating (its closed classes are named).
+    ValueError
+        Bad settings, or ``gamma`` is not None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> P = np.array([[[0.9, 0.1], [0.2, 0.8]], [[0.5, 0.5], [0.1, 0.9]]])
+    >>> R = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> res = relative_value_iteration(FiniteMDP(P, R, gamma=None), tol=1e-10)
+    >>> res.policy, round(float(res.gain), 6)  # g* = μᵀr = (1/9, 8/9)·(0, 2) = 16/9
+    (array([1, 1]), 1.777778)
+    """
+    _require_average(mdp, "relative_value_iteration")
+    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not (0.0 < tau <= 1.0):
+        raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0) or not np.isfinite(tol):
+        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
+    max_iter = _check_int(max_iter, "max_iter")
+    if isinstance(ref_state, bool) or not isinstance(ref_state, (int, np.integer)) or not 0 <= ref_state < mdp.S:
+        raise ValueError(f"ref_state must be a state index in [0, {mdp.S}); got {ref_state!r}")
+    require_weakly_communicating(mdp, "relative_value_iteration")
+    xp = mdp.xp
+    shape = mdp.batch_shape + (mdp.S,)
+    v = xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device) if v0 is None else xp.broadcast_to(
+        as_float(v0, xp, mdp.dtype), shape
+    )
+    rec = TraceRecorder()
+    it = 0
+    while True:
+        Q, lo, hi = _odoni(xp, mdp, v)
+        span = hi - lo
+        rec.record(it, span=span, lower=lo, upper=hi)
+        done = bool(xp.all(span <= tol))
+        if done or it >= max_iter:
+            if not done:
+                warnings.warn(
+                    f"relative_value_iteration stopped at max_iter={max_iter} with span "
+                    f"{float(xp.max(span)):.3g} > tol={tol:g}",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            pi = greedy(Q)
+            h = v - v[..., ref_state : ref_state + 1]
+            return AverageRewardSolution(
+                pi, 0.5 * (lo + hi), h, it, done, span, rec.finish(), "relative_value_iteration"
+            )
+        w = tau * xp.max(Q, axis=-1) + (1.0 - tau) * v
+        v = w - w[..., ref_state : ref_state + 1]
+        it += 1
+
+
+def _select(xp: Any, Q: Any, pi: Any) -> Any:
+    onehot = pi[..., None] == xp.arange(Q.shape[-1], device=Q.device)
+    return xp.sum(xp.where(onehot, Q, xp.zeros_like(Q)), axis=-1)
+
+
+def _improve(xp: Any, Q: Any, pi: Any, allowed: Any = None) -> tuple[Any, Any]:
+    """Greedy step keeping ``π(s)`` when it is within the tie tolerance of the best allowed action."""
+    if allowed is not None:
+        Q = xp.where(allowed, Q, xp.full_like(Q, -float("inf")))
+    qmax = xp.max(Q, axis=-1)
+    tol = 1e-10 * (1.0 + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=(-2, -1)))
+    keep = _select(xp, Q, pi) >= qmax - tol[..., None]
+    return xp.where(keep, pi, greedy(Q)), qmax
+
+
+def average_policy_iteration(
+    mdp: FiniteMDP, *, multichain: bool = False, pi0: Any = None, max_iter: int = 10_000
+) -> AverageRewardSolution:
+    r"""Average-reward policy iteration (Howard), unichain or multichain.
+
+    *Unichain* (Puterman 1994, §8.6.1): evaluate ``(g_n, h_n)`` by :func:`gain_bias`
+    (``μᵀh = 0``), then ``π_{n+1}(s) ∈ argmax_a r(s,a) + P(·|s,a)ᵀh_n``, keeping
+    ``π_n(s)`` when it attains the maximum; stop when ``π_{n+1} = π_n``. Finite
+    convergence to an optimal policy in unichain models (Puterman Thm 8.6.6). Each
+    evaluated chain is checked: a multichain ``P_π`` raises, naming its classes.
+
+    *Multichain* (Puterman §9.2.1): evaluate ``(g_n, h_n)`` with per-state gains and
+    ``P*h = 0``; (a) ``π_{n+1}(s) ∈ argmax_a P(·|s,a)ᵀg_n`` keeping ``π_n(s)`` if
+    possible; if that changes nothing, (b) maximise ``r + P h_n`` over the actions
+    ``B_s`` attaining (a). Terminates in finitely many steps with an optimal policy
+    (Puterman Thm 9.2.3 via lexicographic improvement of ``(g, h)``).
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Average-reward model, possibly batched.
+    multichain : bool
+        Use the multichain algorithm (gain per state).
+    pi0 : int array (..., S), optional
+        Initial policy (default: greedy with respect to ``r``).
+    max_iter : int
+        Cap on improvement steps (ConvergenceWarning when reached).
+
+    Returns
+    -------
+    AverageRewardSolution
+        ``bound``: unichain — Odoni gap ``max_s (T h − h)(s) − g ≥ g* − g^policy``;
+        multichain — residual of the two optimality equations. Trace metric ``changed``.
+
+    Raises
+    ------
+    InvalidModelError
+        Unichain mode meets a policy whose chain has several recurrent classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> P = np.array([[[0.9, 0.1], [0.2, 0.8]], [[0.5, 0.5], [0.1, 0.9]]])
+    >>> R = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> res = average_policy_iteration(FiniteMDP(P, R, gamma=None))
+    >>> res.policy, round(float(res.gain), 12), res.iterations  # g* = 16/9
+    (array([1, 1]), 1.777777777778, 2)
+    """
+    _require_average(mdp, "average_policy_iteration")
+    max_iter = _check_int(max_iter, "max_iter")
+    xp = mdp.xp
+    S = mdp.S
+    if pi0 is None:
+        pi = greedy(mdp.R)
+    else:
+        pi = xp.asarray(pi0)
+        if not xp.isdtype(pi.dtype, "integral"):
+            raise ValueError("pi0 must be a deterministic policy (integer array of shape (..., S))")
+        as_stochastic_policy(mdp, pi)
+        pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
+    rec = TraceRecorder()
+    it = 0
+    while True:
+        P = policy_transition_matrix(mdp, pi)
+        r = policy_reward(mdp, pi)
+        if not multichain:
+            for i, cs in enumerate(_structures(P)):
+                if not cs.unichain:
+                    where = f" (batch index {np.unravel_index(i, mdp.batch_shape)})" if mdp.batch_shape else ""
+                    raise InvalidModelError(
+                        f"unichain policy iteration met the policy {to_numpy(pi).reshape(-1, S)[i].tolist()}"
+                        f"{where} whose chain has {cs.describe()}: the model is multichain; "
+                        "use average_policy_iteration(mdp, multichain=True)"
+                    )
+        g, h = _evaluate(xp, P, r, True if multichain else None)
+        Q = q_values(mdp, h, gamma=1.0)
+        it += 1
+        if multichain:
+            G = q_values(mdp.replace(R=xp.zeros_like(mdp.R)), g, gamma=1.0)  # P(·|s,a)ᵀ g
+            new_a, gmax = _improve(xp, G, pi)
+            changed_a = xp.any(new_a != pi, axis=-1)
+            tolg = 1e-10 * (1.0 + xp.max(xp.abs(G), axis=(-2, -1)))
+            allowed = G >= gmax[..., None] - tolg[..., None, None]
+            new_b, qmax = _improve(xp, Q, pi, allowed)
+            new = xp.where(changed_a[..., None], new_a, new_b)
+            resid = xp.maximum(xp.max(gmax - g, axis=-1), xp.max(xp.abs(qmax - g - h), axis=-1))
+        else:
+            new, qmax = _improve(xp, Q, pi)
+            resid = xp.max(qmax - h, axis=-1) - g
+        changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
+        rec.record(it, changed=changed, bound=resid)
+        n_changed = int(xp.max(changed))
+        if n_changed == 0 or it >= max_iter:
+            if n_changed:
+                warnings.warn(
+                    f"average_policy_iteration stopped at max_iter={max_iter} with {n_changed} states "
+                    "still changing",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            method = "multichain_policy_iteration" if multichain else "unichain_policy_iteration"
+            return AverageRewardSolution(pi, g, h, it, n_changed == 0, resid, rec.finish(), method)
+        pi = new
+
+
+def _reach_actions(supp: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Actions moving every state outside ``target`` one BFS layer closer to it (−1 if unreachable)."""
+    S = supp.shape[0]
+    act = np.full(S, -1, dtype=np.int64)
+    done = target.copy()
+    while not done.all():
+        hits = np.any(supp & done[None, None, :], axis=-1) & ~done[:, None]  # [S, A]
+        layer = np.any(hits, axis=-1)
+        if not layer.any():
+            break
+        act[layer] = np.argmax(hits[layer], axis=-1)
+        done = done | layer
+    return act
+
+
+_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+def average_linear_program(
+    mdp: FiniteMDP, *, multichain: bool = False, weights: Any = None
+) -> AverageRewardSolution:
+    r"""Average-reward linear programs (scipy HiGHS dual simplex); host only.
+
+    *Unichain / weakly communicating* (Puterman 1994, §8.8): the dual LP
+
+        max_x Σ r(s,a) x(s,a)  s.t.  Σ_a x(j,a) = Σ_{s,a} P(j|s,a) x(s,a) ∀j,  Σ x = 1,  x ≥ 0
+
+    ranges over stationary state-action frequencies; its optimum ``x*`` is the
+    stationary frequency of an optimal policy and its value is ``g*``. The primal
+    ``min g s.t. g + h(s) ≥ r(s,a) + Σ_j P(j|s,a) h(j)`` gives ``(g*, h)`` as LP duals.
+    Policy: on ``S_x = {s : Σ_a x*(s,a) > 0}`` (closed under the support of ``x*``)
+    the action with the largest ``x*(s,·)``; elsewhere an action that moves one
+    breadth-first layer closer to ``S_x``, so those states are transient and the
+    policy's gain is ``g*`` everywhere.
+
+    *Multichain* (Puterman §9.3, Thm 9.3.8): variables ``x, y ≥ 0`` with
+    ``Σ_a x(j,a) − Σ P(j|s,a) x(s,a) = 0`` and
+    ``Σ_a x(j,a) + Σ_a y(j,a) − Σ P(j|s,a) y(s,a) = α_j``; value ``Σ_j α_j g*(j)``. The
+    duals of the second block are ``g*``. Policy: argmax of ``x*(s,·)`` on ``S_x``,
+    of ``y*(s,·)`` elsewhere.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Average-reward model (batched models are solved one instance at a time).
+    multichain : bool
+    weights : array (S,), optional
+        Multichain only: strictly positive ``α`` (default: ``mu`` if positive, else uniform).
+
+    Returns
+    -------
+    AverageRewardSolution
+        ``occupancy = x*``. Unichain: ``gain = Σ r x*`` and ``bound = max_s (T h − h)(s) − gain``,
+        so that ``0 ≤ g* − gain ≤ bound`` (Odoni). Multichain: ``bound`` = LP optimality
+        residual (primal infeasibility of ``(g, h)`` and ``|Σ α g − Σ r x*|``).
+
+    Raises
+    ------
+    InvalidModelError
+        Unichain mode on a model that is not weakly communicating (classes named).
+    SolverError
+        HiGHS does not report optimality (status attached).
+    TypeError
+        Device arrays (host-only routine).
+    """
+    from scipy.optimize import linprog  # noqa: PLC0415
+
+    _require_average(mdp, "average_linear_program")
+    P = require_host(mdp.P, "average_linear_program")
+    R = to_numpy(mdp.R)
+    if not multichain:
+        require_weakly_communicating(mdp, "average_linear_program")
+    S, A = mdp.S, mdp.A
+    batch = mdp.batch_shape
+    if weights is None:
+        W = to_numpy(mdp.initial_distribution()).reshape((-1, S))
+        W = np.where(np.any(W <= 0, axis=-1, keepdims=True), 1.0 / S, W)
+    else:
+        W = np.broadcast_to(np.asarray(weights, dtype=float), batch + (S,)).reshape((-1, S))
+        if np.any(~np.isfinite(W)) or np.any(W <= 0) or np.any(np.abs(W.sum(-1) - 1) > 1e-8):
+            raise ValueError("weights must be a strictly positive distribution over states")
+    E = np.kron(np.eye(S), np.ones((1, A)))  # [S, S*A]: row j sums x(j, ·)
+    pis, gains, biases, occs = [], [], [], []
+    for i, (Pi, Ri) in enumerate(zip(P.reshape((-1, S, A, S)), R.reshape((-1, S * A)), strict=True)):
+        flow = E - Pi.reshape((S * A, S)).T
+        if multichain:
+            Z = np.zeros_like(flow)
+            A_eq = np.block([[flow, Z], [E, flow]])
+            b_eq = np.concatenate([np.zeros(S), W[i]])
+            c = np.concatenate([-Ri, np.zeros(S * A)])
+        else:
+            A_eq = np.vstack([flow, np.ones((1, S * A))])
+            b_eq = np.concatenate([np.zeros(S), [1.0]])
+            c = -Ri
+        res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds", options=_HIGHS)
+        if res.status != 0:
+            raise SolverError(f"HiGHS failed on instance {i}: {res.message}", status=res.status)
+        y_dual = -res.eqlin.marginals
+        x = np.clip(res.x[: S * A], 0.0, None).reshape(S, A)
+        visited = x.sum(-1) > 1e-10
+        pi = np.argmax(x, axis=-1)
+        if multichain:
+            g, h = y_dual[S:], y_dual[:S]
+            y = np.clip(res.x[S * A :], 0.0, None).reshape(S, A)
+            pi = np.where(visited, pi, np.argmax(y, axis=-1))
+        else:
+            g, h = y_dual[S], y_dual[:S]
+            reach = _reach_actions(Pi > 0, visited)
+            pi = np.where(visited, pi, reach)
+        pis.append(pi)
+        gains.append(g)
+        biases.append(h)
+        occs.append(x)
+    xp = mdp.xp
+    pi = xp.asarray(np.stack(pis).reshape(batch + (S,)))
+    gain_shape = batch + ((S,) if multichain else ())
+    gain = xp.asarray(np.asarray(gains).reshape(gain_shape), dtype=mdp.dtype)
+    bias = xp.asarray(np.stack(biases).reshape(batch + (S,)), dtype=mdp.dtype)
+    occ = xp.asarray(np.stack(occs).reshape(batch + (S, A)), dtype=mdp.dtype)
+    Q = q_values(mdp, bias, gamma=1.0)
+    if multichain:
+        # primal feasibility of (g, h) and the primal-dual objective gap
+        G = q_values(mdp.replace(R=xp.zeros_like(mdp.R)), gain, gamma=1.0)
+        infeas = xp.maximum(
+            xp.max(G - gain[..., None], axis=(-2, -1)), xp.max(Q - (gain + bias)[..., None], axis=(-2, -1))
+        )
+        value = xp.sum(occ * mdp.R, axis=(-2, -1))
+        wx = xp.asarray(W.reshape(batch + (S,)), dtype=mdp.dtype)
+        resid = xp.maximum(xp.maximum(infeas, xp.zeros_like(infeas)), xp.abs(xp.sum(wx * gain, axis=-1) - value))
+    else:
+        # Odoni: value(x*) <= g* <= max_s (T h - h)(s)
+        gain = xp.sum(occ * mdp.R, axis=(-2, -1))
+        resid = xp.max(xp.max(Q, axis=-1) - bias, axis=-1) - gain
+    rec = TraceRecorder()
+    rec.record(1, bound=resid)
+    method = "multichain_linear_program" if multichain else "unichain_linear_program"
+    return AverageRewardSolution(pi, gain, bias, 1, True, resid, rec.finish(), method, occupancy=occ)
+

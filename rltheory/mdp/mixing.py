@@ -1,0 +1,432 @@
+r"""Long-run quantities of a Markov chain: stationary distributions, the limiting
+matrix, exact mixing times, spectral gaps and hitting times.
+
+Notation for a chain ``P[s, s']``:
+
+* stationary distribution ``μᵀP = μᵀ``, ``Σ μ = 1`` — unique iff ``P`` is unichain;
+  then ``μᵀ = 1ᵀ(I − P + 11ᵀ)^{-1}``                                      (:func:`stationary_distribution`)
+* limiting (Cesàro) matrix ``P* = lim_N (1/N) Σ_{t<N} P^t``: row ``s`` is
+  ``Σ_k f_k(s) μ_k`` where ``μ_k`` is the stationary law of recurrent class
+  ``k`` and ``f_k(s)`` the probability of being absorbed in it
+  (Puterman 1994, App. A.4, Thm A.7)                                       (:func:`limiting_matrix`)
+* ``d(t) = max_s ‖P^t(s, ·) − P*(s, ·)‖_TV``, non-increasing in ``t``, and the
+  mixing time ``t_mix(ε) = min{t : d(t) ≤ ε}`` (Levin, Peres & Wilmer 2017,
+  §4.5; ``P*(s, ·) = μ`` for unichain chains)                               (:func:`mixing_time`)
+* spectral gap ``1 − λ₂`` and absolute spectral gap ``γ* = 1 − max_{λ≠1}|λ|``,
+  relaxation time ``t_rel = 1/γ*`` (LPW §12.2)                             (:func:`spectral_gap`)
+* expected hitting times ``E_s[τ_B]``, ``τ_B = min{t ≥ 0 : X_t ∈ B}``       (:func:`hitting_times`)
+
+The unichain kernels (:func:`stationary_distribution`, :func:`mixing_time`)
+are array-API code and accept batches ``P[..., S, S]``; routines that need the
+class structure read the support of ``P`` on the host (see
+:mod:`rltheory.mdp.structure`).
+
+References
+----------
+Puterman, M. L. (1994). *Markov Decision Processes*. Wiley. Appendix A.
+Levin, D. A., Peres, Y. & Wilmer, E. L. (2017). *Markov Chains and Mixing Times*, 2nd ed.
+AMS. §1.5 (stationary distributions), §4.4–4.5 (TV distance, mixing), §12.2 (spectral gap),
+Thms 12.4–12.5 (relaxation-time bounds).
+Norris, J. R. (1997). *Markov Chains*. Cambridge. Thm 1.3.5 (hitting times), Thm 1.7.7
+(Kac: ``E_s[τ_s⁺] = 1/μ(s)`` for irreducible chains).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_probability
+from ..backend import array_namespace, as_float, require_host, to_numpy
+from ..errors import InvalidModelError
+from .structure import ChainStructure, _structure_from_support
+
+__all__ = [
+    "stationary_distribution",
+    "limiting_matrix",
+    "tv_distances",
+    "mixing_time",
+    "SpectralGap",
+    "spectral_gap",
+    "hitting_times",
+]
+
+
+def _check_chain(P: Any, what: str) -> tuple[Any, Any]:
+    xp = array_namespace(P)
+    P = as_float(P, xp)
+    if P.ndim < 2 or P.shape[-1] != P.shape[-2] or P.shape[-1] < 1:
+        raise InvalidModelError(f"{what}: P must have shape (..., S, S); got {tuple(P.shape)}")
+    check_probability(P, "P", ("s", "s'"), "P[s, :]")
+    return xp, P
+
+
+def _structures(P: Any) -> list[ChainStructure]:
+    """Host structure of every instance of a batch ``P[..., S, S]`` (flattened order)."""
+    supp = to_numpy(P > 0)
+    S = supp.shape[-1]
+    return [_structure_from_support(a) for a in supp.reshape((-1, S, S))]
+
+
+def _require_unichain(P: Any, what: str) -> None:
+    batch = tuple(P.shape[:-2])
+    for i, cs in enumerate(_structures(P)):
+        if not cs.unichain:
+            where = f" (batch index {np.unravel_index(i, batch)})" if batch else ""
+            raise ValueError(
+                f"{what} needs a unichain P (one recurrent class) but P{where} has {cs.describe()}; "
+                "use limiting_matrix for one stationary law per recurrent class"
+            )
+
+
+def _eye(xp: Any, n: int, like: Any) -> Any:
+    return xp.eye(n, dtype=like.dtype, device=like.device)
+
+
+def _unichain_stationary(xp: Any, P: Any) -> Any:
+    S = P.shape[-1]
+    M = _eye(xp, S, P) - P + 1.0
+    rhs = xp.ones(tuple(P.shape[:-1]), dtype=P.dtype, device=P.device)
+    return xp.linalg.solve(xp.matrix_transpose(M), rhs[..., None])[..., 0]
+
+
+def stationary_distribution(P: Any, *, check: bool = True) -> Any:
+    r"""The unique stationary distribution ``μᵀ = 1ᵀ(I − P + 11ᵀ)^{-1}`` of a unichain ``P``.
+
+    ``μᵀ(I − P + 11ᵀ) = μᵀ11ᵀ = 1ᵀ`` for any stationary ``μ``, and ``I − P + 11ᵀ``
+    is nonsingular exactly when the stationary law is unique, i.e. when ``P`` has
+    one recurrent class (LPW 2017, Cor. 1.17; Paige, Styan & Wachter 1975).
+    ``μ`` vanishes on transient states.
+
+    Parameters
+    ----------
+    P : array, shape (..., S, S)
+    check : bool
+        Verify on the host that every instance is unichain (default True).
+
+    Raises
+    ------
+    ValueError
+        ``P`` is multichain; the message names its recurrent classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stationary_distribution(np.array([[0.5, 0.5], [0.25, 0.75]]))
+    array([0.33333333, 0.66666667])
+    """
+    xp, P = _check_chain(P, "stationary_distribution")
+    if check:
+        _require_unichain(P, "stationary_distribution")
+    return _unichain_stationary(xp, P)
+
+
+def _selection(xp: Any, idx: tuple[int, ...], S: int, like: Any) -> Any:
+    E = np.zeros((S, len(idx)))
+    E[list(idx), np.arange(len(idx))] = 1.0
+    return xp.asarray(as_float(E, xp, like.dtype), device=like.device)
+
+
+def _limiting_single(xp: Any, P: Any, cs: ChainStructure) -> Any:
+    S = P.shape[-1]
+    Pstar = xp.zeros((S, S), dtype=P.dtype, device=P.device)
+    ET = _selection(xp, cs.transient, S, P) if cs.transient else None
+    for C in cs.recurrent_classes:
+        EC = _selection(xp, C, S, P)
+        PCC = xp.matrix_transpose(EC) @ P @ EC
+        mu = _unichain_stationary(xp, PCC)  # stationary law on the class
+        w = xp.sum(EC, axis=-1)  # indicator of the class
+        if ET is not None:
+            Q = xp.matrix_transpose(ET) @ P @ ET
+            b = xp.matrix_transpose(ET) @ (P @ w)
+            f = xp.linalg.solve(_eye(xp, len(cs.transient), P) - Q, b[:, None])[:, 0]
+            w = w + ET @ f
+        Pstar = Pstar + w[:, None] * (EC @ mu)[None, :]
+    return Pstar
+
+
+def limiting_matrix(P: Any) -> Any:
+    r"""Cesàro limit ``P* = lim_N (1/N) Σ_{t<N} P^t`` of any finite chain.
+
+    For recurrent class ``C_k`` with stationary law ``μ_k`` (on ``C_k``) and
+    absorption probabilities ``f_k = (I − Q)^{-1} P_{T,C_k} 1`` from the transient
+    set ``T`` (``Q = P_{TT}``), ``P*(s, ·) = Σ_k f_k(s) μ_k`` with ``f_k(s) = 1{s ∈ C_k}``
+    on recurrent states (Puterman 1994, Thm A.7 and eq. (A.6)). ``P*`` satisfies
+    ``P P* = P* P = P* P* = P*``.
+
+    Parameters
+    ----------
+    P : array, shape (..., S, S)
+
+    Returns
+    -------
+    array, shape (..., S, S)
+
+    Examples
+    --------
+    A transient state split evenly between two absorbing states:
+
+    >>> import numpy as np
+    >>> limiting_matrix(np.array([[1., 0., 0.], [0., 1., 0.], [.25, .25, .5]]))
+    array([[1. , 0. , 0. ],
+           [0. , 1. , 0. ],
+           [0.5, 0.5, 0. ]])
+    """
+    xp, P = _check_chain(P, "limiting_matrix")
+    batch = tuple(P.shape[:-2])
+    S = P.shape[-1]
+    structs = _structures(P)
+    if not batch:
+        return _limiting_single(xp, P, structs[0])
+    flat = xp.reshape(P, (-1, S, S))
+    out = [_limiting_single(xp, flat[i, ...], cs) for i, cs in enumerate(structs)]
+    return xp.reshape(xp.stack(out), batch + (S, S))
+
+
+def _tv_to_limit(xp: Any, M: Any, Pstar: Any) -> Any:
+    """``max_s ½ Σ_j |M(s, j) − P*(s, j)|`` over the last two axes."""
+    return xp.max(0.5 * xp.sum(xp.abs(M - Pstar), axis=-1), axis=-1)
+
+
+def _require_aperiodic(P: Any, what: str) -> None:
+    batch = tuple(P.shape[:-2])
+    for i, cs in enumerate(_structures(P)):
+        if not cs.aperiodic:
+            where = f" (batch index {np.unravel_index(i, batch)})" if batch else ""
+            raise ValueError(
+                f"{what}: P{where} is periodic ({cs.describe()}), so d(t) does not tend to 0 and "
+                "t_mix(ε) is infinite for small ε; use the lazy chain (I + P)/2"
+            )
+
+
+def tv_distances(P: Any, t_max: int) -> Any:
+    r"""``d(t) = max_s ‖P^t(s, ·) − P*(s, ·)‖_TV`` for ``t = 0, …, t_max`` by repeated multiplication.
+
+    The brute-force curve behind :func:`mixing_time` (``t_max`` matrix products).
+
+    Returns
+    -------
+    array, shape (..., t_max + 1)
+    """
+    if isinstance(t_max, bool) or not isinstance(t_max, (int, np.integer)) or t_max < 0:
+        raise ValueError(f"t_max must be a non-negative integer; got {t_max!r}")
+    xp, P = _check_chain(P, "tv_distances")
+    Pstar = limiting_matrix(P)
+    M = xp.broadcast_to(_eye(xp, P.shape[-1], P), P.shape)
+    out = [_tv_to_limit(xp, M, Pstar)]
+    for _ in range(int(t_max)):
+        M = M @ P
+        out.append(_tv_to_limit(xp, M, Pstar))
+    return xp.stack(out, axis=-1)
+
+
+def mixing_time(P: Any, eps: float = 0.25) -> Any:
+    r"""Exact mixing time ``t_mix(ε) = min{t ≥ 0 : max_s ‖P^t(s, ·) − P*(s, ·)‖_TV ≤ ε}``.
+
+    For a unichain chain ``P*(s, ·) = μ`` and this is the mixing time of Levin,
+    Peres & Wilmer (2017, eq. (4.32)). ``d(t)`` is non-increasing (``P^{t+1} − P* =
+    P(P^t − P*)`` and TV is convex; LPW Exercise 4.2), so ``t_mix`` is found exactly by
+    repeated squaring ``P, P², P⁴, …`` until ``d(2^K) ≤ ε`` and a binary descent over
+    the stored powers: ``O(S³ log t_mix)`` work instead of ``O(S³ t_mix)``.
+
+    Parameters
+    ----------
+    P : array, shape (..., S, S)
+        Aperiodic chain (every recurrent class of period 1).
+    eps : float in (0, 1)
+
+    Returns
+    -------
+    int array, shape (...)
+
+    Raises
+    ------
+    ValueError
+        ``eps`` outside (0, 1), or a periodic chain (``t_mix(ε)`` is infinite for small ε);
+        the message names the classes and periods.
+
+    Notes
+    -----
+    For reversible irreducible chains, ``(t_rel − 1) log(1/(2ε)) ≤ t_mix(ε) ≤
+    t_rel log(1/(ε μ_min))`` (LPW Thms 12.4–12.5), see
+    :func:`rltheory.bounds.average.mixing_time_spectral_bounds`.
+
+    Examples
+    --------
+    The lazy walk on two points: ``d(t) = 2^{-t}/2`` (eigenvalue 1/2), so ``t_mix(1/4) = 1``
+    and ``t_mix(0.01) = 6``:
+
+    >>> import numpy as np
+    >>> P = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> int(mixing_time(P)), int(mixing_time(P, 0.01))
+    (1, 6)
+    """
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (0.0 < eps < 1.0):
+        raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
+    xp, P = _check_chain(P, "mixing_time")
+    _require_aperiodic(P, "mixing_time")
+    Pstar = limiting_matrix(P)
+    S = P.shape[-1]
+    eye = xp.broadcast_to(_eye(xp, S, P), P.shape)
+    done0 = _tv_to_limit(xp, eye, Pstar) <= eps
+    powers = [P]
+    while not bool(xp.all(_tv_to_limit(xp, powers[-1], Pstar) <= eps)):
+        if len(powers) > 62:
+            raise ValueError("mixing_time: d(2^62) > eps; the chain does not mix in representable time")
+        powers.append(powers[-1] @ powers[-1])
+    M = eye
+    t = xp.zeros(tuple(P.shape[:-2]), dtype=xp.int64, device=P.device)
+    for j in range(len(powers) - 2, -1, -1):
+        cand = M @ powers[j]
+        far = _tv_to_limit(xp, cand, Pstar) > eps
+        M = xp.where(far[..., None, None], cand, M)
+        t = t + xp.where(far, xp.asarray(2**j, dtype=xp.int64, device=P.device), xp.zeros_like(t))
+    return xp.where(done0, xp.zeros_like(t), t + 1)
+
+
+@dataclass(frozen=True)
+class SpectralGap:
+    """Spectrum summary of a unichain ``P``.
+
+    Attributes
+    ----------
+    eigenvalues : numpy.ndarray
+        All eigenvalues, sorted by decreasing real part (real when ``reversible``).
+    gap : float
+        ``1 − max Re λ`` over eigenvalues other than the Perron root 1.
+    absolute_gap : float
+        ``γ* = 1 − max |λ|`` over eigenvalues other than 1.
+    relaxation_time : float
+        ``t_rel = 1/γ*`` (``inf`` when ``γ* = 0``).
+    reversible : bool
+        Whether detailed balance ``μ(s)P(s,s') = μ(s')P(s',s)`` holds (to 1e-12).
+    """
+
+    eigenvalues: np.ndarray
+    gap: float
+    absolute_gap: float
+    relaxation_time: float
+    reversible: bool
+
+
+def spectral_gap(P: Any) -> SpectralGap:
+    r"""Spectral gap ``1 − λ₂``, absolute gap ``γ* = 1 − max_{λ≠1}|λ|`` and ``t_rel = 1/γ*`` of a unichain ``P``.
+
+    Reversible chains with ``μ > 0`` use the symmetric matrix ``D^{1/2} P D^{-1/2}``
+    (``D = diag μ``), whose real eigenvalues are those of ``P`` (LPW 2017, Lemma 12.2),
+    computed with ``eigvalsh`` in the array namespace. Other chains use a general
+    eigen-solver on the host. The Perron root 1 is removed once; for ``S = 1`` both
+    gaps are 1.
+
+    The absolute gap governs geometric convergence: ``‖P^t(s,·) − μ‖`` decays like
+    ``(1 − γ*)^t`` (LPW Thm 12.4 for reversible chains; the second-largest
+    eigenvalue modulus in general).
+
+    Raises
+    ------
+    ValueError
+        ``P`` is multichain (eigenvalue 1 is repeated).
+    TypeError
+        A non-reversible chain on a device array (the general eigen-solver is host only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sg = spectral_gap(np.array([[0.75, 0.25], [0.25, 0.75]]))
+    >>> float(sg.gap), float(sg.absolute_gap), sg.reversible
+    (0.5, 0.5, True)
+    """
+    xp, P = _check_chain(P, "spectral_gap")
+    if P.ndim != 2:
+        raise ValueError(f"spectral_gap takes one chain (S, S); got shape {tuple(P.shape)}")
+    _require_unichain(P, "spectral_gap")
+    S = P.shape[-1]
+    mu = _unichain_stationary(xp, P)
+    flow = mu[:, None] * P
+    reversible = bool(xp.max(xp.abs(flow - xp.matrix_transpose(flow))) <= 1e-12) and bool(xp.min(mu) > 0)
+    if reversible:
+        r = xp.sqrt(mu)
+        sym = r[:, None] * P / r[None, :]
+        sym = 0.5 * (sym + xp.matrix_transpose(sym))
+        lam = np.sort(to_numpy(xp.linalg.eigvalsh(sym)))[::-1]
+        others = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
+    else:
+        lam = np.linalg.eigvals(require_host(P, "spectral_gap of a non-reversible chain"))
+        lam = lam[np.argsort(-lam.real, kind="stable")]
+        others = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
+    if S == 1:
+        return SpectralGap(np.asarray(lam), 1.0, 1.0, 1.0, reversible)
+    gap = float(1.0 - np.max(others.real))
+    agap = float(1.0 - np.max(np.abs(others)))
+    return SpectralGap(np.asarray(lam), gap, agap, 1.0 / agap if agap > 0 else float("inf"), reversible)
+
+
+def hitting_times(P: Any, target: Any) -> Any:
+    r"""Expected hitting times ``k_B(s) = E_s[τ_B]``, ``τ_B = min{t ≥ 0 : X_t ∈ B}``.
+
+    ``k_B`` is the minimal non-negative solution of ``k = 0`` on ``B``,
+    ``k(s) = 1 + Σ_s' P(s, s') k(s')`` off ``B`` (Norris 1997, Thm 1.3.5). States from
+    which some path reaches a state that cannot reach ``B`` have ``k = ∞``; the
+    others solve a nonsingular linear system restricted to them.
+
+    Parameters
+    ----------
+    P : array, shape (S, S)
+    target : int, sequence of int, or boolean array (S,)
+        The set ``B`` (non-empty).
+
+    Returns
+    -------
+    array, shape (S,) with ``inf`` where ``E_s[τ_B] = ∞``.
+
+    Examples
+    --------
+    Fair ±1 walk on {0, 1, 2, 3} absorbed at both ends: ``E_1[τ] = E_2[τ] = 2``:
+
+    >>> import numpy as np
+    >>> P = np.array([[1, 0, 0, 0], [.5, 0, .5, 0], [0, .5, 0, .5], [0, 0, 0, 1.]])
+    >>> hitting_times(P, [0, 3])
+    array([0., 2., 2., 0.])
+    """
+    xp, P = _check_chain(P, "hitting_times")
+    if P.ndim != 2:
+        raise ValueError(f"hitting_times takes one chain (S, S); got shape {tuple(P.shape)}")
+    S = P.shape[-1]
+    B = np.zeros(S, dtype=bool)
+    tgt = np.asarray(to_numpy(target))
+    if tgt.dtype == bool:
+        if tgt.shape != (S,):
+            raise ValueError(f"a boolean target must have shape ({S},); got {tgt.shape}")
+        B = tgt.copy()
+    else:
+        idx = np.atleast_1d(tgt)
+        if idx.size == 0 or not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= S:
+            raise ValueError(f"target must be non-empty state indices in [0, {S}); got {tgt.tolist()}")
+        B[idx] = True
+    if not B.any():
+        raise ValueError("target set B is empty")
+    adj = to_numpy(P > 0)
+    # states that can reach B (reverse reachability)
+    reach = B.copy()
+    while True:
+        new = reach | np.any(adj & reach[None, :], axis=1)
+        if np.array_equal(new, reach):
+            break
+        reach = new
+    # finite iff no path avoiding B leads to a state that cannot reach B
+    bad = ~reach
+    adj_off = adj & ~B[:, None]
+    while True:
+        new = bad | (np.any(adj_off & bad[None, :], axis=1) & ~B)
+        if np.array_equal(new, bad):
+            break
+        bad = new
+    m_np = (~bad & ~B).astype(float)
+    m = xp.asarray(as_float(m_np, xp, P.dtype), device=P.device)
+    M = _eye(xp, S, P) - m[:, None] * P * m[None, :]
+    k = xp.linalg.solve(M, m[:, None])[:, 0]
+    badx = xp.asarray(as_float(bad.astype(float), xp, P.dtype), device=P.device) > 0.5
+    return xp.where(badx, xp.asarray(float("inf"), dtype=P.dtype, device=P.device), k)
+
