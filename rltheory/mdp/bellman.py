@@ -36,6 +36,7 @@ from .model import FiniteMDP
 __all__ = [
     "as_stochastic_policy",
     "q_values",
+    "expected_next",
     "bellman_optimality_operator",
     "bellman_operator",
     "greedy",
@@ -79,19 +80,24 @@ def as_stochastic_policy(mdp: FiniteMDP, pi: Any) -> Any:
     pi = xp.asarray(pi)
     S, A = mdp.S, mdp.A
     if xp.isdtype(pi.dtype, "integral"):
-        if pi.ndim < 1 or pi.shape[-1] != S:
-            raise ValueError(f"deterministic policy pi must have shape (..., S) = (..., {S}); got {tuple(pi.shape)}")
-        bad = (pi < 0) | (pi >= A)
-        if bool(xp.any(bad)):
-            h = to_numpy(pi)
-            idx = tuple(int(i) for i in np.argwhere((h < 0) | (h >= A))[0])
-            raise ValueError(f"pi{idx} = {int(h[idx])} is not an action index in [0, {A})")
+        _check_actions(mdp, pi)
         return one_hot(pi, A, xp, mdp.dtype)
     pi = as_float(pi, xp, mdp.dtype)
     if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, A):
         raise ValueError(f"stochastic policy pi must have shape (..., S, A) = (..., {S}, {A}); got {tuple(pi.shape)}")
     check_probability(pi, "pi", ("s", "a"), "pi[s, :]")
     return pi
+
+
+def _check_actions(mdp: FiniteMDP, pi: Any) -> None:
+    """A deterministic policy must have shape (..., S) with entries in [0, A)."""
+    xp, S, A = mdp.xp, mdp.S, mdp.A
+    if pi.ndim < 1 or pi.shape[-1] != S:
+        raise ValueError(f"deterministic policy pi must have shape (..., S) = (..., {S}); got {tuple(pi.shape)}")
+    if bool(xp.any((pi < 0) | (pi >= A))):
+        h = to_numpy(pi)
+        idx = tuple(int(i) for i in np.argwhere((h < 0) | (h >= A))[0])
+        raise ValueError(f"pi{idx} = {int(h[idx])} is not an action index in [0, {A})")
 
 
 def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
@@ -108,14 +114,31 @@ def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
     >>> q_values(mdp, np.array([4.0]))
     array([[3., 4.]])
     """
-    xp = mdp.xp
     g = (mdp.gamma if mdp.gamma is not None else 1.0) if gamma is None else float(gamma)
+    return mdp.R + g * expected_next(mdp, V)
+
+
+def expected_next(mdp: FiniteMDP, V: Any) -> Any:
+    r"""``(P V)(s, a) = Σ_s' P(s'|s, a) V(s')`` for ``V[..., S]``; shape ``[..., S, A]``.
+
+    Uses the model's padded successor lists (:attr:`FiniteMDP.successors`) when
+    ``P`` is sparse — ``O(SAK)`` gathers — and one dense matrix product otherwise.
+    """
+    xp = mdp.xp
     V = as_float(V, xp, mdp.dtype)
     S, A = mdp.S, mdp.A
-    Pf = xp.reshape(mdp.P, mdp.batch_shape + (S * A, S))
-    PV = Pf @ V[..., None]
-    PV = xp.reshape(PV, tuple(PV.shape[:-2]) + (S, A))
-    return mdp.R + g * PV
+    succ = mdp.successors
+    if succ is None:
+        Pf = xp.reshape(mdp.P, mdp.batch_shape + (S * A, S))
+        PV = Pf @ V[..., None]
+        return xp.reshape(PV, tuple(PV.shape[:-2]) + (S, A))
+    idx, prob = succ
+    K = idx.shape[-1]
+    batch = tuple(np.broadcast_shapes(tuple(V.shape[:-1]), mdp.batch_shape))
+    Vb = xp.broadcast_to(V, batch + (S,))
+    ib = xp.broadcast_to(xp.reshape(idx, mdp.batch_shape + (S * A * K,)), batch + (S * A * K,))
+    Vg = xp.reshape(xp.take_along_axis(Vb, ib, axis=-1), batch + (S, A, K))
+    return xp.sum(prob * Vg, axis=-1)
 
 
 def bellman_optimality_operator(mdp: FiniteMDP, V: Any) -> Any:
@@ -150,13 +173,35 @@ def greedy(Q: Any, *, atol: float = 0.0) -> Any:
 def policy_transition_matrix(mdp: FiniteMDP, pi: Any) -> Any:
     r"""``P_π[..., s, s'] = Σ_a π(a|s) P(s'|s, a)``."""
     xp = mdp.xp
+    det = _deterministic(mdp, pi)
+    if det is not None:  # gather the chosen rows: O(S²) instead of O(S²A)
+        lead = tuple(det.shape[:-1])
+        P = xp.broadcast_to(mdp.P, lead + tuple(mdp.P.shape[-3:]))
+        ix = xp.broadcast_to(det[..., None, None], lead + (mdp.S, 1, mdp.S))
+        return xp.take_along_axis(P, ix, axis=-2)[..., 0, :]
     pi = as_stochastic_policy(mdp, pi)
     # batched over s: (…, S, 1, A) @ (…, S, A, S') -> (…, S, 1, S')
     return (pi[..., None, :] @ mdp.P)[..., 0, :]
 
 
+def _deterministic(mdp: FiniteMDP, pi: Any) -> Any:
+    """``pi`` as a validated integer array if it is a deterministic policy, else None."""
+    if isinstance(pi, (list, tuple)):
+        pi = np.asarray(pi)
+    pi = mdp.xp.asarray(pi)
+    if not mdp.xp.isdtype(pi.dtype, "integral"):
+        return None
+    _check_actions(mdp, pi)
+    return pi
+
+
 def policy_reward(mdp: FiniteMDP, pi: Any) -> Any:
     r"""``r_π(s) = Σ_a π(a|s) r(s, a)``."""
+    det = _deterministic(mdp, pi)
+    if det is not None:
+        xp = mdp.xp
+        R = xp.broadcast_to(mdp.R, tuple(det.shape[:-1]) + (mdp.S, mdp.A))
+        return xp.take_along_axis(R, det[..., None], axis=-1)[..., 0]
     pi = as_stochastic_policy(mdp, pi)
     return mdp.xp.sum(pi * mdp.R, axis=-1)
 

@@ -136,6 +136,28 @@ def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
     return Q, Tv, D, (g / (1.0 - g)) * span if g > 0 else 0.0 * span
 
 
+def _deterministic_backup(mdp: FiniteMDP, pi: Any) -> Any:
+    """``u ↦ T^π u = r_π + γ P_π u`` for a deterministic ``π[..., S]``, with the rows of ``π``
+    gathered once (``O(S²)`` dense or ``O(SK)`` sparse per application instead of ``O(S²A)``)."""
+    xp = mdp.xp
+    g = float(mdp.gamma)
+    S = mdp.S
+    lead = tuple(pi.shape[:-1])
+    r_pi = xp.take_along_axis(xp.broadcast_to(mdp.R, lead + (S, mdp.A)), pi[..., None], axis=-1)[..., 0]
+    succ = mdp.successors
+    if succ is None:
+        P = xp.broadcast_to(mdp.P, lead + tuple(mdp.P.shape[-3:]))
+        ix = xp.broadcast_to(pi[..., None, None], lead + (S, 1, S))
+        P_pi = xp.take_along_axis(P, ix, axis=-2)[..., 0, :]
+        return lambda u: r_pi + g * (P_pi @ u[..., None])[..., 0]
+    idx, prob = succ
+    K = idx.shape[-1]
+    ix = xp.broadcast_to(pi[..., None, None], lead + (S, 1, K))
+    i_pi = xp.reshape(xp.take_along_axis(xp.broadcast_to(idx, lead + (S, mdp.A, K)), ix, axis=-2), lead + (S * K,))
+    p_pi = xp.take_along_axis(xp.broadcast_to(prob, lead + (S, mdp.A, K)), ix, axis=-2)[..., 0, :]
+    return lambda u: r_pi + g * xp.sum(p_pi * xp.reshape(xp.take_along_axis(u, i_pi, axis=-1), lead + (S, K)), axis=-1)
+
+
 def _a_priori_sweeps(g: float, span0: float, tol: float) -> int:
     """Sweeps after which γ^k·γ/(1−γ)·sp(Δ_0) < tol (span contracts by γ)."""
     if g == 0.0 or span0 <= 0.0:
@@ -272,11 +294,14 @@ def modified_policy_iteration(
             cap = _a_priori_sweeps(g, float(xp.max(span)), tol) + 100
         if worst < tol or it >= cap:
             return _finish(mdp, v, Q, Tv, D, "modified_policy_iteration", it, worst < tol, rec, cap)
-        pi = as_stochastic_policy(mdp, greedy(Q))
-        u = Tv
-        for _ in range(m):
-            u = xp.sum(pi * q_values(mdp, u), axis=-1)
-        v = u
+        if m:
+            backup = _deterministic_backup(mdp, greedy(Q))
+            u = Tv
+            for _ in range(m):
+                u = backup(u)
+            v = u
+        else:
+            v = Tv
 
 
 def policy_iteration(
