@@ -1,0 +1,293 @@
+r"""Offline-RL guarantees as code: confidence radii, pessimism bounds, coverage rates.
+
+Every pessimistic method in :mod:`rltheory.algorithms.offline` and
+:mod:`rltheory.algorithms.offline_games` rests on one *event*: the bonus
+``Γ_h(s, a)`` dominates the estimation error of the Bellman backup,
+
+    ``E = { |(B̂_h V̂_{h+1})(s, a) − (B_h V̂_{h+1})(s, a)| ≤ Γ_h(s, a)  for all h, s, a }``
+
+with ``B_h V = r_h + P_h V`` and ``B̂_h`` its estimate. On ``E`` (Jin, Yang & Wang
+2021, Thm 4.2; stated for any "ξ-uncertainty quantifier"):
+
+1. **lower bound**: the pessimistic values satisfy ``V̂_h ≤ V^{π̂}_h`` pointwise;
+2. **suboptimality**: ``V*_0(s) − V^{π̂}_0(s) ≤ 2 Σ_h E_{π*}[Γ_h(s_h, a_h) | s_0 = s]``
+   (:func:`pessimism_suboptimality_bound`, computable from the data's ``Γ`` and
+   the exact ``d^{π*}``).
+
+The radii implemented here make ``Pr(E) ≥ 1 − δ`` exactly (no hidden constants):
+
+* Hoeffding (:func:`hoeffding_radius`): targets ``y = r + V̂_{h+1}(s') ∈ [0, B]``,
+  ``|ȳ − E y| ≤ B √(ln(2/δ')/(2n))``; union over ``(h, s, a)``: ``δ' = δ/(HSA)``.
+* empirical Bernstein (:func:`empirical_bernstein_radius`; Maurer & Pontil 2009,
+  Thm 4, both tails): ``|ȳ − E y| ≤ √(2 V_n ln(4/δ')/n) + 7 B ln(4/δ')/(3(n − 1))``
+  with the unbiased sample variance ``V_n``.
+
+They need ``y`` i.i.d. given the visited pairs with ``V̂_{h+1}`` independent of the
+step-``h`` samples; the LCB methods guarantee this by *sample splitting* (episode
+``k`` feeds step ``k mod H`` only).
+
+Rates in the coverage coefficients (state the exact form used):
+
+* **LCB-VI, Hoeffding bonus, split data** (:func:`lcb_vi_rate`): on ``E`` and the
+  count event ``n_h(s,a) ≥ K_h ρ_h(s,a)/2`` on the support of ``d^{π*}``,
+  ``SubOpt ≤ 2 Σ_h (H−h) Σ_{s,a} d*_h √(ln(2HSA/δ)/(K_h ρ_h))
+  ≤ H(H+1) √(S C* ln(2HSA/δ)/K_h)`` with ``K_h = ⌊K/H⌋``, i.e.
+  ``Õ(√(C* S H^5 / K))`` — the finite-horizon analogue of Rashidinejad et al.
+  (2021)'s ``Õ(√(S C*/((1−γ)^5 N)))`` for VI-LCB, and ``√H`` above the Bernstein
+  rate ``Õ(√(H^4 S C*/K))`` of Xie et al. (2021) because of the split and Hoeffding.
+  The count event holds with probability ``≥ 1 − δ`` once
+  ``K_h ρ_h(s,a) ≥ 8 ln(HSA/δ)`` on that support (multiplicative Chernoff).
+* **PEVI** (:func:`pevi_bound`, :func:`pevi_beta`): ``Γ = β ‖φ‖_{Λ_h^{-1}}``,
+  ``β = c d H √ζ``, ``ζ = ln(2dHK/ξ)`` (Jin, Yang & Wang 2021, Thm 4.4; ``c`` is an
+  absolute constant the paper does not give numerically — we default to ``c = 1``),
+  ``SubOpt ≤ 2β Σ_h E_{π*}[‖φ(s_h, a_h)‖_{Λ_h^{-1}}]``.
+* **Offline games** (:func:`offline_game_gap_rate`): the gap relaxation
+  ``Ĝ(π) = Σ_i [V̄_i^{†, π_{−i}} − V̲_i^{π}] ≥ NashConv(π)`` on ``E``; minimised over a
+  candidate set containing the Nash equilibrium ``π*`` it gives
+  ``NashConv(π̂) ≤ Ĝ(π*) ≤ 2 Σ_i Σ_h (H−h)[√(S A_{−i} C_uni ι/K_h) + √(S_* C* ι/K_h)]``
+  (unilateral concentrability ``C_uni``; Cui & Du 2022; Zhang, Bai & Jiang 2023, Thm 1
+  in tabular form).
+
+References
+----------
+Jin, Y., Yang, Z., Wang, Z. (2021). Is pessimism provably efficient for offline RL?
+ICML, Thm 4.2 (general MDP) and Thm 4.4 (linear MDP).
+Rashidinejad, P., Zhu, B., Ma, C., Jiao, J., Russell, S. (2021). Bridging offline RL
+and imitation learning: a tale of pessimism. NeurIPS 34 (VI-LCB).
+Xie, T., Jiang, N., Wang, H., Xiong, C., Bai, Y. (2021). Policy finetuning: bridging
+sample-efficient offline and online RL. NeurIPS 34 (VI-LCB with Bernstein bonus, episodic).
+Maurer, A., Pontil, M. (2009). Empirical Bernstein bounds and sample variance
+penalization. COLT, Thm 4.
+Cui, Q., Du, S. S. (2022). When are offline two-player zero-sum Markov games solvable? NeurIPS 35.
+Zhang, Y., Bai, Y., Jiang, N. (2023). Offline learning in Markov games with general
+function approximation. ICML.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..backend import to_numpy
+
+__all__ = [
+    "hoeffding_radius",
+    "empirical_bernstein_radius",
+    "pessimism_suboptimality_bound",
+    "elliptical_bonus",
+    "pevi_beta",
+    "pevi_bound",
+    "lcb_vi_rate",
+    "offline_game_gap_rate",
+]
+
+
+def _prob(delta: Any, name: str = "delta") -> float:
+    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not 0.0 < float(delta) < 1.0:
+        raise ValueError(f"{name} must be a probability in (0, 1); got {delta!r}")
+    return float(delta)
+
+
+def _pos(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)) or not float(x) > 0 or not math.isfinite(float(x)):
+        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
+    return float(x)
+
+
+def hoeffding_radius(n: Any, value_range: Any, delta: float) -> np.ndarray:
+    r"""Two-sided Hoeffding radius ``B √(ln(2/δ)/(2n))`` for the mean of ``n`` i.i.d. values in ``[0, B]``.
+
+    ``Pr(|ȳ_n − E y| > radius) ≤ δ`` (Hoeffding 1963, Thm 2). Entries with
+    ``n = 0`` get ``B`` (the trivial radius). ``n`` and ``value_range`` broadcast.
+
+    Examples
+    --------
+    >>> float(hoeffding_radius(2, 1.0, 2 * np.exp(-4.0)))
+    1.0
+    """
+    d = _prob(delta)
+    n = np.asarray(to_numpy(n), dtype=np.float64)
+    B = np.asarray(to_numpy(value_range), dtype=np.float64)
+    r = B * np.sqrt(math.log(2.0 / d) / (2.0 * np.maximum(n, 1.0)))
+    return np.where(n > 0, np.minimum(r, B), B)
+
+
+def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: float) -> np.ndarray:
+    r"""Two-sided empirical-Bernstein radius ``√(2 V_n ln(4/δ)/n) + 7 B ln(4/δ)/(3(n − 1))``.
+
+    For ``n ≥ 2`` i.i.d. values in ``[0, B]`` with unbiased sample variance ``V_n``,
+    ``Pr(|ȳ_n − E y| > radius) ≤ δ`` (Maurer & Pontil 2009, Thm 4, applied to ``y``
+    and ``B − y`` with ``δ/2`` each). Entries with ``n < 2`` get ``B``; the radius
+    is capped at ``B``.
+
+    Examples
+    --------
+    >>> r = empirical_bernstein_radius(np.array([1, 10**6]), np.array([0.0, 0.0]), 1.0, 0.1)
+    >>> float(r[0]), bool(r[1] < 1e-4)
+    (1.0, True)
+    """
+    d = _prob(delta)
+    n = np.asarray(to_numpy(n), dtype=np.float64)
+    v = np.maximum(np.asarray(to_numpy(variance), dtype=np.float64), 0.0)
+    B = np.asarray(to_numpy(value_range), dtype=np.float64)
+    L = math.log(4.0 / d)
+    m = np.maximum(n, 2.0)
+    r = np.sqrt(2.0 * v * L / m) + 7.0 * B * L / (3.0 * (m - 1.0))
+    return np.where(n >= 2, np.minimum(r, B), B)
+
+
+def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
+    r"""``2 Σ_h Σ_{s,a} d^{π*}_h(s, a) Γ_h(s, a)`` — the data-dependent suboptimality bound of pessimism.
+
+    Jin, Yang & Wang (2021), Thm 4.2: if ``Γ`` dominates the Bellman-backup
+    estimation error (event ``E``) then ``V*_0(μ) − V^{π̂}_0(μ) ≤ 2 Σ_h E_{π*}[Γ_h]``,
+    where ``d^{π*}`` is the occupancy of ``π*`` from ``μ``. Holds for LCB-VI (``Γ``
+    = count bonus) and PEVI (``Γ = β‖φ‖_{Λ^{-1}}``) alike, for any coverage.
+
+    Parameters
+    ----------
+    d_star : array (H, S, A)
+        Occupancy of the comparator policy (:func:`rltheory.bounds.coverage.finite_horizon_occupancy`).
+    bonus : array (H, S, A)
+        The method's ``Γ`` (result ``.bonus``), ``Γ_h(s, a) ≥ H − h`` on unvisited pairs.
+
+    Examples
+    --------
+    >>> pessimism_suboptimality_bound(np.array([[[1.0, 0.0]]]), np.array([[[0.1, 5.0]]]))
+    0.2
+    """
+    d = np.asarray(to_numpy(d_star), dtype=np.float64)
+    b = np.asarray(to_numpy(bonus), dtype=np.float64)
+    if d.shape != b.shape:
+        raise ValueError(f"d_star has shape {d.shape} but bonus has shape {b.shape}")
+    if np.any(d < 0) or not np.all(np.isfinite(b)) or np.any(b < 0):
+        raise ValueError("d_star must be non-negative and bonus finite and non-negative")
+    return float(2.0 * np.sum(d * b))
+
+
+def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
+    r"""``Γ_h(s, a) = β (φ(s, a)ᵀ Λ_h^{-1} φ(s, a))^{1/2}`` for ``φ[S, A, d]`` (or ``[H, S, A, d]``) and ``Λ[H, d, d]``.
+
+    Examples
+    --------
+    >>> elliptical_bonus(np.eye(2).reshape(1, 2, 2), 4.0 * np.eye(2)[None], 2.0).tolist()
+    [[[1.0, 1.0]]]
+    """
+    phi = np.asarray(to_numpy(features), dtype=np.float64)
+    L = np.asarray(to_numpy(Lambda), dtype=np.float64)
+    b = _pos(beta, "beta") if beta != 0 else 0.0
+    if L.ndim != 3 or L.shape[1] != L.shape[2] or L.shape[-1] != phi.shape[-1]:
+        raise ValueError(f"Lambda must be (H, d, d) with d = features.shape[-1] = {phi.shape[-1]}; got {L.shape}")
+    if phi.ndim == 3:
+        phi = np.broadcast_to(phi, (L.shape[0],) + phi.shape)
+    out = np.empty(phi.shape[:-1])
+    for h in range(L.shape[0]):
+        X = np.linalg.solve(L[h], phi[h].reshape(-1, phi.shape[-1]).T).T
+        q = np.sum(X * phi[h].reshape(-1, phi.shape[-1]), axis=-1)
+        out[h] = b * np.sqrt(np.maximum(q, 0.0)).reshape(phi.shape[1:-1])
+    return out
+
+
+def pevi_beta(d: int, H: int, K: int, xi: float, *, c: float = 1.0) -> float:
+    r"""PEVI's bonus scale ``β = c · d · H · √ζ``, ``ζ = ln(2 d H K/ξ)`` (Jin, Yang & Wang 2021, Thm 4.4).
+
+    ``c > 0`` is the paper's unspecified absolute constant (default 1).
+
+    Examples
+    --------
+    >>> round(pevi_beta(2, 3, 100, 0.1), 4)
+    18.3884
+    """
+    for v, nm in ((d, "d"), (H, "H"), (K, "K")):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{nm} must be a positive integer; got {v!r}")
+    x = _prob(xi, "xi")
+    return _pos(c, "c") * d * H * math.sqrt(math.log(2.0 * d * H * K / x))
+
+
+def pevi_bound(d_star: Any, features: Any, Lambda: Any, beta: float) -> float:
+    r"""``2 β Σ_h E_{π*}[(φ(s_h, a_h)ᵀ Λ_h^{-1} φ(s_h, a_h))^{1/2}]`` (Jin, Yang & Wang 2021, Thm 4.4).
+
+    Computable from data: ``Λ_h = Σ_τ φ(s_h^τ, a_h^τ) φ(s_h^τ, a_h^τ)ᵀ + λI`` is the
+    PEVI result's ``.Lambda``; ``d*`` is the comparator's exact occupancy.
+
+    Examples
+    --------
+    >>> pevi_bound(np.array([[[1.0, 0.0]]]), np.eye(2).reshape(1, 2, 2), 4.0 * np.eye(2)[None], 1.0)
+    1.0
+    """
+    return pessimism_suboptimality_bound(d_star, elliptical_bonus(features, Lambda, beta))
+
+
+def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> float:
+    r"""``H (H + 1) √(S C* ln(2HSA/δ) / ⌊K/H⌋)`` — LCB-VI's suboptimality in the single-policy concentrability.
+
+    The exact form bounded for tabular LCB-VI with the Hoeffding bonus and
+    per-step sample splitting (module docstring), ``Õ(√(C* S H^5 / K))``; it holds
+    with probability ``≥ 1 − 2δ`` once ``⌊K/H⌋ ρ_h(s,a) ≥ 8 ln(HSA/δ)`` on the
+    support of the comparator's occupancy (so that ``n_h(s,a) ≥ ⌊K/H⌋ρ_h(s,a)/2``).
+
+    Parameters
+    ----------
+    C_star : float ≥ 1
+        Single-policy concentrability of the comparator (``inf`` gives ``inf``).
+    S, A, H, K : int
+    delta : float in (0, 1)
+
+    Examples
+    --------
+    >>> abs(lcb_vi_rate(1.0, 1, 1, 1, 100, 0.5) - 2 * math.sqrt(math.log(4.0) / 100)) < 1e-12
+    True
+    """
+    for v, nm in ((S, "S"), (A, "A"), (H, "H"), (K, "K")):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{nm} must be a positive integer; got {v!r}")
+    d = _prob(delta)
+    C = float(C_star)
+    if not C >= 1.0 - 1e-12:
+        raise ValueError(f"C_star must be >= 1 (a concentrability coefficient); got {C_star!r}")
+    Kh = K // H
+    if Kh < 1 or math.isinf(C):
+        return float("inf")
+    iota = math.log(2.0 * H * S * A / d)
+    return H * (H + 1) * math.sqrt(S * C * iota / Kh)
+
+
+def offline_game_gap_rate(
+    C_uni: float, S: int, actions: tuple[int, ...], H: int, K: int, delta: float, *,
+    n_candidates: int = 1, support: int | None = None,
+) -> float:
+    r"""``2 n H (H + 1) √(M C_uni ι / ⌊K/H⌋)``, ``ι = ln(4 n H S J |Π| / δ)`` — offline NashConv in unilateral coverage.
+
+    The bound on ``NashConv(π̂)`` for gap-relaxation minimisation over a candidate
+    set ``Π ∋ π*`` with Hoeffding intervals and split data
+    (:func:`rltheory.algorithms.offline_games.gap_relaxation_equilibrium`): on the
+    confidence event, ``NashConv(π̂) ≤ Ĝ(π̂) ≤ Ĝ(π*) ≤ Σ_i 2 Σ_h [E_{(π̃_i, π*_{−i})} Γ_h +
+    E_{π*} Γ_h]`` with ``π̃_i`` the optimistic best response, and each expectation is
+    at most ``(H − h) √(M C_uni ι / K_h)`` where ``M`` bounds the number of
+    state-joint-action pairs an occupancy ``d_h`` charges (``M = S J`` always; ``M = S``
+    when ``π*`` is pure). ``Σ_h (H − h) = H(H+1)/2``; ``n`` players, ``J = Π_j A_j``.
+    Probability ``≥ 1 − 2δ`` once ``⌊K/H⌋ ρ_h ≥ 8 ln(HSJ/δ)`` on the relevant supports.
+
+    Examples
+    --------
+    >>> r = offline_game_gap_rate(1.0, 1, (1, 1), 1, 100, 0.5)
+    >>> abs(r - 2 * 2 * 2 * math.sqrt(math.log(16.0) / 100)) < 1e-12
+    True
+    """
+    for v, nm in ((S, "S"), (H, "H"), (K, "K"), (n_candidates, "n_candidates")):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{nm} must be a positive integer; got {v!r}")
+    d = _prob(delta)
+    acts = tuple(int(a) for a in actions)
+    n = len(acts)
+    J = int(np.prod(acts))
+    M = S * J if support is None else int(support)
+    Kh = K // H
+    C = float(C_uni)
+    if Kh < 1 or math.isinf(C):
+        return float("inf")
+    iota = math.log(4.0 * n * H * S * J * n_candidates / d)
+    return 2.0 * n * H * (H + 1) * math.sqrt(M * C * iota / Kh)
