@@ -1,0 +1,427 @@
+r"""Constrained MDPs solved exactly by the occupancy-measure linear program.
+
+A :class:`ConstrainedMDP` ``(M, C, b)`` asks for
+
+    max_π V_R^π(μ)   subject to   V_{C_i}^π(μ) ≤ b_i,  i = 1..m,
+
+where for the discounted criterion ``V_f^π(μ) = E[Σ_t γ^t f(s_t, a_t) | s_0 ~ μ]``
+(unnormalised) and for the average-reward criterion (``gamma=None``)
+``V_f^π(μ) = μᵀ g_f^π`` is the gain; ``μ`` is the model's ``mu`` (uniform when
+``None``).
+
+With ``q(s, a) = Σ_t γ^t Pr(s_t = s, a_t = a)`` the problem is the LP
+
+    max_{q ≥ 0} ⟨r, q⟩   s.t.   Σ_a q(j, a) − γ Σ_{s,a} P(j|s,a) q(s, a) = μ(j)  ∀j,
+                                ⟨C_i, q⟩ ≤ b_i                                  ∀i,
+
+(average reward: ``Σ_a x(j,a) = Σ_{s,a} P(j|s,a) x(s,a)``, ``Σ x = 1``). Every
+feasible ``q`` is the occupancy of the stationary policy ``π(a|s) = q(s,a)/Σ_b q(s,b)``
+(Altman 1999, Thm 3.2), so an optimal stationary — possibly randomised — policy
+exists; a basic optimal solution randomises in at most ``m`` states (Altman 1999,
+Thm 3.8; it has at most ``S + m`` positive entries and every state visited from a
+fully supported ``μ`` needs one). The Lagrange multipliers ``λ ≥ 0`` of the cost
+rows are the LP duals; the Lagrangian
+
+    L(π, λ) = V_R^π(μ) + Σ_i λ_i (b_i − V_{C_i}^π(μ))
+
+has dual function ``D(λ) = max_π L(π, λ) = V*_{R − λᵀC}(μ) + λᵀb`` and strong
+duality ``min_{λ≥0} D(λ) = V*`` holds whenever the LP is feasible (LP duality; Altman
+1999, Thm 3.6 and ch. 9; Paternain et al. 2019).
+
+Everything here runs on the host (scipy HiGHS); device arrays raise ``TypeError``.
+
+References
+----------
+Altman, E. (1999). *Constrained Markov Decision Processes*. Chapman & Hall/CRC.
+Ch. 3 (discounted LP, Thms 3.2, 3.6, 3.8), ch. 4 (average cost, unichain case).
+Paternain, S., Chamon, L., Calvo-Fullana, M. & Ribeiro, A. (2019). Constrained
+reinforcement learning has zero duality gap. NeurIPS.
+Puterman, M. L. (1994). *Markov Decision Processes*. §6.9, §8.8 (occupancy LPs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_finite, check_ndim
+from ..backend import as_float, require_host, to_numpy
+from ..errors import InvalidModelError, SolverError
+from .average import average_policy_iteration, gain_bias
+from .bellman import as_stochastic_policy, evaluate_policy
+from .discounted import policy_iteration
+from .mixing import _structures
+from .model import FiniteMDP
+from .structure import require_weakly_communicating
+
+__all__ = [
+    "ConstrainedMDP",
+    "CMDPSolution",
+    "solve_cmdp",
+    "evaluate_cmdp",
+    "lagrangian",
+    "dual_function",
+]
+
+_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+@dataclass(frozen=True, eq=False)
+class ConstrainedMDP:
+    """Constrained MDP: maximise ``V_R^π(μ)`` subject to ``V_{C_i}^π(μ) ≤ b_i``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Unbatched model; ``gamma=None`` selects the average-reward (gain) criterion.
+    C : array, shape (m, S, A)
+        Cost functions ``C_i(s, a)``.
+    b : array, shape (m,)
+        Thresholds.
+
+    Raises
+    ------
+    InvalidModelError
+        ``C`` of the wrong shape or with non-finite entries (index named), ``b`` of
+        the wrong length or non-finite, a batched ``mdp``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> cmdp = ConstrainedMDP(mdp, C=np.array([[[0.0, 1.0]]]), b=np.array([1.0]))
+    >>> cmdp.m, cmdp.S, cmdp.A
+    (1, 1, 2)
+    """
+
+    mdp: FiniteMDP
+    C: Any
+    b: Any
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mdp, FiniteMDP):
+            raise InvalidModelError(f"mdp must be a FiniteMDP; got {type(self.mdp).__name__}")
+        if self.mdp.batch_shape:
+            raise InvalidModelError(
+                f"ConstrainedMDP takes a single model; mdp has batch shape {self.mdp.batch_shape}"
+            )
+        xp = self.mdp.xp
+        S, A = self.mdp.S, self.mdp.A
+        C = as_float(self.C, xp, self.mdp.dtype)
+        check_ndim(C, "C", 3, f"(m, S, A) = (m, {S}, {A})")
+        if C.ndim != 3 or tuple(C.shape[1:]) != (S, A):
+            raise InvalidModelError(f"C must have shape (m, S, A) = (m, {S}, {A}); got {tuple(C.shape)}")
+        check_finite(C, "C", ("i", "s", "a"))
+        b = as_float(self.b, xp, self.mdp.dtype)
+        if b.ndim != 1 or b.shape[0] != C.shape[0]:
+            raise InvalidModelError(
+                f"b must have shape (m,) = ({C.shape[0]},) matching C's {C.shape[0]} constraints; "
+                f"got {tuple(b.shape)}"
+            )
+        check_finite(b, "b", ("i",))
+        object.__setattr__(self, "C", C)
+        object.__setattr__(self, "b", b)
+
+    @property
+    def m(self) -> int:
+        """Number of constraints."""
+        return int(self.C.shape[0])
+
+    @property
+    def S(self) -> int:
+        return self.mdp.S
+
+    @property
+    def A(self) -> int:
+        return self.mdp.A
+
+    @property
+    def gamma(self) -> float | None:
+        return self.mdp.gamma
+
+    def __repr__(self) -> str:
+        return f"ConstrainedMDP(S={self.S}, A={self.A}, m={self.m}, gamma={self.gamma})"
+
+
+@dataclass(frozen=True, eq=False)
+class CMDPSolution:
+    """Optimal solution of a CMDP with its dual certificate.
+
+    Attributes
+    ----------
+    policy : array (S, A)
+        Optimal stochastic policy, rows normalised over actions; states the optimal
+        occupancy never visits get the uniform distribution (see :func:`solve_cmdp`).
+    value : float
+        ``V_R^π(μ)`` (LP primal value).
+    costs : array (m,)
+        ``V_{C_i}^π(μ)``.
+    duals : array (m,)
+        Lagrange multipliers ``λ_i ≥ 0`` (``∂V*/∂b_i``).
+    occupancy : array (S, A)
+        Normalised occupancy ``d = (1−γ) q`` (discounted) or stationary frequencies
+        ``x`` (average reward); sums to 1.
+    slack : array (m,)
+        ``b − costs ≥ 0``; complementary slackness ``λ_i · slack_i = 0``.
+    state_duals : array (S,) or (S + 1,)
+        Duals of the flow constraints: discounted, the optimal value function
+        ``V*_{R−λᵀC}`` of the Lagrangian MDP; average reward, ``(h, g)``.
+    dual_value : float
+        LP dual objective (``μᵀV_λ + λᵀb`` or ``g_λ + λᵀb``); equals ``value``.
+    randomised_states : tuple of int
+        States where ``policy`` puts probability > 1e-9 on two or more actions.
+    """
+
+    policy: Any
+    value: float
+    costs: Any
+    duals: Any
+    occupancy: Any
+    slack: Any
+    state_duals: Any
+    dual_value: float
+    randomised_states: tuple[int, ...]
+
+    @property
+    def duality_gap(self) -> float:
+        return abs(self.value - self.dual_value)
+
+
+def _check_cmdp(cmdp: Any, what: str) -> None:
+    if not isinstance(cmdp, ConstrainedMDP):
+        raise TypeError(f"{what} expects a ConstrainedMDP; got {type(cmdp).__name__}")
+
+
+def _lp_data(cmdp: ConstrainedMDP) -> tuple[np.ndarray, ...]:
+    P = require_host(cmdp.mdp.P, "solve_cmdp")
+    S, A = cmdp.S, cmdp.A
+    R = to_numpy(cmdp.mdp.R).reshape(S * A)
+    C = to_numpy(cmdp.C).reshape(cmdp.m, S * A)
+    b = to_numpy(cmdp.b)
+    mu = to_numpy(cmdp.mdp.initial_distribution())
+    E = np.kron(np.eye(S), np.ones((1, A)))
+    g = 1.0 if cmdp.gamma is None else cmdp.gamma
+    flow = E - g * P.reshape(S * A, S).T
+    if cmdp.gamma is None:
+        A_eq = np.vstack([flow, np.ones((1, S * A))])
+        b_eq = np.concatenate([np.zeros(S), [1.0]])
+    else:
+        A_eq, b_eq = flow, mu
+    return R, C, b, A_eq, b_eq, mu
+
+
+def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
+    """Name the constraints whose own minimum exceeds the threshold."""
+    parts = []
+    for i in range(cmdp.m):
+        low = -_optimal_value(cmdp, -cmdp.C[i])
+        if low > float(cmdp.b[i]) + 1e-9 * (1 + abs(low)):
+            parts.append(f"min_π V_C{i}(μ) = {low:.6g} > b[{i}] = {float(cmdp.b[i]):.6g}")
+    why = "; ".join(parts) if parts else "each constraint is satisfiable alone, but not all at once"
+    return f"the CMDP is infeasible (HiGHS status {res.status}: {res.message}): {why}"
+
+
+def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
+    r"""Solve a CMDP exactly by its occupancy-measure LP (scipy HiGHS dual simplex).
+
+    The LP (module docstring) is solved by ``scipy.optimize.linprog(method="highs-ds")``,
+    which returns a basic (vertex) solution; the multipliers are
+    ``λ = −res.ineqlin.marginals ≥ 0`` (HiGHS marginals are ``∂(min objective)/∂b_ub``
+    and the objective is ``−⟨r, q⟩``) and the flow duals ``−res.eqlin.marginals``.
+
+    Policy: ``π(a|s) = q(s,a)/Σ_b q(s,b)`` — normalised over *actions* — wherever
+    ``Σ_b q(s,b) > 1e-12·Σq``. The remaining states are never visited by the optimal
+    policy from ``μ`` and get the uniform distribution over actions: in the
+    discounted case they stay unreachable whatever they do, so value and costs are
+    unchanged; in the average-reward case (weakly communicating model) the uniform
+    rows make them transient, since any set closed under all actions contains the
+    model's closed communicating class.
+
+    Parameters
+    ----------
+    cmdp : ConstrainedMDP
+
+    Returns
+    -------
+    CMDPSolution
+
+    Raises
+    ------
+    SolverError
+        Infeasible thresholds (``status`` = HiGHS status 2; the message names each
+        constraint whose own minimum exceeds its threshold) or any other HiGHS failure.
+    InvalidModelError
+        Average reward: the model is not weakly communicating, or the optimal
+        frequencies split over several recurrent classes of the policy (then no
+        stationary policy attains the LP value from every start; Altman 1999, ch. 4
+        assumes unichain models). The classes are named.
+    TypeError
+        Device arrays.
+
+    Examples
+    --------
+    One state, action 1 earns 1 and costs 1, budget ``b = 1`` with ``γ = 1/2``: the
+    unconstrained optimum would cost ``1/(1−γ) = 2``, so the optimal policy plays
+    action 1 half the time, ``V_R = 1`` and ``λ = 1``:
+
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> sol = solve_cmdp(ConstrainedMDP(mdp, C=np.array([[[0.0, 1.0]]]), b=np.array([1.0])))
+    >>> sol.policy, round(sol.value, 12), sol.duals, sol.randomised_states
+    (array([[0.5, 0.5]]), 1.0, array([1.]), (0,))
+    """
+    from scipy.optimize import linprog  # noqa: PLC0415
+
+    _check_cmdp(cmdp, "solve_cmdp")
+    if cmdp.gamma is None:
+        require_weakly_communicating(cmdp.mdp, "solve_cmdp (average reward)")
+    R, C, b, A_eq, b_eq, mu = _lp_data(cmdp)
+    S, A, m = cmdp.S, cmdp.A, cmdp.m
+    res = linprog(
+        -R, A_ub=C if m else None, b_ub=b if m else None, A_eq=A_eq, b_eq=b_eq,
+        bounds=(0, None), method="highs-ds", options=_HIGHS,
+    )
+    if res.status == 2:
+        raise SolverError(_infeasibility_message(cmdp, res), status=res.status)
+    if res.status != 0:
+        raise SolverError(f"HiGHS failed on the CMDP LP (status {res.status}): {res.message}", status=res.status)
+    q = np.clip(res.x, 0.0, None).reshape(S, A)
+    mass = q.sum(-1)
+    visited = mass > 1e-12 * q.sum()
+    pi = np.where(visited[:, None], q / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
+    lam = -res.ineqlin.marginals if m else np.zeros(0)
+    y = -res.eqlin.marginals
+    if cmdp.gamma is None:
+        Ppi = (pi[:, None, :] @ to_numpy(cmdp.mdp.P))[:, 0, :]
+        cs = _structures(Ppi)[0]
+        if not cs.unichain:
+            raise InvalidModelError(
+                f"solve_cmdp (average reward): the optimal stationary frequencies split over the "
+                f"policy's {cs.describe()}; a stationary policy attains the LP value from every start "
+                "only in unichain models (Altman 1999, ch. 4)"
+            )
+        dual_value = float(y[S] + lam @ b)
+        occ = q
+    else:
+        dual_value = float(mu @ y + lam @ b)
+        occ = (1.0 - cmdp.gamma) * q
+    value = float(R @ q.reshape(-1))
+    costs = C @ q.reshape(-1)
+    rand = tuple(int(s) for s in np.flatnonzero(np.sum(pi > 1e-9, axis=-1) >= 2))
+    xp = cmdp.mdp.xp
+    return CMDPSolution(
+        policy=xp.asarray(pi), value=value, costs=xp.asarray(costs), duals=xp.asarray(lam),
+        occupancy=xp.asarray(occ), slack=xp.asarray(b - costs), state_duals=xp.asarray(y),
+        dual_value=dual_value, randomised_states=rand,
+    )
+
+
+def _value_of(cmdp: ConstrainedMDP, pi: Any, f: Any) -> float:
+    """``V_f^π(μ)`` for a reward/cost ``f[S, A]`` (unnormalised discounted, or μᵀ gain)."""
+    xp = cmdp.mdp.xp
+    mdp = cmdp.mdp.replace(R=f)
+    mu = mdp.initial_distribution()
+    if cmdp.gamma is None:
+        g, _ = gain_bias(mdp, pi, per_state=True)
+        return float(xp.sum(mu * g))
+    return float(xp.sum(mu * evaluate_policy(mdp, pi)))
+
+
+def evaluate_cmdp(cmdp: ConstrainedMDP, pi: Any) -> tuple[float, Any]:
+    r"""Exact ``(V_R^π(μ), [V_{C_i}^π(μ)]_i)`` by policy evaluation.
+
+    Discounted: ``V_f^π(μ) = μᵀ(I − γP_π)^{-1} f_π``; average reward:
+    ``V_f^π(μ) = μᵀ P_π* f_π`` (per-state gains, so multichain policies are valued
+    correctly). Independent of the LP, so it checks :func:`solve_cmdp`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> cmdp = ConstrainedMDP(mdp, C=np.array([[[0.0, 1.0]]]), b=np.array([1.0]))
+    >>> evaluate_cmdp(cmdp, np.array([[0.5, 0.5]]))
+    (1.0, array([1.]))
+    """
+    _check_cmdp(cmdp, "evaluate_cmdp")
+    as_stochastic_policy(cmdp.mdp, pi)
+    value = _value_of(cmdp, pi, cmdp.mdp.R)
+    costs = [_value_of(cmdp, pi, cmdp.C[i]) for i in range(cmdp.m)]
+    return value, cmdp.mdp.xp.asarray(np.asarray(costs, dtype=float))
+
+
+def _check_lambda(cmdp: ConstrainedMDP, lam: Any) -> np.ndarray:
+    lam = np.asarray(to_numpy(lam), dtype=float)
+    if lam.shape != (cmdp.m,):
+        raise ValueError(f"lam must have shape (m,) = ({cmdp.m},); got {lam.shape}")
+    if not np.all(np.isfinite(lam)) or np.any(lam < 0):
+        i = int(np.flatnonzero(~np.isfinite(lam) | (lam < 0))[0])
+        raise ValueError(f"lam must be finite and non-negative; lam[{i}] = {lam[i]}")
+    return lam
+
+
+def lagrangian(cmdp: ConstrainedMDP, pi: Any, lam: Any) -> float:
+    r"""``L(π, λ) = V_R^π(μ) + Σ_i λ_i (b_i − V_{C_i}^π(μ))`` (maximised over π, minimised over λ ≥ 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> cmdp = ConstrainedMDP(mdp, C=np.array([[[0.0, 1.0]]]), b=np.array([1.0]))
+    >>> lagrangian(cmdp, np.array([1]), np.array([0.5]))  # V_R = V_C = 2: 2 + 0.5 (1 - 2)
+    1.5
+    """
+    _check_cmdp(cmdp, "lagrangian")
+    lam = _check_lambda(cmdp, lam)
+    value, costs = evaluate_cmdp(cmdp, pi)
+    return float(value + lam @ (to_numpy(cmdp.b) - to_numpy(costs)))
+
+
+def _optimal_value(cmdp: ConstrainedMDP, reward: Any) -> float:
+    """``max_π V_reward^π(μ)`` and nothing else (exact PI)."""
+    return _optimal(cmdp, reward)[0]
+
+
+def _optimal(cmdp: ConstrainedMDP, reward: Any) -> tuple[float, Any]:
+    mdp = cmdp.mdp.replace(R=reward)
+    xp = mdp.xp
+    mu = mdp.initial_distribution()
+    if cmdp.gamma is None:
+        sol = average_policy_iteration(mdp, multichain=True)
+        return float(xp.sum(mu * sol.gain)), sol.policy
+    sol = policy_iteration(mdp)
+    return float(xp.sum(mu * sol.V)), sol.policy
+
+
+def dual_function(cmdp: ConstrainedMDP, lam: Any) -> tuple[float, Any]:
+    r"""``D(λ) = max_π L(π, λ) = max_π V_{R − λᵀC}^π(μ) + λᵀb`` and a maximising deterministic policy.
+
+    Computed exactly by policy iteration on the Lagrangian reward ``R − Σ_i λ_i C_i``
+    (multichain average-reward PI when ``gamma is None``). ``D`` is convex and
+    piecewise linear in ``λ``, ``D(λ) ≥ V*`` for every ``λ ≥ 0`` (weak duality) and
+    ``D(λ*) = V*`` at the LP multipliers (strong duality; Altman 1999, Thm 3.6).
+
+    Returns
+    -------
+    (float, int array (S,))
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> cmdp = ConstrainedMDP(mdp, C=np.array([[[0.0, 1.0]]]), b=np.array([1.0]))
+    >>> [round(dual_function(cmdp, np.array([lam]))[0], 12) for lam in (0.0, 1.0, 2.0)]
+    [2.0, 1.0, 2.0]
+    """
+    _check_cmdp(cmdp, "dual_function")
+    lam = _check_lambda(cmdp, lam)
+    xp = cmdp.mdp.xp
+    shaped = cmdp.mdp.R - xp.sum(xp.asarray(lam, dtype=cmdp.mdp.dtype)[:, None, None] * cmdp.C, axis=0)
+    val, pi = _optimal(cmdp, shaped)
+    return float(val + lam @ to_numpy(cmdp.b)), pi
