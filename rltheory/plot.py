@@ -84,17 +84,20 @@ def convergence_plot(
     if t.shape != err.shape:
         raise ValueError(f"t and err must have the same length; got {t.shape[0]} and {err.shape[0]}")
     tt = _positive(t) if logx else t
-    line = ax.plot(tt, _positive(err) if logy else err, marker="o", markersize=2.5, lw=1.4, label=label)[0]
+    marker = "o" if t.shape[0] <= 80 else None
+    ax.plot(tt, _positive(err) if logy else err, marker=marker, markersize=3, lw=2.2, color="tab:blue",
+            label=label, zorder=2)
     if bound is not None:
         b = np.asarray(to_numpy(bound), dtype=float).reshape(-1)
         if b.shape != t.shape:
             raise ValueError(f"bound must have the same length as t; got {b.shape[0]} and {t.shape[0]}")
-        ax.plot(tt, _positive(b) if logy else b, ls="--", lw=1.4, color=line.get_color(), alpha=0.75,
+        # drawn on top of the measured curve so that a tight bound stays visible
+        ax.plot(tt, _positive(b) if logy else b, ls="--", lw=1.4, color="tab:red", zorder=3,
                 label=bound_label or "bound")
     if fit is not None:
         lo, hi = fit.window
         tf = np.linspace(lo, hi, 64) if not logx else np.geomspace(max(lo, 1e-300), hi, 64)
-        ax.plot(tf, fit.predict(tf), ls=":", lw=2.0, color="black", alpha=0.8, label=f"fit: {fit.label()}")
+        ax.plot(tf, fit.predict(tf), ls=":", lw=2.0, color="black", zorder=4, label=f"fit: {fit.label()}")
     if logx:
         ax.set_xscale("log")
     if logy:

@@ -107,6 +107,20 @@ class RateFit:
         pct = int(round(100 * self.level))
         return f"{name} {self.rate:.{digits}f} ({pct}% CI [{lo:.{digits}f}, {hi:.{digits}f}])"
 
+    @classmethod
+    def from_dict(cls, d: dict) -> RateFit:
+        """Inverse of :meth:`to_dict`."""
+        try:
+            return cls(
+                slope=float(d["slope"]), intercept=float(d["intercept"]),
+                ci=(float(d["ci"][0]), float(d["ci"][1])),
+                window=(float(d["window"][0]), float(d["window"][1])), n=int(d["n"]), kind=str(d["kind"]),
+                slope_ci=(float(d["slope_ci"][0]), float(d["slope_ci"][1])), level=float(d["level"]),
+                n_boot=int(d["n_boot"]),
+            )
+        except (KeyError, TypeError, IndexError) as exc:
+            raise ValueError(f"not a RateFit dict ({exc!r}): {d!r}") from None
+
     def to_dict(self) -> dict:
         """JSON-ready summary (plain floats and lists)."""
         return {

@@ -36,7 +36,9 @@ __all__ = [
 
 #: Experiment modules (relative to ``rltheory.experiments``), imported on first use.
 _MODULES: list[str] = [
-    # one module name per line, e.g. "vi_rates",
+    # one module name per line
+    "vi_rates",
+    "solver_comparison",
 ]
 
 
