@@ -1,0 +1,154 @@
+r"""Bounds of the game solvers and learning dynamics, as functions of their constants.
+
+Zero-sum matrix games, two players with ``m`` and ``n`` actions, payoff range
+``R = max A − min A``. For uniform averages ``gap(x̄_t, ȳ_t) = (Reg_x(t) + Reg_y(t))/t``
+(Freund & Schapire 1999), so each regret bound below is an exploitability bound that
+holds at EVERY iterate ``t``:
+
+* Hedge with fixed steps ``η_x, η_y`` (Cesa-Bianchi & Lugosi 2006, Thm 2.2, losses
+  rescaled from ``[0, 1]`` to range ``R``): ``Reg(t) ≤ ln k/η + η t R²/8``
+  (:func:`hedge_regret_bound`, :func:`hedge_gap_bound`); tuned for horizon ``T``,
+  ``Reg(T) ≤ R √(T ln k / 2)`` (:func:`hedge_tuned_regret`).
+* Regret matching / RM+ (Hart & Mas-Colell 2000; Zinkevich et al. 2007, Thm 3;
+  Tammelin et al. 2015): ``Reg(t) ≤ R √(k t)`` (:func:`regret_matching_gap_bound`).
+* Optimistic Hedge / OGDA under the RVU property (Syrgkanis et al. 2015, Props. 5, 7)
+  with ``η ≤ 1/(√8 L)``: ``gap ≤ (D_x + D_y)/(η t)`` (:func:`optimistic_gap_bound`).
+
+Zero-sum Markov games: Shapley's operator is a γ-contraction (Shapley 1953, Thm 1):
+``‖V_k − V*‖∞ ≤ γ^k ‖V_0 − V*‖∞`` (:func:`shapley_error_bound`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_discount
+
+__all__ = [
+    "hedge_regret_bound",
+    "hedge_gap_bound",
+    "hedge_tuned_regret",
+    "regret_matching_gap_bound",
+    "optimistic_gap_bound",
+    "optimistic_max_step",
+    "shapley_error_bound",
+]
+
+
+def _t(t: Any) -> np.ndarray:
+    arr = np.asarray(t, dtype=float)
+    if np.any(~np.isfinite(arr)) or np.any(arr < 1):
+        raise ValueError(f"t must be finite iteration counts >= 1; got min {np.min(arr)!r}")
+    return arr
+
+
+def _pos(x: Any, name: str) -> float:
+    v = float(x)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
+    return v
+
+
+def _k(k: Any, name: str) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"{name} (number of actions) must be a positive integer; got {k!r}")
+    return int(k)
+
+
+def hedge_regret_bound(t: Any, k: int, eta: float, payoff_range: float) -> np.ndarray:
+    r"""``Reg(t) ≤ ln k / η + η t R² / 8`` for Hedge with fixed step ``η`` on gains of range ``R``.
+
+    Cesa-Bianchi & Lugosi (2006), Theorem 2.2 (stated for losses in [0, 1]; gains of range
+    ``R`` are the affine image, with ``η`` acting on the unscaled gains).
+
+    Examples
+    --------
+    >>> float(hedge_regret_bound(100, 2, 0.1, 1.0))
+    8.181471805599453
+    """
+    tt, kk = _t(t), _k(k, "k")
+    e, R = _pos(eta, "eta"), _pos(payoff_range, "payoff_range")
+    return math.log(kk) / e + e * tt * R * R / 8.0
+
+
+def hedge_gap_bound(t: Any, m: int, n: int, eta_x: float, eta_y: float, payoff_range: float) -> np.ndarray:
+    r"""``gap(x̄_t, ȳ_t) ≤ [Reg_x(t) + Reg_y(t)] / t`` with the Hedge regret bounds of both players."""
+    tt = _t(t)
+    return (hedge_regret_bound(tt, m, eta_x, payoff_range) + hedge_regret_bound(tt, n, eta_y, payoff_range)) / tt
+
+
+def hedge_tuned_regret(T: Any, k: int, payoff_range: float) -> np.ndarray:
+    r"""``R √(T ln k / 2)``: Hedge's regret at horizon ``T`` with ``η = √(8 ln k / T)/R``.
+
+    Examples
+    --------
+    >>> round(float(hedge_tuned_regret(800, 2, 1.0)), 6)
+    16.651092
+    """
+    TT = _t(T)
+    return _pos(payoff_range, "payoff_range") * np.sqrt(TT * math.log(_k(k, "k")) / 2.0)
+
+
+def regret_matching_gap_bound(t: Any, m: int, n: int, payoff_range: float) -> np.ndarray:
+    r"""``gap(x̄_t, ȳ_t) ≤ R (√m + √n) / √t`` for regret matching and RM+.
+
+    Each player's regret satisfies ``max_a R_t(a) ≤ ‖[R_t]_+‖₂ ≤ √(Σ_s ‖r_s‖₂²) ≤ R √(k t)``
+    (Blackwell potential argument; Hart & Mas-Colell 2000; Zinkevich et al. 2007, Thm 3;
+    Tammelin et al. 2015 for RM+), instantaneous regrets lying in ``[−R, R]``.
+
+    Examples
+    --------
+    >>> float(regret_matching_gap_bound(100, 4, 9, 2.0))
+    1.0
+    """
+    tt = _t(t)
+    return _pos(payoff_range, "payoff_range") * (math.sqrt(_k(m, "m")) + math.sqrt(_k(n, "n"))) / np.sqrt(tt)
+
+
+def optimistic_max_step(lipschitz: float) -> float:
+    r"""Largest step ``η = 1/(√8 L)`` for which the RVU terms cancel in a zero-sum game.
+
+    RVU (Syrgkanis et al. 2015, Def. 3): ``Reg ≤ α + β Σ‖u_t − u_{t−1}‖*² − γ Σ‖x_t − x_{t−1}‖²``
+    with ``β = η`` and ``γ ≥ 1/(8η)`` for optimistic mirror descent (Prop. 5; ``1/(4η)`` for
+    optimistic FTRL, Prop. 7). In a zero-sum game ``‖u_t − u_{t−1}‖* ≤ L ‖y_t − y_{t−1}‖``, so
+    summing both players' RVU bounds the positive terms by the negative ones iff
+    ``η L² ≤ 1/(8η)``.
+    """
+    return 1.0 / (math.sqrt(8.0) * _pos(lipschitz, "lipschitz"))
+
+
+def optimistic_gap_bound(t: Any, D_x: float, D_y: float, eta: float) -> np.ndarray:
+    r"""``gap(x̄_t, ȳ_t) ≤ (D_x + D_y)/(η t)`` for OMWU (``D = ln k``) or OGDA (``D = 1/2``).
+
+    Valid for ``η ≤`` :func:`optimistic_max_step` (Syrgkanis et al. 2015, Thm 4 argument).
+
+    Examples
+    --------
+    >>> float(optimistic_gap_bound(10, 0.5, 0.5, 0.25))
+    0.4
+    """
+    tt = _t(t)
+    if D_x < 0 or D_y < 0:
+        raise ValueError(f"D_x, D_y must be >= 0; got {D_x}, {D_y}")
+    return (float(D_x) + float(D_y)) / (_pos(eta, "eta") * tt)
+
+
+def shapley_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
+    r"""``‖V_k − V*‖∞ ≤ γ^k ‖V_0 − V*‖∞`` for Shapley value iteration (Shapley 1953, Thm 1).
+
+    Examples
+    --------
+    >>> float(shapley_error_bound(2, 0.5, 4.0))
+    1.0
+    """
+    g = float(check_discount(gamma, allow_none=False))  # type: ignore[arg-type]
+    kk = np.asarray(k, dtype=float)
+    if np.any(kk < 0):
+        raise ValueError("k must be >= 0")
+    e0 = np.asarray(initial_error, dtype=float)
+    if np.any(e0 < 0) or np.any(~np.isfinite(e0)):
+        raise ValueError("initial_error must be finite and >= 0")
+    return g**kk * e0

@@ -1,0 +1,370 @@
+r"""Bimatrix (two-player general-sum) games: all Nash equilibria and Lemke–Howson.
+
+Player 1 picks rows with payoff matrix ``A ∈ R^{m×n}``, player 2 columns with
+``B``; ``(x, y) ∈ Δ_m × Δ_n`` is a Nash equilibrium iff
+
+    ``xᵀAy = max_i (Ay)_i``  and  ``xᵀBy = max_j (xᵀB)_j``
+
+(every pure strategy in a support is a best response). The game is
+*nondegenerate* when no mixed strategy with support size ``k`` has more than
+``k`` pure best responses (von Stengel 2007, Def. 3.2). Then every equilibrium
+has supports of equal size, equilibria are isolated and finite in number, and
+*support enumeration* over all equal-size support pairs finds all of them
+(von Stengel 2007, Algorithm 3.4). In a degenerate game equilibria can form
+connected components that no finite list represents; :func:`nash_equilibria`
+detects degeneracy (exactly: it enumerates every vertex of both best-response
+polytopes and counts their labels) and says so.
+
+References
+----------
+von Stengel, B. (2007). Equilibrium computation for two-player games in strategic and
+extensive form. Ch. 3 of *Algorithmic Game Theory* (Nisan, Roughgarden, Tardos,
+Vazirani, eds.), Cambridge UP. Def. 3.2 (nondegenerate), Algorithm 3.4 (support
+enumeration), §3.4 (best-response polytopes, labels), §3.5 (Lemke–Howson) and its
+lexicographic degeneracy resolution.
+Lemke, C. E. & Howson, J. T. (1964). Equilibrium points of bimatrix games. J. SIAM 12(2).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..backend import require_host
+from ..errors import InvalidModelError, SolverError
+from .matrix import as_matrix_games
+
+__all__ = [
+    "DegenerateGameWarning",
+    "DegenerateGameError",
+    "bimatrix_nash_conv",
+    "is_degenerate",
+    "lemke_howson",
+    "nash_equilibria",
+]
+
+#: tolerance for "tight" constraints and zero probabilities after rescaling to [1, 2].
+LABEL_TOL = 1e-9
+_CHUNK = 100_000
+
+
+class DegenerateGameWarning(UserWarning):
+    """The bimatrix game is degenerate: the equilibrium list may miss equilibria."""
+
+
+class DegenerateGameError(ValueError):
+    """Raised instead of :class:`DegenerateGameWarning` when ``strict=True``."""
+
+
+def _payoffs(A: Any, B: Any) -> tuple[np.ndarray, np.ndarray]:
+    Ah = np.asarray(require_host(A, "bimatrix solvers"), dtype=np.float64)
+    Bh = np.asarray(require_host(B, "bimatrix solvers"), dtype=np.float64)
+    as_matrix_games(Ah, "A")
+    as_matrix_games(Bh, "B")
+    if Ah.ndim != 2 or Bh.ndim != 2:
+        raise InvalidModelError(f"A and B must be single (m, n) matrices; got shapes {Ah.shape} and {Bh.shape}")
+    if Ah.shape != Bh.shape:
+        raise InvalidModelError(f"A and B must have the same shape (m, n); got A {Ah.shape} and B {Bh.shape}")
+    return Ah, Bh
+
+
+def _positive(M: np.ndarray) -> np.ndarray:
+    """Positive affine rescaling to [1, 2] (equilibria are invariant under it)."""
+    lo, hi = M.min(), M.max()
+    return (M - lo) / (hi - lo if hi > lo else 1.0) + 1.0
+
+
+def bimatrix_nash_conv(A: Any, B: Any, x: Any, y: Any) -> float:
+    r"""NashConv ``[max_i (Ay)_i − xᵀAy] + [max_j (xᵀB)_j − xᵀBy] ≥ 0`` (0 iff Nash).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[3.0, 0.0], [5.0, 1.0]])   # prisoner's dilemma, (defect, defect)
+    >>> bimatrix_nash_conv(A, A.T, np.array([0.0, 1.0]), np.array([0.0, 1.0]))
+    0.0
+    """
+    A, B = _payoffs(A, B)
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    Ay, xB = A @ y, x @ B
+    return float(Ay.max() - x @ Ay + xB.max() - xB @ y)
+
+
+def _solve_side(M: np.ndarray, I: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every pair (I[p], J[q]) solve ``Σ_{i∈I} z_i M_ij = w (j ∈ J)``, ``Σ z_i = 1``.
+
+    Returns (z [P, k], w [P], valid [P]) for the ``P = |I|·|J|`` pairs in row-major order.
+    """
+    k = I.shape[1]
+    sub = M[I[:, None, :, None], J[None, :, None, :]]  # (cI, cJ, k, k) = M[I, J]
+    sub = sub.reshape((-1, k, k))
+    P = sub.shape[0]
+    K = np.zeros((P, k + 1, k + 1))
+    K[:, :k, :k] = np.swapaxes(sub, -1, -2)  # rows j ∈ J: Σ_i z_i M_ij − w = 0
+    K[:, :k, k] = -1.0
+    K[:, k, :k] = 1.0
+    det = np.linalg.det(K)
+    scale = np.prod(np.linalg.norm(K, axis=-1), axis=-1)
+    valid = np.abs(det) > 1e-12 * scale
+    K[~valid] = np.eye(k + 1)
+    rhs = np.zeros((P, k + 1, 1))
+    rhs[:, k, 0] = 1.0
+    sol = np.linalg.solve(K, rhs)[:, :, 0]
+    return sol[:, :k], sol[:, k], valid
+
+
+def _enumerate(A: np.ndarray, B: np.ndarray, tol: float) -> tuple[list[tuple[np.ndarray, np.ndarray]], str | None]:
+    """Support enumeration with exact vertex-label degeneracy detection."""
+    m, n = A.shape
+    Ap, Bp = _positive(A), _positive(B)
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    degenerate: str | None = None
+    for k in range(1, min(m, n) + 1):
+        Is = np.array(list(itertools.combinations(range(m), k)), dtype=np.intp)
+        Js = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp)
+        step = max(1, _CHUNK // len(Js))
+        for s in range(0, len(Is), step):
+            Ic = Is[s : s + step]
+            xs, u, okx = _solve_side(Bp, Ic, Js)  # x_I makes columns J indifferent (payoff u)
+            ys, v, oky = _solve_side(Ap.T, Js, Ic)  # y_J makes rows I indifferent (payoff v)
+            cI, cJ = len(Ic), len(Js)
+            # ys was computed with pairs ordered (J, I); reorder to (I, J)
+            ys = ys.reshape(cJ, cI, k).transpose(1, 0, 2).reshape(-1, k)
+            v = v.reshape(cJ, cI).T.reshape(-1)
+            oky = oky.reshape(cJ, cI).T.reshape(-1)
+            Ifull = np.repeat(Ic, cJ, axis=0)
+            Jfull = np.tile(Js, (cI, 1))
+            X = np.zeros((len(Ifull), m))
+            np.put_along_axis(X, Ifull, xs, axis=1)
+            Y = np.zeros((len(Jfull), n))
+            np.put_along_axis(Y, Jfull, ys, axis=1)
+            xB = X @ Bp  # (P, n)
+            Ay = Y @ Ap.T  # (P, m)
+            fx = okx & (xs.min(-1) >= -tol) & (xB.max(-1) <= u + tol)
+            fy = oky & (ys.min(-1) >= -tol) & (Ay.max(-1) <= v + tol)
+            if degenerate is None:
+                # labels of a vertex beyond m (resp. n): zero probabilities inside the support
+                # or tight best responses outside the other support.
+                extra_x = (np.abs(xs) <= tol).sum(-1) + (np.abs(xB - u[:, None]) <= tol).sum(-1) - k
+                extra_y = (np.abs(ys) <= tol).sum(-1) + (np.abs(Ay - v[:, None]) <= tol).sum(-1) - k
+                bad_x = np.flatnonzero(fx & (extra_x > 0))
+                bad_y = np.flatnonzero(fy & (extra_y > 0))
+                if bad_x.size:
+                    p = bad_x[0]
+                    degenerate = (
+                        f"against player 1's strategy x = {np.round(X[p], 6).tolist()} (support size "
+                        f"{int((X[p] > tol).sum())}) player 2 has "
+                        f"{int((np.abs(xB[p] - u[p]) <= tol).sum())} pure best responses"
+                    )
+                elif bad_y.size:
+                    p = bad_y[0]
+                    degenerate = (
+                        f"against player 2's strategy y = {np.round(Y[p], 6).tolist()} (support size "
+                        f"{int((Y[p] > tol).sum())}) player 1 has "
+                        f"{int((np.abs(Ay[p] - v[p]) <= tol).sum())} pure best responses"
+                    )
+            for p in np.flatnonzero(fx & fy):
+                x = np.clip(X[p], 0.0, None)
+                y = np.clip(Y[p], 0.0, None)
+                found.append((x / x.sum(), y / y.sum()))
+    # de-duplicate (a degenerate equilibrium may come from several support pairs)
+    uniq: list[tuple[np.ndarray, np.ndarray]] = []
+    for x, y in found:
+        if not any(np.allclose(x, a, atol=1e-8) and np.allclose(y, b, atol=1e-8) for a, b in uniq):
+            uniq.append((x, y))
+    return uniq, degenerate
+
+
+def is_degenerate(A: Any, B: Any, *, tol: float = LABEL_TOL) -> bool:
+    """Whether some mixed strategy with support size ``k`` has more than ``k`` pure best responses.
+
+    Decided exactly (up to ``tol`` on payoffs rescaled to [1, 2]) by enumerating every
+    vertex of both best-response polytopes ``P = {x ≥ 0 : Bᵀx ≤ 1}`` and
+    ``Q = {y ≥ 0 : Ay ≤ 1}``: the game is nondegenerate iff every vertex of ``P`` has
+    exactly ``m`` labels and every vertex of ``Q`` exactly ``n`` (von Stengel 2007, §3.4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_degenerate(np.array([[1.0, 1.0], [0.0, 2.0]]), np.array([[1.0, 1.0], [0.0, 2.0]]))
+    True
+    >>> is_degenerate(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.0, 1.0]]))
+    False
+    """
+    A, B = _payoffs(A, B)
+    return _enumerate(A, B, tol)[1] is not None
+
+
+def nash_equilibria(A: Any, B: Any = None, *, strict: bool = False, tol: float = LABEL_TOL) -> list[tuple[np.ndarray, np.ndarray]]:
+    r"""All Nash equilibria of a nondegenerate bimatrix game by vectorised support enumeration.
+
+    For every support pair ``I ⊆ [m]``, ``J ⊆ [n]`` with ``|I| = |J| = k`` the indifference
+    systems ``Σ_{i∈I} x_i B_ij = u (j ∈ J), Σ x_i = 1`` and
+    ``Σ_{j∈J} A_ij y_j = v (i ∈ I), Σ y_j = 1`` are solved — all pairs of one size in one
+    batched LU call — and ``(x, y)`` is kept when ``x, y ≥ 0`` and no pure strategy beats
+    ``u`` or ``v`` (von Stengel 2007, Algorithm 3.4).
+
+    Parameters
+    ----------
+    A, B : numpy arrays, shape (m, n)
+        Payoffs of the row and the column player. ``B=None`` means zero-sum, ``B = −A``.
+    strict : bool, default False
+        On a degenerate game raise :class:`DegenerateGameError` instead of warning.
+    tol : float
+        Tolerance on probabilities and best-response ties (payoffs rescaled to [1, 2]).
+
+    Returns
+    -------
+    list of (x, y)
+        Every equilibrium, as numpy probability vectors, ordered by support size.
+
+    Warns
+    -----
+    DegenerateGameWarning
+        The game is degenerate (named strategy has more best responses than its support
+        size). The list then holds the equilibria at equal-size supports that were found
+        (deduplicated) and may miss equilibria, in particular whole components.
+
+    Raises
+    ------
+    InvalidModelError
+        Shapes differ, an empty action set, or a non-finite payoff (located).
+    TypeError
+        Device arrays (the routine is host-only).
+
+    Notes
+    -----
+    Cost ``Σ_k C(m,k)·C(n,k)·O(k³) = O(C(m+n, m)·min(m,n)³)``: fine to about 12×12.
+
+    References
+    ----------
+    von Stengel (2007), §3.3: Def. 3.2 (nondegeneracy), equal support sizes in nondegenerate
+    games, Algorithm 3.4 (support enumeration).
+
+    Examples
+    --------
+    Battle of the sexes has two pure and one mixed equilibrium:
+
+    >>> import numpy as np
+    >>> A = np.array([[2.0, 0.0], [0.0, 1.0]]); B = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> [(np.round(x, 4).tolist(), np.round(y, 4).tolist()) for x, y in nash_equilibria(A, B)]
+    [([1.0, 0.0], [1.0, 0.0]), ([0.0, 1.0], [0.0, 1.0]), ([0.6667, 0.3333], [0.3333, 0.6667])]
+    """
+    if B is None:
+        B = -np.asarray(require_host(A, "nash_equilibria"), dtype=np.float64)
+    A, B = _payoffs(A, B)
+    eqs, degenerate = _enumerate(A, B, tol)
+    if degenerate is not None:
+        msg = (
+            f"the bimatrix game is degenerate ({degenerate}); support enumeration returns the "
+            f"{len(eqs)} equilibria found at equal-size supports and may miss others (components)"
+        )
+        if strict:
+            raise DegenerateGameError(msg)
+        warnings.warn(msg, DegenerateGameWarning, stacklevel=2)
+    return eqs
+
+
+def _lex_ratio_row(T: np.ndarray, col: int, rhs: int, slack: slice) -> int:
+    """Lexicographic minimum-ratio test: rows with T[r, col] > 0, compare (rhs, slack cols)/T[r, col]."""
+    c = T[:, col]
+    rows = np.flatnonzero(c > 1e-12)
+    if rows.size == 0:
+        raise SolverError("Lemke-Howson: unbounded pivot column (payoffs must be positive)", status="unbounded")
+    keys = np.concatenate([T[rows, rhs][:, None], T[rows, slack]], axis=1) / c[rows, None]
+    best = 0
+    for r in range(1, rows.size):  # lexicographic comparison, exact (no tolerance: ties are impossible)
+        d = keys[r] - keys[best]
+        nz = np.flatnonzero(np.abs(d) > 1e-13 * (1.0 + np.abs(keys[best])))
+        if nz.size and d[nz[0]] < 0:
+            best = r
+    return int(rows[best])
+
+
+def lemke_howson(A: Any, B: Any, *, initial_label: int = 0, max_pivots: int = 10_000) -> tuple[np.ndarray, np.ndarray]:
+    r"""One Nash equilibrium by the Lemke–Howson path from the artificial equilibrium.
+
+    Works on the best-response polytopes ``P = {x ≥ 0: Bᵀx ≤ 1}`` and
+    ``Q = {y ≥ 0: Ay ≤ 1}`` (payoffs rescaled to be positive). Starting from
+    ``(0, 0)``, label ``initial_label`` (``0..m−1`` rows, ``m..m+n−1`` columns) is
+    dropped and complementary pivoting alternates between the two tableaux until that
+    label is picked up again; the endpoint, normalised, is an equilibrium
+    (von Stengel 2007, §3.5; Lemke & Howson 1964).
+
+    Parameters
+    ----------
+    A, B : numpy arrays, shape (m, n)
+    initial_label : int in [0, m + n)
+    max_pivots : int
+
+    Returns
+    -------
+    (x, y) : numpy arrays
+        A Nash equilibrium (certified in the tests by :func:`bimatrix_nash_conv`).
+
+    Raises
+    ------
+    ValueError
+        ``initial_label`` out of range.
+    SolverError
+        The pivot cap is reached (cannot happen with the lexicographic rule; kept as a guard).
+
+    Notes
+    -----
+    Degenerate games are handled by the lexicographic minimum-ratio test: the leaving
+    row minimises ``(rhs, row of the inverse basis)/pivot`` lexicographically, which is
+    the ratio test of a perturbed, nondegenerate system (von Stengel 2007, §3.5 end), so
+    the path never cycles and always ends at an equilibrium — unlike support
+    enumeration, Lemke–Howson needs no nondegeneracy. Host-only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    >>> x, y = lemke_howson(A, -A)
+    >>> np.round(x, 9).tolist(), np.round(y, 9).tolist()
+    ([0.5, 0.5], [0.5, 0.5])
+    """
+    A, B = _payoffs(A, B)
+    m, n = A.shape
+    if isinstance(initial_label, bool) or not isinstance(initial_label, (int, np.integer)) or not 0 <= initial_label < m + n:
+        raise ValueError(f"initial_label must be an integer in [0, m + n) = [0, {m + n}); got {initial_label!r}")
+    Ap, Bp = _positive(A), _positive(B)
+    # Tableau P (player 1): rows = n constraints  Bpᵀ x + s = 1; columns by label: x_i (i < m), s_j (m + j).
+    TP = np.concatenate([Bp.T, np.eye(n), np.ones((n, 1))], axis=1)
+    basisP = list(range(m, m + n))
+    # Tableau Q (player 2): rows = m constraints  r + Ap y = 1; columns by label: r_i (i < m), y_j (m + j).
+    TQ = np.concatenate([np.eye(m), Ap, np.ones((m, 1))], axis=1)
+    basisQ = list(range(m))
+    rhs = m + n
+    slackP, slackQ = slice(m, m + n), slice(0, m)
+    entering = int(initial_label)
+    in_P = entering < m  # x_k enters P when a row label is dropped, y_j enters Q otherwise
+    for _ in range(max_pivots):
+        T, basis, slack = (TP, basisP, slackP) if in_P else (TQ, basisQ, slackQ)
+        r = _lex_ratio_row(T, entering, rhs, slack)
+        T[r] /= T[r, entering]
+        for i in range(T.shape[0]):
+            if i != r and T[i, entering] != 0.0:
+                T[i] -= T[i, entering] * T[r]
+        leaving = basis[r]
+        basis[r] = entering
+        if leaving == initial_label:
+            break
+        entering = leaving
+        in_P = not in_P
+    else:
+        raise SolverError(f"Lemke-Howson did not terminate within {max_pivots} pivots", status="max_pivots")
+    x = np.zeros(m)
+    y = np.zeros(n)
+    for r, lab in enumerate(basisP):
+        if lab < m:
+            x[lab] = TP[r, rhs]
+    for r, lab in enumerate(basisQ):
+        if lab >= m:
+            y[lab - m] = TQ[r, rhs]
+    x, y = np.clip(x, 0.0, None), np.clip(y, 0.0, None)
+    return x / x.sum(), y / y.sum()

@@ -1,0 +1,250 @@
+r"""Correlated and coarse correlated equilibria of n-player normal-form games.
+
+A normal-form game has payoffs ``U[i, a_1, ..., a_n]`` for players
+``i = 0..n−1``. A distribution ``μ`` over joint actions is a
+
+* **correlated equilibrium (CE)** iff no player gains by remapping a
+  recommendation: for every ``i`` and ``a_i ≠ a_i'``
+  ``Σ_{a_{−i}} μ(a_i, a_{−i}) [U_i(a_i', a_{−i}) − U_i(a_i, a_{−i})] ≤ 0``
+  (Aumann 1974; the LP form is Papadimitriou & Roughgarden 2008, §2);
+* **coarse correlated equilibrium (CCE)** iff no player gains by ignoring the
+  recommendation: for every ``i`` and ``a_i'``
+  ``Σ_a μ(a) [U_i(a_i', a_{−i}) − U_i(a)] ≤ 0`` (Hannan 1957; Moulin & Vial 1978).
+
+Every Nash equilibrium (as a product distribution) is a CE and every CE is a
+CCE: ``Nash ⊆ CE ⊆ CCE``. Both sets are polytopes, so the max-welfare point is an
+LP (HiGHS here) and the max-entropy CE a convex program (cvxpy). All routines are
+host-only.
+
+References
+----------
+Aumann, R. J. (1974). Subjectivity and correlation in randomized strategies. J. Math. Econ. 1.
+Hannan, J. (1957). Approximation to Bayes risk in repeated play. Contributions to the Theory
+of Games III.
+Moulin, H. & Vial, J.-P. (1978). Strategically zero-sum games. Int. J. Game Theory 7.
+Papadimitriou, C. H. & Roughgarden, T. (2008). Computing correlated equilibria in
+multi-player games. J. ACM 55(3), §2 (the CE linear program).
+Ortiz, L. E., Schapire, R. E. & Kakade, S. M. (2007). Maximum entropy correlated
+equilibria. AISTATS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_finite, check_probability
+from ..backend import require_host
+from ..errors import InvalidModelError, SolverError
+
+__all__ = [
+    "CorrelatedEquilibrium",
+    "as_normal_form",
+    "ce_constraints",
+    "cce_constraints",
+    "ce_gap",
+    "cce_gap",
+    "max_welfare_ce",
+    "max_welfare_cce",
+    "max_entropy_ce",
+]
+
+
+def as_normal_form(U: Any) -> np.ndarray:
+    """Validate payoffs ``U[i, a_1, ..., a_n]`` (n = U.shape[0] players, host array).
+
+    Raises
+    ------
+    InvalidModelError
+        ``U.ndim != U.shape[0] + 1``, an empty action set, or a non-finite payoff.
+    """
+    U = np.asarray(require_host(U, "normal-form equilibrium solvers"), dtype=np.float64)
+    if U.ndim < 2 or U.ndim != U.shape[0] + 1:
+        raise InvalidModelError(
+            f"U must have shape (n, A_1, ..., A_n) with one payoff table per player; got shape {U.shape}"
+        )
+    if min(U.shape[1:]) < 1:
+        raise InvalidModelError(f"U needs at least one action per player; got shape {U.shape}")
+    check_finite(U, "U", ("i",) + tuple(f"a{k + 1}" for k in range(U.shape[0])))
+    return U
+
+
+def _deviation_gains(U: np.ndarray, i: int) -> np.ndarray:
+    """``D[a_i, a_i', rest] = U_i(a_i', rest) − U_i(a_i, rest)`` with player i's axis first."""
+    Ui = np.moveaxis(U[i], i, 0)
+    return Ui[None, :, ...] - Ui[:, None, ...]
+
+
+def ce_constraints(U: Any) -> np.ndarray:
+    r"""CE incentive matrix ``G`` (rows ``(i, a_i, a_i')``, ``a_i ≠ a_i'``): μ is a CE iff ``G vec(μ) ≤ 0``.
+
+    ``G[(i, a_i, a_i'), a] = 1[a_i(a) = a_i] · (U_i(a_i', a_{−i}) − U_i(a))``; ``vec`` is
+    C-order flattening of ``μ[a_1, ..., a_n]``.
+    """
+    U = as_normal_form(U)
+    n, shape = U.shape[0], U.shape[1:]
+    rows = []
+    for i in range(n):
+        Ai = shape[i]
+        D = _deviation_gains(U, i)  # (Ai, Ai', rest)
+        G = np.zeros((Ai, Ai) + (Ai,) + D.shape[2:])
+        for ai in range(Ai):
+            G[ai, :, ai] = D[ai]
+        G = np.moveaxis(G, 2, 2 + i)  # joint-action layout
+        keep = ~np.eye(Ai, dtype=bool)
+        rows.append(G[keep].reshape(Ai * (Ai - 1), -1))
+    return np.concatenate(rows, axis=0)
+
+
+def cce_constraints(U: Any) -> np.ndarray:
+    r"""CCE incentive matrix ``G`` (rows ``(i, a_i')``): μ is a CCE iff ``G vec(μ) ≤ 0``.
+
+    ``G[(i, a_i'), a] = U_i(a_i', a_{−i}) − U_i(a)``. Each row is the sum over ``a_i`` of the
+    CE rows ``(i, a_i, a_i')``, hence CE ⊆ CCE.
+    """
+    U = as_normal_form(U)
+    n = U.shape[0]
+    rows = []
+    for i in range(n):
+        D = _deviation_gains(U, i)  # (Ai, Ai', rest)
+        G = np.moveaxis(np.swapaxes(D, 0, 1), 1, 1 + i)  # (Ai', joint a)
+        rows.append(G.reshape(G.shape[0], -1))
+    return np.concatenate(rows, axis=0)
+
+
+def _as_joint(U: np.ndarray, mu: Any) -> np.ndarray:
+    mu = np.asarray(require_host(mu, "correlated equilibrium checks"), dtype=np.float64)
+    if mu.shape != U.shape[1:]:
+        raise ValueError(f"mu must have the joint-action shape {U.shape[1:]}; got {mu.shape}")
+    flat = mu.reshape(-1)
+    check_probability(flat, "mu", ("a",), "mu")
+    return flat
+
+
+def ce_gap(U: Any, mu: Any) -> float:
+    r"""Largest gain from a recommendation swap, ``max_{i, a_i, a_i'} (G vec μ)``, clipped below at 0.
+
+    Zero iff ``μ`` is a CE. (Per-recommendation gains; a player's total swap-regret is
+    the sum over ``a_i`` of the best swap, bounded by ``A_i`` times this.)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> U = np.array([[[1.0, -1.0], [-1.0, 1.0]], [[-1.0, 1.0], [1.0, -1.0]]])
+    >>> ce_gap(U, np.full((2, 2), 0.25))
+    0.0
+    """
+    U = as_normal_form(U)
+    return float(max(0.0, np.max(ce_constraints(U) @ _as_joint(U, mu))))
+
+
+def cce_gap(U: Any, mu: Any) -> float:
+    r"""Largest gain from ignoring the recommendation, ``max_{i, a_i'} (G vec μ)``, clipped at 0."""
+    U = as_normal_form(U)
+    return float(max(0.0, np.max(cce_constraints(U) @ _as_joint(U, mu))))
+
+
+@dataclass(frozen=True, eq=False)
+class CorrelatedEquilibrium:
+    """A correlated distribution ``distribution[a_1, ..., a_n]`` with its certificate.
+
+    Attributes
+    ----------
+    distribution : numpy array
+    payoffs : numpy array, shape (n,)
+        ``E_μ[U_i]`` for each player.
+    welfare : float
+        ``Σ_i E_μ[U_i]``.
+    gap : float
+        Largest incentive constraint violation (``ce_gap`` or ``cce_gap``), ≥ 0.
+    """
+
+    distribution: np.ndarray
+    payoffs: np.ndarray
+    welfare: float
+    gap: float
+
+
+def _finish(U: np.ndarray, mu: np.ndarray, G: np.ndarray) -> CorrelatedEquilibrium:
+    mu = np.clip(mu, 0.0, None)
+    mu /= mu.sum()
+    pay = U.reshape(U.shape[0], -1) @ mu
+    return CorrelatedEquilibrium(
+        distribution=mu.reshape(U.shape[1:]),
+        payoffs=pay,
+        welfare=float(pay.sum()),
+        gap=float(max(0.0, np.max(G @ mu))),
+    )
+
+
+def _max_welfare(U: np.ndarray, G: np.ndarray, what: str) -> CorrelatedEquilibrium:
+    from scipy.optimize import linprog  # noqa: PLC0415
+
+    K = G.shape[1]
+    c = -U.reshape(U.shape[0], -1).sum(0)
+    res = linprog(c, A_ub=G, b_ub=np.zeros(G.shape[0]), A_eq=np.ones((1, K)), b_eq=[1.0], bounds=(0, None), method="highs")
+    if res.status != 0:
+        raise SolverError(f"{what}: HiGHS failed: {res.message}", status=res.status)
+    return _finish(U, res.x, G)
+
+
+def max_welfare_ce(U: Any) -> CorrelatedEquilibrium:
+    r"""Correlated equilibrium maximising welfare: ``max_μ Σ_i E_μ U_i`` s.t. CE constraints.
+
+    LP over the ``Π_i A_i`` joint-action probabilities with ``Σ_i A_i(A_i − 1)`` incentive
+    constraints (Papadimitriou & Roughgarden 2008, §2), solved by HiGHS. Host-only.
+
+    Examples
+    --------
+    Chicken (Aumann 1974): the welfare-optimal CE puts 1/2 on (swerve, swerve) and 1/4 on
+    each asymmetric outcome, paying 5.25 to each player — more than any Nash equilibrium's 4.67.
+
+    >>> from rltheory.games.zoo import chicken
+    >>> ce = max_welfare_ce(chicken())
+    >>> round(ce.welfare, 9), ce.gap <= 1e-9
+    (10.5, True)
+    """
+    U = as_normal_form(U)
+    return _max_welfare(U, ce_constraints(U), "max_welfare_ce")
+
+
+def max_welfare_cce(U: Any) -> CorrelatedEquilibrium:
+    r"""Coarse correlated equilibrium maximising welfare (LP with ``Σ_i A_i`` constraints)."""
+    U = as_normal_form(U)
+    return _max_welfare(U, cce_constraints(U), "max_welfare_cce")
+
+
+def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium:
+    r"""Maximum-entropy correlated equilibrium: ``max_μ −Σ_a μ(a) log μ(a)`` s.t. CE constraints.
+
+    The CE polytope is convex and the entropy strictly concave, so the maximiser is unique
+    (Ortiz, Schapire & Kakade 2007). Solved with cvxpy's exponential-cone interface
+    (default solver Clarabel). Host-only.
+
+    Raises
+    ------
+    SolverError
+        cvxpy reports a status other than optimal.
+
+    Examples
+    --------
+    In matching pennies the only CE is uniform:
+
+    >>> import numpy as np
+    >>> U = np.array([[[1.0, -1.0], [-1.0, 1.0]], [[-1.0, 1.0], [1.0, -1.0]]])
+    >>> np.round(max_entropy_ce(U).distribution, 6).tolist()
+    [[0.25, 0.25], [0.25, 0.25]]
+    """
+    import cvxpy as cp  # noqa: PLC0415
+
+    U = as_normal_form(U)
+    G = ce_constraints(U)
+    K = G.shape[1]
+    mu = cp.Variable(K, nonneg=True)
+    prob = cp.Problem(cp.Maximize(cp.sum(cp.entr(mu))), [G @ mu <= 0, cp.sum(mu) == 1])
+    prob.solve(solver=solver)
+    if prob.status not in ("optimal", "optimal_inaccurate") or mu.value is None:
+        raise SolverError(f"max_entropy_ce: cvxpy status {prob.status}", status=prob.status)
+    return _finish(U, np.asarray(mu.value, dtype=float), G)

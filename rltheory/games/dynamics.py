@@ -1,0 +1,384 @@
+r"""Learning dynamics in zero-sum matrix games, with exploitability traces.
+
+Both players update simultaneously from the full utility vectors
+``u_t = A y_t`` (row player, maximising) and ``v_t = −Aᵀ x_t`` (column player).
+With regrets ``Reg_x(T) = max_i Σ_t (A y_t)_i − Σ_t x_tᵀ A y_t`` and
+``Reg_y(T) = Σ_t x_tᵀ A y_t − min_j Σ_t (x_tᵀ A)_j`` the uniform averages satisfy the
+identity
+
+    ``gap(x̄_T, ȳ_T) = max_i (Aȳ_T)_i − min_j (x̄_Tᵀ A)_j = (Reg_x(T) + Reg_y(T)) / T``,
+
+so any regret bound is an average-iterate exploitability bound (Freund & Schapire
+1999). Every driver runs a batch of games ``A[..., m, n]`` in array-API code and
+records, after every iteration ``t``, the duality gap of the average iterate
+(``gap_avg``) and of the last iterate (``gap_last``). The bounds live in
+:mod:`rltheory.bounds.games`:
+
+* Hedge / MWU with step ``η``: ``Reg(t) ≤ ln k/η + η t R²/8`` for payoff range ``R``
+  (Cesa-Bianchi & Lugosi 2006, Thm 2.2); with ``η = √(8 ln k / T)/R``,
+  ``Reg(T) ≤ R √(T ln k / 2)``.
+* Regret matching and RM+: ``Reg(t) ≤ R √(k t)`` (Hart & Mas-Colell 2000; Zinkevich et al.
+  2007, Thm 3 with one information set; Tammelin et al. 2015 for RM+).
+* Optimistic Hedge (OMWU) and optimistic gradient descent-ascent (OGDA) satisfy the RVU
+  property (Syrgkanis et al. 2015, Def. 3, Props. 5 and 7) with ``α = D/η``, ``β = η`` and
+  ``γ ≥ 1/(8η)``; in a zero-sum game the ``β`` and ``γ`` terms cancel once
+  ``η ≤ 1/(√8 L)`` (``L`` the Lipschitz constant of ``y ↦ Ay`` in the algorithm's norm
+  pair), so ``gap(x̄_t, ȳ_t) ≤ (D_x + D_y)/(η t)``: ``O(1/t)``. ``D = ln k`` (entropy) or
+  ``1/2`` (Euclidean).
+* OMWU's last iterate converges linearly when the equilibrium is unique (Wei, Lee, Zhang &
+  Luo 2021, Thm 3; the rate constant depends on the game); OGDA's last iterate converges
+  linearly on polytopes (ibid., Thm 5).
+* Fictitious play converges in zero-sum games (Robinson 1951) with no useful rate; no bound
+  is asserted.
+
+References
+----------
+Brown, G. W. (1951). Iterative solution of games by fictitious play. Robinson, J. (1951). An
+iterative method of solving a game. Ann. Math. 54.
+Freund, Y. & Schapire, R. E. (1999). Adaptive game playing using multiplicative weights. GEB 29.
+Cesa-Bianchi, N. & Lugosi, G. (2006). *Prediction, Learning, and Games*. Thm 2.2.
+Hart, S. & Mas-Colell, A. (2000). A simple adaptive procedure leading to correlated
+equilibrium. Econometrica 68(5).
+Zinkevich, M., Johanson, M., Bowling, M., Piccione, C. (2007). Regret minimization in games
+with incomplete information. NeurIPS, Thm 3.
+Tammelin, O., Burch, N., Johanson, M., Bowling, M. (2015). Solving heads-up limit Texas
+hold'em. IJCAI (RM+).
+Syrgkanis, V., Agarwal, A., Luo, H., Schapire, R. E. (2015). Fast convergence of regularized
+learning in games. NeurIPS.
+Wei, C.-Y., Lee, C.-W., Zhang, M., Luo, H. (2021). Linear last-iterate convergence in
+constrained saddle-point optimization. ICLR.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..backend import array_namespace, one_hot
+from ..trace import Trace, TraceRecorder
+from .matrix import as_matrix_games, duality_gap
+
+__all__ = [
+    "DynamicsResult",
+    "fictitious_play",
+    "regret_matching",
+    "hedge",
+    "optimistic_hedge",
+    "ogda",
+    "project_simplex",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class DynamicsResult:
+    """Outcome of ``T`` rounds of a learning dynamic on games ``A[..., m, n]``.
+
+    Attributes
+    ----------
+    x, y : arrays (..., m), (..., n)
+        Uniform averages of the iterates.
+    x_last, y_last : arrays
+        Last iterates.
+    eta : tuple or None
+        Step sizes ``(η_x, η_y)`` as arrays of shape (...) (None for FP and RM).
+    trace : Trace
+        ``gap_avg[t−1]`` and ``gap_last[t−1]`` (shape (T, ...)) after ``t`` rounds.
+    iterations : int
+    converged : bool
+        Always True: the dynamics run a fixed number of rounds and have no stopping rule.
+    """
+
+    x: Any
+    y: Any
+    x_last: Any
+    y_last: Any
+    eta: tuple[Any, Any] | None
+    trace: Trace
+    iterations: int
+    converged: bool = True
+
+
+def project_simplex(v: Any) -> Any:
+    r"""Euclidean projection onto the simplex, ``argmin_{z ∈ Δ} ‖z − v‖₂``, along the last axis.
+
+    Sort-based (Held, Wolfe & Crowder 1974; Duchi et al. 2008, Fig. 1): with ``u`` sorted
+    decreasingly, ``ρ = max{j : u_j − (Σ_{r≤j} u_r − 1)/j > 0}``, ``θ = (Σ_{r≤ρ} u_r − 1)/ρ``
+    and ``z = max(v − θ, 0)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> project_simplex(np.array([0.5, 0.5, 2.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    xp = array_namespace(v)
+    k = v.shape[-1]
+    u = xp.sort(v, axis=-1, descending=True)
+    css = xp.cumulative_sum(u, axis=-1)
+    j = xp.arange(1, k + 1, dtype=v.dtype, device=v.device)
+    cond = (u - (css - 1.0) / j) > 0.0
+    r = xp.sum(xp.astype(cond, xp.int64), axis=-1)
+    sel = one_hot(r - 1, k, xp, v.dtype)
+    theta = (xp.sum(css * sel, axis=-1) - 1.0) / xp.astype(r, v.dtype)
+    z = v - theta[..., None]
+    return xp.where(z > 0.0, z, 0.0)
+
+
+def _softmax(z: Any, xp: Any) -> Any:
+    z = z - xp.max(z, axis=-1, keepdims=True)
+    e = xp.exp(z)
+    return e / xp.sum(e, axis=-1, keepdims=True)
+
+
+def _check_T(T: Any) -> int:
+    if isinstance(T, bool) or not isinstance(T, int) or T < 1:
+        raise ValueError(f"T (number of rounds) must be a positive integer; got {T!r}")
+    return T
+
+
+def _payoff_range(A: Any, xp: Any) -> Any:
+    """``max A − min A`` per game (1 where the game is constant)."""
+    flat = xp.reshape(A, tuple(A.shape[:-2]) + (A.shape[-2] * A.shape[-1],))
+    rng = xp.max(flat, axis=-1) - xp.min(flat, axis=-1)
+    return xp.where(rng > 0.0, rng, 1.0)
+
+
+def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
+    if eta is None:
+        return default
+    if isinstance(eta, bool) or not isinstance(eta, (int, float)) or not eta > 0 or not math.isfinite(eta):
+        raise ValueError(f"eta must be a positive finite number; got {eta!r}")
+    return xp.full(tuple(like.shape), float(eta), dtype=like.dtype, device=like.device)
+
+
+Step = Callable[[Any, Any, Any, Any], tuple[Any, Any, Any]]
+
+
+def _run(A: Any, T: int, init: Callable[[Any], tuple[Any, Any, Any]], update: Step) -> tuple[Any, Any, Any, Any, Trace]:
+    """Shared driver: play ``(x_t, y_t)``, observe ``u_t = A y_t``, ``v_t = −Aᵀx_t``, update."""
+    xp = array_namespace(A)
+    x, y, state = init(A)
+    sx = xp.zeros_like(x)
+    sy = xp.zeros_like(y)
+    rec = TraceRecorder()
+    for t in range(1, T + 1):
+        sx, sy = sx + x, sy + y
+        u = (A @ y[..., None])[..., 0]
+        v = -(x[..., None, :] @ A)[..., 0, :]
+        rec.record(t, gap_avg=duality_gap(A, sx / t, sy / t), gap_last=duality_gap(A, x, y))
+        if t < T:
+            x, y, state = update(x, y, state, (u, v))
+    return sx / T, sy / T, x, y, rec.finish()
+
+
+def _uniform(A: Any, xp: Any) -> tuple[Any, Any]:
+    m, n = A.shape[-2], A.shape[-1]
+    b = tuple(A.shape[:-2])
+    return (
+        xp.full(b + (m,), 1.0 / m, dtype=A.dtype, device=A.device),
+        xp.full(b + (n,), 1.0 / n, dtype=A.dtype, device=A.device),
+    )
+
+
+def fictitious_play(A: Any, T: int) -> DynamicsResult:
+    r"""Simultaneous fictitious play: ``x_{t+1} = e_{argmax_i (A ȳ_t)_i}``, ``y_{t+1} = e_{argmin_j (x̄_tᵀA)_j}``.
+
+    Starts from uniform strategies; ties go to the lowest index. ``gap_avg → 0`` in every
+    zero-sum game (Robinson 1951), possibly as slowly as ``t^{−1/(m+n−2)}`` (Shapiro 1958);
+    no rate bound is asserted.
+
+    Examples
+    --------
+    >>> from rltheory.games.zoo import matching_pennies
+    >>> res = fictitious_play(matching_pennies(), 2000)
+    >>> bool(res.trace["gap_avg"][-1] < 0.05)
+    True
+    """
+    xp = array_namespace(A)
+    A = as_matrix_games(A, "A", xp)
+    T = _check_T(T)
+    m, n = A.shape[-2], A.shape[-1]
+
+    def init(A: Any) -> tuple[Any, Any, Any]:
+        x, y = _uniform(A, xp)
+        return x, y, (xp.zeros_like(x), xp.zeros_like(y), 0)
+
+    def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
+        sx, sy, k = st  # sums of the plays before this round
+        sx, sy, k = sx + x, sy + y, k + 1
+        xn = one_hot(xp.argmax((A @ (sy / k)[..., None])[..., 0], axis=-1), m, xp, A.dtype)
+        yn = one_hot(xp.argmin(((sx / k)[..., None, :] @ A)[..., 0, :], axis=-1), n, xp, A.dtype)
+        return xn, yn, (sx, sy, k)
+
+    x, y, xl, yl, tr = _run(A, T, init, update)
+    return DynamicsResult(x, y, xl, yl, None, tr, T)
+
+
+def regret_matching(A: Any, T: int, *, plus: bool = False) -> DynamicsResult:
+    r"""Regret matching ``x_t ∝ [R_{t−1}]_+`` (uniform if no positive regret); ``plus=True``: RM+.
+
+    ``R_t = R_{t−1} + (u_t − ⟨x_t, u_t⟩ 1)`` (RM) or ``R_t = [R_{t−1} + u_t − ⟨x_t, u_t⟩ 1]_+``
+    (RM+). Bound: ``Reg(t) ≤ R √(k t)`` with ``R`` the payoff range (each instantaneous regret
+    lies in ``[−R, R]``), so ``gap(x̄_t, ȳ_t) ≤ R(√m + √n)/√t``
+    (:func:`rltheory.bounds.games.regret_matching_gap_bound`).
+
+    References
+    ----------
+    Hart & Mas-Colell (2000); Zinkevich et al. (2007), Thm 3; Tammelin et al. (2015).
+
+    Examples
+    --------
+    >>> from rltheory.games.zoo import rock_paper_scissors
+    >>> res = regret_matching(rock_paper_scissors(), 1000, plus=True)
+    >>> bool(res.trace["gap_avg"][-1] < 0.05)
+    True
+    """
+    xp = array_namespace(A)
+    A = as_matrix_games(A, "A", xp)
+    T = _check_T(T)
+
+    def match(R: Any) -> Any:
+        Rp = xp.where(R > 0.0, R, 0.0)
+        s = xp.sum(Rp, axis=-1, keepdims=True)
+        k = R.shape[-1]
+        return xp.where(s > 0.0, Rp / xp.where(s > 0.0, s, 1.0), 1.0 / k)
+
+    def init(A: Any) -> tuple[Any, Any, Any]:
+        x, y = _uniform(A, xp)
+        return x, y, (xp.zeros_like(x), xp.zeros_like(y))
+
+    def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
+        Rx, Ry = st
+        u, v = uv
+        Rx = Rx + u - xp.sum(x * u, axis=-1, keepdims=True)
+        Ry = Ry + v - xp.sum(y * v, axis=-1, keepdims=True)
+        if plus:
+            Rx, Ry = xp.where(Rx > 0.0, Rx, 0.0), xp.where(Ry > 0.0, Ry, 0.0)
+        return match(Rx), match(Ry), (Rx, Ry)
+
+    x, y, xl, yl, tr = _run(A, T, init, update)
+    return DynamicsResult(x, y, xl, yl, None, tr, T)
+
+
+def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
+    r"""Hedge / multiplicative weights: ``x_t ∝ exp(η_x Σ_{s<t} A y_s)``, ``y_t ∝ exp(−η_y Σ_{s<t} Aᵀ x_s)``.
+
+    Parameters
+    ----------
+    A : array (..., m, n)
+    T : int
+    eta : float, optional
+        Common step; default the horizon-tuned ``η_x = √(8 ln m / T)/R``,
+        ``η_y = √(8 ln n / T)/R`` (``R = max A − min A``) giving
+        ``Reg_x(T) ≤ R√(T ln m / 2)`` (Cesa-Bianchi & Lugosi 2006, Thm 2.2).
+
+    Notes
+    -----
+    At every ``t``: ``gap(x̄_t, ȳ_t) ≤ [ln m/η_x + ln n/η_y + (η_x + η_y) t R²/8] / t``
+    (:func:`rltheory.bounds.games.hedge_gap_bound`).
+
+    Examples
+    --------
+    >>> from rltheory.games.zoo import matching_pennies
+    >>> res = hedge(matching_pennies(), 2000)
+    >>> bool(res.trace["gap_avg"][-1] < 0.1)
+    True
+    """
+    xp = array_namespace(A)
+    A = as_matrix_games(A, "A", xp)
+    T = _check_T(T)
+    m, n = A.shape[-2], A.shape[-1]
+    R = _payoff_range(A, xp)
+    ex = _eta(eta, math.sqrt(8.0 * math.log(m) / T) / R, xp, R)
+    ey = _eta(eta, math.sqrt(8.0 * math.log(n) / T) / R, xp, R)
+
+    def init(A: Any) -> tuple[Any, Any, Any]:
+        x, y = _uniform(A, xp)
+        return x, y, (xp.zeros_like(x), xp.zeros_like(y))
+
+    def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
+        U, Vc = st
+        u, v = uv
+        U, Vc = U + u, Vc + v
+        return _softmax(ex[..., None] * U, xp), _softmax(ey[..., None] * Vc, xp), (U, Vc)
+
+    x, y, xl, yl, tr = _run(A, T, init, update)
+    return DynamicsResult(x, y, xl, yl, (ex, ey), tr, T)
+
+
+def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
+    r"""Optimistic Hedge (OMWU): ``x_t ∝ exp(η(Σ_{s<t} u_s + u_{t−1}))``, likewise for ``y``.
+
+    The optimistic FTRL form with entropy regulariser (identical to optimistic mirror
+    descent with entropy on the simplex). Default ``η = 1/(√8 L)`` with ``L = R/2``
+    (``R = max A − min A``): since ``Σ_j Δy_j = 0``, ``‖AΔy‖∞ ≤ (R/2)‖Δy‖₁``. Then at every
+    ``t`` ``gap(x̄_t, ȳ_t) ≤ (ln m + ln n)/(η t)`` (RVU, Syrgkanis et al. 2015;
+    :func:`rltheory.bounds.games.optimistic_gap_bound`), and with a unique equilibrium the
+    last iterate converges linearly for ``η ≤ 1/(8 max|A|)`` (Wei et al. 2021, Thm 3).
+
+    Examples
+    --------
+    >>> from rltheory.games.zoo import rock_paper_scissors
+    >>> res = optimistic_hedge(rock_paper_scissors(), 500)
+    >>> bool(res.trace["gap_last"][-1] < 1e-3)
+    True
+    """
+    xp = array_namespace(A)
+    A = as_matrix_games(A, "A", xp)
+    T = _check_T(T)
+    L = _payoff_range(A, xp) / 2.0
+    e = _eta(eta, 1.0 / (math.sqrt(8.0) * L), xp, L)
+
+    def init(A: Any) -> tuple[Any, Any, Any]:
+        x, y = _uniform(A, xp)
+        return x, y, (xp.zeros_like(x), xp.zeros_like(y))
+
+    def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
+        U, Vc = st
+        u, v = uv
+        U, Vc = U + u, Vc + v
+        return _softmax(e[..., None] * (U + u), xp), _softmax(e[..., None] * (Vc + v), xp), (U, Vc)
+
+    x, y, xl, yl, tr = _run(A, T, init, update)
+    return DynamicsResult(x, y, xl, yl, (e, e), tr, T)
+
+
+def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
+    r"""Optimistic gradient descent-ascent (optimistic OMD, Euclidean) on the simplices.
+
+    ``x_t = Π_Δ(x̂_t + η u_{t−1})``, ``x̂_{t+1} = Π_Δ(x̂_t + η u_t)`` (and ``y`` with
+    ``v = −Aᵀx``), the form analysed by Wei et al. (2021, Eq. (3)). Default
+    ``η = 1/(√8 ‖A‖_F)`` (``‖A‖_F ≥ ‖A‖₂``, the ℓ₂ Lipschitz constant). At every ``t``
+    ``gap(x̄_t, ȳ_t) ≤ (1/2 + 1/2)/(η t)`` (RVU with ``D = max ½‖x − x̂_1‖² ≤ 1/2``;
+    :func:`rltheory.bounds.games.optimistic_gap_bound`); the last iterate converges linearly
+    (Wei et al. 2021, Thm 5).
+
+    Examples
+    --------
+    >>> from rltheory.games.zoo import matching_pennies
+    >>> res = ogda(matching_pennies(), 300)
+    >>> bool(res.trace["gap_last"][-1] < 1e-6)
+    True
+    """
+    xp = array_namespace(A)
+    A = as_matrix_games(A, "A", xp)
+    T = _check_T(T)
+    fro = xp.sqrt(xp.sum(xp.reshape(A * A, tuple(A.shape[:-2]) + (-1,)), axis=-1))
+    fro = xp.where(fro > 0.0, fro, 1.0)
+    e = _eta(eta, 1.0 / (math.sqrt(8.0) * fro), xp, fro)
+
+    def init(A: Any) -> tuple[Any, Any, Any]:
+        x, y = _uniform(A, xp)
+        return x, y, (x, y)
+
+    def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
+        xh, yh = st
+        u, v = uv
+        xh = project_simplex(xh + e[..., None] * u)
+        yh = project_simplex(yh + e[..., None] * v)
+        return project_simplex(xh + e[..., None] * u), project_simplex(yh + e[..., None] * v), (xh, yh)
+
+    x, y, xl, yl, tr = _run(A, T, init, update)
+    return DynamicsResult(x, y, xl, yl, (e, e), tr, T)

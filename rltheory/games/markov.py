@@ -1,0 +1,399 @@
+r"""Markov (stochastic) games as validated, frozen models, and the MDPs they induce.
+
+A two-player zero-sum Markov game (Shapley 1953) is ``(S, A, B, P, r, γ, μ)``:
+in state ``s`` the row player picks ``a``, the column player ``b``, the row
+player receives ``r(s, a, b)`` (the column player ``−r``) and the state moves to
+``s' ~ P(·|s, a, b)``. An n-player general-sum Markov game has one reward table
+per player, ``R[i, s, a_1, ..., a_n]``.
+
+Fixing every player but one turns the game into an MDP for the remaining
+player (the *induced MDP*): for the row player against a stationary column
+policy ``ν``
+
+    ``P_ν(s'|s, a) = Σ_b ν(b|s) P(s'|s, a, b)``,   ``r_ν(s, a) = Σ_b ν(b|s) r(s, a, b)``,
+
+so best responses, exploitability and policy evaluation all reuse the MDP layer
+(:class:`~rltheory.mdp.FiniteMDP`, :mod:`rltheory.mdp.bellman`,
+:mod:`rltheory.mdp.discounted`).
+
+Validation is that of :class:`~rltheory.mdp.FiniteMDP`: located
+:class:`~rltheory.errors.InvalidModelError` for wrong shapes, non-finite entries,
+negative probabilities or rows not summing to 1 (tolerance ``PROB_ATOL = 1e-8``).
+
+References
+----------
+Shapley, L. S. (1953). Stochastic games. PNAS 39(10), 1095–1100.
+Littman, M. L. (1994). Markov games as a framework for multi-agent reinforcement learning. ICML.
+Filar, J. & Vrieze, K. (1997). *Competitive Markov Decision Processes*. Springer. §3.9 (induced MDPs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .._validate import check_discount, check_finite, check_ndim, check_probability
+from ..backend import array_namespace, as_float
+from ..errors import InvalidModelError
+from ..mdp.model import FiniteMDP, _prepare_mu
+
+__all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy"]
+
+
+def as_policy(pi: Any, S: int, n: int, xp: Any, dtype: Any, field: str, batch: tuple[int, ...] = ()) -> Any:
+    """A stationary stochastic policy ``pi[..., S, n]`` (an int array ``[..., S]`` is one-hot encoded).
+
+    Raises
+    ------
+    ValueError
+        Wrong shape, action index out of range, or rows that are not distributions.
+    """
+    from ..backend import one_hot, to_numpy  # noqa: PLC0415
+
+    pi = xp.asarray(pi) if not isinstance(pi, (list, tuple)) else as_float(pi, xp, dtype)
+    if xp.isdtype(pi.dtype, "integral"):
+        if pi.ndim < 1 or pi.shape[-1] != S:
+            raise ValueError(f"deterministic {field} must have shape (..., S) = (..., {S}); got {tuple(pi.shape)}")
+        if bool(xp.any((pi < 0) | (pi >= n))):
+            import numpy as np  # noqa: PLC0415
+
+            h = to_numpy(pi)
+            idx = tuple(int(i) for i in np.argwhere((h < 0) | (h >= n))[0])
+            raise ValueError(f"{field}{idx} = {int(h[idx])} is not an action index in [0, {n})")
+        return one_hot(pi, n, xp, dtype)
+    pi = as_float(pi, xp, dtype)
+    if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, n):
+        raise ValueError(f"{field} must have shape (..., S, {n}) = (..., {S}, {n}); got {tuple(pi.shape)}")
+    check_probability(pi, field, ("s", "a"), f"{field}[s, :]")
+    return pi
+
+
+def _rewards(xp: Any, P: Any, R: Any, names: tuple[str, ...], lead: int = 0) -> Any:
+    """``R`` with the shape of ``P`` minus the last axis (or reduce per-transition ``R``)."""
+    target = tuple(P.shape[:-1])
+    check_finite(R, "R", names[: R.ndim] if R.ndim < len(names) else names)
+    if lead == 0 and R.ndim == P.ndim:
+        if tuple(R.shape) != tuple(P.shape):
+            raise InvalidModelError(f"R given per transition must have the shape of P {tuple(P.shape)}; got {tuple(R.shape)}")
+        return xp.sum(P * R, axis=-1)
+    want = target if lead == 0 else (lead,) + target
+    if tuple(R.shape) != want:
+        raise InvalidModelError(f"R must have shape {want}; got {tuple(R.shape)}")
+    return R
+
+
+@dataclass(frozen=True, eq=False)
+class ZeroSumMarkovGame:
+    """Two-player zero-sum discounted Markov game; the row player maximises.
+
+    Parameters
+    ----------
+    P : array, shape (..., S, A, B, S)
+        ``P[..., s, a, b, s'] = Pr(s' | s, a, b)``.
+    R : array, shape (..., S, A, B) or (..., S, A, B, S)
+        Reward to the row player (the column player receives ``−R``); per-transition
+        rewards are reduced to ``r(s, a, b) = Σ_s' P R``.
+    gamma : float in [0, 1)
+    mu : array, shape (S,) or (..., S), optional
+        Initial distribution (uniform when omitted).
+
+    Raises
+    ------
+    InvalidModelError
+        Wrong shapes, non-finite entries, negative probabilities, rows of ``P`` not summing
+        to 1 (worst row and sum reported), ``gamma`` outside [0, 1), or a bad ``mu``.
+
+    Examples
+    --------
+    A one-state game with matching-pennies payoffs has value ``0/(1−γ) = 0``:
+
+    >>> import numpy as np
+    >>> g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1)), np.array([[[1.0, -1.0], [-1.0, 1.0]]]), 0.9)
+    >>> g.S, g.A, g.B
+    (1, 2, 2)
+    """
+
+    P: Any
+    R: Any
+    gamma: float
+    mu: Any = None
+
+    def __post_init__(self) -> None:
+        xp = array_namespace(self.P, self.R, self.mu)
+        P = as_float(self.P, xp)
+        R = as_float(self.R, xp, P.dtype)
+        check_ndim(P, "P", 4, "(..., S, A, B, S)")
+        S, A, B = P.shape[-4], P.shape[-3], P.shape[-2]
+        if P.shape[-1] != S or min(S, A, B) < 1:
+            raise InvalidModelError(
+                f"P must have shape (..., S, A, B, S) with S, A, B >= 1 and matching state axes; got {tuple(P.shape)}"
+            )
+        names = ("s", "a", "b", "s'")
+        check_probability(P, "P", names, "P[s, a, b, :]")
+        R = _rewards(xp, P, R, names)
+        gamma = check_discount(self.gamma, allow_none=False)
+        mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-4]), P.dtype)
+        object.__setattr__(self, "P", P)
+        object.__setattr__(self, "R", R)
+        object.__setattr__(self, "gamma", gamma)
+        object.__setattr__(self, "mu", mu)
+
+    @property
+    def xp(self) -> Any:
+        return array_namespace(self.P)
+
+    @property
+    def S(self) -> int:
+        return int(self.P.shape[-4])
+
+    @property
+    def A(self) -> int:
+        """Number of row-player actions."""
+        return int(self.P.shape[-3])
+
+    @property
+    def B(self) -> int:
+        """Number of column-player actions."""
+        return int(self.P.shape[-2])
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        return tuple(self.P.shape[:-4])
+
+    @property
+    def dtype(self) -> Any:
+        return self.P.dtype
+
+    def initial_distribution(self) -> Any:
+        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
+        xp = self.xp
+        if self.mu is None:
+            return xp.full(self.batch_shape + (self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device)
+        return xp.broadcast_to(self.mu, self.batch_shape + (self.S,))
+
+    def replace(self, **changes: Any) -> ZeroSumMarkovGame:
+        """A re-validated copy with fields replaced."""
+        return dataclasses.replace(self, **changes)
+
+    def __getitem__(self, index: Any) -> ZeroSumMarkovGame:
+        if not self.batch_shape:
+            raise IndexError("a single (unbatched) ZeroSumMarkovGame cannot be indexed")
+        idx = index if isinstance(index, tuple) else (index,)
+        mu = self.initial_distribution()[idx] if self.mu is not None and self.mu.ndim > 1 else self.mu
+        return ZeroSumMarkovGame(self.P[idx], self.R[idx], self.gamma, mu)
+
+    def stage_games(self, V: Any) -> Any:
+        r"""``Q_V(s, a, b) = r(s, a, b) + γ Σ_s' P(s'|s, a, b) V(s')`` for ``V[..., S]``."""
+        xp = self.xp
+        V = as_float(V, xp, self.dtype)
+        S, A, B = self.S, self.A, self.B
+        PV = xp.reshape(self.P, self.batch_shape + (S * A * B, S)) @ V[..., None]
+        return self.R + self.gamma * xp.reshape(PV, tuple(PV.shape[:-2]) + (S, A, B))
+
+    def row_policy(self, mu: Any) -> Any:
+        """``mu`` as a row policy ``[..., S, A]`` (validated; int ``[..., S]`` allowed)."""
+        return as_policy(mu, self.S, self.A, self.xp, self.dtype, "mu")
+
+    def col_policy(self, nu: Any) -> Any:
+        """``nu`` as a column policy ``[..., S, B]`` (validated; int ``[..., S]`` allowed)."""
+        return as_policy(nu, self.S, self.B, self.xp, self.dtype, "nu")
+
+    def row_mdp(self, nu: Any) -> FiniteMDP:
+        r"""The row player's MDP against ``ν``: ``P_ν(s'|s,a) = Σ_b ν(b|s) P(s'|s,a,b)``, ``r_ν = Σ_b ν r``."""
+        nu = self.col_policy(nu)
+        P = xp_sum_b(self.xp, self.P, nu)
+        R = self.xp.sum(self.R * nu[..., :, None, :], axis=-1)
+        return FiniteMDP(P, R, self.gamma, self.mu)
+
+    def col_mdp(self, mu: Any) -> FiniteMDP:
+        r"""The column player's MDP against ``μ`` (rewards ``−r``, so it maximises):
+        ``P_μ(s'|s,b) = Σ_a μ(a|s) P(s'|s,a,b)``, ``r_μ(s, b) = −Σ_a μ(a|s) r(s,a,b)``."""
+        xp = self.xp
+        mu = self.row_policy(mu)
+        P = xp.sum(self.P * mu[..., :, :, None, None], axis=-3)
+        R = -xp.sum(self.R * mu[..., :, :, None], axis=-2)
+        return FiniteMDP(P, R, self.gamma, self.mu)
+
+    def as_markov_game(self) -> MarkovGame:
+        """The same game as a 2-player :class:`MarkovGame` with rewards ``(r, −r)`` (unbatched only)."""
+        if self.batch_shape:
+            raise ValueError("as_markov_game needs an unbatched game; index the batch first")
+        xp = self.xp
+        return MarkovGame(self.P, xp.stack([self.R, -self.R]), self.gamma, self.mu)
+
+    def __repr__(self) -> str:
+        b = f", batch={self.batch_shape}" if self.batch_shape else ""
+        return f"ZeroSumMarkovGame(S={self.S}, A={self.A}, B={self.B}, gamma={self.gamma}{b})"
+
+
+def xp_sum_b(xp: Any, P: Any, nu: Any) -> Any:
+    """``Σ_b ν(b|s) P(s'|s, a, b)`` for ``P[..., S, A, B, S]``, ``ν[..., S, B]``."""
+    return xp.sum(P * nu[..., :, None, :, None], axis=-2)
+
+
+@dataclass(frozen=True, eq=False)
+class MarkovGame:
+    """n-player general-sum discounted Markov game (unbatched).
+
+    Parameters
+    ----------
+    P : array, shape (S, A_1, ..., A_n, S)
+        ``P[s, a_1, ..., a_n, s']``; the number of players is ``n = P.ndim − 2``.
+    R : array, shape (n, S, A_1, ..., A_n)
+        ``R[i, s, a]``: reward of player ``i``.
+    gamma : float in [0, 1), or None
+        ``None`` means undiscounted; only the finite-horizon routines accept it.
+    mu : array, shape (S,), optional
+
+    Raises
+    ------
+    InvalidModelError
+        As for :class:`ZeroSumMarkovGame`; also ``R.shape[0] != n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = MarkovGame(np.ones((1, 2, 3, 1)), np.zeros((2, 1, 2, 3)), 0.5)
+    >>> g.n_players, g.S, g.actions
+    (2, 1, (2, 3))
+    """
+
+    P: Any
+    R: Any
+    gamma: float | None
+    mu: Any = None
+
+    def __post_init__(self) -> None:
+        xp = array_namespace(self.P, self.R, self.mu)
+        P = as_float(self.P, xp)
+        R = as_float(self.R, xp, P.dtype)
+        check_ndim(P, "P", 3, "(S, A_1, ..., A_n, S)")
+        S, n = P.shape[0], P.ndim - 2
+        if P.shape[-1] != S or min(P.shape) < 1:
+            raise InvalidModelError(
+                f"P must have shape (S, A_1, ..., A_n, S) with matching state axes and non-empty action sets; "
+                f"got {tuple(P.shape)}"
+            )
+        names = ("s",) + tuple(f"a{k + 1}" for k in range(n)) + ("s'",)
+        check_probability(P, "P", names, "P[s, a_1, ..., a_n, :]")
+        if R.ndim != n + 2 or R.shape[0] != n:
+            raise InvalidModelError(
+                f"R must have shape (n, S, A_1, ..., A_n) = {(n,) + tuple(P.shape[:-1])} for n = {n} players; "
+                f"got {tuple(R.shape)}"
+            )
+        R = _rewards(xp, P, R, ("i",) + names[:-1], lead=n)
+        gamma = check_discount(self.gamma, allow_none=True)
+        mu = _prepare_mu(xp, self.mu, S, (), P.dtype)
+        object.__setattr__(self, "P", P)
+        object.__setattr__(self, "R", R)
+        object.__setattr__(self, "gamma", gamma)
+        object.__setattr__(self, "mu", mu)
+
+    @property
+    def xp(self) -> Any:
+        return array_namespace(self.P)
+
+    @property
+    def n_players(self) -> int:
+        return int(self.P.ndim - 2)
+
+    @property
+    def S(self) -> int:
+        return int(self.P.shape[0])
+
+    @property
+    def actions(self) -> tuple[int, ...]:
+        """Action-set sizes ``(A_1, ..., A_n)``."""
+        return tuple(int(a) for a in self.P.shape[1:-1])
+
+    @property
+    def dtype(self) -> Any:
+        return self.P.dtype
+
+    def initial_distribution(self) -> Any:
+        xp = self.xp
+        if self.mu is None:
+            return xp.full((self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device)
+        return self.mu
+
+    def replace(self, **changes: Any) -> MarkovGame:
+        return dataclasses.replace(self, **changes)
+
+    def discount(self) -> float:
+        """``γ``, or 1.0 for an undiscounted (finite-horizon) game."""
+        return 1.0 if self.gamma is None else float(self.gamma)
+
+    def policies(self, policies: Any) -> list[Any]:
+        """Validate a list of n stationary policies ``pi_i[S, A_i]`` (int ``[S]`` allowed)."""
+        if len(policies) != self.n_players:
+            raise ValueError(f"need one policy per player ({self.n_players}); got {len(policies)}")
+        return [as_policy(p, self.S, a, self.xp, self.dtype, f"policies[{i}]") for i, (p, a) in enumerate(zip(policies, self.actions, strict=True))]
+
+    def joint_policy(self, policies: Any) -> Any:
+        r"""Product policy ``π(a|s) = Π_i π_i(a_i|s)`` as an array ``[S, A_1, ..., A_n]``."""
+        xp = self.xp
+        pis = self.policies(policies)
+        n = self.n_players
+        out = xp.ones((self.S,) + (1,) * n, dtype=self.dtype, device=self.P.device)
+        for i, p in enumerate(pis):
+            shape = (self.S,) + tuple(self.actions[i] if k == i else 1 for k in range(n))
+            out = out * xp.reshape(p, shape)
+        return out
+
+    def check_joint(self, pi: Any, field: str = "pi") -> Any:
+        """Validate a correlated stationary policy ``pi[S, A_1, ..., A_n]`` (each ``pi[s]`` a distribution)."""
+        xp = self.xp
+        pi = as_float(pi, xp, self.dtype)
+        want = (self.S,) + self.actions
+        if tuple(pi.shape) != want:
+            raise ValueError(f"{field} must have shape (S, A_1, ..., A_n) = {want}; got {tuple(pi.shape)}")
+        check_probability(xp.reshape(pi, (self.S, -1)), field, ("s", "a"), f"{field}[s, ...]")
+        return pi
+
+    def evaluate(self, pi: Any) -> Any:
+        r"""Values ``V_i^π = (I − γP_π)^{-1} r_{i,π}`` of a joint (product or correlated) policy, shape (n, S).
+
+        Uses :func:`rltheory.mdp.evaluate_policy` on the one-action chain ``(P_π, r_{i,π})``.
+        """
+        from ..mdp.bellman import evaluate_policy  # noqa: PLC0415
+
+        xp = self.xp
+        pi = self.check_joint(pi)
+        S, n = self.S, self.n_players
+        K = 1
+        for a in self.actions:
+            K *= a
+        pf = xp.reshape(pi, (S, K))
+        Ppi = xp.sum(xp.reshape(self.P, (S, K, S)) * pf[:, :, None], axis=1)  # (S, S)
+        rpi = xp.sum(xp.reshape(self.R, (n, S, K)) * pf[None, :, :], axis=-1)  # (n, S)
+        chain = FiniteMDP(xp.broadcast_to(Ppi[None, :, None, :], (n, S, 1, S)), rpi[:, :, None], self.discount_or_raise())
+        return evaluate_policy(chain, xp.zeros((n, S), dtype=xp.int64, device=self.P.device))
+
+    def discount_or_raise(self) -> float:
+        if self.gamma is None:
+            raise ValueError("this routine needs a discounted game (gamma in [0, 1)); got gamma=None")
+        return float(self.gamma)
+
+    def _others_axes(self, i: int) -> tuple[int, ...]:
+        return tuple(1 + k for k in range(self.n_players) if k != i)
+
+    def induced_mdp(self, i: int, pi: Any) -> FiniteMDP:
+        r"""Player ``i``'s MDP when the others follow the joint policy ``pi`` (coarse deviation).
+
+        ``P_i(s'|s, a_i) = Σ_{a} π(a|s) P(s'|s, a_i, a_{−i})``,
+        ``r_i(s, a_i) = Σ_a π(a|s) R_i(s, a_i, a_{−i})`` — player ``i`` ignores its own
+        component of ``π``. For a product ``π`` this is the usual best-response MDP; for a
+        correlated ``π`` its optimum is the CCE deviation value.
+        """
+        xp = self.xp
+        pi = self.check_joint(pi)
+        if not (isinstance(i, int) and 0 <= i < self.n_players):
+            raise ValueError(f"player index i must be in [0, {self.n_players}); got {i!r}")
+        others = xp.sum(pi, axis=1 + i, keepdims=True)  # marginal of a_{−i}: (S, ..., 1, ...)
+        P = xp.sum(self.P * others[..., None], axis=self._others_axes(i))  # (S, A_i, S)
+        R = xp.sum(self.R[i] * others, axis=self._others_axes(i))  # (S, A_i)
+        return FiniteMDP(P, R, self.discount_or_raise(), self.mu)
+
+    def __repr__(self) -> str:
+        return f"MarkovGame(n={self.n_players}, S={self.S}, actions={self.actions}, gamma={self.gamma})"

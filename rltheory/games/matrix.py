@@ -1,0 +1,380 @@
+r"""Two-player zero-sum matrix games: batched exact minimax solver with a certificate.
+
+A zero-sum matrix game ``A ∈ R^{m×n}`` pays ``xᵀ A y`` to the row player (who
+maximises) for mixed strategies ``x ∈ Δ_m``, ``y ∈ Δ_n``. Von Neumann's minimax
+theorem gives the value
+
+    ``v(A) = max_x min_j (xᵀA)_j = min_y max_i (Ay)_i``.
+
+For any pair ``(x, y)`` the *duality gap* (the exploitability of the pair)
+
+    ``gap(x, y) = max_i (A y)_i − min_j (xᵀ A)_j ≥ 0``
+
+bounds the distance of both guarantees from the value,
+``min_j (xᵀA)_j ≤ v(A) ≤ max_i (Ay)_i``; ``gap = 0`` iff ``(x, y)`` is a saddle
+point. :func:`solve_zero_sum` returns this gap for every game as its certificate.
+
+The kernel (:func:`solve_zero_sum`) is a batched primal simplex method in
+array-API code: every game of the batch is one tableau, one pivot step updates
+all tableaux at once with one-hot gathers and rank-one updates, so it runs
+unchanged on numpy, cupy and array_api_strict. :func:`solve_zero_sum_highs`
+solves the same LP game by game with scipy's HiGHS; it is the reference and the
+fallback.
+
+References
+----------
+von Neumann, J. (1928). Zur Theorie der Gesellschaftsspiele. Math. Ann. 100.
+Dantzig, G. B. (1951). A proof of the equivalence of the programming problem and
+the game problem. In *Activity Analysis of Production and Allocation*, ch. XX.
+Bland, R. G. (1977). New finite pivoting rules for the simplex method. Math. Oper.
+Res. 2(2), 103–107 (Theorem 1: the smallest-index rule never cycles).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_finite, check_ndim
+from ..backend import array_namespace, as_float, is_host, one_hot, require_host, to_numpy
+from ..errors import InvalidModelError, SolverError
+
+__all__ = [
+    "ZeroSumSolution",
+    "as_matrix_games",
+    "duality_gap",
+    "solve_zero_sum",
+    "solve_zero_sum_highs",
+]
+
+
+def as_matrix_games(A: Any, field: str = "A", xp: Any = None) -> Any:
+    """Validate payoff matrices ``A[..., m, n]`` (finite, ``m, n ≥ 1``) as a float array.
+
+    Raises
+    ------
+    InvalidModelError
+        Fewer than two axes, an empty action set or a non-finite entry (located).
+    """
+    xp = array_namespace(A) if xp is None else xp
+    A = as_float(A, xp)
+    check_ndim(A, field, 2, "(..., m, n)")
+    if A.shape[-2] < 1 or A.shape[-1] < 1:
+        raise InvalidModelError(f"{field} needs at least one action per player; got shape {tuple(A.shape)}")
+    check_finite(A, field, ("i", "j"))
+    return A
+
+
+def duality_gap(A: Any, x: Any, y: Any) -> Any:
+    r"""Exploitability of ``(x, y)`` in the zero-sum game ``A``: ``max_i (Ay)_i − min_j (xᵀA)_j``.
+
+    Parameters
+    ----------
+    A : array, shape (..., m, n)
+    x : array, shape (..., m)
+        Row (maximising) mixed strategy.
+    y : array, shape (..., n)
+        Column (minimising) mixed strategy.
+
+    Returns
+    -------
+    gap : array, shape (...)
+        Non-negative for strategies on the simplex (weak duality); zero iff ``(x, y)``
+        is a saddle point. ``gap/2`` bounds each player's loss against a best response
+        at the value: ``v − min_j (xᵀA)_j ≤ gap`` and ``max_i (Ay)_i − v ≤ gap``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, -1.0], [-1.0, 1.0]])          # matching pennies
+    >>> float(duality_gap(A, np.array([0.5, 0.5]), np.array([0.5, 0.5])))
+    0.0
+    >>> float(duality_gap(A, np.array([1.0, 0.0]), np.array([1.0, 0.0])))
+    2.0
+    """
+    xp = array_namespace(A, x, y)
+    Ay = (A @ y[..., None])[..., 0]
+    xA = (x[..., None, :] @ A)[..., 0, :]
+    return xp.max(Ay, axis=-1) - xp.min(xA, axis=-1)
+
+
+@dataclass(frozen=True, eq=False)
+class ZeroSumSolution:
+    """Solution of a batch of zero-sum games; unpacks as ``value, x, y``.
+
+    Attributes
+    ----------
+    value : array, shape (...)
+        ``v(A)`` (computed as ``xᵀ A y``).
+    x, y : arrays, shapes (..., m) and (..., n)
+        Maximin row strategy and minimax column strategy.
+    gap : array, shape (...)
+        Certificate ``max_i (Ay)_i − min_j (xᵀA)_j ≥ 0``; ``|value − v(A)| ≤ gap``.
+    iterations : int
+        Simplex pivots taken by the slowest game of the batch (0 for HiGHS).
+    n_fallback : int
+        Games re-solved by HiGHS because the kernel's certificate exceeded ``tol``.
+    """
+
+    value: Any
+    x: Any
+    y: Any
+    gap: Any
+    iterations: int
+    n_fallback: int = 0
+
+    def __iter__(self):
+        return iter((self.value, self.x, self.y))
+
+    def __len__(self) -> int:
+        return 3
+
+    def __getitem__(self, k: int) -> Any:
+        return (self.value, self.x, self.y)[k]
+
+    @property
+    def max_gap(self) -> float:
+        """Largest certificate over the batch (a host float)."""
+        return float(np.max(to_numpy(self.gap))) if np.size(to_numpy(self.gap)) else 0.0
+
+
+def _pivot_tol(dtype: Any, xp: Any) -> float:
+    return 1e-11 if dtype == xp.float64 else 1e-5
+
+
+def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
+    """Batched Bland-rule simplex for ``max 1ᵀq s.t. A' q ≤ 1, q ≥ 0`` with ``A' ≥ 1``.
+
+    ``Ap`` has shape (N, m, n). Returns ``(q [N, n], p [N, m], obj [N], pivots, done [N])``
+    where ``p`` are the optimal duals (reduced costs of the slacks) and ``obj = 1ᵀq = 1ᵀp``.
+    """
+    N, m, n = Ap.shape
+    W = n + m + 1
+    dt, dev = Ap.dtype, Ap.device
+    tol = _pivot_tol(dt, xp)
+    eye = xp.broadcast_to(xp.eye(m, dtype=dt, device=dev), (N, m, m))
+    ones = xp.ones((N, m, 1), dtype=dt, device=dev)
+    cons = xp.concat([Ap, eye, ones], axis=-1)
+    obj = xp.concat(
+        [-xp.ones((N, 1, n), dtype=dt, device=dev), xp.zeros((N, 1, m + 1), dtype=dt, device=dev)], axis=-1
+    )
+    T = xp.concat([cons, obj], axis=-2)  # (N, m+1, W)
+    basis = xp.broadcast_to(xp.arange(n, n + m, device=dev)[None, :], (N, m))
+    big = n + m + 1
+    row_is_cons = xp.concat([xp.ones(m, dtype=xp.bool, device=dev), xp.zeros(1, dtype=xp.bool, device=dev)])
+    pivots = 0
+    active = xp.ones(N, dtype=xp.bool, device=dev)
+    for _ in range(max_iter):
+        red = T[:, m, : n + m]
+        neg = red < -tol
+        active = xp.any(neg, axis=-1)
+        if not bool(xp.any(active)):
+            break
+        pivots += 1
+        enter = xp.argmax(xp.astype(neg, xp.int8), axis=-1)  # Bland: smallest index
+        e_in = one_hot(enter, W, xp, dt)  # (N, W)
+        col = (T @ e_in[:, :, None])[:, :, 0]  # (N, m+1)
+        ccol, rhs = col[:, :m], T[:, :m, W - 1]
+        ok = ccol > tol
+        ratio = xp.where(ok, rhs / xp.where(ok, ccol, 1.0), xp.inf)
+        rmin = xp.min(ratio, axis=-1, keepdims=True)
+        cand = ok & (ratio <= rmin + tol * (1.0 + xp.abs(rmin)))
+        # Bland: among tied rows the one whose basic variable has the smallest index
+        leave = xp.argmin(xp.where(cand, basis, big), axis=-1)
+        e_out = one_hot(leave, m, xp, dt)  # (N, m)
+        e_row = xp.concat([e_out, xp.zeros((N, 1), dtype=dt, device=dev)], axis=-1)  # (N, m+1)
+        prow = (e_row[:, None, :] @ T)[:, 0, :]  # (N, W)
+        piv = xp.sum(prow * e_in, axis=-1)
+        piv = xp.where(active, piv, 1.0)
+        prow = prow / piv[:, None]
+        Tn = T - col[:, :, None] * prow[:, None, :]
+        is_out = (e_row > 0.5)[:, :, None]
+        Tn = xp.where(is_out, prow[:, None, :], Tn)
+        T = xp.where(active[:, None, None], Tn, T)
+        rowsel = (e_out > 0.5) & active[:, None]
+        basis = xp.where(rowsel, enter[:, None], basis)
+    done = ~active
+    del row_is_cons
+    rhs = T[:, :m, W - 1]
+    onb = one_hot(basis, n + m, xp, dt)[:, :, :n]  # (N, m, n)
+    q = xp.sum(onb * rhs[:, :, None], axis=-2)
+    p = T[:, m, n : n + m]
+    return q, p, T[:, m, W - 1], pivots, done
+
+
+def _normalise(z: Any, xp: Any) -> Any:
+    z = xp.where(z > 0.0, z, 0.0)
+    return z / xp.sum(z, axis=-1, keepdims=True)
+
+
+def solve_zero_sum(A: Any, *, tol: float = 1e-9, fallback: bool = True, max_iter: int | None = None) -> ZeroSumSolution:
+    r"""Value and optimal strategies of every zero-sum game in a batch: ``v = max_x min_y xᵀAy``.
+
+    Parameters
+    ----------
+    A : array, shape (..., m, n)
+        Payoff to the row player, who maximises; the column player minimises.
+    tol : float, default 1e-9
+        Certificate target: a game whose duality gap exceeds
+        ``tol · max(1, max A − min A)`` is re-solved by HiGHS (``fallback=True``, host
+        arrays only) or reported by :class:`~rltheory.errors.SolverError`.
+    fallback : bool, default True
+        Re-solve uncertified games with :func:`solve_zero_sum_highs` (numpy input only).
+    max_iter : int, optional
+        Pivot cap (default ``50·(m + n) + 100``).
+
+    Returns
+    -------
+    ZeroSumSolution
+        Unpacks as ``value[...], x[..., m], y[..., n]`` and carries ``gap[...]``, the
+        certificate ``max_i (Ay)_i − min_j (xᵀA)_j``.
+
+    Raises
+    ------
+    InvalidModelError
+        ``A`` has fewer than two axes, an empty action set or a non-finite entry.
+    SolverError
+        Some game's certificate exceeds ``tol`` and no fallback is possible.
+
+    Notes
+    -----
+    Each game is rescaled to ``A' = (A − min A)/(max A − min A) + 1 ∈ [1, 2]`` so that
+    ``v(A') ≥ 1 > 0``; then (Dantzig 1951) ``v(A') = 1/max{1ᵀq : A'q ≤ 1, q ≥ 0}``, the
+    optimal ``q`` normalised is a minimax ``y`` and the optimal duals ``p`` of the rows
+    normalised are a maximin ``x``. The LP is solved by a batched primal simplex with
+    Bland's smallest-index rule for the entering and leaving variables, which cannot
+    cycle on degenerate games (Bland 1977, Theorem 1); games that are already optimal
+    stop pivoting while the rest of the batch continues. Cost per pivot
+    ``O(N·m·(m+n))`` for ``N`` games. Ties, dominated strategies and ``1×n`` or ``m×1``
+    games need no special handling. Negative round-off entries of the strategies
+    (at most the pivot tolerance, 1e-11 in float64) are set to zero and the strategies
+    renormalised; the certificate is computed afterwards, on the original ``A``.
+
+    References
+    ----------
+    Dantzig (1951), op. cit.; Bland (1977), Theorem 1; von Neumann (1928).
+
+    Examples
+    --------
+    Rock-paper-scissors has value 0 and uniform optimal strategies:
+
+    >>> import numpy as np
+    >>> A = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]])
+    >>> v, x, y = solve_zero_sum(A)
+    >>> round(float(v), 12), np.round(x, 12).tolist()
+    (0.0, [0.333333333333, 0.333333333333, 0.333333333333])
+    >>> bool(solve_zero_sum(A).gap <= 1e-12)
+    True
+    """
+    xp = array_namespace(A)
+    A = as_matrix_games(A, "A", xp)
+    batch, (m, n) = tuple(A.shape[:-2]), tuple(A.shape[-2:])
+    N = int(np.prod(batch)) if batch else 1
+    Af = xp.reshape(A, (N, m, n))
+    if N == 0:
+        z = xp.zeros(batch, dtype=A.dtype, device=A.device)
+        return ZeroSumSolution(z, xp.zeros(batch + (m,), dtype=A.dtype), xp.zeros(batch + (n,), dtype=A.dtype), z, 0)
+    lo = xp.min(xp.reshape(Af, (N, m * n)), axis=-1)
+    hi = xp.max(xp.reshape(Af, (N, m * n)), axis=-1)
+    rng = hi - lo
+    scale = xp.where(rng > 0.0, rng, 1.0)
+    Ap = (Af - lo[:, None, None]) / scale[:, None, None] + 1.0
+    cap = 50 * (m + n) + 100 if max_iter is None else int(max_iter)
+    q, p, _, pivots, done = _simplex(Ap, xp, cap)
+    y = _normalise(q, xp)
+    x = _normalise(p, xp)
+    gap = duality_gap(Af, x, y)
+    value = xp.sum(x * (Af @ y[:, :, None])[:, :, 0], axis=-1)
+    thresh = tol * xp.where(rng > 1.0, rng, 1.0)
+    bad = (gap > thresh) | ~done
+    n_fb = 0
+    if bool(xp.any(bad)):
+        if not (fallback and is_host(xp)):
+            worst = int(np.argmax(to_numpy(gap)))
+            raise SolverError(
+                f"solve_zero_sum: {int(xp.sum(xp.astype(bad, xp.int32)))} game(s) not certified "
+                f"(worst gap {float(to_numpy(gap)[worst]):.3g} at flat index {worst}, tol {tol:g}); "
+                "pass host arrays with fallback=True to re-solve them with HiGHS",
+                status="uncertified",
+            )
+        idx = np.flatnonzero(to_numpy(bad))
+        n_fb = int(idx.size)
+        ref = solve_zero_sum_highs(to_numpy(Af)[idx])
+        xh, yh = to_numpy(x).copy(), to_numpy(y).copy()
+        xh[idx], yh[idx] = ref.x, ref.y
+        x = xp.asarray(xh.astype(to_numpy(x).dtype))
+        y = xp.asarray(yh.astype(to_numpy(y).dtype))
+        gap = duality_gap(Af, x, y)
+        value = xp.sum(x * (Af @ y[:, :, None])[:, :, 0], axis=-1)
+    return ZeroSumSolution(
+        value=xp.reshape(value, batch),
+        x=xp.reshape(x, batch + (m,)),
+        y=xp.reshape(y, batch + (n,)),
+        gap=xp.reshape(gap, batch),
+        iterations=pivots,
+        n_fallback=n_fb,
+    )
+
+
+def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
+    r"""Reference zero-sum solver: one HiGHS LP per game (host only).
+
+    Solves ``max_{x ∈ Δ_m, v} v`` s.t. ``(xᵀA)_j ≥ v`` for all ``j`` with
+    ``scipy.optimize.linprog(method="highs")``; the minimax ``y`` is the vector of
+    the inequality constraints' duals.
+
+    Parameters
+    ----------
+    A : numpy array, shape (..., m, n)
+
+    Returns
+    -------
+    ZeroSumSolution
+        ``iterations`` is 0; ``gap`` is the duality-gap certificate.
+
+    Raises
+    ------
+    TypeError
+        ``A`` lives on a device (use :func:`rltheory.backend.to_numpy`).
+    SolverError
+        HiGHS reports a failure (status attached).
+
+    References
+    ----------
+    Dantzig (1951), op. cit.; Huangfu, Q. & Hall, J. A. J. (2018). Parallelizing the dual
+    revised simplex method. Math. Prog. Comp. 10, 119–142 (HiGHS).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v, x, y = solve_zero_sum_highs(np.array([[2.0, 0.0], [0.0, 1.0]]))
+    >>> round(float(v), 9), np.round(x, 9).tolist()
+    (0.666666667, [0.333333333, 0.666666667])
+    """
+    from scipy.optimize import linprog  # noqa: PLC0415
+
+    Ah = require_host(A, "solve_zero_sum_highs")
+    Ah = to_numpy(as_matrix_games(np.asarray(Ah, dtype=np.float64), "A"))
+    batch, (m, n) = Ah.shape[:-2], Ah.shape[-2:]
+    flat = Ah.reshape((-1, m, n))
+    X, Y = np.zeros((flat.shape[0], m)), np.zeros((flat.shape[0], n))
+    c = np.zeros(m + 1)
+    c[-1] = -1.0
+    A_eq = np.concatenate([np.ones((1, m)), np.zeros((1, 1))], axis=1)
+    bounds = [(0.0, None)] * m + [(None, None)]
+    for k, G in enumerate(flat):
+        A_ub = np.concatenate([-G.T, np.ones((n, 1))], axis=1)
+        res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs")
+        if res.status != 0:
+            raise SolverError(f"HiGHS failed on game {k}: {res.message}", status=res.status)
+        X[k] = np.clip(res.x[:m], 0.0, None)
+        Y[k] = np.clip(-res.ineqlin.marginals, 0.0, None)
+    X /= X.sum(-1, keepdims=True)
+    Y /= Y.sum(-1, keepdims=True)
+    gap = duality_gap(flat, X, Y)
+    value = np.einsum("bi,bij,bj->b", X, flat, Y)
+    return ZeroSumSolution(
+        value=value.reshape(batch), x=X.reshape(batch + (m,)), y=Y.reshape(batch + (n,)), gap=gap.reshape(batch), iterations=0
+    )
