@@ -15,8 +15,24 @@ from .mdp import (
     vi_stopping_threshold,
 )
 from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
+from .games import (  # zero-sum games and learning dynamics
+    hedge_gap_bound,
+    hedge_regret_bound,
+    hedge_tuned_regret,
+    optimistic_gap_bound,
+    optimistic_max_step,
+    regret_matching_gap_bound,
+    shapley_error_bound,
+)
 
 __all__ = [
+    "hedge_gap_bound",
+    "hedge_regret_bound",
+    "hedge_tuned_regret",
+    "optimistic_gap_bound",
+    "optimistic_max_step",
+    "regret_matching_gap_bound",
+    "shapley_error_bound",
     "BoundCheck",
     "Claim",
     "ClaimCheck",
