@@ -37,6 +37,15 @@ _FORMAT = "rltheory.trace"
 _VERSION = 1
 
 
+def _umask_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _umask_mode()
+
+
 class ResultFileError(ValueError):
     """A results/trace file is corrupt, truncated, or not an rltheory file; the message names the file."""
 
@@ -52,6 +61,7 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, _FILE_MODE)  # mkstemp creates 0600; give the file the usual umask-based mode
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()

@@ -1,0 +1,190 @@
+"""The ``rltheory`` command.
+
+::
+
+    rltheory list
+    rltheory reproduce NAME [--full] [--out DIR] [--seed N] [--quiet]
+    rltheory reproduce --all [--full] [--out DIR] [--seed N] [--quiet]
+    rltheory solve gridworld [--size 10] [--slip 0.1] [--gamma 0.99] [--method vi|pi|mpi|lp] [--tol 1e-8]
+
+``reproduce`` writes ``DIR/NAME.png`` (measured curves with the theorem's curve
+overlaid) and ``DIR/NAME.json`` (config, measured vs claimed rates with their
+confidence intervals, ``"pass"``, library versions); it exits with status 1 if
+any claim fails. Files are written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["main"]
+
+
+def _fmt(x: Any) -> str:
+    return f"{x:.4g}" if isinstance(x, float) else str(x)
+
+
+def _claim_line(c: Any) -> str:
+    claim = c.claim
+    status = "PASS" if c.passed else "FAIL"
+    if c.fit is not None:
+        lo, hi = c.fit.ci
+        detail = (f"measured {c.fit.rate:.6g} (CI [{lo:.6g}, {hi:.6g}], window {c.fit.window[0]:g}..{c.fit.window[1]:g})"
+                  f" vs claimed {claim.kind} {_fmt(claim.expected)} ± {claim.tol:g}")
+    else:
+        b = c.bound_check
+        detail = f"worst measured/bound ratio {b.worst_ratio:.4g} at {list(b.argmax)} over {b.n} points"
+    return f"  [{status}] {claim.name}: {detail}"
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from . import experiments  # noqa: PLC0415
+
+    names = experiments.names()
+    width = max((len(n) for n in names), default=0)
+    for n in names:
+        print(f"{n:<{width}}  {experiments.get(n).title}")
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import experiments  # noqa: PLC0415
+    from .trace import write_atomic  # noqa: PLC0415
+
+    known = experiments.names()
+    if args.all:
+        if args.name:
+            print("rltheory reproduce: give either NAME or --all, not both", file=sys.stderr)
+            return 2
+        todo = known
+    elif args.name:
+        if args.name not in known:
+            print(f"rltheory reproduce: no experiment named {args.name!r}; known: {', '.join(known)}", file=sys.stderr)
+            return 2
+        todo = [args.name]
+    else:
+        print("rltheory reproduce: give an experiment NAME or --all (see `rltheory list`)", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    failed = []
+    for name in todo:
+        exp = experiments.get(name)
+        config = exp.config(args.full)
+        t0 = time.perf_counter()
+        result = exp.run(config, seed=args.seed, progress=not args.quiet)
+        elapsed = time.perf_counter() - t0
+        fig = exp.plot(result)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110)
+        png = write_atomic(out / f"{name}.png", buf.getvalue())
+        record = result.to_json_dict()
+        record.update({"title": exp.title, "seed": args.seed, "preset": "full" if args.full else "quick",
+                       "elapsed_s": elapsed})
+        js = write_atomic(out / f"{name}.json", json.dumps(record, indent=1, allow_nan=False))
+        verdict = "PASS" if result.passed else "FAIL"
+        print(f"{name}: {verdict} ({len(result.checks)} checks, {elapsed:.1f} s) -> {png}, {js}")
+        if not args.quiet or not result.passed:
+            for c in result.checks:
+                if not args.quiet or not c.passed:
+                    print(_claim_line(c))
+        if not result.passed:
+            failed.append(name)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+_ARROWS = {0: "↑", 1: "→", 2: "↓", 3: "←"}
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from .mdp import (  # noqa: PLC0415
+        gridworld,
+        linear_program,
+        modified_policy_iteration,
+        policy_iteration,
+        value_iteration,
+    )
+
+    try:
+        world = gridworld(args.size, slip=args.slip, gamma=args.gamma)
+    except ValueError as exc:
+        print(f"rltheory solve: {exc}", file=sys.stderr)
+        return 2
+    mdp = world.mdp
+    solvers = {
+        "vi": lambda: value_iteration(mdp, tol=args.tol),
+        "pi": lambda: policy_iteration(mdp),
+        "mpi": lambda: modified_policy_iteration(mdp, tol=args.tol),
+        "lp": lambda: linear_program(mdp),
+    }
+    t0 = time.perf_counter()
+    res = solvers[args.method]()
+    elapsed = time.perf_counter() - t0
+    V = np.asarray(res.V)
+    start = world.state_of(0, 0)
+    print(f"gridworld {args.size}x{args.size}, slip={args.slip}, gamma={args.gamma}: S={mdp.S}, A={mdp.A}")
+    print(f"method:      {res.method}")
+    print(f"iterations:  {res.iterations}")
+    print(f"converged:   {res.converged}")
+    print(f"certificate: ||V* - V^pi||_inf <= {float(np.max(np.asarray(res.bound))):.3e}")
+    print(f"time:        {elapsed:.3f} s")
+    print(f"V:           min {V.min():.6f}  mean {V.mean():.6f}  max {V.max():.6f}  V(start=(0, 0)) {V[start]:.6f}")
+    pol = np.asarray(res.policy)
+    goals = {world.state_of(*g) for g in world.goals}
+    print("greedy policy (G = goal):")
+    rows, cols = world.shape
+    for r in range(rows):
+        line = []
+        for c in range(cols):
+            if (r, c) in world.walls:
+                line.append("#")
+                continue
+            s = world.state_of(r, c)
+            line.append("G" if s in goals else _ARROWS[int(pol[s])])
+        print("  " + " ".join(line))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rltheory", description="Reproduce rltheory's theorem checks and solve models.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the registered reproductions").set_defaults(func=_cmd_list)
+    r = sub.add_parser("reproduce", help="run reproductions, writing NAME.png and NAME.json")
+    r.add_argument("name", nargs="?", help="experiment name (see `rltheory list`)")
+    r.add_argument("--all", action="store_true", help="run every registered experiment")
+    r.add_argument("--full", action="store_true", help="use the full preset instead of the quick one")
+    r.add_argument("--out", default="figures", help="output folder (default: figures)")
+    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    r.add_argument("--quiet", action="store_true", help="no progress bars; print only failures")
+    r.set_defaults(func=_cmd_reproduce)
+    s = sub.add_parser("solve", help="solve a zoo model and print the certificate")
+    s.add_argument("model", choices=["gridworld"])
+    s.add_argument("--size", type=int, default=10)
+    s.add_argument("--slip", type=float, default=0.1)
+    s.add_argument("--gamma", type=float, default=0.99)
+    s.add_argument("--method", choices=["vi", "pi", "mpi", "lp"], default="vi")
+    s.add_argument("--tol", type=float, default=1e-8, help="certificate target for vi/mpi")
+    s.set_defaults(func=_cmd_solve)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rltheory`` console script; returns the exit status."""
+    args = _parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
