@@ -31,6 +31,9 @@ __all__ = [
     "average_reward_mdps",
     "policies",
     "deterministic_policies",
+    "matrix_games",
+    "zero_sum_markov_games",
+    "finite_horizon_mdps",
 ]
 
 
@@ -128,3 +131,69 @@ def deterministic_policies(draw: Any, S: int, A: int, batch_shape: tuple[int, ..
     """Deterministic policies as integer arrays ``π[..., s] ∈ [0, A)``."""
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     return rng.integers(0, A, size=tuple(batch_shape) + (S,))
+
+
+@st.composite
+def matrix_games(
+    draw: Any, *, min_actions: int = 1, max_actions: int = 5, batch_shape: tuple[int, ...] = (), ties: bool = True
+) -> np.ndarray:
+    """Zero-sum payoff matrices ``A[..., m, n]``, including ``1×n``, ``m×1``, integer payoffs with
+    ties, duplicated (dominated) rows/columns and constant games when ``ties=True``."""
+    m = draw(st.integers(min_actions, max_actions))
+    n = draw(st.integers(min_actions, max_actions))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["normal", "normal", "integer", "duplicate", "constant"] if ties else ["normal"]))
+    shape = tuple(batch_shape) + (m, n)
+    scale = draw(st.sampled_from([1.0, 1e-3, 1e3]))
+    if kind == "integer":
+        A = rng.integers(-2, 3, size=shape).astype(float)
+    elif kind == "constant":
+        A = np.full(shape, float(rng.integers(-3, 4)))
+    else:
+        A = rng.standard_normal(shape)
+        if kind == "duplicate" and m > 1:
+            A[..., -1, :] = A[..., 0, :] - rng.random() * (rng.random() < 0.5)  # equal or dominated row
+    return A * scale
+
+
+@st.composite
+def zero_sum_markov_games(
+    draw: Any, *, max_states: int = 5, max_actions: int = 3, gamma: Any = None, batch_shape: tuple[int, ...] = ()
+) -> Any:
+    """Random :class:`~rltheory.games.ZeroSumMarkovGame` with ``S, A, B ≥ 1`` (absorbing and
+    deterministic rows via :func:`transition_kernels`' generator), rewards in ``[−1, 1]``."""
+    from .games.markov import ZeroSumMarkovGame  # noqa: PLC0415
+
+    S = draw(st.integers(1, max_states))
+    A = draw(st.integers(1, max_actions))
+    B = draw(st.integers(1, max_actions))
+    g = draw(gamma if gamma is not None else discounts(0.0, 0.95))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    P = _kernel(rng, tuple(batch_shape) + (S, A, B), S, draw(st.sampled_from([0.0, 0.3, 1.0])), draw(st.booleans()))
+    R = rng.uniform(-1.0, 1.0, size=tuple(batch_shape) + (S, A, B))
+    if draw(st.booleans()):
+        R = np.round(R)  # integer rewards: ties in the stage games
+    return ZeroSumMarkovGame(P, R, g)
+
+
+@st.composite
+def finite_horizon_mdps(
+    draw: Any, *, max_horizon: int = 4, max_states: int = 4, max_actions: int = 3, with_mu: bool | None = None
+) -> Any:
+    """Time-dependent :class:`~rltheory.mdp.FiniteHorizonMDP` with rewards in ``[0, 1]``
+    (generic or {0, 1} with ties), ``H, S, A ≥ 1`` and the kernels of :func:`transition_kernels`."""
+    from .mdp.model import FiniteHorizonMDP  # noqa: PLC0415
+
+    H = draw(st.integers(1, max_horizon))
+    S = draw(st.integers(1, max_states))
+    A = draw(st.integers(1, max_actions))
+    P = draw(transition_kernels(S, A, batch_shape=(H,)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    R = rng.integers(0, 2, size=(H, S, A)).astype(float) if draw(st.booleans()) else rng.random((H, S, A))
+    mu = None
+    if with_mu if with_mu is not None else draw(st.booleans()):
+        mu = rng.random(S) + 0.1
+        mu /= mu.sum()
+    return FiniteHorizonMDP(P, R, mu)
+
