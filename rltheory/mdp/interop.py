@@ -84,10 +84,12 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
 
     * ``terminal="inplace"`` (default): every state ``s'`` reached by a terminal
       transition is made absorbing with reward 0 (its own rows in ``P`` are
-      never used by the episode). This is exact unless such a state is also
-      entered by a non-terminal transition from a non-terminal state, or has
-      initial probability, while having dynamics of its own; that case raises
-      with the offending transition named.
+      never used by the episode). This is exact on every state reachable from
+      ``μ`` unless such a state, having dynamics of its own, is also entered by a
+      non-terminal transition from a reachable state or has initial probability;
+      that case raises with the offending transition named. (Taxi's states with
+      the passenger already delivered but the taxi elsewhere are unreachable and
+      keep their table rows.)
     * ``terminal="extra"``: one absorbing zero-reward state with index ``S`` is
       added and every terminal transition goes there; always exact.
 
@@ -189,18 +191,32 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
     own_absorbing = np.all(P[np.arange(S), :, np.arange(S)] == 1.0, axis=1) & np.all(
         R == 0.0, axis=1
     )
-    for s, a, k, t in live:
-        if done_into[t] and not done_into[s] and not own_absorbing[t]:
-            raise InvalidModelError(
-                f"state s'={t} ends episodes but is also entered without ending one, by "
-                f"env.P[{s}][{a}][{k}]; making it absorbing would change the model: use terminal='extra'"
-            )
-    for t in terminal_states:
-        if mu is not None and mu[t] > 0 and not own_absorbing[t]:
+    if mu is not None:
+        bad_start = np.flatnonzero(done_into & (mu > 0) & ~own_absorbing)
+        if bad_start.size:
+            t = int(bad_start[0])
             raise InvalidModelError(
                 f"state s={t} ends episodes but has initial probability mu[{t}] = {mu[t]}; "
                 "use terminal='extra'"
             )
+    # states reachable from the start without an episode ending (every state if μ is unknown)
+    reach = np.ones(S, dtype=bool) if mu is None else mu > 0
+    src = np.array([e[0] for e in live], dtype=np.int64)
+    dst = np.array([e[3] for e in live], dtype=np.int64)
+    while True:
+        new = np.zeros(S, dtype=bool)
+        new[dst[reach[src] & ~done_into[src]]] = True
+        if not np.any(new & ~reach):
+            break
+        reach |= new
+    conflict = np.flatnonzero(reach[src] & ~done_into[src] & done_into[dst] & ~own_absorbing[dst])
+    if conflict.size:
+        s0, a0, k0, t0 = live[int(conflict[0])]
+        raise InvalidModelError(
+            f"state s'={t0} ends episodes but is also entered without ending one, by "
+            f"env.P[{s0}][{a0}][{k0}] from a reachable state; making it absorbing would change "
+            "the model: use terminal='extra'"
+        )
     P[terminal_states] = 0.0
     P[terminal_states, :, terminal_states] = 1.0
     R[terminal_states] = 0.0
