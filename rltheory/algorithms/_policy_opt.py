@@ -1,0 +1,203 @@
+"""Shared private machinery of the exact policy-optimisation drivers.
+
+Argument checks, the uniform / validated initial policy, the optimal values the
+suboptimality traces are measured against, the multiplicative (mirror-descent)
+update, the Euclidean projection onto the simplex, and the iteration loop with
+its stopping rule. Public names are re-exported by ``policy_gradient`` and
+``policy_mirror_descent``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from .._validate import check_probability
+from ..backend import as_float
+from ..errors import ConvergenceWarning
+from ..mdp.bellman import as_stochastic_policy
+from ..mdp.discounted import policy_iteration
+from ..mdp.model import FiniteMDP
+from ..trace import Trace, TraceRecorder
+
+__all__ = ["PolicyOptimizationResult", "project_simplex"]
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyOptimizationResult:
+    """Result of an exact policy-optimisation driver.
+
+    Attributes
+    ----------
+    policy : array, shape batch_shape + (S, A)
+        The last iterate ``π_T``.
+    iterations : int
+        Number of updates performed (``T``).
+    converged : bool or None
+        ``True`` when the stopping rule (suboptimality ``≤ tol`` for every
+        instance) held; ``False`` when ``tol`` was given and the cap was reached
+        first (a :class:`~rltheory.errors.ConvergenceWarning` is emitted);
+        ``None`` for a fixed-budget run (``tol=None``: exactly ``iterations``
+        updates, no stopping rule).
+    trace : Trace
+        Per-iterate metrics, ``trace[name][t]`` for ``t = 0..T`` (batched runs
+        have shape ``(T+1, *batch_shape)``).
+    theta : array or None
+        Final parameters for parametric methods (softmax logits).
+    """
+
+    policy: Any
+    iterations: int
+    converged: bool | None
+    trace: Trace
+    theta: Any = None
+
+
+def check_positive(x: Any, name: str) -> float:
+    """``x`` must be a finite real number > 0."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x > 0 and math.isfinite(x)):
+        raise ValueError(f"{name} must be a finite number > 0; got {x!r}")
+    return float(x)
+
+
+def check_iterations(n: Any, name: str = "iterations") -> int:
+    """``n`` must be an integer ≥ 0."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"{name} must be an integer >= 0; got {n!r}")
+    return int(n)
+
+
+def check_tol(tol: Any) -> float | None:
+    """``tol`` is ``None`` (fixed budget) or a number ≥ 0."""
+    if tol is None:
+        return None
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol >= 0):
+        raise ValueError(f"tol must be None or a number >= 0; got {tol!r}")
+    return float(tol)
+
+
+def discount(mdp: Any, what: str) -> float:
+    """The discount of a discounted :class:`FiniteMDP` (``TypeError``/``ValueError`` otherwise)."""
+    if not isinstance(mdp, FiniteMDP):
+        raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
+    if mdp.gamma is None:
+        raise ValueError(f"{what} needs a discounted model; got gamma=None (average reward)")
+    return float(mdp.gamma)
+
+
+def initial_distribution(mdp: FiniteMDP, rho: Any) -> Any:
+    """``ρ`` as an array ``batch_shape + (S,)`` (the model's ``μ`` when ``rho`` is None)."""
+    xp = mdp.xp
+    if rho is None:
+        return mdp.initial_distribution()
+    rho = as_float(rho, xp, mdp.dtype)
+    if rho.ndim < 1 or rho.shape[-1] != mdp.S:
+        raise ValueError(f"rho must have shape (..., S) = (..., {mdp.S}); got {tuple(rho.shape)}")
+    check_probability(rho, "rho", ("s",), "rho[:]")
+    return xp.broadcast_to(rho, mdp.batch_shape + (mdp.S,))
+
+
+def initial_policy(mdp: FiniteMDP, pi0: Any, *, positive: bool = False) -> Any:
+    """Uniform policy, or ``pi0`` validated and broadcast to ``batch_shape + (S, A)``.
+
+    ``positive=True`` requires full support (methods that take ``log π``).
+    """
+    xp = mdp.xp
+    shape = mdp.batch_shape + (mdp.S, mdp.A)
+    if pi0 is None:
+        return xp.full(shape, 1.0 / mdp.A, dtype=mdp.dtype, device=mdp.P.device)
+    pi = as_stochastic_policy(mdp, pi0)
+    try:
+        pi = xp.broadcast_to(pi, shape)
+    except ValueError:
+        raise ValueError(f"pi0 must broadcast to {shape}; got {tuple(pi.shape)}") from None
+    if positive and not bool(xp.all(pi > 0)):
+        raise ValueError("pi0 must have full support (every pi0[s, a] > 0): the update takes log pi")
+    return pi
+
+
+def optimal_values(mdp: FiniteMDP, V_star: Any) -> Any:
+    """``V*`` from :func:`rltheory.mdp.policy_iteration` (exact evaluation), or ``V_star`` checked."""
+    if V_star is None:
+        return policy_iteration(mdp).V
+    V_star = as_float(V_star, mdp.xp, mdp.dtype)
+    if tuple(V_star.shape) != mdp.batch_shape + (mdp.S,):
+        raise ValueError(f"V_star must have shape {mdp.batch_shape + (mdp.S,)}; got {tuple(V_star.shape)}")
+    return V_star
+
+
+def multiplicative_update(pi: Any, scores: Any, xp: Any) -> Any:
+    r"""``π'(a|s) ∝ π(a|s) exp(scores(s, a))`` row-wise, stable for any score scale.
+
+    Scores are shifted by their maximum over the support of ``π(·|s)`` so every
+    exponent is ``≤ 0`` and the largest supported term is exactly ``π(a_max|s) > 0``;
+    actions outside the support keep probability 0.
+    """
+    pos = pi > 0
+    neg = xp.full_like(scores, -math.inf)
+    m = xp.max(xp.where(pos, scores, neg), axis=-1, keepdims=True)
+    w = xp.where(pos, pi * xp.exp(xp.where(pos, scores - m, xp.zeros_like(scores))), xp.zeros_like(pi))
+    return w / xp.sum(w, axis=-1, keepdims=True)
+
+
+def project_simplex(y: Any, xp: Any) -> Any:
+    r"""Euclidean projection of each row ``y[..., :]`` onto the probability simplex.
+
+    ``Π(y) = max(y − θ, 0)`` with ``θ = max_k (Σ_{i≤k} u_i − 1)/k`` over the
+    decreasingly sorted ``u`` (Held, Wolfe & Crowder 1974; Duchi et al. 2008,
+    Fig. 1): the sequence ``(Σ_{i≤k} u_i − 1)/k`` increases exactly while
+    ``u_k`` exceeds it, so its maximum is the threshold at the support size.
+
+    References
+    ----------
+    Duchi, J., Shalev-Shwartz, S., Singer, Y., Chandra, T. (2008). Efficient projections
+    onto the ℓ1-ball for learning in high dimensions. ICML. Figure 1.
+
+    Examples
+    --------
+    >>> import array_api_compat.numpy as xp
+    >>> project_simplex(xp.asarray([[0.5, 0.5], [2.0, 0.0]]), xp).tolist()
+    [[0.5, 0.5], [1.0, 0.0]]
+    """
+    n = y.shape[-1]
+    u = xp.sort(y, axis=-1, descending=True)
+    css = xp.cumulative_sum(u, axis=-1)
+    k = xp.arange(1, n + 1, dtype=y.dtype, device=y.device)
+    theta = xp.max((css - 1.0) / k, axis=-1, keepdims=True)
+    return xp.maximum(y - theta, xp.zeros_like(y))
+
+
+class Loop:
+    """Iteration bookkeeping: record metrics, apply the stopping rule, warn at the cap."""
+
+    def __init__(self, name: str, iterations: int, tol: float | None, xp: Any) -> None:
+        self.name, self.iterations, self.tol, self.xp = name, iterations, tol, xp
+        self.rec = TraceRecorder()
+        self.converged: bool | None = None
+        self.t = 0
+
+    def record(self, t: int, stop_metric: Any, **metrics: Any) -> bool:
+        """Record iterate ``t``; return True when the loop must stop."""
+        self.rec.record(t, **metrics)
+        self.t = t
+        if self.tol is not None and float(self.xp.max(stop_metric)) <= self.tol:
+            self.converged = True
+            return True
+        if t >= self.iterations:
+            if self.tol is not None:
+                self.converged = False
+                warnings.warn(
+                    f"{self.name} reached iterations={self.iterations} with suboptimality "
+                    f"{float(self.xp.max(stop_metric)):.3g} > tol={self.tol:g}",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+            return True
+        return False
+
+    def result(self, policy: Any, theta: Any = None) -> PolicyOptimizationResult:
+        return PolicyOptimizationResult(
+            policy=policy, iterations=self.t, converged=self.converged, trace=self.rec.finish(), theta=theta
+        )

@@ -1,0 +1,637 @@
+r"""Exact (oracle) policy gradient methods on finite discounted MDPs, batched over instances.
+
+Notation: ``V^π(ρ) = Σ_s ρ(s) V^π(s)``; ``d^π_ρ`` is the normalised discounted
+state occupancy; ``A^π = Q^π − V^π``. Every method here uses exact values from
+:mod:`rltheory.mdp.bellman` (one linear solve per iteration per instance, all
+instances in one batched call) and returns a
+:class:`~rltheory.algorithms.PolicyOptimizationResult` whose trace holds the
+exact suboptimality ``V*(ρ) − V^{π_t}(ρ)`` at every iterate.
+
+* Softmax policy gradient, ``π_θ(·|s) = softmax(θ(s, ·))``:
+  ``∂V^{π_θ}(ρ)/∂θ(s, a) = d^{π_θ}_ρ(s) π_θ(a|s) A^{π_θ}(s, a)/(1−γ)``
+  (Agarwal et al. 2021, §4.2); with ``η = (1−γ)^3/8`` the gap is
+  ``≤ 16 S ‖d^{π*}_ρ/ρ‖∞² ‖1/ρ‖∞ / (c² (1−γ)^6 t)`` (Mei et al. 2020, Thm 4).
+* Natural policy gradient (NPG), tabular softmax closed form
+  ``π_{t+1}(a|s) ∝ π_t(a|s) exp(η A^{π_t}(s, a)/(1−γ))``; from uniform ``π_0``
+  ``V*(ρ) − V^{π_T}(ρ) ≤ log|A|/(ηT) + 1/((1−γ)^2 T)`` for every ``ρ``
+  (Agarwal et al. 2021, Thm 16).
+* Entropy-regularised NPG ``π_{t+1} ∝ π_t^{1−ητ/(1−γ)} exp(η Q_τ^{π_t}/(1−γ))``,
+  linear rate ``(1−ητ)`` for ``0 < η ≤ (1−γ)/τ`` (Cen et al. 2022, Thm 1).
+* Projected gradient ascent with the direct parameterisation
+  ``π ← Proj_Δ(π + η ∇_π V^π(ρ))``, ``∇_π V^π(ρ)(s, a) = d^π_ρ(s) Q^π(s, a)/(1−γ)``
+  (Agarwal et al. 2021, Thm 5).
+
+The bounds are functions in :mod:`rltheory.bounds.policy_optimization`.
+
+References
+----------
+Agarwal, A., Kakade, S. M., Lee, J. D., Mahajan, G. (2021). On the theory of policy
+gradient methods: optimality, approximation, and distribution shift. JMLR 22(98).
+Mei, J., Xiao, C., Szepesvári, C., Schuurmans, D. (2020). On the global convergence
+rates of softmax policy gradient methods. ICML.
+Cen, S., Cheng, C., Chen, Y., Wei, Y., Chi, Y. (2022). Fast global convergence of natural
+policy gradient methods with entropy regularization. Operations Research 70(4).
+Kakade, S. (2001). A natural policy gradient. NeurIPS.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import array_namespace, as_float
+from ..mdp.bellman import (
+    as_stochastic_policy,
+    evaluate_policy,
+    expected_value,
+    greedy,
+    q_values,
+    state_occupancy,
+)
+from ..mdp.model import FiniteMDP
+from ._policy_opt import (
+    Loop,
+    PolicyOptimizationResult,
+    check_iterations,
+    check_positive,
+    check_tol,
+    discount,
+    initial_distribution,
+    initial_policy,
+    multiplicative_update,
+    optimal_values,
+    project_simplex,
+)
+from .soft import SoftSolution, log_softmax, regularized_values, soft_value_iteration, softmax
+
+__all__ = [
+    "softmax_policy",
+    "softmax_gradient",
+    "npg_step",
+    "entropy_npg_step",
+    "projected_gradient_step",
+    "softmax_policy_gradient",
+    "natural_policy_gradient",
+    "entropy_regularized_npg",
+    "projected_policy_gradient",
+]
+
+
+def _theta(mdp: FiniteMDP, theta: Any, name: str = "theta") -> Any:
+    theta = as_float(theta, mdp.xp, mdp.dtype)
+    if theta.ndim < 2 or tuple(theta.shape[-2:]) != (mdp.S, mdp.A):
+        raise ValueError(f"{name} must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(theta.shape)}")
+    if not bool(mdp.xp.all(mdp.xp.isfinite(theta))):
+        raise ValueError(f"{name} must be finite")
+    return theta
+
+
+def softmax_policy(theta: Any) -> Any:
+    r"""Tabular softmax policy ``π_θ(a|s) = exp θ(s, a) / Σ_b exp θ(s, b)`` (last axis).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> softmax_policy(np.log(np.array([[1.0, 3.0]]))).tolist()
+    [[0.25, 0.75]]
+    """
+    xp = array_namespace(theta)
+    return softmax(as_float(theta, xp), xp)
+
+
+def _check_tau(tau: Any) -> float:
+    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not (tau >= 0):
+        raise ValueError(f"tau must be a number >= 0; got {tau!r}")
+    return float(tau)
+
+
+def softmax_gradient(mdp: FiniteMDP, theta: Any, *, rho: Any = None, tau: float = 0.0) -> Any:
+    r"""Exact gradient of ``V_τ^{π_θ}(ρ)`` for the tabular softmax parameterisation.
+
+    ``∂V_τ^{π_θ}(ρ)/∂θ(s, a) = d^{π_θ}_ρ(s) π_θ(a|s) Ã(s, a)/(1−γ)`` with
+    ``Ã = Q_τ^{π_θ} − τ log π_θ − V_τ^{π_θ}`` (``Ã = A^{π_θ}`` for ``τ = 0``).
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Discounted model, possibly batched.
+    theta : array, shape batch_shape + (S, A)
+        Logits.
+    rho : array (S,) or batch + (S,), optional
+        Start distribution (the model's ``μ`` by default).
+    tau : float ≥ 0
+        Entropy temperature (0: unregularised).
+
+    Returns
+    -------
+    array, shape batch_shape + (S, A)
+
+    Raises
+    ------
+    ValueError
+        Wrong ``theta`` shape or non-finite entries, bad ``rho`` or ``tau``.
+
+    Notes
+    -----
+    Policy gradient theorem (Sutton et al. 2000) specialised to softmax:
+    Agarwal et al. (2021), §4.2 (``τ = 0``); Mei et al. (2020), §5
+    (entropy-regularised). Cost: two linear solves per instance. The test-suite
+    checks it against central finite differences of ``V^{π_θ}(ρ)``.
+
+    Examples
+    --------
+    One state, two actions, ``γ = 0``: ``V = Σ_a π(a) r(a)`` and the gradient is
+    ``π(a)(r(a) − V)``; at uniform ``π`` with ``r = (0, 1)`` that is ``(−1/4, 1/4)``.
+
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    >>> softmax_gradient(mdp, np.zeros((1, 2))).tolist()
+    [[-0.25, 0.25]]
+    """
+    g = discount(mdp, "softmax_gradient")
+    tau = _check_tau(tau)
+    xp = mdp.xp
+    theta = _theta(mdp, theta)
+    rho = initial_distribution(mdp, rho)
+    pi = softmax(theta, xp)
+    if tau == 0.0:
+        V = evaluate_policy(mdp, pi)
+        adv = q_values(mdp, V) - V[..., None]
+    else:
+        V, Q = regularized_values(mdp, pi, tau=tau)
+        adv = Q - tau * log_softmax(theta, xp) - V[..., None]
+    d = state_occupancy(mdp, pi, rho)
+    return d[..., None] * pi * adv / (1.0 - g)
+
+
+def npg_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
+    r"""One natural policy gradient step: ``π'(a|s) ∝ π(a|s) exp(η A^π(s, a)/(1−γ))``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Discounted model, possibly batched.
+    pi : array, shape (..., S, A)
+        Current stochastic policy (zeros stay zero).
+    eta : float > 0
+        Step size.
+
+    Returns
+    -------
+    array, shape of ``pi``
+        The next policy.
+
+    Raises
+    ------
+    ValueError
+        ``eta ≤ 0`` or not finite, ``pi`` not a policy of the model's shape.
+
+    Notes
+    -----
+    For the tabular softmax parameterisation the Fisher-preconditioned step
+    ``θ ← θ + η F(θ)^† ∇V^{π_θ}(ρ)`` equals ``θ ← θ + η A^{π_θ}/(1−γ)`` up to a
+    per-state constant, independent of ``ρ`` (Agarwal et al. 2021, §5.3). Every
+    step improves every state: ``V^{π'}(s) ≥ V^π(s)`` (the improvement lemma in
+    the proof of their Thm 16). It is also policy mirror descent with the KL
+    proximity and step ``η/(1−γ)`` on ``Q^π`` (Xiao 2022, §4).
+
+    References
+    ----------
+    Kakade (2001); Agarwal et al. (2021), §5.3 and Theorem 16.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    >>> p = npg_step(mdp, np.full((1, 2), 0.5), eta=np.log(3))
+    >>> np.round(p, 12).tolist()   # A = (-1/2, 1/2): weights exp(∓ log(3)/2) -> (1/4, 3/4)
+    [[0.25, 0.75]]
+    """
+    g = discount(mdp, "npg_step")
+    eta = check_positive(eta, "eta")
+    xp = mdp.xp
+    pi = as_stochastic_policy(mdp, pi)
+    V = evaluate_policy(mdp, pi)
+    adv = q_values(mdp, V) - V[..., None]
+    return multiplicative_update(pi, (eta / (1.0 - g)) * adv, xp)
+
+
+def _check_entropy_step(eta: float, tau: float, g: float) -> None:
+    if eta * tau > (1.0 - g) * (1.0 + 1e-12):
+        raise ValueError(
+            f"entropy-regularised NPG needs 0 < eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}"
+        )
+
+
+def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
+    r"""Entropy-regularised NPG: ``π'(a|s) ∝ π(a|s)^{1−ητ/(1−γ)} exp(η Q_τ^π(s, a)/(1−γ))``.
+
+    Parameters
+    ----------
+    pi : array, shape batch_shape + (S, A)
+        Current policy with full support.
+    eta : float, ``0 < η ≤ (1−γ)/τ``
+    tau : float > 0
+
+    Returns
+    -------
+    array
+        The next policy (full support).
+
+    Raises
+    ------
+    ValueError
+        ``η`` outside ``(0, (1−γ)/τ]``, ``τ ≤ 0``, ``π`` without full support.
+
+    Notes
+    -----
+    Cen et al. (2022), §3: the NPG step on the entropy-regularised value
+    ``V_τ``. With ``η = (1−γ)/τ`` it is soft policy iteration,
+    ``π' = softmax(Q_τ^π/τ)``. Theorem 1 of the paper gives the linear rate
+    implemented by :func:`rltheory.bounds.entropy_npg_bound`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    >>> np.round(entropy_npg_step(mdp, np.full((1, 2), 0.5), eta=1.0, tau=1.0), 6).tolist()
+    [[0.268941, 0.731059]]
+    """
+    g = discount(mdp, "entropy_npg_step")
+    eta = check_positive(eta, "eta")
+    tau = check_positive(tau, "tau")
+    _check_entropy_step(eta, tau, g)
+    xp = mdp.xp
+    pi = initial_policy(mdp, pi, positive=True)
+    _, Q = regularized_values(mdp, pi, tau=tau)
+    return softmax((1.0 - eta * tau / (1.0 - g)) * xp.log(pi) + (eta / (1.0 - g)) * Q, xp)
+
+
+def projected_gradient_step(mdp: FiniteMDP, pi: Any, *, eta: float, rho: Any = None) -> Any:
+    r"""Projected gradient ascent, direct parameterisation: ``π' = Proj_Δ(π + η d^π_ρ Q^π/(1−γ))``.
+
+    ``∂V^π(ρ)/∂π(a|s) = d^π_ρ(s) Q^π(s, a)/(1−γ)`` (Agarwal et al. 2021, §4.1);
+    the projection is Euclidean onto each simplex ``Δ(A)``, state by state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    >>> projected_gradient_step(mdp, np.full((1, 2), 0.5), eta=0.5).tolist()
+    [[0.25, 0.75]]
+    """
+    g = discount(mdp, "projected_gradient_step")
+    eta = check_positive(eta, "eta")
+    xp = mdp.xp
+    pi = as_stochastic_policy(mdp, pi)
+    rho = initial_distribution(mdp, rho)
+    V = evaluate_policy(mdp, pi)
+    grad = state_occupancy(mdp, pi, rho)[..., None] * q_values(mdp, V) / (1.0 - g)
+    return project_simplex(pi + eta * grad, xp)
+
+
+# -- drivers ------------------------------------------------------------------------
+
+
+def _gap_metrics(xp: Any, V_star: Any, V: Any, rho: Any) -> dict[str, Any]:
+    gap = V_star - V
+    return {"suboptimality": expected_value(gap, rho), "suboptimality_inf": xp.max(gap, axis=-1)}
+
+
+def natural_policy_gradient(
+    mdp: FiniteMDP,
+    *,
+    eta: float,
+    iterations: int,
+    pi0: Any = None,
+    rho: Any = None,
+    tol: float | None = None,
+    V_star: Any = None,
+) -> PolicyOptimizationResult:
+    r"""Run exact tabular NPG ``π_{t+1} ∝ π_t exp(η A^{π_t}/(1−γ))`` on all instances at once.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Discounted model, possibly batched.
+    eta : float > 0
+        Step size.
+    iterations : int ≥ 0
+        Number of updates ``T`` (the cap when ``tol`` is given).
+    pi0 : array, optional
+        Initial policy (uniform by default, as in the theorem).
+    rho : array, optional
+        Distribution of the traced suboptimality ``V*(ρ) − V^{π_t}(ρ)``
+        (the model's ``μ`` by default). NPG itself does not depend on ``ρ``.
+    tol : float, optional
+        Stop once ``V*(ρ) − V^{π_t}(ρ) ≤ tol`` for every instance; ``None`` runs
+        the fixed budget (``converged=None``).
+    V_star : array (..., S), optional
+        Optimal values (default: :func:`rltheory.mdp.policy_iteration`).
+
+    Returns
+    -------
+    PolicyOptimizationResult
+        Trace metrics ``suboptimality`` (``V*(ρ) − V^{π_t}(ρ)``) and
+        ``suboptimality_inf`` (``max_s V*(s) − V^{π_t}(s)``), ``t = 0..T``.
+
+    Raises
+    ------
+    ValueError
+        Bad ``eta``, ``iterations``, ``tol``, ``pi0``, ``rho`` or ``V_star``.
+
+    Notes
+    -----
+    Theorem (Agarwal et al. 2021, Thm 16): rewards in ``[0, 1]``, ``π_0`` uniform,
+    any ``η > 0``: ``V*(ρ) − V^{π_T}(ρ) ≤ log|A|/(ηT) + 1/((1−γ)^2 T)`` for every
+    ``ρ`` and ``T ≥ 1`` — no distribution-mismatch factor, no dependence on ``S``.
+    Cost per iteration: one batched ``S×S`` solve per instance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> res = natural_policy_gradient(mdp, eta=1.0, iterations=50)
+    >>> bool(res.trace["suboptimality"][-1] < 1e-6), res.converged
+    (True, None)
+    """
+    g = discount(mdp, "natural_policy_gradient")
+    eta = check_positive(eta, "eta")
+    iterations = check_iterations(iterations)
+    tol = check_tol(tol)
+    xp = mdp.xp
+    rho = initial_distribution(mdp, rho)
+    V_star = optimal_values(mdp, V_star)
+    pi = initial_policy(mdp, pi0)
+    loop = Loop("natural_policy_gradient", iterations, tol, xp)
+    t = 0
+    while True:
+        V = evaluate_policy(mdp, pi)
+        m = _gap_metrics(xp, V_star, V, rho)
+        if loop.record(t, m["suboptimality"], **m):
+            break
+        adv = q_values(mdp, V) - V[..., None]
+        pi = multiplicative_update(pi, (eta / (1.0 - g)) * adv, xp)
+        t += 1
+    return loop.result(pi)
+
+
+def entropy_regularized_npg(
+    mdp: FiniteMDP,
+    *,
+    eta: float,
+    tau: float,
+    iterations: int,
+    pi0: Any = None,
+    rho: Any = None,
+    tol: float | None = None,
+    soft: SoftSolution | None = None,
+) -> PolicyOptimizationResult:
+    r"""Run exact entropy-regularised NPG (Cen et al. 2022) on all instances at once.
+
+    ``log π_{t+1} = (1 − ητ/(1−γ)) log π_t + η Q_τ^{π_t}/(1−γ) − log Z_t``.
+
+    Parameters
+    ----------
+    eta : float, ``0 < η ≤ (1−γ)/τ``
+    tau : float > 0
+        Entropy temperature.
+    iterations : int ≥ 0
+    pi0 : array, optional
+        Initial policy with full support (uniform by default).
+    rho : array, optional
+        Distribution of the traced regularised gap ``V*_τ(ρ) − V_τ^{π_t}(ρ)``.
+    tol : float, optional
+        Stop once ``max(‖Q*_τ − Q_τ^{π_t}‖∞, τ‖log π*_τ − log π_t‖∞) ≤ tol`` for every
+        instance (the Q-error alone can vanish at a suboptimal policy when ``γ = 0``).
+    soft : SoftSolution, optional
+        ``Q*_τ`` etc. (default: :func:`soft_value_iteration` with ``tol=1e-12``).
+
+    Returns
+    -------
+    PolicyOptimizationResult
+        Trace metrics ``q_error`` (``‖Q*_τ − Q_τ^{π_t}‖∞``), ``log_policy_error``
+        (``‖log π*_τ − log π_t‖∞``) and ``suboptimality`` (``V*_τ(ρ) − V_τ^{π_t}(ρ)``).
+
+    Raises
+    ------
+    ValueError
+        ``η`` outside ``(0, (1−γ)/τ]``, bad ``τ``, ``pi0`` without full support.
+
+    Notes
+    -----
+    Theorem (Cen et al. 2022, Thm 1), exact evaluation, ``0 < η ≤ (1−γ)/τ``:
+    ``‖Q*_τ − Q_τ^{(t+1)}‖∞ ≤ C_1 γ (1−ητ)^t`` and
+    ``‖log π*_τ − log π^{(t+1)}‖∞ ≤ 2 C_1 τ^{-1} (1−ητ)^t`` with
+    ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞ + 2τ(1 − ητ/(1−γ)) ‖log π*_τ − log π^{(0)}‖∞``
+    (:func:`rltheory.bounds.entropy_npg_bound`). ``η = (1−γ)/τ`` is soft policy iteration.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> res = entropy_regularized_npg(mdp, eta=0.5, tau=1.0, iterations=60)
+    >>> bool(res.trace["q_error"][-1] < 1e-10)
+    True
+    """
+    g = discount(mdp, "entropy_regularized_npg")
+    eta = check_positive(eta, "eta")
+    tau = check_positive(tau, "tau")
+    _check_entropy_step(eta, tau, g)
+    iterations = check_iterations(iterations)
+    tol = check_tol(tol)
+    xp = mdp.xp
+    rho = initial_distribution(mdp, rho)
+    if soft is None:
+        soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
+    logits = xp.log(initial_policy(mdp, pi0, positive=True))
+    alpha = 1.0 - eta * tau / (1.0 - g)
+    loop = Loop("entropy_regularized_npg", iterations, tol, xp)
+    t = 0
+    red = (-2, -1)
+    while True:
+        logpi = log_softmax(logits, xp)
+        pi = xp.exp(logpi)
+        V, Q = regularized_values(mdp, pi, tau=tau)
+        q_err = xp.max(xp.abs(soft.Q - Q), axis=red)
+        log_err = xp.max(xp.abs(soft.log_policy - logpi), axis=red)
+        m = {"q_error": q_err, "log_policy_error": log_err, "suboptimality": expected_value(soft.V - V, rho)}
+        if loop.record(t, xp.maximum(q_err, tau * log_err), **m):
+            break
+        logits = alpha * logpi + (eta / (1.0 - g)) * Q
+        t += 1
+    return loop.result(pi, theta=logpi)
+
+
+def softmax_policy_gradient(
+    mdp: FiniteMDP,
+    *,
+    eta: float,
+    iterations: int,
+    tau: float = 0.0,
+    theta0: Any = None,
+    rho: Any = None,
+    tol: float | None = None,
+    V_star: Any = None,
+    soft: SoftSolution | None = None,
+) -> PolicyOptimizationResult:
+    r"""Run exact softmax policy gradient ascent ``θ_{t+1} = θ_t + η ∇_θ V_τ^{π_θ}(ρ)``.
+
+    Parameters
+    ----------
+    eta : float > 0
+        Step size; Mei et al.'s theorem uses ``η = (1−γ)^3/8`` (``τ = 0``) and
+        ``η = (1−γ)^3/(8 + τ(4 + 8 log|A|))`` (``τ > 0``).
+    iterations : int ≥ 0
+    tau : float ≥ 0
+        Entropy temperature (0: unregularised).
+    theta0 : array (..., S, A), optional
+        Initial logits (zeros: the uniform policy).
+    rho : array, optional
+        The start distribution ``ρ`` of the objective ``V(ρ)`` (the model's ``μ``).
+    tol : float, optional
+        Stop once the traced ``suboptimality ≤ tol`` for every instance.
+    V_star : array, optional
+        ``V*`` for ``τ = 0`` (default :func:`rltheory.mdp.policy_iteration`).
+    soft : SoftSolution, optional
+        For ``τ > 0`` (default :func:`soft_value_iteration`).
+
+    Returns
+    -------
+    PolicyOptimizationResult
+        ``theta`` holds the final logits. Trace: ``suboptimality``
+        (``V*(ρ) − V^{π_t}(ρ)``, or ``V*_τ(ρ) − V_τ^{π_t}(ρ)`` when ``τ > 0``),
+        ``suboptimality_inf`` (``τ = 0``), ``optimal_action_prob``
+        (``min_s π_t(a*(s)|s)`` with ``a* = greedy(Q*)``, ``τ = 0``; Mei's ``c`` is its
+        running minimum) and ``grad_norm`` (Euclidean, per instance).
+
+    Raises
+    ------
+    ValueError
+        Bad step, ``tau``, ``theta0``, ``rho``, ``tol``.
+
+    Notes
+    -----
+    Theorem (Mei et al. 2020, Thm 4): rewards in ``[0, 1]``, ``ρ(s) > 0``,
+    ``η = (1−γ)^3/8``: for all ``t ≥ 1``,
+    ``V*(ρ) − V^{π_θt}(ρ) ≤ 16 S ‖d^{π*}_ρ/ρ‖∞² ‖1/ρ‖∞ / (c² (1−γ)^6 t)``,
+    ``c = inf_{t≥1} min_s π_θt(a*(s)|s) > 0``
+    (:func:`rltheory.bounds.softmax_pg_bound`). The rate ``1/t`` is also a lower
+    bound up to constants (Mei et al. 2020, Thm 10), and the constant can be
+    exponential in ``S`` on chains (Li et al. 2021).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    >>> res = softmax_policy_gradient(mdp, eta=1.0, iterations=200)
+    >>> bool(res.trace["suboptimality"][-1] < 0.01)
+    True
+    """
+    g = discount(mdp, "softmax_policy_gradient")
+    eta = check_positive(eta, "eta")
+    tau = _check_tau(tau)
+    iterations = check_iterations(iterations)
+    tol = check_tol(tol)
+    xp = mdp.xp
+    rho = initial_distribution(mdp, rho)
+    shape = mdp.batch_shape + (mdp.S, mdp.A)
+    if theta0 is None:
+        theta = xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device)
+    else:
+        theta = xp.broadcast_to(_theta(mdp, theta0, "theta0"), shape)
+    if tau == 0.0:
+        V_star = optimal_values(mdp, V_star)
+        a_star = greedy(q_values(mdp, V_star))
+        star_mask = xp.astype(a_star[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
+    elif soft is None:
+        soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
+    loop = Loop("softmax_policy_gradient", iterations, tol, xp)
+    t = 0
+    while True:
+        pi = softmax(theta, xp)
+        if tau == 0.0:
+            V = evaluate_policy(mdp, pi)
+            adv = q_values(mdp, V) - V[..., None]
+            m = _gap_metrics(xp, V_star, V, rho)
+            m["optimal_action_prob"] = xp.min(xp.sum(pi * star_mask, axis=-1), axis=-1)
+        else:
+            V, Q = regularized_values(mdp, pi, tau=tau)
+            adv = Q - tau * log_softmax(theta, xp) - V[..., None]
+            m = {"suboptimality": expected_value(soft.V - V, rho)}
+        grad = state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)
+        m["grad_norm"] = xp.sqrt(xp.sum(grad * grad, axis=(-2, -1)))
+        if loop.record(t, m["suboptimality"], **m):
+            break
+        theta = theta + eta * grad
+        t += 1
+    return loop.result(pi, theta=theta)
+
+
+def projected_policy_gradient(
+    mdp: FiniteMDP,
+    *,
+    eta: float,
+    iterations: int,
+    pi0: Any = None,
+    rho: Any = None,
+    tol: float | None = None,
+    V_star: Any = None,
+) -> PolicyOptimizationResult:
+    r"""Run projected gradient ascent on ``V^π(ρ)`` with the direct parameterisation.
+
+    ``π_{t+1} = Proj_{Δ(A)^S}(π_t + η ∇_π V^{π_t}(ρ))`` (:func:`projected_gradient_step`).
+
+    Parameters
+    ----------
+    eta : float > 0
+        Step; the theorem uses ``η = (1−γ)^3/(2γ|A|)``.
+    iterations, pi0, rho, tol, V_star
+        As in :func:`natural_policy_gradient`; ``ρ`` is also the objective's start
+        distribution (``μ`` in the paper).
+
+    Returns
+    -------
+    PolicyOptimizationResult
+        Trace metrics ``suboptimality``, ``suboptimality_inf``.
+
+    Notes
+    -----
+    Theorem (Agarwal et al. 2021, Thm 5): rewards in ``[0, 1]``, ``γ > 0``,
+    ``η = (1−γ)^3/(2γ|A|)``: ``min_{t<T} V*(ρ') − V^{(t)}(ρ') ≤ ε`` whenever
+    ``T > 64 γ |S||A| ‖d^{π*}_{ρ'}/ρ‖∞² / ((1−γ)^6 ε²)``, for every ``ρ'``
+    (:func:`rltheory.bounds.projected_pg_bound`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    >>> projected_policy_gradient(mdp, eta=1.0, iterations=1).trace["suboptimality"].tolist()
+    [0.5, 0.0]
+    """
+    g = discount(mdp, "projected_policy_gradient")
+    eta = check_positive(eta, "eta")
+    iterations = check_iterations(iterations)
+    tol = check_tol(tol)
+    xp = mdp.xp
+    rho = initial_distribution(mdp, rho)
+    V_star = optimal_values(mdp, V_star)
+    pi = initial_policy(mdp, pi0)
+    loop = Loop("projected_policy_gradient", iterations, tol, xp)
+    t = 0
+    while True:
+        V = evaluate_policy(mdp, pi)
+        m = _gap_metrics(xp, V_star, V, rho)
+        if loop.record(t, m["suboptimality"], **m):
+            break
+        grad = state_occupancy(mdp, pi, rho)[..., None] * q_values(mdp, V) / (1.0 - g)
+        pi = project_simplex(pi + eta * grad, xp)
+        t += 1
+    return loop.result(pi)

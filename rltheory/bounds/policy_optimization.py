@@ -1,0 +1,525 @@
+r"""Bounds of policy optimisation, linear critics and Q-learning, as functions of their constants.
+
+Each function evaluates one theorem's right-hand side with its exact constants;
+the helpers at the end compute the problem constants (distribution mismatch,
+KL to the optimal policy, Cen et al.'s ``C_1``) exactly from a model. Rewards
+are assumed in ``[0, 1]`` where a theorem says so; ``reward_span`` rescales the
+terms that come from ``‖V‖ ≤ 1/(1−γ)``.
+
+| function | theorem |
+|---|---|
+| :func:`npg_bound` | Agarwal, Kakade, Lee, Mahajan (2021), Thm 16 |
+| :func:`softmax_pg_bound` | Mei, Xiao, Szepesvári, Schuurmans (2020), Thm 4 |
+| :func:`projected_pg_bound` | Agarwal et al. (2021), Thm 5 |
+| :func:`entropy_npg_bound` | Cen, Cheng, Chen, Wei, Chi (2022), Thm 1 |
+| :func:`regularization_bias_bound` | Cen et al. (2022), eq. (14) |
+| :func:`pmd_sublinear_bound` | Xiao (2022), Thm 8 (derived in the docstring) |
+| :func:`pmd_linear_bound` | Lan (2022) / Xiao (2022) linear rate (derived in the docstring) |
+| :func:`td_fixed_point_bound` | Tsitsiklis & Van Roy (1997), Lemma 6 / Thm 1 (Pythagorean form) |
+| :func:`tvr_fixed_point_bound` | Tsitsiklis & Van Roy (1997), Thm 1(iii) |
+| :func:`q_learning_bound` | constant-step synchronous Q-learning, high probability (derived) |
+
+References
+----------
+Agarwal, A., Kakade, S. M., Lee, J. D., Mahajan, G. (2021). On the theory of policy
+gradient methods. JMLR 22(98).
+Mei, J., Xiao, C., Szepesvári, C., Schuurmans, D. (2020). On the global convergence rates
+of softmax policy gradient methods. ICML.
+Cen, S., Cheng, C., Chen, Y., Wei, Y., Chi, Y. (2022). Fast global convergence of natural
+policy gradient methods with entropy regularization. Operations Research 70(4).
+Lan, G. (2022). Policy mirror descent for reinforcement learning. Math. Programming 198.
+Xiao, L. (2022). On the convergence rates of policy gradient methods. JMLR 23(282).
+Tsitsiklis, J. N., Van Roy, B. (1997). An analysis of temporal-difference learning with
+function approximation. IEEE Trans. Automatic Control 42(5).
+Wainwright, M. J. (2019). Stochastic approximation with cone-contractive operators: sharp
+ℓ∞-bounds for Q-learning. arXiv:1905.06265.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..backend import to_numpy
+from ..mdp.bellman import as_stochastic_policy, state_occupancy
+from ..mdp.model import FiniteMDP
+
+__all__ = [
+    "npg_bound",
+    "softmax_pg_bound",
+    "projected_pg_bound",
+    "entropy_npg_bound",
+    "regularization_bias_bound",
+    "pmd_sublinear_bound",
+    "pmd_linear_bound",
+    "td_fixed_point_bound",
+    "tvr_fixed_point_bound",
+    "q_learning_bound",
+    "mismatch_coefficient",
+    "kl_to_policy",
+    "entropy_npg_constant",
+]
+
+
+def _gamma(gamma: Any, *, positive: bool = False) -> float:
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not (0.0 <= gamma < 1.0):
+        raise ValueError(f"gamma must be a number in [0, 1); got {gamma!r}")
+    if positive and gamma == 0.0:
+        raise ValueError("gamma must be > 0 for this bound (its step size is (1-gamma)^3/(2 gamma |A|))")
+    return float(gamma)
+
+
+def _pos(x: Any, name: str, *, allow_zero: bool = False) -> float:
+    ok = isinstance(x, (int, float, np.floating)) and not isinstance(x, bool) and math.isfinite(x)
+    if not ok or (x < 0 if allow_zero else x <= 0):
+        raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}; got {x!r}")
+    return float(x)
+
+
+def _times(t: Any, name: str = "t", minimum: float = 1.0) -> np.ndarray:
+    t = np.asarray(t, dtype=float)
+    bad = ~np.isfinite(t) | (t < minimum)
+    if np.any(bad):
+        i = tuple(int(j) for j in np.argwhere(bad)[0])
+        raise ValueError(f"{name} must be >= {minimum:g}; {name}{list(i)} = {t[i]!r}")
+    return t
+
+
+def npg_bound(
+    T: Any, *, eta: float, gamma: float, n_actions: int | None = None, kl0: Any = None, reward_span: float = 1.0
+) -> np.ndarray:
+    r"""NPG sublinear bound ``V*(ρ) − V^{π_T}(ρ) ≤ D_0/(ηT) + span(r)/((1−γ)^2 T)``.
+
+    Parameters
+    ----------
+    T : array_like of int ≥ 1
+        Iteration counts.
+    eta : float > 0
+        NPG step (:func:`~rltheory.algorithms.npg_step` convention, ``exp(ηA/(1−γ))``).
+    gamma : float in [0, 1)
+    n_actions : int, optional
+        ``|A|``; with the uniform ``π_0`` the theorem's ``D_0 = log|A|``.
+    kl0 : float or array, optional
+        ``D_0 = E_{s∼d^{π*}_ρ} KL(π*(·|s) ‖ π_0(·|s))`` for a general ``π_0``
+        (:func:`kl_to_policy`); overrides ``n_actions``.
+    reward_span : float
+        ``max r − min r`` (1 for rewards in ``[0, 1]``, the theorem's setting).
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound at each ``T`` (broadcast with ``kl0``).
+
+    Notes
+    -----
+    Agarwal et al. (2021), Theorem 16: rewards in ``[0, 1]``, ``π_0`` uniform:
+    ``V^{(T)}(ρ) ≥ V*(ρ) − log|A|/(ηT) − 1/((1−γ)^2 T)`` for all ``ρ``. Its proof
+    (mirror-descent telescoping, monotone improvement) gives ``D_0`` in place of
+    ``log|A|`` for a general ``π_0`` and uses ``V^{(T)} − V^{(0)} ≤ span(r)/(1−γ)``.
+
+    Examples
+    --------
+    >>> float(npg_bound(10, eta=1.0, gamma=0.5, n_actions=1))
+    0.4
+    """
+    T = _times(T, "T")
+    eta = _pos(eta, "eta")
+    g = _gamma(gamma)
+    span = _pos(reward_span, "reward_span", allow_zero=True)
+    if kl0 is None:
+        if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
+            raise ValueError(f"give kl0 or n_actions (an integer >= 1); got n_actions={n_actions!r}")
+        kl0 = math.log(n_actions)
+    kl0 = np.asarray(kl0, dtype=float)
+    return kl0 / (eta * T) + span / ((1.0 - g) ** 2 * T)
+
+
+def softmax_pg_bound(
+    t: Any, *, gamma: float, n_states: int, c: Any, mismatch: Any, inv_rho: Any
+) -> np.ndarray:
+    r"""Mei et al. softmax PG bound ``16 S ‖d^{π*}_ρ/ρ‖∞² ‖1/ρ‖∞ / (c² (1−γ)^6 t)``.
+
+    Parameters
+    ----------
+    t : array_like ≥ 1
+    gamma : float in [0, 1)
+    n_states : int
+        ``S``.
+    c : float or array
+        ``inf_t min_s π_θt(a*(s)|s)``; over a finite run use the running minimum of the
+        trace metric ``optimal_action_prob`` up to ``t`` (the proof only uses iterates ``≤ t``).
+    mismatch : float or array
+        ``‖d^{π*}_ρ/ρ‖∞`` (:func:`mismatch_coefficient`).
+    inv_rho : float or array
+        ``‖1/ρ‖∞ = 1/min_s ρ(s)``.
+
+    Notes
+    -----
+    Mei et al. (2020), Theorem 4: rewards in ``[0, 1]``, ``ρ(s) > 0`` for all ``s``,
+    ``η = (1−γ)^3/8``, ``θ_1`` arbitrary: for all ``t ≥ 1``,
+    ``V*(ρ) − V^{π_θt}(ρ) ≤ 16 S/(c² (1−γ)^6 t) · ‖d^{π*}_ρ/ρ‖∞² · ‖1/ρ‖∞``.
+
+    Examples
+    --------
+    >>> float(softmax_pg_bound(16, gamma=0.0, n_states=1, c=1.0, mismatch=1.0, inv_rho=1.0))
+    1.0
+    """
+    t = _times(t)
+    g = _gamma(gamma)
+    if isinstance(n_states, bool) or not isinstance(n_states, int) or n_states < 1:
+        raise ValueError(f"n_states must be an integer >= 1; got {n_states!r}")
+    c = np.asarray(c, dtype=float)
+    if np.any(~(c > 0)):
+        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); got min {c.min()!r}")
+    return 16.0 * n_states * np.asarray(mismatch, float) ** 2 * np.asarray(inv_rho, float) / (
+        c**2 * (1.0 - g) ** 6 * t
+    )
+
+
+def projected_pg_bound(T: Any, *, gamma: float, n_states: int, n_actions: int, mismatch: Any) -> np.ndarray:
+    r"""Projected PG (direct parameterisation): ``min_{t<T} gap_t ≤ ‖d^{π*}_ρ/μ‖∞ √(64γ|S||A|/((1−γ)^6 T))``.
+
+    Notes
+    -----
+    Agarwal et al. (2021), Theorem 5: rewards in ``[0, 1]``, ``γ > 0``, step
+    ``η = (1−γ)^3/(2γ|A|)`` on ``V^π(μ)``: ``min_{t<T} V*(ρ) − V^{(t)}(ρ) ≤ ε`` whenever
+    ``T > 64γ|S||A| ‖d^{π*}_ρ/μ‖∞²/((1−γ)^6 ε²)``; solving for ``ε`` gives this function.
+
+    Examples
+    --------
+    >>> float(projected_pg_bound(64, gamma=0.5, n_states=1, n_actions=2, mismatch=1.0))
+    8.0
+    """
+    T = _times(T, "T")
+    g = _gamma(gamma, positive=True)
+    for n, name in ((n_states, "n_states"), (n_actions, "n_actions")):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"{name} must be an integer >= 1; got {n!r}")
+    return np.asarray(mismatch, float) * np.sqrt(64.0 * g * n_states * n_actions / ((1.0 - g) ** 6 * T))
+
+
+def entropy_npg_bound(t: Any, *, eta: float, tau: float, gamma: float, C1: Any) -> tuple[np.ndarray, np.ndarray]:
+    r"""Cen et al. linear rate of entropy-regularised NPG at iterates ``t ≥ 1``.
+
+    Returns ``(q_bound, log_policy_bound)`` with
+    ``‖Q*_τ − Q_τ^{(t)}‖∞ ≤ C_1 γ (1−ητ)^{t−1}`` and
+    ``‖log π*_τ − log π^{(t)}‖∞ ≤ 2 C_1 τ^{-1} (1−ητ)^{t−1}``.
+
+    Parameters
+    ----------
+    t : array_like of int ≥ 1
+    eta : float, ``0 < η ≤ (1−γ)/τ``
+    tau : float > 0
+    gamma : float in [0, 1)
+    C1 : float or array
+        ``‖Q*_τ − Q_τ^{(0)}‖∞ + 2τ(1 − ητ/(1−γ)) ‖log π*_τ − log π^{(0)}‖∞``
+        (:func:`entropy_npg_constant`).
+
+    Notes
+    -----
+    Cen et al. (2022), Theorem 1 (exact policy evaluation), stated for
+    ``t ≥ 0`` as bounds on iterate ``t + 1``; here indexed by the iterate. With
+    ``η = (1−γ)/τ`` (soft policy iteration) the rate is ``γ``.
+
+    Examples
+    --------
+    >>> q, l = entropy_npg_bound([1, 2], eta=0.5, tau=1.0, gamma=0.5, C1=1.0)
+    >>> q.tolist(), l.tolist()
+    ([0.5, 0.25], [2.0, 1.0])
+    """
+    t = _times(t)
+    g = _gamma(gamma)
+    eta, tau = _pos(eta, "eta"), _pos(tau, "tau")
+    if eta * tau > (1.0 - g) * (1.0 + 1e-12):
+        raise ValueError(f"Theorem 1 needs eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}")
+    C1 = np.asarray(C1, dtype=float)
+    r = (1.0 - eta * tau) ** (t - 1.0)
+    return C1 * g * r, 2.0 * C1 / tau * r
+
+
+def regularization_bias_bound(*, tau: float, n_actions: int, gamma: float) -> float:
+    r"""``0 ≤ V*_τ(s) − V*(s) ≤ τ log|A|/(1−γ)`` and ``V^{π*_τ}(s) ≥ V*(s) − τ log|A|/(1−γ)``.
+
+    Notes
+    -----
+    The entropy bonus lies in ``[0, log|A|]`` per step, so regularised and plain
+    values of any policy differ by at most ``τ log|A|/(1−γ)`` (Cen et al. 2022, eq. (14)).
+
+    Examples
+    --------
+    >>> round(regularization_bias_bound(tau=0.1, n_actions=4, gamma=0.5), 6)
+    0.277259
+    """
+    if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
+        raise ValueError(f"n_actions must be an integer >= 1; got {n_actions!r}")
+    return _pos(tau, "tau") * math.log(n_actions) / (1.0 - _gamma(gamma))
+
+
+def pmd_sublinear_bound(k: Any, *, eta: float, gamma: float, kl0: Any, reward_span: float = 1.0) -> np.ndarray:
+    r"""PMD with constant step: ``V*(ρ) − V^{π_k}(ρ) ≤ (D_0/((1−γ)η) + span(r)/(1−γ)^2)/k``.
+
+    Parameters
+    ----------
+    k : array_like ≥ 1
+    eta : float > 0
+        PMD step on ``Q`` (:func:`~rltheory.algorithms.pmd_kl_step` convention).
+    kl0 : float or array
+        ``D_0 = E_{s∼d^{π*}_ρ} D(π*(·|s), π_0(·|s))`` (KL: :func:`kl_to_policy`;
+        Euclidean: ``½‖π* − π_0‖²`` averaged likewise).
+
+    Notes
+    -----
+    Xiao (2022), Theorem 8. Derivation (three-point lemma of mirror descent,
+    state by state): ``η⟨Q_k(s), π*_s − π_{k+1,s}⟩ ≤ D_k(s) − D_{k+1}(s)``;
+    ``⟨A_k(s), π_{k+1,s}⟩ ≤ V^{k+1}(s) − V^k(s)`` (improvement lemma); averaging over
+    ``d^{π*}_ρ`` and the performance-difference lemma give
+    ``η(1−γ)Δ_k(ρ) ≤ D_k − D_{k+1} + η E_{d*}[V^{k+1} − V^k]``; summing over
+    ``k < K`` and using ``Δ_K ≤ Δ_k`` (monotone improvement) yields the bound.
+    With ``η = η_NPG/(1−γ)`` it is :func:`npg_bound`.
+
+    Examples
+    --------
+    >>> float(pmd_sublinear_bound(4, eta=1.0, gamma=0.5, kl0=0.0))
+    1.0
+    """
+    k = _times(k, "k")
+    g = _gamma(gamma)
+    eta = _pos(eta, "eta")
+    span = _pos(reward_span, "reward_span", allow_zero=True)
+    return (np.asarray(kl0, float) / ((1.0 - g) * eta) + span / (1.0 - g) ** 2) / k
+
+
+def pmd_linear_bound(k: Any, *, rate: float, eta0: float, gap0: Any, kl0: Any) -> np.ndarray:
+    r"""PMD with increasing steps ``η_{k+1} ≥ η_k/q``: ``Δ_k ≤ q^k (Δ_0 + D_0/(q η_0))``.
+
+    Parameters
+    ----------
+    k : array_like ≥ 0
+    rate : float in (0, 1)
+        ``q``: ``γ`` with the stationary weighting, or ``1 − 1/ϑ_ρ`` with the ``d^{π*}_ρ`` weighting.
+    eta0 : float > 0
+        First PMD step.
+    gap0 : float or array
+        ``Δ_0 = E_{s∼ν}[V*(s) − V^{π_0}(s)]``.
+    kl0 : float or array
+        ``D_0 = E_{s∼ν} KL(π*(·|s) ‖ π_0(·|s))``.
+
+    Notes
+    -----
+    The three-point argument of :func:`pmd_sublinear_bound` gives, for any
+    weighting ``ν`` with ``ν = d^{π*}_ν``-compatible mismatch,
+    ``(1−γ)Δ_k(ρ) + Δ_{k+1}(d*) − Δ_k(d*) ≤ (D_k − D_{k+1})/η_k`` with ``d* = d^{π*}_ρ``.
+
+    * Lan (2022, Thm 2 form): ``ρ = ν`` a stationary distribution of ``P_{π*}``, so
+      ``d^{π*}_ν = ν`` and ``Δ_{k+1}(ν) ≤ γΔ_k(ν) + (D_k − D_{k+1})/η_k``: ``q = γ``.
+    * Xiao (2022, Thm 10 form): ``Δ_k(d*) ≤ ‖d*/ρ‖∞ Δ_k(ρ) = (1−γ)ϑ_ρ Δ_k(ρ)``, so
+      ``Δ_{k+1}(d*) ≤ (1 − 1/ϑ_ρ)Δ_k(d*) + (D_k − D_{k+1})/η_k``: ``q = 1 − 1/ϑ_ρ``, ``ν = d*``.
+
+    Dividing by ``q^{k+1}`` and telescoping (Abel summation, ``q^{k+1}η_k`` non-decreasing)
+    gives ``Δ_k(ν) ≤ q^k(Δ_0(ν) + D_0(ν)/(qη_0))``; the constant is the one derived
+    here (the papers' statements differ by their step-size normalisations).
+
+    Examples
+    --------
+    >>> pmd_linear_bound([0, 1, 2], rate=0.5, eta0=1.0, gap0=1.0, kl0=0.5).tolist()
+    [2.0, 1.0, 0.5]
+    """
+    k = _times(k, "k", minimum=0.0)
+    q = _pos(rate, "rate")
+    if not q < 1.0:
+        raise ValueError(f"rate must lie in (0, 1); got {rate!r}")
+    eta0 = _pos(eta0, "eta0")
+    return q**k * (np.asarray(gap0, float) + np.asarray(kl0, float) / (q * eta0))
+
+
+def _kappa(gamma: float, lam: float) -> float:
+    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not (0.0 <= lam <= 1.0):
+        raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
+    return gamma * (1.0 - lam) / (1.0 - gamma * lam)
+
+
+def td_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
+    r"""``‖Φθ* − V^π‖_D ≤ ‖Π_D V^π − V^π‖_D / √(1 − κ²)``, ``κ = γ(1−λ)/(1−γλ)``.
+
+    Parameters
+    ----------
+    projection_error : float or array
+        ``‖Π_D V^π − V^π‖_D`` with ``D`` the stationary distribution of ``P_π``.
+    gamma : float in [0, 1)
+    lam : float in [0, 1]
+        TD(λ) parameter (``κ = γ`` for TD(0)).
+
+    Notes
+    -----
+    ``Π_D T^{(λ)}`` is a ``κ``-contraction in ``‖·‖_D`` (Tsitsiklis & Van Roy 1997,
+    Lemma 4–5); ``Φθ* − ΠV`` is ``D``-orthogonal to ``ΠV − V``, so
+    ``‖Φθ* − V‖² = ‖ΠV − V‖² + ‖Π T^{(λ)}Φθ* − ΠT^{(λ)}V‖² ≤ ‖ΠV − V‖² + κ²‖Φθ* − V‖²``
+    (Pythagoras). For TD(0) this is ``1/√(1−γ²)``; it is never larger than
+    :func:`tvr_fixed_point_bound`.
+
+    Examples
+    --------
+    >>> round(float(td_fixed_point_bound(1.0, gamma=0.6)), 6)
+    1.25
+    """
+    g = _gamma(gamma)
+    kappa = _kappa(g, lam)
+    return np.asarray(projection_error, float) / math.sqrt(1.0 - kappa**2)
+
+
+def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
+    r"""Tsitsiklis–Van Roy bound ``‖Φθ* − V^π‖_D ≤ (1−λγ)/(1−γ) ‖Π_D V^π − V^π‖_D``.
+
+    Notes
+    -----
+    Tsitsiklis & Van Roy (1997), Theorem 1(iii): on-policy TD(λ) with linear features,
+    ``D`` the stationary distribution of an irreducible aperiodic ``P_π``.
+
+    Examples
+    --------
+    >>> float(tvr_fixed_point_bound(1.0, gamma=0.5))
+    2.0
+    """
+    g = _gamma(gamma)
+    _kappa(g, lam)
+    return np.asarray(projection_error, float) * (1.0 - lam * g) / (1.0 - g)
+
+
+def q_learning_bound(
+    t: Any,
+    *,
+    alpha: float,
+    gamma: float,
+    initial_error: Any,
+    value_span: Any,
+    n_pairs: int,
+    horizon: int,
+    delta: float,
+) -> np.ndarray:
+    r"""High-probability bound of synchronous Q-learning with a constant step ``α``.
+
+    With probability at least ``1 − δ``, simultaneously for all ``t ≤ horizon``:
+
+    ``‖Q_t − Q*‖∞ ≤ (1 − α(1−γ))^t ‖Q_0 − Q*‖∞ + γ sp(V*) √(α log(2 n T/δ)/2) / (1−γ)``
+
+    with ``n = |S||A|`` and ``T = horizon``.
+
+    Parameters
+    ----------
+    t : array_like of int ≥ 0
+    alpha : float in (0, 1]
+    gamma : float in [0, 1)
+    initial_error : float
+        ``‖Q_0 − Q*‖∞``.
+    value_span : float
+        ``sp(V*) = max V* − min V*``.
+    n_pairs : int
+        ``|S||A|``.
+    horizon : int
+        ``T``, the last iteration the statement covers (union bound).
+    delta : float in (0, 1)
+
+    Notes
+    -----
+    Derivation (the noise/contraction split of Wainwright 2019, §3, with the
+    Azuma–Hoeffding inequality in place of his variance-sensitive bound):
+    ``Δ_{t+1} = (1−α)Δ_t + αγP̂_t(V_t − V*) + αW_t`` with
+    ``W_t = γ(P̂_t − P)V*`` independent, zero mean, each entry in an interval of
+    length ``γ sp(V*)``. Write ``Δ = U + E`` with ``E_{t+1} = (1−α)E_t + αW_t``; then
+    ``‖U_{t+1}‖ ≤ (1−α(1−γ))‖U_t‖ + αγ‖E_t‖``, so
+    ``‖Δ_t‖ ≤ (1−α(1−γ))^t‖Δ_0‖ + max_{i≤t}‖E_i‖/(1−γ)``. Each ``E_i(s, a)`` is a
+    weighted sum with ``Σ w² ≤ α/(2−α) ≤ α``; Hoeffding and a union bound over the
+    ``nT`` entries give ``max ‖E_i‖ ≤ γ sp(V*) √(α log(2nT/δ)/2)``.
+
+    Examples
+    --------
+    >>> b = q_learning_bound([0], alpha=0.1, gamma=0.0, initial_error=1.0, value_span=1.0,
+    ...                      n_pairs=1, horizon=1, delta=0.1)
+    >>> b.tolist()
+    [1.0]
+    """
+    t = _times(t, "t", minimum=0.0)
+    g = _gamma(gamma)
+    alpha = _pos(alpha, "alpha")
+    if alpha > 1.0:
+        raise ValueError(f"alpha must lie in (0, 1]; got {alpha!r}")
+    if not (0.0 < delta < 1.0):
+        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
+    for n, name in ((n_pairs, "n_pairs"), (horizon, "horizon")):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"{name} must be an integer >= 1; got {n!r}")
+    noise = g * np.asarray(value_span, float) * math.sqrt(alpha * math.log(2.0 * n_pairs * horizon / delta) / 2.0)
+    return (1.0 - alpha * (1.0 - g)) ** t * np.asarray(initial_error, float) + noise / (1.0 - g)
+
+
+# -- problem constants computed from a model ------------------------------------------
+
+
+def mismatch_coefficient(mdp: FiniteMDP, pi_star: Any, rho: Any = None, mu: Any = None) -> np.ndarray:
+    r"""Distribution mismatch ``‖d^{π*}_ρ/μ‖∞`` (``μ = ρ`` by default), exactly.
+
+    Returns ``inf`` where ``μ(s) = 0 < d^{π*}_ρ(s)``. Shape: the model's batch shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[0.0, 1.0]]]), np.zeros((2, 1)), gamma=0.5)
+    >>> float(mismatch_coefficient(mdp, np.array([0, 0]), rho=np.array([0.5, 0.5])))
+    1.5
+    """
+    d = to_numpy(state_occupancy(mdp, pi_star, rho))
+    ref = to_numpy(mdp.initial_distribution() if (mu is None and rho is None) else (rho if mu is None else mu))
+    ref = np.broadcast_to(np.asarray(ref, float), d.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(d > 0, d / ref, 0.0)
+    return np.max(ratio, axis=-1)
+
+
+def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.ndarray:
+    r"""``D_0 = Σ_s ν(s) KL(π*(·|s) ‖ π_0(·|s))`` (``inf`` if ``π_0`` misses the support of ``π*``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.zeros((1, 2)), gamma=0.5)
+    >>> round(float(kl_to_policy(mdp, np.array([0]), np.full((1, 2), 0.5), np.ones(1))), 6)
+    0.693147
+    """
+    p = to_numpy(as_stochastic_policy(mdp, pi_star))
+    q = to_numpy(as_stochastic_policy(mdp, pi0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * (np.log(np.where(p > 0, p, 1.0)) - np.log(q)), 0.0)
+    return np.sum(np.asarray(to_numpy(weights), float) * terms.sum(-1), axis=-1)
+
+
+def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = None, soft: Any = None) -> np.ndarray:
+    r"""Cen et al.'s ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞ + 2τ(1 − ητ/(1−γ))‖log π*_τ − log π^{(0)}‖∞``.
+
+    ``Q*_τ`` comes from :func:`rltheory.algorithms.soft_value_iteration` (or ``soft``),
+    ``π^{(0)}`` is uniform unless given. Shape: the model's batch shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.zeros((1, 2)), gamma=0.5)
+    >>> float(entropy_npg_constant(mdp, eta=0.5, tau=1.0)) < 1e-9   # uniform is soft-optimal
+    True
+    """
+    from ..algorithms.soft import regularized_values, soft_value_iteration  # noqa: PLC0415
+
+    g = float(mdp.gamma)
+    eta, tau = _pos(eta, "eta"), _pos(tau, "tau")
+    xp = mdp.xp
+    if soft is None:
+        soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
+    if pi0 is None:
+        pi0 = xp.full(mdp.batch_shape + (mdp.S, mdp.A), 1.0 / mdp.A, dtype=mdp.dtype, device=mdp.P.device)
+    _, Q0 = regularized_values(mdp, pi0, tau=tau)
+    qe = to_numpy(xp.max(xp.abs(soft.Q - Q0), axis=(-2, -1)))
+    le = to_numpy(xp.max(xp.abs(soft.log_policy - xp.log(as_stochastic_policy(mdp, pi0))), axis=(-2, -1)))
+    return qe + 2.0 * tau * (1.0 - eta * tau / (1.0 - g)) * le

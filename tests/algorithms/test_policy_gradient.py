@@ -1,0 +1,326 @@
+"""Exact policy gradient, NPG, entropy-regularised NPG and projected PG against their theorems."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rltheory.algorithms.policy_gradient import (
+    entropy_npg_step,
+    entropy_regularized_npg,
+    natural_policy_gradient,
+    npg_step,
+    projected_gradient_step,
+    projected_policy_gradient,
+    softmax_gradient,
+    softmax_policy,
+    softmax_policy_gradient,
+)
+from rltheory.algorithms.soft import regularized_values, soft_bellman_operator, soft_value_iteration
+from rltheory.bounds.policy_optimization import (
+    entropy_npg_bound,
+    entropy_npg_constant,
+    mismatch_coefficient,
+    npg_bound,
+    projected_pg_bound,
+    regularization_bias_bound,
+    softmax_pg_bound,
+)
+from rltheory.errors import ConvergenceWarning
+from rltheory.mdp import FiniteMDP, advantage, evaluate_policy, policy_iteration, state_occupancy
+from rltheory.mdp.zoo import random_mdp
+from rltheory.testing import discounts, finite_mdps, policies
+
+
+def _value(mdp, theta, rho, tau):
+    pi = softmax_policy(theta)
+    if tau == 0.0:
+        return float(evaluate_policy(mdp, pi) @ rho)
+    return float(regularized_values(mdp, pi, tau=tau)[0] @ rho)
+
+
+# -- theorems -----------------------------------------------------------------------
+
+
+@settings(max_examples=25)
+@given(
+    finite_mdps(max_states=4, max_actions=3, gamma=discounts(0.0, 0.9)),
+    st.integers(0, 2**31),
+    st.sampled_from([0.0, 0.3]),
+)
+def test_exact_gradient_equals_central_finite_differences(mdp, seed, tau):
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=(mdp.S, mdp.A))
+    rho = np.asarray(mdp.initial_distribution())
+    grad = softmax_gradient(mdp, theta, rho=rho, tau=tau)
+    h = 1e-5
+    fd = np.zeros_like(theta)
+    for s in range(mdp.S):
+        for a in range(mdp.A):
+            e = np.zeros_like(theta)
+            e[s, a] = h
+            fd[s, a] = (_value(mdp, theta + e, rho, tau) - _value(mdp, theta - e, rho, tau)) / (2 * h)
+    np.testing.assert_allclose(grad, fd, atol=1e-6, rtol=0)
+
+
+@given(finite_mdps(max_states=5, max_actions=4), st.data())
+def test_npg_step_is_the_closed_form_and_the_fisher_preconditioned_step(mdp, data):
+    pi = data.draw(policies(mdp.S, mdp.A, deterministic_rows=False))
+    pi = 0.5 * pi + 0.5 / mdp.A  # full support, so the Fisher matrix has the one-dimensional null space per state
+    eta = data.draw(st.floats(0.01, 5.0))
+    g = mdp.gamma
+    new = npg_step(mdp, pi, eta=eta)
+    # closed form from the advantage of rltheory.mdp
+    w = pi * np.exp(eta * np.asarray(advantage(mdp, pi)) / (1 - g))
+    np.testing.assert_allclose(new, w / w.sum(-1, keepdims=True), atol=1e-12)
+    # independent route: theta + eta * pinv(F) grad (Kakade 2001), states with d(s) > 0
+    mu = np.full(mdp.S, 1.0 / mdp.S)
+    theta = np.log(pi)
+    grad = np.asarray(softmax_gradient(mdp, theta, rho=mu)).ravel()
+    d = np.asarray(state_occupancy(mdp, pi, mu))
+    F = np.zeros((mdp.S * mdp.A,) * 2)
+    for s in range(mdp.S):
+        blk = d[s] * (np.diag(pi[s]) - np.outer(pi[s], pi[s]))
+        F[s * mdp.A : (s + 1) * mdp.A, s * mdp.A : (s + 1) * mdp.A] = blk
+    nat = np.linalg.pinv(F, rcond=1e-12) @ grad
+    fisher = softmax_policy(theta + eta * nat.reshape(mdp.S, mdp.A))
+    np.testing.assert_allclose(fisher, new, atol=1e-8)
+
+
+@given(finite_mdps(max_states=6, max_actions=4), st.data())
+def test_npg_step_never_decreases_any_state_value(mdp, data):
+    pi = data.draw(policies(mdp.S, mdp.A))
+    eta = data.draw(st.floats(1e-3, 50.0))
+    V0 = np.asarray(evaluate_policy(mdp, pi))
+    V1 = np.asarray(evaluate_policy(mdp, npg_step(mdp, pi, eta=eta)))
+    assert np.all(V1 >= V0 - 1e-9 * (1 + np.abs(V0).max()))
+
+
+@settings(max_examples=30)
+@given(finite_mdps(max_states=6, max_actions=4, gamma=discounts(0.0, 0.95)), st.floats(0.05, 20.0))
+def test_npg_sublinear_bound_holds_at_every_iterate_in_sup_norm(mdp, eta):
+    res = natural_policy_gradient(mdp, eta=eta, iterations=40)
+    t = np.arange(1, 41)
+    bound = npg_bound(t, eta=eta, gamma=mdp.gamma, n_actions=mdp.A)
+    # the theorem holds for every rho, so for point masses: the sup-norm gap
+    assert np.all(res.trace["suboptimality_inf"][1:] <= bound + 1e-9)
+    assert np.all(res.trace["suboptimality"][1:] <= bound + 1e-9)
+
+
+@settings(max_examples=20)
+@given(finite_mdps(max_states=4, max_actions=3, gamma=discounts(0.0, 0.8)))
+def test_softmax_pg_mei_bound_holds_at_every_iterate(mdp):
+    g = mdp.gamma
+    eta = (1 - g) ** 3 / 8
+    T = 60
+    res = softmax_policy_gradient(mdp, eta=eta, iterations=T)
+    rho = np.asarray(mdp.initial_distribution())
+    pi_star = policy_iteration(mdp).policy
+    c = np.minimum.accumulate(res.trace["optimal_action_prob"])[1:]
+    bound = softmax_pg_bound(
+        np.arange(1, T + 1), gamma=g, n_states=mdp.S, c=c,
+        mismatch=float(mismatch_coefficient(mdp, pi_star, rho)), inv_rho=1 / rho.min(),
+    )
+    assert np.all(res.trace["suboptimality"][1:] <= bound + 1e-9)
+
+
+@settings(max_examples=25)
+@given(
+    finite_mdps(max_states=5, max_actions=4, gamma=discounts(0.0, 0.95)),
+    st.floats(0.05, 2.0),
+    st.floats(0.05, 1.0),
+)
+def test_entropy_npg_cen_bounds_hold_at_every_iterate(mdp, tau, frac):
+    g = mdp.gamma
+    eta = frac * (1 - g) / tau
+    soft = soft_value_iteration(mdp, tau=tau, tol=1e-13)
+    res = entropy_regularized_npg(mdp, eta=eta, tau=tau, iterations=30, soft=soft)
+    C1 = float(entropy_npg_constant(mdp, eta=eta, tau=tau, soft=soft))
+    qb, lb = entropy_npg_bound(np.arange(1, 31), eta=eta, tau=tau, gamma=g, C1=C1)
+    atol = 1e-9 * (1 + np.abs(np.asarray(soft.Q)).max())
+    assert np.all(res.trace["q_error"][1:] <= qb + atol)
+    assert np.all(res.trace["log_policy_error"][1:] <= lb + atol / tau)
+
+
+@settings(max_examples=20)
+@given(finite_mdps(max_states=5, max_actions=4, gamma=discounts(0.0, 0.9)), st.floats(0.1, 1.0))
+def test_entropy_npg_converges_to_the_soft_optimal_policy(mdp, tau):
+    soft = soft_value_iteration(mdp, tau=tau, tol=1e-13)
+    res = entropy_regularized_npg(mdp, eta=(1 - mdp.gamma) / tau, tau=tau, iterations=400, tol=1e-10, soft=soft)
+    assert res.converged is True
+    np.testing.assert_allclose(res.policy, soft.policy, atol=1e-8)
+    # the soft-optimal policy is a fixed point of the entropy-regularised NPG step
+    np.testing.assert_allclose(entropy_npg_step(mdp, soft.policy, eta=0.5 * (1 - mdp.gamma) / tau, tau=tau),
+                               soft.policy, atol=1e-9)
+
+
+@given(finite_mdps(max_states=5, max_actions=4), st.floats(0.01, 2.0))
+def test_regularisation_bias_inequality(mdp, tau):
+    soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
+    Vstar = np.asarray(policy_iteration(mdp).V)
+    b = regularization_bias_bound(tau=tau, n_actions=mdp.A, gamma=mdp.gamma)
+    diff = np.asarray(soft.V) - Vstar
+    tol = 1e-9 * (1 + np.abs(Vstar).max())
+    assert np.all(diff >= -tol) and np.all(diff <= b + tol)
+    V_soft_policy = np.asarray(evaluate_policy(mdp, soft.policy))
+    assert np.all(V_soft_policy >= Vstar - b - tol)
+
+
+@given(finite_mdps(max_states=5, max_actions=3), st.floats(0.05, 3.0))
+def test_soft_bellman_operator_is_a_gamma_contraction(mdp, tau):
+    rng = np.random.default_rng(0)
+    U, W = rng.normal(size=(2, mdp.S, mdp.A)) * 3
+    lhs = np.abs(soft_bellman_operator(mdp, U, tau=tau) - soft_bellman_operator(mdp, W, tau=tau)).max()
+    assert lhs <= mdp.gamma * np.abs(U - W).max() + 1e-12
+
+
+@settings(max_examples=20)
+@given(finite_mdps(min_actions=2, max_states=4, max_actions=3, gamma=discounts(0.1, 0.8)))
+def test_projected_pg_agarwal_bound_on_best_iterate(mdp):
+    g = mdp.gamma
+    eta = (1 - g) ** 3 / (2 * g * mdp.A)
+    T = 40
+    res = projected_policy_gradient(mdp, eta=eta, iterations=T)
+    rho = np.asarray(mdp.initial_distribution())
+    mism = float(mismatch_coefficient(mdp, policy_iteration(mdp).policy, rho))
+    best = np.minimum.accumulate(res.trace["suboptimality"])[:-1]  # min over t < T
+    bound = projected_pg_bound(np.arange(1, T + 1), gamma=g, n_states=mdp.S, n_actions=mdp.A, mismatch=mism)
+    assert np.all(best <= bound + 1e-9)
+
+
+# -- reference values -----------------------------------------------------------------
+
+
+def test_npg_on_a_bandit_has_the_exponential_weights_closed_form():
+    # S = 1, gamma = 0: A^pi(a) = r(a) - <pi, r>; per-state constants cancel in the
+    # normalisation, so from uniform pi_T(a) = exp(eta T r(a)) / sum_b exp(eta T r(b)).
+    r = np.array([[0.2, 0.5, 0.9]])
+    mdp = FiniteMDP(np.ones((1, 3, 1)), r, gamma=0.0)
+    res = natural_policy_gradient(mdp, eta=0.7, iterations=5)
+    w = np.exp(0.7 * 5 * r)
+    np.testing.assert_allclose(res.policy, w / w.sum(), atol=1e-13)
+
+
+def test_soft_value_iteration_single_state_closed_form():
+    # One state: V = gamma V + tau log sum_a exp(r_a / tau)  =>  V = tau log sum exp(r/tau) / (1 - gamma).
+    r = np.array([[0.0, 1.0, 3.0]])
+    tau, g = 0.5, 0.8
+    sol = soft_value_iteration(FiniteMDP(np.ones((1, 3, 1)), r, gamma=g), tau=tau, tol=1e-12)
+    V = tau * np.log(np.exp(r / tau).sum()) / (1 - g)
+    assert sol.converged
+    np.testing.assert_allclose(sol.V, [V], atol=1e-10)
+    np.testing.assert_allclose(sol.policy, np.exp(r / tau) / np.exp(r / tau).sum(), atol=1e-12)
+
+
+def test_softmax_pg_plateau_is_slower_than_npg_on_the_same_instance():
+    mdp = random_mdp(8, 3, gamma=0.9, rng=3)
+    pg = softmax_policy_gradient(mdp, eta=(1 - 0.9) ** 3 / 8, iterations=200)
+    npg = natural_policy_gradient(mdp, eta=1.0, iterations=200)
+    assert npg.trace["suboptimality"][-1] < 1e-3 * pg.trace["suboptimality"][-1]
+
+
+# -- consistency ------------------------------------------------------------------------
+
+
+def test_batched_runs_equal_per_instance_runs():
+    mdp = random_mdp(6, 3, gamma=0.9, rng=1, batch_shape=(3,))
+    runs = {
+        "npg": lambda m: natural_policy_gradient(m, eta=0.5, iterations=15),
+        "entropy": lambda m: entropy_regularized_npg(m, eta=0.05, tau=0.5, iterations=15),
+        "pg": lambda m: softmax_policy_gradient(m, eta=0.5, iterations=15),
+        "proj": lambda m: projected_policy_gradient(m, eta=0.05, iterations=15),
+    }
+    for name, run in runs.items():
+        batch = run(mdp)
+        for i in range(3):
+            single = run(mdp[i])
+            np.testing.assert_allclose(batch.policy[i], single.policy, atol=1e-12, err_msg=name)
+            np.testing.assert_allclose(
+                batch.trace["suboptimality"][:, i], single.trace["suboptimality"], atol=1e-12, err_msg=name
+            )
+
+
+def test_entropy_npg_with_the_largest_step_is_soft_policy_iteration():
+    mdp = random_mdp(5, 3, gamma=0.8, rng=2)
+    pi = np.full((5, 3), 1 / 3)
+    tau = 0.4
+    _, Q = regularized_values(mdp, pi, tau=tau)
+    spi = np.exp(Q / tau) / np.exp(Q / tau).sum(-1, keepdims=True)
+    np.testing.assert_allclose(entropy_npg_step(mdp, pi, eta=(1 - 0.8) / tau, tau=tau), spi, atol=1e-12)
+
+
+def test_kernels_run_under_every_backend(xp):
+    m = random_mdp(4, 3, gamma=0.9, rng=5)
+    mdp = FiniteMDP(xp.asarray(np.asarray(m.P)), xp.asarray(np.asarray(m.R)), gamma=0.9)
+    pi = xp.asarray(np.full((4, 3), 1 / 3))
+    ref = npg_step(m, np.full((4, 3), 1 / 3), eta=0.3)
+    np.testing.assert_allclose(np.asarray(npg_step(mdp, pi, eta=0.3)), ref, atol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(softmax_gradient(mdp, xp.zeros((4, 3), dtype=xp.float64))),
+        softmax_gradient(m, np.zeros((4, 3))), atol=1e-12,
+    )
+    np.testing.assert_allclose(
+        np.asarray(entropy_npg_step(mdp, pi, eta=0.1, tau=0.5)),
+        entropy_npg_step(m, np.full((4, 3), 1 / 3), eta=0.1, tau=0.5), atol=1e-12,
+    )
+    np.testing.assert_allclose(
+        np.asarray(projected_gradient_step(mdp, pi, eta=0.1)),
+        projected_gradient_step(m, np.full((4, 3), 1 / 3), eta=0.1), atol=1e-12,
+    )
+    res = natural_policy_gradient(mdp, eta=0.5, iterations=3)
+    np.testing.assert_allclose(
+        res.trace["suboptimality"], natural_policy_gradient(m, eta=0.5, iterations=3).trace["suboptimality"],
+        atol=1e-12,
+    )
+
+
+# -- validation ---------------------------------------------------------------------------
+
+
+def test_invalid_arguments_are_rejected_with_located_messages():
+    mdp = random_mdp(3, 2, gamma=0.9, rng=0)
+    pi = np.full((3, 2), 0.5)
+    with pytest.raises(ValueError, match="eta must be a finite number > 0"):
+        npg_step(mdp, pi, eta=0.0)
+    with pytest.raises(ValueError, match="eta must be a finite number > 0"):
+        natural_policy_gradient(mdp, eta=math.nan, iterations=3)
+    with pytest.raises(ValueError, match="iterations must be an integer >= 0"):
+        natural_policy_gradient(mdp, eta=1.0, iterations=-1)
+    with pytest.raises(ValueError, match=r"eta <= \(1 - gamma\)/tau"):
+        entropy_npg_step(mdp, pi, eta=1.0, tau=1.0)
+    with pytest.raises(ValueError, match="full support"):
+        entropy_regularized_npg(mdp, eta=0.01, tau=1.0, iterations=2, pi0=np.array([[1.0, 0.0]] * 3))
+    with pytest.raises(ValueError, match=r"theta must have shape \(\.\.\., S, A\)"):
+        softmax_gradient(mdp, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="tau must be a number >= 0"):
+        softmax_gradient(mdp, np.zeros((3, 2)), tau=-1.0)
+    with pytest.raises(ValueError, match="each rho"):
+        natural_policy_gradient(mdp, eta=1.0, iterations=1, rho=np.array([0.5, 0.2, 0.2]))
+    with pytest.raises(ValueError, match="tol must be None or a number >= 0"):
+        natural_policy_gradient(mdp, eta=1.0, iterations=1, tol=-1.0)
+    with pytest.raises(ValueError, match="pi"):
+        npg_step(mdp, np.full((3, 3), 1 / 3), eta=1.0)
+    with pytest.raises(ValueError, match="discounted model"):
+        npg_step(FiniteMDP(np.asarray(mdp.P), np.asarray(mdp.R), None), pi, eta=1.0)
+    with pytest.raises(TypeError, match="FiniteMDP"):
+        npg_step("mdp", pi, eta=1.0)
+    with pytest.raises(ValueError, match="V_star must have shape"):
+        natural_policy_gradient(mdp, eta=1.0, iterations=1, V_star=np.zeros(4))
+
+
+def test_reaching_the_cap_warns_and_reports_not_converged():
+    mdp = random_mdp(5, 3, gamma=0.9, rng=0)
+    with pytest.warns(ConvergenceWarning, match="natural_policy_gradient reached iterations=2"):
+        res = natural_policy_gradient(mdp, eta=0.01, iterations=2, tol=1e-12)
+    assert res.converged is False and res.iterations == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fixed = natural_policy_gradient(mdp, eta=0.01, iterations=2)
+    assert fixed.converged is None and len(fixed.trace) == 3
+    done = natural_policy_gradient(mdp, eta=5.0, iterations=500, tol=1e-9)
+    assert done.converged is True and done.trace["suboptimality"][-1] <= 1e-9
