@@ -1,0 +1,506 @@
+r"""General utilities: concave objectives and convex constraints of the occupancy measure.
+
+The reinforcement-learning problem with *general utilities* is
+
+    max_{d ∈ 𝒟} F(d)   subject to   G_i(d) ≤ b_i,  i = 1..m,
+
+over the occupancy polytope 𝒟 of normalised state-action occupancies
+``d(s,a) = (1−γ) Σ_t γ^t Pr(s_t = s, a_t = a)`` — the set of ``d ≥ 0`` with
+``Σ_a d(j,a) = (1−γ) μ(j) + γ Σ_{s,a} P(j|s,a) d(s,a)`` — or, for average reward
+(``gamma=None``), of stationary frequencies (``Σ_a x(j,a) = Σ P(j|s,a) x(s,a)``,
+``Σ x = 1``). ``F`` concave and ``G_i`` convex make this a convex program, solved
+here with cvxpy (Zhang, Koppel, Bedi, Szepesvári & Wang 2020; Ying et al. 2023 for the
+primal-dual actor-critic setting with constraints). Linear ``F(d) = ⟨r, d⟩`` is
+standard RL: ``max F = (1−γ) V*(μ)``.
+
+The *shadow reward* ``r̃ = ∇F(d)`` turns the nonlinear problem into a sequence of
+ordinary MDPs: by concavity ``d*`` is optimal iff it maximises the linear reward
+``⟨∇F(d*) − Σ_i λ_i ∇G_i(d*), d⟩`` over 𝒟 (first-order optimality; Zhang et al. 2020,
+§3). Primal-dual algorithms use exactly this reward.
+
+Built-in utilities (each carries its cvxpy expression, value and gradient):
+:func:`linear_utility`, :func:`entropy_utility` (exploration), :func:`neg_kl_utility`
+(imitation, ``−KL(d‖d_E)``), :func:`kl_divergence` (a convex constraint),
+:func:`quadratic_utility` (a quadratic risk / concentration penalty).
+
+Host only (cvxpy); device arrays raise ``TypeError``.
+
+References
+----------
+Zhang, J., Koppel, A., Bedi, A. S., Szepesvári, C. & Wang, M. (2020). Variational policy
+gradient method for reinforcement learning with general utilities. NeurIPS.
+Hazan, E., Kakade, S., Singh, K. & Van Soest, A. (2019). Provably efficient maximum
+entropy exploration. ICML.
+Ying, D. et al. (2023). Scalable primal-dual actor-critic method for safe multi-agent RL
+with general utilities. NeurIPS.
+Boyd, S. & Vandenberghe, L. (2004). *Convex Optimization*. §5.5.3 (KKT conditions).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backend import require_host, to_numpy
+from ..errors import InvalidModelError, SolverError
+from .mixing import _structures
+from .model import FiniteMDP
+from .structure import require_weakly_communicating
+
+__all__ = [
+    "OccupancyFunction",
+    "GeneralUtilitySolution",
+    "linear_utility",
+    "entropy_utility",
+    "neg_kl_utility",
+    "kl_divergence",
+    "quadratic_utility",
+    "shadow_reward",
+    "solve_general_utility",
+]
+
+
+@dataclass(frozen=True)
+class OccupancyFunction:
+    """A function ``F(d)`` of the occupancy ``d[S, A]`` usable by :func:`solve_general_utility`.
+
+    Attributes
+    ----------
+    name : str
+    curvature : {"affine", "concave", "convex"}
+    expression : callable
+        ``cvxpy.Expression`` of the flattened variable ``d[S*A]``.
+    value : callable
+        ``F(d)`` for a numpy ``d[S, A]``.
+    gradient : callable
+        ``∇F(d)`` as ``[S, A]`` (``+inf``/``-inf`` where undefined, e.g. ``log 0``).
+    domain : callable, optional
+        Extra cvxpy constraints on ``d[S*A]`` (e.g. support restrictions).
+    shape : tuple (S, A)
+    """
+
+    name: str
+    curvature: str
+    expression: Callable[[Any], Any]
+    value: Callable[[np.ndarray], float]
+    gradient: Callable[[np.ndarray], np.ndarray]
+    shape: tuple[int, int]
+    domain: Callable[[Any], list] | None = None
+
+
+def _as_table(x: Any, field: str, shape: tuple[int, int] | None = None) -> np.ndarray:
+    a = np.asarray(to_numpy(x), dtype=float)
+    if a.ndim != 2 or (shape is not None and a.shape != shape):
+        want = f"(S, A) = {shape}" if shape else "(S, A)"
+        raise ValueError(f"{field} must have shape {want}; got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValueError(f"{field} must be finite; {field}[s={idx[0]}, a={idx[1]}] = {a[idx]}")
+    return a
+
+
+def linear_utility(r: Any) -> OccupancyFunction:
+    r"""``F(d) = ⟨r, d⟩ = Σ_{s,a} r(s,a) d(s,a)`` (affine; ``∇F = r``).
+
+    With the normalised occupancy, ``max_d F = (1−γ) V*_r(μ)`` (Puterman 1994, §6.9).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = linear_utility(np.array([[1.0, 2.0]]))
+    >>> f.value(np.array([[0.25, 0.75]]))
+    1.75
+    """
+    r = _as_table(r, "r")
+    flat = r.reshape(-1)
+    return OccupancyFunction(
+        "linear", "affine", lambda d: flat @ d, lambda d: float(np.sum(r * d)), lambda d: r.copy(), r.shape
+    )
+
+
+def _xlogx_grad(d: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.where(d > 0, -np.log(np.where(d > 0, d, 1.0)) - 1.0, np.inf)
+
+
+def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyFunction:
+    r"""Entropy of the occupancy: ``H(d) = −Σ_{s,a} d log d`` or of its state marginal ``−Σ_s d_S log d_S``.
+
+    Concave (Boyd & Vandenberghe 2004, §3.1.5). ``∇H(d)(s,a) = −log d(s,a) − 1``
+    (``kind="state_action"``) or ``−log d_S(s) − 1`` (``kind="state"``, maximum-entropy
+    exploration of Hazan et al. 2019), ``+inf`` where the argument is 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(entropy_utility(2, 2).value(np.full((2, 2), 0.25)), 12)  # log 4
+    1.386294361120
+    """
+    import cvxpy as cp  # noqa: PLC0415
+
+    if kind not in ("state_action", "state"):
+        raise ValueError(f"kind must be 'state_action' or 'state'; got {kind!r}")
+    if kind == "state_action":
+        def value(d: np.ndarray) -> float:
+            p = d[d > 0]
+            return float(-np.sum(p * np.log(p)))
+
+        return OccupancyFunction(
+            "entropy", "concave", lambda d: cp.sum(cp.entr(d)), value, _xlogx_grad, (S, A)
+        )
+    E = np.kron(np.eye(S), np.ones((1, A)))
+
+    def value_s(d: np.ndarray) -> float:
+        p = d.sum(-1)
+        p = p[p > 0]
+        return float(-np.sum(p * np.log(p)))
+
+    def grad_s(d: np.ndarray) -> np.ndarray:
+        return np.repeat(_xlogx_grad(d.sum(-1))[:, None], d.shape[1], axis=1)
+
+    return OccupancyFunction("state_entropy", "concave", lambda d: cp.sum(cp.entr(E @ d)), value_s, grad_s, (S, A))
+
+
+def _check_expert(d_expert: Any) -> np.ndarray:
+    dE = _as_table(d_expert, "d_expert")
+    if np.any(dE < 0) or abs(dE.sum() - 1.0) > 1e-8:
+        raise ValueError(f"d_expert must be a non-negative table summing to 1; sums to {dE.sum():.12g}, min {dE.min():.3g}")
+    return dE
+
+
+def _kl_parts(dE: np.ndarray) -> tuple[Callable, Callable, Callable, Callable]:
+    import cvxpy as cp  # noqa: PLC0415
+
+    sup = (dE > 0).reshape(-1)
+    idx = np.flatnonzero(sup)
+    off = np.flatnonzero(~sup)
+    q = dE.reshape(-1)[idx]
+
+    def expr(d: Any) -> Any:
+        return cp.sum(cp.rel_entr(d[idx], q))
+
+    def value(d: np.ndarray) -> float:
+        x = d.reshape(-1)
+        if np.any(x[off] > 1e-9):  # outside supp(d_E), beyond solver round-off
+            return float("inf")
+        xs = x[idx]
+        pos = xs > 0
+        return float(np.sum(xs[pos] * np.log(xs[pos] / q[pos])))
+
+    def grad(d: np.ndarray) -> np.ndarray:
+        out = np.full(d.size, np.inf)
+        xs = d.reshape(-1)[idx]
+        with np.errstate(divide="ignore"):
+            out[idx] = np.where(xs > 0, np.log(np.where(xs > 0, xs, 1.0) / q) + 1.0, -np.inf)
+        return out.reshape(d.shape)
+
+    def domain(d: Any) -> list:
+        return [d[off] == 0] if off.size else []
+
+    return expr, value, grad, domain
+
+
+def neg_kl_utility(d_expert: Any) -> OccupancyFunction:
+    r"""``F(d) = −KL(d ‖ d_E) = −Σ d log(d/d_E)`` (imitation; concave).
+
+    Entries with ``d_E(s,a) = 0`` force ``d(s,a) = 0`` (added to the program's domain).
+    ``∇F(d) = −log(d/d_E) − 1`` on the support of ``d_E``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dE = np.array([[0.5, 0.5]])
+    >>> neg_kl_utility(dE).value(dE), round(neg_kl_utility(dE).value(np.array([[1.0, 0.0]])), 12)
+    (0.0, -0.69314718056)
+    """
+    dE = _check_expert(d_expert)
+    expr, value, grad, domain = _kl_parts(dE)
+    return OccupancyFunction(
+        "neg_kl", "concave", lambda d: -expr(d), lambda d: -value(d), lambda d: -grad(d), dE.shape, domain
+    )
+
+
+def kl_divergence(d_expert: Any) -> OccupancyFunction:
+    r"""``G(d) = KL(d ‖ d_E)`` (convex): a trust-region / imitation *constraint* ``KL ≤ b``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kl_divergence(np.array([[0.5, 0.5]])).value(np.array([[0.5, 0.5]]))
+    0.0
+    """
+    dE = _check_expert(d_expert)
+    expr, value, grad, domain = _kl_parts(dE)
+    return OccupancyFunction("kl", "convex", expr, value, grad, dE.shape, domain)
+
+
+def quadratic_utility(r: Any, beta: float, target: Any = None) -> OccupancyFunction:
+    r"""``F(d) = ⟨r, d⟩ − (β/2) ‖d − d_0‖²`` (concave for ``β ≥ 0``; ``∇F = r − β(d − d_0)``).
+
+    A variance-type penalty: with the uniform target ``d_0 = 1/(SA)`` (default),
+    ``‖d − d_0‖² = SA · Var(entries of d)`` penalises concentrated occupancies (a
+    quadratic risk term that keeps the problem concave, unlike a penalty on the
+    reward variance ``Var_d(r)``, which is concave in ``d`` and so cannot be
+    subtracted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> quadratic_utility(np.zeros((1, 2)), beta=2.0).value(np.array([[1.0, 0.0]]))  # -(2/2)(0.25+0.25)
+    -0.5
+    """
+    import cvxpy as cp  # noqa: PLC0415
+
+    r = _as_table(r, "r")
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (beta >= 0) or not np.isfinite(beta):
+        raise ValueError(f"beta must be a finite number >= 0; got {beta!r}")
+    d0 = np.full(r.shape, 1.0 / r.size) if target is None else _as_table(target, "target", r.shape)
+    rf, d0f, b = r.reshape(-1), d0.reshape(-1), float(beta)
+    return OccupancyFunction(
+        "quadratic",
+        "concave",
+        lambda d: rf @ d - 0.5 * b * cp.sum_squares(d - d0f),
+        lambda d: float(np.sum(r * d) - 0.5 * b * np.sum((d - d0) ** 2)),
+        lambda d: r - b * (d - d0),
+        r.shape,
+    )
+
+
+def shadow_reward(F: OccupancyFunction, d: Any) -> np.ndarray:
+    r"""Shadow reward ``r̃ = ∇F(d)`` [S, A]: the reward whose ordinary MDP gives the ascent direction at ``d``.
+
+    For ``d = d^π``, the policy gradient of ``F(d^π)`` equals the ordinary policy
+    gradient with reward ``r̃`` held fixed (chain rule; Zhang et al. 2020, §3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> shadow_reward(linear_utility(np.array([[1.0, 2.0]])), np.array([[0.5, 0.5]]))
+    array([[1., 2.]])
+    """
+    if not isinstance(F, OccupancyFunction):
+        raise TypeError(f"F must be an OccupancyFunction; got {type(F).__name__}")
+    return F.gradient(_as_table(d, "d", F.shape))
+
+
+@dataclass(frozen=True, eq=False)
+class GeneralUtilitySolution:
+    """Optimum of a general-utility program.
+
+    Attributes
+    ----------
+    occupancy : numpy.ndarray (S, A)
+        Optimal normalised occupancy ``d*`` (clipped at 0).
+    policy : numpy.ndarray (S, A)
+        ``d*(s,a)/Σ_b d*(s,b)``; uniform on states with zero mass.
+    value : float
+        ``F(d*)``.
+    constraint_values : numpy.ndarray (m,)
+        ``G_i(d*)``.
+    duals : numpy.ndarray (m,)
+        Multipliers ``λ_i ≥ 0`` of ``G_i ≤ b_i``.
+    shadow_reward : numpy.ndarray (S, A)
+        ``∇F(d*)``.
+    lagrangian_reward : numpy.ndarray (S, A)
+        ``∇F(d*) − Σ_i λ_i ∇G_i(d*)``: ``d*`` is an optimal occupancy of the ordinary MDP
+        with this reward.
+    kkt_residual : float
+        Largest violation among stationarity, primal/dual feasibility and
+        complementary slackness (see :func:`solve_general_utility`).
+    status : str
+        cvxpy's status.
+    """
+
+    occupancy: np.ndarray
+    policy: np.ndarray
+    value: float
+    constraint_values: np.ndarray
+    duals: np.ndarray
+    shadow_reward: np.ndarray
+    lagrangian_reward: np.ndarray
+    kkt_residual: float
+    status: str
+
+
+_CLARABEL_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
+
+
+def _flow(mdp: FiniteMDP) -> tuple[np.ndarray, np.ndarray]:
+    P = require_host(mdp.P, "solve_general_utility")
+    S, A = mdp.S, mdp.A
+    E = np.kron(np.eye(S), np.ones((1, A)))
+    if mdp.gamma is None:
+        return np.vstack([E - P.reshape(S * A, S).T, np.ones((1, S * A))]), np.concatenate([np.zeros(S), [1.0]])
+    mu = to_numpy(mdp.initial_distribution())
+    return E - mdp.gamma * P.reshape(S * A, S).T, (1.0 - mdp.gamma) * mu
+
+
+def solve_general_utility(
+    mdp: FiniteMDP,
+    objective: OccupancyFunction,
+    constraints: Sequence[tuple[OccupancyFunction, float]] = (),
+    *,
+    solver: str | None = None,
+    solver_options: dict[str, Any] | None = None,
+) -> GeneralUtilitySolution:
+    r"""``max_{d ∈ 𝒟} F(d)  s.t.  G_i(d) ≤ b_i`` over the occupancy polytope, with cvxpy.
+
+    KKT certificate (Boyd & Vandenberghe 2004, §5.5.3). With the cvxpy multipliers
+    ``ν`` of the flow equalities ``M d = c``, ``s ≥ 0`` of ``d ≥ 0`` and ``λ ≥ 0`` of the
+    ``G_i``, optimality of a concave program is
+
+        ∇F(d) − Σ_i λ_i ∇G_i(d) − Mᵀν + s = 0,   s ⊙ d = 0,   λ_i (G_i(d) − b_i) = 0,
+
+    plus feasibility. ``kkt_residual`` is the largest absolute violation of these
+    (stationarity over coordinates where the gradients are finite); a value near the
+    solver tolerance certifies ``d*``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Unbatched; discounted (normalised occupancies) or average reward (stationary
+        frequencies; the model must be weakly communicating).
+    objective : OccupancyFunction
+        Concave or affine.
+    constraints : sequence of (OccupancyFunction, float)
+        ``(G_i, b_i)`` with ``G_i`` convex or affine.
+    solver : str, optional
+        cvxpy solver name. Default: CLARABEL with gap and feasibility tolerances 1e-12
+        (its defaults, 1e-8, leave first-order errors ~1e-4 in ``d*`` for entropy
+        objectives, whose value is flat at the optimum), then CLARABEL's defaults if that
+        run fails; the solution with the smaller KKT residual is kept.
+    solver_options : dict, optional
+        Keyword options passed to ``cvxpy.Problem.solve``.
+
+    Raises
+    ------
+    ValueError
+        Wrong curvature (a convex objective, a concave constraint), shapes that do not
+        match the model, non-finite thresholds; the offending index is named.
+    SolverError
+        No run reports ``optimal`` or ``optimal_inaccurate`` (e.g. ``infeasible``); the
+        statuses are listed and the last one attached. An ``optimal_inaccurate`` answer is
+        returned with its status and KKT residual.
+    InvalidModelError
+        Average reward on a model that is not weakly communicating, or an optimum whose
+        policy has several recurrent classes (as in :func:`solve_cmdp`).
+
+    Examples
+    --------
+    Linear utility on one state with rewards (0, 1): the optimum puts all mass on action 1.
+
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> sol = solve_general_utility(mdp, linear_utility(mdp.R))
+    >>> np.round(sol.policy, 6), round(sol.value, 6)
+    (array([[0., 1.]]), 1.0)
+    """
+    import cvxpy as cp  # noqa: PLC0415
+
+    if not isinstance(mdp, FiniteMDP):
+        raise TypeError(f"solve_general_utility expects a FiniteMDP; got {type(mdp).__name__}")
+    if mdp.batch_shape:
+        raise ValueError(f"solve_general_utility takes a single model; got batch shape {mdp.batch_shape}")
+    S, A = mdp.S, mdp.A
+    if not isinstance(objective, OccupancyFunction):
+        raise TypeError(f"objective must be an OccupancyFunction; got {type(objective).__name__}")
+    if objective.curvature not in ("affine", "concave"):
+        raise ValueError(f"the objective must be concave or affine to maximise; {objective.name!r} is {objective.curvature}")
+    if objective.shape != (S, A):
+        raise ValueError(f"objective {objective.name!r} has shape {objective.shape}; the model has (S, A) = {(S, A)}")
+    cons = list(constraints)
+    for i, item in enumerate(cons):
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], OccupancyFunction)):
+            raise TypeError(f"constraints[{i}] must be a pair (OccupancyFunction, threshold); got {item!r}")
+        G, b = item
+        if G.curvature not in ("affine", "convex"):
+            raise ValueError(f"constraints[{i}] ({G.name!r}) must be convex or affine for G <= b; it is {G.curvature}")
+        if G.shape != (S, A):
+            raise ValueError(f"constraints[{i}] ({G.name!r}) has shape {G.shape}; the model has (S, A) = {(S, A)}")
+        if isinstance(b, bool) or not isinstance(b, (int, float, np.floating)) or not np.isfinite(b):
+            raise ValueError(f"constraints[{i}] threshold must be a finite number; got {b!r}")
+    if mdp.gamma is None:
+        require_weakly_communicating(mdp, "solve_general_utility (average reward)")
+    M, c = _flow(mdp)
+    d = cp.Variable(S * A)
+    flow = M @ d == c
+    nonneg = d >= 0
+    gcons = [G.expression(d) <= float(b) for G, b in cons]
+    extra = [k for f in [objective] + [G for G, _ in cons] if f.domain is not None for k in f.domain(d)]
+    prob = cp.Problem(cp.Maximize(objective.expression(d)), [flow, nonneg, *gcons, *extra])
+    if solver is None:
+        ladder = [("CLARABEL", {**_CLARABEL_TIGHT, **(solver_options or {})}), ("CLARABEL", dict(solver_options or {}))]
+    else:
+        ladder = [(solver, dict(solver_options or {}))]
+    best: tuple[float, dict[str, Any]] | None = None
+    statuses = []
+    for name, opts in ladder:
+        with warnings.catch_warnings():  # the status is reported; the KKT residual is the certificate
+            warnings.simplefilter("ignore", UserWarning)
+            try:
+                prob.solve(solver=name, **opts)
+            except cp.error.SolverError as exc:
+                statuses.append(f"{name}: {exc}")
+                continue
+        statuses.append(f"{name}: {prob.status}")
+        if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+            if prob.status in (cp.INFEASIBLE, cp.UNBOUNDED, cp.INFEASIBLE_INACCURATE):
+                break
+            continue
+        out = _certify(d, flow, nonneg, gcons, cons, objective, M, c, S, A)
+        out["status"] = prob.status
+        if best is None or out["kkt_residual"] < best[0]:
+            best = (out["kkt_residual"], out)
+        if prob.status == cp.OPTIMAL and out["kkt_residual"] <= 1e-7:
+            break
+    if best is None:
+        raise SolverError(
+            f"cvxpy found no optimum of the general-utility program ({'; '.join(statuses)})", status=prob.status
+        )
+    out = best[1]
+    if mdp.gamma is None:
+        cs = _structures((out["policy"][:, None, :] @ to_numpy(mdp.P))[:, 0, :])[0]
+        if not cs.unichain:
+            raise InvalidModelError(
+                f"solve_general_utility (average reward): the optimal frequencies split over the policy's "
+                f"{cs.describe()}; no stationary policy attains them from every start"
+            )
+    return GeneralUtilitySolution(**out)
+
+
+def _certify(
+    d: Any, flow: Any, nonneg: Any, gcons: list, cons: list, objective: OccupancyFunction,
+    M: np.ndarray, c: np.ndarray, S: int, A: int,
+) -> dict[str, Any]:
+    """Policy, values and the KKT residual of the current cvxpy solution."""
+    x = np.clip(np.asarray(d.value, dtype=float), 0.0, None)
+    D = x.reshape(S, A)
+    mass = D.sum(-1)
+    visited = mass > 1e-9
+    pi = np.where(visited[:, None], D / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
+    lam = np.array([max(float(k.dual_value), 0.0) for k in gcons])
+    gvals = np.array([G.value(D) for G, _ in cons])
+    grad = objective.gradient(D)
+    lgrad = grad - sum((lam[i] * cons[i][0].gradient(D) for i in range(len(cons))), np.zeros((S, A)))
+    nu = np.asarray(flow.dual_value, dtype=float).reshape(-1)
+    s = np.asarray(nonneg.dual_value, dtype=float).reshape(-1)
+    stat = lgrad.reshape(-1) - M.T @ nu + s
+    fin = np.isfinite(stat)
+    bs = np.array([float(b) for _, b in cons])
+    parts = [
+        np.max(np.abs(stat[fin]), initial=0.0),
+        np.max(np.abs(s * x), initial=0.0),
+        np.max(-s, initial=0.0),
+        np.max(np.abs(M @ x - c), initial=0.0),
+        np.max(gvals - bs, initial=0.0),
+        np.max(np.abs(lam * (gvals - bs)), initial=0.0),
+    ]
+    return dict(
+        occupancy=D, policy=pi, value=float(objective.value(D)), constraint_values=gvals, duals=lam,
+        shadow_reward=grad, lagrangian_reward=lgrad, kkt_residual=float(max(parts)),
+    )
