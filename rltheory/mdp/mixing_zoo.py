@@ -1,0 +1,145 @@
+r"""MDPs with a dial for the mixing time, for average-reward experiments.
+
+=====================  ==============================================================
+:func:`ring_mdp`       lazy walk on an ``n``-cycle; the uniform policy mixes in ``Θ(n²)``
+:func:`two_room_mdp`   two rooms joined by a door crossed with probability ``p``; the
+                       uniform policy mixes in ``Θ(1/p)`` for fixed room size
+=====================  ==============================================================
+
+Both default to the average-reward criterion (``gamma=None``). They are
+communicating but not unichain (some deterministic policies trap the walk in a
+part of the state space), so they exercise the weakly-communicating solvers; the
+uniform policy's chain is irreducible and aperiodic. Each comes with a
+``reward="sparse"`` variant (a single rewarding state, the regime where
+exploration and mixing interact) and a ``"dense"`` one.
+
+Lazy cycle facts used by the tests (Levin, Peres & Wilmer 2017, §12.3.1): the walk
+``P = αI + (1−α)(C + Cᵀ)/2`` on ``ℤ_n`` has eigenvalues ``α + (1−α)cos(2πk/n)``,
+so its spectral gap is ``(1−α)(1 − cos(2π/n)) ~ 2π²(1−α)/n²``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .model import FiniteMDP
+from .zoo import _build, _positive_int, _probability
+
+__all__ = ["ring_mdp", "two_room_mdp"]
+
+
+def _reward_kind(reward: Any) -> str:
+    if reward not in ("sparse", "dense"):
+        raise ValueError(f"reward must be 'sparse' or 'dense'; got {reward!r}")
+    return reward
+
+
+def ring_mdp(
+    n: int,
+    *,
+    laziness: float = 0.5,
+    slip: float = 0.0,
+    reward: str = "sparse",
+    gamma: float | None = None,
+    xp: Any = None,
+    dtype: Any = None,
+) -> FiniteMDP:
+    r"""Walk on the cycle ``ℤ_n`` with actions 0 = step −1 and 1 = step +1.
+
+    ``P(s|s, a) = α`` (laziness); otherwise the intended step w.p. ``1 − slip`` and the
+    opposite one w.p. ``slip``. Under the uniform policy the chain is the lazy simple
+    random walk ``αI + (1−α)(C + Cᵀ)/2`` for every ``slip``, whose mixing time grows
+    as ``n²``. Rewards: ``"sparse"`` pays 1 in state 0 only; ``"dense"`` pays
+    ``(1 + cos(2πs/n))/2``; both ignore the action.
+
+    Parameters
+    ----------
+    n : int ≥ 2
+    laziness, slip : float in [0, 1]
+    reward : {"sparse", "dense"}
+    gamma : float in [0, 1) or None (average reward, default)
+    xp, dtype : optional array namespace and dtype of the returned model
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mdp = ring_mdp(4)
+    >>> mdp.P[1, 1]  # from state 1, step +1: stay w.p. 1/2, move to 2 w.p. 1/2
+    array([0. , 0.5, 0.5, 0. ])
+    """
+    n = _positive_int(n, "n", 2)
+    a = _probability(laziness, "laziness")
+    e = _probability(slip, "slip")
+    kind = _reward_kind(reward)
+    P = np.zeros((n, 2, n))
+    s = np.arange(n)
+    for act, step in ((0, -1), (1, 1)):
+        P[s, act, s] += a
+        P[s, act, (s + step) % n] += (1 - a) * (1 - e)
+        P[s, act, (s - step) % n] += (1 - a) * e
+    if kind == "sparse":
+        R = np.zeros((n, 2))
+        R[0] = 1.0
+    else:
+        R = np.repeat(((1 + np.cos(2 * np.pi * s / n)) / 2)[:, None], 2, axis=1)
+    return _build(P, R, gamma, None, xp, dtype)
+
+
+def two_room_mdp(
+    room_size: int,
+    bottleneck: float,
+    *,
+    reward: str = "sparse",
+    gamma: float | None = None,
+    xp: Any = None,
+    dtype: Any = None,
+) -> FiniteMDP:
+    r"""Two rooms of ``room_size`` states joined by a door crossed with probability ``p = bottleneck``.
+
+    States ``0..n−1`` form the left room (door ``n−1``), ``n..2n−1`` the right room
+    (door ``n``). Action 0 ("wander") moves to a uniform state of the current room.
+    Action 1 ("door") from a door crosses to the other door w.p. ``p`` and otherwise
+    wanders; from any other state it moves to the room's door w.p. 1/2 and stays
+    w.p. 1/2. The uniform policy's chain is irreducible and aperiodic for ``p > 0`` and
+    needs ``Θ(1/p)`` steps to cross, so its ``t_mix`` grows like ``1/p``.
+    Rewards: ``"sparse"`` pays 1 in the far corner ``2n−1`` of the right room;
+    ``"dense"`` pays ``s/(2n−1)``.
+
+    Parameters
+    ----------
+    room_size : int ≥ 2
+    bottleneck : float in (0, 1]
+    reward : {"sparse", "dense"}
+    gamma : float in [0, 1) or None (average reward, default)
+
+    Examples
+    --------
+    >>> mdp = two_room_mdp(2, 0.1)
+    >>> mdp.S, mdp.A, mdp.P[1, 1].tolist()  # door of the left room, action "door"
+    (4, 2, [0.45, 0.45, 0.1, 0.0])
+    """
+    n = _positive_int(room_size, "room_size", 2)
+    p = _probability(bottleneck, "bottleneck")
+    if p == 0.0:
+        raise ValueError("bottleneck must be > 0 (p = 0 disconnects the rooms)")
+    kind = _reward_kind(reward)
+    S = 2 * n
+    P = np.zeros((S, 2, S))
+    for s in range(S):
+        room = np.arange(n) if s < n else np.arange(n, S)
+        door, other = (n - 1, n) if s < n else (n, n - 1)
+        P[s, 0, room] = 1.0 / n
+        if s == door:
+            P[s, 1, room] = (1 - p) / n
+            P[s, 1, other] += p
+        else:
+            P[s, 1, s] += 0.5
+            P[s, 1, door] += 0.5
+    if kind == "sparse":
+        R = np.zeros((S, 2))
+        R[S - 1] = 1.0
+    else:
+        R = np.repeat((np.arange(S) / (S - 1))[:, None], 2, axis=1)
+    return _build(P, R, gamma, None, xp, dtype)
