@@ -20,12 +20,40 @@ from .correlated import (
     max_welfare_cce,
     max_welfare_ce,
 )
+from .dynamics import (
+    DynamicsResult,
+    fictitious_play,
+    hedge,
+    ogda,
+    optimistic_hedge,
+    project_simplex,
+    regret_matching,
+)
 from .exploit import Exploitability, best_response, exploitability, nash_conv
+from .general_sum import (
+    FiniteHorizonEquilibrium,
+    correlated_value_iteration,
+    finite_horizon_nash_conv,
+    finite_horizon_values,
+    nash_value_iteration,
+)
 from .markov import MarkovGame, ZeroSumMarkovGame
 from .matrix import ZeroSumSolution, duality_gap, solve_zero_sum, solve_zero_sum_highs
 from .shapley import ShapleyResult, evaluate_policy_pair, shapley_operator, shapley_value_iteration
 
 __all__ = [
+    "DynamicsResult",
+    "fictitious_play",
+    "hedge",
+    "ogda",
+    "optimistic_hedge",
+    "project_simplex",
+    "regret_matching",
+    "FiniteHorizonEquilibrium",
+    "correlated_value_iteration",
+    "finite_horizon_nash_conv",
+    "finite_horizon_values",
+    "nash_value_iteration",
     "CorrelatedEquilibrium",
     "DegenerateGameError",
     "DegenerateGameWarning",

@@ -206,7 +206,8 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
 
 def _normalise(z: Any, xp: Any) -> Any:
     z = xp.where(z > 0.0, z, 0.0)
-    return z / xp.sum(z, axis=-1, keepdims=True)
+    s = xp.sum(z, axis=-1, keepdims=True)
+    return xp.where(s > 0.0, z / xp.where(s > 0.0, s, 1.0), 1.0 / z.shape[-1])
 
 
 def solve_zero_sum(A: Any, *, tol: float = 1e-9, fallback: bool = True, max_iter: int | None = None) -> ZeroSumSolution:
