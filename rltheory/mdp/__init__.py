@@ -1,6 +1,15 @@
 """Exact single-agent models and solvers: finite MDPs (discounted, finite-horizon,
 average-reward), constrained MDPs, Bellman operators and occupancy measures."""
 
+from .average import (
+    AverageRewardSolution,
+    GainBias,
+    aperiodicity_transform,
+    average_linear_program,
+    average_policy_iteration,
+    gain_bias,
+    relative_value_iteration,
+)
 from .bellman import (
     advantage,
     as_stochastic_policy,
@@ -17,6 +26,14 @@ from .bellman import (
     q_function,
     q_values,
     state_occupancy,
+)
+from .constrained import (
+    CMDPSolution,
+    ConstrainedMDP,
+    dual_function,
+    evaluate_cmdp,
+    lagrangian,
+    solve_cmdp,
 )
 from .discounted import (
     MDPSolution,
@@ -35,8 +52,30 @@ from .interop import (
     to_mdptoolbox,
     to_quantecon_sa,
 )
+from .mixing import (
+    SpectralGap,
+    hitting_times,
+    limiting_matrix,
+    mixing_time,
+    spectral_gap,
+    stationary_distribution,
+    tv_distances,
+)
+from .mixing_zoo import ring_mdp, two_room_mdp
 from .model import FiniteHorizonMDP, FiniteMDP
 from .sample import Trajectories, empirical_mdp, rollout, sample_transitions
+from .structure import ChainStructure, MDPStructure, chain_structure, classify_mdp
+from .utility import (
+    GeneralUtilitySolution,
+    OccupancyFunction,
+    entropy_utility,
+    kl_divergence,
+    linear_utility,
+    neg_kl_utility,
+    quadratic_utility,
+    shadow_reward,
+    solve_general_utility,
+)
 from .zoo import (
     GridWorld,
     chain,
@@ -93,4 +132,41 @@ __all__ = [
     "from_mdptoolbox",
     "to_quantecon_sa",
     "from_quantecon",
+    # average reward (rltheory.mdp.average, .structure, .mixing, .mixing_zoo)
+    "GainBias",
+    "AverageRewardSolution",
+    "gain_bias",
+    "aperiodicity_transform",
+    "relative_value_iteration",
+    "average_policy_iteration",
+    "average_linear_program",
+    "ChainStructure",
+    "MDPStructure",
+    "chain_structure",
+    "classify_mdp",
+    "stationary_distribution",
+    "limiting_matrix",
+    "tv_distances",
+    "mixing_time",
+    "SpectralGap",
+    "spectral_gap",
+    "hitting_times",
+    "ring_mdp",
+    "two_room_mdp",
+    # constrained MDPs and general utilities (rltheory.mdp.constrained, .utility)
+    "ConstrainedMDP",
+    "CMDPSolution",
+    "solve_cmdp",
+    "evaluate_cmdp",
+    "lagrangian",
+    "dual_function",
+    "OccupancyFunction",
+    "GeneralUtilitySolution",
+    "linear_utility",
+    "entropy_utility",
+    "neg_kl_utility",
+    "kl_divergence",
+    "quadratic_utility",
+    "shadow_reward",
+    "solve_general_utility",
 ]

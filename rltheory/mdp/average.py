@@ -53,6 +53,7 @@ __all__ = [
     "GainBias",
     "AverageRewardSolution",
     "gain_bias",
+    "aperiodicity_transform",
     "relative_value_iteration",
     "average_policy_iteration",
     "average_linear_program",
@@ -201,6 +202,30 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
                     f"{cs.describe()}"
                 )
     return _evaluate(xp, P, r, per_state)
+
+
+def aperiodicity_transform(mdp: FiniteMDP, tau: float) -> FiniteMDP:
+    r"""``P̃ = τP + (1−τ)I``, ``r̃ = τr``: same optimal policies, ``g̃ = τg``, ``h̃ = h``.
+
+    For every policy, ``g̃^π = τ g^π`` and ``h̃^π = h^π`` (substitute into
+    ``g̃ + h̃ = τ r_π + (1−τ) h̃ + τ P_π h̃``), and every transformed chain has a
+    self-loop at each state, hence is aperiodic for ``τ < 1`` (Puterman 1994, §8.5.4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> swap = FiniteMDP(np.array([[[0., 1.]], [[1., 0.]]]), np.array([[1.], [0.]]), gamma=None)
+    >>> aperiodicity_transform(swap, 0.5).P[0, 0]
+    array([0.5, 0.5])
+    """
+    if not isinstance(mdp, FiniteMDP):
+        raise TypeError(f"aperiodicity_transform expects a FiniteMDP; got {type(mdp).__name__}")
+    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not (0.0 < tau <= 1.0):
+        raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
+    xp = mdp.xp
+    eye = xp.eye(mdp.S, dtype=mdp.dtype, device=mdp.P.device)[:, None, :]
+    return mdp.replace(P=tau * mdp.P + (1.0 - tau) * eye, R=tau * mdp.R)
 
 
 def _odoni(xp: Any, mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any]:
