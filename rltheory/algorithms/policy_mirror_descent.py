@@ -199,14 +199,16 @@ def geometric_step_sizes(eta0: float, ratio: float) -> Callable[[int], float]:
     return rule
 
 
-def _step_rule(step_sizes: StepRule) -> Callable[[int], float]:
+def _step_rule(step_sizes: StepRule, iterations: int) -> Callable[[int], float]:
     if callable(step_sizes):
         return step_sizes
     if isinstance(step_sizes, (int, float)) and not isinstance(step_sizes, bool):
         eta = check_positive(step_sizes, "step_sizes")
         return lambda k: eta
     seq = [check_positive(float(e), f"step_sizes[{i}]") for i, e in enumerate(step_sizes)]
-    return lambda k: seq[k]
+    if len(seq) < iterations:
+        raise ValueError(f"step_sizes has {len(seq)} entries but iterations={iterations} steps need that many")
+    return lambda k: seq[min(k, len(seq) - 1)]
 
 
 def policy_mirror_descent(
@@ -263,8 +265,8 @@ def policy_mirror_descent(
     True
     """
     discount(mdp, "policy_mirror_descent")
-    rule = _step_rule(step_sizes)
     iterations = check_iterations(iterations)
+    rule = _step_rule(step_sizes, iterations)
     tol = check_tol(tol)
     xp = mdp.xp
     rho = initial_distribution(mdp, rho)

@@ -1,0 +1,200 @@
+"""Policy mirror descent (KL / Euclidean, constant / geometric steps) and tabular MDPO."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rltheory.algorithms.policy_gradient import npg_step
+from rltheory.algorithms.policy_mirror_descent import (
+    geometric_step_sizes,
+    mdpo_step,
+    pmd_euclidean_step,
+    pmd_kl_step,
+    policy_mirror_descent,
+    project_simplex,
+)
+from rltheory.bounds.policy_optimization import (
+    kl_to_policy,
+    mismatch_coefficient,
+    pmd_linear_bound,
+    pmd_sublinear_bound,
+)
+from rltheory.mdp import FiniteMDP, evaluate_policy, policy_iteration, policy_transition_matrix, state_occupancy
+from rltheory.mdp.zoo import random_mdp
+from rltheory.testing import discounts, finite_mdps, policies
+
+
+def _optimal(mdp):
+    sol = policy_iteration(mdp)
+    return sol.policy, np.asarray(sol.V)
+
+
+@given(finite_mdps(max_states=5, max_actions=4), st.data())
+def test_kl_pmd_step_is_npg_with_rescaled_step(mdp, data):
+    pi = data.draw(policies(mdp.S, mdp.A))
+    eta = data.draw(st.floats(0.01, 10.0))
+    np.testing.assert_allclose(pmd_kl_step(mdp, pi, eta=eta), npg_step(mdp, pi, eta=(1 - mdp.gamma) * eta), atol=1e-12)
+
+
+@given(finite_mdps(max_states=6, max_actions=4), st.data())
+def test_pmd_steps_improve_every_state(mdp, data):
+    pi = data.draw(policies(mdp.S, mdp.A))
+    eta = data.draw(st.floats(1e-3, 20.0))
+    V0 = np.asarray(evaluate_policy(mdp, pi))
+    tol = 1e-9 * (1 + np.abs(V0).max())
+    for step in (pmd_kl_step, pmd_euclidean_step):
+        V1 = np.asarray(evaluate_policy(mdp, step(mdp, pi, eta=eta)))
+        assert np.all(V1 >= V0 - tol), step.__name__
+
+
+@given(st.integers(1, 6), st.integers(0, 2**31))
+def test_simplex_projection_is_the_euclidean_nearest_point(A, seed):
+    import array_api_compat.numpy as xp
+
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=(5, A)) * 3
+    p = np.asarray(project_simplex(xp.asarray(y), xp))
+    assert np.all(p >= 0) and np.allclose(p.sum(-1), 1)
+    # KKT: p = max(y - theta, 0), and no other simplex point is closer (check random competitors)
+    comp = rng.dirichlet(np.ones(A), size=(200, 5))
+    assert np.all(((comp - y) ** 2).sum(-1) >= ((p - y) ** 2).sum(-1)[None, :] - 1e-12)
+
+
+@settings(max_examples=25)
+@given(finite_mdps(max_states=5, max_actions=4, gamma=discounts(0.0, 0.95)), st.floats(0.05, 10.0))
+def test_pmd_sublinear_bound_at_every_iterate_kl_and_euclidean(mdp, eta):
+    pi_star, V_star = _optimal(mdp)
+    rho = np.asarray(mdp.initial_distribution())
+    d_star = np.asarray(state_occupancy(mdp, pi_star, rho))
+    pi0 = np.full((mdp.S, mdp.A), 1.0 / mdp.A)
+    K = 30
+    k = np.arange(1, K + 1)
+    star = np.eye(mdp.A)[np.asarray(pi_star)]
+    divs = {
+        pmd_kl_step: float(kl_to_policy(mdp, pi_star, pi0, d_star)),
+        pmd_euclidean_step: float(d_star @ (0.5 * ((star - pi0) ** 2).sum(-1))),
+    }
+    for update, D0 in divs.items():
+        res = policy_mirror_descent(mdp, step_sizes=eta, iterations=K, update=update, V_star=V_star)
+        bound = pmd_sublinear_bound(k, eta=eta, gamma=mdp.gamma, kl0=D0)
+        assert np.all(res.trace["suboptimality"][1:] <= bound + 1e-9), update.__name__
+
+
+@settings(max_examples=25)
+@given(finite_mdps(max_states=5, max_actions=4, gamma=discounts(0.1, 0.95)), st.floats(0.01, 2.0))
+def test_pmd_linear_rate_xiao_form_at_every_iterate(mdp, eta0):
+    pi_star, V_star = _optimal(mdp)
+    rho = np.asarray(mdp.initial_distribution())
+    d_star = np.asarray(state_occupancy(mdp, pi_star, rho))
+    theta = float(mismatch_coefficient(mdp, pi_star, rho)) / (1 - mdp.gamma)
+    q = 1 - 1 / theta
+    pi0 = np.full((mdp.S, mdp.A), 1.0 / mdp.A)
+    K = 25
+    res = policy_mirror_descent(
+        mdp, step_sizes=geometric_step_sizes(eta0, 1 / q), iterations=K, rho=d_star, V_star=V_star
+    )
+    gap = res.trace["suboptimality"]  # weighted by d*_rho
+    bound = pmd_linear_bound(np.arange(K + 1), rate=q, eta0=eta0, gap0=gap[0],
+                             kl0=float(kl_to_policy(mdp, pi_star, pi0, d_star)))
+    assert np.all(gap <= bound + 1e-9)
+
+
+def _stationary(P_pi):
+    # a stationary distribution of P_pi: the lazy chain (I + P)/2 has the same ones and is
+    # aperiodic, so uniform @ lazy^(2^60) converges to one of them
+    M = 0.5 * (np.eye(P_pi.shape[0]) + P_pi)
+    for _ in range(60):
+        M = M @ M
+        M /= M.sum(-1, keepdims=True)
+    return np.full(P_pi.shape[0], 1.0 / P_pi.shape[0]) @ M
+
+
+@settings(max_examples=25)
+@given(finite_mdps(max_states=5, max_actions=4, gamma=discounts(0.1, 0.95)), st.floats(0.01, 2.0))
+def test_pmd_linear_rate_lan_form_gamma_contraction(mdp, eta0):
+    pi_star, V_star = _optimal(mdp)
+    nu = _stationary(np.asarray(policy_transition_matrix(mdp, pi_star)))
+    np.testing.assert_allclose(np.asarray(state_occupancy(mdp, pi_star, nu)), nu, atol=1e-9)
+    pi0 = np.full((mdp.S, mdp.A), 1.0 / mdp.A)
+    K = 25
+    res = policy_mirror_descent(
+        mdp, step_sizes=geometric_step_sizes(eta0, 1 / mdp.gamma), iterations=K, rho=nu, V_star=V_star
+    )
+    gap = res.trace["suboptimality"]
+    bound = pmd_linear_bound(np.arange(K + 1), rate=mdp.gamma, eta0=eta0, gap0=gap[0],
+                             kl0=float(kl_to_policy(mdp, pi_star, pi0, nu)))
+    assert np.all(gap <= bound + 1e-9 * (1 + np.abs(V_star).max()))
+
+
+def test_mdpo_inner_loop_approaches_exact_pmd():
+    mdp = random_mdp(6, 3, gamma=0.9, rng=4)
+    pi = np.full((6, 3), 1 / 3)
+    exact = pmd_kl_step(mdp, pi, eta=0.5)
+    # with KL proximity the MDPO surrogate's maximiser is the KL-PMD step (t_k = eta); gap shrinks with m
+    gaps = [np.abs(mdpo_step(mdp, pi, eta=0.5, inner_steps=m, inner_lr=5.0) - exact).max() for m in (1, 10, 30, 100)]
+    assert all(b < a for a, b in zip(gaps, gaps[1:]))
+    assert gaps[-1] < 1e-12
+    # MDPO as the update of the driver
+    res = policy_mirror_descent(mdp, step_sizes=0.5, iterations=5,
+                                update=functools.partial(mdpo_step, inner_steps=2000, inner_lr=5.0))
+    ref = policy_mirror_descent(mdp, step_sizes=0.5, iterations=5)
+    np.testing.assert_allclose(res.trace["suboptimality"], ref.trace["suboptimality"], atol=1e-7)
+
+
+def test_huge_steps_reach_the_policy_iteration_values():
+    # eta_k -> infinity: KL-PMD approaches Howard's policy iteration, which is exact after finitely many steps
+    mdp = random_mdp(7, 3, gamma=0.9, rng=8)
+    res = policy_mirror_descent(mdp, step_sizes=geometric_step_sizes(1e3, 10.0), iterations=30)
+    assert res.trace["suboptimality_inf"][-1] < 1e-8
+
+
+def test_euclidean_pmd_one_state_reference():
+    # S = 1, gamma = 0, r = (0, 1), pi = (1/2, 1/2), eta = 1/4: Proj((1/2, 3/4)) = (3/8, 5/8)
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    np.testing.assert_allclose(pmd_euclidean_step(mdp, np.full((1, 2), 0.5), eta=0.25), [[0.375, 0.625]])
+
+
+def test_pmd_batched_equals_per_instance():
+    mdp = random_mdp(5, 3, gamma=0.9, rng=2, batch_shape=(3,))
+    for update in (pmd_kl_step, pmd_euclidean_step):
+        b = policy_mirror_descent(mdp, step_sizes=geometric_step_sizes(0.1, 1.5), iterations=10, update=update)
+        for i in range(3):
+            s = policy_mirror_descent(mdp[i], step_sizes=geometric_step_sizes(0.1, 1.5), iterations=10, update=update)
+            np.testing.assert_allclose(b.policy[i], s.policy, atol=1e-12)
+
+
+def test_pmd_kernels_under_every_backend(xp):
+    m = random_mdp(4, 3, gamma=0.9, rng=5)
+    mdp = FiniteMDP(xp.asarray(np.asarray(m.P)), xp.asarray(np.asarray(m.R)), gamma=0.9)
+    pi = xp.asarray(np.full((4, 3), 1 / 3))
+    p0 = np.full((4, 3), 1 / 3)
+    for step in (pmd_kl_step, pmd_euclidean_step):
+        np.testing.assert_allclose(np.asarray(step(mdp, pi, eta=0.3)), step(m, p0, eta=0.3), atol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(mdpo_step(mdp, pi, eta=0.3, inner_steps=5)), mdpo_step(m, p0, eta=0.3, inner_steps=5), atol=1e-12
+    )
+
+
+def test_pmd_validation():
+    mdp = random_mdp(3, 2, gamma=0.9, rng=0)
+    with pytest.raises(ValueError, match="step_sizes must be a finite number > 0"):
+        policy_mirror_descent(mdp, step_sizes=-1.0, iterations=2)
+    with pytest.raises(ValueError, match=r"step_sizes\[1\] must be a finite number > 0"):
+        policy_mirror_descent(mdp, step_sizes=[1.0, 0.0, 1.0], iterations=2)
+    with pytest.raises(ValueError, match="step_sizes has 2 entries but iterations=5"):
+        policy_mirror_descent(mdp, step_sizes=[1.0, 1.0], iterations=5)
+    with pytest.raises(ValueError, match=r"step_sizes\(0\) must be a finite number > 0"):
+        policy_mirror_descent(mdp, step_sizes=lambda k: -1.0, iterations=2)
+    with pytest.raises(ValueError, match="ratio must be >= 1"):
+        geometric_step_sizes(1.0, 0.5)
+    with pytest.raises(ValueError, match="inner_steps must be an integer >= 0"):
+        mdpo_step(mdp, np.full((3, 2), 0.5), eta=1.0, inner_steps=-2)
+    with pytest.raises(ValueError, match="full support"):
+        mdpo_step(mdp, np.array([[1.0, 0.0]] * 3), eta=1.0)
+    with pytest.raises(ValueError, match="rate must lie in"):
+        pmd_linear_bound(1, rate=1.0, eta0=1.0, gap0=1.0, kl0=1.0)
