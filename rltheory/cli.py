@@ -16,7 +16,6 @@ any claim fails. Files are written atomically.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 import time
@@ -58,6 +57,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from . import experiments  # noqa: PLC0415
+    from .plot import png_bytes  # noqa: PLC0415
     from .trace import write_atomic  # noqa: PLC0415
 
     known = experiments.names()
@@ -83,10 +83,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         result = exp.run(config, seed=args.seed, progress=not args.quiet)
         elapsed = time.perf_counter() - t0
-        fig = exp.plot(result)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110)
-        png = write_atomic(out / f"{name}.png", buf.getvalue())
+        png = write_atomic(out / f"{name}.png", png_bytes(exp.plot(result)))
         record = result.to_json_dict()
         record.update({"title": exp.title, "seed": args.seed, "preset": "full" if args.full else "quick",
                        "elapsed_s": elapsed})

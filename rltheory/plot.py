@@ -19,7 +19,7 @@ from .backend import to_numpy
 from .bounds.rates import RateFit
 from .mdp.zoo import GRID_ACTIONS, GridWorld
 
-__all__ = ["figure", "convergence_plot", "value_heatmap", "occupancy_heatmap"]
+__all__ = ["figure", "png_bytes", "convergence_plot", "value_heatmap", "occupancy_heatmap"]
 
 
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 4.2, height: float = 3.4) -> tuple[Figure, np.ndarray]:
@@ -27,6 +27,15 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float = 4.2, height: float 
     fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
     axes = np.asarray(fig.subplots(nrows, ncols, squeeze=False))
     return fig, axes
+
+
+def png_bytes(fig: Figure, *, dpi: int = 110) -> bytes:
+    """The figure rendered as PNG bytes (for files, notebooks: ``IPython.display.Image(png_bytes(fig))``)."""
+    import io  # noqa: PLC0415
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
 
 
 def _positive(x: np.ndarray) -> np.ndarray:
@@ -248,7 +257,7 @@ def occupancy_heatmap(
     bad = ~np.isfinite(arr) | (arr < 0)
     if np.any(bad):
         i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
-        raise ValueError(f"occupancy must be finite and non-negative; d{list(i)} = {arr[i]!r}")
+        raise ValueError(f"occupancy must be finite and non-negative; d{list(i)} = {float(arr[i])!r}")
     if grid is not None:
         img, _, _ = _on_grid(arr.sum(axis=1) if arr.ndim == 2 else arr, grid, "d")
         im = ax.imshow(img, cmap=cmap, origin="upper")

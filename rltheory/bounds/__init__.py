@@ -6,15 +6,6 @@
 theorem's bound as a function with its citation.
 """
 
-from .mdp import (
-    pi_iteration_bound,
-    span_stopping_iterations,
-    vi_certificate,
-    vi_error_bound,
-    vi_iterations_to_threshold,
-    vi_stopping_threshold,
-)
-from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
 from .games import (  # zero-sum games and learning dynamics
     hedge_gap_bound,
     hedge_regret_bound,
@@ -24,6 +15,15 @@ from .games import (  # zero-sum games and learning dynamics
     regret_matching_gap_bound,
     shapley_error_bound,
 )
+from .mdp import (
+    pi_iteration_bound,
+    span_stopping_iterations,
+    vi_certificate,
+    vi_error_bound,
+    vi_iterations_to_threshold,
+    vi_stopping_threshold,
+)
+from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
 
 __all__ = [
     "hedge_gap_bound",

@@ -46,7 +46,7 @@ def _nonneg(x: Any, name: str) -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0)
     if np.any(bad):
         i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape)) if arr.ndim else ()
-        raise ValueError(f"{name} must be finite and non-negative; {name}{list(i) if i else ''} = {arr[i]!r}")
+        raise ValueError(f"{name} must be finite and non-negative; {name}{list(i) if i else ''} = {float(arr[i])!r}")
     return arr
 
 

@@ -156,12 +156,12 @@ def _prepare(
     if np.any(bad_t):
         i = int(np.flatnonzero(bad_t)[0])
         rule = "positive and finite (log-log fit)" if log_t else "finite"
-        raise ValueError(f"t must be {rule}; t[{i}] = {t[i]!r} (index within the window)")
+        raise ValueError(f"t must be {rule}; t[{i}] = {float(t[i])!r} (index within the window)")
     bad_e = ~np.isfinite(err) | (err <= 0)
     if np.any(bad_e):
         i = int(np.flatnonzero(bad_e)[0])
         raise ValueError(
-            f"err must be positive and finite to take logs; err[{i}] = {err[i]!r} at t = {t[i]!r} "
+            f"err must be positive and finite to take logs; err[{i}] = {float(err[i])!r} at t = {float(t[i])!r} "
             "(index within the window); pass a window that excludes it"
         )
     if t.shape[0] < 3:
@@ -436,7 +436,7 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
         bad = ~np.isfinite(arr)
         if np.any(bad):
             i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
-            raise ValueError(f"{name} must be finite; {name}{list(i)} = {arr[i]!r}")
+            raise ValueError(f"{name} must be finite; {name}{list(i)} = {float(arr[i])!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(b != 0, m / np.where(b != 0, b, 1.0), np.where(m > 0, np.inf, 0.0))
     flat = int(np.argmax(ratio))

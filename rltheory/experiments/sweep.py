@@ -76,7 +76,7 @@ def grid_product(**axes: Sequence[Any]) -> list[dict]:
     for n in names:
         if isinstance(axes[n], (str, bytes)) or not isinstance(axes[n], Iterable):
             raise ValueError(f"grid axis {n!r} must be a sequence of values; got {axes[n]!r}")
-    return [dict(zip(names, vals)) for vals in itertools.product(*(list(axes[n]) for n in names))]
+    return [dict(zip(names, vals, strict=True)) for vals in itertools.product(*(list(axes[n]) for n in names))]
 
 
 def _json_default(x: Any) -> Any:

@@ -1,0 +1,187 @@
+r"""Bounds for the average-reward criterion: vanishing discount, relative value iteration, mixing.
+
+* :func:`vanishing_discount_bound` — ``‖(1−γ)V_γ − g‖∞ ≤ (1−γ)·sp(h)`` for a policy
+  (any solution ``h`` of its Poisson equation) and for the optimal values of a
+  weakly communicating MDP (``h*`` solving the optimality equation).
+* :func:`laurent_first_order` — ``(1−γ)V_γ^π = g^π + (1−γ)h^π + O((1−γ)²)`` with the
+  bias ``h^π`` (``P*h = 0``): the slope-1 line the vanishing-discount experiment fits.
+* :func:`span_contraction_coefficient` — Dobrushin's coefficient ``δ`` with
+  ``sp(Pv) ≤ δ sp(v)``, and the MDP version bounding relative value iteration.
+* :func:`rvi_asymptotic_rate` — ``max_{λ≠1}|τλ + 1 − τ|`` over the spectrum of the
+  optimal chain: the geometric rate RVI settles into once the greedy policy is fixed.
+* :func:`mixing_time_spectral_bounds` — ``(t_rel − 1) log(1/(2ε)) ≤ t_mix(ε) ≤
+  t_rel log(1/(ε μ_min))`` for reversible chains (Levin, Peres & Wilmer 2017,
+  Thms 12.4 and 12.5), and :func:`mixing_time_eps_bound`, ``t_mix(ε) ≤ ⌈log₂ ε⁻¹⌉ t_mix``
+  (LPW eq. (4.36)).
+
+Proof of the vanishing-discount bound (used because it holds for every γ, not only
+asymptotically). *Policy:* with ``r_π = g + (I − P)h`` and ``Pg = g``,
+``V_γ = g/(1−γ) + h − (1−γ)(I − γP)^{-1}P h``; ``(1−γ)(I − γP)^{-1}P`` is a
+stochastic matrix, so ``(1−γ)V_γ − g = (1−γ)(h − u)`` with ``u`` an average of
+entries of ``h``, whence ``|·| ≤ (1−γ) sp(h)``. *Optimal:* with ``w = g*/(1−γ) + h*``
+and ``g* + h* = max_a [r + P h*]``, ``T_γ w ≤ w − (1−γ) min h*`` and
+``T_γ w ≥ w − (1−γ) max h*``; iterating the monotone γ-contraction ``T_γ`` gives
+``(1−γ)(h* − max h*) ≤ (1−γ)V*_γ − g* ≤ (1−γ)(h* − min h*)``. The same bound appears
+in the regret analyses of weakly communicating MDPs (e.g. Wei et al. 2020, §4).
+
+References
+----------
+Puterman, M. L. (1994). *Markov Decision Processes*. §8.2 (Laurent expansion),
+§8.5 (relative value iteration, span contraction), §6.6 (span seminorm).
+Seneta, E. (2006). *Non-negative Matrices and Markov Chains*. Springer. §3.1 (ergodic
+coefficients).
+Levin, D. A., Peres, Y. & Wilmer, E. L. (2017). *Markov Chains and Mixing Times*, 2nd ed.
+AMS. Thms 12.4–12.5, eq. (4.36).
+Wei, C.-Y., Jafarnia-Jahromi, M., Luo, H., Sharma, H. & Jain, R. (2020). Model-free
+reinforcement learning in infinite-horizon average-reward MDPs. ICML.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..backend import to_numpy
+
+__all__ = [
+    "vanishing_discount_bound",
+    "laurent_first_order",
+    "span_contraction_coefficient",
+    "rvi_asymptotic_rate",
+    "mixing_time_spectral_bounds",
+    "mixing_time_eps_bound",
+]
+
+
+def _discounts(gamma: Any) -> np.ndarray:
+    g = np.asarray(gamma, dtype=float)
+    if not np.all(np.isfinite(g)) or np.any(g < 0) or np.any(g >= 1):
+        raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
+    return g
+
+
+def vanishing_discount_bound(gamma: Any, bias_span: float) -> np.ndarray:
+    r"""``(1−γ)·sp(h)``, bounding ``‖(1−γ)V_γ − g‖∞`` (policy) and ``‖(1−γ)V*_γ − g*‖∞`` (optimal).
+
+    Holds for every ``γ ∈ [0, 1)``; for the optimal values it needs a constant
+    optimal gain (weakly communicating model) and ``sp(h*)`` of any solution of the
+    average optimality equation. Proof in the module notes.
+
+    Examples
+    --------
+    >>> vanishing_discount_bound([0.9, 0.99], 2.0)
+    array([0.2 , 0.02])
+    """
+    g = _discounts(gamma)
+    if not (isinstance(bias_span, (int, float, np.floating)) and bias_span >= 0 and math.isfinite(bias_span)):
+        raise ValueError(f"bias_span must be a finite number >= 0; got {bias_span!r}")
+    return (1.0 - g) * float(bias_span)
+
+
+def laurent_first_order(gamma: Any, g: Any, h: Any) -> np.ndarray:
+    r"""``g + (1−γ) h``: the first two Laurent terms of ``(1−γ)V_γ^π`` (Puterman 1994, Thm 8.2.3).
+
+    ``V_γ^π = g/(1−γ) + h + Σ_{n≥1} ((γ−1)/γ)^n y_n`` with ``h`` the bias (``P*h = 0``), so
+    ``(1−γ)V_γ^π − (g + (1−γ)h) = O((1−γ)²)``.
+
+    Returns
+    -------
+    array, shape ``gamma.shape + (S,)``
+
+    Examples
+    --------
+    >>> laurent_first_order([0.9], 1.0, [0.5, -0.5])
+    array([[1.05, 0.95]])
+    """
+    gm = _discounts(gamma)
+    hh = np.asarray(to_numpy(h), dtype=float)
+    gg = np.asarray(to_numpy(g), dtype=float)
+    return gg + (1.0 - gm)[..., None] * hh
+
+
+def span_contraction_coefficient(P: Any) -> float:
+    r"""Dobrushin's coefficient ``δ(P) = ½ max_{x,y} ‖P(x,·) − P(y,·)‖₁ = 1 − min_{x,y} Σ_j min(P(x,j), P(y,j))``.
+
+    For a chain ``P[S, S]``, ``sp(Pv) ≤ δ sp(v)`` (Seneta 2006, Thm 3.1). For an MDP
+    kernel ``P[S, A, S]`` the maximum runs over all state-action pairs, and
+    ``sp(Tv − Tu) ≤ δ sp(v − u)`` for the undiscounted optimality operator, so relative
+    value iteration contracts in span at rate ``δ`` when ``δ < 1`` (Puterman 1994,
+    §8.5.2 and Prop. 6.6.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> span_contraction_coefficient(np.array([[0.75, 0.25], [0.25, 0.75]]))
+    0.5
+    """
+    Ph = np.asarray(to_numpy(P), dtype=float)
+    if Ph.ndim == 3:
+        Ph = Ph.reshape(-1, Ph.shape[-1])
+    if Ph.ndim != 2:
+        raise ValueError(f"P must have shape (S, S) or (S, A, S); got {Ph.shape}")
+    diff = np.abs(Ph[:, None, :] - Ph[None, :, :]).sum(-1)
+    return float(0.5 * diff.max())
+
+
+def rvi_asymptotic_rate(P_pi: Any, tau: float) -> float:
+    r"""``ρ = max_{λ ∈ spec(P_π), λ ≠ 1} |τλ + 1 − τ|``: RVI's asymptotic geometric rate.
+
+    Once the greedy policy equals an optimal ``π`` with unichain aperiodic ``P_π``, RVI
+    on the transformed model is the power iteration ``v ↦ P̃_π v`` on the
+    complement of constants, so ``sp(Δ_k)`` decays like ``ρ^k`` with ``ρ`` the
+    second-largest eigenvalue modulus of ``P̃_π = τP_π + (1−τ)I`` (Puterman 1994,
+    §8.5.4; Seneta 2006, §1.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rvi_asymptotic_rate(np.array([[0., 1.], [1., 0.]]), 0.5)  # eigenvalue −1 ↦ 0
+    0.0
+    """
+    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 < tau <= 1:
+        raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
+    lam = np.linalg.eigvals(np.asarray(to_numpy(P_pi), dtype=float))
+    lam = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
+    return float(np.max(np.abs(tau * lam + 1.0 - tau), initial=0.0))
+
+
+def mixing_time_spectral_bounds(relaxation_time: float, eps: float, mu_min: float) -> tuple[float, float]:
+    r"""``((t_rel − 1) log(1/(2ε)),  t_rel log(1/(ε μ_min)))`` for reversible irreducible chains.
+
+    Levin, Peres & Wilmer (2017), Thm 12.4 (upper bound, ``μ_min = min_s μ(s)``) and
+    Thm 12.5 (lower bound), with ``t_rel = 1/γ*`` the relaxation time (``γ*`` the
+    absolute spectral gap).
+
+    Examples
+    --------
+    >>> lo, hi = mixing_time_spectral_bounds(2.0, 0.25, 0.5)
+    >>> round(lo, 6), round(hi, 6)
+    (0.693147, 4.158883)
+    """
+    for name, v in (("relaxation_time", relaxation_time), ("eps", eps), ("mu_min", mu_min)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) or not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite number; got {v!r}")
+    if relaxation_time < 1:
+        raise ValueError(f"relaxation_time must be >= 1 (t_rel = 1/γ*, γ* ≤ 1); got {relaxation_time}")
+    if not 0 < eps < 0.5:
+        raise ValueError(f"eps must lie in (0, 1/2) for the lower bound; got {eps}")
+    if not 0 < mu_min <= 1:
+        raise ValueError(f"mu_min must lie in (0, 1]; got {mu_min}")
+    return (relaxation_time - 1.0) * math.log(1.0 / (2 * eps)), relaxation_time * math.log(1.0 / (eps * mu_min))
+
+
+def mixing_time_eps_bound(t_mix: int, eps: float) -> int:
+    r"""``t_mix(ε) ≤ ⌈log₂(1/ε)⌉ · t_mix(1/4)`` (Levin, Peres & Wilmer 2017, eq. (4.36)).
+
+    Examples
+    --------
+    >>> mixing_time_eps_bound(10, 0.01)
+    70
+    """
+    if isinstance(t_mix, bool) or not isinstance(t_mix, (int, np.integer)) or t_mix < 0:
+        raise ValueError(f"t_mix must be a non-negative integer; got {t_mix!r}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
+    return int(math.ceil(math.log2(1.0 / eps))) * int(t_mix)

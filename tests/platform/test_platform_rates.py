@@ -1,0 +1,196 @@
+"""rltheory.bounds.rates: rate fits with bootstrap CIs, bound checks, claims."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from rltheory.bounds import (
+    BoundCheck,
+    Claim,
+    ClaimCheck,
+    RateFit,
+    check_bound,
+    fit_linear_rate,
+    fit_rate,
+)
+
+# ---------------------------------------------------------------- theorems / exact recovery
+
+
+@settings(max_examples=25)
+@given(
+    slope=st.floats(-3.0, 1.0),
+    logC=st.floats(-5.0, 5.0),
+    n=st.integers(3, 60),
+)
+def test_fit_rate_recovers_exact_power_law(slope, logC, n):
+    t = np.arange(1, n + 1, dtype=float)
+    fit = fit_rate(t, math.exp(logC) * t**slope, n_boot=200)
+    assert fit.kind == "algebraic" and fit.n == n and fit.window == (1.0, float(n))
+    assert fit.slope == pytest.approx(slope, abs=1e-9)
+    assert fit.intercept == pytest.approx(logC, abs=1e-8)
+    assert fit.contains(slope)
+    assert not fit.contains(slope + 0.05)
+
+
+@settings(max_examples=25)
+@given(rho=st.floats(0.05, 0.999), n=st.integers(3, 80), C=st.floats(1e-3, 1e3))
+def test_fit_linear_rate_recovers_exact_geometric_rate(rho, n, C):
+    k = np.arange(n, dtype=float)
+    fit = fit_linear_rate(k, C * rho**k, n_boot=200)
+    assert fit.kind == "geometric"
+    assert fit.rate == pytest.approx(rho, rel=1e-9)
+    assert fit.contains(rho)
+    assert not fit.contains(rho * 0.99 - 1e-3)
+    # predict reproduces the data
+    np.testing.assert_allclose(fit.predict(k), C * rho**k, rtol=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["algebraic", "geometric"])
+def test_bootstrap_ci_covers_true_rate_in_at_least_90_percent_of_noisy_trials(kind):
+    # 200 seeded trials, 40 points, multiplicative log-normal noise sigma = 0.2; nominal level 95 %.
+    # The pairs-bootstrap percentile interval is first-order accurate: we require >= 90 % coverage.
+    true = -0.7 if kind == "algebraic" else 0.93
+    hits = 0
+    trials = 200
+    for trial in range(trials):
+        rng = np.random.default_rng(1000 + trial)
+        if kind == "algebraic":
+            t = np.arange(1, 41, dtype=float)
+            err = 2.0 * t**true * np.exp(0.2 * rng.standard_normal(40))
+            fit = fit_rate(t, err, n_boot=400, seed=trial)
+        else:
+            t = np.arange(40, dtype=float)
+            err = 2.0 * true**t * np.exp(0.2 * rng.standard_normal(40))
+            fit = fit_linear_rate(t, err, n_boot=400, seed=trial)
+        hits += fit.contains(true)
+    assert hits / trials >= 0.90, hits
+
+
+def test_wrong_claimed_rate_is_reported_as_fail():
+    t = np.arange(1, 101, dtype=float)
+    rng = np.random.default_rng(3)
+    err = t**-0.5 * np.exp(0.05 * rng.standard_normal(100))
+    fit = fit_rate(t, err)
+    right = Claim("sgd", "err ~ t^-1/2", "textbook", -0.5, "rate").check(fit)
+    wrong = Claim("sgd-wrong", "err ~ t^-1", "nowhere", -1.0, "rate").check(fit)
+    assert right.passed and not wrong.passed
+    assert Claim("upper", "slope <= -0.4", "x", -0.4, "rate_at_most").check(fit).passed
+    assert not Claim("upper-bad", "slope <= -0.6", "x", -0.6, "rate_at_most").check(fit).passed
+    assert Claim("lower", "slope >= -0.6", "x", -0.6, "rate_at_least").check(fit).passed
+    assert not Claim("lower-bad", "slope >= -0.4", "x", -0.4, "rate_at_least").check(fit).passed
+
+
+# ---------------------------------------------------------------- consistency
+
+
+def test_slope_matches_scipy_linregress_and_ci_width_matches_normal_theory():
+    # Homoscedastic Gaussian noise on log err, n = 300: the bootstrap 95 % CI width must be
+    # within 20 % of the normal-theory width 2 * t_{0.975, n-2} * stderr (scipy.stats.linregress).
+    rng = np.random.default_rng(7)
+    t = np.linspace(1, 1000, 300)
+    err = 5.0 * t**-1.3 * np.exp(0.3 * rng.standard_normal(300))
+    fit = fit_rate(t, err, n_boot=2000, seed=1)
+    ref = stats.linregress(np.log(t), np.log(err))
+    assert fit.slope == pytest.approx(ref.slope, rel=1e-12)
+    assert fit.intercept == pytest.approx(ref.intercept, rel=1e-12)
+    width = fit.ci[1] - fit.ci[0]
+    normal = 2 * stats.t.ppf(0.975, 298) * ref.stderr
+    assert width == pytest.approx(normal, rel=0.2)
+
+
+def test_geometric_ci_is_exp_of_slope_ci_and_window_is_reported():
+    k = np.arange(100, dtype=float)
+    rng = np.random.default_rng(0)
+    err = 0.8**k * np.exp(0.1 * rng.standard_normal(100))
+    fit = fit_linear_rate(k, err, window=(10, 60))
+    assert fit.window == (10.0, 60.0) and fit.n == 51
+    assert fit.ci == pytest.approx((math.exp(fit.slope_ci[0]), math.exp(fit.slope_ci[1])))
+    assert fit.ci[0] <= fit.rate <= fit.ci[1]
+
+
+def test_same_seed_same_ci_and_roundtrip_dict():
+    t = np.arange(1, 30, dtype=float)
+    err = t**-1.0 * np.exp(0.1 * np.random.default_rng(1).standard_normal(29))
+    a, b = fit_rate(t, err, seed=5), fit_rate(t, err, seed=5)
+    assert a == b
+    d = json.loads(json.dumps(a.to_dict()))
+    assert RateFit.from_dict(d) == a
+    assert "CI" in a.label()
+
+
+# ---------------------------------------------------------------- check_bound reference values
+
+
+def test_check_bound_reference_values():
+    c = check_bound([1.0, 0.5, 0.3], [1.0, 0.6, 0.2])
+    # ratios 1, 5/6, 1.5: worst 1.5 at index 2, fails
+    assert not c.holds and c.worst_ratio == pytest.approx(1.5) and c.argmax == (2,)
+    assert c.worst_excess == pytest.approx(0.1)
+    assert check_bound([1.0, 0.5], [1.0, 0.6]).holds
+    # atol admits an excess of 0.1 exactly; rtol scales the bound
+    assert check_bound([0.3], [0.2], atol=0.1 + 1e-15).holds
+    assert check_bound([0.3], [0.2], rtol=0.5, atol=0.0).holds
+    assert not check_bound([0.3], [0.2], rtol=0.49).holds
+    # zero bound: exceeded -> inf, matched -> ratio 0
+    z = check_bound([0.0, 1e-3], [0.0, 0.0])
+    assert not z.holds and math.isinf(z.worst_ratio) and z.argmax == (1,)
+    assert check_bound([0.0], [0.0]).holds
+    # 2-D argmax
+    m = check_bound([[1.0, 2.0], [3.0, 1.0]], [[1.0, 1.0], [1.0, 1.0]])
+    assert m.argmax == (1, 0) and m.n == 4
+
+
+def test_claim_check_positional_forms_and_json():
+    bc = check_bound([1.0], [2.0])
+    claim = Claim("b", "x <= y", "src", None, "bound")
+    cc = ClaimCheck(claim, bc)
+    assert cc.bound_check is bc and cc.fit is None and cc.passed and cc.measured == 0.5
+    forced = ClaimCheck(claim, bc, passed=False)
+    assert forced.passed is False
+    json.dumps(cc.to_dict(), allow_nan=False)
+    assert isinstance(bc, BoundCheck)
+
+
+# ---------------------------------------------------------------- validation
+
+
+def test_validation_messages():
+    t = np.arange(1, 6, dtype=float)
+    with pytest.raises(ValueError, match=r"err\[2\] = 0\.0"):
+        fit_rate(t, [1.0, 0.5, 0.0, 0.2, 0.1])
+    with pytest.raises(ValueError, match=r"t\[0\] = 0\.0"):
+        fit_rate(np.arange(5.0), np.ones(5))
+    with pytest.raises(ValueError, match="same length"):
+        fit_rate(t, np.ones(4))
+    with pytest.raises(ValueError, match="at least 3 points"):
+        fit_linear_rate(t, np.ones(5), window=(1, 2))
+    with pytest.raises(ValueError, match="two distinct"):
+        fit_linear_rate(np.ones(4), np.ones(4))
+    with pytest.raises(ValueError, match="level"):
+        fit_rate(t, np.ones(5), level=1.0)
+    with pytest.raises(ValueError, match="n_boot"):
+        fit_rate(t, np.ones(5), n_boot=0)
+    with pytest.raises(ValueError, match="t_lo <= t_hi"):
+        fit_rate(t, np.ones(5), window=(4, 2))
+    with pytest.raises(ValueError, match=r"measured\[1\] = nan"):
+        check_bound([1.0, float("nan")], [1.0, 1.0])
+    with pytest.raises(ValueError, match="do not broadcast"):
+        check_bound([1.0, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="non-negative"):
+        check_bound([1.0], [1.0], atol=-1)
+    with pytest.raises(ValueError, match="Claim.kind"):
+        Claim("x", "s", "src", 1.0, "equal")
+    with pytest.raises(ValueError, match="needs a finite expected"):
+        Claim("x", "s", "src", None, "rate")
+    with pytest.raises(TypeError, match="needs a BoundCheck"):
+        Claim("x", "s", "src", None, "bound").check(fit_rate(t, t**-1.0))
+    with pytest.raises(ValueError, match="needs evidence"):
+        ClaimCheck(Claim("x", "s", "src", 1.0, "rate"))
