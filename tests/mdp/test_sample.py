@@ -176,9 +176,20 @@ def test_rollout_rejects_batched_models_and_batched_policies():
 
 
 def test_sampling_runs_from_array_api_models(xp):
-    # host-side routines accept host namespaces (numpy, array_api_strict) and return numpy
+    # host-side routines accept host namespaces (numpy, array_api_strict) and return numpy;
+    # a device model (cupy) is refused rather than copied silently
     ref = garnet(5, 2, 2, gamma=0.9, rng=0)
     mdp = garnet(5, 2, 2, gamma=0.9, rng=0, xp=xp)
+    if "cupy" in xp.__name__:
+        for call in (
+            lambda: sample_transitions(mdp, 3, rng=0),
+            lambda: rollout(mdp, np.zeros(5, int), 2, 2, rng=0),
+        ):
+            with pytest.raises(
+                TypeError, match=r"runs on the host \(CPU\) only; got a device array"
+            ):
+                call()
+        return
     np.testing.assert_array_equal(
         sample_transitions(mdp, 30, rng=4), sample_transitions(ref, 30, rng=4)
     )
