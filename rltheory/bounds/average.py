@@ -12,7 +12,7 @@ r"""Bounds for the average-reward criterion: vanishing discount, relative value 
 * :func:`mixing_time_spectral_bounds` — ``(t_rel − 1) log(1/(2ε)) ≤ t_mix(ε) ≤
   t_rel log(1/(ε μ_min))`` for reversible chains (Levin, Peres & Wilmer 2017,
   Thms 12.4 and 12.5), and :func:`mixing_time_eps_bound`, ``t_mix(ε) ≤ ⌈log₂ ε⁻¹⌉ t_mix``
-  (LPW eq. (4.36)).
+  (LPW §4.5).
 
 Proof of the vanishing-discount bound (used because it holds for every γ, not only
 asymptotically). *Policy:* with ``r_π = g + (I − P)h`` and ``Pg = g``,
@@ -31,7 +31,7 @@ Puterman, M. L. (1994). *Markov Decision Processes*. §8.2 (Laurent expansion),
 Seneta, E. (2006). *Non-negative Matrices and Markov Chains*. Springer. §3.1 (ergodic
 coefficients).
 Levin, D. A., Peres, Y. & Wilmer, E. L. (2017). *Markov Chains and Mixing Times*, 2nd ed.
-AMS. Thms 12.4–12.5, eq. (4.36).
+AMS. §4.5, Thms 12.4–12.5.
 Wei, C.-Y., Jafarnia-Jahromi, M., Luo, H., Sharma, H. & Jain, R. (2020). Model-free
 reinforcement learning in infinite-horizon average-reward MDPs. ICML.
 """
@@ -83,7 +83,8 @@ def vanishing_discount_bound(gamma: Any, bias_span: float) -> np.ndarray:
 def laurent_first_order(gamma: Any, g: Any, h: Any) -> np.ndarray:
     r"""``g + (1−γ) h``: the first two Laurent terms of ``(1−γ)V_γ^π`` (Puterman 1994, Thm 8.2.3).
 
-    ``V_γ^π = g/(1−γ) + h + Σ_{n≥1} ((γ−1)/γ)^n y_n`` with ``h`` the bias (``P*h = 0``), so
+    The Laurent series ``V_γ^π = (1+ρ)[g/ρ + h + Σ_{n≥1} ρ^n y_n]``, ``ρ = (1−γ)/γ``, with
+    ``h`` the bias (``P*h = 0``) gives ``V_γ^π = g/(1−γ) + h + O(1−γ)``, so
     ``(1−γ)V_γ^π − (g + (1−γ)h) = O((1−γ)²)``.
 
     Returns
@@ -173,7 +174,9 @@ def mixing_time_spectral_bounds(relaxation_time: float, eps: float, mu_min: floa
 
 
 def mixing_time_eps_bound(t_mix: int, eps: float) -> int:
-    r"""``t_mix(ε) ≤ ⌈log₂(1/ε)⌉ · t_mix(1/4)`` (Levin, Peres & Wilmer 2017, eq. (4.36)).
+    r"""``t_mix(ε) ≤ ⌈log₂(1/ε)⌉ · t_mix(1/4)`` (Levin, Peres & Wilmer 2017, §4.5).
+
+    From ``d(ℓ t) ≤ d̄(t)^ℓ ≤ (2 d(t))^ℓ`` and ``2 d(t_mix) ≤ 1/2``.
 
     Examples
     --------
