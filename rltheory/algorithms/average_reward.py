@@ -1,0 +1,819 @@
+r"""Average-reward actor-critic: differential TD, vanilla AC, multi-level Monte Carlo AC, off-policy DPG.
+
+Average-reward criterion for a unichain policy ``π`` with stationary law ``μ_π``:
+gain ``g^π = μ_πᵀ r_π`` and bias (differential value) ``h^π`` solving
+``g + h = r_π + P_π h`` (unique up to a constant; :func:`rltheory.mdp.gain_bias`).
+The differential action value is ``Q^π(s, a) = r(s, a) − g^π + Σ_{s'} P(s'|s,a) h^π(s')``
+and the average-reward policy-gradient theorem reads (Sutton et al. 2000, Thm 1)
+
+    ∇J(θ) = Σ_s μ_π(s) Σ_a π(a|s) ∇_θ log π(a|s) Q^π(s, a);
+
+for the tabular softmax ``∂J/∂θ[s, a] = μ_π(s) π(a|s) (Q^π(s, a) − h^π(s))``
+(:func:`average_reward_gradient`).
+
+* :func:`differential_td` — linear differential TD(0) with a gain estimate
+  (Tsitsiklis & Van Roy 1999): ``δ_t = r_t − η_t + φ(s_{t+1})ᵀw_t − φ(s_t)ᵀw_t``,
+  ``w_{t+1} = w_t + α_t δ_t φ(s_t)``, ``η_{t+1} = η_t + β_t (r_t − η_t)``. With
+  one-hot features every ``h^π + c·1`` is a fixed point; the iterate converges
+  to the exact bias up to a constant and ``η_t → g^π``.
+* :func:`average_reward_actor_critic` — the same critic with a softmax actor
+  ``θ[s_t] += ζ_t δ_t (e_{a_t} − π(·|s_t))`` on one Markovian trajectory; its
+  step sizes are the mixing-time-aware ones of Wu et al. (2020) / Chen & Zhao
+  (2023) when built by :func:`mixing_step_sizes`.
+* :func:`multilevel_actor_critic` — MAC (Suttle et al. 2023, Algorithm 1): each
+  update draws ``J ~ Geom(1/2)`` and uses ``2^J`` consecutive transitions through
+  the multi-level Monte Carlo estimator (:func:`mlmc_combine`)
+
+      X^{MLMC} = X^{(0)} + 2^J (X^{(J)} − X^{(J−1)})   if 2^J ≤ T_max,   else X^{(0)},
+
+  where ``X^{(j)}`` is the mean of the first ``2^j`` per-sample quantities. Its
+  expectation equals that of the ``2^{⌊log₂ T_max⌋}``-sample average (the
+  "truncated" quantity; :func:`mlmc_expectation` computes both exactly), so the
+  gain, critic and actor updates need no mixing-time oracle; the actor takes an
+  AdaGrad step. Claimed rate: ``E‖∇J‖²`` of order ``T^{-1/2}`` up to logs
+  (see :func:`rltheory.bounds.average_reward.mac_rate`).
+* :func:`off_policy_dpg` — the finite-state adaptation of ARO-DDPG (Saxena et
+  al. 2023): see its docstring.
+
+References
+----------
+Tsitsiklis, J. N., Van Roy, B. (1999). Average cost temporal-difference learning.
+Automatica 35(11). Theorem 1.
+Sutton, R. S., McAllester, D., Singh, S., Mansour, Y. (2000). Policy gradient methods for
+RL with function approximation. NIPS. Theorem 1 (average-reward form).
+Suttle, W. A., Bedi, A. S., Patel, B., Sadler, B. M., Koppel, A., Manocha, D. (2023).
+Beyond exponentially fast mixing in average-reward RL via multi-level Monte Carlo
+actor-critic. ICML. Algorithm 1 (MAC).
+Dorfman, R., Levy, K. Y. (2022). Adapting to mixing time in stochastic optimization with
+Markovian data. ICML. (The MLMC gradient estimator.)
+Saxena, N., Khastagir, S., Kolathaya, S., Bhatnagar, S. (2023). Off-policy average reward
+actor-critic with deterministic policy search. ICML.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backend import require_host
+from ..errors import InvalidModelError
+from ..mdp.average import average_policy_iteration, gain_bias
+from ..mdp.bellman import policy_transition_matrix
+from ..mdp.mixing import stationary_distribution
+from ..mdp.model import FiniteMDP
+from ..trace import Trace, TraceRecorder
+
+__all__ = [
+    "StepSchedule",
+    "mixing_step_sizes",
+    "softmax_policy",
+    "average_reward_gradient",
+    "differential_td",
+    "DifferentialTDResult",
+    "average_reward_actor_critic",
+    "ActorCriticResult",
+    "mlmc_level",
+    "mlmc_combine",
+    "mlmc_expectation",
+    "mac_sample_terms",
+    "mac_expected_terms",
+    "multilevel_actor_critic",
+    "SmoothActionMDP",
+    "dpg_gradient",
+    "off_policy_dpg",
+]
+
+
+# ----------------------------------------------------------------------------- helpers
+def _rng(rng: Any) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
+
+
+def _count(x: Any, name: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {x!r}")
+    return int(x)
+
+
+def _avg_model(mdp: FiniteMDP, what: str) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(mdp, FiniteMDP):
+        raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
+    if mdp.batch_shape:
+        raise ValueError(f"{what} needs a single model; got batch_shape={mdp.batch_shape}")
+    return require_host(mdp.P, what).astype(float), require_host(mdp.R, what).astype(float)
+
+
+def _features(features: Any, S: int) -> np.ndarray:
+    if features is None:
+        return np.eye(S)
+    Phi = np.asarray(features, dtype=float)
+    if Phi.ndim != 2 or Phi.shape[0] != S:
+        raise ValueError(f"features must have shape (S, d) = ({S}, d); got {Phi.shape}")
+    if not np.all(np.isfinite(Phi)):
+        i = tuple(int(k) for k in np.argwhere(~np.isfinite(Phi))[0])
+        raise ValueError(f"features must be finite; features{list(i)} = {Phi[i]}")
+    return Phi
+
+
+def _cdf(p: np.ndarray) -> np.ndarray:
+    c = np.cumsum(p, axis=-1)
+    return c / c[..., -1:]
+
+
+def _draw(cdf_row: np.ndarray, u: float) -> int:
+    return int(min(np.searchsorted(cdf_row, u, side="right"), cdf_row.shape[-1] - 1))
+
+
+@dataclass(frozen=True)
+class StepSchedule:
+    r"""Step sizes ``α_t = c / (1 + t/t0)^p`` (``p = 0``: constant ``c``).
+
+    Robbins–Monro conditions ``Σα_t = ∞, Σα_t² < ∞`` hold for ``1/2 < p ≤ 1``.
+
+    Examples
+    --------
+    >>> StepSchedule(0.5, t0=10, power=1.0)(10)
+    0.25
+    """
+
+    c: float
+    t0: float = 1.0
+    power: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("c", "t0"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+                raise ValueError(f"StepSchedule.{name} must be a finite number > 0; got {v!r}")
+        if not (isinstance(self.power, (int, float)) and 0 <= self.power <= 1):
+            raise ValueError(f"StepSchedule.power must lie in [0, 1]; got {self.power!r}")
+
+    def __call__(self, t: int) -> float:
+        return float(self.c / (1.0 + t / self.t0) ** self.power)
+
+
+def mixing_step_sizes(tau_mix: float, *, critic: float = 0.5, actor: float = 0.05) -> tuple[StepSchedule, StepSchedule]:
+    r"""Mixing-time-aware constant steps ``α = critic/τ_mix`` (critic, gain) and ``ζ = actor/τ_mix`` (actor).
+
+    Finite-time analyses of single-trajectory actor-critic under Markovian
+    sampling take step sizes inversely proportional to the mixing time (Wu, Zhang,
+    Xu, Gu 2020, Thm 4.5; Chen & Zhao 2023): the bias of a Markovian sample
+    decays only after ``τ_mix`` steps, so a step must average over that many.
+    MAC (Suttle et al. 2023) is built precisely to drop this oracle.
+
+    Raises
+    ------
+    ValueError
+        ``tau_mix < 1``.
+    """
+    if not (isinstance(tau_mix, (int, float, np.integer)) and tau_mix >= 1):
+        raise ValueError(f"tau_mix must be a number >= 1; got {tau_mix!r}")
+    return StepSchedule(critic / float(tau_mix)), StepSchedule(actor / float(tau_mix))
+
+
+def softmax_policy(theta: Any) -> np.ndarray:
+    """``π(a|s) = exp θ[s, a] / Σ_b exp θ[s, b]`` (host, stable)."""
+    th = np.asarray(theta, dtype=float)
+    z = np.exp(th - th.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def _gain_bias(mdp: FiniteMDP, pi: np.ndarray) -> tuple[float, np.ndarray]:
+    if mdp.gamma is not None:
+        mdp = mdp.replace(gamma=None)
+    g, h = gain_bias(mdp, pi, per_state=False)
+    return float(np.asarray(g)), np.asarray(h, dtype=float)
+
+
+def _stationary(mdp: FiniteMDP, pi: np.ndarray) -> np.ndarray:
+    return np.asarray(stationary_distribution(np.asarray(policy_transition_matrix(mdp, pi))), dtype=float)
+
+
+def average_reward_gradient(mdp: FiniteMDP, theta: Any) -> tuple[np.ndarray, float]:
+    r"""Exact ``∇J(θ)`` and ``J(θ) = g^{π_θ}`` for a tabular softmax policy on a unichain model.
+
+    ``∂J/∂θ[s, a] = μ_π(s) π(a|s) (Q^π(s, a) − h^π(s))`` with
+    ``Q^π(s, a) = r(s, a) − g^π + Σ_{s'} P(s'|s, a) h^π(s')`` (Sutton et al. 2000,
+    Thm 1, average-reward case).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.full((2, 2, 2), 0.5), np.array([[0.0, 1.0], [0.0, 1.0]]), None)
+    >>> grad, J = average_reward_gradient(mdp, np.zeros((2, 2)))
+    >>> round(J, 12), np.round(grad, 12).tolist()
+    (0.5, [[-0.125, 0.125], [-0.125, 0.125]])
+    """
+    P, R = _avg_model(mdp, "average_reward_gradient")
+    pi = softmax_policy(theta)
+    if pi.shape != R.shape:
+        raise ValueError(f"theta must have shape (S, A) = {R.shape}; got {pi.shape}")
+    g, h = _gain_bias(mdp, pi)
+    mu = _stationary(mdp, pi)
+    Q = R - g + P @ h
+    return mu[:, None] * pi * (Q - h[:, None]), g
+
+
+# ------------------------------------------------------------------ differential TD
+@dataclass(frozen=True, eq=False)
+class DifferentialTDResult:
+    """Result of :func:`differential_td`: critic weights ``w``, gain estimate ``eta``, trace.
+
+    The trace records, every ``record_every`` steps, ``gain_error = |η_t − g^π|``
+    and ``bias_span_error = sp(Φw_t − h^π)`` (span seminorm ``max − min``: the
+    error up to an additive constant).
+    """
+
+    w: np.ndarray
+    eta: float
+    gain: float
+    bias: np.ndarray
+    steps: int
+    trace: Trace
+
+
+def differential_td(
+    mdp: FiniteMDP,
+    pi: Any,
+    *,
+    steps: int,
+    rng: np.random.Generator | int,
+    features: Any = None,
+    alpha: StepSchedule = StepSchedule(0.5, t0=100.0, power=0.75),
+    beta: StepSchedule = StepSchedule(0.5, t0=100.0, power=0.75),
+    s0: int | None = None,
+    record_every: int = 100,
+) -> DifferentialTDResult:
+    r"""Linear differential TD(0) with a gain estimate on one trajectory of ``π``.
+
+    ``δ_t = r_t − η_t + φ(s_{t+1})ᵀw_t − φ(s_t)ᵀw_t``,
+    ``w_{t+1} = w_t + α_t δ_t φ(s_t)``, ``η_{t+1} = η_t + β_t (r_t − η_t)``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Average-reward (or any) model; ``π`` must induce a unichain aperiodic chain.
+    pi : array (S, A)
+    steps : int
+    rng : Generator or int
+    features : array (S, d), optional
+        ``Φ``; one-hot (tabular) when omitted.
+    alpha, beta : StepSchedule
+        Critic and gain step sizes.
+    s0 : int, optional
+        Initial state (drawn from the model's ``μ`` when omitted).
+    record_every : int
+
+    Notes
+    -----
+    Tsitsiklis & Van Roy (1999, Thm 1): under Robbins–Monro steps, an irreducible
+    aperiodic chain and linearly independent features, ``η_t → g^π`` a.s. and
+    ``w_t`` converges to the solution of the projected Bellman equation; when
+    ``1 ∈ span Φ`` (e.g. one-hot features) it converges to a point of the affine
+    set ``{w : Φw = h^π + c1}``, i.e. the exact differential values up to a constant.
+    """
+    P, R = _avg_model(mdp, "differential_td")
+    S, A = R.shape
+    pol = np.asarray(pi, dtype=float)
+    if pol.shape != (S, A) or np.any(pol < -1e-12) or np.any(np.abs(pol.sum(-1) - 1) > 1e-8):
+        raise ValueError(f"pi must be a stochastic policy of shape (S, A) = {(S, A)}")
+    T = _count(steps, "steps")
+    every = _count(record_every, "record_every")
+    gen = _rng(rng)
+    Phi = _features(features, S)
+    g, h = _gain_bias(mdp, pol)
+    cP, cpi = _cdf(P), _cdf(pol)
+    s = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random()) if s0 is None else int(s0)
+    w = np.zeros(Phi.shape[1])
+    eta = 0.0
+    rec = TraceRecorder()
+    u = gen.random((T, 2))
+    for t in range(T):
+        if t % every == 0:
+            rec.record(t, gain_error=abs(eta - g), bias_span_error=float(np.ptp(Phi @ w - h)))
+        a = _draw(cpi[s], u[t, 0])
+        s2 = _draw(cP[s, a], u[t, 1])
+        r = R[s, a]
+        delta = r - eta + Phi[s2] @ w - Phi[s] @ w
+        w = w + alpha(t) * delta * Phi[s]
+        eta = eta + beta(t) * (r - eta)
+        s = s2
+    rec.record(T, gain_error=abs(eta - g), bias_span_error=float(np.ptp(Phi @ w - h)))
+    return DifferentialTDResult(w, float(eta), g, h, T, rec.finish())
+
+
+# ------------------------------------------------------------------- actor-critic
+@dataclass(frozen=True, eq=False)
+class ActorCriticResult:
+    """Result of an average-reward actor-critic run.
+
+    Attributes
+    ----------
+    theta : ndarray (S, A)
+        Final softmax parameters.
+    omega : ndarray (d,)
+        Final critic weights.
+    eta : float
+        Final gain estimate.
+    samples : int
+        Transitions consumed.
+    trace : Trace
+        Every record: ``gain`` (exact ``g^{π_t}``), ``gain_gap = g* − g^{π_t}``,
+        ``grad_norm_sq = ‖∇J(θ_t)‖²`` (exact), ``gain_estimate_error = |η_t − g^{π_t}|``,
+        ``samples`` (transitions used so far).
+    optimal_gain : float
+        ``g*`` of the model.
+    """
+
+    theta: np.ndarray
+    omega: np.ndarray
+    eta: float
+    samples: int
+    trace: Trace
+    optimal_gain: float
+
+
+def _optimal_gain(mdp: FiniteMDP, g_star: float | None) -> float:
+    if g_star is not None:
+        return float(g_star)
+    if mdp.gamma is not None:
+        mdp = mdp.replace(gamma=None)
+    return float(np.asarray(average_policy_iteration(mdp).gain))
+
+
+def _ac_record(rec: TraceRecorder, mdp: FiniteMDP, k: int, theta: np.ndarray, eta: float, g_star: float, n: int) -> None:
+    grad, J = average_reward_gradient(mdp, theta)
+    rec.record(k, gain=J, gain_gap=g_star - J, grad_norm_sq=float(np.sum(grad**2)),
+               gain_estimate_error=abs(eta - J), samples=n)
+
+
+def average_reward_actor_critic(
+    mdp: FiniteMDP,
+    *,
+    steps: int,
+    rng: np.random.Generator | int,
+    features: Any = None,
+    critic_step: StepSchedule = StepSchedule(0.1),
+    actor_step: StepSchedule = StepSchedule(0.01),
+    gain_step: StepSchedule | None = None,
+    theta0: Any = None,
+    optimal_gain: float | None = None,
+    record_every: int = 1000,
+) -> ActorCriticResult:
+    r"""Single-trajectory average-reward actor-critic with a linear differential-TD critic.
+
+    At each transition ``(s_t, a_t, r_t, s_{t+1})`` with ``a_t ~ π_θ(·|s_t)``:
+    ``δ_t = r_t − η_t + φ(s_{t+1})ᵀω_t − φ(s_t)ᵀω_t``; ``η ← η + β_t (r_t − η)``;
+    ``ω ← ω + α_t δ_t φ(s_t)``; ``θ[s_t] ← θ[s_t] + ζ_t δ_t (e_{a_t} − π_θ(·|s_t))``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Unichain model (``gamma`` is ignored: average reward).
+    steps : int
+        Number of transitions (= updates).
+    rng : Generator or int
+    features : array (S, d), optional
+        Critic features (one-hot when omitted).
+    critic_step, actor_step, gain_step : StepSchedule
+        ``α_t``, ``ζ_t``, ``β_t`` (``gain_step`` defaults to ``critic_step``); use
+        :func:`mixing_step_sizes` for the mixing-time-aware choice.
+    theta0 : array (S, A), optional
+        Initial logits (uniform policy when omitted).
+    optimal_gain : float, optional
+        ``g*`` (computed by average-reward policy iteration when omitted).
+    record_every : int
+
+    Notes
+    -----
+    The TD error is an (asymptotically) unbiased estimate of the advantage
+    ``Q^π(s, a) − h^π(s)`` when the critic is exact, so the actor step follows
+    the average-reward policy gradient (Sutton et al. 2000). With constant steps
+    ``∝ 1/τ_mix`` the two-timescale analysis of Wu et al. (2020, Thm 4.5) gives
+    ``min_t E‖∇J(θ_t)‖² = Õ(T^{-2/5})``; without mixing-time knowledge the steps
+    may be too large (bias) or too small (slow) — the comparison MAC addresses.
+    """
+    P, R = _avg_model(mdp, "average_reward_actor_critic")
+    S, A = R.shape
+    T = _count(steps, "steps")
+    every = _count(record_every, "record_every")
+    gen = _rng(rng)
+    Phi = _features(features, S)
+    beta = critic_step if gain_step is None else gain_step
+    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
+    if theta.shape != (S, A):
+        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    g_star = _optimal_gain(mdp, optimal_gain)
+    cP = _cdf(P)
+    s = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random())
+    omega = np.zeros(Phi.shape[1])
+    eta = 0.0
+    rec = TraceRecorder()
+    u = gen.random((T, 2))
+    for t in range(T):
+        if t % every == 0:
+            _ac_record(rec, mdp, t, theta, eta, g_star, t)
+        ps = softmax_policy(theta[s])
+        a = _draw(np.cumsum(ps), u[t, 0])
+        s2 = _draw(cP[s, a], u[t, 1])
+        r = R[s, a]
+        delta = r - eta + Phi[s2] @ omega - Phi[s] @ omega
+        eta += beta(t) * (r - eta)
+        omega = omega + critic_step(t) * delta * Phi[s]
+        score = -ps
+        score[a] += 1.0
+        theta[s] += actor_step(t) * delta * score
+        s = s2
+    _ac_record(rec, mdp, T, theta, eta, g_star, T)
+    return ActorCriticResult(theta, omega, float(eta), T, rec.finish(), g_star)
+
+
+# ------------------------------------------------------------------------------ MLMC
+def mlmc_level(rng: np.random.Generator) -> int:
+    """``J ~ Geom(1/2)`` on ``{1, 2, ...}``: ``P(J = j) = 2^{-j}``."""
+    return int(_rng(rng).geometric(0.5))
+
+
+def mlmc_combine(x: Any, J: int, T_max: int) -> np.ndarray:
+    r"""Multi-level Monte Carlo combination of consecutive per-sample quantities.
+
+    ``X^{MLMC} = x_0 + 2^J (mean(x_{<2^J}) − mean(x_{<2^{J−1}}))`` if ``2^J ≤ T_max``
+    else ``x_0`` (Dorfman & Levy 2022; Suttle et al. 2023, eq. (8)). With
+    ``J ~ Geom(1/2)``, ``E[X^{MLMC}] = E[mean(x_{<2^{j_max}})]``, ``j_max = ⌊log₂ T_max⌋``
+    (the levels telescope), while the expected number of samples is only
+    ``O(log T_max)`` (at most ``j_max + 1``).
+
+    Parameters
+    ----------
+    x : array, shape (N, ...)
+        Per-sample quantities ``x_0, x_1, ...``; needs ``N ≥ 2^J`` when ``2^J ≤ T_max``.
+    J : int ≥ 1
+    T_max : int ≥ 1
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(mlmc_combine(np.array([1.0, 3.0, 5.0, 7.0]), 2, 8))   # 1 + 4 (4 - 2)
+    9.0
+    >>> float(mlmc_combine(np.array([1.0, 3.0, 5.0, 7.0]), 2, 3))   # 2^J > T_max
+    1.0
+    """
+    J = _count(J, "J")
+    T_max = _count(T_max, "T_max")
+    x = np.asarray(x, dtype=float)
+    if 2**J > T_max:
+        return x[0]
+    if x.shape[0] < 2**J:
+        raise ValueError(f"mlmc_combine needs at least 2^J = {2**J} samples; got {x.shape[0]}")
+    return x[0] + 2**J * (x[: 2**J].mean(axis=0) - x[: 2 ** (J - 1)].mean(axis=0))
+
+
+def mlmc_expectation(P_pi: Any, nu: Any, fbar: Any, T_max: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Exact expectations of the MLMC estimator and of the truncated average.
+
+    For a chain ``P_π`` started from ``s_0 ~ ν`` and per-sample quantities whose
+    conditional mean given ``s_k = s`` is ``f̄(s)``, ``E[x_k] = νᵀ P_π^k f̄``. Returns
+
+    * ``E[X^{MLMC}] = Σ_{j ≤ j_max} 2^{-j} (E x_0 + 2^j (E X^{(j)} − E X^{(j−1)})) + 2^{-j_max} E x_0``,
+    * ``E[X^{(j_max)}] = 2^{-j_max} Σ_{k < 2^{j_max}} νᵀ P_π^k f̄``,
+
+    computed by enumerating the levels (no sampling). They are equal
+    (telescoping); the test-suite checks both this identity and a Monte Carlo
+    average of :func:`mlmc_combine` against them.
+    """
+    T_max = _count(T_max, "T_max")
+    Pp = np.asarray(P_pi, dtype=float)
+    v = np.asarray(nu, dtype=float)
+    f = np.asarray(fbar, dtype=float)
+    jmax = int(math.floor(math.log2(T_max)))
+    N = 2**jmax
+    Ex = np.empty((N,) + f.shape[1:])
+    for k in range(N):
+        Ex[k] = np.tensordot(v, f, axes=(0, 0))
+        v = v @ Pp
+    means = [Ex[: 2**j].mean(axis=0) for j in range(jmax + 1)]
+    E = (0.5**jmax) * Ex[0]  # P(J > jmax) = 2^{-jmax}
+    for j in range(1, jmax + 1):
+        E = E + 0.5**j * (Ex[0] + 2**j * (means[j] - means[j - 1]))
+    return E, means[jmax]
+
+
+def mac_sample_terms(
+    Phi: np.ndarray, pi_s: np.ndarray, s: int, a: int, r: float, s2: int, omega: np.ndarray, eta: float
+) -> tuple[float, np.ndarray, np.ndarray]:
+    r"""Per-transition quantities of MAC: gain ``r − η``, critic ``δ φ(s)``, actor ``δ ∇_θ log π(a|s)``.
+
+    ``δ = r − η + φ(s')ᵀω − φ(s)ᵀω``; the actor term is an ``(S, A)`` array that is
+    zero outside row ``s``, where it equals ``δ (e_a − π(·|s))``.
+    """
+    delta = r - eta + Phi[s2] @ omega - Phi[s] @ omega
+    g = np.zeros((Phi.shape[0], pi_s.shape[-1]))
+    g[s] = -delta * pi_s
+    g[s, a] += delta
+    return r - eta, delta * Phi[s], g
+
+
+def mac_expected_terms(mdp: FiniteMDP, theta: Any, omega: Any, eta: float, features: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Conditional means given ``s_k = s`` of the three MAC per-sample quantities.
+
+    Returns ``f̄[s]``, ``h̄[s, :]`` and ``ḡ[s, :, :]`` with, for ``a ~ π(·|s)``,
+    ``s' ~ P(·|s, a)``: ``f̄(s) = r_π(s) − η``, ``h̄(s) = E[δ] φ(s)``,
+    ``ḡ(s) = E[δ ∇ log π(a|s)]`` — the inputs of :func:`mlmc_expectation`.
+    """
+    P, R = _avg_model(mdp, "mac_expected_terms")
+    S, A = R.shape
+    Phi = _features(features, S)
+    pi = softmax_policy(theta)
+    om = np.asarray(omega, dtype=float)
+    V = Phi @ om
+    D = R - eta + P @ V - V[:, None]  # E[δ | s, a]
+    fbar = (pi * R).sum(-1) - eta
+    hbar = (pi * D).sum(-1)[:, None] * Phi
+    gbar = np.zeros((S, S, A))
+    for s in range(S):
+        gbar[s, s] = pi[s] * D[s] - pi[s] * (pi[s] * D[s]).sum()
+    return fbar, hbar, gbar
+
+
+def multilevel_actor_critic(
+    mdp: FiniteMDP,
+    *,
+    iterations: int,
+    T_max: int,
+    rng: np.random.Generator | int,
+    features: Any = None,
+    critic_step: StepSchedule = StepSchedule(0.05),
+    gain_step: StepSchedule | None = None,
+    actor_scale: float = 0.5,
+    omega_radius: float | None = None,
+    theta0: Any = None,
+    optimal_gain: float | None = None,
+    record_every: int = 50,
+    max_samples: int | None = None,
+) -> ActorCriticResult:
+    r"""MAC: multi-level Monte Carlo actor-critic (Suttle et al. 2023, Algorithm 1), tabular softmax actor.
+
+    Iteration ``t``: draw ``J_t ~ Geom(1/2)``; roll ``N_t = 2^{J_t}`` transitions
+    (1 if ``2^{J_t} > T_max``) from the current state under ``π_{θ_t}``; form the
+    MLMC estimates (:func:`mlmc_combine`) of the gain, critic and actor updates
+    (:func:`mac_sample_terms`) at the frozen ``(θ_t, ω_t, η_t)`` and set
+
+    ``η_{t+1} = η_t + β_t f_t``, ``ω_{t+1} = Π_{‖ω‖ ≤ R_ω}(ω_t + α_t h_t)``,
+    ``θ_{t+1} = θ_t + a_t g_t`` with the AdaGrad step ``a_t = actor_scale / sqrt(Σ_{k≤t} ‖g_k‖²)``.
+
+    No step depends on the mixing time; ``T_max`` only caps the roll-out length.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+    iterations : int
+        Number of updates ``T``.
+    T_max : int
+        Largest MLMC level length.
+    rng : Generator or int
+    features : array (S, d), optional
+    critic_step, gain_step : StepSchedule
+    actor_scale : float
+        AdaGrad numerator.
+    omega_radius : float, optional
+        Critic projection radius (none when omitted).
+    theta0, optimal_gain, record_every
+        As in :func:`average_reward_actor_critic`.
+    max_samples : int, optional
+        Stop early once this many transitions were consumed (for equal-budget
+        comparisons); the trace then ends at that point.
+
+    Notes
+    -----
+    Suttle et al. (2023, Thm 1): with AdaGrad actor steps,
+    ``(1/T) Σ_t E‖∇J(θ_t)‖² ≤ Õ(T^{-1/2})`` up to the critic's approximation
+    error, with no step size tuned to ``τ_mix`` (the mixing time enters only the
+    constant; Patel et al. 2024 sharpen it to ``O(√τ_mix)``). Per update, the
+    expected number of samples is at most ``1 + ⌊log₂ T_max⌋``.
+    """
+    P, R = _avg_model(mdp, "multilevel_actor_critic")
+    S, A = R.shape
+    T = _count(iterations, "iterations")
+    Tm = _count(T_max, "T_max")
+    every = _count(record_every, "record_every")
+    if not (isinstance(actor_scale, (int, float)) and actor_scale > 0):
+        raise ValueError(f"actor_scale must be > 0; got {actor_scale!r}")
+    cap = None if max_samples is None else _count(max_samples, "max_samples")
+    gen = _rng(rng)
+    Phi = _features(features, S)
+    beta = critic_step if gain_step is None else gain_step
+    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
+    if theta.shape != (S, A):
+        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    g_star = _optimal_gain(mdp, optimal_gain)
+    cP = _cdf(P)
+    s = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random())
+    omega = np.zeros(Phi.shape[1])
+    eta = 0.0
+    G2 = 0.0
+    n = 0
+    rec = TraceRecorder()
+    for t in range(T):
+        if t % every == 0:
+            _ac_record(rec, mdp, t, theta, eta, g_star, n)
+        J = mlmc_level(gen)
+        N = 2**J if 2**J <= Tm else 1
+        pi = softmax_policy(theta)
+        cpi = np.cumsum(pi, axis=-1)
+        fs = np.empty(N)
+        hs = np.empty((N, Phi.shape[1]))
+        gs = np.empty((N, S, A))
+        for k in range(N):
+            a = _draw(cpi[s], gen.random())
+            s2 = _draw(cP[s, a], gen.random())
+            fs[k], hs[k], gs[k] = mac_sample_terms(Phi, pi[s], s, a, R[s, a], s2, omega, eta)
+            s = s2
+        n += N
+        f_t, h_t, g_t = mlmc_combine(fs, J, Tm), mlmc_combine(hs, J, Tm), mlmc_combine(gs, J, Tm)
+        eta += beta(t) * f_t
+        omega = omega + critic_step(t) * h_t
+        if omega_radius is not None:
+            nrm = float(np.linalg.norm(omega))
+            if nrm > omega_radius:
+                omega *= omega_radius / nrm
+        G2 += float(np.sum(g_t**2))
+        if G2 > 0:
+            theta += actor_scale / math.sqrt(G2) * g_t
+        if cap is not None and n >= cap:
+            break
+    _ac_record(rec, mdp, t + 1, theta, eta, g_star, n)
+    return ActorCriticResult(theta, omega, float(eta), n, rec.finish(), g_star)
+
+
+# -------------------------------------------------------- off-policy deterministic PG
+@dataclass(frozen=True, eq=False)
+class SmoothActionMDP:
+    r"""Finite states, one real action per step entering the model through a smooth map.
+
+    ``P(s'|s, u) = softmax_{s'}(L[s, s'] + u K[s, s'])`` and
+    ``r(s, u) = r0[s] + r1[s] u − c u²``. A deterministic policy is ``u = θ[s]``.
+    This is the finite-state test-bed for deterministic policy gradients
+    (SEEDS P05, item 4): exact ``J(θ)`` and ``∇J(θ)`` follow from the finite chain
+    ``P_θ(s, s') = P(s'|s, θ_s)``.
+
+    Raises
+    ------
+    InvalidModelError
+        Shapes disagree, non-finite entries, or ``c < 0``.
+    """
+
+    L: Any
+    K: Any
+    r0: Any
+    r1: Any
+    c: float = 0.5
+
+    def __post_init__(self) -> None:
+        L, K = np.asarray(self.L, dtype=float), np.asarray(self.K, dtype=float)
+        r0, r1 = np.asarray(self.r0, dtype=float), np.asarray(self.r1, dtype=float)
+        S = L.shape[0] if L.ndim == 2 else -1
+        if L.shape != (S, S) or K.shape != (S, S) or r0.shape != (S,) or r1.shape != (S,):
+            raise InvalidModelError(
+                f"SmoothActionMDP needs L, K of shape (S, S) and r0, r1 of shape (S,); got "
+                f"{L.shape}, {K.shape}, {r0.shape}, {r1.shape}"
+            )
+        for name, arr in (("L", L), ("K", K), ("r0", r0), ("r1", r1)):
+            if not np.all(np.isfinite(arr)):
+                raise InvalidModelError(f"SmoothActionMDP.{name} must be finite")
+        if not (math.isfinite(self.c) and self.c >= 0):
+            raise InvalidModelError(f"SmoothActionMDP.c must be >= 0; got {self.c!r}")
+        for name, arr in (("L", L), ("K", K), ("r0", r0), ("r1", r1)):
+            object.__setattr__(self, name, arr)
+
+    @property
+    def S(self) -> int:
+        return int(self.L.shape[0])
+
+    def kernel(self, u: Any) -> np.ndarray:
+        """``P(·|s, u_s)`` for every ``s``: rows of an ``(S, S)`` matrix."""
+        z = self.L + np.asarray(u, dtype=float)[:, None] * self.K
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return z / z.sum(axis=1, keepdims=True)
+
+    def reward(self, u: Any) -> np.ndarray:
+        u = np.asarray(u, dtype=float)
+        return self.r0 + self.r1 * u - self.c * u**2
+
+    def gain_bias(self, theta: Any) -> tuple[float, np.ndarray, np.ndarray]:
+        """``(g, h, μ)`` of the deterministic policy ``u = θ``; ``h`` normalised by ``μᵀh = 0``."""
+        P = self.kernel(theta)
+        r = self.reward(theta)
+        S = self.S
+        M = np.eye(S) - P + np.ones((S, S)) / S
+        mu = np.linalg.solve(M.T, np.ones(S) / S)
+        g = float(mu @ r)
+        Z = np.linalg.inv(np.eye(S) - P + np.outer(np.ones(S), mu))  # fundamental matrix
+        h = Z @ (r - g)
+        return g, h, mu
+
+
+def dpg_gradient(model: SmoothActionMDP, theta: Any) -> tuple[np.ndarray, float]:
+    r"""Exact average-reward deterministic policy gradient (Saxena et al. 2023, Thm 1):
+
+    ``∂J/∂θ_s = μ_θ(s) ∂_u Q(s, u)|_{u=θ_s}`` with
+    ``∂_u Q(s, u) = ∂_u r(s, u) + Σ_{s'} ∂_u P(s'|s, u) h(s')`` and
+    ``∂_u P(s'|s, u) = P(s'|s, u)(K[s, s'] − Σ_{s''} P(s''|s, u) K[s, s''])``.
+
+    Returns ``(∇J, J)``.
+    """
+    th = np.asarray(theta, dtype=float)
+    if th.shape != (model.S,):
+        raise ValueError(f"theta must have shape (S,) = ({model.S},); got {th.shape}")
+    g, h, mu = model.gain_bias(th)
+    P = model.kernel(th)
+    dP = P * (model.K - (P * model.K).sum(axis=1, keepdims=True))
+    dQ = model.r1 - 2 * model.c * th + dP @ h
+    return mu * dQ, g
+
+
+def off_policy_dpg(
+    model: SmoothActionMDP,
+    *,
+    steps: int,
+    rng: np.random.Generator | int,
+    noise: float = 0.5,
+    critic_step: StepSchedule = StepSchedule(0.05, t0=1000.0, power=0.6),
+    actor_step: StepSchedule = StepSchedule(0.005, t0=1000.0, power=0.9),
+    theta0: Any = None,
+    record_every: int = 1000,
+) -> tuple[np.ndarray, Trace]:
+    r"""Off-policy average-reward deterministic actor-critic (ARO-DDPG, finite-state adaptation).
+
+    Behaviour: ``u_t = θ[s_t] + σ ε_t``, ``ε_t ~ N(0, 1)``. Critic: linear
+    ``Q_w(s, u) = v[s] + w[s] (u − θ[s])`` (the compatible features of the
+    deterministic policy ``θ``, Silver et al. 2014, Thm 3), trained by off-policy
+    differential TD with the *target* action at the next state,
+
+    ``δ_t = r_t − η_t + Q_w(s_{t+1}, θ[s_{t+1}]) − Q_w(s_t, u_t)``,
+    ``(v, w) ← (v, w) + α_t δ_t ∇_{(v,w)} Q_w(s_t, u_t)``, ``η ← η + α_t δ_t``
+
+    (the TD-error gain update of Wan, Naik & Sutton 2021, which tracks the target
+    policy's gain off-policy). Actor: ``θ[s_t] ← θ[s_t] + ζ_t ∂_u Q_w(s_t, u)|_{u=θ[s_t]} = θ[s_t] + ζ_t w[s_t]``.
+
+    Adaptation (documented deviation from ARO-DDPG): the paper's actions are
+    continuous with neural/linear critics and a target network; here the state
+    space is finite, the action is one real number per state entering the model
+    through :class:`SmoothActionMDP`, the critic is tabular-linear with
+    compatible features, there is no replay buffer or target network, and the
+    actor samples states from the behaviour chain (the off-policy DPG
+    approximation of Silver et al. 2014, §4.2); the trace measures the result
+    against the exact on-policy gradient :func:`dpg_gradient`.
+
+    Returns
+    -------
+    theta : ndarray (S,)
+    trace : Trace
+        ``gain`` (exact ``J(θ_t)``), ``grad_norm_sq`` (exact ``‖∇J(θ_t)‖²``), ``gain_estimate``.
+    """
+    if not isinstance(model, SmoothActionMDP):
+        raise TypeError(f"off_policy_dpg needs a SmoothActionMDP; got {type(model).__name__}")
+    T = _count(steps, "steps")
+    every = _count(record_every, "record_every")
+    if not (isinstance(noise, (int, float)) and noise >= 0 and math.isfinite(noise)):
+        raise ValueError(f"noise must be a finite number >= 0; got {noise!r}")
+    gen = _rng(rng)
+    S = model.S
+    theta = np.zeros(S) if theta0 is None else np.array(theta0, dtype=float)
+    if theta.shape != (S,):
+        raise ValueError(f"theta0 must have shape (S,) = ({S},); got {theta.shape}")
+    v = np.zeros(S)
+    w = np.zeros(S)
+    eta = 0.0
+    s = int(gen.integers(S))
+    rec = TraceRecorder()
+    eps = gen.standard_normal(T)
+    uu = gen.random(T)
+    for t in range(T):
+        if t % every == 0:
+            grad, J = dpg_gradient(model, theta)
+            rec.record(t, gain=J, grad_norm_sq=float(grad @ grad), gain_estimate=eta)
+        u = theta[s] + noise * eps[t]
+        z = model.L[s] + u * model.K[s]
+        p = np.exp(z - z.max())
+        s2 = _draw(np.cumsum(p / p.sum()), uu[t])
+        r = model.r0[s] + model.r1[s] * u - model.c * u * u
+        x = u - theta[s]
+        delta = r - eta + v[s2] - (v[s] + w[s] * x)
+        a = critic_step(t)
+        v[s] += a * delta
+        w[s] += a * delta * x
+        eta += a * delta
+        theta[s] += actor_step(t) * w[s]
+        s = s2
+    grad, J = dpg_gradient(model, theta)
+    rec.record(T, gain=J, grad_norm_sq=float(grad @ grad), gain_estimate=eta)
+    return theta, rec.finish()
+

@@ -1,0 +1,726 @@
+r"""Primal-dual policy optimisation for constrained MDPs and general utilities; two-stage constrained AC.
+
+Problem (:class:`rltheory.mdp.constrained.ConstrainedMDP`): maximise ``V_r^π(μ)``
+subject to ``V_{c_i}^π(μ) ≤ b_i`` (unnormalised discounted values), with
+Lagrangian ``L(π, λ) = V_r^π(μ) − Σ_i λ_i (V_{c_i}^π(μ) − b_i)``.
+
+* :func:`npg_primal_dual` — NPG-PD (Ding et al. 2020, Algorithm 1): natural
+  policy gradient ascent on the Lagrangian reward ``r − λ_t·c`` (one
+  :func:`~rltheory.algorithms.policy_gradient.npg_step`) and projected dual descent
+  ``λ_{t+1} = Π_{[0,Λ]^m}(λ_t + η_2 (V_c^{π_t}(μ) − b))``, ``Λ`` from Slater's
+  condition (:func:`slater_slack`, :func:`rltheory.bounds.constrained.slater_dual_radius`).
+  The averaged optimality gap and constraint violation are ``O(1/√T)``
+  (:func:`rltheory.bounds.constrained.npg_pd_bounds`), traced against the exact
+  CMDP optimum of :func:`rltheory.mdp.solve_cmdp`. :func:`sample_npg_primal_dual`
+  replaces ``A_L`` and ``V_c`` by unbiased Monte Carlo estimates (Ding et al. 2020, §5).
+* :func:`lagrangian_policy_gradient` — the same with a softmax policy-gradient
+  primal step (the "standard CMDP case" of the general-utility method).
+* :func:`general_utility_primal_dual` — maximise a concave ``F(d^π)`` subject to
+  convex ``G_i(d^π) ≤ b_i`` of the normalised occupancy ``d^π``: the primal step
+  follows ``∇_θ[F − μ·G](d^{π_θ}) = (1−γ) ∇_θ V^{π_θ}_{r̃}`` with the shadow reward
+  ``r̃ = ∇F(d) − Σ_i μ_i ∇G_i(d)`` (:func:`rltheory.mdp.utility.shadow_reward`), the dual a
+  regularised projected step ``μ ← Π_{[0,Λ]}(μ + η_μ (G(d) − b − δμ))`` (Ying et al. 2023).
+  Sample-based: ``d`` and ``Q_{r̃}`` estimated from roll-outs.
+* :func:`two_stage_constrained_ac` — the two-stage constrained actor-critic
+  (Cai et al. 2023) in tabular form: stage 1 learns a soft-optimal policy
+  ``π_i`` for each cost, stage 2 maximises ``V_r`` minus KL-proximity to them.
+
+References
+----------
+Ding, D., Zhang, K., Başar, T., Jovanović, M. R. (2020). Natural policy gradient primal-dual
+method for constrained Markov decision processes. NeurIPS. Algorithm 1, Theorem 1, §5.
+Ying, D., Zhang, Y., Ding, Y., Koppel, A., Lavaei, J. (2023). Scalable primal-dual
+actor-critic method for safe multi-agent RL with general utilities. NeurIPS.
+Zhang, J., Koppel, A., Bedi, A. S., Szepesvári, C., Wang, M. (2020). Variational policy
+gradient method for RL with general utilities. NeurIPS. (Shadow reward / chain rule.)
+Cai, Q., Xue, Z., Zhang, C., et al. (2023). Two-stage constrained actor-critic for short
+video recommendation. WWW. §3 (stage 1: auxiliary policies; stage 2: KL-regularised main policy).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backend import require_host, to_numpy
+from ..errors import InvalidModelError
+from ..mdp.bellman import evaluate_policy, occupancy_measure
+from ..mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
+from ..mdp.discounted import policy_iteration
+from ..mdp.model import FiniteMDP
+from ..mdp.utility import OccupancyFunction, shadow_reward, solve_general_utility
+from ..trace import Trace, TraceRecorder
+from .policy_gradient import npg_step, softmax_gradient, softmax_policy
+from .soft import soft_value_iteration
+
+__all__ = [
+    "PrimalDualResult",
+    "slater_slack",
+    "npg_pd_step",
+    "npg_primal_dual",
+    "sample_npg_primal_dual",
+    "lagrangian_policy_gradient",
+    "general_utility_primal_dual",
+    "fosp_residual",
+    "TwoStageResult",
+    "two_stage_constrained_ac",
+    "two_stage_calibrated",
+]
+
+
+# ------------------------------------------------------------------------- helpers
+def _cmdp(cmdp: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    if not isinstance(cmdp, ConstrainedMDP):
+        raise TypeError(f"{what} expects a ConstrainedMDP; got {type(cmdp).__name__}")
+    if cmdp.gamma is None:
+        raise ValueError(f"{what} is a discounted method; the CMDP has gamma=None (average reward)")
+    P = require_host(cmdp.mdp.P, what).astype(float)
+    R = require_host(cmdp.mdp.R, what).astype(float)
+    C = require_host(cmdp.C, what).astype(float)
+    b = require_host(cmdp.b, what).astype(float)
+    mu = np.asarray(to_numpy(cmdp.mdp.initial_distribution()), dtype=float)
+    return P, R, C, b, mu, float(cmdp.gamma)
+
+
+def _count(x: Any, name: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {x!r}")
+    return int(x)
+
+
+def _positive(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{name} must be a finite number > 0; got {x!r}")
+    return float(x)
+
+
+def _rng(rng: Any) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
+
+
+def _values(mdp: FiniteMDP, rewards: np.ndarray, pi: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """``V_{f_k}^π(μ)`` for a stack of rewards ``f[k, S, A]`` (one batched solve)."""
+    k = rewards.shape[0]
+    batch = FiniteMDP(np.broadcast_to(np.asarray(mdp.P), (k,) + tuple(mdp.P.shape)), rewards, mdp.gamma)
+    V = np.asarray(evaluate_policy(batch, np.broadcast_to(pi, (k,) + pi.shape)))
+    return V @ mu
+
+
+@dataclass(frozen=True, eq=False)
+class PrimalDualResult:
+    """Result of a primal-dual driver.
+
+    Attributes
+    ----------
+    policy : ndarray (S, A)
+        Last primal iterate ``π_T``.
+    average_policy : ndarray (S, A)
+        Policy of the averaged occupancy ``(1/T) Σ_{t<T} d^{π_t}``; its values are the
+        averaged values (the quantities the theorems bound).
+    duals : ndarray (m,)
+        Last dual iterate.
+    iterations : int
+    converged : None
+        Fixed-budget runs (no stopping rule).
+    trace : Trace
+        Per-iterate metrics (see each driver).
+    theta : ndarray or None
+        Final logits (policy-gradient drivers).
+    reference : float
+        Optimal value the gap is measured against.
+    Lambda : float
+        Dual projection radius used.
+    """
+
+    policy: np.ndarray
+    average_policy: np.ndarray
+    duals: np.ndarray
+    iterations: int
+    converged: None
+    trace: Trace
+    theta: np.ndarray | None
+    reference: float
+    Lambda: float
+
+
+def _average_policy(d_sum: np.ndarray) -> np.ndarray:
+    tot = d_sum.sum(axis=-1, keepdims=True)
+    A = d_sum.shape[-1]
+    return np.where(tot > 0, d_sum / np.where(tot > 0, tot, 1.0), 1.0 / A)
+
+
+# ------------------------------------------------------------------------- Slater
+def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
+    r"""Largest uniform Slater slack ``ξ = max_π min_i (b_i − V_{c_i}^π(μ))`` and a maximiser.
+
+    ``m = 1``: ``ξ = b − min_π V_c^π(μ)`` by policy iteration on ``−c``. ``m > 1``:
+    the occupancy LP ``max t`` s.t. the flow constraints and ``⟨c_i, q⟩ ≤ b_i − t``
+    (HiGHS, host only). Slater's condition holds iff ``ξ > 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP, ConstrainedMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> xi, pi = slater_slack(ConstrainedMDP(mdp, np.array([[[0.0, 1.0]]]), np.array([1.0])))
+    >>> xi, pi.tolist()
+    (1.0, [[1.0, 0.0]])
+    """
+    P, R, C, b, mu, g = _cmdp(cmdp, "slater_slack")
+    S, A = R.shape
+    if cmdp.m == 1:
+        sol = policy_iteration(cmdp.mdp.replace(R=-C[0]))
+        pi = np.eye(A)[np.asarray(sol.policy)]
+        return float(b[0] + np.asarray(sol.V) @ mu), pi
+    from scipy.optimize import linprog  # noqa: PLC0415
+
+    n = S * A
+    E = np.kron(np.eye(S), np.ones((1, A)))
+    A_eq = np.hstack([E - g * P.reshape(n, S).T, np.zeros((S, 1))])
+    A_ub = np.hstack([C.reshape(cmdp.m, n), np.ones((cmdp.m, 1))])
+    c = np.zeros(n + 1)
+    c[-1] = -1.0
+    res = linprog(c, A_ub=A_ub, b_ub=b, A_eq=A_eq, b_eq=mu, bounds=[(0, None)] * n + [(None, None)], method="highs")
+    if res.status != 0:
+        from ..errors import SolverError  # noqa: PLC0415
+
+        raise SolverError(f"slater_slack LP failed: {res.message}", res.status)
+    q = np.maximum(res.x[:n].reshape(S, A), 0.0)
+    return float(res.x[-1]), _average_policy(q)
+
+
+def _lambda_radius(cmdp: ConstrainedMDP, R: np.ndarray, g: float, Lambda: float | None) -> float:
+    if Lambda is not None:
+        return _positive(Lambda, "Lambda")
+    xi, _ = slater_slack(cmdp)
+    if not xi > 0:
+        raise InvalidModelError(
+            f"Slater's condition fails (max_pi min_i b_i - V_ci = {xi:.6g} <= 0); give Lambda explicitly"
+        )
+    span = float(R.max() - R.min())
+    return 2.0 * max(span, 1e-12) / ((1.0 - g) * xi)
+
+
+# ------------------------------------------------------------------------- NPG-PD
+def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: float, Lambda: float) -> tuple[Any, np.ndarray]:
+    r"""One NPG-PD step: ``π' ∝ π exp(η_1 A_L^π/(1−γ))``, ``λ' = Π_{[0,Λ]^m}(λ + η_2 (V_c^π(μ) − b))``.
+
+    ``A_L`` is the advantage of the Lagrangian reward ``r − λ·c`` under ``π``;
+    both updates use the current ``(π, λ)`` (simultaneous, as in Ding et al. 2020, eq. (9)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP, ConstrainedMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    >>> cmdp = ConstrainedMDP(mdp, np.array([[[0.0, 1.0]]]), np.array([0.25]))
+    >>> pi, lam = npg_pd_step(cmdp, np.full((1, 2), 0.5), np.array([0.0]), eta1=1.0, eta2=1.0, Lambda=10.0)
+    >>> lam.tolist()   # V_c = 1/2 > 1/4: the multiplier rises by 1/4
+    [0.25]
+    """
+    P, R, C, b, mu, g = _cmdp(cmdp, "npg_pd_step")
+    e1, e2, Lam = _positive(eta1, "eta1"), _positive(eta2, "eta2"), _positive(Lambda, "Lambda")
+    lam = np.asarray(to_numpy(lam), dtype=float)
+    if lam.shape != (cmdp.m,) or np.any(~np.isfinite(lam)) or np.any(lam < 0):
+        raise ValueError(f"lam must be a finite non-negative vector of shape (m,) = ({cmdp.m},); got {lam!r}")
+    pi = np.asarray(to_numpy(pi), dtype=float)
+    RL = R - np.tensordot(lam, C, axes=(0, 0))
+    pi_next = npg_step(cmdp.mdp.replace(R=RL), pi, eta=e1)
+    Vc = _values(cmdp.mdp, C, pi, mu)
+    return pi_next, np.clip(lam + e2 * (Vc - b), 0.0, Lam)
+
+
+def _reference(cmdp: ConstrainedMDP, reference: float | None) -> float:
+    if reference is not None:
+        return float(reference)
+    return float(solve_cmdp(cmdp).value)
+
+
+def npg_primal_dual(
+    cmdp: ConstrainedMDP,
+    *,
+    iterations: int,
+    eta1: float | None = None,
+    eta2: float | None = None,
+    Lambda: float | None = None,
+    reference: float | None = None,
+) -> PrimalDualResult:
+    r"""Exact NPG primal-dual (Ding et al. 2020, Algorithm 1) from the uniform policy and ``λ_0 = 0``.
+
+    Parameters
+    ----------
+    cmdp : ConstrainedMDP
+        Discounted CMDP satisfying Slater's condition (unless ``Lambda`` is given).
+    iterations : int
+        ``T``.
+    eta1, eta2 : float, optional
+        Steps; default :func:`rltheory.bounds.constrained.npg_pd_step_sizes`
+        (``η_1 = 2 log|A|``, ``η_2 = 2(1−γ)/√T``).
+    Lambda : float, optional
+        Dual radius; default ``2 span(r)/((1−γ)ξ)`` with ``ξ`` from :func:`slater_slack`.
+    reference : float, optional
+        ``V_r*(μ)``; default :func:`rltheory.mdp.solve_cmdp`.
+
+    Returns
+    -------
+    PrimalDualResult
+        Trace (``t = 1..T``, averages over ``π_0..π_{t−1}``): ``gap`` (``V* − V_r^{π_{t−1}}``),
+        ``violation`` (``max_i [V_{c_i}^{π_{t−1}} − b_i]_+``), ``avg_gap``,
+        ``avg_violation`` (``max_i [avg V_{c_i} − b_i]_+``), ``lam_norm`` (``‖λ_{t−1}‖₁``).
+
+    Notes
+    -----
+    Theorem (Ding et al. 2020, Thm 1; constants re-derived in
+    :func:`rltheory.bounds.constrained.npg_pd_bounds`): with ``η_2 ∝ 1/√T`` the
+    averaged gap and violation are ``O(1/((1−γ)^2 √T))`` and ``O(1/((1−γ)^2 ξ √T))``,
+    independent of ``S`` and ``A`` (apart from ``log|A|``). The last iterate need not converge.
+    """
+    P, R, C, b, mu, g = _cmdp(cmdp, "npg_primal_dual")
+    T = _count(iterations, "iterations")
+    S, A = R.shape
+    if eta1 is None or eta2 is None:
+        from ..bounds.constrained import npg_pd_step_sizes  # noqa: PLC0415
+
+        d1, d2 = npg_pd_step_sizes(T, gamma=g, n_actions=A)
+        eta1 = d1 if eta1 is None else eta1
+        eta2 = d2 if eta2 is None else eta2
+    Lam = _lambda_radius(cmdp, R, g, Lambda)
+    Vstar = _reference(cmdp, reference)
+    pi = np.full((S, A), 1.0 / A)
+    lam = np.zeros(cmdp.m)
+    rec = TraceRecorder()
+    d_sum = np.zeros((S, A))
+    vr_sum, vc_sum = 0.0, np.zeros(cmdp.m)
+    for t in range(T):
+        vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu)
+        vr_sum += vals[0]
+        vc_sum += vals[1:]
+        d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
+        rec.record(
+            t + 1,
+            gap=Vstar - vals[0],
+            violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
+            avg_gap=Vstar - vr_sum / (t + 1),
+            avg_violation=float(np.max(np.maximum(vc_sum / (t + 1) - b, 0.0))),
+            lam_norm=float(lam.sum()),
+        )
+        pi, lam = npg_pd_step(cmdp, pi, lam, eta1=eta1, eta2=eta2, Lambda=Lam)
+    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), None, Vstar, Lam)
+
+
+# ---------------------------------------------------------- Monte Carlo estimates
+def _mc_q(P: np.ndarray, F: np.ndarray, pi: np.ndarray, g: float, n: int, gen: np.random.Generator) -> np.ndarray:
+    r"""Unbiased ``Q̂_f(s, a)`` for each reward ``f[k, S, A]``: ``n`` roll-outs per ``(s, a)`` of
+    geometric length ``H ~ Geom(1−γ)`` (``P(H ≥ t) = γ^t``), summing undiscounted rewards
+    ``Σ_{t≤H} f(s_t, a_t)``, whose mean is ``Q_f(s, a)``."""
+    k, S, A = F.shape
+    s = np.repeat(np.arange(S), A * n)
+    a = np.tile(np.repeat(np.arange(A), n), S)
+    tot = np.zeros((k, S * A * n))
+    alive = np.ones(S * A * n, dtype=bool)
+    cP = np.cumsum(P, axis=-1)
+    cpi = np.cumsum(pi, axis=-1)
+    while alive.any():
+        idx = np.flatnonzero(alive)
+        tot[:, idx] += F[:, s[idx], a[idx]]
+        stop = gen.random(idx.size) >= g
+        alive[idx[stop]] = False
+        idx = idx[~stop]
+        if idx.size == 0:
+            break
+        u = gen.random(idx.size)
+        s[idx] = np.minimum((cP[s[idx], a[idx]] < u[:, None]).sum(-1), S - 1)
+        u = gen.random(idx.size)
+        a[idx] = np.minimum((cpi[s[idx]] < u[:, None]).sum(-1), A - 1)
+    return tot.reshape(k, S, A, n).mean(axis=-1)
+
+
+def _draw_rows(cdf: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """One draw per row of a row-wise CDF (inverse-CDF sampling)."""
+    u = gen.random(cdf.shape[0])
+    return np.minimum((cdf < u[:, None]).sum(-1), cdf.shape[-1] - 1)
+
+
+def _mc_occupancy(P: np.ndarray, pi: np.ndarray, mu: np.ndarray, g: float, n: int, gen: np.random.Generator) -> np.ndarray:
+    r"""Unbiased normalised occupancy ``d̂(s, a) = (1−γ)/n Σ_e Σ_{t≤H_e} 1[(s_t, a_t) = (s, a)]``
+    from ``n`` roll-outs ``s_0 ~ μ`` of geometric length (``P(H ≥ t) = γ^t``)."""
+    S, A = pi.shape
+    cP, cpi = np.cumsum(P, axis=-1), np.cumsum(pi, axis=-1)
+    s = _draw_rows(np.broadcast_to(np.cumsum(mu), (n, S)), gen)
+    a = _draw_rows(cpi[s], gen)
+    counts = np.zeros(S * A)
+    alive = np.arange(n)
+    while alive.size:
+        np.add.at(counts, s[alive] * A + a[alive], 1.0)
+        alive = alive[gen.random(alive.size) < g]
+        if alive.size:
+            s[alive] = _draw_rows(cP[s[alive], a[alive]], gen)
+            a[alive] = _draw_rows(cpi[s[alive]], gen)
+    return (1.0 - g) * counts.reshape(S, A) / n
+
+
+def sample_npg_primal_dual(
+    cmdp: ConstrainedMDP,
+    *,
+    iterations: int,
+    rollouts: int,
+    rng: np.random.Generator | int,
+    eta1: float | None = None,
+    eta2: float | None = None,
+    Lambda: float | None = None,
+    reference: float | None = None,
+) -> PrimalDualResult:
+    r"""Sample-based NPG-PD (Ding et al. 2020, §5): ``A_L`` and ``V_c`` from unbiased roll-outs.
+
+    Each iteration draws ``rollouts`` geometric-horizon roll-outs per ``(s, a)``
+    (:func:`_mc_q`) for the reward and every cost, forms ``Q̂_L = Q̂_r − λ·Q̂_c``,
+    ``Â_L = Q̂_L − Σ_a π Q̂_L`` and ``V̂_c(μ) = Σ_s μ(s) Σ_a π(a|s) Q̂_c(s, a)``, then
+    takes the NPG-PD step with these estimates. The trace is the exact one of
+    :func:`npg_primal_dual` (values of the iterates, not of the estimates).
+
+    Notes
+    -----
+    With ``K`` unbiased roll-outs per pair the estimates have variance
+    ``O(1/(K(1−γ)^2))``; Ding et al. (2020, Thm 3) show the averaged gap and
+    violation then stay ``O(1/√T)`` up to an additive ``O(1/√K)`` statistical term.
+    """
+    P, R, C, b, mu, g = _cmdp(cmdp, "sample_npg_primal_dual")
+    T = _count(iterations, "iterations")
+    K = _count(rollouts, "rollouts")
+    gen = _rng(rng)
+    S, A = R.shape
+    if eta1 is None or eta2 is None:
+        from ..bounds.constrained import npg_pd_step_sizes  # noqa: PLC0415
+
+        d1, d2 = npg_pd_step_sizes(T, gamma=g, n_actions=A)
+        eta1 = d1 if eta1 is None else eta1
+        eta2 = d2 if eta2 is None else eta2
+    e1, e2 = _positive(eta1, "eta1"), _positive(eta2, "eta2")
+    Lam = _lambda_radius(cmdp, R, g, Lambda)
+    Vstar = _reference(cmdp, reference)
+    pi = np.full((S, A), 1.0 / A)
+    lam = np.zeros(cmdp.m)
+    rec = TraceRecorder()
+    d_sum = np.zeros((S, A))
+    vr_sum, vc_sum = 0.0, np.zeros(cmdp.m)
+    F = np.concatenate([R[None], C])
+    for t in range(T):
+        vals = _values(cmdp.mdp, F, pi, mu)
+        vr_sum += vals[0]
+        vc_sum += vals[1:]
+        d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
+        rec.record(
+            t + 1,
+            gap=Vstar - vals[0],
+            violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
+            avg_gap=Vstar - vr_sum / (t + 1),
+            avg_violation=float(np.max(np.maximum(vc_sum / (t + 1) - b, 0.0))),
+            lam_norm=float(lam.sum()),
+        )
+        Qh = _mc_q(P, F, pi, g, K, gen)
+        QL = Qh[0] - np.tensordot(lam, Qh[1:], axes=(0, 0))
+        AL = QL - (pi * QL).sum(-1, keepdims=True)
+        Vc = ((pi[None] * Qh[1:]).sum(-1)) @ mu
+        w = pi * np.exp(e1 * (AL - AL.max(-1, keepdims=True)) / (1.0 - g))
+        pi = w / w.sum(-1, keepdims=True)
+        lam = np.clip(lam + e2 * (Vc - b), 0.0, Lam)
+    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), None, Vstar, Lam)
+
+
+# ------------------------------------------------ policy-gradient primal-dual (GU)
+def fosp_residual(grad_theta: Any, mu: Any, G_minus_b: Any, *, eta_mu: float, Lambda: float) -> float:
+    r"""First-order stationarity residual of ``min_{μ∈[0,Λ]^m} max_θ L(θ, μ)``:
+
+    ``‖∇_θ L‖² + ‖(μ − Π_{[0,Λ]}(μ + η_μ (G − b)))/η_μ‖²`` — the squared norm of the
+    gradient mapping (the stationarity measure of projected primal-dual methods;
+    an ε-FOSP has residual ≤ ε).
+
+    Examples
+    --------
+    >>> fosp_residual([0.0, 0.0], [1.0], [-0.5], eta_mu=1.0, Lambda=10.0)
+    0.25
+    """
+    e = _positive(eta_mu, "eta_mu")
+    m = np.asarray(mu, dtype=float)
+    proj = np.clip(m + e * np.asarray(G_minus_b, dtype=float), 0.0, _positive(Lambda, "Lambda"))
+    return float(np.sum(np.asarray(grad_theta, dtype=float) ** 2) + np.sum(((m - proj) / e) ** 2))
+
+
+def _check_utilities(mdp: FiniteMDP, objective: Any, constraints: Sequence[tuple[Any, float]]) -> tuple[list, np.ndarray]:
+    if not isinstance(objective, OccupancyFunction):
+        raise TypeError(f"objective must be an OccupancyFunction; got {type(objective).__name__}")
+    if objective.shape != (mdp.S, mdp.A):
+        raise ValueError(f"objective has shape {objective.shape}; the model has (S, A) = {(mdp.S, mdp.A)}")
+    Gs, bs = [], []
+    for i, item in enumerate(constraints):
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], OccupancyFunction)):
+            raise TypeError(f"constraints[{i}] must be a pair (OccupancyFunction, threshold); got {item!r}")
+        if item[0].shape != (mdp.S, mdp.A):
+            raise ValueError(f"constraints[{i}] has shape {item[0].shape}; the model has (S, A) = {(mdp.S, mdp.A)}")
+        Gs.append(item[0])
+        bs.append(float(item[1]))
+    return Gs, np.asarray(bs, dtype=float)
+
+
+def general_utility_primal_dual(
+    mdp: FiniteMDP,
+    objective: OccupancyFunction,
+    constraints: Sequence[tuple[OccupancyFunction, float]] = (),
+    *,
+    iterations: int,
+    eta_theta: float,
+    eta_mu: float,
+    Lambda: float,
+    delta: float = 0.0,
+    theta0: Any = None,
+    reference: float | None = None,
+    rollouts: int | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> PrimalDualResult:
+    r"""Primal-dual policy gradient for general utilities via the shadow reward (Ying et al. 2023, exact/sampled).
+
+    ``L(θ, μ) = F(d^{π_θ}) − Σ_i μ_i (G_i(d^{π_θ}) − b_i)`` with tabular softmax ``π_θ``:
+
+    ``θ_{t+1} = θ_t + η_θ (1−γ) ∇_θ V^{π_θ}_{r̃_t}(μ_0)``,  ``r̃_t = ∇F(d_t) − Σ_i μ_{t,i} ∇G_i(d_t)``,
+    ``μ_{t+1} = Π_{[0,Λ]^m}(μ_t + η_μ (G(d_t) − b − δ μ_t))``.
+
+    The first equation is the exact gradient ``∇_θ L`` by the chain rule
+    (``d = (1−γ)×`` unnormalised occupancy; Zhang et al. 2020, §3); ``δ > 0`` adds
+    the dual regularisation ``−(δ/2)‖μ‖²`` of the exact-setting analysis
+    (:func:`rltheory.bounds.constrained.fosp_schedule`). Sample-based
+    (``rollouts=K``): ``d_t`` is estimated from ``K·S·A`` geometric-horizon
+    roll-outs from ``μ_0``, and the gradient from Monte Carlo ``Q̂_{r̃}`` with the
+    estimated ``d`` (REINFORCE-type estimate of ``Σ_s d(s) π(a|s) Â(s,a)/(1−γ)``).
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Discounted, unbatched, host.
+    objective : OccupancyFunction
+        Concave (or affine) ``F``.
+    constraints : sequence of (OccupancyFunction, float)
+        Convex (or affine) ``G_i`` and thresholds ``b_i``.
+    iterations, eta_theta, eta_mu, Lambda, delta
+        ``T``, steps, dual radius, dual regularisation.
+    theta0 : array (S, A), optional
+        Initial logits (uniform policy by default).
+    reference : float, optional
+        Optimal ``F*`` (default :func:`rltheory.mdp.utility.solve_general_utility`).
+    rollouts, rng
+        Sample-based mode.
+
+    Returns
+    -------
+    PrimalDualResult
+        Trace: ``objective`` (``F(d_t)``), ``gap`` (``F* − F(d_t)``), ``violation``
+        (``max_i [G_i(d_t) − b_i]_+``), ``fosp`` (:func:`fosp_residual` of the
+        unregularised Lagrangian, exact), ``lam_norm``. ``t = 0..T−1``.
+
+    Notes
+    -----
+    Ying et al. (2023): in the exact setting the iterates reach an ε-FOSP at the
+    rate ``O(T^{-2/3})`` (:func:`rltheory.bounds.constrained.fosp_rate`). With
+    linear ``F = ⟨r, d⟩`` and ``G_i = ⟨c_i, d⟩`` the shadow reward is
+    ``r − μ·c`` and the method is :func:`lagrangian_policy_gradient` (the
+    standard CMDP primal-dual policy gradient) with steps scaled by ``1−γ``.
+    """
+    if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
+        raise ValueError("general_utility_primal_dual needs a single discounted FiniteMDP")
+    T = _count(iterations, "iterations")
+    et, em, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_mu, "eta_mu"), _positive(Lambda, "Lambda")
+    if not (isinstance(delta, (int, float)) and delta >= 0 and math.isfinite(delta)):
+        raise ValueError(f"delta must be a finite number >= 0; got {delta!r}")
+    Gs, b = _check_utilities(mdp, objective, constraints)
+    g = float(mdp.gamma)
+    S, A = mdp.S, mdp.A
+    P = require_host(mdp.P, "general_utility_primal_dual").astype(float)
+    mu0 = np.asarray(to_numpy(mdp.initial_distribution()), dtype=float)
+    gen = None
+    if rollouts is not None:
+        K = _count(rollouts, "rollouts")
+        if rng is None:
+            raise ValueError("sample-based general_utility_primal_dual needs rng")
+        gen = _rng(rng)
+    if reference is None:
+        reference = float(solve_general_utility(mdp, objective, list(zip(Gs, b, strict=True))).value)
+    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
+    if theta.shape != (S, A):
+        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    lam = np.zeros(len(Gs))
+    rec = TraceRecorder()
+    d_sum = np.zeros((S, A))
+    for t in range(T):
+        pi = np.asarray(softmax_policy(theta))
+        d = np.asarray(occupancy_measure(mdp, pi))
+        d_sum += d
+        Gv = np.array([G.value(d) for G in Gs])
+        rt = shadow_reward(objective, d) - sum(
+            (lam[i] * shadow_reward(G, d) for i, G in enumerate(Gs)), np.zeros((S, A))
+        )
+        grad = (1.0 - g) * np.asarray(softmax_gradient(mdp.replace(R=rt), theta))
+        Fv = objective.value(d)
+        rec.record(
+            t,
+            objective=Fv,
+            gap=reference - Fv,
+            violation=float(np.max(np.maximum(Gv - b, 0.0))) if Gs else 0.0,
+            fosp=fosp_residual(grad, lam, Gv - b, eta_mu=em, Lambda=Lam),
+            lam_norm=float(lam.sum()),
+        )
+        if gen is not None:
+            dh = _mc_occupancy(P, pi, mu0, g, K * S * A, gen)
+            Gh = np.array([G.value(dh) for G in Gs])
+            rh = shadow_reward(objective, dh) - sum(
+                (lam[i] * shadow_reward(G, dh) for i, G in enumerate(Gs)), np.zeros((S, A))
+            )
+            Qh = _mc_q(P, rh[None], pi, g, K, gen)[0]
+            Ah = Qh - (pi * Qh).sum(-1, keepdims=True)
+            ds = dh.sum(-1, keepdims=True)
+            theta = theta + et * ds * pi * Ah
+            Gv = Gh
+        else:
+            theta = theta + et * grad
+        lam = np.clip(lam + em * (Gv - b - delta * lam), 0.0, Lam)
+    pi = np.asarray(softmax_policy(theta))
+    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, float(reference), Lam)
+
+
+def lagrangian_policy_gradient(
+    cmdp: ConstrainedMDP,
+    *,
+    iterations: int,
+    eta_theta: float,
+    eta_lambda: float,
+    Lambda: float,
+    delta: float = 0.0,
+    theta0: Any = None,
+    reference: float | None = None,
+) -> PrimalDualResult:
+    r"""Primal-dual softmax policy gradient on a CMDP (the standard Lagrangian method).
+
+    ``θ_{t+1} = θ_t + η_θ ∇_θ V^{π_θ}_{r − λ_t·c}(μ)``,
+    ``λ_{t+1} = Π_{[0,Λ]^m}(λ_t + η_λ (V_c^{π_t}(μ) − b − δλ_t))``.
+
+    Trace: ``value``, ``gap`` (``V* − V_r^{π_t}``), ``violation``, ``lam_norm``, ``t = 0..T−1``.
+    This is :func:`general_utility_primal_dual` for linear utilities written in
+    value units (test-suite: identical iterates).
+    """
+    P, R, C, b, mu, g = _cmdp(cmdp, "lagrangian_policy_gradient")
+    T = _count(iterations, "iterations")
+    et, el, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_lambda, "eta_lambda"), _positive(Lambda, "Lambda")
+    S, A = R.shape
+    Vstar = _reference(cmdp, reference)
+    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
+    if theta.shape != (S, A):
+        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    lam = np.zeros(cmdp.m)
+    rec = TraceRecorder()
+    d_sum = np.zeros((S, A))
+    for t in range(T):
+        pi = np.asarray(softmax_policy(theta))
+        d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
+        vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu)
+        rec.record(t, value=vals[0], gap=Vstar - vals[0], violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
+                   lam_norm=float(lam.sum()))
+        RL = R - np.tensordot(lam, C, axes=(0, 0))
+        theta = theta + et * np.asarray(softmax_gradient(cmdp.mdp.replace(R=RL), theta))
+        lam = np.clip(lam + el * (vals[1:] - b - delta * lam), 0.0, Lam)
+    pi = np.asarray(softmax_policy(theta))
+    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
+
+
+# ------------------------------------------------------------------- two-stage AC
+@dataclass(frozen=True, eq=False)
+class TwoStageResult:
+    """Result of :func:`two_stage_constrained_ac`.
+
+    Attributes
+    ----------
+    policy : ndarray (S, A)
+        Stage-2 policy.
+    auxiliary : ndarray (m, S, A)
+        Stage-1 policies ``π_i``.
+    value : float
+        ``V_r^π(μ)``.
+    costs : ndarray (m,)
+        ``V_{c_i}^π(μ)``.
+    weights : ndarray (m,)
+        KL weights used.
+    """
+
+    policy: np.ndarray
+    auxiliary: np.ndarray
+    value: float
+    costs: np.ndarray
+    weights: np.ndarray
+
+
+def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float = 0.1, tol: float = 1e-10) -> TwoStageResult:
+    r"""Two-stage constrained actor-critic (Cai et al. 2023) in tabular form.
+
+    Stage 1: for each cost ``c_i``, the soft-optimal policy ``π_i`` of the reward
+    ``−c_i`` at temperature ``τ`` (:func:`rltheory.algorithms.soft.soft_value_iteration`)
+    — the auxiliary policy that keeps that cost low. Stage 2: maximise
+
+    ``E[Σ_t γ^t (r(s_t, a_t) − Σ_i w_i KL(π(·|s_t) ‖ π_i(·|s_t)))]``,
+
+    i.e. the soft MDP with reward ``r + Σ_i w_i log π_i`` and temperature
+    ``W = Σ_i w_i``, solved exactly by soft value iteration; its optimum is
+    ``π(a|s) ∝ Π_i π_i(a|s)^{w_i/W} exp(Q(s,a)/W)``, the closed form of the
+    paper's stage-2 actor with its critic at the fixed point.
+
+    Notes
+    -----
+    A heuristic: the weights trade the main return against proximity to the
+    auxiliary policies, never against the thresholds ``b`` themselves, so the
+    result is feasible only for large enough weights and is in general dominated
+    by the LP optimum at the same cost (checked by the ``two-stage-vs-pd`` experiment).
+    """
+    P, R, C, b, mu, g = _cmdp(cmdp, "two_stage_constrained_ac")
+    w = np.asarray(weights, dtype=float).reshape(-1)
+    if w.shape != (cmdp.m,) or np.any(~np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
+        raise ValueError(f"weights must be {cmdp.m} finite non-negative numbers with a positive sum; got {weights!r}")
+    t = _positive(tau, "tau")
+    aux = np.stack([np.asarray(soft_value_iteration(cmdp.mdp.replace(R=-C[i]), tau=t, tol=tol).policy) for i in range(cmdp.m)])
+    W = float(w.sum())
+    logp = np.tensordot(w, np.log(aux), axes=(0, 0))
+    sol = soft_value_iteration(cmdp.mdp.replace(R=R + logp), tau=W, tol=tol)
+    pi = np.asarray(sol.policy)
+    value, costs = evaluate_cmdp(cmdp, pi)
+    return TwoStageResult(pi, aux, float(value), np.asarray(to_numpy(costs), dtype=float), w)
+
+
+def two_stage_calibrated(
+    cmdp: ConstrainedMDP, *, tau: float = 0.1, w_max: float = 1e3, bisections: int = 40
+) -> TwoStageResult:
+    r"""Two-stage AC with the smallest common weight ``w·1`` that makes every constraint hold (bisection).
+
+    Raises
+    ------
+    ValueError
+        Even ``w_max`` leaves a constraint violated.
+    """
+    _cmdp(cmdp, "two_stage_calibrated")
+    b = np.asarray(to_numpy(cmdp.b), dtype=float)
+    hi = two_stage_constrained_ac(cmdp, weights=np.full(cmdp.m, _positive(w_max, "w_max")), tau=tau)
+    if np.any(hi.costs > b):
+        raise ValueError(f"two-stage AC with weight {w_max} still violates the constraints (costs {hi.costs}, b {b})")
+    lo_w, hi_w = 0.0, float(w_max)
+    best = hi
+    for _ in range(_count(bisections, "bisections")):
+        mid = 0.5 * (lo_w + hi_w)
+        res = two_stage_constrained_ac(cmdp, weights=np.full(cmdp.m, mid), tau=tau)
+        if np.all(res.costs <= b):
+            hi_w, best = mid, res
+        else:
+            lo_w = mid
+    return best
+

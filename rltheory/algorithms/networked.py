@@ -1,0 +1,587 @@
+r"""Networked multi-agent MDPs: factored exact model, κ-hop truncation and its error.
+
+``n`` agents sit on the nodes of an undirected graph ``G`` (networkx). Agent
+``i`` has a local state ``s_i ∈ {0..S_l−1}`` and action ``a_i ∈ {0..A_l−1}``;
+its next state depends only on its 1-hop neighbourhood ``N_i`` (``i`` included)
+and its own action,
+
+    P(s' | s, a) = Π_i P_i(s'_i | s_{N_i}, a_i),
+
+and it collects a local reward ``r_i(s_i, a_i)``. Agent ``i`` plays a localized
+softmax policy ``π_i(a_i | s_{L_i})`` on the ``r``-hop set ``L_i = N_i^r``, so the
+joint policy is the product ``π(a | s) = Π_i π_i(a_i | s_{L_i})``. The objective
+is the aggregate ``J(θ) = Σ_j V_j^π(μ)`` with ``V_j`` the discounted value of
+``r_j`` and ``μ = ⊗_i μ_i`` a product initial distribution.
+
+Exact joint computations keep the factored form: joint arrays are tensors with
+one axis per agent (``S_l^n`` states, ``A_l^n`` actions); the joint kernel
+``P(s'|s, a)`` is never materialised (only ``P_π``, ``S_l^n × S_l^n``), and
+``Σ_{s'} P(s'|s, a) V(s')`` is contracted one agent at a time. For small ``n``,
+:func:`joint_mdp` builds the full :class:`~rltheory.mdp.FiniteMDP` so that the
+factored computations can be checked against the Bellman layer.
+
+**κ-hop truncation** (Qu, Wierman & Li 2020; Ying et al. 2023). The truncated
+Q-function of agent ``j`` depends only on the ``κ``-hop neighbourhood
+``N_j^κ``: here it is the conditional expectation under the occupancy measure,
+
+    Q̃_j^κ(s_{N_j^κ}, a_{N_j^κ}) = E_{(s,a) ~ d^π}[ Q_j(s, a) | (s, a)_{N_j^κ} ],
+
+and the truncated policy gradient of agent ``i`` keeps only the agents in
+``N_i^κ``:
+
+    ĝ_i = 1/(1−γ) E_{d^π}[ Σ_{j ∈ N_i^κ} Q̃_j^κ(s, a) ∇_{θ_i} log π_i(a_i | s_{L_i}) ].
+
+Under the (c, φ)-exponential-decay property the error ``‖ĝ − ∇J‖²`` is
+``O(φ^{2κ})`` (Ying et al. 2023, the approximation error ``O(φ_0^{2κ})`` of
+their sample-based theorem; Qu et al. 2020, Lemma 3 for the Q-truncation). For
+``κ ≥ diam(G)``, ``N_i^κ`` contains every agent and the truncation is exact.
+:func:`correlation_decay` measures the decay constant independently: the
+largest total-variation change of an agent's discounted state marginal when the
+initial state of one agent at distance ``d`` is flipped, as a function of ``d``.
+
+References
+----------
+Qu, G., Wierman, A., Li, N. (2020). Scalable reinforcement learning of localized
+policies for multi-agent networked systems. L4DC. Definition 1 (exponential decay),
+Lemma 3 (truncated Q), Lemma 4 (truncated policy gradient).
+Ying, D., Zhang, Y., Ding, Y., Koppel, A., Lavaei, J. (2023). Scalable primal-dual
+actor-critic method for safe multi-agent RL with general utilities. NeurIPS.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from .._validate import check_finite, check_probability
+from ..backend import array_namespace, as_float
+from ..errors import InvalidModelError
+from ..mdp.model import FiniteMDP
+
+__all__ = [
+    "NetworkedMDP",
+    "sis_network",
+    "neighborhoods",
+    "local_softmax",
+    "joint_policy",
+    "joint_transition_matrix",
+    "joint_mdp",
+    "agent_q_functions",
+    "networked_occupancy",
+    "networked_policy_gradient",
+    "truncated_policy_gradient",
+    "truncation_error",
+    "correlation_decay",
+    "local_occupancies",
+]
+
+
+def neighborhoods(graph: nx.Graph, radius: int) -> list[tuple[int, ...]]:
+    """``N_i^κ = {j : dist(i, j) ≤ κ}`` for every node ``i = 0..n−1`` (sorted tuples).
+
+    Raises
+    ------
+    ValueError
+        ``radius`` negative or not an integer.
+    """
+    if isinstance(radius, bool) or not isinstance(radius, (int, np.integer)) or radius < 0:
+        raise ValueError(f"radius must be a non-negative integer; got {radius!r}")
+    n = graph.number_of_nodes()
+    out = []
+    for i in range(n):
+        dist = nx.single_source_shortest_path_length(graph, i, cutoff=int(radius))
+        out.append(tuple(sorted(int(j) for j in dist)))
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class NetworkedMDP:
+    """Factored networked MDP ``(G, {P_i}, {r_i}, γ, {μ_i})``.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        Connected undirected graph on the nodes ``0..n−1`` (agents).
+    P_local : sequence of arrays
+        ``P_local[i]`` has shape ``(S_l,)*|N_i| + (A_l, S_l)``: axis ``k < |N_i|``
+        is the state of the ``k``-th agent of ``N_i`` (sorted), then ``a_i``, then
+        ``s'_i``. Each ``P_local[i][..., a, :]`` is a distribution.
+    R_local : array, shape (n, S_l, A_l)
+        Local rewards ``r_i(s_i, a_i)``.
+    gamma : float in [0, 1)
+    mu_local : array, shape (n, S_l), optional
+        Local initial distributions (product initial law); uniform when omitted.
+    policy_radius : int
+        ``r``: agent ``i`` conditions on ``s_{N_i^r}`` (0: own state only).
+
+    Raises
+    ------
+    InvalidModelError
+        Graph not connected or not labelled ``0..n−1``, a kernel of the wrong
+        shape or not stochastic (agent and row named), rewards of the wrong shape
+        or non-finite, ``gamma`` outside [0, 1), ``mu_local`` not distributions.
+    """
+
+    graph: Any
+    P_local: tuple
+    R_local: Any
+    gamma: float
+    mu_local: Any = None
+    policy_radius: int = 0
+
+    def __post_init__(self) -> None:
+        g = self.graph
+        if not isinstance(g, nx.Graph) or g.is_directed():
+            raise InvalidModelError(f"graph must be an undirected networkx.Graph; got {type(g).__name__}")
+        n = g.number_of_nodes()
+        if n < 1 or sorted(g.nodes) != list(range(n)):
+            raise InvalidModelError(f"graph nodes must be labelled 0..n-1; got {sorted(g.nodes)[:8]}")
+        if not nx.is_connected(g):
+            raise InvalidModelError("graph must be connected")
+        if not (isinstance(self.gamma, (int, float)) and 0.0 <= float(self.gamma) < 1.0):
+            raise InvalidModelError(f"gamma must lie in [0, 1); got {self.gamma!r}")
+        if isinstance(self.policy_radius, bool) or not isinstance(self.policy_radius, int) or self.policy_radius < 0:
+            raise InvalidModelError(f"policy_radius must be a non-negative integer; got {self.policy_radius!r}")
+        xp = array_namespace(self.R_local, *self.P_local)
+        R = as_float(self.R_local, xp)
+        if R.ndim != 3 or R.shape[0] != n:
+            raise InvalidModelError(f"R_local must have shape (n, S_l, A_l) with n={n}; got {tuple(R.shape)}")
+        check_finite(R, "R_local", ("i", "s_i", "a_i"))
+        S, A = int(R.shape[1]), int(R.shape[2])
+        if len(self.P_local) != n:
+            raise InvalidModelError(f"P_local must hold one kernel per agent (n={n}); got {len(self.P_local)}")
+        nbrs = neighborhoods(g, 1)
+        Ps = []
+        for i, Pi in enumerate(self.P_local):
+            Pi = as_float(Pi, xp, R.dtype)
+            want = (S,) * len(nbrs[i]) + (A, S)
+            if tuple(Pi.shape) != want:
+                raise InvalidModelError(
+                    f"P_local[{i}] must have shape (S_l,)*|N_i| + (A_l, S_l) = {want} for N_{i} = {nbrs[i]}; "
+                    f"got {tuple(Pi.shape)}"
+                )
+            check_probability(Pi, f"P_local[{i}]", ("s_N",) * len(nbrs[i]) + ("a_i", "s'_i"), f"P_local[{i}][..., a_i, :]")
+            Ps.append(Pi)
+        mu = self.mu_local
+        if mu is not None:
+            mu = as_float(mu, xp, R.dtype)
+            if tuple(mu.shape) != (n, S):
+                raise InvalidModelError(f"mu_local must have shape (n, S_l) = {(n, S)}; got {tuple(mu.shape)}")
+            check_probability(mu, "mu_local", ("i", "s_i"), "mu_local[i, :]")
+        object.__setattr__(self, "P_local", tuple(Ps))
+        object.__setattr__(self, "R_local", R)
+        object.__setattr__(self, "mu_local", mu)
+        object.__setattr__(self, "gamma", float(self.gamma))
+
+    @property
+    def xp(self) -> Any:
+        return array_namespace(self.R_local)
+
+    @property
+    def n(self) -> int:
+        """Number of agents."""
+        return int(self.R_local.shape[0])
+
+    @property
+    def S_local(self) -> int:
+        return int(self.R_local.shape[1])
+
+    @property
+    def A_local(self) -> int:
+        return int(self.R_local.shape[2])
+
+    @property
+    def diameter(self) -> int:
+        """Graph diameter: the smallest κ with ``N_i^κ`` = all agents for every ``i``."""
+        return int(nx.diameter(self.graph))
+
+    def policy_sets(self) -> list[tuple[int, ...]]:
+        """``L_i = N_i^r``: the agents whose states ``π_i`` conditions on."""
+        return neighborhoods(self.graph, self.policy_radius)
+
+    def theta_shapes(self) -> list[tuple[int, int]]:
+        """Shape ``(S_l^{|L_i|}, A_l)`` of agent ``i``'s softmax parameters."""
+        return [(self.S_local ** len(L), self.A_local) for L in self.policy_sets()]
+
+    def initial_distribution(self) -> Any:
+        """The product initial law ``μ(s) = Π_i μ_i(s_i)`` as a vector over joint states."""
+        xp = self.xp
+        n, S = self.n, self.S_local
+        mu = self.mu_local
+        if mu is None:
+            return xp.full((S**n,), 1.0 / S**n, dtype=self.R_local.dtype)
+        out = xp.ones((1,) * n, dtype=self.R_local.dtype)
+        for i in range(n):
+            out = out * xp.reshape(mu[i, :], (1,) * i + (S,) + (1,) * (n - i - 1))
+        return xp.reshape(out, (S**n,))
+
+    def replace(self, **changes: Any) -> NetworkedMDP:
+        return dataclasses.replace(self, **changes)
+
+    def __repr__(self) -> str:
+        return (f"NetworkedMDP(n={self.n}, S_l={self.S_local}, A_l={self.A_local}, gamma={self.gamma}, "
+                f"policy_radius={self.policy_radius})")
+
+
+def sis_network(
+    graph: nx.Graph,
+    *,
+    gamma: float = 0.8,
+    infect: float = 0.3,
+    recover: float = 0.2,
+    treat: float = 0.5,
+    treat_cost: float = 0.5,
+    policy_radius: int = 0,
+) -> NetworkedMDP:
+    r"""A networked SIS epidemic: state 1 = infected, action 1 = treat.
+
+    A healthy agent with ``k`` infected neighbours is infected with probability
+    ``1 − (1 − infect)^k``; an infected agent recovers with probability
+    ``recover + treat·a_i`` (capped at 1). Reward ``r_i(s_i, a_i) = −s_i − treat_cost·a_i``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> net = sis_network(nx.path_graph(3))
+    >>> net.n, net.S_local, net.A_local, net.diameter
+    (3, 2, 2, 2)
+    """
+    n = graph.number_of_nodes()
+    nbrs = neighborhoods(graph, 1)
+    Ps = []
+    for i in range(n):
+        N = nbrs[i]
+        k = len(N)
+        Pi = np.zeros((2,) * k + (2, 2))
+        for idx in np.ndindex(*((2,) * k)):
+            si = idx[N.index(i)]
+            n_inf = sum(idx[m] for m in range(k) if N[m] != i)
+            for a in range(2):
+                if si == 0:
+                    p1 = 1.0 - (1.0 - infect) ** n_inf
+                else:
+                    p1 = 1.0 - min(1.0, recover + treat * a)
+                Pi[idx + (a, 1)] = p1
+                Pi[idx + (a, 0)] = 1.0 - p1
+        Ps.append(Pi)
+    R = np.zeros((n, 2, 2))
+    R[:, 1, :] -= 1.0
+    R[:, :, 1] -= treat_cost
+    return NetworkedMDP(graph, tuple(Ps), R, gamma, None, policy_radius)
+
+
+# ---------------------------------------------------------------------------- helpers
+def _placed(xp: Any, arr: Any, axes: tuple[int, ...], ndim: int, extra: tuple[int, ...] = ()) -> Any:
+    """Reshape ``arr`` (axes = given joint axes in increasing order, then ``extra`` trailing
+    sizes) so that it broadcasts against a tensor with ``ndim`` joint axes (+ extra)."""
+    shape = [1] * ndim
+    for k, ax in enumerate(axes):
+        shape[ax] = int(arr.shape[k])
+    return xp.reshape(arr, tuple(shape) + tuple(extra))
+
+
+def local_softmax(thetas: Any) -> list[Any]:
+    """``π_i(·|x) = softmax(θ_i[x, :])`` for each agent's parameter array ``θ_i[x, a]``."""
+    out = []
+    for th in thetas:
+        xp = array_namespace(th)
+        z = th - xp.max(th, axis=-1, keepdims=True)
+        e = xp.exp(z)
+        out.append(e / xp.sum(e, axis=-1, keepdims=True))
+    return out
+
+
+def _check_thetas(net: NetworkedMDP, thetas: Any) -> list[Any]:
+    shapes = net.theta_shapes()
+    if len(thetas) != net.n:
+        raise ValueError(f"thetas must hold one array per agent (n={net.n}); got {len(thetas)}")
+    out = []
+    for i, (th, shp) in enumerate(zip(thetas, shapes, strict=True)):
+        th = as_float(th, net.xp, net.R_local.dtype)
+        if tuple(th.shape) != shp:
+            raise ValueError(f"thetas[{i}] must have shape (S_l^|L_i|, A_l) = {shp}; got {tuple(th.shape)}")
+        out.append(th)
+    return out
+
+
+def joint_policy(net: NetworkedMDP, thetas: Any) -> Any:
+    r"""Joint product policy ``π(a|s) = Π_i π_i(a_i | s_{L_i})`` as an ``(S_l^n, A_l^n)`` array.
+
+    Joint indices are mixed-radix with agent 0 most significant.
+    """
+    xp = net.xp
+    n, S, A = net.n, net.S_local, net.A_local
+    pis = local_softmax(_check_thetas(net, thetas))
+    out = xp.ones((1,) * (2 * n), dtype=net.R_local.dtype)
+    for i, (L, pi_i) in enumerate(zip(net.policy_sets(), pis, strict=True)):
+        t = xp.reshape(pi_i, (S,) * len(L) + (A,))
+        out = out * _placed(xp, t, L + (n + i,), 2 * n)
+    out = xp.broadcast_to(out, (S,) * n + (A,) * n)
+    return xp.reshape(out, (S**n, A**n))
+
+
+def _kernel_factor(net: NetworkedMDP, i: int) -> tuple[Any, tuple[int, ...]]:
+    """``P_i`` as a tensor over the joint state axes in ``N_i`` followed by ``(a_i, s'_i)``."""
+    N = neighborhoods(net.graph, 1)[i]
+    return net.P_local[i], N
+
+
+def joint_transition_matrix(net: NetworkedMDP, thetas: Any) -> Any:
+    r"""``P_π(s, s') = Π_i Σ_{a_i} π_i(a_i|s_{L_i}) P_i(s'_i | s_{N_i}, a_i)``, shape ``(S_l^n, S_l^n)``."""
+    xp = net.xp
+    n, S = net.n, net.S_local
+    pis = local_softmax(_check_thetas(net, thetas))
+    Ls = net.policy_sets()
+    out = xp.ones((1,) * (2 * n), dtype=net.R_local.dtype)
+    for i in range(n):
+        Pi, N = _kernel_factor(net, i)
+        # K_i(s_U, s'_i) = Σ_a π_i(a|s_L) P_i(s'|s_N, a)
+        pi_b = _placed(xp, xp.reshape(pis[i], (S,) * len(Ls[i]) + (net.A_local,)), Ls[i], n, (net.A_local, 1))
+        P_b = _placed(xp, Pi, N, n, (net.A_local, S))
+        K = xp.sum(pi_b * P_b, axis=n)  # (..joint s axes broadcast.., S')
+        K = xp.reshape(K, tuple(K.shape[:n]) + (1,) * i + (S,) + (1,) * (n - i - 1))
+        out = out * K
+    out = xp.broadcast_to(out, (S,) * (2 * n))
+    return xp.reshape(out, (S**n, S**n))
+
+
+def joint_mdp(net: NetworkedMDP, R_agents: Any = None) -> FiniteMDP:
+    r"""The materialised joint model: ``FiniteMDP`` with ``S_l^n`` states and ``A_l^n`` actions.
+
+    ``R = Σ_i r_i(s_i, a_i)`` unless ``R_agents`` (shape ``(n, S_l, A_l)``) is given.
+    Memory ``S_l^{2n} A_l^n``: meant for small ``n`` (consistency checks).
+    """
+    xp = net.xp
+    n, S, A = net.n, net.S_local, net.A_local
+    P = xp.ones((1,) * (3 * n), dtype=net.R_local.dtype)
+    for i in range(n):
+        Pi, N = _kernel_factor(net, i)
+        t = _placed(xp, Pi, N + (n + i,), 2 * n, (S,))  # (s-axes, a-axes, s'_i)
+        t = xp.reshape(t, tuple(t.shape[: 2 * n]) + (1,) * i + (S,) + (1,) * (n - i - 1))
+        P = P * t
+    P = xp.reshape(xp.broadcast_to(P, (S,) * n + (A,) * n + (S,) * n), (S**n, A**n, S**n))
+    R_ag = net.R_local if R_agents is None else as_float(R_agents, xp, net.R_local.dtype)
+    return FiniteMDP(P, _joint_reward(net, R_ag), net.gamma, net.initial_distribution())
+
+
+def _joint_reward(net: NetworkedMDP, R_agents: Any) -> Any:
+    """``Σ_i r_i(s_i, a_i)`` as an ``(S_l^n, A_l^n)`` array."""
+    return net.xp.sum(_agent_rewards(net, R_agents), axis=0)
+
+
+def _agent_rewards(net: NetworkedMDP, R_agents: Any) -> Any:
+    """``r_j(s_j, a_j)`` for every agent as an ``(n, S_l^n, A_l^n)`` array."""
+    xp = net.xp
+    n, S, A = net.n, net.S_local, net.A_local
+    rows = []
+    for j in range(n):
+        t = _placed(xp, R_agents[j, ...], (j, n + j), 2 * n)
+        rows.append(xp.reshape(xp.broadcast_to(t, (S,) * n + (A,) * n), (S**n, A**n)))
+    return xp.stack(rows, axis=0)
+
+
+def _expected_next(net: NetworkedMDP, V: Any) -> Any:
+    r"""``(P V)(s, a) = Σ_{s'} Π_i P_i(s'_i|s_{N_i}, a_i) V(s')`` for ``V[B, S_l^n]`` → ``[B, S_l^n, A_l^n]``.
+
+    Contracts one agent at a time: never forms the joint kernel.
+    """
+    xp = net.xp
+    n, S, A = net.n, net.S_local, net.A_local
+    B = int(V.shape[0])
+    T = xp.reshape(V, (B, 1, 1, S, S ** (n - 1)))  # (B, s, α, s'_0, rest)
+    for i in range(n):
+        Pi, N = _kernel_factor(net, i)
+        G = xp.broadcast_to(_placed(xp, Pi, N, n, (A, S)), (S,) * n + (A, S))
+        G = xp.reshape(G, (1, S**n, 1, A, S))
+        T = G @ T  # (B, S^n, A^i, A, rest)
+        rest = S ** (n - i - 1)
+        if i < n - 1:
+            T = xp.reshape(T, (B, S**n, A ** (i + 1), S, rest // S))
+        else:
+            T = xp.reshape(T, (B, S**n, A**n))
+    return T
+
+
+def agent_q_functions(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> Any:
+    r"""``Q_j^π(s, a) = r_j(s_j, a_j) + γ Σ_{s'} P(s'|s, a) V_j^π(s')`` for every agent ``j``.
+
+    ``V_j^π = (I − γ P_π)^{-1} r_{j,π}`` by one linear solve with ``n`` right-hand
+    sides. Returns an array ``(n, S_l^n, A_l^n)``.
+    """
+    xp = net.xp
+    n, S = net.n, net.S_local
+    R_ag = net.R_local if R_agents is None else as_float(R_agents, xp, net.R_local.dtype)
+    pi = joint_policy(net, thetas)
+    Ppi = joint_transition_matrix(net, thetas)
+    Rj = _agent_rewards(net, R_ag)  # (n, S^n, A^n)
+    rpi = xp.sum(Rj * pi[None, ...], axis=-1)  # (n, S^n)
+    M = xp.eye(S**n, dtype=Ppi.dtype) - net.gamma * Ppi
+    V = xp.linalg.solve(M, xp.matrix_transpose(rpi))  # (S^n, n)
+    return Rj + net.gamma * _expected_next(net, xp.matrix_transpose(V))
+
+
+def networked_occupancy(net: NetworkedMDP, thetas: Any) -> Any:
+    r"""Normalised state-action occupancy ``d^π(s, a) = (1−γ) [μ^T (I − γP_π)^{-1}](s) π(a|s)``."""
+    xp = net.xp
+    pi = joint_policy(net, thetas)
+    Ppi = joint_transition_matrix(net, thetas)
+    M = xp.eye(int(Ppi.shape[0]), dtype=Ppi.dtype) - net.gamma * xp.matrix_transpose(Ppi)
+    d = xp.linalg.solve(M, (1.0 - net.gamma) * net.initial_distribution()[:, None])[:, 0]
+    return d[:, None] * pi
+
+
+def local_occupancies(net: NetworkedMDP, d: Any) -> Any:
+    r"""Local marginals ``λ_i(s_i, a_i) = Σ_{(s,a): s_i, a_i} d(s, a)``; shape ``(n, S_l, A_l)``."""
+    xp = net.xp
+    n, S, A = net.n, net.S_local, net.A_local
+    T = xp.reshape(d, (S,) * n + (A,) * n)
+    rows = []
+    for i in range(n):
+        keep = (i, n + i)
+        rows.append(xp.sum(T, axis=tuple(k for k in range(2 * n) if k not in keep)))
+    return xp.stack(rows, axis=0)
+
+
+def _score_projection(net: NetworkedMDP, W: Any, pis: list[Any]) -> list[Any]:
+    r"""``g_i[x, b] = Σ_{s_{L_i}=x} Σ_{a_i=b} W − π_i(b|x) Σ_{s_{L_i}=x} Σ_a W`` for ``W[S^n, A^n]``:
+    the exact ``E[W ∇_{θ_i} log π_i]`` contraction of the softmax score."""
+    xp = net.xp
+    n, S, A = net.n, net.S_local, net.A_local
+    T = xp.reshape(W, (S,) * n + (A,) * n)
+    out = []
+    for i, L in enumerate(net.policy_sets()):
+        keep = L + (n + i,)
+        M = xp.sum(T, axis=tuple(k for k in range(2 * n) if k not in keep))
+        M = xp.reshape(M, (S ** len(L), A))
+        out.append(M - pis[i] * xp.sum(M, axis=-1, keepdims=True))
+    return out
+
+
+def networked_policy_gradient(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> list[Any]:
+    r"""Exact ``∇_{θ_i} J`` for ``J(θ) = Σ_j V_j^π(μ)`` (policy-gradient theorem, Sutton et al. 2000):
+
+    ``∇_{θ_i} J = 1/(1−γ) Σ_{s,a} d^π(s, a) Q^π(s, a) ∇_{θ_i} log π_i(a_i | s_{L_i})`` with
+    ``Q = Σ_j Q_j``; for the softmax, ``∂ log π_i(a_i|y)/∂θ_i[x, b] = 1[y=x](1[a_i=b] − π_i(b|x))``.
+
+    Returns one array per agent, shaped like ``θ_i``.
+    """
+    xp = net.xp
+    thetas = _check_thetas(net, thetas)
+    Q = xp.sum(agent_q_functions(net, thetas, R_agents), axis=0)
+    d = networked_occupancy(net, thetas)
+    g = _score_projection(net, d * Q, local_softmax(thetas))
+    return [gi / (1.0 - net.gamma) for gi in g]
+
+
+def _truncate(net: NetworkedMDP, d: Any, Qj: Any, N: tuple[int, ...]) -> Any:
+    r"""``Σ_{outside} w Q_j / Σ_{outside} w`` given ``(s, a)_N``, broadcast to ``(S^n, A^n)``;
+    ``d`` holds the weights ``w`` (the occupancy, or ones for the plain average)."""
+    xp = net.xp
+    n, S, A = net.n, net.S_local, net.A_local
+    keep = N + tuple(n + k for k in N)
+    drop = tuple(k for k in range(2 * n) if k not in keep)
+    dT = xp.reshape(d, (S,) * n + (A,) * n)
+    qT = xp.reshape(Qj, (S,) * n + (A,) * n)
+    if not drop:
+        return Qj
+    num = xp.sum(dT * qT, axis=drop, keepdims=True)
+    den = xp.sum(dT, axis=drop, keepdims=True)
+    out = xp.broadcast_to(num / den, (S,) * n + (A,) * n)
+    return xp.reshape(out, (S**n, A**n))
+
+
+def truncated_policy_gradient(
+    net: NetworkedMDP, thetas: Any, kappa: int, R_agents: Any = None, *, weights: str = "uniform"
+) -> list[Any]:
+    r"""κ-hop truncated gradient ``ĝ_i = 1/(1−γ) E_d[Σ_{j∈N_i^κ} Q̃_j^κ ∇_{θ_i} log π_i]``.
+
+    ``Q̃_j^κ(s_{N_j^κ}, a_{N_j^κ}) = Σ w·Q_j / Σ w`` over the states and actions of
+    the agents outside ``N_j^κ``: ``weights="uniform"`` averages them uniformly
+    (the "average over the agents outside the κ-hop set" of Ying et al. 2023 and
+    Qu et al. 2020, Lemma 3, which allow any weights), ``weights="occupancy"``
+    uses ``w = d^π`` (the conditional expectation given the κ-hop block). For
+    ``κ ≥ diam(G)`` both equal :func:`networked_policy_gradient` exactly.
+
+    Raises
+    ------
+    ValueError
+        ``kappa`` negative or not an integer; unknown ``weights``; wrong ``thetas`` shapes.
+    """
+    xp = net.xp
+    if weights not in ("uniform", "occupancy"):
+        raise ValueError(f"weights must be 'uniform' or 'occupancy'; got {weights!r}")
+    thetas = _check_thetas(net, thetas)
+    Nk = neighborhoods(net.graph, kappa)
+    Qs = agent_q_functions(net, thetas, R_agents)
+    d = networked_occupancy(net, thetas)
+    pis = local_softmax(thetas)
+    w = d if weights == "occupancy" else xp.ones_like(d)
+    Qt = [_truncate(net, w, Qs[j, ...], Nk[j]) for j in range(net.n)]
+    out = []
+    for i in range(net.n):
+        Qhat = Qt[Nk[i][0]]
+        for j in Nk[i][1:]:
+            Qhat = Qhat + Qt[j]
+        out.append(_score_projection(net, d * Qhat, pis)[i] / (1.0 - net.gamma))
+    return out
+
+
+def truncation_error(
+    net: NetworkedMDP, thetas: Any, kappa: int, R_agents: Any = None, *, weights: str = "uniform"
+) -> float:
+    r"""``‖ĝ^κ − ∇J‖² = Σ_i ‖ĝ_i^κ − ∇_{θ_i} J‖_F²`` (host float).
+
+    Examples
+    --------
+    >>> import numpy as np, networkx as nx
+    >>> net = sis_network(nx.path_graph(3))
+    >>> th = [np.zeros(s) for s in net.theta_shapes()]
+    >>> truncation_error(net, th, net.diameter) < 1e-20
+    True
+    """
+    xp = net.xp
+    g = networked_policy_gradient(net, thetas, R_agents)
+    h = truncated_policy_gradient(net, thetas, kappa, R_agents, weights=weights)
+    return float(sum(float(xp.sum((a - b) ** 2)) for a, b in zip(g, h, strict=True)))
+
+
+def correlation_decay(net: NetworkedMDP, thetas: Any) -> tuple[np.ndarray, np.ndarray]:
+    r"""Exact decay of influence with graph distance under ``π_θ``.
+
+    ``δ(d) = max_{i, j: dist(i,j)=d} max_{s} TV(λ_i(s), λ_i(s^{(j)}))``, where
+    ``λ_i(s) = (1−γ) Σ_t γ^t Pr(s_{i,t} = · | s_0 = s)`` is agent ``i``'s
+    discounted state marginal from the joint state ``s`` and ``s^{(j)}`` is ``s``
+    with agent ``j``'s local state changed (every alternative value). A straight
+    semilog line ``δ(d) ≈ c φ^d`` measures the decay constant ``φ`` of the
+    (c, φ)-exponential-decay property (Qu et al. 2020, Definition 1) without
+    reference to any gradient.
+
+    Returns
+    -------
+    d : ndarray of int, shape (diam+1,)
+    delta : ndarray, shape (diam+1,)
+    """
+    xp = net.xp
+    n, S = net.n, net.S_local
+    Ppi = joint_transition_matrix(net, thetas)
+    Mi = (1.0 - net.gamma) * xp.linalg.inv(xp.eye(S**n, dtype=Ppi.dtype) - net.gamma * Ppi)
+    T = xp.reshape(Mi, (S**n,) + (S,) * n)
+    dist = dict(nx.all_pairs_shortest_path_length(net.graph))
+    diam = net.diameter
+    delta = np.zeros(diam + 1)
+    for i in range(n):
+        lam = xp.sum(T, axis=tuple(1 + k for k in range(n) if k != i))  # (S^n, S): λ_i(s)
+        lam = xp.reshape(lam, (S,) * n + (S,))
+        for j in range(n):
+            dd = dist[i][j]
+            for shift in range(1, S):
+                idx = xp.asarray(np.roll(np.arange(S), -shift))
+                other = xp.take(lam, idx, axis=j)
+                tv = 0.5 * xp.sum(xp.abs(lam - other), axis=-1)
+                delta[dd] = max(delta[dd], float(xp.max(tv)))
+    return np.arange(diam + 1), delta
+
