@@ -30,6 +30,7 @@ from .._validate import check_discount
 from ..backend import require_host
 from ..errors import InvalidModelError
 from .model import FiniteMDP
+from .sample import _cdf
 
 __all__ = [
     "from_gymnasium",
@@ -265,10 +266,8 @@ def _env_class() -> type:
             )
             self._ends = ends
             self._R = R
-            cdf = np.cumsum(P, axis=-1)
-            self._cdf = cdf / cdf[..., -1:]
-            c0 = np.cumsum(self.initial_state_distrib)
-            self._cdf0 = c0 / c0[-1]
+            self._cdf = _cdf(P)  # inverse-CDF sampling; last support entry is exactly 1
+            self._cdf0 = _cdf(self.initial_state_distrib)
             self.P = {
                 s: {
                     a: [

@@ -32,25 +32,10 @@ import numpy as np
 from ..backend import require_host
 from .bellman import as_stochastic_policy
 from .model import FiniteMDP
+from .zoo import _generator as _rng
+from .zoo import _positive_int as _count
 
 __all__ = ["Trajectories", "sample_transitions", "empirical_mdp", "rollout"]
-
-
-def _rng(rng: Any) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise TypeError(
-        f"rng must be a numpy.random.Generator or an int seed (the global RNG is never used); "
-        f"got {type(rng).__name__}"
-    )
-
-
-def _count(value: Any, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{field} must be an integer >= 1; got {value!r}")
-    return int(value)
 
 
 def _cdf(p: np.ndarray) -> np.ndarray:
