@@ -50,10 +50,14 @@ def check_probability(
 ) -> None:
     """``x`` must be a probability vector along its last axis.
 
-    ``row`` is how a row reads in messages, e.g. ``"P[s, a, :]"``.
+    ``row`` is how a row reads in messages, e.g. ``"P[s, a, :]"``. Entries must be
+    ``≥ −atol`` and rows must sum to 1 within ``atol·(1 + √n)`` for rows of length
+    ``n``, where ``atol`` is at least ``16·eps`` of the dtype (float32 rows round).
     """
     check_finite(x, field, names)
     xp = array_namespace(x)
+    # never demand more than the dtype can hold (float32: eps ≈ 1.2e-7)
+    atol = max(atol, 16.0 * float(xp.finfo(x.dtype).eps))
     if not bool(xp.all(x >= -atol)):
         h = to_numpy(x)
         idx = tuple(int(i) for i in np.unravel_index(np.argmin(h), h.shape))
