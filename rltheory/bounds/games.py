@@ -74,10 +74,15 @@ def hedge_regret_bound(t: Any, k: int, eta: float, payoff_range: float) -> np.nd
     return math.log(kk) / e + e * tt * R * R / 8.0
 
 
-def hedge_gap_bound(t: Any, m: int, n: int, eta_x: float, eta_y: float, payoff_range: float) -> np.ndarray:
+def hedge_gap_bound(
+    t: Any, m: int, n: int, eta_x: float, eta_y: float, payoff_range: float
+) -> np.ndarray:
     r"""``gap(x̄_t, ȳ_t) ≤ [Reg_x(t) + Reg_y(t)] / t`` with the Hedge regret bounds of both players."""
     tt = _t(t)
-    return (hedge_regret_bound(tt, m, eta_x, payoff_range) + hedge_regret_bound(tt, n, eta_y, payoff_range)) / tt
+    return (
+        hedge_regret_bound(tt, m, eta_x, payoff_range)
+        + hedge_regret_bound(tt, n, eta_y, payoff_range)
+    ) / tt
 
 
 def hedge_tuned_regret(T: Any, k: int, payoff_range: float) -> np.ndarray:
@@ -105,7 +110,11 @@ def regret_matching_gap_bound(t: Any, m: int, n: int, payoff_range: float) -> np
     1.0
     """
     tt = _t(t)
-    return _pos(payoff_range, "payoff_range") * (math.sqrt(_k(m, "m")) + math.sqrt(_k(n, "n"))) / np.sqrt(tt)
+    return (
+        _pos(payoff_range, "payoff_range")
+        * (math.sqrt(_k(m, "m")) + math.sqrt(_k(n, "n")))
+        / np.sqrt(tt)
+    )
 
 
 def optimistic_max_step(lipschitz: float) -> float:

@@ -65,9 +65,13 @@ def _payoffs(A: Any, B: Any) -> tuple[np.ndarray, np.ndarray]:
     as_matrix_games(Ah, "A")
     as_matrix_games(Bh, "B")
     if Ah.ndim != 2 or Bh.ndim != 2:
-        raise InvalidModelError(f"A and B must be single (m, n) matrices; got shapes {Ah.shape} and {Bh.shape}")
+        raise InvalidModelError(
+            f"A and B must be single (m, n) matrices; got shapes {Ah.shape} and {Bh.shape}"
+        )
     if Ah.shape != Bh.shape:
-        raise InvalidModelError(f"A and B must have the same shape (m, n); got A {Ah.shape} and B {Bh.shape}")
+        raise InvalidModelError(
+            f"A and B must have the same shape (m, n); got A {Ah.shape} and B {Bh.shape}"
+        )
     return Ah, Bh
 
 
@@ -93,7 +97,9 @@ def bimatrix_nash_conv(A: Any, B: Any, x: Any, y: Any) -> float:
     return float(Ay.max() - x @ Ay + xB.max() - xB @ y)
 
 
-def _solve_side(M: np.ndarray, I: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _solve_side(
+    M: np.ndarray, I: np.ndarray, J: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For every pair (I[p], J[q]) solve ``Σ_{i∈I} z_i M_ij = w (j ∈ J)``, ``Σ z_i = 1``.
 
     Returns (z [P, k], w [P], valid [P]) for the ``P = |I|·|J|`` pairs in row-major order.
@@ -116,7 +122,9 @@ def _solve_side(M: np.ndarray, I: np.ndarray, J: np.ndarray) -> tuple[np.ndarray
     return sol[:, :k], sol[:, k], valid
 
 
-def _enumerate(A: np.ndarray, B: np.ndarray, tol: float) -> tuple[list[tuple[np.ndarray, np.ndarray]], str | None]:
+def _enumerate(
+    A: np.ndarray, B: np.ndarray, tol: float
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], str | None]:
     """Support enumeration with exact vertex-label degeneracy detection."""
     m, n = A.shape
     Ap, Bp = _positive(A), _positive(B)
@@ -198,7 +206,9 @@ def is_degenerate(A: Any, B: Any, *, tol: float = LABEL_TOL) -> bool:
     return _enumerate(A, B, tol)[1] is not None
 
 
-def nash_equilibria(A: Any, B: Any = None, *, strict: bool = False, tol: float = LABEL_TOL) -> list[tuple[np.ndarray, np.ndarray]]:
+def nash_equilibria(
+    A: Any, B: Any = None, *, strict: bool = False, tol: float = LABEL_TOL
+) -> list[tuple[np.ndarray, np.ndarray]]:
     r"""All Nash equilibria of a nondegenerate bimatrix game by vectorised support enumeration.
 
     For every support pair ``I ⊆ [m]``, ``J ⊆ [n]`` with ``|I| = |J| = k`` the indifference
@@ -273,10 +283,14 @@ def _lex_ratio_row(T: np.ndarray, col: int, rhs: int, slack: slice) -> int:
     c = T[:, col]
     rows = np.flatnonzero(c > 1e-12)
     if rows.size == 0:
-        raise SolverError("Lemke-Howson: unbounded pivot column (payoffs must be positive)", status="unbounded")
+        raise SolverError(
+            "Lemke-Howson: unbounded pivot column (payoffs must be positive)", status="unbounded"
+        )
     keys = np.concatenate([T[rows, rhs][:, None], T[rows, slack]], axis=1) / c[rows, None]
     best = 0
-    for r in range(1, rows.size):  # lexicographic comparison, exact (no tolerance: ties are impossible)
+    for r in range(
+        1, rows.size
+    ):  # lexicographic comparison, exact (no tolerance: ties are impossible)
         d = keys[r] - keys[best]
         nz = np.flatnonzero(np.abs(d) > 1e-13 * (1.0 + np.abs(keys[best])))
         if nz.size and d[nz[0]] < 0:
@@ -284,7 +298,9 @@ def _lex_ratio_row(T: np.ndarray, col: int, rhs: int, slack: slice) -> int:
     return int(rows[best])
 
 
-def lemke_howson(A: Any, B: Any, *, initial_label: int = 0, max_pivots: int = 10_000) -> tuple[np.ndarray, np.ndarray]:
+def lemke_howson(
+    A: Any, B: Any, *, initial_label: int = 0, max_pivots: int = 10_000
+) -> tuple[np.ndarray, np.ndarray]:
     r"""One Nash equilibrium by the Lemke–Howson path from the artificial equilibrium.
 
     Works on the best-response polytopes ``P = {x ≥ 0: Bᵀx ≤ 1}`` and
@@ -330,8 +346,14 @@ def lemke_howson(A: Any, B: Any, *, initial_label: int = 0, max_pivots: int = 10
     """
     A, B = _payoffs(A, B)
     m, n = A.shape
-    if isinstance(initial_label, bool) or not isinstance(initial_label, (int, np.integer)) or not 0 <= initial_label < m + n:
-        raise ValueError(f"initial_label must be an integer in [0, m + n) = [0, {m + n}); got {initial_label!r}")
+    if (
+        isinstance(initial_label, bool)
+        or not isinstance(initial_label, (int, np.integer))
+        or not 0 <= initial_label < m + n
+    ):
+        raise ValueError(
+            f"initial_label must be an integer in [0, m + n) = [0, {m + n}); got {initial_label!r}"
+        )
     Ap, Bp = _positive(A), _positive(B)
     # Tableau P (player 1): rows = n constraints  Bpᵀ x + s = 1; columns by label: x_i (i < m), s_j (m + j).
     TP = np.concatenate([Bp.T, np.eye(n), np.ones((n, 1))], axis=1)
@@ -357,7 +379,9 @@ def lemke_howson(A: Any, B: Any, *, initial_label: int = 0, max_pivots: int = 10
         entering = leaving
         in_P = not in_P
     else:
-        raise SolverError(f"Lemke-Howson did not terminate within {max_pivots} pivots", status="max_pivots")
+        raise SolverError(
+            f"Lemke-Howson did not terminate within {max_pivots} pivots", status="max_pivots"
+        )
     x = np.zeros(m)
     y = np.zeros(n)
     for r, lab in enumerate(basisP):

@@ -94,7 +94,7 @@ def ce_constraints(U: Any) -> np.ndarray:
             G[ai, :, ai] = D[ai]
         G = np.moveaxis(G, 2, 2 + i)  # joint-action layout
         keep = ~np.eye(Ai, dtype=bool)
-        rows.append(G[keep].reshape(Ai * (Ai - 1), -1))
+        rows.append(G[keep].reshape(Ai * (Ai - 1), int(np.prod(shape))))
     return np.concatenate(rows, axis=0)
 
 
@@ -110,7 +110,7 @@ def cce_constraints(U: Any) -> np.ndarray:
     for i in range(n):
         D = _deviation_gains(U, i)  # (Ai, Ai', rest)
         G = np.moveaxis(np.swapaxes(D, 0, 1), 1, 1 + i)  # (Ai', joint a)
-        rows.append(G.reshape(G.shape[0], -1))
+        rows.append(G.reshape(G.shape[0], int(np.prod(U.shape[1:]))))
     return np.concatenate(rows, axis=0)
 
 
@@ -121,6 +121,10 @@ def _as_joint(U: np.ndarray, mu: Any) -> np.ndarray:
     flat = mu.reshape(-1)
     check_probability(flat, "mu", ("a",), "mu")
     return flat
+
+
+def _worst(violations: np.ndarray) -> float:
+    return float(max(0.0, np.max(violations))) if violations.size else 0.0
 
 
 def ce_gap(U: Any, mu: Any) -> float:
@@ -137,13 +141,13 @@ def ce_gap(U: Any, mu: Any) -> float:
     0.0
     """
     U = as_normal_form(U)
-    return float(max(0.0, np.max(ce_constraints(U) @ _as_joint(U, mu))))
+    return _worst(ce_constraints(U) @ _as_joint(U, mu))
 
 
 def cce_gap(U: Any, mu: Any) -> float:
     r"""Largest gain from ignoring the recommendation, ``max_{i, a_i'} (G vec μ)``, clipped at 0."""
     U = as_normal_form(U)
-    return float(max(0.0, np.max(cce_constraints(U) @ _as_joint(U, mu))))
+    return _worst(cce_constraints(U) @ _as_joint(U, mu))
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,7 +179,7 @@ def _finish(U: np.ndarray, mu: np.ndarray, G: np.ndarray) -> CorrelatedEquilibri
         distribution=mu.reshape(U.shape[1:]),
         payoffs=pay,
         welfare=float(pay.sum()),
-        gap=float(max(0.0, np.max(G @ mu))),
+        gap=_worst(G @ mu),
     )
 
 
@@ -184,7 +188,10 @@ def _max_welfare(U: np.ndarray, G: np.ndarray, what: str) -> CorrelatedEquilibri
 
     K = G.shape[1]
     c = -U.reshape(U.shape[0], -1).sum(0)
-    res = linprog(c, A_ub=G, b_ub=np.zeros(G.shape[0]), A_eq=np.ones((1, K)), b_eq=[1.0], bounds=(0, None), method="highs")
+    A_ub, b_ub = (G, np.zeros(G.shape[0])) if G.shape[0] else (None, None)
+    res = linprog(
+        c, A_ub=A_ub, b_ub=b_ub, A_eq=np.ones((1, K)), b_eq=[1.0], bounds=(0, None), method="highs"
+    )
     if res.status != 0:
         raise SolverError(f"{what}: HiGHS failed: {res.message}", status=res.status)
     return _finish(U, res.x, G)
@@ -243,7 +250,8 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     G = ce_constraints(U)
     K = G.shape[1]
     mu = cp.Variable(K, nonneg=True)
-    prob = cp.Problem(cp.Maximize(cp.sum(cp.entr(mu))), [G @ mu <= 0, cp.sum(mu) == 1])
+    cons = [cp.sum(mu) == 1] + ([G @ mu <= 0] if G.shape[0] else [])
+    prob = cp.Problem(cp.Maximize(cp.sum(cp.entr(mu))), cons)
     prob.solve(solver=solver)
     if prob.status not in ("optimal", "optimal_inaccurate") or mu.value is None:
         raise SolverError(f"max_entropy_ce: cvxpy status {prob.status}", status=prob.status)

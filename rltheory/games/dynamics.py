@@ -148,7 +148,12 @@ def _payoff_range(A: Any, xp: Any) -> Any:
 def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
     if eta is None:
         return default
-    if isinstance(eta, bool) or not isinstance(eta, (int, float)) or not eta > 0 or not math.isfinite(eta):
+    if (
+        isinstance(eta, bool)
+        or not isinstance(eta, (int, float))
+        or not eta > 0
+        or not math.isfinite(eta)
+    ):
         raise ValueError(f"eta must be a positive finite number; got {eta!r}")
     return xp.full(tuple(like.shape), float(eta), dtype=like.dtype, device=like.device)
 
@@ -156,7 +161,9 @@ def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
 Step = Callable[[Any, Any, Any, Any], tuple[Any, Any, Any]]
 
 
-def _run(A: Any, T: int, init: Callable[[Any], tuple[Any, Any, Any]], update: Step) -> tuple[Any, Any, Any, Any, Trace]:
+def _run(
+    A: Any, T: int, init: Callable[[Any], tuple[Any, Any, Any]], update: Step
+) -> tuple[Any, Any, Any, Any, Trace]:
     """Shared driver: play ``(x_t, y_t)``, observe ``u_t = A y_t``, ``v_t = −Aᵀx_t``, update."""
     xp = array_namespace(A)
     x, y, state = init(A)
@@ -378,7 +385,11 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
         u, v = uv
         xh = project_simplex(xh + e[..., None] * u)
         yh = project_simplex(yh + e[..., None] * v)
-        return project_simplex(xh + e[..., None] * u), project_simplex(yh + e[..., None] * v), (xh, yh)
+        return (
+            project_simplex(xh + e[..., None] * u),
+            project_simplex(yh + e[..., None] * v),
+            (xh, yh),
+        )
 
     x, y, xl, yl, tr = _run(A, T, init, update)
     return DynamicsResult(x, y, xl, yl, (e, e), tr, T)

@@ -117,7 +117,9 @@ def nash_value_iteration(game: MarkovGame, H: int) -> FiniteHorizonEquilibrium:
     """
     game = _undiscounted(game, H, "nash_value_iteration")
     if game.n_players != 2:
-        raise ValueError(f"nash_value_iteration handles two players; got n = {game.n_players} (use correlated_value_iteration)")
+        raise ValueError(
+            f"nash_value_iteration handles two players; got n = {game.n_players} (use correlated_value_iteration)"
+        )
     S, (A1, A2) = game.S, game.actions
     V = np.zeros((2, H + 1, S))
     pol = np.zeros((H, S, A1, A2))
@@ -133,7 +135,9 @@ def nash_value_iteration(game: MarkovGame, H: int) -> FiniteHorizonEquilibrium:
     return FiniteHorizonEquilibrium(pol, V, worst)
 
 
-def correlated_value_iteration(game: MarkovGame, H: int, *, coarse: bool = False) -> FiniteHorizonEquilibrium:
+def correlated_value_iteration(
+    game: MarkovGame, H: int, *, coarse: bool = False
+) -> FiniteHorizonEquilibrium:
     r"""Markov CE (``coarse=False``) or CCE (``coarse=True``) of an n-player finite-horizon game.
 
     Backward induction with the welfare-maximising CE / CCE of every stage game
@@ -172,7 +176,9 @@ def finite_horizon_values(game: MarkovGame, policy: Any) -> np.ndarray:
     H = pol.shape[0]
     game = _undiscounted(game, H, "finite_horizon_values")
     if pol.shape[1:] != (game.S,) + game.actions:
-        raise ValueError(f"policy must have shape (H, S, A_1, ..., A_n) = {(H, game.S) + game.actions}; got {pol.shape}")
+        raise ValueError(
+            f"policy must have shape (H, S, A_1, ..., A_n) = {(H, game.S) + game.actions}; got {pol.shape}"
+        )
     V = np.zeros((game.n_players, H + 1, game.S))
     for h in range(H - 1, -1, -1):
         V[:, h] = _values(_backup(game, V[:, h + 1]), pol[h])

@@ -41,7 +41,9 @@ from ..mdp.model import FiniteMDP, _prepare_mu
 __all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy"]
 
 
-def as_policy(pi: Any, S: int, n: int, xp: Any, dtype: Any, field: str, batch: tuple[int, ...] = ()) -> Any:
+def as_policy(
+    pi: Any, S: int, n: int, xp: Any, dtype: Any, field: str, batch: tuple[int, ...] = ()
+) -> Any:
     """A stationary stochastic policy ``pi[..., S, n]`` (an int array ``[..., S]`` is one-hot encoded).
 
     Raises
@@ -54,7 +56,9 @@ def as_policy(pi: Any, S: int, n: int, xp: Any, dtype: Any, field: str, batch: t
     pi = xp.asarray(pi) if not isinstance(pi, (list, tuple)) else as_float(pi, xp, dtype)
     if xp.isdtype(pi.dtype, "integral"):
         if pi.ndim < 1 or pi.shape[-1] != S:
-            raise ValueError(f"deterministic {field} must have shape (..., S) = (..., {S}); got {tuple(pi.shape)}")
+            raise ValueError(
+                f"deterministic {field} must have shape (..., S) = (..., {S}); got {tuple(pi.shape)}"
+            )
         if bool(xp.any((pi < 0) | (pi >= n))):
             import numpy as np  # noqa: PLC0415
 
@@ -64,7 +68,9 @@ def as_policy(pi: Any, S: int, n: int, xp: Any, dtype: Any, field: str, batch: t
         return one_hot(pi, n, xp, dtype)
     pi = as_float(pi, xp, dtype)
     if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, n):
-        raise ValueError(f"{field} must have shape (..., S, {n}) = (..., {S}, {n}); got {tuple(pi.shape)}")
+        raise ValueError(
+            f"{field} must have shape (..., S, {n}) = (..., {S}, {n}); got {tuple(pi.shape)}"
+        )
     check_probability(pi, field, ("s", "a"), f"{field}[s, :]")
     return pi
 
@@ -75,7 +81,9 @@ def _rewards(xp: Any, P: Any, R: Any, names: tuple[str, ...], lead: int = 0) -> 
     check_finite(R, "R", names[: R.ndim] if R.ndim < len(names) else names)
     if lead == 0 and R.ndim == P.ndim:
         if tuple(R.shape) != tuple(P.shape):
-            raise InvalidModelError(f"R given per transition must have the shape of P {tuple(P.shape)}; got {tuple(R.shape)}")
+            raise InvalidModelError(
+                f"R given per transition must have the shape of P {tuple(P.shape)}; got {tuple(R.shape)}"
+            )
         return xp.sum(P * R, axis=-1)
     want = target if lead == 0 else (lead,) + target
     if tuple(R.shape) != want:
@@ -169,7 +177,9 @@ class ZeroSumMarkovGame:
         """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
         xp = self.xp
         if self.mu is None:
-            return xp.full(self.batch_shape + (self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device)
+            return xp.full(
+                self.batch_shape + (self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device
+            )
         return xp.broadcast_to(self.mu, self.batch_shape + (self.S,))
 
     def replace(self, **changes: Any) -> ZeroSumMarkovGame:
@@ -180,7 +190,11 @@ class ZeroSumMarkovGame:
         if not self.batch_shape:
             raise IndexError("a single (unbatched) ZeroSumMarkovGame cannot be indexed")
         idx = index if isinstance(index, tuple) else (index,)
-        mu = self.initial_distribution()[idx] if self.mu is not None and self.mu.ndim > 1 else self.mu
+        mu = (
+            self.initial_distribution()[idx]
+            if self.mu is not None and self.mu.ndim > 1
+            else self.mu
+        )
         return ZeroSumMarkovGame(self.P[idx], self.R[idx], self.gamma, mu)
 
     def stage_games(self, V: Any) -> Any:
@@ -328,7 +342,10 @@ class MarkovGame:
         """Validate a list of n stationary policies ``pi_i[S, A_i]`` (int ``[S]`` allowed)."""
         if len(policies) != self.n_players:
             raise ValueError(f"need one policy per player ({self.n_players}); got {len(policies)}")
-        return [as_policy(p, self.S, a, self.xp, self.dtype, f"policies[{i}]") for i, (p, a) in enumerate(zip(policies, self.actions, strict=True))]
+        return [
+            as_policy(p, self.S, a, self.xp, self.dtype, f"policies[{i}]")
+            for i, (p, a) in enumerate(zip(policies, self.actions, strict=True))
+        ]
 
     def joint_policy(self, policies: Any) -> Any:
         r"""Product policy ``π(a|s) = Π_i π_i(a_i|s)`` as an array ``[S, A_1, ..., A_n]``."""
@@ -347,7 +364,9 @@ class MarkovGame:
         pi = as_float(pi, xp, self.dtype)
         want = (self.S,) + self.actions
         if tuple(pi.shape) != want:
-            raise ValueError(f"{field} must have shape (S, A_1, ..., A_n) = {want}; got {tuple(pi.shape)}")
+            raise ValueError(
+                f"{field} must have shape (S, A_1, ..., A_n) = {want}; got {tuple(pi.shape)}"
+            )
         check_probability(xp.reshape(pi, (self.S, -1)), field, ("s", "a"), f"{field}[s, ...]")
         return pi
 
@@ -367,12 +386,18 @@ class MarkovGame:
         pf = xp.reshape(pi, (S, K))
         Ppi = xp.sum(xp.reshape(self.P, (S, K, S)) * pf[:, :, None], axis=1)  # (S, S)
         rpi = xp.sum(xp.reshape(self.R, (n, S, K)) * pf[None, :, :], axis=-1)  # (n, S)
-        chain = FiniteMDP(xp.broadcast_to(Ppi[None, :, None, :], (n, S, 1, S)), rpi[:, :, None], self.discount_or_raise())
+        chain = FiniteMDP(
+            xp.broadcast_to(Ppi[None, :, None, :], (n, S, 1, S)),
+            rpi[:, :, None],
+            self.discount_or_raise(),
+        )
         return evaluate_policy(chain, xp.zeros((n, S), dtype=xp.int64, device=self.P.device))
 
     def discount_or_raise(self) -> float:
         if self.gamma is None:
-            raise ValueError("this routine needs a discounted game (gamma in [0, 1)); got gamma=None")
+            raise ValueError(
+                "this routine needs a discounted game (gamma in [0, 1)); got gamma=None"
+            )
         return float(self.gamma)
 
     def _others_axes(self, i: int) -> tuple[int, ...]:

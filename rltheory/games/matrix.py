@@ -62,7 +62,9 @@ def as_matrix_games(A: Any, field: str = "A", xp: Any = None) -> Any:
     A = as_float(A, xp)
     check_ndim(A, field, 2, "(..., m, n)")
     if A.shape[-2] < 1 or A.shape[-1] < 1:
-        raise InvalidModelError(f"{field} needs at least one action per player; got shape {tuple(A.shape)}")
+        raise InvalidModelError(
+            f"{field} needs at least one action per player; got shape {tuple(A.shape)}"
+        )
     check_finite(A, field, ("i", "j"))
     return A
 
@@ -158,12 +160,15 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
     ones = xp.ones((N, m, 1), dtype=dt, device=dev)
     cons = xp.concat([Ap, eye, ones], axis=-1)
     obj = xp.concat(
-        [-xp.ones((N, 1, n), dtype=dt, device=dev), xp.zeros((N, 1, m + 1), dtype=dt, device=dev)], axis=-1
+        [-xp.ones((N, 1, n), dtype=dt, device=dev), xp.zeros((N, 1, m + 1), dtype=dt, device=dev)],
+        axis=-1,
     )
     T = xp.concat([cons, obj], axis=-2)  # (N, m+1, W)
     basis = xp.broadcast_to(xp.arange(n, n + m, device=dev)[None, :], (N, m))
     big = n + m + 1
-    row_is_cons = xp.concat([xp.ones(m, dtype=xp.bool, device=dev), xp.zeros(1, dtype=xp.bool, device=dev)])
+    row_is_cons = xp.concat(
+        [xp.ones(m, dtype=xp.bool, device=dev), xp.zeros(1, dtype=xp.bool, device=dev)]
+    )
     pivots = 0
     active = xp.ones(N, dtype=xp.bool, device=dev)
     for _ in range(max_iter):
@@ -210,7 +215,9 @@ def _normalise(z: Any, xp: Any) -> Any:
     return xp.where(s > 0.0, z / xp.where(s > 0.0, s, 1.0), 1.0 / z.shape[-1])
 
 
-def solve_zero_sum(A: Any, *, tol: float = 1e-9, fallback: bool = True, max_iter: int | None = None) -> ZeroSumSolution:
+def solve_zero_sum(
+    A: Any, *, tol: float = 1e-9, fallback: bool = True, max_iter: int | None = None
+) -> ZeroSumSolution:
     r"""Value and optimal strategies of every zero-sum game in a batch: ``v = max_x min_y xᵀAy``.
 
     Parameters
@@ -276,7 +283,9 @@ def solve_zero_sum(A: Any, *, tol: float = 1e-9, fallback: bool = True, max_iter
     Af = xp.reshape(A, (N, m, n))
     if N == 0:
         z = xp.zeros(batch, dtype=A.dtype, device=A.device)
-        return ZeroSumSolution(z, xp.zeros(batch + (m,), dtype=A.dtype), xp.zeros(batch + (n,), dtype=A.dtype), z, 0)
+        return ZeroSumSolution(
+            z, xp.zeros(batch + (m,), dtype=A.dtype), xp.zeros(batch + (n,), dtype=A.dtype), z, 0
+        )
     lo = xp.min(xp.reshape(Af, (N, m * n)), axis=-1)
     hi = xp.max(xp.reshape(Af, (N, m * n)), axis=-1)
     rng = hi - lo
@@ -367,7 +376,9 @@ def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
     bounds = [(0.0, None)] * m + [(None, None)]
     for k, G in enumerate(flat):
         A_ub = np.concatenate([-G.T, np.ones((n, 1))], axis=1)
-        res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs")
+        res = linprog(
+            c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs"
+        )
         if res.status != 0:
             raise SolverError(f"HiGHS failed on game {k}: {res.message}", status=res.status)
         X[k] = np.clip(res.x[:m], 0.0, None)
@@ -377,5 +388,9 @@ def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
     gap = duality_gap(flat, X, Y)
     value = np.einsum("bi,bij,bj->b", X, flat, Y)
     return ZeroSumSolution(
-        value=value.reshape(batch), x=X.reshape(batch + (m,)), y=Y.reshape(batch + (n,)), gap=gap.reshape(batch), iterations=0
+        value=value.reshape(batch),
+        x=X.reshape(batch + (m,)),
+        y=Y.reshape(batch + (n,)),
+        gap=gap.reshape(batch),
+        iterations=0,
     )

@@ -36,7 +36,13 @@ from ..trace import Trace, TraceRecorder
 from .markov import ZeroSumMarkovGame
 from .matrix import solve_zero_sum
 
-__all__ = ["ShapleyStep", "ShapleyResult", "shapley_operator", "shapley_value_iteration", "evaluate_policy_pair"]
+__all__ = [
+    "ShapleyStep",
+    "ShapleyResult",
+    "shapley_operator",
+    "shapley_value_iteration",
+    "evaluate_policy_pair",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,7 +182,11 @@ def shapley_value_iteration(
     if not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"tol must be a positive number; got {tol!r}")
     xp, g = game.xp, game.gamma
-    V = xp.zeros(game.batch_shape + (game.S,), dtype=game.dtype, device=game.P.device) if V0 is None else as_float(V0, xp, game.dtype)
+    V = (
+        xp.zeros(game.batch_shape + (game.S,), dtype=game.dtype, device=game.P.device)
+        if V0 is None
+        else as_float(V0, xp, game.dtype)
+    )
     if tuple(V.shape) != game.batch_shape + (game.S,):
         raise ValueError(f"V0 must have shape {game.batch_shape + (game.S,)}; got {tuple(V.shape)}")
     rec = TraceRecorder()
@@ -228,4 +238,3 @@ def evaluate_policy_pair(game: ZeroSumMarkovGame, mu: Any, nu: Any) -> Any:
     """
     game = _check_game(game, "evaluate_policy_pair")
     return evaluate_policy(game.row_mdp(nu), game.row_policy(mu))
-

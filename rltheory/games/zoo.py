@@ -102,7 +102,9 @@ def battle_of_the_sexes() -> np.ndarray:
     return np.stack([np.array([[2.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.0, 2.0]])])
 
 
-def random_matrix_games(rng: np.random.Generator, shape: tuple[int, ...], m: int, n: int) -> np.ndarray:
+def random_matrix_games(
+    rng: np.random.Generator, shape: tuple[int, ...], m: int, n: int
+) -> np.ndarray:
     """``A[*shape, m, n]`` with i.i.d. standard normal entries (nondegenerate with probability 1)."""
     return rng.standard_normal(tuple(shape) + (m, n))
 
@@ -200,7 +202,14 @@ def littman_soccer(gamma: float = 0.9) -> ZeroSumMarkovGame:
 
 
 def random_zero_sum_markov_game(
-    rng: np.random.Generator, S: int, A: int, B: int, gamma: float, *, batch_shape: tuple[int, ...] = (), branching: int | None = None
+    rng: np.random.Generator,
+    S: int,
+    A: int,
+    B: int,
+    gamma: float,
+    *,
+    batch_shape: tuple[int, ...] = (),
+    branching: int | None = None,
 ) -> ZeroSumMarkovGame:
     r"""Random zero-sum Markov game: ``r ~ U[−1, 1]``, ``P(·|s, a, b)`` Dirichlet(1) on ``branching`` random successors.
 

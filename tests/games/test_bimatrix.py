@@ -18,13 +18,21 @@ from rltheory.games import (
     lemke_howson,
     nash_equilibria,
 )
-from rltheory.games.zoo import battle_of_the_sexes, prisoners_dilemma, random_bimatrix_game, stag_hunt
+from rltheory.games.zoo import (
+    battle_of_the_sexes,
+    prisoners_dilemma,
+    random_bimatrix_game,
+    stag_hunt,
+)
 
 
 def _same_set(ours, theirs, atol=1e-6):
     if len(ours) != len(theirs):
         return False
-    return all(any(np.allclose(x, a, atol=atol) and np.allclose(y, b, atol=atol) for a, b in theirs) for x, y in ours)
+    return all(
+        any(np.allclose(x, a, atol=atol) and np.allclose(y, b, atol=atol) for a, b in theirs)
+        for x, y in ours
+    )
 
 
 def _gambit_equilibria(A, B):
@@ -85,7 +93,10 @@ def test_all_equilibria_equal_nashpy_vertex_enumeration(seed):
         vertex = list(game.vertex_enumeration())
         support = list(game.support_enumeration(non_degenerate=True))
     assert _same_set(ours, vertex)
-    assert all(any(np.allclose(x, a, atol=1e-6) and np.allclose(y, b, atol=1e-6) for a, b in ours) for x, y in support)
+    assert all(
+        any(np.allclose(x, a, atol=1e-6) and np.allclose(y, b, atol=1e-6) for a, b in ours)
+        for x, y in support
+    )
 
 
 # -- reference values ----------------------------------------------------------------------------
@@ -93,7 +104,11 @@ def test_battle_of_the_sexes_closed_form():
     # mixed: row indifferent when 1·y1 = 2·y0... x = (2/3, 1/3), y = (1/3, 2/3).
     U = battle_of_the_sexes()
     expect = [([1, 0], [1, 0]), ([0, 1], [0, 1]), ([2 / 3, 1 / 3], [1 / 3, 2 / 3])]
-    assert _same_set(nash_equilibria(U[0], U[1]), [(np.array(a, float), np.array(b, float)) for a, b in expect], 1e-12)
+    assert _same_set(
+        nash_equilibria(U[0], U[1]),
+        [(np.array(a, float), np.array(b, float)) for a, b in expect],
+        1e-12,
+    )
 
 
 def test_prisoners_dilemma_and_stag_hunt():
@@ -101,7 +116,10 @@ def test_prisoners_dilemma_and_stag_hunt():
     assert _same_set(nash_equilibria(U[0], U[1]), [(np.array([0.0, 1.0]), np.array([0.0, 1.0]))])
     U = stag_hunt()  # mixed: stag w.p. 3/4 (4p = 3)
     eqs = nash_equilibria(U[0], U[1])
-    assert any(np.allclose(x, [0.75, 0.25]) and np.allclose(y, [0.75, 0.25]) for x, y in eqs) and len(eqs) == 3
+    assert (
+        any(np.allclose(x, [0.75, 0.25]) and np.allclose(y, [0.75, 0.25]) for x, y in eqs)
+        and len(eqs) == 3
+    )
 
 
 def test_general_two_by_two_mixed_formula():
@@ -113,7 +131,9 @@ def test_general_two_by_two_mixed_formula():
     x1 = (B[1, 1] - B[1, 0]) / (B[0, 0] - B[0, 1] - B[1, 0] + B[1, 1])
     mixed = [(x, y) for x, y in nash_equilibria(A, B) if np.all(x > 0) and np.all(y > 0)]
     assert len(mixed) == 1
-    assert mixed[0][0][0] == pytest.approx(x1, abs=1e-12) and mixed[0][1][0] == pytest.approx(y1, abs=1e-12)
+    assert mixed[0][0][0] == pytest.approx(x1, abs=1e-12) and mixed[0][1][0] == pytest.approx(
+        y1, abs=1e-12
+    )
 
 
 # -- degeneracy -----------------------------------------------------------------------------------

@@ -45,7 +45,9 @@ def test_value_is_affine_equivariant(A, c, s):
 @settings(max_examples=20)
 def test_transpose_negation_duality(A):
     """The column player's game −Aᵀ has value −v(A)."""
-    assert float(solve_zero_sum(-A.T).value) == pytest.approx(-float(solve_zero_sum(A).value), abs=1e-9 * _scale(A))
+    assert float(solve_zero_sum(-A.T).value) == pytest.approx(
+        -float(solve_zero_sum(A).value), abs=1e-9 * _scale(A)
+    )
 
 
 # -- reference values ------------------------------------------------------------------------
@@ -94,7 +96,10 @@ def test_two_by_two_closed_form():
         (np.array([[3.0], [1.0], [4.0]]), 4.0),  # m×1: max over the column
         (np.zeros((3, 4)), 0.0),  # constant
         (np.array([[2.0, 2.0], [2.0, 2.0]]), 2.0),
-        (np.array([[1.0, 2.0], [0.0, 3.0], [1.0, 2.0]]), 1.0),  # duplicate rows; column 0 dominates: v = 1
+        (
+            np.array([[1.0, 2.0], [0.0, 3.0], [1.0, 2.0]]),
+            1.0,
+        ),  # duplicate rows; column 0 dominates: v = 1
         (np.array([[5.0, 5.0, 1.0], [5.0, 5.0, 1.0], [0.0, 0.0, 0.0]]), 1.0),  # saddle with ties
     ],
 )

@@ -1,0 +1,111 @@
+"""Correlated / coarse correlated equilibria: LP constraints, Nash ⊆ CE ⊆ CCE, reference values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rltheory.errors import InvalidModelError
+from rltheory.games import (
+    cce_constraints,
+    cce_gap,
+    ce_constraints,
+    ce_gap,
+    max_entropy_ce,
+    max_welfare_cce,
+    max_welfare_ce,
+    nash_equilibria,
+)
+from rltheory.games.zoo import (
+    battle_of_the_sexes,
+    chicken,
+    matching_pennies,
+    prisoners_dilemma,
+    random_bimatrix_game,
+)
+
+
+def _product(x, y):
+    return np.outer(x, y)
+
+
+@given(st.integers(0, 2**31), st.integers(1, 4), st.integers(1, 4))
+@settings(max_examples=20)
+def test_nash_subset_ce_subset_cce(seed, m, n):
+    """Every Nash product distribution is a CE; the max-welfare CE is a CCE; welfare ordered."""
+    U = random_bimatrix_game(np.random.default_rng(seed), m, n)
+    nash_w = -np.inf
+    for x, y in nash_equilibria(U[0], U[1]):
+        mu = _product(x, y)
+        assert ce_gap(U, mu) <= 1e-9 and cce_gap(U, mu) <= 1e-9
+        nash_w = max(nash_w, float((U[0] * mu).sum() + (U[1] * mu).sum()))
+    ce = max_welfare_ce(U)
+    assert ce.gap <= 1e-8 and cce_gap(U, ce.distribution) <= 1e-8
+    cce = max_welfare_cce(U)
+    assert cce.gap <= 1e-8
+    assert nash_w <= ce.welfare + 1e-8 <= cce.welfare + 2e-8
+
+
+@given(st.integers(0, 2**31))
+@settings(max_examples=10)
+def test_three_player_constraints_hold(seed):
+    rng = np.random.default_rng(seed)
+    U = rng.standard_normal((3, 2, 3, 2))
+    ce = max_welfare_ce(U)
+    mu = ce.distribution.reshape(-1)
+    assert np.all(ce_constraints(U) @ mu <= 1e-8) and np.all(cce_constraints(U) @ mu <= 1e-8)
+    assert mu.min() >= 0 and mu.sum() == pytest.approx(1.0)
+    ent = max_entropy_ce(U)
+    assert ent.gap <= 1e-6
+
+
+def test_cce_rows_are_sums_of_ce_rows():
+    U = random_bimatrix_game(np.random.default_rng(0), 3, 2)
+    G, H = ce_constraints(U), cce_constraints(U)
+    # player 0, deviation a' = 1: Σ_{a ≠ 1} CE rows (a, 1) (rows ordered (a, a'), a ≠ a')
+    rows = [
+        k
+        for k, (a, b) in enumerate([(a, b) for a in range(3) for b in range(3) if a != b])
+        if b == 1
+    ]
+    np.testing.assert_allclose(G[rows].sum(0), H[1], atol=1e-12)
+
+
+def test_chicken_reference_values():
+    # Aumann (1974): welfare-max CE of chicken = 1/2 (Sw,Sw) + 1/4 (Sw,St) + 1/4 (St,Sw): 5.25 each.
+    ce = max_welfare_ce(chicken())
+    np.testing.assert_allclose(ce.distribution, [[0.5, 0.25], [0.25, 0.0]], atol=1e-9)
+    np.testing.assert_allclose(ce.payoffs, [5.25, 5.25], atol=1e-9)
+
+
+def test_matching_pennies_unique_ce_and_pd_dominance():
+    U = np.stack([matching_pennies(), -matching_pennies()])
+    np.testing.assert_allclose(max_entropy_ce(U).distribution, np.full((2, 2), 0.25), atol=1e-6)
+    np.testing.assert_allclose(max_welfare_ce(U).distribution, np.full((2, 2), 0.25), atol=1e-9)
+    # Prisoner's dilemma: dominance leaves only (D, D) even for CCE.
+    np.testing.assert_allclose(
+        max_welfare_cce(prisoners_dilemma()).distribution, [[0, 0], [0, 1]], atol=1e-9
+    )
+
+
+def test_max_entropy_ce_is_a_ce_with_maximal_entropy():
+    U = battle_of_the_sexes()
+    ent = max_entropy_ce(U)
+    H = -np.sum(ent.distribution * np.log(np.clip(ent.distribution, 1e-300, None)))
+    for x, y in nash_equilibria(U[0], U[1]):  # every Nash distribution is a CE of lower entropy
+        p = _product(x, y)
+        assert -np.sum(p * np.log(np.clip(p, 1e-300, None))) <= H + 1e-6
+    assert ent.gap <= 1e-6
+
+
+def test_invalid_normal_form():
+    with pytest.raises(InvalidModelError, match="one payoff table per player"):
+        max_welfare_ce(np.zeros((3, 2, 2)))
+    with pytest.raises(InvalidModelError, match=r"U must be finite"):
+        max_welfare_ce(np.array([[[0.0, np.nan], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]]]))
+    with pytest.raises(ValueError, match="joint-action shape"):
+        ce_gap(chicken(), np.ones((3, 2)) / 6)
+    with pytest.raises(InvalidModelError, match="sum to 1"):
+        ce_gap(chicken(), np.ones((2, 2)))

@@ -1,0 +1,137 @@
+"""Learning dynamics: exploitability under the theorems' bounds at every iterate, backends."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rltheory.bounds.games import (
+    hedge_gap_bound,
+    optimistic_gap_bound,
+    regret_matching_gap_bound,
+)
+from rltheory.errors import InvalidModelError
+from rltheory.games import (
+    duality_gap,
+    fictitious_play,
+    hedge,
+    ogda,
+    optimistic_hedge,
+    project_simplex,
+    regret_matching,
+    solve_zero_sum,
+)
+from rltheory.games.zoo import rock_paper_scissors
+from rltheory.testing import matrix_games
+
+T = 300
+
+
+def _range(A):
+    r = float(np.max(A) - np.min(A))
+    return r if r > 0 else 1.0
+
+
+@given(matrix_games(max_actions=4))
+@settings(max_examples=15)
+def test_hedge_under_bound_every_iterate(A):
+    m, n = A.shape
+    res = hedge(A, T)
+    t = np.arange(1, T + 1)
+    ex, ey = float(res.eta[0]), float(res.eta[1])
+    # a player with one action has zero regret; its term is dropped (ln 1 = 0, η = 0)
+    b = (
+        sum(
+            (math.log(k) / e + e * t * _range(A) ** 2 / 8.0) if k > 1 else 0.0
+            for k, e in ((m, ex), (n, ey))
+        )
+        / t
+    )
+    if m > 1 and n > 1:
+        np.testing.assert_allclose(b, hedge_gap_bound(t, m, n, ex, ey, _range(A)))
+    assert np.all(res.trace["gap_avg"] <= b + 1e-9 * _range(A))
+
+
+@given(matrix_games(max_actions=4), st.booleans())
+@settings(max_examples=15)
+def test_regret_matching_under_bound_every_iterate(A, plus):
+    m, n = A.shape
+    res = regret_matching(A, T, plus=plus)
+    b = regret_matching_gap_bound(np.arange(1, T + 1), m, n, _range(A))
+    assert np.all(res.trace["gap_avg"] <= b + 1e-12)
+
+
+@given(matrix_games(max_actions=4))
+@settings(max_examples=15)
+def test_optimistic_methods_under_one_over_t_bound(A):
+    m, n = A.shape
+    t = np.arange(1, T + 1)
+    om = optimistic_hedge(A, T)
+    b = optimistic_gap_bound(t, math.log(m), math.log(n), float(om.eta[0]))
+    assert np.all(om.trace["gap_avg"] <= b + 1e-9 * _range(A))
+    og = ogda(A, T)
+    b = optimistic_gap_bound(t, 0.5, 0.5, float(og.eta[0]))
+    assert np.all(og.trace["gap_avg"] <= b + 1e-9 * _range(A))
+
+
+def test_trace_matches_duality_gap_of_averages():
+    A = np.random.default_rng(0).standard_normal((3, 4))
+    res = regret_matching(A, 50)
+    assert res.trace["gap_avg"][-1] == pytest.approx(float(duality_gap(A, res.x, res.y)), abs=1e-12)
+    assert res.trace["gap_last"][-1] == pytest.approx(
+        float(duality_gap(A, res.x_last, res.y_last)), abs=1e-12
+    )
+
+
+def test_omwu_last_iterate_converges_on_rps_hedge_does_not():
+    # RPS has a unique (interior) equilibrium: OMWU's last iterate converges (Wei et al. 2021,
+    # Thm 3) while plain Hedge's last iterate cycles away from it.
+    A = rock_paper_scissors((1.0, 2.0, 3.0))
+    om = optimistic_hedge(A, 1000, eta=0.2)
+    assert om.trace["gap_last"][-1] <= 1e-8
+    assert om.trace["gap_last"][-1] < om.trace["gap_last"][500] < om.trace["gap_last"][100]
+    hd = hedge(A, 1000, eta=0.2)
+    assert hd.trace["gap_last"][-1] > 0.1
+
+
+def test_average_iterates_approach_minimax_strategies():
+    A = rock_paper_scissors((1.0, 2.0, 3.0))
+    v, x, y = solve_zero_sum(A)
+    res = optimistic_hedge(A, 3000)
+    np.testing.assert_allclose(res.x, x, atol=5e-3)
+    fp = fictitious_play(A, 3000)
+    assert fp.trace["gap_avg"][-1] < 0.1 < fp.trace["gap_avg"][10]
+
+
+def test_backends_agree(xp):
+    A = np.random.default_rng(1).standard_normal((2, 3, 3))
+    for f in (fictitious_play, regret_matching, hedge, optimistic_hedge, ogda):
+        ref = f(A, 40)
+        out = f(xp.asarray(A), 40)
+        np.testing.assert_allclose(np.asarray(out.x), ref.x, atol=1e-12)
+        np.testing.assert_allclose(out.trace["gap_avg"], ref.trace["gap_avg"], atol=1e-12)
+
+
+@given(st.integers(0, 2**31), st.integers(1, 6))
+@settings(max_examples=30)
+def test_project_simplex_is_the_euclidean_projection(seed, k):
+    rng = np.random.default_rng(seed)
+    v = rng.normal(0, 2, k)
+    z = project_simplex(v)
+    assert z.min() >= 0 and z.sum() == pytest.approx(1.0)
+    # KKT: v − z = θ on the support, ≤ θ off it
+    theta = (v - z)[z > 0]
+    assert np.ptp(theta) <= 1e-12 and np.all((v - z)[z == 0] <= theta[0] + 1e-12)
+
+
+def test_invalid_arguments():
+    with pytest.raises(ValueError, match="positive integer"):
+        hedge(np.eye(2), 0)
+    with pytest.raises(ValueError, match="eta must be a positive"):
+        optimistic_hedge(np.eye(2), 10, eta=-1.0)
+    with pytest.raises(InvalidModelError, match="finite"):
+        ogda(np.array([[np.inf, 0.0]]), 10)

@@ -1,0 +1,209 @@
+"""Markov games: validation, Shapley contraction, certified VI, exploitability, best responses,
+finite-horizon general-sum equilibria, Littman's soccer."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rltheory.errors import ConvergenceWarning, InvalidModelError
+from rltheory.games import (
+    MarkovGame,
+    ZeroSumMarkovGame,
+    best_response,
+    correlated_value_iteration,
+    evaluate_policy_pair,
+    exploitability,
+    finite_horizon_nash_conv,
+    nash_conv,
+    nash_value_iteration,
+    shapley_operator,
+    shapley_value_iteration,
+    solve_zero_sum,
+    solve_zero_sum_highs,
+)
+from rltheory.games.zoo import (
+    cooperative_markov_game,
+    littman_soccer,
+    matching_pennies,
+    random_zero_sum_markov_game,
+    rock_paper_scissors,
+)
+from rltheory.mdp import FiniteMDP, linear_program, value_iteration
+from rltheory.testing import zero_sum_markov_games
+
+
+# -- theorems -----------------------------------------------------------------------------------
+@given(zero_sum_markov_games(), st.integers(0, 2**31))
+@settings(max_examples=25)
+def test_shapley_operator_is_gamma_contraction(game, seed):
+    rng = np.random.default_rng(seed)
+    V, W = rng.normal(0, 5, game.S), rng.normal(0, 5, game.S)
+    d = np.max(
+        np.abs(np.asarray(shapley_operator(game, V).TV) - np.asarray(shapley_operator(game, W).TV))
+    )
+    assert d <= game.gamma * np.max(np.abs(V - W)) + 1e-9 * (
+        1 + np.max(np.abs(V)) + np.max(np.abs(W))
+    )
+
+
+@given(zero_sum_markov_games(max_states=4))
+@settings(max_examples=15)
+def test_shapley_vi_certificates_and_exploitability(game):
+    res = shapley_value_iteration(game, tol=1e-9)
+    assert res.converged
+    x, y = res.policies
+    ex = exploitability(game, x, y)
+    assert np.max(ex.per_state) <= float(res.policy_bound) + 1e-8
+    assert float(ex.gap) <= 1e-7 and float(ex.gap) >= -1e-8
+    # V is within the certified bound of the minimax values V^{x,BR} ≤ V* ≤ V^{BR,y}
+    lo, hi = -np.asarray(ex.br_col.V), np.asarray(ex.br_row.V)
+    assert np.all(lo - 1e-7 <= res.V) and np.all(res.V <= hi + 1e-7)
+
+
+@given(zero_sum_markov_games(max_states=4), st.integers(0, 2**31))
+@settings(max_examples=15)
+def test_best_response_equals_induced_mdp_optimum(game, seed):
+    rng = np.random.default_rng(seed)
+    nu = rng.dirichlet(np.ones(game.B), size=game.S)
+    br = best_response(game, nu, player=0)
+    mdp = game.row_mdp(nu)
+    np.testing.assert_allclose(br.V, value_iteration(mdp, tol=1e-10).V, atol=1e-8)
+    np.testing.assert_allclose(br.V, linear_program(mdp).V, atol=1e-7)
+    # and it dominates every stationary row policy, e.g. a random one
+    mu = rng.dirichlet(np.ones(game.A), size=game.S)
+    assert np.all(evaluate_policy_pair(game, mu, nu) <= br.V + 1e-9)
+
+
+# -- reference values -----------------------------------------------------------------------------
+def test_one_state_game_value_is_matrix_value_over_one_minus_gamma():
+    A = rock_paper_scissors((1.0, 2.0, 3.0)) + 0.5
+    g = ZeroSumMarkovGame(np.ones((1, 3, 3, 1)), A[None], 0.8)
+    res = shapley_value_iteration(g, tol=1e-11)
+    assert float(res.V[0]) == pytest.approx(0.5 / 0.2, abs=1e-10)
+    np.testing.assert_allclose(res.policies[0][0], np.array([3.0, 1.0, 2.0]) / 6, atol=1e-9)
+
+
+def test_gamma_zero_is_one_matrix_game_per_state():
+    rng = np.random.default_rng(4)
+    g = random_zero_sum_markov_game(rng, 6, 3, 4, 0.0)
+    res = shapley_value_iteration(g)
+    np.testing.assert_allclose(res.V, solve_zero_sum_highs(np.asarray(g.R)).value, atol=1e-9)
+
+
+def test_shapley_vi_geometric_rate_at_every_sweep():
+    # ‖V_k − V*‖∞ ≤ γ^k ‖V_0 − V*‖∞ (Shapley 1953, Thm 1), with V* from a tight solve.
+    from rltheory.bounds.games import shapley_error_bound
+
+    g = random_zero_sum_markov_game(np.random.default_rng(11), 10, 3, 3, 0.9)
+    Vstar = np.asarray(shapley_value_iteration(g, tol=1e-12).V)
+    V, errs = np.zeros(10), []
+    for _ in range(40):
+        V = np.asarray(shapley_operator(g, V).TV)
+        errs.append(np.max(np.abs(V - Vstar)))
+    bound = shapley_error_bound(np.arange(1, 41), 0.9, np.max(np.abs(Vstar)))
+    assert np.all(np.asarray(errs) <= bound + 1e-11)
+
+
+def test_soccer_symmetry_and_value():
+    g = littman_soccer()
+    res = shapley_value_iteration(g, tol=1e-9)
+    # From the symmetric reset distribution the value is 0 (swap roles + mirror board = −game).
+    assert float(np.sum(g.initial_distribution() * res.V)) == pytest.approx(0.0, abs=1e-8)
+    x, y = res.policies
+    assert float(exploitability(g, x, y).gap) <= 1e-6
+    assert np.all(np.asarray(res.V) <= 1.0 + 1e-9) and np.all(np.asarray(res.V) >= -1.0 - 1e-9)
+
+
+# -- consistency ------------------------------------------------------------------------------------
+def test_shapley_vi_equals_per_state_highs_vi():
+    g = random_zero_sum_markov_game(np.random.default_rng(5), 8, 3, 3, 0.7)
+    V = np.zeros(8)
+    for _ in range(60):  # reference: per-state HiGHS loop
+        V = solve_zero_sum_highs(np.asarray(g.stage_games(V))).value
+    np.testing.assert_allclose(shapley_value_iteration(g, tol=1e-10).V, V, atol=1e-8)
+
+
+def test_batched_games_and_backends(xp):
+    g_np = random_zero_sum_markov_game(np.random.default_rng(6), 5, 2, 3, 0.9, batch_shape=(3,))
+    ref = shapley_value_iteration(g_np)
+    g = ZeroSumMarkovGame(xp.asarray(np.asarray(g_np.P)), xp.asarray(np.asarray(g_np.R)), 0.9)
+    res = shapley_value_iteration(g)
+    assert res.V.shape == (3, 5)
+    np.testing.assert_allclose(np.asarray(res.V), np.asarray(ref.V), atol=1e-9)
+    np.testing.assert_allclose(np.asarray(ref.V[1]), shapley_value_iteration(g_np[1]).V, atol=1e-9)
+
+
+def test_cap_reports_convergence_warning():
+    g = random_zero_sum_markov_game(np.random.default_rng(7), 4, 2, 2, 0.99)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        res = shapley_value_iteration(g, max_iter=3)
+    assert not res.converged and len(res.trace) == 3
+
+
+def test_exploitability_of_pure_pair_closed_form():
+    g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1)), matching_pennies()[None], 0.5)
+    # row plays heads, column heads: BR row earns 1/(1−γ) = 2; BR column makes row earn −2.
+    assert float(exploitability(g, np.array([0]), np.array([0])).gap) == pytest.approx(4.0)
+
+
+def test_nash_conv_cooperative_and_zero_sum_agree():
+    g = random_zero_sum_markov_game(np.random.default_rng(8), 4, 2, 3, 0.8)
+    res = shapley_value_iteration(g, tol=1e-10)
+    x, y = res.policies
+    mg = g.as_markov_game()
+    assert float(nash_conv(mg, [x, y])) == pytest.approx(
+        float(exploitability(g, x, y).gap), abs=1e-7
+    )
+    coop = cooperative_markov_game(np.random.default_rng(9), 4, (2, 3), 0.9)
+    team = value_iteration(
+        FiniteMDP(np.asarray(coop.P).reshape(4, 6, 4), np.asarray(coop.R)[0].reshape(4, 6), 0.9),
+        tol=1e-11,
+    )
+    a = np.asarray(team.policy)
+    pols = [a // 3, a % 3]  # the team-optimal joint action as a pure product policy
+    assert float(nash_conv(coop, pols)) <= 1e-8
+
+
+def test_finite_horizon_equilibria_have_zero_nash_conv():
+    rng = np.random.default_rng(10)
+    W = rng.exponential(size=(4, 3, 2, 4))
+    g = MarkovGame(W / W.sum(-1, keepdims=True), rng.standard_normal((2, 4, 3, 2)), None)
+    eq = nash_value_iteration(g, 4)
+    assert eq.stage_gap <= 1e-9 and finite_horizon_nash_conv(g, eq.policy) <= 1e-8
+    for coarse in (False, True):
+        eq = correlated_value_iteration(g, 4, coarse=coarse)
+        assert finite_horizon_nash_conv(g, eq.policy) <= 1e-7
+    uniform = np.full((4, 4, 3, 2), 1 / 6)
+    assert finite_horizon_nash_conv(g, uniform) > 0.1
+
+
+# -- validation -------------------------------------------------------------------------------------
+def test_invalid_markov_games():
+    P = np.ones((2, 2, 2, 2)) / 2
+    with pytest.raises(InvalidModelError, match=r"R must have shape \(2, 2, 2\)"):
+        ZeroSumMarkovGame(P, np.zeros((2, 2, 3)), 0.9)
+    with pytest.raises(InvalidModelError, match=r"R must be finite; R\(s=1, a=0, b=1\) = nan"):
+        R = np.zeros((2, 2, 2))
+        R[1, 0, 1] = np.nan
+        ZeroSumMarkovGame(P, R, 0.9)
+    bad = P.copy()
+    bad[0, 1, 1] = [0.5, 0.4]
+    with pytest.raises(InvalidModelError, match=r"worst row \(s=0, a=1, b=1\) sums to 0.9"):
+        ZeroSumMarkovGame(bad, np.zeros((2, 2, 2)), 0.9)
+    with pytest.raises(InvalidModelError, match="gamma must lie in"):
+        ZeroSumMarkovGame(P, np.zeros((2, 2, 2)), 1.0)
+    with pytest.raises(InvalidModelError, match=r"R must have shape \(n, S, A_1, ..., A_n\)"):
+        MarkovGame(P, np.zeros((3, 2, 2, 2)), 0.9)
+    with pytest.raises(ValueError, match="gamma=None"):
+        nash_value_iteration(MarkovGame(P, np.zeros((2, 2, 2, 2)), 0.9), 3)
+    g = ZeroSumMarkovGame(P, np.zeros((2, 2, 2)), 0.9)
+    with pytest.raises(ValueError, match=r"nu\(1,\) = 5 is not an action index"):
+        exploitability(g, np.array([0, 0]), np.array([0, 5]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert solve_zero_sum(np.asarray(g.R)).max_gap == 0.0
