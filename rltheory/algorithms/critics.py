@@ -1,0 +1,680 @@
+r"""Linear critics: feature maps, the projected Bellman fixed point, TD(λ), LSTD(λ), compatible features.
+
+Policy evaluation with linear features ``V_θ = Φθ`` (``Φ[s, :] = φ(s)ᵀ``, full
+column rank) on the Markov chain ``P_π`` with weighting ``D = diag(d)``:
+
+* the projected Bellman equation ``Φθ* = Π_D T^{(λ)} Φθ*`` is ``Aθ* = b`` with
+  ``A = Φᵀ D (I − γλP_π)^{-1}(I − γP_π) Φ`` and ``b = Φᵀ D (I − γλP_π)^{-1} r_π``
+  (:func:`projected_fixed_point`, exact);
+* on-policy (``d`` the stationary law of ``P_π``), ``A`` is positive definite
+  and TD(λ), ``θ ← θ + α_t δ_t z_t`` with ``δ_t = r_t + γφ(s_{t+1})ᵀθ − φ(s_t)ᵀθ`` and
+  ``z_t = γλ z_{t−1} + φ(s_t)``, converges to ``θ*`` almost surely under
+  Robbins–Monro steps (Tsitsiklis & Van Roy 1997, Thm 1) (:func:`td_linear`);
+* LSTD(λ) solves the sample version ``Â θ = b̂``,
+  ``Â = (1/n) Σ_t z_t (φ_t − γφ_{t+1})ᵀ``, ``b̂ = (1/n) Σ_t z_t r_t`` (Bradtke & Barto
+  1996; Boyan 2002), consistent for ``θ*`` (:func:`lstd`, :func:`lstd_estimate`);
+* the fixed point's error obeys ``‖Φθ* − V^π‖_D ≤ ‖Π_D V^π − V^π‖_D/√(1 − κ²)``,
+  ``κ = γ(1−λ)/(1−γλ)`` (:func:`rltheory.bounds.td_fixed_point_bound`).
+
+Compatible features for a softmax-linear policy ``π_θ(a|s) ∝ exp(θᵀφ(s, a))`` are
+``ψ(s, a) = ∇_θ log π_θ(a|s) = φ(s, a) − Σ_b π_θ(b|s) φ(s, b)``; the least-squares
+fit of ``A^π`` on ``ψ`` under ``d^π_ρ ⊗ π`` is the natural gradient direction
+(Kakade 2001; Sutton et al. 2000, Thm 2) (:func:`compatible_features`,
+:func:`compatible_critic`).
+
+Sample-based routines run on the host (numpy) with an explicit Generator;
+exact routines are array-API kernels.
+
+References
+----------
+Tsitsiklis, J. N., Van Roy, B. (1997). An analysis of temporal-difference learning with
+function approximation. IEEE TAC 42(5). Lemmas 4–6, Theorem 1.
+Bradtke, S., Barto, A. (1996). Linear least-squares algorithms for temporal difference
+learning. Machine Learning 22.
+Boyan, J. (2002). Technical update: least-squares temporal difference learning. MLJ 49.
+Sutton, R., McAllester, D., Singh, S., Mansour, Y. (2000). Policy gradient methods for RL
+with function approximation. NeurIPS. Theorem 2.
+Sutton, R., Barto, A. (2018). *Reinforcement Learning*, 2nd ed. §9.5 (tile coding, RBFs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backend import array_namespace, as_float, require_host
+from ..mdp.bellman import (
+    as_stochastic_policy,
+    evaluate_policy,
+    policy_reward,
+    policy_transition_matrix,
+    q_values,
+    state_occupancy,
+)
+from ..mdp.mixing import stationary_distribution
+from ..mdp.model import FiniteMDP
+from ..mdp.sample import rollout
+from ..trace import Trace, TraceRecorder
+
+__all__ = [
+    "tabular_features",
+    "random_features",
+    "rbf_features",
+    "tile_features",
+    "state_action_features",
+    "compatible_features",
+    "projected_fixed_point",
+    "TDFixedPoint",
+    "weighted_norm",
+    "projection",
+    "expected_td",
+    "td_linear",
+    "TDResult",
+    "lstd_estimate",
+    "lstd",
+    "compatible_critic",
+]
+
+
+# -- feature maps ----------------------------------------------------------------------
+
+
+def _int(x: Any, name: str, minimum: int = 1) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {x!r}")
+    return int(x)
+
+
+def tabular_features(S: int) -> np.ndarray:
+    """One-hot features ``Φ = I_S`` (the tabular case: every ``V`` is representable).
+
+    Examples
+    --------
+    >>> tabular_features(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return np.eye(_int(S, "S"))
+
+
+def random_features(S: int, d: int, *, rng: np.random.Generator | int) -> np.ndarray:
+    """Gaussian features ``Φ[s, k] ~ N(0, 1/d)`` i.i.d. (full column rank a.s. when ``d ≤ S``).
+
+    Examples
+    --------
+    >>> random_features(5, 2, rng=0).shape
+    (5, 2)
+    """
+    S, d = _int(S, "S"), _int(d, "d")
+    if d > S:
+        raise ValueError(f"d must be <= S = {S} for full column rank; got d={d}")
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    return gen.normal(size=(S, d)) / math.sqrt(d)
+
+
+def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) -> np.ndarray:
+    r"""Gaussian radial basis features ``φ_k(s) = exp(−‖x_s − c_k‖²/(2w²))`` (plus a constant 1).
+
+    Parameters
+    ----------
+    coords : array (S, k)
+        State coordinates (e.g. grid cells ``GridWorld.cells``).
+    centers : array (m, k)
+    width : float > 0
+    bias : bool
+        Append the constant feature.
+
+    Examples
+    --------
+    >>> rbf_features([[0.0], [1.0]], [[0.0]], width=1.0).round(4).tolist()
+    [[1.0, 1.0], [0.6065, 1.0]]
+    """
+    x = np.asarray(coords, dtype=float)
+    c = np.asarray(centers, dtype=float)
+    if x.ndim != 2 or c.ndim != 2 or x.shape[1] != c.shape[1]:
+        raise ValueError(f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}")
+    if not (isinstance(width, (int, float)) and width > 0):
+        raise ValueError(f"width must be > 0; got {width!r}")
+    sq = ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
+    phi = np.exp(-sq / (2.0 * width**2))
+    return np.concatenate([phi, np.ones((x.shape[0], 1))], axis=1) if bias else phi
+
+
+def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: int) -> np.ndarray:
+    r"""Binary tile coding: ``n_tilings`` uniform grids of ``n_tiles`` tiles per dimension.
+
+    Tiling ``j`` is offset by ``j/n_tilings`` of a tile width in every dimension
+    (Sutton & Barto 2018, §9.5.4); each state activates one tile per tiling, so
+    every row of the result has exactly ``n_tilings`` ones. Columns of tiles that
+    no state activates are dropped.
+
+    Examples
+    --------
+    >>> tile_features([[0.0], [0.9]], low=[0.0], high=[1.0], n_tiles=2, n_tilings=1).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    x = np.asarray(coords, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"coords must have shape (S, k); got {x.shape}")
+    lo = np.broadcast_to(np.asarray(low, float), x.shape[1:])
+    hi = np.broadcast_to(np.asarray(high, float), x.shape[1:])
+    if np.any(hi <= lo):
+        raise ValueError(f"high must exceed low in every dimension; got low={lo}, high={hi}")
+    n_tiles, n_tilings = _int(n_tiles, "n_tiles"), _int(n_tilings, "n_tilings")
+    S, k = x.shape
+    width = (hi - lo) / n_tiles
+    blocks = []
+    for j in range(n_tilings):
+        u = (x - lo + width * j / n_tilings) / width
+        idx = np.clip(np.floor(u).astype(int), 0, n_tiles)  # n_tiles + 1 tiles cover the offset
+        flat = np.ravel_multi_index(tuple(idx.T), (n_tiles + 1,) * k)
+        blk = np.zeros((S, (n_tiles + 1) ** k))
+        blk[np.arange(S), flat] = 1.0
+        blocks.append(blk)
+    phi = np.concatenate(blocks, axis=1)
+    return phi[:, phi.any(axis=0)]  # drop tiles no state reaches (all-zero columns)
+
+
+def state_action_features(phi: Any, A: int) -> np.ndarray:
+    r"""``φ(s, a) = e_a ⊗ φ(s)``: shape ``(S, A, A·d)`` (one block of weights per action).
+
+    Examples
+    --------
+    >>> state_action_features([[1.0], [2.0]], 2)[1].tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+    f = np.asarray(phi, dtype=float)
+    if f.ndim != 2:
+        raise ValueError(f"phi must have shape (S, d); got {f.shape}")
+    A = _int(A, "A")
+    S, d = f.shape
+    out = np.zeros((S, A, A * d))
+    for a in range(A):
+        out[:, a, a * d : (a + 1) * d] = f
+    return out
+
+
+def compatible_features(phi_sa: Any, pi: Any) -> Any:
+    r"""``ψ(s, a) = φ(s, a) − Σ_b π(b|s) φ(s, b)`` (``= ∇_θ log π_θ(a|s)`` for softmax-linear π).
+
+    Parameters
+    ----------
+    phi_sa : array (..., S, A, d)
+    pi : array (..., S, A)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> compatible_features(np.eye(2)[None], np.array([[0.5, 0.5]])).tolist()
+    [[[0.5, -0.5], [-0.5, 0.5]]]
+    """
+    xp = array_namespace(phi_sa, pi)
+    f = as_float(phi_sa, xp)
+    p = as_float(pi, xp, f.dtype)
+    if f.ndim < 3 or tuple(f.shape[-3:-1]) != tuple(p.shape[-2:]):
+        raise ValueError(f"phi_sa (..., S, A, d) and pi (..., S, A) disagree: {tuple(f.shape)} vs {tuple(p.shape)}")
+    return f - xp.sum(p[..., None] * f, axis=-2, keepdims=True)
+
+
+# -- exact quantities ------------------------------------------------------------------
+
+
+def weighted_norm(x: Any, d: Any) -> Any:
+    r"""``‖x‖_D = √(Σ_s d(s) x(s)²)`` over the last axis."""
+    xp = array_namespace(x, d)
+    return xp.sqrt(xp.sum(d * x * x, axis=-1))
+
+
+def _features(mdp: FiniteMDP, Phi: Any) -> Any:
+    xp = mdp.xp
+    F = as_float(Phi, xp, mdp.dtype)
+    if F.ndim != 2 or F.shape[0] != mdp.S:
+        raise ValueError(f"Phi must have shape (S, d) = ({mdp.S}, d); got {tuple(F.shape)}")
+    return F
+
+
+def projection(Phi: Any, d: Any, V: Any) -> Any:
+    r"""``Π_D V = Φ(ΦᵀDΦ)^{-1}ΦᵀD V``: the ``‖·‖_D``-nearest point of ``span Φ``."""
+    xp = array_namespace(Phi, d, V)
+    DPhi = d[..., :, None] * Phi
+    G = xp.matrix_transpose(Phi) @ DPhi
+    w = xp.linalg.solve(G, (xp.matrix_transpose(DPhi) @ V[..., None]))
+    return (Phi @ w)[..., 0]
+
+
+@dataclass(frozen=True, eq=False)
+class TDFixedPoint:
+    """Exact projected Bellman fixed point (:func:`projected_fixed_point`).
+
+    Attributes
+    ----------
+    theta : array (d,)
+        ``θ* = A^{-1} b``.
+    A, b : arrays (d, d), (d,)
+    d : array (S,)
+        The weighting.
+    values : array (S,)
+        ``Φθ*``.
+    V : array (S,)
+        Exact ``V^π``.
+    error : float
+        ``‖Φθ* − V^π‖_D``.
+    projection_error : float
+        ``‖Π_D V^π − V^π‖_D``.
+    """
+
+    theta: Any
+    A: Any
+    b: Any
+    d: Any
+    values: Any
+    V: Any
+    error: float
+    projection_error: float
+
+
+def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0, d: Any = None) -> TDFixedPoint:
+    r"""Exact TD(λ) fixed point ``θ* = A^{-1}b`` of ``Φθ = Π_D T^{(λ)} Φθ``.
+
+    ``A = Φᵀ D (I − γλP_π)^{-1}(I − γP_π) Φ``, ``b = Φᵀ D (I − γλP_π)^{-1} r_π``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Single discounted model.
+    pi : array
+        Policy (stochastic ``[S, A]`` or deterministic ``[S]``).
+    Phi : array (S, d)
+        Features.
+    lam : float in [0, 1]
+    d : array (S,), optional
+        Weighting; default the stationary distribution of ``P_π``
+        (:func:`rltheory.mdp.mixing.stationary_distribution`, which needs a unichain ``P_π``).
+
+    Returns
+    -------
+    TDFixedPoint
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, ``lam`` outside ``[0, 1]``, multichain ``P_π`` with default ``d``.
+    numpy.linalg.LinAlgError
+        Singular ``A`` (``Φ`` rank deficient on the support of ``d``).
+
+    Notes
+    -----
+    Tsitsiklis & Van Roy (1997), Lemma 6 and Theorem 1: with ``d`` stationary and
+    ``Φ`` of full column rank, ``A`` is positive definite and ``θ*`` is the a.s. limit
+    of TD(λ). With one-hot features ``Φθ* = V^π`` exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([[1.0], [0.0]]), gamma=0.5)
+    >>> fp = projected_fixed_point(mdp, np.array([0, 0]), np.ones((2, 1)))
+    >>> float(fp.theta[0])  # constant feature: the stationary-average reward over (1 - gamma)
+    1.0
+    """
+    if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
+        raise ValueError("projected_fixed_point needs a single discounted FiniteMDP")
+    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0.0 <= lam <= 1.0:
+        raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
+    xp = mdp.xp
+    g = float(mdp.gamma)
+    F = _features(mdp, Phi)
+    Ppi = policy_transition_matrix(mdp, pi)
+    r = policy_reward(mdp, pi)
+    if d is None:
+        d = stationary_distribution(Ppi)
+    else:
+        d = as_float(d, xp, mdp.dtype)
+        if tuple(d.shape) != (mdp.S,):
+            raise ValueError(f"d must have shape ({mdp.S},); got {tuple(d.shape)}")
+    eye = xp.eye(mdp.S, dtype=mdp.dtype, device=F.device)
+    M = eye - (g * lam) * Ppi
+    DF = d[:, None] * F
+    left = xp.linalg.solve(xp.matrix_transpose(M), DF)  # (I − γλP)^{-T} D Φ
+    A = xp.matrix_transpose(left) @ ((eye - g * Ppi) @ F)
+    b = xp.matrix_transpose(left) @ r
+    theta = xp.linalg.solve(A, b[:, None])[:, 0]
+    values = F @ theta
+    V = evaluate_policy(mdp, pi)
+    err = float(weighted_norm(values - V, d))
+    perr = float(weighted_norm(projection(F, d, V) - V, d))
+    return TDFixedPoint(theta=theta, A=A, b=b, d=d, values=values, V=V, error=err, projection_error=perr)
+
+
+def expected_td(
+    mdp: FiniteMDP, pi: Any, Phi: Any, *, step_size: float, iterations: int, lam: float = 0.0, d: Any = None
+) -> Trace:
+    r"""Mean-path TD(λ): ``θ_{k+1} = θ_k + α (b − Aθ_k)`` from ``θ_0 = 0`` (the ODE's Euler scheme).
+
+    Returns a :class:`~rltheory.trace.Trace` with ``error`` ``‖Φθ_k − Φθ*‖_D`` and
+    ``theta`` per iteration. With ``A`` positive definite (on-policy ``d``) and
+    ``α < 2λ_min(A_sym)/‖A‖²`` it converges geometrically to ``θ*``
+    (Tsitsiklis & Van Roy 1997, §IV, the mean ODE ``θ̇ = b − Aθ``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([[1.0], [0.0]]), gamma=0.5)
+    >>> tr = expected_td(mdp, np.array([0, 0]), np.eye(2), step_size=1.0, iterations=200)
+    >>> bool(tr["error"][-1] < 1e-10)
+    True
+    """
+    if not (isinstance(step_size, (int, float)) and step_size > 0):
+        raise ValueError(f"step_size must be > 0; got {step_size!r}")
+    iterations = _int(iterations, "iterations", 0)
+    fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
+    xp = mdp.xp
+    F = _features(mdp, Phi)
+    theta = xp.zeros(fp.theta.shape, dtype=mdp.dtype, device=F.device)
+    rec = TraceRecorder()
+    for k in range(iterations + 1):
+        rec.record(k, error=weighted_norm(F @ (theta - fp.theta), fp.d), theta=theta)
+        theta = theta + step_size * (fp.b - fp.A @ theta)
+    return rec.finish()
+
+
+# -- sample-based ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class TDResult:
+    """Result of :func:`td_linear`.
+
+    Attributes
+    ----------
+    theta : numpy.ndarray (n_runs, d)
+        Last iterates.
+    theta_avg : numpy.ndarray (n_runs, d)
+        Polyak–Ruppert averages ``(1/T) Σ_t θ_t``.
+    fixed_point : TDFixedPoint
+    trace : Trace
+        ``error`` and ``error_avg`` (``‖Φθ_t − Φθ*‖_D`` of the iterate and of the
+        running average), shape ``(K, n_runs)``, at the recorded steps.
+    converged : None
+        Sample budget is fixed (no stopping rule).
+    """
+
+    theta: np.ndarray
+    theta_avg: np.ndarray
+    fixed_point: TDFixedPoint
+    trace: Trace
+    converged: None = None
+
+
+def _steps(step_size: float | Callable[[int], float]) -> Callable[[int], float]:
+    if callable(step_size):
+        return step_size
+    if isinstance(step_size, bool) or not isinstance(step_size, (int, float)) or not step_size > 0:
+        raise ValueError(f"step_size must be > 0 or a callable t -> alpha_t; got {step_size!r}")
+    a = float(step_size)
+    return lambda t: a
+
+
+def td_linear(
+    mdp: FiniteMDP,
+    pi: Any,
+    Phi: Any,
+    *,
+    steps: int,
+    step_size: float | Callable[[int], float],
+    rng: np.random.Generator | int,
+    lam: float = 0.0,
+    n_runs: int = 1,
+    d: Any = None,
+    record_every: int = 1,
+) -> TDResult:
+    r"""On-policy TD(λ) with linear features along ``n_runs`` independent trajectories.
+
+    ``δ_t = r(s_t, a_t) + γφ(s_{t+1})ᵀθ_t − φ(s_t)ᵀθ_t``, ``z_t = γλ z_{t−1} + φ(s_t)``,
+    ``θ_{t+1} = θ_t + α_t δ_t z_t``, with ``s_0 ~ d`` (the stationary distribution by
+    default, as in the theorem) and ``a_t ~ π(·|s_t)``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Single discounted host model.
+    pi : array
+        Policy to evaluate.
+    Phi : array (S, d)
+        Features.
+    steps : int ≥ 1
+        Transitions per run.
+    step_size : float or callable
+        ``α_t`` (``t = 0, 1, ...``); constant, or e.g. ``lambda t: 1/(t + 100)``.
+    rng : numpy.random.Generator or int
+    lam : float in [0, 1]
+    n_runs : int ≥ 1
+        Independent trajectories updated together (vectorised).
+    d : array (S,), optional
+        Start distribution and norm weighting (stationary by default).
+    record_every : int ≥ 1
+        Record the errors every this many steps (and at the last step).
+
+    Returns
+    -------
+    TDResult
+
+    Notes
+    -----
+    Theorem (Tsitsiklis & Van Roy 1997, Thm 1): ``P_π`` irreducible aperiodic,
+    ``Φ`` full column rank, ``Σα_t = ∞``, ``Σα_t² < ∞``: ``θ_t → θ*`` a.s.
+    Finite time (Bhandari, Russo & Singal 2018): with a constant step ``α ∝ 1/√T``
+    and averaging, ``E‖Φθ̄_T − Φθ*‖²_D = O(1/((1−γ)√T))``. Sampling uses
+    :func:`rltheory.mdp.sample.rollout`; runs on the host.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([[1.0], [0.0]]), gamma=0.5)
+    >>> res = td_linear(mdp, np.array([0, 0]), np.eye(2), steps=2000, step_size=0.1, rng=0)
+    >>> bool(res.trace["error"][-1, 0] < 1e-6)   # deterministic chain: TD is exact
+    True
+    """
+    steps = _int(steps, "steps")
+    n_runs = _int(n_runs, "n_runs")
+    record_every = _int(record_every, "record_every")
+    alpha = _steps(step_size)
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
+    F = require_host(_features(mdp, Phi), "td_linear")
+    dd = require_host(fp.d, "td_linear")
+    theta_star = require_host(fp.theta, "td_linear")
+    tr = rollout(mdp, pi, steps, n_runs, gen, mu=np.clip(dd, 0.0, None) / np.clip(dd, 0.0, None).sum())
+    R = tr.rewards
+    g = float(mdp.gamma)
+    theta = np.zeros((n_runs, F.shape[1]))
+    z = np.zeros_like(theta)
+    total = np.zeros_like(theta)
+    rec = TraceRecorder()
+
+    def err(th: np.ndarray) -> np.ndarray:
+        diff = (th - theta_star) @ F.T
+        return np.sqrt((diff**2) @ dd)
+
+    rec.record(0, error=err(theta), error_avg=err(theta))
+    for t in range(steps):
+        f0 = F[tr.states[:, t]]
+        f1 = F[tr.states[:, t + 1]]
+        delta = R[:, t] + g * np.sum(f1 * theta, axis=1) - np.sum(f0 * theta, axis=1)
+        z = (g * lam) * z + f0
+        theta = theta + alpha(t) * delta[:, None] * z
+        total += theta
+        if (t + 1) % record_every == 0 or t + 1 == steps:
+            rec.record(t + 1, error=err(theta), error_avg=err(total / (t + 1)))
+    return TDResult(theta=theta, theta_avg=total / steps, fixed_point=fp, trace=rec.finish())
+
+
+def lstd_estimate(
+    phi: Any, rewards: Any, phi_next: Any, *, gamma: float, lam: float = 0.0, ridge: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""LSTD(λ) from one trajectory's features: ``θ̂ = (Â + ridge·I)^{-1} b̂``.
+
+    ``z_t = γλ z_{t−1} + φ_t``, ``Â = (1/n) Σ_t z_t (φ_t − γφ'_t)ᵀ``, ``b̂ = (1/n) Σ_t z_t r_t``.
+
+    Parameters
+    ----------
+    phi, phi_next : array (n, d)
+        ``φ(s_t)`` and ``φ(s_{t+1})`` (or state-action features for LSTD-Q), in time order.
+    rewards : array (n,)
+    gamma : float in [0, 1)
+    lam : float in [0, 1]
+    ridge : float ≥ 0
+        Tikhonov term for a singular ``Â`` (0: the plain estimator).
+
+    Returns
+    -------
+    (theta, A_hat, b_hat)
+
+    Raises
+    ------
+    ValueError
+        Shapes disagree; bad ``gamma``, ``lam``, ``ridge``.
+    numpy.linalg.LinAlgError
+        ``Â`` singular and ``ridge = 0`` (a feature never visited).
+
+    Notes
+    -----
+    Bradtke & Barto (1996); Boyan (2002), Fig. 1. Consistent for the TD(λ) fixed
+    point under on-policy sampling (ergodic theorem); with one-hot features and
+    ``λ = 0`` it equals the value of the empirical Markov reward process of the
+    trajectory (certainty equivalence).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> th, A, b = lstd_estimate(np.eye(2)[[0, 1]], np.array([1.0, 0.0]), np.eye(2)[[1, 0]], gamma=0.5)
+    >>> np.round(th, 12).tolist()   # V(0) = 1 + V(1)/2, V(1) = V(0)/2
+    [1.333333333333, 0.666666666667]
+    """
+    f0 = np.asarray(phi, dtype=float)
+    f1 = np.asarray(phi_next, dtype=float)
+    r = np.asarray(rewards, dtype=float)
+    if f0.ndim != 2 or f0.shape != f1.shape or r.shape != f0.shape[:1]:
+        raise ValueError(f"phi, phi_next (n, d) and rewards (n,) disagree: {f0.shape}, {f1.shape}, {r.shape}")
+    if not (isinstance(gamma, (int, float)) and 0 <= gamma < 1):
+        raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
+    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0.0 <= lam <= 1.0:
+        raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
+    if not (isinstance(ridge, (int, float)) and ridge >= 0):
+        raise ValueError(f"ridge must be >= 0; got {ridge!r}")
+    n = f0.shape[0]
+    if lam == 0.0:
+        Z = f0
+    else:
+        Z = np.empty_like(f0)
+        z = np.zeros(f0.shape[1])
+        for t in range(n):
+            z = gamma * lam * z + f0[t]
+            Z[t] = z
+    A = Z.T @ (f0 - gamma * f1) / n
+    b = Z.T @ r / n
+    theta = np.linalg.solve(A + ridge * np.eye(A.shape[0]), b)
+    return theta, A, b
+
+
+def lstd(
+    mdp: FiniteMDP,
+    pi: Any,
+    Phi: Any,
+    *,
+    steps: int,
+    rng: np.random.Generator | int,
+    lam: float = 0.0,
+    d: Any = None,
+    ridge: float = 0.0,
+) -> tuple[np.ndarray, TDFixedPoint]:
+    r"""LSTD(λ) on one on-policy trajectory of ``steps`` transitions from ``s_0 ~ d``.
+
+    Returns ``(theta_hat, fixed_point)`` so the estimate can be compared with the
+    exact ``θ*`` (:func:`projected_fixed_point`); ``‖θ̂ − θ*‖ = O_P(n^{-1/2})``
+    (Lazaric, Ghavamzadeh & Munos 2012, Thm 1 for the β-mixing rate).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([[1.0], [0.0]]), gamma=0.5)
+    >>> th, fp = lstd(mdp, np.array([0, 0]), np.eye(2), steps=10, rng=0)
+    >>> bool(np.allclose(th, fp.theta))
+    True
+    """
+    steps = _int(steps, "steps")
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
+    F = require_host(_features(mdp, Phi), "lstd")
+    dd = np.clip(require_host(fp.d, "lstd"), 0.0, None)
+    tr = rollout(mdp, pi, steps, 1, gen, mu=dd / dd.sum())
+    s = tr.states[0]
+    theta, _, _ = lstd_estimate(F[s[:-1]], tr.rewards[0], F[s[1:]], gamma=float(mdp.gamma), lam=lam, ridge=ridge)
+    return theta, fp
+
+
+def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> tuple[Any, Any]:
+    r"""Exact compatible critic ``w* = argmin_w Σ_{s,a} d^π_ρ(s) π(a|s) (ψ(s, a)ᵀw − A^π(s, a))²``.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Single discounted model.
+    pi : array (S, A)
+    psi : array (S, A, d)
+        Compatible features (:func:`compatible_features`).
+    rho : array (S,), optional
+        Start distribution of ``d^π_ρ`` (the model's ``μ``).
+
+    Returns
+    -------
+    (w, residual)
+        Minimum-norm least-squares weights and the weighted residual
+        ``‖ψᵀw − A^π‖_{d⊗π}`` (the critic's approximation error).
+
+    Notes
+    -----
+    Compatible function approximation (Sutton et al. 2000, Thm 2; Kakade 2001):
+    ``F(θ) w* = ∇_θV^{π_θ}(ρ)(1−γ)`` with the Fisher matrix
+    ``F = E_{d⊗π}[ψψᵀ]``, so ``w*/(1−γ)`` is the natural gradient; for tabular
+    features ``ψᵀw* = A^π`` on the support of ``d``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    >>> pi = np.full((1, 2), 0.5)
+    >>> w, res = compatible_critic(mdp, pi, compatible_features(np.eye(2)[None], pi))
+    >>> np.round(w, 12).tolist(), round(float(res), 12)
+    ([-0.5, 0.5], 0.0)
+    """
+    xp = mdp.xp
+    p = as_stochastic_policy(mdp, pi)
+    V = evaluate_policy(mdp, p)
+    adv = q_values(mdp, V) - V[..., None]
+    dsa = state_occupancy(mdp, p, rho)[..., None] * p
+    P_ = as_float(psi, xp, mdp.dtype)
+    if tuple(P_.shape[-3:-1]) != (mdp.S, mdp.A):
+        raise ValueError(f"psi must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(P_.shape)}")
+    k = P_.shape[-1]
+    X = xp.reshape(P_, (mdp.S * mdp.A, k))
+    wts = xp.reshape(dsa, (mdp.S * mdp.A,))
+    y = xp.reshape(adv, (mdp.S * mdp.A,))
+    sw = xp.sqrt(wts)
+    Xw = sw[:, None] * X
+    G = xp.matrix_transpose(Xw) @ Xw
+    rhs = xp.matrix_transpose(Xw) @ (sw * y)
+    # minimum-norm solution through the eigen-decomposition of the (PSD) Gram matrix
+    evals, evecs = xp.linalg.eigh(G)
+    cut = 1e-12 * xp.max(xp.abs(evals))
+    inv = xp.where(evals > cut, 1.0 / xp.where(evals > cut, evals, xp.ones_like(evals)), xp.zeros_like(evals))
+    w = evecs @ (inv * (xp.matrix_transpose(evecs) @ rhs))
+    resid = xp.sqrt(xp.sum(wts * (X @ w - y) ** 2))
+    return w, resid
