@@ -395,13 +395,13 @@ def require_weakly_communicating(mdp: FiniteMDP, what: str) -> None:
     Batched models are checked instance by instance; the first failing instance is named.
     """
     batch = mdp.batch_shape
-    for idx in np.ndindex(*batch) if batch else [()]:
-        single = mdp[idx] if batch else mdp
-        supp = to_numpy(single.P > 0)
+    S, A = mdp.S, mdp.A
+    supports = to_numpy(mdp.P > 0).reshape((-1, S, A, S))
+    for i, supp in enumerate(supports):
         union = _structure_from_support(np.any(supp, axis=1))
         ok = False
         if len(union.recurrent_classes) == 1:
-            Cm = np.zeros(single.S, dtype=bool)
+            Cm = np.zeros(S, dtype=bool)
             Cm[list(union.recurrent_classes[0])] = True
             stuck = _max_closable(supp, ~Cm)
             ok = not stuck.any()
@@ -415,7 +415,7 @@ def require_weakly_communicating(mdp: FiniteMDP, what: str) -> None:
                 f"{_fmt_sets(union.recurrent_classes)}"
             )
         if not ok:
-            where = f" (batch index {idx})" if batch else ""
+            where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
             raise InvalidModelError(
                 f"{what} needs a weakly communicating model (constant optimal gain), but{where} {detail}; "
                 "use the multichain solvers (average_policy_iteration(mdp, multichain=True) or "
