@@ -5,6 +5,14 @@ average_reward, offline, multiagent. Public names are re-exported here.
 """
 
 from ._policy_opt import PolicyOptimizationResult, project_simplex
+from .offline import (
+    OfflineResult,
+    certainty_equivalence,
+    conservative_evaluation,
+    cql,
+    lcb_vi,
+    pevi,
+)
 from .policy_gradient import (
     entropy_npg_step,
     entropy_regularized_npg,
@@ -32,6 +40,13 @@ from .soft import (
 )
 
 __all__: list[str] = [
+    # offline RL (issue 8)
+    "OfflineResult",
+    "certainty_equivalence",
+    "conservative_evaluation",
+    "cql",
+    "lcb_vi",
+    "pevi",
     # policy optimisation (issue 6)
     "PolicyOptimizationResult",
     "SoftSolution",

@@ -38,6 +38,8 @@ Rashidinejad, P., Zhu, B., Ma, C., Jiao, J., Russell, S. (2021). Bridging offlin
 imitation learning: a tale of pessimism. NeurIPS 34 (VI-LCB).
 Xie, T., Jiang, N., Wang, H., Xiong, C., Bai, Y. (2021). Policy finetuning: bridging
 sample-efficient offline and online RL. NeurIPS 34 (episodic VI-LCB, Bernstein bonus).
+Abbasi-Yadkori, Y., Pál, D., Szepesvári, C. (2011). Improved algorithms for linear stochastic
+bandits. NeurIPS 24, Thm 2 (self-normalised confidence ellipsoid).
 Kumar, A., Zhou, A., Tucker, G., Levine, S. (2020). Conservative Q-learning for offline
 RL. NeurIPS 33, eq. (2), Thm 3.2.
 Zhou, Y., Sekhari, A., Song, Y., Sun, W. (2024). Offline data enhanced on-policy policy
@@ -328,13 +330,19 @@ def lcb_vi(
     return OfflineResult(pol, Q, V, G, counts, name, dlt)
 
 
-def _linear_vi(data: EpisodeDataset, features: Any, *, ridge: float, beta: float, clip: bool) -> OfflineResult:
+def _linear_vi(
+    data: EpisodeDataset, features: Any, *, ridge: float, beta: Any, clip: bool, split: bool = False,
+    delta: float | None = None,
+) -> OfflineResult:
+    """Least-squares VI; ``beta`` a number or ``"self-normalized"`` (per-step β_h from Λ_h)."""
     H, S, A = data.H, data.S, data.A
     phi = _features(features, H, S, A)
     if isinstance(ridge, bool) or not isinstance(ridge, (int, float)) or not ridge >= 0 or not math.isfinite(ridge):
         raise ValueError(f"ridge must be a finite number >= 0; got {ridge!r}")
-    steps = _steps(data, split=False)
-    Lams = np.zeros((H, phi.shape[-1], phi.shape[-1]))
+    steps = _steps(data, split=split)
+    d = phi.shape[-1]
+    Lams = np.zeros((H, d, d))
+    betas = np.zeros(H)
 
     def backup(h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         st = steps[h]
@@ -343,67 +351,83 @@ def _linear_vi(data: EpisodeDataset, features: Any, *, ridge: float, beta: float
         y = st.r + v[st.s2]
         try:
             w = np.linalg.solve(Lam, X.T @ y)
-            Z = np.linalg.solve(Lam, phi[h].reshape(-1, phi.shape[-1]).T).T
+            Z = np.linalg.solve(Lam, phi[h].reshape(-1, d).T).T
         except np.linalg.LinAlgError:
             raise ValueError(
                 f"Λ_{h} = Σ φφᵀ + {ridge}·I is singular at step h={h}; use ridge > 0 or features spanned by the data"
             ) from None
         est = phi[h] @ w
-        q = np.sum(Z * phi[h].reshape(-1, phi.shape[-1]), axis=-1).reshape(S, A)
-        g = beta * np.sqrt(np.maximum(q, 0.0))
+        q = np.sum(Z * phi[h].reshape(-1, d), axis=-1).reshape(S, A)
+        if isinstance(beta, str):
+            B = float(H - h)
+            logdet = np.linalg.slogdet(Lam)[1] - d * math.log(ridge)
+            betas[h] = 0.5 * B * math.sqrt(2.0 * math.log(H / delta) + logdet) + math.sqrt(ridge * d) * B
+        else:
+            betas[h] = beta
+        g = betas[h] * np.sqrt(np.maximum(q, 0.0))
         return est, g, np.ones((S, A), dtype=bool)
 
     pol, Q, V, G = _recursion(H, S, A, backup, clip=clip)
     counts = np.stack([_group(st, S, A, st.r)[0] for st in steps]).astype(np.int64)
-    return OfflineResult(pol, Q, V, G, counts, "pevi" if beta > 0 else "fitted_q_iteration", None, Lams)
+    name = "fitted_q_iteration" if not isinstance(beta, str) and beta == 0 else "pevi"
+    return OfflineResult(pol, Q, V, G, counts, name, delta, Lams)
 
 
 def pevi(
     data: EpisodeDataset,
     features: Any,
     *,
-    beta: float | None = None,
+    beta: float | str | None = None,
     ridge: float = 1.0,
     delta: float = 0.1,
     c: float = 1.0,
+    split: bool = False,
 ) -> OfflineResult:
     r"""Pessimistic value iteration for linear MDPs (PEVI; Jin, Yang & Wang 2021, Algorithm 2).
 
     For ``h = H−1, …, 0``: ``Λ_h = Σ_τ φ(s_h^τ, a_h^τ) φ(s_h^τ, a_h^τ)ᵀ + λI``,
     ``ŵ_h = Λ_h^{-1} Σ_τ φ(s_h^τ, a_h^τ)(r_h^τ + V̂_{h+1}(s_{h+1}^τ))``,
-    ``Γ_h(s, a) = β (φ(s,a)ᵀ Λ_h^{-1} φ(s,a))^{1/2}``,
+    ``Γ_h(s, a) = β_h (φ(s,a)ᵀ Λ_h^{-1} φ(s,a))^{1/2}``,
     ``Q̂_h = clip(φᵀŵ_h − Γ_h, 0, H − h)``, ``π̂_h`` greedy.
 
     Parameters
     ----------
     data : EpisodeDataset
-        Rewards in ``[0, 1]``; all episodes feed every step (no splitting).
+        Rewards in ``[0, 1]``.
     features : array (S, A, d) or (H, S, A, d)
         ``φ(s, a)``; a linear MDP has ``P_h(·|s,a) = ⟨φ(s,a), μ_h(·)⟩``, ``r_h = ⟨φ, θ_h⟩``.
-    beta : float, optional
-        Bonus scale; default ``c·d·H·√ln(2dHK/δ)`` (:func:`rltheory.bounds.offline.pevi_beta`).
+    beta : float, "self-normalized", or None
+        ``None``: the paper's ``β = c·d·H·√ln(2dHK/δ)``
+        (:func:`rltheory.bounds.offline.pevi_beta`). ``"self-normalized"`` (needs
+        ``split=True``, ``λ > 0``): the explicit per-step radius
+        ``β_h = (H−h)/2 · √(2 ln(H/δ) + ln det(Λ_h/λ)) + √(λd)·(H−h)`` (see Notes).
     ridge : float ≥ 0
         ``λ`` (the paper uses 1); ``λ = 0`` requires every ``Λ_h`` invertible.
     delta : float
-        ``ξ`` of the paper (used only for the default ``β``).
+        ``ξ`` of the paper.
     c : float
-        The paper's absolute constant in ``β`` (not given numerically; default 1).
+        The paper's absolute constant in the default ``β`` (not given numerically; default 1).
+    split : bool
+        Sample splitting as in :func:`lcb_vi` (the paper uses all episodes at every step).
 
     Returns
     -------
     OfflineResult
         With ``Lambda`` ``[H, d, d]``; the data-dependent bound is
-        ``pevi_bound(d*, features, res.Lambda, beta)`` or equivalently
-        ``pessimism_suboptimality_bound(d*, res.bonus)``.
+        ``pessimism_suboptimality_bound(d*, res.bonus)`` (``= pevi_bound`` for a constant β).
 
     Notes
     -----
-    Thm 4.4: in a linear MDP with ``‖φ‖ ≤ 1`` and this ``β`` (with the paper's
-    ``c``), with probability ``≥ 1 − ξ``,
-    ``SubOpt(π̂; x) ≤ 2β Σ_h E_{π*}[‖φ(s_h, a_h)‖_{Λ_h^{-1}} | s_0 = x]``; under
-    well-explored data (Cor. 4.6) this is ``O(d^{3/2} H² √(ζ/K))``. With one-hot
-    features and ``λ = 0``, PEVI is LCB-VI without splitting and the bonus
-    ``β/√n_h(s, a)``.
+    Thm 4.4: in a linear MDP with ``‖φ‖ ≤ 1``, ``‖θ_h‖, ‖μ_h(S)‖ ≤ √d`` and the paper's
+    ``β``, with probability ``≥ 1 − ξ``,
+    ``SubOpt(π̂; x) ≤ 2 Σ_h E_{π*}[Γ_h(s_h, a_h) | s_0 = x]``; under well-explored data
+    (Cor. 4.6) this is ``O(d^{3/2} H² √(ζ/K))``. The ``"self-normalized"`` radius
+    replaces the paper's covering argument by sample splitting: ``V̂_{h+1}`` is then
+    independent of the step-``h`` targets ``y ∈ [0, H−h]``, whose noise is
+    ``(H−h)/2``-sub-Gaussian, so the self-normalised bound of Abbasi-Yadkori, Pál &
+    Szepesvári (2011, Thm 2) gives ``|φᵀ(ŵ_h − w_h)| ≤ β_h ‖φ‖_{Λ_h^{-1}}`` with
+    probability ``≥ 1 − δ/H`` per step, using ``‖w_h‖ ≤ (H−h)√d``. With one-hot
+    features and ``λ = 0``, PEVI is LCB-VI (same splitting) with bonus ``β/√n_h(s, a)``.
 
     Examples
     --------
@@ -414,13 +438,21 @@ def pevi(
     [[0]]
     """
     data = _check_data(data, "pevi", unit_rewards=True)
+    dlt = _prob(delta)
     phi = _features(features, data.H, data.S, data.A)
     if beta is None:
-        beta = pevi_beta(phi.shape[-1], data.H, data.K, _prob(delta), c=c)
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 or not math.isfinite(beta):
+        beta = pevi_beta(phi.shape[-1], data.H, data.K, dlt, c=c)
+    if isinstance(beta, str):
+        if beta != "self-normalized":
+            raise ValueError(f"beta must be a number, None or 'self-normalized'; got {beta!r}")
+        if not split or not (isinstance(ridge, (int, float)) and ridge > 0):
+            raise ValueError("beta='self-normalized' needs split=True and ridge > 0 (its proof uses both)")
+    elif isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 or not math.isfinite(beta):
         raise ValueError(f"beta must be a finite number >= 0; got {beta!r}")
-    res = _linear_vi(data, phi, ridge=ridge, beta=float(beta), clip=True)
-    return OfflineResult(res.policy, res.Q, res.V, res.bonus, res.counts, "pevi", _prob(delta), res.Lambda)
+    else:
+        beta = float(beta)
+    res = _linear_vi(data, phi, ridge=ridge, beta=beta, clip=True, split=bool(split), delta=dlt)
+    return OfflineResult(res.policy, res.Q, res.V, res.bonus, res.counts, "pevi", dlt, res.Lambda)
 
 
 # --------------------------------------------------------------------------- CQL

@@ -38,6 +38,7 @@ __all__ = [
 _MODULES: list[str] = [
     # one module name per line
     "vi_rates",
+    "offline_pessimism",
     "solver_comparison",
 ]
 

@@ -63,6 +63,22 @@ from .mixing import (
 )
 from .mixing_zoo import ring_mdp, two_room_mdp
 from .model import FiniteHorizonMDP, FiniteMDP
+from .offline_data import (
+    EmpiricalModel,
+    EpisodeDataset,
+    PreferenceDataset,
+    TransitionDataset,
+    adversarial_policy,
+    behaviour_policy,
+    empirical_model,
+    load_dataset,
+    sample_episodes,
+    sample_game_episodes,
+    sample_preferences,
+    sample_transition_dataset,
+    save_dataset,
+    trajectory_returns,
+)
 from .sample import Trajectories, empirical_mdp, rollout, sample_transitions
 from .structure import ChainStructure, MDPStructure, chain_structure, classify_mdp
 from .utility import (
@@ -88,6 +104,21 @@ from .zoo import (
 )
 
 __all__ = [
+    # offline datasets (issue 8)
+    "EmpiricalModel",
+    "EpisodeDataset",
+    "PreferenceDataset",
+    "TransitionDataset",
+    "adversarial_policy",
+    "behaviour_policy",
+    "empirical_model",
+    "load_dataset",
+    "sample_episodes",
+    "sample_game_episodes",
+    "sample_preferences",
+    "sample_transition_dataset",
+    "save_dataset",
+    "trajectory_returns",
     "FiniteMDP",
     "FiniteHorizonMDP",
     "MDPSolution",
