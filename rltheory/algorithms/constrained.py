@@ -496,9 +496,12 @@ def general_utility_primal_dual(
     (``d = (1−γ)×`` unnormalised occupancy; Zhang et al. 2020, §3); ``δ > 0`` adds
     the dual regularisation ``−(δ/2)‖μ‖²`` of the exact-setting analysis
     (:func:`rltheory.bounds.constrained.fosp_schedule`). Sample-based
-    (``rollouts=K``): ``d_t`` is estimated from ``K·S·A`` geometric-horizon
-    roll-outs from ``μ_0``, and the gradient from Monte Carlo ``Q̂_{r̃}`` with the
-    estimated ``d`` (REINFORCE-type estimate of ``Σ_s d(s) π(a|s) Â(s,a)/(1−γ)``).
+    (``rollouts=K``): ``d_t`` is estimated from ``n = K·S·A`` geometric-horizon
+    roll-outs from ``μ_0`` with one pseudo-visit per pair,
+    ``d̂ = (n d̂_MC + 1)/(n + SA)`` (so utilities with ``∇F = ∞`` at 0, such as the
+    entropy, get a finite shadow reward; bias ``O(SA/n)``), and the gradient from
+    Monte Carlo ``Q̂_{r̃}`` with the estimated ``d`` (the estimate
+    ``Σ_s d̂(s) π(a|s) Â(s,a)`` of ``(1−γ)∇_θ V_{r̃}``).
 
     Parameters
     ----------
@@ -576,7 +579,8 @@ def general_utility_primal_dual(
             lam_norm=float(lam.sum()),
         )
         if gen is not None:
-            dh = _mc_occupancy(P, pi, mu0, g, K * S * A, gen)
+            n_ep = K * S * A
+            dh = (n_ep * _mc_occupancy(P, pi, mu0, g, n_ep, gen) + 1.0) / (n_ep + S * A)
             Gh = np.array([G.value(dh) for G in Gs])
             rh = shadow_reward(objective, dh) - sum(
                 (lam[i] * shadow_reward(G, dh) for i, G in enumerate(Gs)), np.zeros((S, A))

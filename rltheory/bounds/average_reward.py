@@ -1,0 +1,115 @@
+r"""Bounds for average-reward actor-critic: Markovian-average bias, MLMC cost, MAC's rate.
+
+* :func:`markov_average_bias` — the bias of an ``N``-sample Markovian average
+  from a non-stationary start, in terms of the exact TV distances ``d(k)``
+  (:func:`rltheory.mdp.mixing.tv_distances`): the quantity whose slow decay for
+  slowly mixing chains forces mixing-time-dependent step sizes, and which the
+  MLMC estimator makes ``O(τ_mix/T_max)`` with only ``O(log T_max)`` samples.
+* :func:`mlmc_expected_samples` — expected roll-out length of one MLMC estimate.
+* :func:`mac_rate` — the ``Õ(T^{-1/2})`` stationarity rate of MAC (Suttle et al.
+  2023) with the ``√τ_mix`` dependence of Patel et al. (2024).
+
+References
+----------
+Suttle, W. A., Bedi, A. S., Patel, B., Sadler, B. M., Koppel, A., Manocha, D. (2023).
+Beyond exponentially fast mixing in average-reward RL via multi-level Monte Carlo
+actor-critic. ICML. (Abstract: a rate comparable to state-of-the-art AC without
+mixing-time oracle; Theorem 1.)
+Patel, B., Suttle, W. A., Koppel, A., Aggarwal, V., Sadler, B. M., Bedi, A. S., Manocha, D.
+(2024). Global optimality without mixing time oracles in average-reward RL via
+multi-level actor-critic. (Abstract: ``O(√τ_mix)`` dependence.)
+Levin, D. A., Peres, Y., Wilmer, E. L. (2017). *Markov Chains and Mixing Times*, 2nd ed.
+Prop. 4.5 (``|E_p f − E_q f| ≤ ‖p − q‖_TV · span(f)``).
+Dorfman, R., Levy, K. Y. (2022). Adapting to mixing time in stochastic optimization with
+Markovian data. ICML. Lemma 3.1 (MLMC bias and cost).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MAC_EXPONENT", "markov_average_bias", "mlmc_expected_samples", "mac_rate"]
+
+#: Exponent of MAC's rate for ``(1/T) Σ_t E‖∇J(θ_t)‖²``: ``Õ(T^{-1/2})``.
+MAC_EXPONENT = -0.5
+
+
+def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
+    r"""``|E[(1/N) Σ_{k<N} f(s_k)] − μ(f)| ≤ (span(f)/N) Σ_{k<N} d(k)`` for every start law.
+
+    Parameters
+    ----------
+    N : array_like of int ≥ 1
+        Averaging lengths.
+    tv : array_like, shape (K,)
+        ``d(k) = max_s ‖P^k(s, ·) − μ‖_TV`` for ``k = 0..K−1`` (``K ≥ max N``).
+    span : float ≥ 0
+        ``max f − min f``.
+
+    Notes
+    -----
+    ``|E_ν[f(s_k)] − μ(f)| = |(νP^k − μ) f| ≤ ‖νP^k − μ‖_TV span(f) ≤ d(k) span(f)``
+    (LPW Prop. 4.5, convexity of TV in the start law); average over ``k``. For a
+    chain with ``d(k) ≤ 2^{-⌊k/τ_mix⌋}`` the bound is ``≤ 2τ_mix span(f)/N``.
+
+    Examples
+    --------
+    >>> markov_average_bias([1, 2, 4], [1.0, 0.5, 0.25, 0.125], 1.0).tolist()
+    [1.0, 0.75, 0.46875]
+    """
+    d = np.asarray(tv, dtype=float)
+    if d.ndim != 1 or np.any(~np.isfinite(d)) or np.any(d < 0) or np.any(d > 1 + 1e-12):
+        raise ValueError("tv must be a 1-D array of total-variation distances in [0, 1]")
+    n = np.asarray(N)
+    if np.any(n < 1) or np.any(n != np.floor(n)) or np.max(n) > d.shape[0]:
+        raise ValueError(f"N must be integers in [1, len(tv)={d.shape[0]}]; got {N!r}")
+    if not (isinstance(span, (int, float)) and math.isfinite(span) and span >= 0):
+        raise ValueError(f"span must be a finite number >= 0; got {span!r}")
+    c = np.concatenate([[0.0], np.cumsum(d)])
+    return span * c[n.astype(int)] / n
+
+
+def mlmc_expected_samples(T_max: int) -> float:
+    r"""``E[N] = Σ_{j=1}^{j_max} 2^{-j}·2^j + 2^{-j_max}·1 = j_max + 2^{-j_max}``, ``j_max = ⌊log₂ T_max⌋``.
+
+    (One sample when ``2^J > T_max``.) Logarithmic in ``T_max``, whereas the
+    truncated average it is unbiased for uses ``2^{j_max} ≈ T_max`` samples.
+
+    Examples
+    --------
+    >>> mlmc_expected_samples(8)
+    3.125
+    """
+    if isinstance(T_max, bool) or not isinstance(T_max, (int, np.integer)) or T_max < 1:
+        raise ValueError(f"T_max must be an integer >= 1; got {T_max!r}")
+    j = int(math.floor(math.log2(T_max)))
+    return j + 2.0 ** (-j)
+
+
+def mac_rate(T: Any, *, tau_mix: float = 1.0, T_max: int = 2, C: float = 1.0) -> np.ndarray:
+    r"""``C √τ_mix log₂(T_max) / √T``: the MAC stationarity rate shape.
+
+    Suttle et al. (2023) prove ``(1/T) Σ_{t<T} E‖∇J(θ_t)‖² = Õ(T^{-1/2})`` (plus the
+    critic's approximation error) with mixing-time-free AdaGrad steps; the mixing
+    time enters the constant, as ``O(√τ_mix)`` in the sharpened analysis of Patel
+    et al. (2024), with logarithmic factors in ``T_max``. The abstract states no
+    explicit constant, so ``C`` is a free scale; experiments check the exponent.
+
+    Examples
+    --------
+    >>> mac_rate([1, 4], tau_mix=4.0, T_max=4, C=0.5).tolist()
+    [2.0, 1.0]
+    """
+    t = np.asarray(T, dtype=float)
+    if np.any(~np.isfinite(t)) or np.any(t < 1):
+        raise ValueError(f"T must be >= 1; got {T!r}")
+    if not (isinstance(tau_mix, (int, float, np.integer)) and tau_mix >= 1):
+        raise ValueError(f"tau_mix must be >= 1; got {tau_mix!r}")
+    if isinstance(T_max, bool) or not isinstance(T_max, (int, np.integer)) or T_max < 2:
+        raise ValueError(f"T_max must be an integer >= 2; got {T_max!r}")
+    if not (isinstance(C, (int, float)) and math.isfinite(C) and C >= 0):
+        raise ValueError(f"C must be a finite number >= 0; got {C!r}")
+    return C * math.sqrt(float(tau_mix)) * math.log2(T_max) * t ** MAC_EXPONENT
