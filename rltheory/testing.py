@@ -34,6 +34,8 @@ __all__ = [
     "matrix_games",
     "zero_sum_markov_games",
     "finite_horizon_mdps",
+    "constrained_mdps",
+    "networked_mdps",
 ]
 
 
@@ -197,3 +199,73 @@ def finite_horizon_mdps(
         mu /= mu.sum()
     return FiniteHorizonMDP(P, R, mu)
 
+
+@st.composite
+def constrained_mdps(
+    draw: Any, *, min_states: int = 2, max_states: int = 5, max_actions: int = 3, max_constraints: int = 2,
+    gamma: st.SearchStrategy[float] | None = None, slater: bool = True,
+) -> Any:
+    """Discounted :class:`~rltheory.mdp.constrained.ConstrainedMDP` with rewards and costs in ``[0, 1]``.
+
+    With ``slater=True`` each threshold ``b_i`` lies strictly between the smallest
+    and largest achievable ``V_{c_i}`` (a fraction in [0.2, 0.8] of the way), and
+    the uniform-slack problem of the constraints together is strictly feasible
+    (the fractions are chosen so the min-cost-of-the-sum policy is strictly inside).
+    """
+    from .mdp.constrained import ConstrainedMDP  # noqa: PLC0415
+    from .mdp.discounted import policy_iteration  # noqa: PLC0415
+
+    S = draw(st.integers(min_states, max_states))
+    A = draw(st.integers(2, max_actions))
+    m = draw(st.integers(1, max_constraints))
+    g = draw(gamma if gamma is not None else st.sampled_from([0.5, 0.7, 0.9]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    P = rng.dirichlet(np.full(S, draw(st.sampled_from([0.3, 1.0]))), size=(S, A))
+    R = rng.random((S, A))
+    C = rng.random((m, S, A))
+    mdp = FiniteMDP(P, R, g)
+    mu = np.full(S, 1.0 / S)
+    frac = draw(st.floats(0.2, 0.8)) if slater else draw(st.floats(0.0, 1.0))
+    # thresholds relative to the policy minimising the summed cost: strictly feasible for frac > 0
+    pi_min = policy_iteration(mdp.replace(R=-C.sum(0))).policy
+    Pm = P[np.arange(S), pi_min]
+    M = np.linalg.inv(np.eye(S) - g * Pm)
+    b = np.empty(m)
+    for i in range(m):
+        lo = mu @ M @ C[i][np.arange(S), pi_min]
+        hi = float(mu @ policy_iteration(mdp.replace(R=C[i])).V)
+        b[i] = lo + frac * max(hi - lo, 0.0) + (0.05 if slater else 0.0)
+    return ConstrainedMDP(mdp, C, b)
+
+
+@st.composite
+def networked_mdps(
+    draw: Any, *, min_agents: int = 2, max_agents: int = 4, max_local_states: int = 2, max_local_actions: int = 2,
+    policy_radius: int | None = None, gamma: st.SearchStrategy[float] | None = None,
+) -> Any:
+    """:class:`~rltheory.algorithms.networked.NetworkedMDP` on a random connected graph
+    (path, cycle, star or a random tree) with Dirichlet local kernels and rewards in [0, 1]."""
+    import networkx as nx  # noqa: PLC0415
+
+    from .algorithms.networked import NetworkedMDP, neighborhoods  # noqa: PLC0415
+
+    n = draw(st.integers(min_agents, max_agents))
+    kind = draw(st.sampled_from(["path", "cycle", "star", "tree"]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    if kind == "path" or n < 3:
+        G = nx.path_graph(n)
+    elif kind == "cycle":
+        G = nx.cycle_graph(n)
+    elif kind == "star":
+        G = nx.star_graph(n - 1)
+    else:
+        G = nx.random_labeled_tree(n, seed=seed % (2**31)) if hasattr(nx, "random_labeled_tree") else nx.path_graph(n)
+    Sl = draw(st.integers(2, max_local_states))
+    Al = draw(st.integers(1, max_local_actions))
+    rng = np.random.default_rng(seed)
+    nb = neighborhoods(G, 1)
+    Ps = tuple(rng.dirichlet(np.ones(Sl), size=(Sl,) * len(nb[i]) + (Al,)) for i in range(n))
+    R = rng.random((n, Sl, Al))
+    r = draw(st.sampled_from([0, 1])) if policy_radius is None else policy_radius
+    g = draw(gamma if gamma is not None else st.sampled_from([0.0, 0.5, 0.9]))
+    return NetworkedMDP(G, Ps, R, g, None, r)
