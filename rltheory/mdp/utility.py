@@ -326,7 +326,10 @@ class GeneralUtilitySolution:
     status: str
 
 
-_CLARABEL_TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
+def _clarabel_tolerances(e: int) -> dict[str, float]:
+    """CLARABEL gap/feasibility tolerances ``10^-e`` (its defaults are 1e-8)."""
+    t = 10.0**-e
+    return {"tol_gap_abs": t, "tol_gap_rel": t, "tol_feas": t, "tol_ktratio": 100 * t}
 
 
 def _flow(mdp: FiniteMDP) -> tuple[np.ndarray, np.ndarray]:
@@ -369,10 +372,11 @@ def solve_general_utility(
     constraints : sequence of (OccupancyFunction, float)
         ``(G_i, b_i)`` with ``G_i`` convex or affine.
     solver : str, optional
-        cvxpy solver name. Default: CLARABEL with gap and feasibility tolerances 1e-12
-        (its defaults, 1e-8, leave first-order errors ~1e-4 in ``d*`` for entropy
-        objectives, whose value is flat at the optimum), then CLARABEL's defaults if that
-        run fails; the solution with the smaller KKT residual is kept.
+        cvxpy solver name. Default: CLARABEL with gap and feasibility tolerances 1e-12,
+        then 1e-11, 1e-10 and its defaults (1e-8, which leave first-order errors ~1e-4 in
+        ``d*`` for entropy objectives, whose value is flat at the optimum), stopping at the
+        first ``optimal`` run with KKT residual <= 1e-7; otherwise the run with the smallest
+        residual is kept.
     solver_options : dict, optional
         Keyword options passed to ``cvxpy.Problem.solve``.
 
@@ -434,7 +438,8 @@ def solve_general_utility(
     extra = [k for f in [objective] + [G for G, _ in cons] if f.domain is not None for k in f.domain(d)]
     prob = cp.Problem(cp.Maximize(objective.expression(d)), [flow, nonneg, *gcons, *extra])
     if solver is None:
-        ladder = [("CLARABEL", {**_CLARABEL_TIGHT, **(solver_options or {})}), ("CLARABEL", dict(solver_options or {}))]
+        ladder = [("CLARABEL", {**_clarabel_tolerances(e), **(solver_options or {})}) for e in (12, 11, 10)]
+        ladder.append(("CLARABEL", dict(solver_options or {})))
     else:
         ladder = [(solver, dict(solver_options or {}))]
     best: tuple[float, dict[str, Any]] | None = None

@@ -1,0 +1,202 @@
+"""General utilities: linear = standard RL, max-entropy occupancies, first-order optimality with the
+shadow reward, KKT residual, KL imitation, quadratic closed form, gradients, validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rltheory.errors import SolverError
+from rltheory.mdp import (
+    FiniteMDP,
+    average_linear_program,
+    entropy_utility,
+    kl_divergence,
+    linear_utility,
+    neg_kl_utility,
+    occupancy_measure,
+    policy_iteration,
+    quadratic_utility,
+    shadow_reward,
+    solve_general_utility,
+)
+from rltheory.testing import average_reward_mdps, finite_mdps, policies
+
+
+def _simplex_projection(v: np.ndarray) -> np.ndarray:
+    """Euclidean projection onto the probability simplex (sort-and-threshold, Held et al. 1974)."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u)
+    k = np.arange(1, v.size + 1)
+    rho = k[u - (css - 1) / k > 0][-1]
+    return np.maximum(v - (css[rho - 1] - 1) / rho, 0.0)
+
+
+def _entropy_kkt_tol(d: np.ndarray) -> float:
+    """KKT tolerance for entropy objectives: the solver's objective gap ~1e-12 leaves an
+    occupancy error ~sqrt(1e-12) = 1e-6 at the flat optimum, and the gradient -log d - 1 turns
+    it into ~1e-6 / min d."""
+    return 1e-6 / float(d.min())
+
+
+def _random_model(seed: int, S: int, A: int, gamma: float) -> FiniteMDP:
+    rng = np.random.default_rng(seed)
+    P = rng.random((S, A, S)) ** 2
+    P /= P.sum(-1, keepdims=True)
+    return FiniteMDP(P, rng.random((S, A)), gamma)
+
+
+@settings(max_examples=30)
+@given(finite_mdps(max_states=5, max_actions=3, gamma=st.sampled_from([0.0, 0.5, 0.9])))
+def test_linear_utility_is_standard_rl(mdp):
+    sol = solve_general_utility(mdp, linear_utility(mdp.R))
+    V = np.asarray(policy_iteration(mdp).V)
+    mu = np.asarray(mdp.initial_distribution())
+    assert sol.value == pytest.approx((1 - mdp.gamma) * mu @ V, abs=1e-7)
+    assert sol.kkt_residual <= 1e-6
+    assert np.allclose(sol.policy.sum(-1), 1.0)
+    # the returned policy's exact occupancy attains the optimum
+    d = np.asarray(occupancy_measure(mdp, sol.policy))
+    assert float(np.sum(d * np.asarray(mdp.R))) == pytest.approx(sol.value, abs=1e-6)
+
+
+@settings(max_examples=15)
+@given(average_reward_mdps(max_states=4, max_actions=3))
+def test_linear_utility_average_reward_is_optimal_gain(mdp):
+    sol = solve_general_utility(mdp, linear_utility(mdp.R))
+    assert sol.value == pytest.approx(float(average_linear_program(mdp).gain), abs=1e-7)
+
+
+@pytest.mark.parametrize("S, A, gamma", [(3, 2, 0.5), (4, 3, 0.9), (2, 4, 0.0)])
+def test_entropy_reference_state_independent_dynamics(S, A, gamma):
+    # P(·|s,a) = ν for all (s,a): every policy has d_S = (1−γ)μ + γν, so
+    # max H(d) = H(d_S) + log A (uniform actions) — and the state entropy is H(d_S) for every policy
+    rng = np.random.default_rng(S + A)
+    nu = rng.dirichlet(np.ones(S))
+    mdp = FiniteMDP(np.broadcast_to(nu, (S, A, S)).copy(), np.zeros((S, A)), gamma)
+    dS = (1 - gamma) / S + gamma * nu
+    H = float(-np.sum(dS * np.log(dS)))
+    sol = solve_general_utility(mdp, entropy_utility(S, A))
+    assert sol.value == pytest.approx(H + np.log(A), abs=1e-8)
+    np.testing.assert_allclose(sol.policy, 1.0 / A, atol=1e-6)
+    assert sol.kkt_residual <= _entropy_kkt_tol(sol.occupancy)
+
+
+def test_state_entropy_reference_teleport_model():
+    # action a teleports to state a (S = A): with uniform μ the uniform occupancy d_S = 1/S is reachable
+    # (π(·|s) uniform), so max_d H(d_S) = log S, the global maximum of an entropy over S states
+    S = 4
+    P = np.zeros((S, S, S))
+    P[:, np.arange(S), np.arange(S)] = 1.0
+    mdp = FiniteMDP(P, np.zeros((S, S)), 0.8)
+    sol = solve_general_utility(mdp, entropy_utility(S, S, kind="state"))
+    assert sol.value == pytest.approx(np.log(S), abs=1e-8)
+    np.testing.assert_allclose(sol.occupancy.sum(-1), 1.0 / S, atol=1e-6)
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 2**31), st.integers(2, 4), st.integers(2, 3), st.sampled_from(["state_action", "state"]))
+def test_shadow_reward_first_order_optimality(seed, S, A, kind):
+    # concave F: d* is optimal iff it maximises ⟨∇F(d*), d⟩ over the occupancy polytope
+    mdp = _random_model(seed, S, A, 0.8)
+    sol = solve_general_utility(mdp, entropy_utility(S, A, kind=kind))
+    assert sol.kkt_residual <= _entropy_kkt_tol(sol.occupancy)
+    r_tilde = sol.lagrangian_reward
+    V = np.asarray(policy_iteration(mdp.replace(R=r_tilde)).V)
+    best = 0.2 * float(np.mean(V))  # (1−γ) μᵀ V* with μ uniform
+    assert best == pytest.approx(float(np.sum(r_tilde * sol.occupancy)), abs=1e-6)
+    np.testing.assert_allclose(shadow_reward(entropy_utility(S, A, kind=kind), sol.occupancy), sol.shadow_reward)
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 2**31), st.data())
+def test_neg_kl_recovers_the_expert_and_kl_constraint_binds(seed, data):
+    S, A = 3, 3
+    mdp = _random_model(seed, S, A, 0.7)
+    expert = data.draw(policies(S, A))
+    dE = np.asarray(occupancy_measure(mdp, expert))
+    sol = solve_general_utility(mdp, neg_kl_utility(dE))
+    assert sol.value == pytest.approx(0.0, abs=1e-7)
+    np.testing.assert_allclose(sol.occupancy, dE, atol=1e-5)
+    # linear objective with a trust region KL(d‖d_u) ≤ b around the uniform policy's occupancy
+    du = np.asarray(occupancy_measure(mdp, np.full((S, A), 1.0 / A)))
+    free = solve_general_utility(mdp, linear_utility(mdp.R))
+    kl_free = kl_divergence(du).value(free.occupancy)
+    b = 0.5 * kl_free if np.isfinite(kl_free) else 0.05
+    tr = solve_general_utility(mdp, linear_utility(mdp.R), [(kl_divergence(du), b)])
+    assert tr.constraint_values[0] <= b + 1e-7
+    assert tr.value <= free.value + 1e-9
+    if kl_free > b + 1e-6:  # the constraint binds: positive multiplier, active constraint
+        assert tr.duals[0] > 0 and tr.constraint_values[0] == pytest.approx(b, abs=1e-6)
+    assert tr.kkt_residual <= 1e-5
+
+
+@pytest.mark.parametrize("beta", [0.5, 2.0, 20.0])
+def test_quadratic_utility_single_state_closed_form(beta):
+    # one state: d is any distribution over actions; max ⟨r,d⟩ − β/2 ‖d − u‖² = Proj_simplex(u + r/β)
+    r = np.array([[0.3, 1.0, 0.1, 0.7]])
+    mdp = FiniteMDP(np.ones((1, 4, 1)), r, 0.6)
+    sol = solve_general_utility(mdp, quadratic_utility(r, beta))
+    expect = _simplex_projection(np.full(4, 0.25) + r[0] / beta)
+    np.testing.assert_allclose(sol.occupancy[0], expect, atol=1e-7)
+    assert sol.kkt_residual <= 1e-6
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda S, A, rng: linear_utility(rng.random((S, A))),
+        lambda S, A, rng: entropy_utility(S, A),
+        lambda S, A, rng: entropy_utility(S, A, kind="state"),
+        lambda S, A, rng: neg_kl_utility(rng.dirichlet(np.ones(S * A)).reshape(S, A)),
+        lambda S, A, rng: kl_divergence(rng.dirichlet(np.ones(S * A)).reshape(S, A)),
+        lambda S, A, rng: quadratic_utility(rng.random((S, A)), 1.5),
+    ],
+)
+def test_gradients_match_finite_differences(make):
+    rng = np.random.default_rng(0)
+    S, A = 3, 2
+    F = make(S, A, rng)
+    d = rng.dirichlet(np.ones(S * A)).reshape(S, A)
+    g = F.gradient(d)
+    for idx in np.ndindex(S, A):
+        h = 1e-4 * d[idx]  # central difference error ~ h^2 |third derivative| / 6, tiny at h = 1e-4 d
+        e = np.zeros((S, A))
+        e[idx] = h
+        fd = (F.value(d + e) - F.value(d - e)) / (2 * h)
+        assert g[idx] == pytest.approx(fd, rel=1e-6, abs=1e-6)
+
+
+def test_invalid_inputs_raise_located_errors():
+    mdp = _random_model(0, 3, 2, 0.9)
+    R = np.asarray(mdp.R)
+    dE = np.full((3, 2), 1 / 6)
+    with pytest.raises(ValueError, match="objective must be concave or affine.*'kl' is convex"):
+        solve_general_utility(mdp, kl_divergence(dE))
+    with pytest.raises(ValueError, match=r"constraints\[0\] \('entropy'\) must be convex or affine"):
+        solve_general_utility(mdp, linear_utility(R), [(entropy_utility(3, 2), 1.0)])
+    with pytest.raises(ValueError, match=r"has shape \(2, 2\); the model has \(S, A\) = \(3, 2\)"):
+        solve_general_utility(mdp, linear_utility(np.zeros((2, 2))))
+    with pytest.raises(ValueError, match=r"constraints\[0\] threshold must be a finite number"):
+        solve_general_utility(mdp, linear_utility(R), [(linear_utility(R), np.nan)])
+    with pytest.raises(TypeError, match=r"constraints\[1\] must be a pair"):
+        solve_general_utility(mdp, linear_utility(R), [(linear_utility(R), 1.0), linear_utility(R)])
+    bad = R.copy()
+    bad[2, 1] = np.inf
+    with pytest.raises(ValueError, match=r"r must be finite; r\[s=2, a=1\] = inf"):
+        linear_utility(bad)
+    with pytest.raises(ValueError, match="d_expert must be a non-negative table summing to 1"):
+        neg_kl_utility(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="kind must be"):
+        entropy_utility(3, 2, kind="action")
+    with pytest.raises(ValueError, match="beta must be a finite number >= 0"):
+        quadratic_utility(R, -1.0)
+    with pytest.raises(ValueError, match="single model; got batch shape"):
+        solve_general_utility(FiniteMDP(np.ones((2, 3, 2, 3)) / 3, np.zeros((2, 3, 2)), 0.9), linear_utility(R))
+    with pytest.raises(TypeError, match="objective must be an OccupancyFunction"):
+        solve_general_utility(mdp, R)
+    with pytest.raises(SolverError, match="no optimum") as info:
+        solve_general_utility(mdp, linear_utility(R), [(kl_divergence(dE), -0.1)])  # KL ≥ 0 > −0.1
+    assert "infeasible" in str(info.value.status)
