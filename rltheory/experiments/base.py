@@ -139,7 +139,7 @@ class ExperimentResult:
             "name": self.name,
             "pass": self.passed,
             "config": jsonable(self.config),
-            "checks": [c.to_dict() for c in self.checks],
+            "checks": [jsonable(c.to_dict()) for c in self.checks],
             "curves": jsonable(self.curves),
             "meta": jsonable(self.meta),
             "versions": versions(),
