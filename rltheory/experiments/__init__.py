@@ -40,6 +40,8 @@ _MODULES: list[str] = [
     "vi_rates",
     "offline_pessimism",
     "solver_comparison",
+    "matrix_dynamics",
+    "markov_games",
 ]
 
 
