@@ -301,7 +301,8 @@ class SpectralGap:
     relaxation_time : float
         ``t_rel = 1/γ*`` (``inf`` when ``γ* = 0``).
     reversible : bool
-        Whether detailed balance ``μ(s)P(s,s') = μ(s')P(s',s)`` holds (to 1e-12).
+        Whether ``P`` is irreducible and detailed balance ``μ(s)P(s,s') = μ(s')P(s',s)``
+        holds (to 1e-12).
     """
 
     eigenvalues: np.ndarray
@@ -345,7 +346,10 @@ def spectral_gap(P: Any) -> SpectralGap:
     S = P.shape[-1]
     mu = _unichain_stationary(xp, P)
     flow = mu[:, None] * P
-    reversible = bool(xp.max(xp.abs(flow - xp.matrix_transpose(flow))) <= 1e-12) and bool(xp.min(mu) > 0)
+    # detailed balance with μ > 0 (irreducible: transient states have μ = 0 up to round-off)
+    reversible = _structures(P)[0].irreducible and bool(
+        xp.max(xp.abs(flow - xp.matrix_transpose(flow))) <= 1e-12
+    )
     if reversible:
         r = xp.sqrt(mu)
         sym = r[:, None] * P / r[None, :]

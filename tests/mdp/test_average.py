@@ -385,6 +385,12 @@ def test_spectral_gap_reversible_path_matches_general_eigensolver():
     assert sg.absolute_gap == pytest.approx(1 - abs(0.5 + 0.5 * np.exp(2j * np.pi / 3)), abs=1e-12)
     with pytest.raises(ValueError, match="unichain"):
         spectral_gap(np.eye(2))
+    # unichain with transient states (μ = 0 there): the general solver, never D^{-1/2}
+    T = np.array([[0.5, 0.5, 0.0], [0.0, 0.9, 0.1], [0.0, 0.2, 0.8]])
+    sg = spectral_gap(T)
+    assert not sg.reversible
+    lam = np.sort(np.abs(np.linalg.eigvals(T)))[::-1]
+    assert sg.absolute_gap == pytest.approx(1 - lam[1], abs=1e-12) and 0 < sg.absolute_gap < 1
 
 
 def test_hitting_times_reference_and_kac():
