@@ -118,6 +118,8 @@ def puterman_stopping_index(mdp: Any, epsilon: float, *, max_iter: int = 10**6) 
 
 
 def _timed(fn: Any, repeats: int) -> tuple[Any, float]:
+    """Best wall time of ``repeats`` runs, after one untimed run (BLAS threads and caches settle)."""
+    fn()
     best, out = float("inf"), None
     for _ in range(repeats):
         t0 = time.perf_counter()
