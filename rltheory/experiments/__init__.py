@@ -42,6 +42,8 @@ _MODULES: list[str] = [
     "solver_comparison",
     "matrix_dynamics",
     "markov_games",
+    "average_reward",
+    "cmdp_frontier",
 ]
 
 
