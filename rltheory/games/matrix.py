@@ -147,7 +147,7 @@ def _pivot_tol(dtype: Any, xp: Any) -> float:
 
 
 def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
-    """Batched Bland-rule simplex for ``max 1ᵀq s.t. A' q ≤ 1, q ≥ 0`` with ``A' ≥ 1``.
+    """Batched simplex (Dantzig, then Bland) for ``max 1ᵀq s.t. A' q ≤ 1, q ≥ 0`` with ``A' ≥ 1``.
 
     ``Ap`` has shape (N, m, n). Returns ``(q [N, n], p [N, m], obj [N], pivots, done [N])``
     where ``p`` are the optimal duals (reduced costs of the slacks) and ``obj = 1ᵀq = 1ᵀp``.
@@ -166,21 +166,21 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
     T = xp.concat([cons, obj], axis=-2)  # (N, m+1, W)
     basis = xp.broadcast_to(xp.arange(n, n + m, device=dev)[None, :], (N, m))
     big = n + m + 1
-    row_is_cons = xp.concat(
-        [xp.ones(m, dtype=xp.bool, device=dev), xp.zeros(1, dtype=xp.bool, device=dev)]
-    )
+    bland_after = m + n  # Dantzig's rule first; Bland's rule from then on (finite termination)
+    rowpos = xp.arange(m + 1, device=dev)[None, :]
     pivots = 0
-    active = xp.ones(N, dtype=xp.bool, device=dev)
-    for _ in range(max_iter):
+    for it in range(max_iter + 1):
         red = T[:, m, : n + m]
         neg = red < -tol
         active = xp.any(neg, axis=-1)
-        if not bool(xp.any(active)):
+        if it == max_iter or not bool(xp.any(active)):
             break
         pivots += 1
-        enter = xp.argmax(xp.astype(neg, xp.int8), axis=-1)  # Bland: smallest index
-        e_in = one_hot(enter, W, xp, dt)  # (N, W)
-        col = (T @ e_in[:, :, None])[:, :, 0]  # (N, m+1)
+        if it < bland_after:
+            enter = xp.argmin(red, axis=-1)  # Dantzig: most negative reduced cost
+        else:
+            enter = xp.argmax(xp.astype(neg, xp.int8), axis=-1)  # Bland: smallest index
+        col = xp.take_along_axis(T, xp.broadcast_to(enter[:, None, None], (N, m + 1, 1)), axis=2)[:, :, 0]
         ccol, rhs = col[:, :m], T[:, :m, W - 1]
         ok = ccol > tol
         ratio = xp.where(ok, rhs / xp.where(ok, ccol, 1.0), xp.inf)
@@ -188,20 +188,15 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
         cand = ok & (ratio <= rmin + tol * (1.0 + xp.abs(rmin)))
         # Bland: among tied rows the one whose basic variable has the smallest index
         leave = xp.argmin(xp.where(cand, basis, big), axis=-1)
-        e_out = one_hot(leave, m, xp, dt)  # (N, m)
-        e_row = xp.concat([e_out, xp.zeros((N, 1), dtype=dt, device=dev)], axis=-1)  # (N, m+1)
-        prow = (e_row[:, None, :] @ T)[:, 0, :]  # (N, W)
-        piv = xp.sum(prow * e_in, axis=-1)
+        prow = xp.take_along_axis(T, xp.broadcast_to(leave[:, None, None], (N, 1, W)), axis=1)[:, 0, :]
+        piv = xp.take_along_axis(prow, enter[:, None], axis=1)[:, 0]
         piv = xp.where(active, piv, 1.0)
         prow = prow / piv[:, None]
-        Tn = T - col[:, :, None] * prow[:, None, :]
-        is_out = (e_row > 0.5)[:, :, None]
-        Tn = xp.where(is_out, prow[:, None, :], Tn)
-        T = xp.where(active[:, None, None], Tn, T)
-        rowsel = (e_out > 0.5) & active[:, None]
-        basis = xp.where(rowsel, enter[:, None], basis)
+        col = xp.where(active[:, None], col, 0.0)  # finished games: no-op update
+        is_out = (rowpos == leave[:, None]) & active[:, None]  # (N, m+1)
+        T = xp.where(is_out[:, :, None], prow[:, None, :], T - col[:, :, None] * prow[:, None, :])
+        basis = xp.where(is_out[:, :m], enter[:, None], basis)
     done = ~active
-    del row_is_cons
     rhs = T[:, :m, W - 1]
     onb = one_hot(basis, n + m, xp, dt)[:, :, :n]  # (N, m, n)
     q = xp.sum(onb * rhs[:, :, None], axis=-2)
@@ -252,8 +247,10 @@ def solve_zero_sum(
     ``v(A') ≥ 1 > 0``; then (Dantzig 1951) ``v(A') = 1/max{1ᵀq : A'q ≤ 1, q ≥ 0}``, the
     optimal ``q`` normalised is a minimax ``y`` and the optimal duals ``p`` of the rows
     normalised are a maximin ``x``. The LP is solved by a batched primal simplex with
-    Bland's smallest-index rule for the entering and leaving variables, which cannot
-    cycle on degenerate games (Bland 1977, Theorem 1); games that are already optimal
+    Dantzig's most-negative-reduced-cost rule for the first ``m + n`` pivots and Bland's
+    smallest-index rule after that (ties in the ratio test always go to the smallest basic
+    index), so a game that cycles under Dantzig's rule on a degenerate vertex switches to a
+    rule that cannot cycle (Bland 1977, Theorem 1); games that are already optimal
     stop pivoting while the rest of the batch continues. Cost per pivot
     ``O(N·m·(m+n))`` for ``N`` games. Ties, dominated strategies and ``1×n`` or ``m×1``
     games need no special handling. Negative round-off entries of the strategies
