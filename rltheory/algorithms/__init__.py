@@ -5,6 +5,33 @@ average_reward, offline, multiagent. Public names are re-exported here.
 """
 
 from ._policy_opt import PolicyOptimizationResult, project_simplex
+from .actor_critic import (
+    ExactCritic,
+    LSTDCritic,
+    TDCritic,
+    improper_policy_gradient,
+    mixture_policy,
+    natural_actor_critic,
+    softmax_linear_policy,
+)
+from .critics import (
+    TDFixedPoint,
+    TDResult,
+    compatible_critic,
+    compatible_features,
+    expected_td,
+    lstd,
+    lstd_estimate,
+    projected_fixed_point,
+    projection,
+    random_features,
+    rbf_features,
+    state_action_features,
+    tabular_features,
+    td_linear,
+    tile_features,
+    weighted_norm,
+)
 from .offline import (
     OfflineResult,
     certainty_equivalence,
@@ -30,6 +57,20 @@ from .policy_mirror_descent import (
     pmd_euclidean_step,
     pmd_kl_step,
     policy_mirror_descent,
+)
+from .q_learning import (
+    DoMoResult,
+    QLearningResult,
+    constant_step,
+    domo_vi,
+    double_q_learning,
+    linear_step,
+    polynomial_step,
+    q_learning,
+    q_learning_replay,
+    rescaled_linear_step,
+    synchronous_q_learning,
+    va_learning,
 )
 from .soft import (
     SoftSolution,
@@ -69,4 +110,42 @@ __all__: list[str] = [
     "softmax_gradient",
     "softmax_policy",
     "softmax_policy_gradient",
+    # linear critics (issue 6)
+    "TDFixedPoint",
+    "TDResult",
+    "compatible_critic",
+    "compatible_features",
+    "expected_td",
+    "lstd",
+    "lstd_estimate",
+    "projected_fixed_point",
+    "projection",
+    "random_features",
+    "rbf_features",
+    "state_action_features",
+    "tabular_features",
+    "td_linear",
+    "tile_features",
+    "weighted_norm",
+    # Q-learning family (issue 6)
+    "DoMoResult",
+    "QLearningResult",
+    "constant_step",
+    "domo_vi",
+    "double_q_learning",
+    "linear_step",
+    "polynomial_step",
+    "q_learning",
+    "q_learning_replay",
+    "rescaled_linear_step",
+    "synchronous_q_learning",
+    "va_learning",
+    # natural actor-critic (issue 6)
+    "ExactCritic",
+    "LSTDCritic",
+    "TDCritic",
+    "improper_policy_gradient",
+    "mixture_policy",
+    "natural_actor_critic",
+    "softmax_linear_policy",
 ]

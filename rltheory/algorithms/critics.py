@@ -673,7 +673,7 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     rhs = xp.matrix_transpose(Xw) @ (sw * y)
     # minimum-norm solution through the eigen-decomposition of the (PSD) Gram matrix
     evals, evecs = xp.linalg.eigh(G)
-    cut = 1e-12 * xp.max(xp.abs(evals))
+    cut = max(1e-12 * float(xp.max(xp.abs(evals))), 1e-250)  # relative rank cut; absolute floor for d⊗π ≈ 0
     inv = xp.where(evals > cut, 1.0 / xp.where(evals > cut, evals, xp.ones_like(evals)), xp.zeros_like(evals))
     w = evecs @ (inv * (xp.matrix_transpose(evecs) @ rhs))
     resid = xp.sqrt(xp.sum(wts * (X @ w - y) ** 2))

@@ -43,7 +43,13 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..mdp.bellman import as_stochastic_policy, evaluate_policy, expected_value, q_values, state_occupancy
+from ..mdp.bellman import (
+    as_stochastic_policy,
+    evaluate_policy,
+    expected_value,
+    q_values,
+    state_occupancy,
+)
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
     Loop,

@@ -24,7 +24,13 @@ from rltheory.bounds.policy_optimization import (
     pmd_linear_bound,
     pmd_sublinear_bound,
 )
-from rltheory.mdp import FiniteMDP, evaluate_policy, policy_iteration, policy_transition_matrix, state_occupancy
+from rltheory.mdp import (
+    FiniteMDP,
+    evaluate_policy,
+    policy_iteration,
+    policy_transition_matrix,
+    state_occupancy,
+)
 from rltheory.mdp.zoo import random_mdp
 from rltheory.testing import discounts, finite_mdps, policies
 
@@ -137,7 +143,7 @@ def test_mdpo_inner_loop_approaches_exact_pmd():
     exact = pmd_kl_step(mdp, pi, eta=0.5)
     # with KL proximity the MDPO surrogate's maximiser is the KL-PMD step (t_k = eta); gap shrinks with m
     gaps = [np.abs(mdpo_step(mdp, pi, eta=0.5, inner_steps=m, inner_lr=5.0) - exact).max() for m in (1, 10, 30, 100)]
-    assert all(b < a for a, b in zip(gaps, gaps[1:]))
+    assert all(b < a for a, b in zip(gaps[:-1], gaps[1:], strict=True))
     assert gaps[-1] < 1e-12
     # MDPO as the update of the driver
     res = policy_mirror_descent(mdp, step_sizes=0.5, iterations=5,

@@ -1,0 +1,394 @@
+r"""Natural actor-critic with linear compatible critics, and improper mixtures of base controllers.
+
+Softmax-linear actor ``π_θ(a|s) ∝ exp(θᵀφ(s, a))`` with features ``φ[s, a, :]``;
+compatible features ``ψ_θ(s, a) = φ(s, a) − Σ_b π_θ(b|s)φ(s, b)``. The natural
+gradient is ``F(θ)^† ∇_θV^{π_θ}(ρ) = w*/(1−γ)`` with the compatible critic
+``w* = argmin_w E_{s∼d^{π_θ}_ρ, a∼π_θ}[(ψ_θ(s, a)ᵀw − A^{π_θ}(s, a))²]``
+(Kakade 2001; Peters & Schaal 2008), so natural actor-critic is
+
+    θ_{t+1} = θ_t + η w_t/(1−γ),     w_t ≈ w*(θ_t)   (a critic fitted from samples or exactly),
+
+which with tabular features and the exact critic *is* :func:`~rltheory.algorithms.npg_step`.
+Critics (strategy objects, :meth:`fit` returns ``w``):
+
+* :class:`ExactCritic` — ``w*`` from exact ``d^π_ρ`` and ``A^π``;
+* :class:`LSTDCritic` — LSTD-Q on ``N`` i.i.d. samples ``s ~ d^π_ρ`` (geometric-horizon
+  roll-outs from ``ρ``), ``a ~ π``, ``s' ~ P``, ``a' ~ π``; ``φᵀw_Q`` estimates ``Q^π``
+  and ``ψᵀw_Q = φᵀw_Q − E_π φᵀw_Q`` the advantage, so ``w = w_Q`` is the compatible
+  critic whenever ``Q^π`` is linear in ``φ`` (Agarwal et al. 2021, §6.2);
+* :class:`TDCritic` — linear SARSA(0)/TD on the same samples, warm-started.
+
+Improper learning over ``M`` base controllers ``K_m(a|s)`` (Zaki et al. 2022): the
+policy is the mixture ``π_θ = Σ_m softmax(θ)_m K_m`` (:func:`mixture_policy`), optimised by
+exact policy gradient or natural policy gradient in ``θ ∈ R^M``
+(:func:`improper_policy_gradient`).
+
+References
+----------
+Kakade, S. (2001). A natural policy gradient. NeurIPS.
+Peters, J., Schaal, S. (2008). Natural actor-critic. Neurocomputing 71.
+Bhatnagar, S., Sutton, R., Ghavamzadeh, M., Lee, M. (2009). Natural actor-critic
+algorithms. Automatica 45(11).
+Agarwal, A., Kakade, S. M., Lee, J. D., Mahajan, G. (2021). On the theory of policy
+gradient methods. JMLR 22(98). §6 (log-linear policies, NPG and Q-NPG).
+Zaki, M., Mohan, A., Gopalan, A., Mannor, S. (2022). Actor-critic based improper
+reinforcement learning. ICML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_probability
+from ..backend import array_namespace, as_float, require_host
+from ..mdp.bellman import evaluate_policy, expected_value, q_values, state_occupancy
+from ..mdp.model import FiniteMDP
+from ..mdp.sample import rollout
+from ._policy_opt import (
+    Loop,
+    PolicyOptimizationResult,
+    check_iterations,
+    check_positive,
+    discount,
+    initial_distribution,
+    optimal_values,
+)
+from .critics import compatible_critic, compatible_features, lstd_estimate
+from .soft import softmax
+
+__all__ = [
+    "softmax_linear_policy",
+    "ExactCritic",
+    "LSTDCritic",
+    "TDCritic",
+    "natural_actor_critic",
+    "mixture_policy",
+    "improper_policy_gradient",
+]
+
+
+def _phi(mdp: FiniteMDP, phi_sa: Any) -> Any:
+    f = as_float(phi_sa, mdp.xp, mdp.dtype)
+    if f.ndim != 3 or tuple(f.shape[:2]) != (mdp.S, mdp.A):
+        raise ValueError(f"features must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(f.shape)}")
+    return f
+
+
+def softmax_linear_policy(phi_sa: Any, theta: Any) -> Any:
+    r"""``π_θ(a|s) = exp(θᵀφ(s, a)) / Σ_b exp(θᵀφ(s, b))`` for features ``φ[s, a, :]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> softmax_linear_policy(np.eye(2)[None], np.log(np.array([1.0, 3.0]))).tolist()
+    [[0.25, 0.75]]
+    """
+    xp = array_namespace(phi_sa, theta)
+    f = as_float(phi_sa, xp)
+    th = as_float(theta, xp, f.dtype)
+    if f.ndim != 3 or th.shape != (f.shape[-1],):
+        raise ValueError(f"phi_sa (S, A, d) and theta (d,) disagree: {tuple(f.shape)} vs {tuple(th.shape)}")
+    return softmax(f @ th, xp)
+
+
+# -- critics ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExactCritic:
+    """The exact compatible critic ``w*`` (:func:`rltheory.algorithms.critics.compatible_critic`)."""
+
+    def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
+        return compatible_critic(mdp, pi, compatible_features(phi_sa, pi), rho=rho)[0]
+
+
+def _samples(mdp: FiniteMDP, pi: Any, rho: Any, n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """``n`` i.i.d. ``(s, a, r, s', a')`` with ``s ~ d^π_ρ``: the state at an independent
+    Geometric(1−γ) time ``T`` of a roll-out from ``ρ`` (``Pr(s_T = s) = d^π_ρ(s)`` exactly)."""
+    g = float(mdp.gamma)
+    T = rng.geometric(1.0 - g, size=n) - 1 if g > 0 else np.zeros(n, dtype=np.int64)  # P(T = t) = (1−γ)γ^t
+    tr = rollout(mdp, require_host(pi, "LSTDCritic"), int(T.max()) + 2, n, rng, mu=require_host(rho, "LSTDCritic"))
+    i = np.arange(n)
+    return tr.states[i, T], tr.actions[i, T], tr.rewards[i, T], tr.states[i, T + 1], tr.actions[i, T + 1]
+
+
+@dataclass(frozen=True)
+class LSTDCritic:
+    """LSTD-Q on ``samples`` i.i.d. draws from ``d^π_ρ ⊗ π`` (one batch per actor step).
+
+    ``w = (Â + ridge·I)^{-1} b̂``, ``Â = (1/N)Σ φ(s,a)(φ(s,a) − γφ(s',a'))ᵀ``, ``b̂ = (1/N)Σ φ(s,a) r``
+    (:func:`rltheory.algorithms.critics.lstd_estimate`). The error ``‖w − w*‖`` is
+    ``O_P(N^{-1/2})`` when ``Q^π`` is linear in ``φ``.
+    """
+
+    samples: int = 1000
+    ridge: float = 1e-8
+
+    def __post_init__(self) -> None:
+        if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
+            raise ValueError(f"samples must be an integer >= 1; got {self.samples!r}")
+        if not (isinstance(self.ridge, (int, float)) and self.ridge >= 0):
+            raise ValueError(f"ridge must be >= 0; got {self.ridge!r}")
+
+    def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
+        f = require_host(phi_sa, "LSTDCritic")
+        s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng)
+        w, _, _ = lstd_estimate(f[s, a], r, f[s1, a1], gamma=float(mdp.gamma), ridge=self.ridge)
+        return mdp.xp.asarray(w)
+
+
+@dataclass(frozen=True)
+class TDCritic:
+    """Linear TD(0) on Q (SARSA) over ``samples`` i.i.d. transitions, warm-started at the previous ``w``.
+
+    ``w ← w + α_k (r + γφ(s',a')ᵀw − φ(s,a)ᵀw) φ(s,a)``, ``α_k = step_size(k)``.
+    """
+
+    samples: int = 1000
+    step_size: Callable[[int], float] = field(default=lambda k: 0.5 / (1.0 + 0.01 * k))
+
+    def __post_init__(self) -> None:
+        if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
+            raise ValueError(f"samples must be an integer >= 1; got {self.samples!r}")
+
+    def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
+        f = require_host(phi_sa, "TDCritic")
+        s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng)
+        g = float(mdp.gamma)
+        w = np.array(require_host(w0, "TDCritic"), dtype=float)
+        for k in range(self.samples):
+            x = f[s[k], a[k]]
+            w += self.step_size(k) * (r[k] + g * f[s1[k], a1[k]] @ w - x @ w) * x
+        return mdp.xp.asarray(w)
+
+
+def natural_actor_critic(
+    mdp: FiniteMDP,
+    features: Any,
+    *,
+    eta: float,
+    iterations: int,
+    critic: Any = None,
+    rng: np.random.Generator | int | None = None,
+    rho: Any = None,
+    theta0: Any = None,
+    V_star: Any = None,
+) -> PolicyOptimizationResult:
+    r"""Natural actor-critic ``θ_{t+1} = θ_t + η w_t/(1−γ)`` with a softmax-linear actor.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        Single discounted model.
+    features : array (S, A, d)
+        Actor features ``φ(s, a)`` (also the critic's features for LSTD/TD).
+    eta : float > 0
+        Actor step.
+    iterations : int ≥ 0
+    critic : ExactCritic, LSTDCritic or TDCritic
+        Default :class:`ExactCritic`.
+    rng : numpy.random.Generator or int
+        Required by sample-based critics.
+    rho : array (S,), optional
+        Start distribution of the objective and of the critic's samples.
+    theta0 : array (d,), optional
+        Initial actor parameters (zeros).
+    V_star : array (S,), optional
+
+    Returns
+    -------
+    PolicyOptimizationResult
+        ``theta`` = final actor parameters. Trace: ``suboptimality``
+        (exact ``V*(ρ) − V^{π_t}(ρ)``), ``critic_error``
+        (``‖ψᵀ(w_t − w*_t)‖_{d⊗π}``, 0 for the exact critic) and ``approximation_error``
+        (``‖ψᵀw*_t − A^{π_t}‖_{d⊗π}``, the compatible class's bias).
+
+    Raises
+    ------
+    ValueError
+        Bad features, step, iterations; ``TypeError`` for a missing ``rng`` with a
+        sample-based critic.
+
+    Notes
+    -----
+    With tabular features ``φ(s, a) = e_{(s,a)}`` and the exact critic, ``ψᵀw* = A^π``
+    on the support of ``d^π_ρ`` and the update is NPG (Agarwal et al. 2021, §5.3);
+    with approximate critics the error in the natural gradient enters NPG's bound
+    additively (Agarwal et al. 2021, Thm 20: ``ε_stat + ε_approx`` terms), which the
+    ``nac-critic`` reproduction measures as the critic sample size grows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> res = natural_actor_critic(mdp, np.eye(2)[None], eta=1.0, iterations=30)
+    >>> bool(res.trace["suboptimality"][-1] < 1e-6)
+    True
+    """
+    g = discount(mdp, "natural_actor_critic")
+    if mdp.batch_shape:
+        raise ValueError(f"natural_actor_critic needs a single MDP; got batch_shape={mdp.batch_shape}")
+    eta = check_positive(eta, "eta")
+    iterations = check_iterations(iterations)
+    critic = ExactCritic() if critic is None else critic
+    if not callable(getattr(critic, "fit", None)):
+        raise TypeError(f"critic must have a fit method (ExactCritic, LSTDCritic, TDCritic); got {critic!r}")
+    gen = None
+    if not isinstance(critic, ExactCritic):
+        if rng is None:
+            raise TypeError(f"{type(critic).__name__} samples transitions: pass rng (a Generator or an int seed)")
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    xp = mdp.xp
+    f = _phi(mdp, features)
+    d_feat = f.shape[-1]
+    rho = initial_distribution(mdp, rho)
+    V_star = optimal_values(mdp, V_star)
+    theta = xp.zeros((d_feat,), dtype=mdp.dtype, device=f.device) if theta0 is None else as_float(theta0, xp, mdp.dtype)
+    if tuple(theta.shape) != (d_feat,):
+        raise ValueError(f"theta0 must have shape ({d_feat},); got {tuple(theta.shape)}")
+    w = xp.zeros((d_feat,), dtype=mdp.dtype, device=f.device)
+    loop = Loop("natural_actor_critic", iterations, None, xp)
+    t = 0
+    while True:
+        pi = softmax(f @ theta, xp)
+        psi = compatible_features(f, pi)
+        w_star, approx = compatible_critic(mdp, pi, psi, rho=rho)
+        w = w_star if isinstance(critic, ExactCritic) else critic.fit(mdp, pi, f, rho, gen, w)
+        dsa = state_occupancy(mdp, pi, rho)[:, None] * pi
+        cerr = xp.sqrt(xp.sum(dsa * (psi @ (w - w_star)) ** 2))
+        V = evaluate_policy(mdp, pi)
+        m = {"suboptimality": expected_value(V_star - V, rho), "critic_error": cerr, "approximation_error": approx}
+        if loop.record(t, m["suboptimality"], **m):
+            break
+        theta = theta + (eta / (1.0 - g)) * w
+        t += 1
+    return loop.result(pi, theta=theta)
+
+
+# -- improper mixtures --------------------------------------------------------------------
+
+
+def mixture_policy(controllers: Any, theta: Any) -> Any:
+    r"""``π_θ(a|s) = Σ_m softmax(θ)_m K_m(a|s)`` for base controllers ``K[m, s, a]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])
+    >>> mixture_policy(K, np.log(np.array([1.0, 3.0]))).tolist()
+    [[0.25, 0.75]]
+    """
+    xp = array_namespace(controllers, theta)
+    K = as_float(controllers, xp)
+    th = as_float(theta, xp, K.dtype)
+    if K.ndim != 3 or th.shape != (K.shape[0],):
+        raise ValueError(f"controllers (M, S, A) and theta (M,) disagree: {tuple(K.shape)} vs {tuple(th.shape)}")
+    wts = softmax(th, xp)
+    return xp.sum(wts[:, None, None] * K, axis=0)
+
+
+def improper_policy_gradient(
+    mdp: FiniteMDP,
+    controllers: Any,
+    *,
+    eta: float,
+    iterations: int,
+    natural: bool = True,
+    rho: Any = None,
+    theta0: Any = None,
+    V_star: Any = None,
+) -> PolicyOptimizationResult:
+    r"""Exact (natural) policy gradient over mixtures of ``M`` base controllers.
+
+    ``∂V^{π_θ}(ρ)/∂θ_m = 1/(1−γ) Σ_s d^{π_θ}_ρ(s) Σ_a w_m (K_m(a|s) − π_θ(a|s)) Q^{π_θ}(s, a)``,
+    ``w = softmax(θ)``. Natural: ``θ ← θ + η F(θ)^† ∇V`` with the Fisher matrix
+    ``F = Σ_{s,a} d(s) π(a|s) ∇log π(a|s) ∇log π(a|s)ᵀ``, ``∇_θ log π(a|s) = w ⊙ (K(a|s) − π(a|s))/π(a|s)``
+    (pairs with ``π(a|s) = 0`` contribute nothing). Plain: ``θ ← θ + η ∇V``.
+
+    Parameters
+    ----------
+    controllers : array (M, S, A)
+        Base policies ``K_m``.
+    eta : float > 0
+    iterations : int ≥ 0
+    natural : bool
+        Natural (Fisher-preconditioned, pseudo-inverse) or plain gradient.
+    rho, theta0, V_star
+        Start distribution, initial ``θ ∈ R^M`` (zeros: uniform mixture), ``V*`` of the MDP.
+
+    Returns
+    -------
+    PolicyOptimizationResult
+        ``theta`` = final logits; trace ``suboptimality`` (``V*(ρ) − V^{π_θ}(ρ)``, w.r.t. the
+        MDP's optimum), ``value`` (``V^{π_θ}(ρ)``) and ``weights`` (``softmax(θ_t)``).
+
+    Notes
+    -----
+    Zaki et al. (2022): with an exact gradient oracle, softmax PG over the mixture
+    weights converges at rate ``O(1/t)`` to a stationary point, and the natural
+    actor-critic to the best mixture (the test-suite compares the limit with a
+    grid search over the simplex). The mixture class need not contain an optimal
+    policy of the MDP, so ``suboptimality`` converges to the class's gap.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    >>> K = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])
+    >>> res = improper_policy_gradient(mdp, K, eta=1.0, iterations=60)
+    >>> bool(res.trace["suboptimality"][-1] < 1e-3)
+    True
+    """
+    g = discount(mdp, "improper_policy_gradient")
+    if mdp.batch_shape:
+        raise ValueError(f"improper_policy_gradient needs a single MDP; got batch_shape={mdp.batch_shape}")
+    eta = check_positive(eta, "eta")
+    iterations = check_iterations(iterations)
+    xp = mdp.xp
+    K = as_float(controllers, xp, mdp.dtype)
+    if K.ndim != 3 or tuple(K.shape[1:]) != (mdp.S, mdp.A):
+        raise ValueError(f"controllers must have shape (M, S, A) = (M, {mdp.S}, {mdp.A}); got {tuple(K.shape)}")
+    for m in range(K.shape[0]):
+        check_probability(K[m, ...], f"controllers[{m}]", ("s", "a"), f"controllers[{m}][s, :]")
+    M = K.shape[0]
+    rho = initial_distribution(mdp, rho)
+    V_star = optimal_values(mdp, V_star)
+    theta = xp.zeros((M,), dtype=mdp.dtype, device=K.device) if theta0 is None else as_float(theta0, xp, mdp.dtype)
+    if tuple(theta.shape) != (M,):
+        raise ValueError(f"theta0 must have shape ({M},); got {tuple(theta.shape)}")
+    loop = Loop("improper_policy_gradient", iterations, None, xp)
+    t = 0
+    while True:
+        wts = softmax(theta, xp)
+        pi = xp.sum(wts[:, None, None] * K, axis=0)
+        V = evaluate_policy(mdp, pi)
+        Q = q_values(mdp, V)
+        d = state_occupancy(mdp, pi, rho)
+        dpi = wts[:, None, None] * (K - pi[None, ...])  # ∂π(a|s)/∂θ_m, shape (M, S, A)
+        grad = xp.sum(d[None, :, None] * dpi * Q[None, ...], axis=(-2, -1)) / (1.0 - g)
+        value = expected_value(V, rho)
+        m = {"suboptimality": expected_value(V_star, rho) - value, "value": value, "weights": wts}
+        if loop.record(t, m["suboptimality"], **m):
+            break
+        if natural:
+            pos = pi > 0
+            safe = xp.where(pos, pi, xp.ones_like(pi))
+            score = xp.where(pos[None, ...], dpi / safe[None, ...], xp.zeros_like(dpi))  # (M, S, A)
+            X = xp.reshape(score, (M, mdp.S * mdp.A))
+            wsa = xp.reshape(d[:, None] * pi, (mdp.S * mdp.A,))
+            F = (X * wsa[None, :]) @ xp.matrix_transpose(X)
+            evals, evecs = xp.linalg.eigh(F)
+            cut = max(1e-12 * float(xp.max(xp.abs(evals))), 1e-250)
+            inv = xp.where(evals > cut, 1.0 / xp.where(evals > cut, evals, xp.ones_like(evals)), xp.zeros_like(evals))
+            direction = evecs @ (inv * (xp.matrix_transpose(evecs) @ grad))
+        else:
+            direction = grad
+        theta = theta + eta * direction
+        t += 1
+    return loop.result(pi, theta=theta)
