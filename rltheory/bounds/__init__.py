@@ -23,6 +23,21 @@ from .mdp import (
     vi_iterations_to_threshold,
     vi_stopping_threshold,
 )
+from .policy_optimization import (  # policy optimisation, linear critics, Q-learning
+    entropy_npg_bound,
+    entropy_npg_constant,
+    kl_to_policy,
+    mismatch_coefficient,
+    npg_bound,
+    pmd_linear_bound,
+    pmd_sublinear_bound,
+    projected_pg_bound,
+    q_learning_bound,
+    regularization_bias_bound,
+    softmax_pg_bound,
+    td_fixed_point_bound,
+    tvr_fixed_point_bound,
+)
 from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
 
 __all__ = [
@@ -46,4 +61,17 @@ __all__ = [
     "vi_error_bound",
     "vi_iterations_to_threshold",
     "vi_stopping_threshold",
+    "entropy_npg_bound",
+    "entropy_npg_constant",
+    "kl_to_policy",
+    "mismatch_coefficient",
+    "npg_bound",
+    "pmd_linear_bound",
+    "pmd_sublinear_bound",
+    "projected_pg_bound",
+    "q_learning_bound",
+    "regularization_bias_bound",
+    "softmax_pg_bound",
+    "td_fixed_point_bound",
+    "tvr_fixed_point_bound",
 ]
