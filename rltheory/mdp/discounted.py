@@ -324,7 +324,8 @@ def policy_iteration(
     pi0 : int array (..., S), optional
         Initial policy (default: greedy with respect to ``r``).
     tie_tol : float, optional
-        Tie tolerance (default ``1e-10·(1 + max|r|/(1−γ))``).
+        Tie tolerance (default ``32·eps·(1 + max|r|/(1−γ))/(1−γ)``, the round-off scale of an
+        exact evaluation; the certificate ``bound`` accounts for it).
 
     Returns
     -------
@@ -347,7 +348,9 @@ def policy_iteration(
     xp = mdp.xp
     S, A = mdp.S, mdp.A
     if tie_tol is None:
-        tie_tol = 1e-10 * (1.0 + float(xp.max(xp.abs(mdp.R))) / (1.0 - g))
+        # round-off of an exact evaluation: eps · cond(I − γP_π) · ‖V‖∞ ≤ eps · 2/(1−γ) · ‖r‖∞/(1−γ)
+        eps = float(xp.finfo(mdp.dtype).eps)
+        tie_tol = 32.0 * eps * (1.0 + float(xp.max(xp.abs(mdp.R))) / (1.0 - g)) / (1.0 - g)
     if max_iter is None:
         max_iter = int(min(1e5, max(100, math.ceil(S * A / (1.0 - g) * math.log(1.0 / (1.0 - g) + 1.0)))))
     if pi0 is None:
