@@ -75,6 +75,7 @@ __all__ = [
     "networked_policy_gradient",
     "truncated_policy_gradient",
     "truncation_error",
+    "truncation_errors",
     "correlation_decay",
     "local_occupancies",
 ]
@@ -494,6 +495,33 @@ def _truncate(net: NetworkedMDP, d: Any, Qj: Any, N: tuple[int, ...]) -> Any:
     return xp.reshape(out, (S**n, A**n))
 
 
+def _projection_for(net: NetworkedMDP, W: Any, pi_i: Any, i: int) -> Any:
+    """Agent ``i``'s row of :func:`_score_projection` only."""
+    xp = net.xp
+    n, S, A = net.n, net.S_local, net.A_local
+    L = net.policy_sets()[i]
+    keep = L + (n + i,)
+    T = xp.reshape(W, (S,) * n + (A,) * n)
+    M = xp.reshape(xp.sum(T, axis=tuple(k for k in range(2 * n) if k not in keep)), (S ** len(L), A))
+    return M - pi_i * xp.sum(M, axis=-1, keepdims=True)
+
+
+def _truncated(net: NetworkedMDP, Qs: Any, d: Any, pis: list[Any], kappa: int, weights: str) -> list[Any]:
+    xp = net.xp
+    if weights not in ("uniform", "occupancy"):
+        raise ValueError(f"weights must be 'uniform' or 'occupancy'; got {weights!r}")
+    Nk = neighborhoods(net.graph, kappa)
+    w = d if weights == "occupancy" else xp.ones_like(d)
+    Qt = [_truncate(net, w, Qs[j, ...], Nk[j]) for j in range(net.n)]
+    out = []
+    for i in range(net.n):
+        Qhat = Qt[Nk[i][0]]
+        for j in Nk[i][1:]:
+            Qhat = Qhat + Qt[j]
+        out.append(_projection_for(net, d * Qhat, pis[i], i) / (1.0 - net.gamma))
+    return out
+
+
 def truncated_policy_gradient(
     net: NetworkedMDP, thetas: Any, kappa: int, R_agents: Any = None, *, weights: str = "uniform"
 ) -> list[Any]:
@@ -511,42 +539,50 @@ def truncated_policy_gradient(
     ValueError
         ``kappa`` negative or not an integer; unknown ``weights``; wrong ``thetas`` shapes.
     """
-    xp = net.xp
-    if weights not in ("uniform", "occupancy"):
-        raise ValueError(f"weights must be 'uniform' or 'occupancy'; got {weights!r}")
     thetas = _check_thetas(net, thetas)
-    Nk = neighborhoods(net.graph, kappa)
+    neighborhoods(net.graph, kappa)
     Qs = agent_q_functions(net, thetas, R_agents)
     d = networked_occupancy(net, thetas)
-    pis = local_softmax(thetas)
-    w = d if weights == "occupancy" else xp.ones_like(d)
-    Qt = [_truncate(net, w, Qs[j, ...], Nk[j]) for j in range(net.n)]
-    out = []
-    for i in range(net.n):
-        Qhat = Qt[Nk[i][0]]
-        for j in Nk[i][1:]:
-            Qhat = Qhat + Qt[j]
-        out.append(_score_projection(net, d * Qhat, pis)[i] / (1.0 - net.gamma))
-    return out
+    return _truncated(net, Qs, d, local_softmax(thetas), kappa, weights)
 
 
-def truncation_error(
-    net: NetworkedMDP, thetas: Any, kappa: int, R_agents: Any = None, *, weights: str = "uniform"
-) -> float:
-    r"""``‖ĝ^κ − ∇J‖² = Σ_i ‖ĝ_i^κ − ∇_{θ_i} J‖_F²`` (host float).
+def truncation_errors(
+    net: NetworkedMDP, thetas: Any, kappas: Any, R_agents: Any = None, *, weights: str = "uniform"
+) -> np.ndarray:
+    r"""``‖ĝ^κ − ∇J‖² = Σ_i ‖ĝ_i^κ − ∇_{θ_i} J‖_F²`` for each ``κ`` in ``kappas`` (host array).
+
+    The exact Q-functions and occupancy are computed once and shared by all ``κ``.
 
     Examples
     --------
     >>> import numpy as np, networkx as nx
     >>> net = sis_network(nx.path_graph(3))
     >>> th = [np.zeros(s) for s in net.theta_shapes()]
-    >>> truncation_error(net, th, net.diameter) < 1e-20
+    >>> float(truncation_errors(net, th, [net.diameter])[0]) < 1e-20
     True
     """
     xp = net.xp
-    g = networked_policy_gradient(net, thetas, R_agents)
-    h = truncated_policy_gradient(net, thetas, kappa, R_agents, weights=weights)
-    return float(sum(float(xp.sum((a - b) ** 2)) for a, b in zip(g, h, strict=True)))
+    thetas = _check_thetas(net, thetas)
+    ks = [int(k) for k in np.atleast_1d(np.asarray(kappas))]
+    for k in ks:
+        neighborhoods(net.graph, k)
+    Qs = agent_q_functions(net, thetas, R_agents)
+    d = networked_occupancy(net, thetas)
+    pis = local_softmax(thetas)
+    Q = xp.sum(Qs, axis=0)
+    g = [_projection_for(net, d * Q, pis[i], i) / (1.0 - net.gamma) for i in range(net.n)]
+    out = []
+    for k in ks:
+        h = _truncated(net, Qs, d, pis, k, weights)
+        out.append(sum(float(xp.sum((a - b) ** 2)) for a, b in zip(g, h, strict=True)))
+    return np.asarray(out)
+
+
+def truncation_error(
+    net: NetworkedMDP, thetas: Any, kappa: int, R_agents: Any = None, *, weights: str = "uniform"
+) -> float:
+    r"""``‖ĝ^κ − ∇J‖²`` for one ``κ`` (see :func:`truncation_errors`)."""
+    return float(truncation_errors(net, thetas, [kappa], R_agents, weights=weights)[0])
 
 
 def correlation_decay(net: NetworkedMDP, thetas: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -44,6 +44,9 @@ _MODULES: list[str] = [
     "markov_games",
     "average_reward",
     "cmdp_frontier",
+    "npg_primal_dual",
+    "general_utility_pd",
+    "kappa_truncation",
 ]
 
 
