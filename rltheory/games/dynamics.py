@@ -189,6 +189,13 @@ def _uniform(A: Any, xp: Any) -> tuple[Any, Any]:
     )
 
 
+def _zero_state_init(A: Any) -> tuple[Any, Any, Any]:
+    """Uniform first plays and a zero accumulator per player."""
+    xp = array_namespace(A)
+    x, y = _uniform(A, xp)
+    return x, y, (xp.zeros_like(x), xp.zeros_like(y))
+
+
 def fictitious_play(A: Any, T: int) -> DynamicsResult:
     r"""Simultaneous fictitious play: ``x_{t+1} = e_{argmax_i (A ȳ_t)_i}``, ``y_{t+1} = e_{argmin_j (x̄_tᵀA)_j}``.
 
@@ -252,10 +259,6 @@ def regret_matching(A: Any, T: int, *, plus: bool = False) -> DynamicsResult:
         k = R.shape[-1]
         return xp.where(s > 0.0, Rp / xp.where(s > 0.0, s, 1.0), 1.0 / k)
 
-    def init(A: Any) -> tuple[Any, Any, Any]:
-        x, y = _uniform(A, xp)
-        return x, y, (xp.zeros_like(x), xp.zeros_like(y))
-
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
         Rx, Ry = st
         u, v = uv
@@ -265,7 +268,7 @@ def regret_matching(A: Any, T: int, *, plus: bool = False) -> DynamicsResult:
             Rx, Ry = xp.where(Rx > 0.0, Rx, 0.0), xp.where(Ry > 0.0, Ry, 0.0)
         return match(Rx), match(Ry), (Rx, Ry)
 
-    x, y, xl, yl, tr = _run(A, T, init, update)
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update)
     return DynamicsResult(x, y, xl, yl, None, tr, T)
 
 
@@ -301,17 +304,13 @@ def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     ex = _eta(eta, math.sqrt(8.0 * math.log(m) / T) / R, xp, R)
     ey = _eta(eta, math.sqrt(8.0 * math.log(n) / T) / R, xp, R)
 
-    def init(A: Any) -> tuple[Any, Any, Any]:
-        x, y = _uniform(A, xp)
-        return x, y, (xp.zeros_like(x), xp.zeros_like(y))
-
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
         U, Vc = st
         u, v = uv
         U, Vc = U + u, Vc + v
         return _softmax(ex[..., None] * U, xp), _softmax(ey[..., None] * Vc, xp), (U, Vc)
 
-    x, y, xl, yl, tr = _run(A, T, init, update)
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update)
     return DynamicsResult(x, y, xl, yl, (ex, ey), tr, T)
 
 
@@ -338,17 +337,13 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
     L = _payoff_range(A, xp) / 2.0
     e = _eta(eta, 1.0 / (math.sqrt(8.0) * L), xp, L)
 
-    def init(A: Any) -> tuple[Any, Any, Any]:
-        x, y = _uniform(A, xp)
-        return x, y, (xp.zeros_like(x), xp.zeros_like(y))
-
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
         U, Vc = st
         u, v = uv
         U, Vc = U + u, Vc + v
         return _softmax(e[..., None] * (U + u), xp), _softmax(e[..., None] * (Vc + v), xp), (U, Vc)
 
-    x, y, xl, yl, tr = _run(A, T, init, update)
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update)
     return DynamicsResult(x, y, xl, yl, (e, e), tr, T)
 
 

@@ -91,8 +91,35 @@ def _rewards(xp: Any, P: Any, R: Any, names: tuple[str, ...], lead: int = 0) -> 
     return R
 
 
+class _GameModel:
+    """Shared accessors of the validated game models."""
+
+    P: Any
+    mu: Any
+
+    @property
+    def xp(self) -> Any:
+        """The array namespace of the model's arrays."""
+        return array_namespace(self.P)
+
+    @property
+    def dtype(self) -> Any:
+        return self.P.dtype
+
+    def initial_distribution(self) -> Any:
+        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
+        xp, shape = self.xp, self.batch_shape + (self.S,)  # type: ignore[attr-defined]
+        if self.mu is None:
+            return xp.full(shape, 1.0 / shape[-1], dtype=self.dtype, device=self.P.device)
+        return xp.broadcast_to(self.mu, shape)
+
+    def replace(self, **changes: Any) -> Any:
+        """A re-validated copy with fields replaced."""
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
 @dataclass(frozen=True, eq=False)
-class ZeroSumMarkovGame:
+class ZeroSumMarkovGame(_GameModel):
     """Two-player zero-sum discounted Markov game; the row player maximises.
 
     Parameters
@@ -148,10 +175,6 @@ class ZeroSumMarkovGame:
         object.__setattr__(self, "mu", mu)
 
     @property
-    def xp(self) -> Any:
-        return array_namespace(self.P)
-
-    @property
     def S(self) -> int:
         return int(self.P.shape[-4])
 
@@ -168,23 +191,6 @@ class ZeroSumMarkovGame:
     @property
     def batch_shape(self) -> tuple[int, ...]:
         return tuple(self.P.shape[:-4])
-
-    @property
-    def dtype(self) -> Any:
-        return self.P.dtype
-
-    def initial_distribution(self) -> Any:
-        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
-        xp = self.xp
-        if self.mu is None:
-            return xp.full(
-                self.batch_shape + (self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device
-            )
-        return xp.broadcast_to(self.mu, self.batch_shape + (self.S,))
-
-    def replace(self, **changes: Any) -> ZeroSumMarkovGame:
-        """A re-validated copy with fields replaced."""
-        return dataclasses.replace(self, **changes)
 
     def __getitem__(self, index: Any) -> ZeroSumMarkovGame:
         if not self.batch_shape:
@@ -247,7 +253,7 @@ def xp_sum_b(xp: Any, P: Any, nu: Any) -> Any:
 
 
 @dataclass(frozen=True, eq=False)
-class MarkovGame:
+class MarkovGame(_GameModel):
     """n-player general-sum discounted Markov game (unbatched).
 
     Parameters
@@ -305,10 +311,6 @@ class MarkovGame:
         object.__setattr__(self, "mu", mu)
 
     @property
-    def xp(self) -> Any:
-        return array_namespace(self.P)
-
-    @property
     def n_players(self) -> int:
         return int(self.P.ndim - 2)
 
@@ -322,17 +324,9 @@ class MarkovGame:
         return tuple(int(a) for a in self.P.shape[1:-1])
 
     @property
-    def dtype(self) -> Any:
-        return self.P.dtype
-
-    def initial_distribution(self) -> Any:
-        xp = self.xp
-        if self.mu is None:
-            return xp.full((self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device)
-        return self.mu
-
-    def replace(self, **changes: Any) -> MarkovGame:
-        return dataclasses.replace(self, **changes)
+    def batch_shape(self) -> tuple[int, ...]:
+        """Always ``()``: general-sum games are unbatched."""
+        return ()
 
     def discount(self) -> float:
         """``γ``, or 1.0 for an undiscounted (finite-horizon) game."""

@@ -180,7 +180,9 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
             enter = xp.argmin(red, axis=-1)  # Dantzig: most negative reduced cost
         else:
             enter = xp.argmax(xp.astype(neg, xp.int8), axis=-1)  # Bland: smallest index
-        col = xp.take_along_axis(T, xp.broadcast_to(enter[:, None, None], (N, m + 1, 1)), axis=2)[:, :, 0]
+        col = xp.take_along_axis(T, xp.broadcast_to(enter[:, None, None], (N, m + 1, 1)), axis=2)[
+            :, :, 0
+        ]
         ccol, rhs = col[:, :m], T[:, :m, W - 1]
         ok = ccol > tol
         ratio = xp.where(ok, rhs / xp.where(ok, ccol, 1.0), xp.inf)
@@ -188,7 +190,9 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
         cand = ok & (ratio <= rmin + tol * (1.0 + xp.abs(rmin)))
         # Bland: among tied rows the one whose basic variable has the smallest index
         leave = xp.argmin(xp.where(cand, basis, big), axis=-1)
-        prow = xp.take_along_axis(T, xp.broadcast_to(leave[:, None, None], (N, 1, W)), axis=1)[:, 0, :]
+        prow = xp.take_along_axis(T, xp.broadcast_to(leave[:, None, None], (N, 1, W)), axis=1)[
+            :, 0, :
+        ]
         piv = xp.take_along_axis(prow, enter[:, None], axis=1)[:, 0]
         piv = xp.where(active, piv, 1.0)
         prow = prow / piv[:, None]
