@@ -11,8 +11,8 @@ Claims, per model:
    :mod:`rltheory.bounds.average`; ``h*`` from multichain policy iteration, which in a
    weakly communicating model solves ``g* + h* = max_a [r + P h*]``). The allowance is
    the discount solver's certified error ``(1−γ)·‖V* − V^π‖∞`` bound.
-2. *slope 1* — the least-squares log–log slope over ``1−γ ∈ [x_min, 1e-3]`` contains 1
-   within ``tol = 3κ``. Measurement: for the discount-optimal ``π`` (gain-optimal on the
+2. *slope 1* — the least-squares log–log slope over ``1−γ ∈ [x_min, fit_max]`` is within
+   ``tol = 3κ`` of 1 (two one-sided checks on the point estimate). Measurement: for the discount-optimal ``π`` (gain-optimal on the
    window) ``(1−γ)V^π_γ − g* = (1−γ)[h_π − (1−γ)u_γ]`` with ``u_γ = (I − γP_π)^{-1}P_π h_π``
    (exact; evaluated this way to avoid cancelling ``g/(1−γ)``), so
    ``log err = log(1−γ) + log‖h_π − (1−γ)u_γ‖∞`` and the second term varies by at most
@@ -66,6 +66,8 @@ __all__ = ["Config", "RVIConfig", "run", "plot", "run_rvi", "plot_rvi", "discoun
            "RVI_EXPERIMENT"]
 
 SOURCE = "Puterman (1994) §8.2 (Laurent expansion); bound proved in rltheory.bounds.average"
+#: policy-iteration tie tolerance (absolute, on Q) for the discount-optimal policies
+TIE_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -103,9 +105,10 @@ class Config:
 
     @classmethod
     def full(cls) -> Config:
-        """S = 60 random MDP, rooms of 10 with p = 0.01, a 32-ring; 1−γ down to 1e-6 (26 points)."""
+        """S = 60 random MDP, rooms of 10 with p = 0.01, a 32-ring; 1−γ down to 1e-6 (26 points),
+        slope fitted on 1−γ ≤ 1e-4 (these models mix ~10× slower, so the Laurent regime starts later)."""
         return cls(random_states=60, random_actions=4, room_size=10, bottleneck=0.01, ring_size=32,
-                   x_min=1e-6, n_points=26)
+                   x_min=1e-6, n_points=26, fit_max=1e-4)
 
 
 def _random_unichain(S: int, A: int, seed: int) -> FiniteMDP:
@@ -132,7 +135,10 @@ def discount_error(mdp: FiniteMDP, gamma: float, g_star: float) -> dict[str, Any
     exactly. ``uncertainty = (1−γ)·‖V* − V^π‖∞``-certificate (Puterman Thm 6.6.6).
     """
     dm = mdp.replace(gamma=gamma)
-    pi = policy_iteration(dm).policy
+    # Q-differences between actions are accurate to ~1e-10 however close γ is to 1 (the
+    # ill-conditioned direction of I − γP is the constant vector, which cancels in (P_a − P_b)V),
+    # so ties are resolved at 1e-9 instead of the default 1e-10/(1−γ)
+    pi = policy_iteration(dm, tie_tol=TIE_TOL).policy
     cert = float(bellman_certificate(dm, evaluate_policy(dm, pi))[3])
     g, h = (np.asarray(a) for a in gain_bias(mdp, pi, per_state=True))
     P = np.asarray(policy_transition_matrix(mdp, pi))
@@ -187,12 +193,16 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         kappa = max(rows[i]["kappa"] for i in win)
         fit = fit_rate(xs[win], err[win], seed=seed)
         tol = 3.0 * kappa
-        checks.append(Claim(
-            f"{name}-slope", f"{name}: log–log slope of the error against 1−γ on [{config.x_min:g}, "
+        optimal = all(rows[i]["gain_optimal"] for i in win)
+        statement = (
+            f"{name}: the least-squares log–log slope of the error against 1−γ on [{config.x_min:g}, "
             f"{config.fit_max:g}] is 1 within 3κ = {tol:.2g} (κ = max (1−γ)‖(I−γP)⁻¹Ph‖∞/‖h‖∞, the relative "
-            "second Laurent term; all policies on the window gain-optimal: "
-            f"{all(rows[i]['gain_optimal'] for i in win)})", SOURCE, 1.0, "rate", tol,
-        ).check(fit))
+            f"second Laurent term; every policy on the window gain-optimal: {optimal})"
+        )
+        # the 3κ bound is on the OLS slope itself (a deterministic curve), so both one-sided checks
+        # use the point estimate, not the bootstrap interval
+        checks.append(Claim(f"{name}-slope-upper", statement, SOURCE, 1.0, "rate_at_most", tol).check(fit))
+        checks.append(Claim(f"{name}-slope-lower", statement, SOURCE, 1.0, "rate_at_least", tol).check(fit))
         meta["fits"][name] = {"fit": fit.to_dict(), "kappa": kappa, "g_star": g_star, "bias_span": span,
                               "gain_spread": float(np.ptp(gains)), "policies": [r["policy"] for r in rows]}
     if bar is not None:

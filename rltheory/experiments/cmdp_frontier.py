@@ -96,7 +96,7 @@ def _endpoints(mdp: FiniteMDP, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _first_feasible(mdp: FiniteMDP, C: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
-    """Smallest ``s ∈ [0, 1]`` (to 1e-9) with ``b_min + s (b_free − b_min)`` feasible (``s = 1`` is)."""
+    """Smallest ``s ∈ [0, 1]`` (to 1e-6, from above) with ``b_min + s (b_free − b_min)`` feasible (``s = 1`` is)."""
 
     def feasible(s: float) -> bool:
         try:
@@ -110,7 +110,7 @@ def _first_feasible(mdp: FiniteMDP, C: np.ndarray, low: np.ndarray, high: np.nda
     if feasible(0.0):
         return 0.0
     a, b = 0.0, 1.0
-    while b - a > 1e-9:
+    while b - a > 1e-6:
         mid = 0.5 * (a + b)
         a, b = (a, mid) if feasible(mid) else (mid, b)
     return b

@@ -45,7 +45,7 @@ from ..backend import as_float, require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
 from ..trace import Trace, TraceRecorder
 from .bellman import as_stochastic_policy, greedy, policy_reward, policy_transition_matrix, q_values
-from .mixing import _eye, _limiting_single, _structures, _unichain_stationary
+from .mixing import _eye, _first_violation, _limiting_single, _structures, _unichain_stationary
 from .model import FiniteMDP
 from .structure import require_weakly_communicating
 
@@ -195,12 +195,9 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
     P = policy_transition_matrix(mdp, pi)
     r = xp.broadcast_to(policy_reward(mdp, pi), tuple(P.shape[:-1]))
     if per_state is False:
-        for i, cs in enumerate(_structures(P)):
-            if not cs.unichain:
-                raise ValueError(
-                    f"gain_bias(per_state=False) needs a unichain policy chain but instance {i} has "
-                    f"{cs.describe()}"
-                )
+        bad = _first_violation(P, lambda cs: cs.unichain)
+        if bad is not None:
+            raise ValueError(f"gain_bias(per_state=False) needs a unichain policy chain but P_π{bad[0]} has {bad[1].describe()}")
     return _evaluate(xp, P, r, per_state)
 
 
@@ -418,15 +415,13 @@ def average_policy_iteration(
     while True:
         P = policy_transition_matrix(mdp, pi)
         r = policy_reward(mdp, pi)
-        if not multichain:
-            for i, cs in enumerate(_structures(P)):
-                if not cs.unichain:
-                    where = f" (batch index {np.unravel_index(i, mdp.batch_shape)})" if mdp.batch_shape else ""
-                    raise InvalidModelError(
-                        f"unichain policy iteration met the policy {to_numpy(pi).reshape(-1, S)[i].tolist()}"
-                        f"{where} whose chain has {cs.describe()}: the model is multichain; "
-                        "use average_policy_iteration(mdp, multichain=True)"
-                    )
+        bad = None if multichain else _first_violation(P, lambda cs: cs.unichain)
+        if bad is not None:
+            where, cs, idx = bad
+            raise InvalidModelError(
+                f"unichain policy iteration met the policy {to_numpy(pi)[idx].tolist()}{where} whose chain "
+                f"has {cs.describe()}: the model is multichain; use average_policy_iteration(mdp, multichain=True)"
+            )
         g, h = _evaluate(xp, P, r, True if multichain else None)
         Q = q_values(mdp, h, gamma=1.0)
         it += 1

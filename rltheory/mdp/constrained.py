@@ -227,8 +227,10 @@ def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
 def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     r"""Solve a CMDP exactly by its occupancy-measure LP (scipy HiGHS dual simplex).
 
-    The LP (module docstring) is solved by ``scipy.optimize.linprog(method="highs-ds")``,
-    which returns a basic (vertex) solution; the multipliers are
+    The LP (module docstring) is solved by ``scipy.optimize.linprog(method="highs-ds")``
+    with feasibility tolerances 1e-10 (if the simplex reports numerical trouble, status 4,
+    as it can within ~1e-4 of the feasibility boundary, HiGHS's interior-point method with
+    crossover is used instead), which returns a basic (vertex) solution; the multipliers are
     ``λ = −res.ineqlin.marginals ≥ 0`` (HiGHS marginals are ``∂(min objective)/∂b_ub``
     and the objective is ``−⟨r, q⟩``) and the flow duals ``−res.eqlin.marginals``.
 
@@ -285,6 +287,11 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
         -R, A_ub=C if m else None, b_ub=b if m else None, A_eq=A_eq, b_eq=b_eq,
         bounds=(0, None), method="highs-ds", options=_HIGHS,
     )
+    if res.status == 4:  # simplex in numerical trouble (thresholds at the edge of feasibility)
+        res = linprog(
+            -R, A_ub=C if m else None, b_ub=b if m else None, A_eq=A_eq, b_eq=b_eq,
+            bounds=(0, None), method="highs-ipm", options=_HIGHS,
+        )
     if res.status == 2:
         raise SolverError(_infeasibility_message(cmdp, res), status=res.status)
     if res.status != 0:

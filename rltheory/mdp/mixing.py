@@ -70,15 +70,23 @@ def _structures(P: Any) -> list[ChainStructure]:
     return [_structure_from_support(a) for a in supp.reshape((-1, S, S))]
 
 
-def _require_unichain(P: Any, what: str) -> None:
+def _first_violation(P: Any, ok: Any) -> tuple[str, ChainStructure, tuple[int, ...]] | None:
+    """``(where, structure, batch index)`` of the first instance of ``P[..., S, S]`` failing ``ok``."""
     batch = tuple(P.shape[:-2])
     for i, cs in enumerate(_structures(P)):
-        if not cs.unichain:
-            where = f" (batch index {np.unravel_index(i, batch)})" if batch else ""
-            raise ValueError(
-                f"{what} needs a unichain P (one recurrent class) but P{where} has {cs.describe()}; "
-                "use limiting_matrix for one stationary law per recurrent class"
-            )
+        if not ok(cs):
+            idx = tuple(int(j) for j in np.unravel_index(i, batch)) if batch else ()
+            return (f" (batch index {idx})" if batch else ""), cs, idx
+    return None
+
+
+def _require_unichain(P: Any, what: str) -> None:
+    bad = _first_violation(P, lambda cs: cs.unichain)
+    if bad is not None:
+        raise ValueError(
+            f"{what} needs a unichain P (one recurrent class) but P{bad[0]} has {bad[1].describe()}; "
+            "use limiting_matrix for one stationary law per recurrent class"
+        )
 
 
 def _eye(xp: Any, n: int, like: Any) -> Any:
@@ -191,14 +199,12 @@ def _tv_to_limit(xp: Any, M: Any, Pstar: Any) -> Any:
 
 
 def _require_aperiodic(P: Any, what: str) -> None:
-    batch = tuple(P.shape[:-2])
-    for i, cs in enumerate(_structures(P)):
-        if not cs.aperiodic:
-            where = f" (batch index {np.unravel_index(i, batch)})" if batch else ""
-            raise ValueError(
-                f"{what}: P{where} is periodic ({cs.describe()}), so d(t) does not tend to 0 and "
-                "t_mix(ε) is infinite for small ε; use the lazy chain (I + P)/2"
-            )
+    bad = _first_violation(P, lambda cs: cs.aperiodic)
+    if bad is not None:
+        raise ValueError(
+            f"{what}: P{bad[0]} is periodic ({bad[1].describe()}), so d(t) does not tend to 0 and "
+            "t_mix(ε) is infinite for small ε; use the lazy chain (I + P)/2"
+        )
 
 
 def tv_distances(P: Any, t_max: int) -> Any:
