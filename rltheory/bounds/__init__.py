@@ -6,6 +6,14 @@
 theorem's bound as a function with its citation.
 """
 
+from .average import (  # average reward: vanishing discount, RVI, mixing
+    laurent_first_order,
+    mixing_time_eps_bound,
+    mixing_time_spectral_bounds,
+    rvi_asymptotic_rate,
+    span_contraction_coefficient,
+    vanishing_discount_bound,
+)
 from .games import (  # zero-sum games and learning dynamics
     hedge_gap_bound,
     hedge_regret_bound,
@@ -41,6 +49,12 @@ from .policy_optimization import (  # policy optimisation, linear critics, Q-lea
 from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
 
 __all__ = [
+    "laurent_first_order",
+    "mixing_time_eps_bound",
+    "mixing_time_spectral_bounds",
+    "rvi_asymptotic_rate",
+    "span_contraction_coefficient",
+    "vanishing_discount_bound",
     "hedge_gap_bound",
     "hedge_regret_bound",
     "hedge_tuned_regret",
