@@ -46,12 +46,15 @@ from rltheory.mdp.zoo import garnet, gridworld, random_mdp
 EPS = 1e-6
 
 
-def median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+def median_time(fn: Callable[[], Any], repeats: int, slow_s: float = 5.0) -> tuple[float, Any]:
+    """Median wall time of ``repeats`` runs; a run slower than ``slow_s`` is not repeated."""
     times, out = [], None
     for _ in range(repeats):
         t0 = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
+        if times[-1] > slow_s:
+            break
     return float(np.median(times)), out
 
 
