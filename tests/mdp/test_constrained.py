@@ -23,7 +23,7 @@ from rltheory.mdp import (
     solve_general_utility,
     stationary_distribution,
 )
-from rltheory.testing import average_reward_mdps, policies
+from rltheory.testing import average_reward_mdps, constrained_mdps, policies
 
 
 def _instance(seed: int, S: int, A: int, m: int, gamma: float | None, tighten: float) -> ConstrainedMDP:
@@ -289,3 +289,17 @@ def test_average_cmdp_on_hypothesis_unichain_models(mdp):
     assert sol.value >= v0 - 1e-9
     v, c = evaluate_cmdp(ConstrainedMDP(mdp, C, np.asarray(c0)), sol.policy)
     assert v == pytest.approx(sol.value, abs=1e-9) and float(c[0]) <= float(c0[0]) + 1e-9
+
+
+@settings(max_examples=30)
+@given(constrained_mdps())
+def test_strong_duality_on_strictly_feasible_instances(cmdp):
+    # instances from rltheory.testing.constrained_mdps satisfy Slater's condition
+    sol = solve_cmdp(cmdp)
+    tol = 1e-8 / (1 - cmdp.gamma)
+    assert sol.duality_gap <= tol
+    assert dual_function(cmdp, sol.duals)[0] == pytest.approx(sol.value, abs=tol)
+    value, costs = evaluate_cmdp(cmdp, sol.policy)
+    assert value == pytest.approx(sol.value, abs=tol)
+    assert np.all(np.asarray(costs) <= np.asarray(cmdp.b) + tol)
+    assert len(sol.randomised_states) <= cmdp.m
