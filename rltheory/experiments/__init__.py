@@ -47,6 +47,7 @@ _MODULES: list[str] = [
     "npg_primal_dual",
     "general_utility_pd",
     "kappa_truncation",
+    "mac_mixing",
 ]
 
 
