@@ -39,6 +39,7 @@ _MODULES: list[str] = [
     # one module name per line
     "vi_rates",
     "offline_pessimism",
+    "marlhf_coverage",
     "solver_comparison",
     "matrix_dynamics",
     "markov_games",
