@@ -49,6 +49,7 @@ _MODULES: list[str] = [
     "general_utility_pd",
     "kappa_truncation",
     "mac_mixing",
+    "two_stage_vs_pd",
 ]
 
 
