@@ -65,11 +65,11 @@ from ..mdp.bellman import policy_transition_matrix
 from ..mdp.mixing import stationary_distribution
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
+from .policy_gradient import softmax_policy as _softmax_policy
 
 __all__ = [
     "StepSchedule",
     "mixing_step_sizes",
-    "softmax_policy",
     "average_reward_gradient",
     "differential_td",
     "DifferentialTDResult",
@@ -178,11 +178,9 @@ def mixing_step_sizes(tau_mix: float, *, critic: float = 0.5, actor: float = 0.0
     return StepSchedule(critic / float(tau_mix)), StepSchedule(actor / float(tau_mix))
 
 
-def softmax_policy(theta: Any) -> np.ndarray:
-    """``π(a|s) = exp θ[s, a] / Σ_b exp θ[s, b]`` (host, stable)."""
-    th = np.asarray(theta, dtype=float)
-    z = np.exp(th - th.max(axis=-1, keepdims=True))
-    return z / z.sum(axis=-1, keepdims=True)
+def _host_softmax(theta: Any) -> np.ndarray:
+    """Host copy of :func:`rltheory.algorithms.policy_gradient.softmax_policy` (rows of ``θ``)."""
+    return np.asarray(_softmax_policy(np.asarray(theta, dtype=float)))
 
 
 def _gain_bias(mdp: FiniteMDP, pi: np.ndarray) -> tuple[float, np.ndarray]:
@@ -213,7 +211,7 @@ def average_reward_gradient(mdp: FiniteMDP, theta: Any) -> tuple[np.ndarray, flo
     (0.5, [[-0.125, 0.125], [-0.125, 0.125]])
     """
     P, R = _avg_model(mdp, "average_reward_gradient")
-    pi = softmax_policy(theta)
+    pi = _host_softmax(theta)
     if pi.shape != R.shape:
         raise ValueError(f"theta must have shape (S, A) = {R.shape}; got {pi.shape}")
     g, h = _gain_bias(mdp, pi)
@@ -421,7 +419,7 @@ def average_reward_actor_critic(
     for t in range(T):
         if t % every == 0:
             _ac_record(rec, mdp, t, theta, eta, g_star, t)
-        ps = softmax_policy(theta[s])
+        ps = _host_softmax(theta[s])
         a = _draw(np.cumsum(ps), u[t, 0])
         s2 = _draw(cP[s, a], u[t, 1])
         r = R[s, a]
@@ -531,7 +529,7 @@ def mac_expected_terms(mdp: FiniteMDP, theta: Any, omega: Any, eta: float, featu
     P, R = _avg_model(mdp, "mac_expected_terms")
     S, A = R.shape
     Phi = _features(features, S)
-    pi = softmax_policy(theta)
+    pi = _host_softmax(theta)
     om = np.asarray(omega, dtype=float)
     V = Phi @ om
     D = R - eta + P @ V - V[:, None]  # E[δ | s, a]
@@ -626,7 +624,7 @@ def multilevel_actor_critic(
             _ac_record(rec, mdp, t, theta, eta, g_star, n)
         J = mlmc_level(gen)
         N = 2**J if 2**J <= Tm else 1
-        pi = softmax_policy(theta)
+        pi = _host_softmax(theta)
         cpi = np.cumsum(pi, axis=-1)
         fs = np.empty(N)
         hs = np.empty((N, Phi.shape[1]))

@@ -14,6 +14,22 @@ from .average import (  # average reward: vanishing discount, RVI, mixing
     span_contraction_coefficient,
     vanishing_discount_bound,
 )
+from .average_reward import (  # average-reward actor-critic: MLMC, Markovian averages, MAC
+    MAC_EXPONENT,
+    mac_rate,
+    markov_average_bias,
+    mlmc_expected_samples,
+)
+from .constrained import (  # NPG primal-dual, general-utility FOSP, κ-hop truncation
+    FOSP_EXPONENT,
+    NPGPDBounds,
+    fosp_rate,
+    fosp_schedule,
+    npg_pd_bounds,
+    npg_pd_step_sizes,
+    slater_dual_radius,
+    truncation_envelope,
+)
 from .games import (  # zero-sum games and learning dynamics
     hedge_gap_bound,
     hedge_regret_bound,
@@ -88,4 +104,16 @@ __all__ = [
     "softmax_pg_bound",
     "td_fixed_point_bound",
     "tvr_fixed_point_bound",
+    "MAC_EXPONENT",
+    "mac_rate",
+    "markov_average_bias",
+    "mlmc_expected_samples",
+    "FOSP_EXPONENT",
+    "NPGPDBounds",
+    "fosp_rate",
+    "fosp_schedule",
+    "npg_pd_bounds",
+    "npg_pd_step_sizes",
+    "slater_dual_radius",
+    "truncation_envelope",
 ]

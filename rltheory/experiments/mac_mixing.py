@@ -57,8 +57,8 @@ from ..algorithms.average_reward import (
     mixing_step_sizes,
     mlmc_expectation,
     multilevel_actor_critic,
-    softmax_policy,
 )
+from ..algorithms.policy_gradient import softmax_policy
 from ..bounds import Claim, check_bound
 from ..bounds.average_reward import markov_average_bias, mlmc_expected_samples
 from ..mdp import policy_transition_matrix

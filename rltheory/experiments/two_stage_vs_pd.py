@@ -39,7 +39,12 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.constrained import npg_primal_dual, slater_slack, two_stage_calibrated, two_stage_constrained_ac
+from ..algorithms.constrained import (
+    npg_primal_dual,
+    slater_slack,
+    two_stage_calibrated,
+    two_stage_constrained_ac,
+)
 from ..bounds import Claim, check_bound
 from ..bounds.constrained import npg_pd_bounds, npg_pd_step_sizes, slater_dual_radius
 from ..mdp import gridworld, policy_iteration

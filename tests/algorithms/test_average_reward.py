@@ -24,8 +24,8 @@ from rltheory.algorithms.average_reward import (
     mlmc_level,
     multilevel_actor_critic,
     off_policy_dpg,
-    softmax_policy,
 )
+from rltheory.algorithms.policy_gradient import softmax_policy
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias, mlmc_expected_samples
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteMDP, policy_transition_matrix

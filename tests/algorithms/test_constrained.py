@@ -32,7 +32,12 @@ from rltheory.bounds.constrained import (
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteMDP, occupancy_measure, q_function
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
-from rltheory.mdp.utility import OccupancyFunction, entropy_utility, linear_utility, solve_general_utility
+from rltheory.mdp.utility import (
+    OccupancyFunction,
+    entropy_utility,
+    linear_utility,
+    solve_general_utility,
+)
 from rltheory.testing import constrained_mdps
 
 
