@@ -173,14 +173,14 @@ class FiniteMDP:
         are padded with zero-probability entries. Returned only when ``S ≥ 64`` and
         ``K ≤ S/8`` (else ``None``): then backups cost ``O(SAK)`` gathers instead of an
         ``O(S²A)`` dense product. Computed once (a stable radix argsort of the
-        non-zero pattern) and cached; the dense ``P`` stays the model's definition.
+        non-zero pattern, or one pass of ``nonzero`` on numpy/cupy) and cached; the dense ``P`` stays the model's definition.
         """
         xp = self.xp
         S = self.S
         if S < 64:
             return None
         nz = self.P != 0
-        counts = xp.count_nonzero(self.P, axis=-1)
+        counts = xp.count_nonzero(nz, axis=-1)
         K = int(xp.max(counts))
         if K > S // 8:
             return None
