@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rltheory.backend import to_numpy
 from rltheory.errors import ConvergenceWarning, InvalidModelError
 from rltheory.games import (
     MarkovGame,
@@ -134,7 +135,7 @@ def test_batched_games_and_backends(xp):
     g = ZeroSumMarkovGame(xp.asarray(np.asarray(g_np.P)), xp.asarray(np.asarray(g_np.R)), 0.9)
     res = shapley_value_iteration(g)
     assert res.V.shape == (3, 5)
-    np.testing.assert_allclose(np.asarray(res.V), np.asarray(ref.V), atol=1e-9)
+    np.testing.assert_allclose(to_numpy(res.V), np.asarray(ref.V), atol=1e-9)
     np.testing.assert_allclose(np.asarray(ref.V[1]), shapley_value_iteration(g_np[1]).V, atol=1e-9)
 
 

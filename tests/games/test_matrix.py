@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rltheory.backend import to_numpy
 from rltheory.errors import InvalidModelError, SolverError
 from rltheory.games import duality_gap, solve_zero_sum, solve_zero_sum_highs
 from rltheory.games.zoo import matching_pennies, random_matrix_games, rock_paper_scissors
@@ -122,7 +123,7 @@ def test_backends_agree(xp):
     ref = solve_zero_sum(A)
     sol = solve_zero_sum(xp.asarray(A))
     assert sol.value.shape == (4, 6) and sol.x.shape == (4, 6, 3)
-    np.testing.assert_allclose(np.asarray(sol.value), ref.value, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(sol.value), ref.value, atol=1e-12)
     assert sol.max_gap <= 1e-12
 
 
