@@ -50,6 +50,12 @@ _MODULES: list[str] = [
     "kappa_truncation",
     "mac_mixing",
     "two_stage_vs_pd",
+    "pg_vs_npg",
+    "entropy_npg",
+    "pmd_linear",
+    "td_linear",
+    "q_replay",
+    "nac_critic",
 ]
 
 

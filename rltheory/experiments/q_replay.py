@@ -1,0 +1,177 @@
+r"""Q-learning with and without experience replay, VA-learning, and the synchronous high-probability bound.
+
+Figure: mean over runs of ``‖Q_t − Q*‖∞`` against environment steps for plain
+Q-learning and for replay schemes (``K`` replayed updates every ``F`` steps, sliding
+buffer); VA-learning against Q-learning with the same constant step; synchronous
+Q-learning with a constant step against its high-probability bound.
+
+Claims checked:
+
+1. *replay-K-F* — for each replay scheme, the run-averaged error is at most plain
+   Q-learning's at every checkpoint after the first (same trajectories, same step
+   rule). Replay reuses genuine transitions, so it is a stochastic approximation of
+   the same ``Q*`` with more updates per sample (Szlak & Shamir 2021 analyse the rate in
+   ``K`` and ``F``; their constants are not transcribed).
+2. *va-vs-q* — VA-learning's run-averaged error is at most Q-learning's at every
+   checkpoint after the first, same constant step and behaviour (Tang et al. 2023, the
+   tabular sample-efficiency claim); ``meta["va_speedup"]`` reports the ratio of steps
+   needed to reach Q-learning's final error.
+3. *sync-bound* — synchronous Q-learning, constant ``α``: ``‖Q_t − Q*‖∞ ≤ (1−α(1−γ))^t‖Q_0 − Q*‖∞
+   + γ sp(V*)√(α log(2|S||A|T/δ)/2)/(1−γ)`` for all ``t ≤ T``, with ``δ = 0.05``
+   (:func:`rltheory.bounds.q_learning_bound`, derived there), every run.
+
+References
+----------
+Szlak, L., Shamir, O. (2021). Convergence results for Q-learning with experience replay.
+Tang, Y., Rowland, M., Munos, R., Valko, M. (2023). VA-learning as a more efficient
+alternative to Q-learning. ICML.
+Wainwright, M. J. (2019). Stochastic approximation with cone-contractive operators.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..algorithms import (
+    constant_step,
+    q_learning,
+    q_learning_replay,
+    rescaled_linear_step,
+    synchronous_q_learning,
+    va_learning,
+)
+from ..bounds import Claim, check_bound, q_learning_bound
+from ..mdp import policy_iteration
+from ..mdp.zoo import random_mdp
+from ..plot import figure
+from ._policy_plots import series
+from .base import Experiment, ExperimentResult, config_to_dict, register
+
+__all__ = ["Config", "run", "plot", "EXPERIMENT"]
+
+
+@dataclass(frozen=True)
+class Config:
+    """Model sizes, budgets and the replay grid ``(K, F)``."""
+
+    states: int = 10
+    actions: int = 4
+    gamma: float = 0.9
+    steps: int = 5000
+    runs: int = 20
+    buffer_size: int = 1000
+    replay: tuple[tuple[int, int], ...] = ((1, 1), (4, 1), (4, 4))
+    va_gamma: float = 0.95
+    va_alpha: float = 0.1
+    va_steps: int = 20_000
+    sync_states: int = 6
+    sync_actions: int = 3
+    sync_gamma: float = 0.8
+    sync_alpha: float = 0.05
+    sync_iterations: int = 2000
+    sync_runs: int = 5
+    delta: float = 0.05
+
+    @classmethod
+    def quick(cls) -> Config:
+        """About 10 s."""
+        return cls()
+
+    @classmethod
+    def full(cls) -> Config:
+        """Longer runs, more seeds, a finer replay grid."""
+        return cls(steps=50_000, runs=50, replay=((1, 1), (4, 1), (4, 4), (16, 4), (16, 16)),
+                   va_steps=100_000, sync_iterations=20_000, sync_runs=20)
+
+
+def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
+    """Run the replay grid, VA vs Q, and synchronous Q-learning; check the claims."""
+    t0 = time.perf_counter()
+    checks = []
+    curves: dict[str, dict[str, list]] = {}
+    mdp = random_mdp(config.states, config.actions, gamma=config.gamma, rng=seed)
+    Qs = np.asarray(policy_iteration(mdp).Q)
+    every = max(1, config.steps // 50)
+    kw = dict(steps=config.steps, step_size=rescaled_linear_step(config.gamma), n_runs=config.runs,
+              Q_star=Qs, record_every=every)
+    plain = q_learning(mdp, rng=seed + 1, **kw)
+    t = plain.trace.iteration
+    base = plain.trace["error"].mean(axis=1)
+    curves["replay"] = {"t": t.tolist(), "K=0": base.tolist()}
+    for K, F in config.replay:
+        res = q_learning_replay(mdp, rng=seed + 1, replay_every=F, replay_updates=K,
+                                buffer_size=config.buffer_size, **kw)
+        err = res.trace["error"].mean(axis=1)
+        curves["replay"][f"K={K},F={F}"] = err.tolist()
+        checks.append(Claim(f"replay-{K}-{F}", f"replay K={K} every F={F} steps: mean error ≤ plain Q-learning's "
+                            "at every checkpoint after the first", "Szlak & Shamir (2021) (replay helps)",
+                            None, "bound").check(check_bound(err[1:], base[1:])))
+    vmdp = random_mdp(config.states, config.actions, gamma=config.va_gamma, rng=seed + 2)
+    vQ = np.asarray(policy_iteration(vmdp).Q)
+    vkw = dict(steps=config.va_steps, step_size=constant_step(config.va_alpha), n_runs=config.runs, Q_star=vQ,
+               record_every=max(1, config.va_steps // 50))
+    q = q_learning(vmdp, rng=seed + 3, **vkw)
+    va = va_learning(vmdp, rng=seed + 3, **vkw)
+    tq = q.trace.iteration
+    eq, ev = q.trace["error"].mean(axis=1), va.trace["error"].mean(axis=1)
+    reach = np.flatnonzero(ev <= eq[-1])
+    speedup = float(tq[-1] / tq[reach[0]]) if reach.size and tq[reach[0]] > 0 else float("nan")
+    curves["va"] = {"t": tq.tolist(), "q": eq.tolist(), "va": ev.tolist()}
+    checks.append(Claim("va-vs-q", f"VA-learning mean error ≤ Q-learning's at every checkpoint after the first "
+                        f"(α = {config.va_alpha}, γ = {config.va_gamma})",
+                        "Tang, Rowland, Munos, Valko (2023), ICML (tabular comparison)", None, "bound").check(
+        check_bound(ev[1:], eq[1:])))
+    smdp = random_mdp(config.sync_states, config.sync_actions, gamma=config.sync_gamma, rng=seed + 4)
+    sol = policy_iteration(smdp)
+    sQ, sV = np.asarray(sol.Q), np.asarray(sol.V)
+    T = config.sync_iterations
+    errs = np.stack([synchronous_q_learning(smdp, iterations=T, step_size=constant_step(config.sync_alpha),
+                                            rng=seed + 10 + r, Q_star=sQ).trace["error"]
+                     for r in range(config.sync_runs)], axis=1)
+    bound = q_learning_bound(np.arange(T + 1), alpha=config.sync_alpha, gamma=config.sync_gamma,
+                             initial_error=float(np.abs(sQ).max()), value_span=float(sV.max() - sV.min()),
+                             n_pairs=smdp.S * smdp.A, horizon=T, delta=config.delta)
+    curves["sync"] = {"t": list(range(T + 1)), "max_error": errs.max(axis=1).tolist(), "bound": bound.tolist()}
+    checks.append(Claim("sync-bound", f"synchronous Q-learning, α = {config.sync_alpha}: every run's "
+                        f"‖Q_t − Q*‖∞ ≤ the δ = {config.delta} high-probability bound for all t ≤ {T}",
+                        "rltheory.bounds.q_learning_bound (noise/contraction split of Wainwright 2019, §3)",
+                        None, "bound").check(check_bound(errs, bound[:, None])))
+    return ExperimentResult(
+        name="q-replay", config=config_to_dict(config), curves=curves, checks=checks,
+        meta={"seed": seed, "va_speedup": speedup, "wall_time_s": time.perf_counter() - t0},
+    )
+
+
+def plot(result: ExperimentResult) -> Any:
+    """Replay grid, VA vs Q, synchronous Q-learning vs its bound."""
+    fig, axes = figure(1, 3, width=4.4, height=3.6)
+    r = result.curves["replay"]
+    for i, name in enumerate(k for k in r if k != "t"):
+        series(axes[0, 0], i, r["t"][1:], r[name][1:], label=name)
+    axes[0, 0].set_title("Q-learning ± replay")
+    v = result.curves["va"]
+    series(axes[0, 1], 0, v["t"][1:], v["q"][1:], label="Q-learning")
+    series(axes[0, 1], 1, v["t"][1:], v["va"][1:], label="VA-learning")
+    axes[0, 1].set_title(f"VA vs Q (speed-up ×{result.meta['va_speedup']:.2g})")
+    s = result.curves["sync"]
+    series(axes[0, 2], 0, s["t"][1:], s["max_error"][1:], label="max over runs", bound=s["bound"][1:],
+           bound_label="high-probability bound", logx=False)
+    axes[0, 2].set_title("synchronous, constant α")
+    for ax in axes[0]:
+        ax.set_xlabel("steps")
+    axes[0, 0].set_ylabel("‖Q_t − Q*‖∞")
+    fig.suptitle("Tabular Q-learning: replay, VA-learning, high-probability bound")
+    return fig
+
+
+EXPERIMENT = register(Experiment(
+    name="q-replay",
+    title="Q-learning with vs without experience replay; VA vs Q; synchronous Q-learning under its bound",
+    config_cls=Config,
+    run=run,
+    plot=plot,
+))
