@@ -40,6 +40,7 @@ _MODULES: list[str] = [
     "vi_rates",
     "offline_pessimism",
     "marlhf_coverage",
+    "hnpg_hybrid",
     "solver_comparison",
     "matrix_dynamics",
     "markov_games",
