@@ -81,12 +81,27 @@ from .networked import (
     truncation_errors,
 )
 from .offline import (
+    HybridResult,
     OfflineResult,
     certainty_equivalence,
     conservative_evaluation,
     cql,
+    hybrid_actor_critic,
+    hybrid_npg,
     lcb_vi,
     pevi,
+)
+from .offline_games import (
+    BradleyTerryResult,
+    GameOfflineResult,
+    MARLHFResult,
+    bradley_terry_mle,
+    equilibrium_gap,
+    gap_relaxation_equilibrium,
+    interval_gap_bound,
+    marlhf_equilibrium,
+    pessimistic_equilibrium_vi,
+    trajectory_features,
 )
 from .policy_gradient import (
     entropy_npg_step,
@@ -136,6 +151,19 @@ __all__: list[str] = [
     "cql",
     "lcb_vi",
     "pevi",
+    "HybridResult",
+    "hybrid_actor_critic",
+    "hybrid_npg",
+    "BradleyTerryResult",
+    "GameOfflineResult",
+    "MARLHFResult",
+    "bradley_terry_mle",
+    "equilibrium_gap",
+    "gap_relaxation_equilibrium",
+    "interval_gap_bound",
+    "marlhf_equilibrium",
+    "pessimistic_equilibrium_vi",
+    "trajectory_features",
     # policy optimisation (issue 6)
     "PolicyOptimizationResult",
     "SoftSolution",

@@ -30,6 +30,17 @@ from .constrained import (  # NPG primal-dual, general-utility FOSP, κ-hop trun
     slater_dual_radius,
     truncation_envelope,
 )
+from .coverage import (  # offline RL coverage coefficients (issue 8)
+    all_policy_concentrability,
+    discounted_concentrability,
+    feature_covariance,
+    finite_horizon_occupancy,
+    induced_mdp,
+    max_occupancy,
+    relative_condition_number,
+    single_policy_concentrability,
+    unilateral_concentrability,
+)
 from .games import (  # zero-sum games and learning dynamics
     hedge_gap_bound,
     hedge_regret_bound,
@@ -46,6 +57,16 @@ from .mdp import (
     vi_error_bound,
     vi_iterations_to_threshold,
     vi_stopping_threshold,
+)
+from .offline import (  # offline RL guarantees (issue 8)
+    elliptical_bonus,
+    empirical_bernstein_radius,
+    hoeffding_radius,
+    lcb_vi_rate,
+    offline_game_gap_rate,
+    pessimism_suboptimality_bound,
+    pevi_beta,
+    pevi_bound,
 )
 from .policy_optimization import (  # policy optimisation, linear critics, Q-learning
     entropy_npg_bound,
@@ -65,6 +86,23 @@ from .policy_optimization import (  # policy optimisation, linear critics, Q-lea
 from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
 
 __all__ = [
+    "all_policy_concentrability",
+    "discounted_concentrability",
+    "feature_covariance",
+    "finite_horizon_occupancy",
+    "induced_mdp",
+    "max_occupancy",
+    "relative_condition_number",
+    "single_policy_concentrability",
+    "unilateral_concentrability",
+    "elliptical_bonus",
+    "empirical_bernstein_radius",
+    "hoeffding_radius",
+    "lcb_vi_rate",
+    "offline_game_gap_rate",
+    "pessimism_suboptimality_bound",
+    "pevi_beta",
+    "pevi_bound",
     "laurent_first_order",
     "mixing_time_eps_bound",
     "mixing_time_spectral_bounds",
