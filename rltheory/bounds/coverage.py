@@ -246,11 +246,11 @@ def feature_covariance(features: Any, d: Any) -> Any:
     if phi.ndim < 3 or tuple(w.shape[-2:]) != tuple(phi.shape[-3:-1]):
         raise ValueError(f"features must be (..., S, A, k) and d (..., S, A) with matching S, A; got {tuple(phi.shape)}, {tuple(w.shape)}")
     k = phi.shape[-1]
-    lead = tuple(phi.shape[:-1])
-    wphi = phi * w[..., None]
-    flat = xp.reshape(wphi, lead[:-2] + (-1, k)) if len(lead) > 2 else xp.reshape(wphi, (-1, k))
-    fphi = xp.reshape(phi, lead[:-2] + (-1, k)) if len(lead) > 2 else xp.reshape(phi, (-1, k))
-    return xp.matrix_transpose(flat) @ fphi
+    lead = tuple(w.shape[:-2]) if w.ndim - 2 >= phi.ndim - 3 else tuple(phi.shape[:-3])
+    SA = phi.shape[-3] * phi.shape[-2]
+    phi_b = xp.reshape(xp.broadcast_to(phi, lead + tuple(phi.shape[-3:])), lead + (SA, k))
+    w_b = xp.reshape(xp.broadcast_to(w, lead + tuple(w.shape[-2:])), lead + (SA, 1))
+    return xp.matrix_transpose(phi_b * w_b) @ phi_b
 
 
 def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float = 1e-10) -> float:

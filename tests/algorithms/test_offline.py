@@ -268,3 +268,171 @@ def test_offline_methods_located_errors():
     m = empirical_model(ok)
     with pytest.raises(ValueError, match=r"policy\[h=0, s=0, a=1\] = 1 > 0 but the behaviour never takes"):
         conservative_evaluation(m, np.array([[[0.0, 1.0]]]), alpha=1.0)
+
+
+# ----------------------------------------------------------------------------- coverage coefficients
+from itertools import product  # noqa: E402
+
+from rltheory.algorithms.offline import hybrid_actor_critic, hybrid_npg  # noqa: E402
+from rltheory.bounds.coverage import (  # noqa: E402
+    all_policy_concentrability,
+    discounted_concentrability,
+    feature_covariance,
+    max_occupancy,
+    relative_condition_number,
+    unilateral_concentrability,
+)
+from rltheory.bounds.offline import empirical_bernstein_radius, hoeffding_radius, pevi_beta  # noqa: E402
+from rltheory.mdp import FiniteMDP, occupancy_measure  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(fh=finite_horizon_mdps(max_horizon=3, max_states=3, max_actions=3), data=st.data())
+def test_concentrability_is_one_on_own_occupancy_and_ordered(fh, data):
+    # Must show: C^{π*} = 1 when μ = d^{π*}; and 1 ≤ C^π ≤ C_all for any data distribution.
+    pi = data.draw(policies(fh.S, fh.A, batch_shape=(fh.H,)))
+    d = np.asarray(finite_horizon_occupancy(fh, pi))
+    assert single_policy_concentrability(d, d) == pytest.approx(1.0, abs=1e-12)
+    beh = np.clip(data.draw(policies(fh.S, fh.A, batch_shape=(fh.H,))), 0.1, None)
+    beh /= beh.sum(-1, keepdims=True)
+    rho = np.asarray(finite_horizon_occupancy(fh, beh))
+    c = single_policy_concentrability(d, rho)
+    assert 1.0 - 1e-9 <= c <= all_policy_concentrability(fh, rho) * (1 + 1e-9)
+    # one-hot features: the relative condition number of the per-step covariances is C^π
+    phi = np.eye(fh.S * fh.A).reshape(fh.S, fh.A, -1)
+    kappa = relative_condition_number(feature_covariance(phi, d), feature_covariance(phi, rho))
+    assert kappa == pytest.approx(c, rel=1e-8)
+
+
+def test_max_occupancy_matches_brute_force_over_deterministic_policies():
+    fh = _instance(9, H=3, S=3, A=2)
+    best = np.zeros((3, 3, 2))
+    for choice in product(range(2), repeat=9):
+        d = np.asarray(finite_horizon_occupancy(fh, np.array(choice).reshape(3, 3)))
+        best = np.maximum(best, d.sum(-1, keepdims=True))
+    assert np.allclose(np.asarray(max_occupancy(fh)), np.broadcast_to(best, (3, 3, 2)), atol=1e-12)
+    rng = np.random.default_rng(1)
+    P = rng.random((3, 2, 3))
+    P /= P.sum(-1, keepdims=True)
+    mdp = FiniteMDP(P, np.zeros((3, 2)), 0.7)
+    best = np.zeros((3, 2))
+    for choice in product(range(2), repeat=3):
+        best = np.maximum(best, np.asarray(occupancy_measure(mdp, np.array(choice))))
+    assert np.allclose(np.asarray(max_occupancy(mdp)), best, atol=1e-10)
+    # discounted C* of a policy against itself
+    assert discounted_concentrability(mdp, np.array([0, 1, 0]), np.array([0, 1, 0])) == pytest.approx(1.0)
+
+
+def test_unilateral_concentrability_brute_force_and_reference():
+    # Reference: one-shot 2×2 game, π* = (0, 0); the data put 1/2 on (0,0) and 1/4 on (1,0), (0,1):
+    # deviations reach (1,0) and (0,1) with probability 1 → C_uni = 1/(1/4) = 4; C* = 2.
+    P = np.ones((1, 1, 2, 2, 1))
+    e = np.eye(2)[[0]][None]
+    rho = np.array([[0.5, 0.25], [0.25, 0.0]])[None, None]
+    assert unilateral_concentrability(P, [e, e], rho) == 4.0
+    d_star = np.zeros((1, 1, 2, 2))
+    d_star[0, 0, 0, 0] = 1
+    assert single_policy_concentrability(d_star, rho) == 2.0
+    # Markov game: the DP equals brute force over player-1 deterministic deviations
+    rng = np.random.default_rng(2)
+    H, S = 2, 2
+    Pm = rng.random((H, S, 2, 2, S))
+    Pm /= Pm.sum(-1, keepdims=True)
+    y = rng.dirichlet(np.ones(2), size=(H, S))
+    x = rng.dirichlet(np.ones(2), size=(H, S))
+    rho = rng.dirichlet(np.ones(8), size=H).reshape(H, S, 2, 2)
+    from rltheory.mdp import FiniteHorizonMDP as FH
+
+    worst = 0.0
+    for choice in product(range(2), repeat=H * S):
+        dev = np.eye(2)[np.array(choice).reshape(H, S)]
+        joint = (dev[..., :, None] * y[..., None, :]).reshape(H, S, 4)
+        occ = np.asarray(finite_horizon_occupancy(FH(Pm.reshape(H, S, 4, S), np.zeros((H, S, 4))), joint))
+        worst = max(worst, single_policy_concentrability(occ.reshape(H, S, 2, 2), rho))
+    for choice in product(range(2), repeat=H * S):
+        dev = np.eye(2)[np.array(choice).reshape(H, S)]
+        joint = (x[..., :, None] * dev[..., None, :]).reshape(H, S, 4)
+        occ = np.asarray(finite_horizon_occupancy(FH(Pm.reshape(H, S, 4, S), np.zeros((H, S, 4))), joint))
+        worst = max(worst, single_policy_concentrability(occ.reshape(H, S, 2, 2), rho))
+    assert unilateral_concentrability(Pm, [x, y], rho) == pytest.approx(worst, rel=1e-12)
+
+
+def test_relative_condition_number_reference_and_null_space():
+    # Σ_data = diag(1/4, 3/4), Σ_target = diag(1/2, 1/2): κ = max(2, 2/3) = 2.
+    assert relative_condition_number(np.diag([0.5, 0.5]), np.diag([0.25, 0.75])) == pytest.approx(2.0)
+    # target mass outside range(Σ_data): unbounded; inside the range: finite
+    assert relative_condition_number(np.diag([0.0, 1.0]), np.diag([1.0, 0.0])) == math.inf
+    assert relative_condition_number(np.diag([1.0, 0.0]), np.diag([0.5, 0.0])) == pytest.approx(2.0)
+
+
+def test_confidence_radii_cover_with_stated_probability():
+    # Hoeffding and empirical-Bernstein radii on Bernoulli(0.3) means: miss rate ≤ δ over 4000 draws.
+    rng = np.random.default_rng(0)
+    n, delta = 30, 0.1
+    x = rng.random((4000, n)) < 0.3
+    mean, var = x.mean(1), x.var(1, ddof=1)
+    assert np.mean(np.abs(mean - 0.3) > hoeffding_radius(n, 1.0, delta)) <= delta
+    assert np.mean(np.abs(mean - 0.3) > empirical_bernstein_radius(np.full(4000, n), var, 1.0, delta)) <= delta
+    # reference values
+    assert float(hoeffding_radius(8, 2.0, 0.5)) == pytest.approx(2.0 * math.sqrt(math.log(4.0) / 16.0))
+    assert pevi_beta(2, 3, 100, 0.1, c=0.5) == pytest.approx(0.5 * 6 * math.sqrt(math.log(12000.0)))
+
+
+def test_coverage_and_bound_argument_errors():
+    with pytest.raises(ValueError, match=r"d_target has shape \(2,\) but d_data has shape \(3,\)"):
+        single_policy_concentrability(np.ones(2) / 2, np.ones(3) / 3)
+    with pytest.raises(ValueError, match="must be finite and non-negative"):
+        single_policy_concentrability(np.array([1.0, -0.5]), np.ones(2))
+    with pytest.raises(ValueError, match="square"):
+        relative_condition_number(np.eye(2), np.eye(3))
+    with pytest.raises(ValueError, match=r"d_data must have shape \(H, S, A_1, \.\.\., A_n\)"):
+        unilateral_concentrability(np.ones((1, 1, 2, 2, 1)), [np.ones((1, 1, 2)) / 2] * 2, np.ones((1, 1, 2)))
+    with pytest.raises(ValueError, match="delta must be a probability"):
+        hoeffding_radius(3, 1.0, 1.5)
+    with pytest.raises(ValueError, match="C_star must be >= 1"):
+        lcb_vi_rate(0.5, 2, 2, 2, 10, 0.1)
+
+
+# ----------------------------------------------------------------------------- hybrid methods
+def _lock(H: int = 5, A: int = 3) -> tuple[FiniteHorizonMDP, np.ndarray]:
+    from rltheory.experiments.hnpg_hybrid import combination_lock
+
+    return combination_lock(H, A, 3)
+
+
+def test_hybrid_methods_with_covering_offline_data_converge_faster_than_npg():
+    # P16/P15: with offline data covering π*, HNPG and the hybrid actor-critic converge with
+    # fewer online samples than on-policy NPG (same budget, same restarts).
+    fh, digits = _lock()
+    pi_star = np.asarray(backward_induction(fh).policy)
+    beh = behaviour_policy(pi_star, 0.7, other=np.full((fh.H, 2, fh.A), 1 / fh.A))
+    off = sample_episodes(fh, beh, 150, rng=0)
+    phi = np.eye(2 * fh.A).reshape(2, fh.A, -1)
+    kw = dict(iterations=25, n_online=30, eta=5.0, restart=np.full((fh.H, 2), 0.5), rng=1)
+    npg = hybrid_npg(fh, phi, None, **kw).trace["suboptimality"]
+    hnpg = hybrid_npg(fh, phi, off, **kw).trace["suboptimality"]
+    hac = hybrid_actor_critic(fh, phi, off, **kw).trace["suboptimality"]
+    first = lambda y: int(np.flatnonzero(y <= 0.05)[0]) if np.any(y <= 0.05) else 10**9  # noqa: E731
+    assert first(hnpg) < first(npg) and first(hac) < first(npg)
+    assert hnpg[-1] <= 0.05 and hac[-1] <= 0.05
+
+
+def test_hybrid_npg_without_offline_data_and_tol_reporting():
+    fh, _ = _lock(H=3, A=2)
+    phi = np.eye(4).reshape(2, 2, 4)
+    res = hybrid_npg(fh, phi, None, iterations=40, n_online=40, eta=5.0, rng=0, restart=np.full((3, 2), 0.5), tol=1e-3)
+    assert res.converged and res.trace["suboptimality"][-1] <= 1e-3
+    steps = np.diff(res.trace["online_samples"])  # restarts at uniform h0: 1..H transitions per episode
+    assert np.all((steps >= 40) & (steps <= 40 * 3))
+    plain = hybrid_npg(fh, phi, None, iterations=2, n_online=10, eta=1.0, rng=0)
+    assert np.all(np.diff(plain.trace["online_samples"]) == 10 * 3)
+    from rltheory.errors import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match="suboptimality above tol"):
+        bad = hybrid_npg(fh, phi, None, iterations=1, n_online=5, eta=0.1, rng=0, tol=1e-6)
+    assert bad.converged is False
+    with pytest.raises(ValueError, match="eta must be a finite number > 0"):
+        hybrid_npg(fh, phi, None, iterations=1, n_online=5, eta=0.0, rng=0)
+    wrong = EpisodeDataset(np.zeros((2, 5), int), np.zeros((2, 4), int), np.zeros((2, 4)), S=2, A=2)
+    with pytest.raises(InvalidModelError, match="wrong horizon: the dataset has H = 4 .* model has H = 3"):
+        hybrid_npg(fh, phi, wrong, iterations=1, n_online=5, eta=1.0, rng=0)
