@@ -64,6 +64,7 @@ from ..mdp.average import average_policy_iteration, gain_bias
 from ..mdp.bellman import policy_transition_matrix
 from ..mdp.mixing import stationary_distribution
 from ..mdp.model import FiniteMDP
+from ..mdp.sample import _count, _rng
 from ..trace import Trace, TraceRecorder
 from .policy_gradient import softmax_policy as _softmax_policy
 
@@ -88,20 +89,6 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- helpers
-def _rng(rng: Any) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
-
-
-def _count(x: Any, name: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {x!r}")
-    return int(x)
-
-
 def _avg_model(mdp: FiniteMDP, what: str) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(mdp, FiniteMDP):
         raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
@@ -353,6 +340,34 @@ def _ac_record(rec: TraceRecorder, mdp: FiniteMDP, k: int, theta: np.ndarray, et
                gain_estimate_error=abs(eta - J), samples=n)
 
 
+@dataclass
+class _ACState:
+    """Mutable state shared by the single-trajectory actor-critics."""
+
+    P: np.ndarray
+    R: np.ndarray
+    Phi: np.ndarray
+    theta: np.ndarray
+    omega: np.ndarray
+    g_star: float
+    cP: np.ndarray
+    s: int
+    gen: np.random.Generator
+    eta: float = 0.0
+
+
+def _ac_setup(mdp: FiniteMDP, what: str, rng: Any, features: Any, theta0: Any, optimal_gain: float | None) -> _ACState:
+    P, R = _avg_model(mdp, what)
+    S, A = R.shape
+    gen = _rng(rng)
+    Phi = _features(features, S)
+    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
+    if theta.shape != (S, A):
+        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    s0 = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random())
+    return _ACState(P, R, Phi, theta, np.zeros(Phi.shape[1]), _optimal_gain(mdp, optimal_gain), _cdf(P), s0, gen)
+
+
 def average_reward_actor_critic(
     mdp: FiniteMDP,
     *,
@@ -399,21 +414,11 @@ def average_reward_actor_critic(
     ``min_t E‖∇J(θ_t)‖² = Õ(T^{-2/5})``; without mixing-time knowledge the steps
     may be too large (bias) or too small (slow) — the comparison MAC addresses.
     """
-    P, R = _avg_model(mdp, "average_reward_actor_critic")
-    S, A = R.shape
     T = _count(steps, "steps")
     every = _count(record_every, "record_every")
-    gen = _rng(rng)
-    Phi = _features(features, S)
+    st = _ac_setup(mdp, "average_reward_actor_critic", rng, features, theta0, optimal_gain)
+    R, Phi, theta, omega, g_star, cP, s, gen, eta = st.R, st.Phi, st.theta, st.omega, st.g_star, st.cP, st.s, st.gen, 0.0
     beta = critic_step if gain_step is None else gain_step
-    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
-    if theta.shape != (S, A):
-        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
-    g_star = _optimal_gain(mdp, optimal_gain)
-    cP = _cdf(P)
-    s = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random())
-    omega = np.zeros(Phi.shape[1])
-    eta = 0.0
     rec = TraceRecorder()
     u = gen.random((T, 2))
     for t in range(T):
@@ -597,25 +602,16 @@ def multilevel_actor_critic(
     constant; Patel et al. 2024 sharpen it to ``O(√τ_mix)``). Per update, the
     expected number of samples is at most ``1 + ⌊log₂ T_max⌋``.
     """
-    P, R = _avg_model(mdp, "multilevel_actor_critic")
-    S, A = R.shape
     T = _count(iterations, "iterations")
     Tm = _count(T_max, "T_max")
     every = _count(record_every, "record_every")
     if not (isinstance(actor_scale, (int, float)) and actor_scale > 0):
         raise ValueError(f"actor_scale must be > 0; got {actor_scale!r}")
     cap = None if max_samples is None else _count(max_samples, "max_samples")
-    gen = _rng(rng)
-    Phi = _features(features, S)
+    st = _ac_setup(mdp, "multilevel_actor_critic", rng, features, theta0, optimal_gain)
+    R, Phi, theta, omega, g_star, cP, s, gen, eta = st.R, st.Phi, st.theta, st.omega, st.g_star, st.cP, st.s, st.gen, 0.0
+    S, A = R.shape
     beta = critic_step if gain_step is None else gain_step
-    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
-    if theta.shape != (S, A):
-        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
-    g_star = _optimal_gain(mdp, optimal_gain)
-    cP = _cdf(P)
-    s = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random())
-    omega = np.zeros(Phi.shape[1])
-    eta = 0.0
     G2 = 0.0
     n = 0
     rec = TraceRecorder()

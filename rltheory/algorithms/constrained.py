@@ -52,6 +52,7 @@ from ..mdp.bellman import evaluate_policy, occupancy_measure
 from ..mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
+from ..mdp.sample import _count, _rng
 from ..mdp.utility import OccupancyFunction, shadow_reward, solve_general_utility
 from ..trace import Trace, TraceRecorder
 from .policy_gradient import npg_step, softmax_gradient, softmax_policy
@@ -86,24 +87,10 @@ def _cmdp(cmdp: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return P, R, C, b, mu, float(cmdp.gamma)
 
 
-def _count(x: Any, name: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {x!r}")
-    return int(x)
-
-
 def _positive(x: Any, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not (math.isfinite(x) and x > 0):
         raise ValueError(f"{name} must be a finite number > 0; got {x!r}")
     return float(x)
-
-
-def _rng(rng: Any) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
 
 
 def _values(mdp: FiniteMDP, rewards: np.ndarray, pi: np.ndarray, mu: np.ndarray) -> np.ndarray:
@@ -244,6 +231,22 @@ def _reference(cmdp: ConstrainedMDP, reference: float | None) -> float:
     return float(solve_cmdp(cmdp).value)
 
 
+def _record_pd(rec: TraceRecorder, t: int, vals: np.ndarray, sums: list, b: np.ndarray, Vstar: float,
+               lam: np.ndarray) -> None:
+    """Record iterate ``t`` (1-based) of an NPG-PD run: values ``vals = [V_r, V_c...]`` of ``π_{t−1}``,
+    running sums ``sums = [ΣV_r, ΣV_c]`` updated in place."""
+    sums[0] += vals[0]
+    sums[1] = sums[1] + vals[1:]
+    rec.record(
+        t,
+        gap=Vstar - vals[0],
+        violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
+        avg_gap=Vstar - sums[0] / t,
+        avg_violation=float(np.max(np.maximum(sums[1] / t - b, 0.0))),
+        lam_norm=float(lam.sum()),
+    )
+
+
 def npg_primal_dual(
     cmdp: ConstrainedMDP,
     *,
@@ -298,20 +301,10 @@ def npg_primal_dual(
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
     d_sum = np.zeros((S, A))
-    vr_sum, vc_sum = 0.0, np.zeros(cmdp.m)
+    sums = [0.0, np.zeros(cmdp.m)]
     for t in range(T):
-        vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu)
-        vr_sum += vals[0]
-        vc_sum += vals[1:]
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
-        rec.record(
-            t + 1,
-            gap=Vstar - vals[0],
-            violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
-            avg_gap=Vstar - vr_sum / (t + 1),
-            avg_violation=float(np.max(np.maximum(vc_sum / (t + 1) - b, 0.0))),
-            lam_norm=float(lam.sum()),
-        )
+        _record_pd(rec, t + 1, _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu), sums, b, Vstar, lam)
         pi, lam = npg_pd_step(cmdp, pi, lam, eta1=eta1, eta2=eta2, Lambda=Lam)
     return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), None, Vstar, Lam)
 
@@ -410,21 +403,11 @@ def sample_npg_primal_dual(
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
     d_sum = np.zeros((S, A))
-    vr_sum, vc_sum = 0.0, np.zeros(cmdp.m)
+    sums = [0.0, np.zeros(cmdp.m)]
     F = np.concatenate([R[None], C])
     for t in range(T):
-        vals = _values(cmdp.mdp, F, pi, mu)
-        vr_sum += vals[0]
-        vc_sum += vals[1:]
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
-        rec.record(
-            t + 1,
-            gap=Vstar - vals[0],
-            violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
-            avg_gap=Vstar - vr_sum / (t + 1),
-            avg_violation=float(np.max(np.maximum(vc_sum / (t + 1) - b, 0.0))),
-            lam_norm=float(lam.sum()),
-        )
+        _record_pd(rec, t + 1, _values(cmdp.mdp, F, pi, mu), sums, b, Vstar, lam)
         Qh = _mc_q(P, F, pi, g, K, gen)
         QL = Qh[0] - np.tensordot(lam, Qh[1:], axes=(0, 0))
         AL = QL - (pi * QL).sum(-1, keepdims=True)

@@ -78,7 +78,7 @@ class Config:
     A: int = 3
     gamma: float = 0.8
     beta: float = 0.1
-    horizons: tuple[int, ...] = (200, 400, 800, 1600, 3200)
+    horizons: tuple[int, ...] = (200, 400, 800, 1600)
     eta_theta: float = 10.0
     eta_mu: float = 1.0
     delta_scale: float = 0.05
@@ -86,7 +86,7 @@ class Config:
 
     @classmethod
     def quick(cls) -> Config:
-        """T up to 3200 on a 4×3 model: about 10 s."""
+        """T up to 1600 on a 4×3 model: a few seconds."""
         return cls()
 
     @classmethod
