@@ -44,7 +44,7 @@ from typing import Any
 
 from .._validate import check_probability
 from ..backend import array_namespace, as_float
-from ..mdp.bellman import occupancy_measure
+from ..mdp.bellman import as_stochastic_policy, occupancy_measure
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteHorizonMDP, FiniteMDP
 
@@ -62,21 +62,13 @@ __all__ = [
 
 
 def _fh_policy(fh: FiniteHorizonMDP, pi: Any) -> Any:
+    """``π`` as a stochastic ``[..., H, S, A]`` array (stationary ``[S, A]`` is repeated over ``h``)."""
     xp = fh.xp
-    pi = xp.asarray(pi)
+    step = FiniteMDP(fh.P[..., 0, :, :, :], fh.R[..., 0, :, :], 0.0)  # shape carrier for the policy checks
+    pi = as_stochastic_policy(step, pi)
     H, S, A = fh.H, fh.S, fh.A
-    if xp.isdtype(pi.dtype, "integral"):
-        if tuple(pi.shape[-2:]) != (H, S):
-            raise ValueError(f"deterministic policy must have shape (..., H, S) = (..., {H}, {S}); got {tuple(pi.shape)}")
-        if bool(xp.any((pi < 0) | (pi >= A))):
-            raise ValueError(f"policy entries must be action indices in [0, {A})")
-        return xp.astype(pi[..., None] == xp.arange(A, device=pi.device), fh.dtype)
-    pi = as_float(pi, xp, fh.dtype)
-    if tuple(pi.shape[-2:]) == (S, A) and (pi.ndim == 2 or tuple(pi.shape[-3:]) != (H, S, A)):
+    if pi.ndim == 2 or tuple(pi.shape[-3:-2]) != (H,):
         pi = xp.broadcast_to(pi[..., None, :, :], tuple(pi.shape[:-2]) + (H, S, A))
-    if tuple(pi.shape[-3:]) != (H, S, A):
-        raise ValueError(f"stochastic policy must have shape (..., H, S, A) = (..., {H}, {S}, {A}); got {tuple(pi.shape)}")
-    check_probability(pi, "pi", ("h", "s", "a"), "pi[h, s, :]")
     return pi
 
 

@@ -43,9 +43,9 @@ human feedback: data coverage and algorithmic techniques (Bradley–Terry prefer
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,7 @@ import numpy as np
 from .._validate import check_probability
 from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
+from ..trace import write_atomic
 from .model import FiniteHorizonMDP, FiniteMDP
 from .sample import _cdf, _draw, _rng
 
@@ -794,9 +795,9 @@ def save_dataset(data: EpisodeDataset | TransitionDataset | PreferenceDataset, p
     """Write a dataset to ``path`` (``.npz``) atomically, without pickle.
 
     The archive holds the dataset's integer/float arrays and a ``header`` entry: a
-    JSON string ``{"kind", "format_version", "S", "A"}``. The file is written to a
-    temporary file in the same directory, flushed, fsynced and renamed over ``path``
-    (``os.replace``), so a crash never leaves a half-written dataset.
+    JSON string ``{"kind", "format_version", "S", "A"}``. The archive is built in memory
+    and written by :func:`rltheory.trace.write_atomic` (temporary file in the same
+    directory, fsync, ``os.replace``), so a crash never leaves a half-written dataset.
 
     Returns
     -------
@@ -807,19 +808,9 @@ def save_dataset(data: EpisodeDataset | TransitionDataset | PreferenceDataset, p
     p = Path(path)
     if p.suffix != ".npz":
         p = p.with_name(p.name + ".npz")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, header=np.asarray(json.dumps(meta, sort_keys=True)), **arrs)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return p
+    buf = io.BytesIO()
+    np.savez(buf, header=np.asarray(json.dumps(meta, sort_keys=True)), **arrs)
+    return write_atomic(p, buf.getvalue())
 
 
 def _build(kind: str, arrs: dict[str, np.ndarray], meta: dict[str, Any]) -> Any:
