@@ -81,6 +81,7 @@ from .networked import (
     truncation_errors,
 )
 from .offline import (
+    DiscountedOfflineResult,
     HybridResult,
     OfflineResult,
     certainty_equivalence,
@@ -89,6 +90,7 @@ from .offline import (
     hybrid_actor_critic,
     hybrid_npg,
     lcb_vi,
+    lcb_vi_discounted,
     pevi,
 )
 from .offline_games import (
@@ -151,6 +153,8 @@ __all__: list[str] = [
     "cql",
     "lcb_vi",
     "pevi",
+    "DiscountedOfflineResult",
+    "lcb_vi_discounted",
     "HybridResult",
     "hybrid_actor_critic",
     "hybrid_npg",

@@ -436,3 +436,48 @@ def test_hybrid_npg_without_offline_data_and_tol_reporting():
     wrong = EpisodeDataset(np.zeros((2, 5), int), np.zeros((2, 4), int), np.zeros((2, 4)), S=2, A=2)
     with pytest.raises(InvalidModelError, match="wrong horizon: the dataset has H = 4 .* model has H = 3"):
         hybrid_npg(fh, phi, wrong, iterations=1, n_online=5, eta=1.0, rng=0)
+
+
+# ----------------------------------------------------------------------------- discounted VI-LCB
+from rltheory.algorithms.offline import lcb_vi_discounted  # noqa: E402
+from rltheory.mdp import evaluate_policy, policy_iteration  # noqa: E402
+from rltheory.mdp.offline_data import TransitionDataset, sample_transition_dataset  # noqa: E402
+
+
+def _discounted(seed: int = 0) -> FiniteMDP:
+    rng = np.random.default_rng(seed)
+    P = rng.random((4, 3, 4))
+    P /= P.sum(-1, keepdims=True)
+    return FiniteMDP(P, rng.random((4, 3)), 0.8)
+
+
+def test_discounted_lcb_lower_bound_with_probability_and_convergence():
+    # Over 100 seeded datasets V_T ≤ V^{π_T} pointwise in at least 1 − δ of them; with full
+    # coverage and N = 10^6 the policy is optimal.
+    mdp = _discounted()
+    nu = np.full((4, 3), 1 / 12)
+    ok = 0
+    for seed in range(100):
+        d = sample_transition_dataset(mdp, nu, 2000, rng=seed, rewards="bernoulli")
+        res = lcb_vi_discounted(d, 0.8, delta=0.1)
+        ok += bool(np.all(res.V <= np.asarray(evaluate_policy(mdp, res.policy)) + 1e-12))
+    assert ok >= 90
+    d = sample_transition_dataset(mdp, nu, 1_000_000, rng=1, rewards="bernoulli")
+    res = lcb_vi_discounted(d, 0.8)
+    assert np.array_equal(res.policy, np.asarray(policy_iteration(mdp).policy))
+    assert res.iterations == math.ceil(math.log(1_000_000) / 0.2) and len(res.trace) == res.iterations
+
+
+def test_discounted_lcb_reference_and_errors():
+    # One state, γ = 0: a single fold (T = 1) gives Q = r̂ − √(ln(2·1·2/δ)/(2n)).
+    d = TransitionDataset(np.zeros(50, int), np.zeros(50, int), np.full(50, 0.5), np.zeros(50, int), S=1, A=2)
+    res = lcb_vi_discounted(d, 0.0, delta=0.1, iterations=1)
+    assert res.Q[0, 0] == pytest.approx(0.5 - math.sqrt(math.log(40.0) / 100.0))
+    assert res.Q[0, 1] == 0.0 and res.V[0] == res.Q[0, 0]
+    with pytest.raises(ValueError, match=r"iterations must be an integer in \[1, N = 50\]"):
+        lcb_vi_discounted(d, 0.5, iterations=51)
+    with pytest.raises(ValueError, match=r"gamma must be a number in \[0, 1\)"):
+        lcb_vi_discounted(d, 1.0)
+    bad = TransitionDataset(np.zeros(2, int), np.zeros(2, int), np.array([0.0, 2.0]), np.zeros(2, int), S=1, A=1)
+    with pytest.raises(InvalidModelError, match=r"rewards\[i=1\] = 2"):
+        lcb_vi_discounted(bad, 0.5)
