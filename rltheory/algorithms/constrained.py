@@ -231,6 +231,19 @@ def _reference(cmdp: ConstrainedMDP, reference: float | None) -> float:
     return float(solve_cmdp(cmdp).value)
 
 
+def _npg_pd_setup(
+    cmdp: ConstrainedMDP, T: int, eta1: float | None, eta2: float | None, Lambda: float | None, reference: float | None
+) -> tuple[float, float, float, float]:
+    """Default steps (Ding et al. 2020, Thm 1), Slater radius and the LP reference of an NPG-PD run."""
+    from ..bounds.constrained import npg_pd_step_sizes  # noqa: PLC0415
+
+    R = require_host(cmdp.mdp.R, "npg_primal_dual")
+    d1, d2 = npg_pd_step_sizes(T, gamma=float(cmdp.gamma), n_actions=cmdp.A)
+    e1 = _positive(d1 if eta1 is None else eta1, "eta1")
+    e2 = _positive(d2 if eta2 is None else eta2, "eta2")
+    return e1, e2, _lambda_radius(cmdp, R, float(cmdp.gamma), Lambda), _reference(cmdp, reference)
+
+
 def _record_pd(rec: TraceRecorder, t: int, vals: np.ndarray, sums: list, b: np.ndarray, Vstar: float,
                lam: np.ndarray) -> None:
     """Record iterate ``t`` (1-based) of an NPG-PD run: values ``vals = [V_r, V_c...]`` of ``π_{t−1}``,
@@ -289,14 +302,7 @@ def npg_primal_dual(
     P, R, C, b, mu, g = _cmdp(cmdp, "npg_primal_dual")
     T = _count(iterations, "iterations")
     S, A = R.shape
-    if eta1 is None or eta2 is None:
-        from ..bounds.constrained import npg_pd_step_sizes  # noqa: PLC0415
-
-        d1, d2 = npg_pd_step_sizes(T, gamma=g, n_actions=A)
-        eta1 = d1 if eta1 is None else eta1
-        eta2 = d2 if eta2 is None else eta2
-    Lam = _lambda_radius(cmdp, R, g, Lambda)
-    Vstar = _reference(cmdp, reference)
+    eta1, eta2, Lam, Vstar = _npg_pd_setup(cmdp, T, eta1, eta2, Lambda, reference)
     pi = np.full((S, A), 1.0 / A)
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
@@ -390,15 +396,7 @@ def sample_npg_primal_dual(
     K = _count(rollouts, "rollouts")
     gen = _rng(rng)
     S, A = R.shape
-    if eta1 is None or eta2 is None:
-        from ..bounds.constrained import npg_pd_step_sizes  # noqa: PLC0415
-
-        d1, d2 = npg_pd_step_sizes(T, gamma=g, n_actions=A)
-        eta1 = d1 if eta1 is None else eta1
-        eta2 = d2 if eta2 is None else eta2
-    e1, e2 = _positive(eta1, "eta1"), _positive(eta2, "eta2")
-    Lam = _lambda_radius(cmdp, R, g, Lambda)
-    Vstar = _reference(cmdp, reference)
+    e1, e2, Lam, Vstar = _npg_pd_setup(cmdp, T, eta1, eta2, Lambda, reference)
     pi = np.full((S, A), 1.0 / A)
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
