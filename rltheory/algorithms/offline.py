@@ -61,10 +61,16 @@ from ..bounds.offline import empirical_bernstein_radius, hoeffding_radius, pevi_
 from ..errors import ConvergenceWarning, InvalidModelError
 from ..mdp.horizon import backward_induction, evaluate_finite_horizon
 from ..mdp.model import FiniteHorizonMDP
-from ..mdp.offline_data import EmpiricalModel, EpisodeDataset, TransitionDataset, empirical_model, sample_episodes
+from ..mdp.offline_data import (
+    EmpiricalModel,
+    EpisodeDataset,
+    TransitionDataset,
+    empirical_model,
+    sample_episodes,
+)
 from ..mdp.sample import _rng
-from ._policy_opt import multiplicative_update
 from ..trace import Trace, TraceRecorder
+from ._policy_opt import multiplicative_update
 
 __all__ = [
     "OfflineResult",

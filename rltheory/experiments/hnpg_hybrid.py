@@ -169,9 +169,9 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
                 "Zhou, Sekhari, Song & Sun (2024), §6 (FQI baseline)", None, "bound",
             ).check(check_bound(np.asarray(fqi_sub), np.full(len(fqi_sub), 0.05))))
 
-            def first_below(y: np.ndarray, level: float = 0.05) -> float:
+            def first_below(y: np.ndarray, level: float = 0.05, x: np.ndarray = samples) -> float:
                 idx = np.flatnonzero(y <= level)
-                return float(samples[idx[0]]) if idx.size else float("inf")
+                return float(x[idx[0]]) if idx.size else float("inf")
 
             n_h, n_n = first_below(mean["hnpg"]), first_below(mean["npg"])
             meta["samples_to_0.05"] = {"hnpg": n_h, "npg": n_n}

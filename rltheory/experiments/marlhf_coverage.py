@@ -52,7 +52,12 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.offline_games import bradley_terry_mle, equilibrium_gap, marlhf_equilibrium, trajectory_features
+from ..algorithms.offline_games import (
+    bradley_terry_mle,
+    equilibrium_gap,
+    marlhf_equilibrium,
+    trajectory_features,
+)
 from ..bounds import Claim, RateFit, check_bound, fit_rate
 from ..bounds.coverage import single_policy_concentrability, unilateral_concentrability
 from ..bounds.rates import BoundCheck, ClaimCheck

@@ -59,7 +59,11 @@ import numpy as np
 
 from ..algorithms.offline import certainty_equivalence, lcb_vi, pevi
 from ..bounds import Claim, RateFit, check_bound, fit_rate
-from ..bounds.coverage import all_policy_concentrability, finite_horizon_occupancy, single_policy_concentrability
+from ..bounds.coverage import (
+    all_policy_concentrability,
+    finite_horizon_occupancy,
+    single_policy_concentrability,
+)
 from ..bounds.offline import lcb_vi_rate, pessimism_suboptimality_bound
 from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
 from ..mdp.offline_data import sample_episodes

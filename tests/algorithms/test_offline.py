@@ -231,7 +231,7 @@ def test_pessimism_beats_greedy_on_adversarial_coverage():
     beh = np.full((1, 1, A), 0.3 / 20)
     beh[0, 0, 0] = 0.7
     greedy_loss, lcb_loss = [], []
-    for seed in range(50):
+    for _ in range(50):
         d = sample_episodes(fh, beh, 60, rng=rng, rewards="bernoulli")
         greedy_loss.append(0.6 - R[0, 0, certainty_equivalence(d).policy[0, 0]])
         lcb_loss.append(0.6 - R[0, 0, lcb_vi(d).policy[0, 0]])

@@ -18,7 +18,11 @@ from rltheory.algorithms.offline_games import (
     pessimistic_equilibrium_vi,
     trajectory_features,
 )
-from rltheory.bounds.coverage import feature_covariance, relative_condition_number, unilateral_concentrability
+from rltheory.bounds.coverage import (
+    feature_covariance,
+    relative_condition_number,
+    unilateral_concentrability,
+)
 from rltheory.bounds.offline import offline_game_gap_rate
 from rltheory.errors import InvalidModelError
 from rltheory.games import (
