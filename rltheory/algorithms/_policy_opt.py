@@ -78,12 +78,17 @@ def check_tol(tol: Any) -> float | None:
     return float(tol)
 
 
-def discount(mdp: Any, what: str) -> float:
-    """The discount of a discounted :class:`FiniteMDP` (``TypeError``/``ValueError`` otherwise)."""
+def discount(mdp: Any, what: str, *, single: bool = False) -> float:
+    """The discount of a discounted :class:`FiniteMDP` (``TypeError``/``ValueError`` otherwise).
+
+    ``single=True`` also rejects batched models.
+    """
     if not isinstance(mdp, FiniteMDP):
         raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
     if mdp.gamma is None:
         raise ValueError(f"{what} needs a discounted model; got gamma=None (average reward)")
+    if single and mdp.batch_shape:
+        raise ValueError(f"{what} needs a single MDP; got batch_shape={mdp.batch_shape} (index it: mdp[i])")
     return float(mdp.gamma)
 
 
@@ -167,6 +172,19 @@ def project_simplex(y: Any, xp: Any) -> Any:
     k = xp.arange(1, n + 1, dtype=y.dtype, device=y.device)
     theta = xp.max((css - 1.0) / k, axis=-1, keepdims=True)
     return xp.maximum(y - theta, xp.zeros_like(y))
+
+
+def prepare(
+    mdp: Any, what: str, *, iterations: Any, tol: Any, rho: Any, V_star: Any, pi0: Any
+) -> tuple[float, int, float | None, Any, Any, Any, Loop]:
+    """Checks and set-up shared by the exact drivers: ``(γ, T, tol, ρ, V*, π_0, loop)``."""
+    g = discount(mdp, what)
+    iterations = check_iterations(iterations)
+    tol = check_tol(tol)
+    rho = initial_distribution(mdp, rho)
+    V_star = optimal_values(mdp, V_star)
+    pi = initial_policy(mdp, pi0)
+    return g, iterations, tol, rho, V_star, pi, Loop(what, iterations, tol, mdp.xp)
 
 
 class Loop:

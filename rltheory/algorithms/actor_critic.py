@@ -230,9 +230,7 @@ def natural_actor_critic(
     >>> bool(res.trace["suboptimality"][-1] < 1e-6)
     True
     """
-    g = discount(mdp, "natural_actor_critic")
-    if mdp.batch_shape:
-        raise ValueError(f"natural_actor_critic needs a single MDP; got batch_shape={mdp.batch_shape}")
+    g = discount(mdp, "natural_actor_critic", single=True)
     eta = check_positive(eta, "eta")
     iterations = check_iterations(iterations)
     critic = ExactCritic() if critic is None else critic
@@ -345,9 +343,7 @@ def improper_policy_gradient(
     >>> bool(res.trace["suboptimality"][-1] < 1e-3)
     True
     """
-    g = discount(mdp, "improper_policy_gradient")
-    if mdp.batch_shape:
-        raise ValueError(f"improper_policy_gradient needs a single MDP; got batch_shape={mdp.batch_shape}")
+    g = discount(mdp, "improper_policy_gradient", single=True)
     eta = check_positive(eta, "eta")
     iterations = check_iterations(iterations)
     xp = mdp.xp

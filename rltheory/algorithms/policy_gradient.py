@@ -59,6 +59,7 @@ from ._policy_opt import (
     initial_policy,
     multiplicative_update,
     optimal_values,
+    prepare,
     project_simplex,
 )
 from .soft import SoftSolution, log_softmax, regularized_values, soft_value_iteration, softmax
@@ -359,15 +360,11 @@ def natural_policy_gradient(
     >>> bool(res.trace["suboptimality"][-1] < 1e-6), res.converged
     (True, None)
     """
-    g = discount(mdp, "natural_policy_gradient")
     eta = check_positive(eta, "eta")
-    iterations = check_iterations(iterations)
-    tol = check_tol(tol)
+    g, iterations, tol, rho, V_star, pi, loop = prepare(
+        mdp, "natural_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
+    )
     xp = mdp.xp
-    rho = initial_distribution(mdp, rho)
-    V_star = optimal_values(mdp, V_star)
-    pi = initial_policy(mdp, pi0)
-    loop = Loop("natural_policy_gradient", iterations, tol, xp)
     t = 0
     while True:
         V = evaluate_policy(mdp, pi)
@@ -616,15 +613,11 @@ def projected_policy_gradient(
     >>> projected_policy_gradient(mdp, eta=1.0, iterations=1).trace["suboptimality"].tolist()
     [0.5, 0.0]
     """
-    g = discount(mdp, "projected_policy_gradient")
     eta = check_positive(eta, "eta")
-    iterations = check_iterations(iterations)
-    tol = check_tol(tol)
+    g, iterations, tol, rho, V_star, pi, loop = prepare(
+        mdp, "projected_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
+    )
     xp = mdp.xp
-    rho = initial_distribution(mdp, rho)
-    V_star = optimal_values(mdp, V_star)
-    pi = initial_policy(mdp, pi0)
-    loop = Loop("projected_policy_gradient", iterations, tol, xp)
     t = 0
     while True:
         V = evaluate_policy(mdp, pi)

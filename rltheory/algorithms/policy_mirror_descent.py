@@ -52,16 +52,14 @@ from ..mdp.bellman import (
 )
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
-    Loop,
     PolicyOptimizationResult,
     check_iterations,
     check_positive,
-    check_tol,
     discount,
     initial_distribution,
     initial_policy,
     multiplicative_update,
-    optimal_values,
+    prepare,
     project_simplex,
 )
 from .soft import log_softmax, softmax
@@ -270,15 +268,11 @@ def policy_mirror_descent(
     >>> bool(res.trace["suboptimality"][-1] < 1e-12)
     True
     """
-    discount(mdp, "policy_mirror_descent")
-    iterations = check_iterations(iterations)
+    _, iterations, tol, rho, V_star, pi, loop = prepare(
+        mdp, "policy_mirror_descent", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
+    )
     rule = _step_rule(step_sizes, iterations)
-    tol = check_tol(tol)
     xp = mdp.xp
-    rho = initial_distribution(mdp, rho)
-    V_star = optimal_values(mdp, V_star)
-    pi = initial_policy(mdp, pi0)
-    loop = Loop("policy_mirror_descent", iterations, tol, xp)
     k = 0
     while True:
         gap = V_star - evaluate_policy(mdp, pi)

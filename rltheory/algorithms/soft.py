@@ -38,6 +38,7 @@ from ..errors import ConvergenceWarning
 from ..mdp.bellman import as_stochastic_policy, evaluate_policy, q_values
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
+from ._policy_opt import check_positive, discount
 
 __all__ = [
     "softmax",
@@ -48,20 +49,6 @@ __all__ = [
     "soft_value_iteration",
     "SoftSolution",
 ]
-
-
-def _check_tau(tau: Any) -> float:
-    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not (tau > 0 and math.isfinite(tau)):
-        raise ValueError(f"tau (entropy temperature) must be a finite number > 0; got {tau!r}")
-    return float(tau)
-
-
-def _discounted(mdp: FiniteMDP, what: str) -> float:
-    if not isinstance(mdp, FiniteMDP):
-        raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
-    if mdp.gamma is None:
-        raise ValueError(f"{what} needs a discounted model; got gamma=None (average reward)")
-    return float(mdp.gamma)
 
 
 def log_softmax(x: Any, xp: Any) -> Any:
@@ -140,8 +127,8 @@ def regularized_values(mdp: FiniteMDP, pi: Any, *, tau: float) -> tuple[Any, Any
     >>> bool(np.isclose(V[0], 2 * np.log(2)))
     True
     """
-    tau = _check_tau(tau)
-    _discounted(mdp, "regularized_values")
+    tau = check_positive(tau, "tau")
+    discount(mdp, "regularized_values")
     xp = mdp.xp
     pi = as_stochastic_policy(mdp, pi)
     bonus = tau * policy_entropy(pi, xp)
@@ -169,8 +156,8 @@ def soft_bellman_operator(mdp: FiniteMDP, Q: Any, *, tau: float) -> Any:
     >>> bool(np.allclose(soft_bellman_operator(mdp, np.zeros((1, 2)), tau=1.0), 0.5 * np.log(2)))
     True
     """
-    tau = _check_tau(tau)
-    _discounted(mdp, "soft_bellman_operator")
+    tau = check_positive(tau, "tau")
+    discount(mdp, "soft_bellman_operator")
     xp = mdp.xp
     Q = as_float(Q, xp, mdp.dtype)
     if tuple(Q.shape[-2:]) != (mdp.S, mdp.A):
@@ -258,8 +245,8 @@ def soft_value_iteration(
     >>> bool(np.isclose(sol.V[0], 2 * np.log(2))), sol.policy.tolist()
     (True, [[0.5, 0.5]])
     """
-    tau = _check_tau(tau)
-    g = _discounted(mdp, "soft_value_iteration")
+    tau = check_positive(tau, "tau")
+    g = discount(mdp, "soft_value_iteration")
     if not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"tol must be > 0; got {tol!r}")
     if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1):

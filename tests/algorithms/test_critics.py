@@ -23,6 +23,7 @@ from rltheory.algorithms.critics import (
     weighted_norm,
 )
 from rltheory.algorithms.policy_gradient import softmax_gradient
+from rltheory.backend import to_numpy
 from rltheory.bounds.policy_optimization import td_fixed_point_bound, tvr_fixed_point_bound
 from rltheory.mdp import FiniteMDP, advantage, evaluate_policy, q_function, state_occupancy
 from rltheory.mdp.mixing import stationary_distribution
@@ -200,10 +201,10 @@ def test_kernels_under_every_backend(xp):
     pi = np.full((5, 2), 0.5)
     ref = projected_fixed_point(m, pi, Phi, lam=0.5)
     got = projected_fixed_point(mdp, xp.asarray(pi), xp.asarray(Phi), lam=0.5)
-    np.testing.assert_allclose(np.asarray(got.theta), ref.theta, atol=1e-10)
+    np.testing.assert_allclose(to_numpy(got.theta), ref.theta, atol=1e-10)
     psi = compatible_features(xp.asarray(np.ones((5, 2, 3))), xp.asarray(pi))
     assert float(xp.max(xp.abs(psi))) == 0.0
-    np.testing.assert_allclose(np.asarray(stationary_distribution(xp.asarray(np.eye(2)[[1, 0]]))), [0.5, 0.5])
+    np.testing.assert_allclose(to_numpy(stationary_distribution(xp.asarray(np.eye(2)[[1, 0]]))), [0.5, 0.5])
 
 
 def test_critic_validation():

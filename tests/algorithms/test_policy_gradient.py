@@ -22,6 +22,7 @@ from rltheory.algorithms.policy_gradient import (
     softmax_policy_gradient,
 )
 from rltheory.algorithms.soft import regularized_values, soft_bellman_operator, soft_value_iteration
+from rltheory.backend import to_numpy
 from rltheory.bounds.policy_optimization import (
     entropy_npg_bound,
     entropy_npg_constant,
@@ -259,17 +260,17 @@ def test_kernels_run_under_every_backend(xp):
     mdp = FiniteMDP(xp.asarray(np.asarray(m.P)), xp.asarray(np.asarray(m.R)), gamma=0.9)
     pi = xp.asarray(np.full((4, 3), 1 / 3))
     ref = npg_step(m, np.full((4, 3), 1 / 3), eta=0.3)
-    np.testing.assert_allclose(np.asarray(npg_step(mdp, pi, eta=0.3)), ref, atol=1e-12)
+    np.testing.assert_allclose(to_numpy(npg_step(mdp, pi, eta=0.3)), ref, atol=1e-12)
     np.testing.assert_allclose(
-        np.asarray(softmax_gradient(mdp, xp.zeros((4, 3), dtype=xp.float64))),
+        to_numpy(softmax_gradient(mdp, xp.zeros((4, 3), dtype=xp.float64))),
         softmax_gradient(m, np.zeros((4, 3))), atol=1e-12,
     )
     np.testing.assert_allclose(
-        np.asarray(entropy_npg_step(mdp, pi, eta=0.1, tau=0.5)),
+        to_numpy(entropy_npg_step(mdp, pi, eta=0.1, tau=0.5)),
         entropy_npg_step(m, np.full((4, 3), 1 / 3), eta=0.1, tau=0.5), atol=1e-12,
     )
     np.testing.assert_allclose(
-        np.asarray(projected_gradient_step(mdp, pi, eta=0.1)),
+        to_numpy(projected_gradient_step(mdp, pi, eta=0.1)),
         projected_gradient_step(m, np.full((4, 3), 1 / 3), eta=0.1), atol=1e-12,
     )
     res = natural_policy_gradient(mdp, eta=0.5, iterations=3)

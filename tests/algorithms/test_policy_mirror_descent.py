@@ -18,6 +18,7 @@ from rltheory.algorithms.policy_mirror_descent import (
     policy_mirror_descent,
     project_simplex,
 )
+from rltheory.backend import to_numpy
 from rltheory.bounds.policy_optimization import (
     kl_to_policy,
     mismatch_coefficient,
@@ -180,9 +181,9 @@ def test_pmd_kernels_under_every_backend(xp):
     pi = xp.asarray(np.full((4, 3), 1 / 3))
     p0 = np.full((4, 3), 1 / 3)
     for step in (pmd_kl_step, pmd_euclidean_step):
-        np.testing.assert_allclose(np.asarray(step(mdp, pi, eta=0.3)), step(m, p0, eta=0.3), atol=1e-12)
+        np.testing.assert_allclose(to_numpy(step(mdp, pi, eta=0.3)), step(m, p0, eta=0.3), atol=1e-12)
     np.testing.assert_allclose(
-        np.asarray(mdpo_step(mdp, pi, eta=0.3, inner_steps=5)), mdpo_step(m, p0, eta=0.3, inner_steps=5), atol=1e-12
+        to_numpy(mdpo_step(mdp, pi, eta=0.3, inner_steps=5)), mdpo_step(m, p0, eta=0.3, inner_steps=5), atol=1e-12
     )
 
 
