@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..backend import as_float, one_hot
 from .._validate import check_probability
+from ..backend import as_float, one_hot
 from .bellman import greedy
 from .model import FiniteHorizonMDP
 
