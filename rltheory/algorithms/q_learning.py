@@ -52,6 +52,7 @@ from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout, sample_transitions
 from ..trace import Trace, TraceRecorder
+from ._policy_opt import discount
 
 __all__ = [
     "constant_step",
@@ -149,13 +150,8 @@ def _rng(rng: Any) -> np.random.Generator:
 
 
 def _model(mdp: Any, what: str, single: bool = True) -> tuple[np.ndarray, np.ndarray, float]:
-    if not isinstance(mdp, FiniteMDP):
-        raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
-    if mdp.gamma is None:
-        raise ValueError(f"{what} needs a discounted model; got gamma=None")
-    if single and mdp.batch_shape:
-        raise ValueError(f"{what} needs a single MDP; got batch_shape={mdp.batch_shape} (index it: mdp[i])")
-    return require_host(mdp.P, what), require_host(mdp.R, what), float(mdp.gamma)
+    g = discount(mdp, what, single=single)
+    return require_host(mdp.P, what), require_host(mdp.R, what), g
 
 
 def _q_star(mdp: FiniteMDP, Q_star: Any) -> np.ndarray:
