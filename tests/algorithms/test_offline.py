@@ -82,6 +82,9 @@ def test_lcb_and_pevi_pessimism_property(fh, seed, data):
         res = lcb_vi(d, bonus=bonus, delta=1e-3)
         assert np.all(res.V <= _value(fh, res.policy) + 1e-12)
         assert np.all(res.V[:-1] <= (fh.H - np.arange(fh.H))[:, None] + 1e-12)
+    # PEVI with the explicit self-normalised radius (split data) on the one-hot linear MDP
+    pv = pevi(d, _onehot(fh.S, fh.A), beta="self-normalized", ridge=1.0, delta=1e-3, split=True)
+    assert np.all(pv.V <= _value(fh, pv.policy) + 1e-12)
     # ... and the pessimism bound dominates the suboptimality against the optimal policy.
     sol = backward_induction(fh)
     mu = np.asarray(fh.initial_distribution())
