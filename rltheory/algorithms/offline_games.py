@@ -72,7 +72,7 @@ from ..games.bimatrix import lemke_howson
 from ..mdp.model import FiniteHorizonMDP
 from ..mdp.offline_data import EpisodeDataset, PreferenceDataset
 from ..trace import Trace, TraceRecorder
-from .offline import _features, _group, _Step
+from ._offline_common import _features, _group, _Step
 
 __all__ = [
     "GameOfflineResult",

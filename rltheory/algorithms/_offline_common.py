@@ -1,0 +1,147 @@
+r"""Shared pieces of the offline learners: the result type and per-step sample statistics.
+
+Private to :mod:`rltheory.algorithms` (used by :mod:`.offline`, :mod:`.conservative`,
+:mod:`.offline_discounted`, :mod:`.hybrid` and :mod:`.offline_games`): per-step transition
+samples with optional sample splitting (episode ``k`` feeds step ``k mod H`` only), count /
+mean / variance grouping by state-action pair, feature checks, ridge statistics and the
+generic clipped backward recursion ``Q̂_h = clip(B̂_h V̂_{h+1} − Γ_h, 0, H − h)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidModelError
+from ..mdp.offline_data import EpisodeDataset
+
+__all__ = ["OfflineResult"]
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True, eq=False)
+class OfflineResult:
+    r"""Output of an offline value-based method.
+
+    Attributes
+    ----------
+    policy : int array, shape (H, S)
+        Greedy policy ``π̂_h(s) = argmax_a Q̂_h(s, a)`` (lowest index on ties).
+    Q : array, shape (H, S, A)
+        ``Q̂_h`` (pessimistic for LCB-VI/PEVI/CQL).
+    V : array, shape (H+1, S)
+        ``V̂_h(s) = max_a Q̂_h(s, a)``, ``V̂_H = 0``.
+    bonus : array, shape (H, S, A)
+        ``Γ_h(s, a)`` subtracted (``H − h`` on unvisited pairs for LCB-VI; zero for
+        certainty equivalence; ``α(1/π̂_b − 1)`` for CQL's chosen action).
+    counts : int array, shape (H, S, A)
+        ``n_h(s, a)`` in the samples each step used.
+    method : str
+    delta : float or None
+        Failure probability of the confidence event (pessimistic methods).
+    Lambda : array (H, d, d) or None
+        PEVI's ``Λ_h = Σ_τ φ_τ φ_τᵀ + λI``.
+    """
+
+    policy: np.ndarray
+    Q: np.ndarray
+    V: np.ndarray
+    bonus: np.ndarray
+    counts: np.ndarray
+    method: str
+    delta: float | None = None
+    Lambda: np.ndarray | None = None
+
+
+# --------------------------------------------------------------------------- step data
+@dataclass(frozen=True)
+class _Step:
+    """Transitions used at step ``h``: state, action, reward, next state."""
+
+    s: np.ndarray
+    a: np.ndarray
+    r: np.ndarray
+    s2: np.ndarray
+
+
+def _steps(data: EpisodeDataset, split: bool) -> list[_Step]:
+    """Per-step samples; with ``split`` episode ``k`` feeds only step ``k mod H``."""
+    H = data.H
+    out = []
+    k = np.arange(data.K)
+    for h in range(H):
+        idx = k[k % H == h] if split else k
+        out.append(_Step(data.states[idx, h], data.actions[idx, h], data.rewards[idx, h], data.states[idx, h + 1]))
+    return out
+
+
+def _check_data(data: Any, what: str, unit_rewards: bool) -> EpisodeDataset:
+    if not isinstance(data, EpisodeDataset):
+        raise TypeError(f"{what} needs an EpisodeDataset; got {type(data).__name__}")
+    if data.n_players != 1:
+        raise InvalidModelError(f"{what} is single-agent; the dataset has {data.n_players} players' joint actions")
+    if unit_rewards:
+        bad = (data.rewards < 0) | (data.rewards > 1)
+        if bad.any():
+            k, h = (int(i) for i in np.argwhere(bad)[0])
+            raise InvalidModelError(
+                f"{what} assumes rewards in [0, 1] (its bonus and clipping use the range H − h); "
+                f"EpisodeDataset.rewards[k={k}, h={h}] = {data.rewards[k, h]:.6g}"
+            )
+    return data
+
+
+def _prob(delta: Any) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0.0 < float(delta) < 1.0:
+        raise ValueError(f"delta must be a probability in (0, 1); got {delta!r}")
+    return float(delta)
+
+
+def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-pair count, mean and unbiased sample variance of targets ``y``."""
+    sa = step.s * A + step.a
+    n = np.bincount(sa, minlength=S * A).astype(np.float64)
+    s1 = np.bincount(sa, weights=y, minlength=S * A)
+    s2 = np.bincount(sa, weights=y * y, minlength=S * A)
+    mean = np.where(n > 0, s1 / np.maximum(n, 1), 0.0)
+    var = np.where(n > 1, (s2 - n * mean**2) / np.maximum(n - 1, 1), 0.0)
+    return n.reshape(S, A), mean.reshape(S, A), np.maximum(var, 0.0).reshape(S, A)
+
+
+def _features(features: Any, H: int, S: int, A: int) -> np.ndarray:
+    phi = np.asarray(features, dtype=np.float64)
+    if phi.ndim == 3 and phi.shape[:2] == (S, A):
+        phi = np.broadcast_to(phi, (H,) + phi.shape)
+    if phi.ndim != 4 or phi.shape[:3] != (H, S, A):
+        raise ValueError(f"features must have shape (S, A, d) = ({S}, {A}, d) or (H, S, A, d); got {phi.shape}")
+    if not np.all(np.isfinite(phi)):
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(phi))[0])
+        raise ValueError(f"features must be finite; features{list(idx)} = {phi[idx]}")
+    return phi
+
+
+def _ridge(step: _Step, phi: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """``Λ = Σ φ φᵀ + λI`` and the sample feature matrix ``Φ_τ``."""
+    X = phi[step.s, step.a]  # [m, d]
+    Lam = X.T @ X + ridge * np.eye(phi.shape[-1])
+    return Lam, X
+
+
+def _recursion(H: int, S: int, A: int, backup: Any, clip: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``Q̂_h = clip(B̂_h V̂_{h+1} − Γ_h)`` backwards; ``backup(h, V_next) -> (est, bonus, visited)``."""
+    Q = np.zeros((H, S, A))
+    V = np.zeros((H + 1, S))
+    G = np.zeros((H, S, A))
+    pol = np.zeros((H, S), dtype=np.int64)
+    for h in range(H - 1, -1, -1):
+        est, bonus, visited = backup(h, V[h + 1])
+        q = est - bonus
+        if clip:
+            q = np.clip(q, 0.0, float(H - h))
+        Q[h] = np.where(visited, q, 0.0)
+        G[h] = bonus
+        pol[h] = np.argmax(Q[h], axis=-1)
+        V[h] = np.max(Q[h], axis=-1)
+    return pol, Q, V, G

@@ -1,0 +1,89 @@
+"""Located validation helpers shared by the offline dataset classes (private)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_probability
+from ..backend import require_host, to_numpy
+from ..errors import InvalidModelError
+
+
+def _int_array(x: Any, field: str, cls: str) -> np.ndarray:
+    a = np.asarray(to_numpy(x))
+    if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+        raise InvalidModelError(f"{cls}.{field} must hold integer indices; got dtype {a.dtype}")
+    return a.astype(np.int64, copy=False)
+
+
+def _locate(names: tuple[str, ...], idx: tuple[int, ...]) -> str:
+    return "[" + ", ".join(f"{n}={int(i)}" for n, i in zip(names, idx, strict=True)) + "]"
+
+
+def _check_range(
+    a: np.ndarray, n: int, field: str, cls: str, names: tuple[str, ...], what: str
+) -> None:
+    bad = (a < 0) | (a >= n)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidModelError(
+            f"{cls}.{field}{_locate(names, idx)} = {int(a[idx])} is not {what} index in [0, {n})"
+        )
+
+
+def _check_finite_host(a: np.ndarray, field: str, cls: str, names: tuple[str, ...]) -> None:
+    bad = ~np.isfinite(a)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidModelError(f"{cls}.{field}{_locate(names, idx)} = {a[idx]} must be finite")
+
+
+def _positive(value: Any, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidModelError(f"{field} must be an integer >= 1; got {value!r}")
+    return int(value)
+
+
+def _action_sizes(A: Any, cls: str) -> tuple[int, ...]:
+    if isinstance(A, (tuple, list)):
+        if len(A) < 1:
+            raise InvalidModelError(
+                f"{cls}.A must be a positive int or a non-empty tuple of them; got {A!r}"
+            )
+        return tuple(_positive(a, f"{cls}.A[{i}]") for i, a in enumerate(A))
+    return (_positive(A, f"{cls}.A"),)
+
+
+def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
+    p = require_host(pi, field) if not isinstance(pi, (list, tuple)) else np.asarray(pi)
+    p = np.asarray(p)
+    if np.issubdtype(p.dtype, np.integer) and p.dtype != bool:
+        if A is None:
+            raise ValueError(f"{field} is deterministic (integer); give A to one-hot encode it")
+        _check_range(
+            p.astype(np.int64),
+            A,
+            field,
+            "policy",
+            tuple(f"ax{j}" for j in range(p.ndim)),
+            "an action",
+        )
+        return np.eye(A)[p]
+    p = p.astype(np.float64)
+    check_probability(
+        p, field, tuple(f"ax{j}" for j in range(p.ndim - 1)) + ("a",), f"{field}[..., :]"
+    )
+    return p
+
+
+def _reward_mode(rewards: str, R: np.ndarray) -> bool:
+    if rewards not in ("mean", "bernoulli"):
+        raise ValueError(f"rewards must be 'mean' or 'bernoulli'; got {rewards!r}")
+    if rewards == "bernoulli" and (R.min() < 0 or R.max() > 1):
+        idx = tuple(int(i) for i in np.unravel_index(np.argmax((R < 0) | (R > 1)), R.shape))
+        raise ValueError(
+            f"Bernoulli rewards need mean rewards in [0, 1]; R{list(idx)} = {R[idx]:.6g}"
+        )
+    return rewards == "bernoulli"

@@ -1,0 +1,127 @@
+r"""Pickle-free, atomic save/load of offline datasets (``.npz`` of plain arrays plus a JSON header)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidModelError
+from ..trace import write_atomic
+from .episodes import EpisodeDataset
+from .preference_data import PreferenceDataset
+from .transition_data import TransitionDataset
+
+__all__ = ["FORMAT_VERSION", "save_dataset", "load_dataset"]
+
+#: version of the on-disk format written by :func:`save_dataset`.
+FORMAT_VERSION = 1
+
+
+# --------------------------------------------------------------------------- save / load
+_FIELDS = {
+    "EpisodeDataset": ("states", "actions", "rewards"),
+    "TransitionDataset": ("states", "actions", "rewards", "next_states"),
+}
+
+
+def _arrays(data: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    kind = type(data).__name__
+    if kind == "PreferenceDataset":
+        arrs = {"labels": data.labels}
+        for part in ("first", "second"):
+            sub, _ = _arrays(getattr(data, part))
+            arrs.update({f"{part}.{k}": v for k, v in sub.items()})
+        A = data.first.A
+        meta = {"S": data.first.S, "A": list(A) if isinstance(A, tuple) else A}
+    elif kind in _FIELDS:
+        arrs = {f: getattr(data, f) for f in _FIELDS[kind]}
+        meta = {"S": data.S, "A": list(data.A) if isinstance(data.A, tuple) else data.A}
+    else:
+        raise TypeError(
+            f"save_dataset saves EpisodeDataset, TransitionDataset or PreferenceDataset; got {kind}"
+        )
+    return arrs, {"kind": kind, "format_version": FORMAT_VERSION, **meta}
+
+
+def save_dataset(
+    data: EpisodeDataset | TransitionDataset | PreferenceDataset, path: str | os.PathLike
+) -> Path:
+    """Write a dataset to ``path`` (``.npz``) atomically, without pickle.
+
+    The archive holds the dataset's integer/float arrays and a ``header`` entry: a
+    JSON string ``{"kind", "format_version", "S", "A"}``. The archive is built in memory
+    and written by :func:`rltheory.trace.write_atomic` (temporary file in the same
+    directory, fsync, ``os.replace``), so a crash never leaves a half-written dataset.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written (``.npz`` appended when missing).
+    """
+    arrs, meta = _arrays(data)
+    p = Path(path)
+    if p.suffix != ".npz":
+        p = p.with_name(p.name + ".npz")
+    buf = io.BytesIO()
+    np.savez(buf, header=np.asarray(json.dumps(meta, sort_keys=True)), **arrs)
+    return write_atomic(p, buf.getvalue())
+
+
+def _build(kind: str, arrs: dict[str, np.ndarray], meta: dict[str, Any]) -> Any:
+    A = tuple(meta["A"]) if isinstance(meta["A"], list) else meta["A"]
+    if kind == "EpisodeDataset":
+        return EpisodeDataset(arrs["states"], arrs["actions"], arrs["rewards"], meta["S"], A)
+    if kind == "TransitionDataset":
+        return TransitionDataset(
+            arrs["states"], arrs["actions"], arrs["rewards"], arrs["next_states"], meta["S"], A
+        )
+    parts = {}
+    for part in ("first", "second"):
+        sub = {k.split(".", 1)[1]: v for k, v in arrs.items() if k.startswith(part + ".")}
+        parts[part] = _build("EpisodeDataset", sub, meta)
+    return PreferenceDataset(parts["first"], parts["second"], arrs["labels"])
+
+
+def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset | PreferenceDataset:
+    """Read a dataset written by :func:`save_dataset` (``allow_pickle=False``) and re-validate it.
+
+    Raises
+    ------
+    InvalidModelError
+        The file lacks the header or an array, names an unknown kind or format
+        version, or holds an invalid dataset (the located message of the dataset
+        class, prefixed with the path).
+    """
+    p = Path(path)
+    with np.load(p, allow_pickle=False) as z:
+        arrs = {k: z[k] for k in z.files}
+    if "header" not in arrs:
+        raise InvalidModelError(
+            f"{p}: not an rltheory dataset (no 'header' entry; entries: {sorted(arrs)})"
+        )
+    try:
+        meta = json.loads(str(arrs.pop("header")))
+    except json.JSONDecodeError as exc:
+        raise InvalidModelError(f"{p}: header is not valid JSON ({exc})") from None
+    kind = meta.get("kind")
+    if kind not in ("EpisodeDataset", "TransitionDataset", "PreferenceDataset"):
+        raise InvalidModelError(f"{p}: unknown dataset kind {kind!r}")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise InvalidModelError(
+            f"{p}: format_version {meta.get('format_version')!r} is not {FORMAT_VERSION}"
+        )
+    need = _FIELDS.get(kind) or ("labels",) + tuple(
+        f"{q}.{f}" for q in ("first", "second") for f in _FIELDS["EpisodeDataset"]
+    )
+    missing = [f for f in need if f not in arrs]
+    if missing:
+        raise InvalidModelError(f"{p}: {kind} archive lacks arrays {missing}")
+    try:
+        return _build(kind, arrs, meta)
+    except InvalidModelError as exc:
+        raise InvalidModelError(f"{p}: {exc}") from None

@@ -1,0 +1,150 @@
+r"""Discounted transition datasets: i.i.d. tuples ``(s, a) ~ ν``, ``r``, ``s' ~ P(·|s, a)``.
+
+The offline data model of Rashidinejad et al. (2021, §2) for discounted tabular MDPs.
+
+References
+----------
+Rashidinejad, P., Zhu, B., Ma, C., Jiao, J., Russell, S. (2021). Bridging offline
+reinforcement learning and imitation learning: a tale of pessimism. NeurIPS 34 (§2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_probability
+from ..backend import require_host, to_numpy
+from ..errors import InvalidModelError
+from ._dataset_checks import (
+    _check_finite_host,
+    _check_range,
+    _int_array,
+    _positive,
+    _reward_mode,
+)
+from .model import FiniteMDP
+from .sample import _cdf, _draw, _rng
+
+__all__ = ["TransitionDataset", "sample_transition_dataset"]
+
+
+@dataclass(frozen=True, eq=False)
+class TransitionDataset:
+    r"""``N`` transition tuples ``(s_i, a_i, r_i, s'_i)`` for a discounted tabular MDP.
+
+    Parameters
+    ----------
+    states, actions, next_states : int arrays, shape (N,)
+    rewards : float array, shape (N,)
+    S, A : int
+
+    Raises
+    ------
+    InvalidModelError
+        Empty (``N = 0``), lengths that differ, indices out of range (``[i=…]`` and
+        the value are named), non-finite rewards.
+    """
+
+    states: Any
+    actions: Any
+    rewards: Any
+    next_states: Any
+    S: int
+    A: int
+
+    def __post_init__(self) -> None:
+        cls = "TransitionDataset"
+        S = _positive(self.S, f"{cls}.S")
+        A = _positive(self.A, f"{cls}.A")
+        arrs = {}
+        for f in ("states", "actions", "next_states"):
+            arrs[f] = _int_array(getattr(self, f), f, cls)
+        rw = np.asarray(to_numpy(self.rewards), dtype=np.float64)
+        for f, a in (*arrs.items(), ("rewards", rw)):
+            if a.ndim != 1:
+                raise InvalidModelError(
+                    f"{cls}.{f} must be one-dimensional (N,); got shape {a.shape}"
+                )
+        N = arrs["states"].shape[0]
+        if N == 0:
+            raise InvalidModelError(
+                f"{cls} is empty (N = 0 transitions); an offline dataset needs N >= 1"
+            )
+        for f, a in (*arrs.items(), ("rewards", rw)):
+            if a.shape[0] != N:
+                raise InvalidModelError(
+                    f"{cls}.{f} has length {a.shape[0]} but states has length {N}"
+                )
+        _check_range(arrs["states"], S, "states", cls, ("i",), "a state")
+        _check_range(arrs["next_states"], S, "next_states", cls, ("i",), "a state")
+        _check_range(arrs["actions"], A, "actions", cls, ("i",), "an action")
+        _check_finite_host(rw, "rewards", cls, ("i",))
+        for f, a in arrs.items():
+            object.__setattr__(self, f, a)
+        object.__setattr__(self, "rewards", rw)
+        object.__setattr__(self, "S", S)
+        object.__setattr__(self, "A", A)
+
+    @property
+    def N(self) -> int:
+        """Number of transitions."""
+        return int(self.states.shape[0])
+
+    def check_compatible(self, *, S: int | None = None, A: int | None = None) -> None:
+        """Located error when the dataset's ``S``/``A`` differ from a model's."""
+        if S is not None and int(S) != self.S:
+            raise InvalidModelError(
+                f"the dataset has S = {self.S} states but the model has S = {int(S)}"
+            )
+        if A is not None and int(A) != self.A:
+            raise InvalidModelError(
+                f"the dataset has A = {self.A} actions but the model has A = {int(A)}"
+            )
+
+    def __repr__(self) -> str:
+        return f"TransitionDataset(N={self.N}, S={self.S}, A={self.A})"
+
+
+def sample_transition_dataset(
+    mdp: FiniteMDP, nu: Any, N: int, *, rng: np.random.Generator | int, rewards: str = "mean"
+) -> TransitionDataset:
+    r"""``N`` i.i.d. tuples ``(s, a) ~ ν``, ``r`` (mean or Bernoulli), ``s' ~ P(·|s, a)``.
+
+    ``ν[s, a]`` is the data distribution, e.g. the discounted occupancy
+    ``d^{π_b}_ρ`` of a behaviour policy (:func:`rltheory.mdp.occupancy_measure`);
+    this is the offline data model of Rashidinejad et al. (2021, §2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.9)
+    >>> d = sample_transition_dataset(mdp, np.array([[0.0, 1.0]]), 3, rng=0)
+    >>> d.actions.tolist(), d.rewards.tolist()
+    ([1, 1, 1], [1.0, 1.0, 1.0])
+    """
+    if mdp.batch_shape:
+        raise ValueError(
+            f"sample_transition_dataset needs a single model; got batch_shape={mdp.batch_shape}"
+        )
+    gen = _rng(rng)
+    P = require_host(mdp.P, "sample_transition_dataset").astype(np.float64)
+    R = require_host(mdp.R, "sample_transition_dataset").astype(np.float64)
+    bern = _reward_mode(rewards, R)
+    v = np.asarray(
+        require_host(nu, "sample_transition_dataset") if not isinstance(nu, list) else nu,
+        dtype=np.float64,
+    )
+    if v.shape != (mdp.S, mdp.A):
+        raise ValueError(f"nu must have shape (S, A) = {(mdp.S, mdp.A)}; got {v.shape}")
+    check_probability(v.reshape(-1), "nu", ("s*A+a",), "nu")
+    n = _positive(N, "N")
+    flat = _draw(np.broadcast_to(_cdf(v.reshape(1, -1)), (n, v.size)), gen.random(n))
+    s, a = flat // mdp.A, flat % mdp.A
+    mean = R[s, a]
+    r = (gen.random(n) < mean).astype(np.float64) if bern else mean
+    s2 = _draw(_cdf(P)[s, a], gen.random(n))
+    return TransitionDataset(s, a, r, s2, mdp.S, mdp.A)
