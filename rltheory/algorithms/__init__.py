@@ -80,6 +80,11 @@ from .networked import (
     truncation_error,
     truncation_errors,
 )
+from .networked_pd import (
+    NetworkedPDResult,
+    SafeNetworkedProblem,
+    networked_primal_dual,
+)
 from .offline import (
     DiscountedOfflineResult,
     HybridResult,
@@ -267,6 +272,9 @@ __all__: list[str] = [
     "neighborhoods",
     "networked_occupancy",
     "networked_policy_gradient",
+    "networked_primal_dual",
+    "NetworkedPDResult",
+    "SafeNetworkedProblem",
     "sis_network",
     "truncated_policy_gradient",
     "truncation_error",

@@ -49,6 +49,7 @@ _MODULES: list[str] = [
     "npg_primal_dual",
     "general_utility_pd",
     "kappa_truncation",
+    "networked_pd",
     "mac_mixing",
     "two_stage_vs_pd",
     "pg_vs_npg",
