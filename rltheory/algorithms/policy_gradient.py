@@ -49,6 +49,7 @@ from ..mdp.bellman import (
 )
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
+    Evaluator,
     Loop,
     PolicyOptimizationResult,
     check_iterations,
@@ -57,10 +58,12 @@ from ._policy_opt import (
     discount,
     initial_distribution,
     initial_policy,
+    log_softmax_step,
     multiplicative_update,
     optimal_values,
     prepare,
     project_simplex,
+    safe_log,
 )
 from .soft import SoftSolution, log_softmax, regularized_values, soft_value_iteration, softmax
 
@@ -365,14 +368,16 @@ def natural_policy_gradient(
         mdp, "natural_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
     )
     xp = mdp.xp
+    ev = Evaluator.of(mdp, g)  # inputs were checked once above; the loop runs unchecked kernels
+    step = eta / (1.0 - g)
+    logpi = safe_log(pi, xp)
     t = 0
     while True:
-        V = evaluate_policy(mdp, pi)
+        V = ev.values(pi)
         m = _gap_metrics(xp, V_star, V, rho)
         if loop.record(t, m["suboptimality"], **m):
             break
-        adv = q_values(mdp, V) - V[..., None]
-        pi = multiplicative_update(pi, (eta / (1.0 - g)) * adv, xp)
+        pi, logpi = log_softmax_step(logpi, step * ev.advantage(V), xp)
         t += 1
     return loop.result(pi)
 

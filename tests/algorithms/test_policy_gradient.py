@@ -246,6 +246,24 @@ def test_batched_runs_equal_per_instance_runs():
             )
 
 
+def test_npg_driver_equals_iterated_checked_steps_and_keeps_zero_support():
+    # The driver runs unchecked kernels (A = r - K V, fused log-space normalise); the
+    # public npg_step validates and uses evaluate_policy/q_values: the iterates must agree.
+    mdp = random_mdp(6, 3, gamma=0.9, rng=4)
+    pi0 = np.full((6, 3), 1 / 3)
+    pi0[0] = [0.5, 0.5, 0.0]
+    res = natural_policy_gradient(mdp, eta=0.8, iterations=7, pi0=pi0)
+    pi = pi0
+    for _ in range(7):
+        pi = npg_step(mdp, pi, eta=0.8)
+    np.testing.assert_allclose(res.policy, pi, atol=1e-12)
+    assert res.policy[0, 2] == 0.0
+    np.testing.assert_allclose(
+        res.trace["suboptimality"][-1], (policy_iteration(mdp).V - evaluate_policy(mdp, pi)) @ mdp.initial_distribution(),
+        atol=1e-12,
+    )
+
+
 def test_entropy_npg_with_the_largest_step_is_soft_policy_iteration():
     mdp = random_mdp(5, 3, gamma=0.8, rng=2)
     pi = np.full((5, 3), 1 / 3)
