@@ -1,0 +1,145 @@
+"""Shared private machinery of the tabular Q-learning family.
+
+Argument checks, the exact ``Q*`` the traces are measured against, the result
+type :class:`QLearningResult` (re-exported by :mod:`rltheory.algorithms.q_learning`),
+the trace metrics, and :class:`_Runs`, the state shared by the trajectory-based
+learners (behaviour trajectories, reward noise, recording).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..backend import require_host
+from ..mdp.bellman import as_stochastic_policy
+from ..mdp.discounted import policy_iteration
+from ..mdp.model import FiniteMDP
+from ..mdp.sample import rollout
+from ..trace import Trace, TraceRecorder
+from ._policy_opt import discount
+
+__all__ = ["QLearningResult", "StepSize"]
+
+StepSize = Callable[[Any], Any]
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def _int(x: Any, name: str, minimum: int = 1) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {x!r}")
+    return int(x)
+
+
+def _rng(rng: Any) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
+
+
+def _model(mdp: Any, what: str, single: bool = True) -> tuple[np.ndarray, np.ndarray, float]:
+    g = discount(mdp, what, single=single)
+    return require_host(mdp.P, what), require_host(mdp.R, what), g
+
+
+def _q_star(mdp: FiniteMDP, Q_star: Any) -> np.ndarray:
+    if Q_star is None:
+        return np.asarray(require_host(policy_iteration(mdp).Q, "Q_star"), dtype=float)
+    Q_star = np.asarray(Q_star, dtype=float)
+    if Q_star.shape != mdp.batch_shape + (mdp.S, mdp.A):
+        raise ValueError(f"Q_star must have shape {mdp.batch_shape + (mdp.S, mdp.A)}; got {Q_star.shape}")
+    return Q_star
+
+
+def _noise(x: Any) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
+        raise ValueError(f"reward_noise must be a finite number >= 0; got {x!r}")
+    return float(x)
+
+
+@dataclass(frozen=True, eq=False)
+class QLearningResult:
+    """Result of a tabular Q-learning variant.
+
+    Attributes
+    ----------
+    Q : numpy.ndarray
+        Final estimate: ``batch_shape + (S, A)`` (synchronous) or ``(n_runs, S, A)``.
+    steps : int
+        Iterations (synchronous) or environment transitions (trajectory-based).
+    updates : int
+        Total tabular updates per run (replay updates included).
+    trace : Trace
+        ``error`` = ``‖Q_t − Q*‖∞`` and ``value_bias`` = ``Σ_s ρ(s)(max_a Q_t(s, a) − V*(s))``
+        per run / instance, at the recorded steps.
+    converged : None
+        Fixed sample budget (no stopping rule).
+    extra : dict
+        Variant-specific final quantities (``Q_B`` for double Q, ``V`` and ``A`` for VA).
+    """
+
+    Q: np.ndarray
+    steps: int
+    updates: int
+    trace: Trace
+    converged: None = None
+    extra: dict | None = None
+
+
+def _metrics(Q: np.ndarray, Q_star: np.ndarray, rho: np.ndarray) -> dict[str, np.ndarray]:
+    return {
+        "error": np.abs(Q - Q_star).max(axis=(-2, -1)),
+        "value_bias": ((Q.max(-1) - Q_star.max(-1)) * rho).sum(-1),
+    }
+
+
+def _record_now(t: int, every: int, last: int) -> bool:
+    return t % every == 0 or t == last
+
+
+
+# -- trajectory-based ------------------------------------------------------------------
+
+
+def _behaviour(mdp: FiniteMDP, behavior: Any) -> np.ndarray:
+    if behavior is None:
+        return np.full((mdp.S, mdp.A), 1.0 / mdp.A)
+    b = np.asarray(require_host(as_stochastic_policy(mdp, behavior), "behavior"), float)
+    if b.shape != (mdp.S, mdp.A):
+        raise ValueError(f"behavior must be one policy of shape ({mdp.S}, {mdp.A}); got {b.shape}")
+    return b
+
+
+class _Runs:
+    """Shared state of trajectory-based learners: trajectories, counts, noise, recording."""
+
+    def __init__(self, mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, what):
+        self.P, self.R, self.g = _model(mdp, what)
+        self.steps = _int(steps, "steps")
+        self.n_runs = _int(n_runs, "n_runs")
+        self.every = _int(record_every, "record_every")
+        self.noise = _noise(reward_noise)
+        self.gen = _rng(rng)
+        self.Qs = _q_star(mdp, Q_star)
+        self.rho = np.asarray(require_host(mdp.initial_distribution(), "rho"), float)
+        self.tr = rollout(mdp, _behaviour(mdp, behavior), self.steps, self.n_runs, self.gen)
+        self.S, self.A = mdp.S, mdp.A
+        self.runs = np.arange(self.n_runs)
+        self.rec = TraceRecorder()
+
+    def reward(self, t: int) -> np.ndarray:
+        r = self.tr.rewards[:, t]
+        return r + self.noise * self.gen.standard_normal(self.n_runs) if self.noise else r
+
+    def record(self, t: int, Q: np.ndarray, **more: Any) -> None:
+        if _record_now(t, self.every, self.steps):
+            self.rec.record(t, **_metrics(Q, self.Qs, self.rho), **more)
+
