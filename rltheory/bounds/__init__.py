@@ -41,6 +41,11 @@ from .coverage import (  # offline RL coverage coefficients (issue 8)
     single_policy_concentrability,
     unilateral_concentrability,
 )
+from .selective_coverage import (  # offline games: coverage weaker than unilateral (issue 8)
+    selective_concentrability,
+    selective_concentrability_bruteforce,
+    selective_coverage_witness,
+)
 from .games import (  # zero-sum games and learning dynamics
     hedge_gap_bound,
     hedge_regret_bound,
@@ -95,6 +100,9 @@ __all__ = [
     "relative_condition_number",
     "single_policy_concentrability",
     "unilateral_concentrability",
+    "selective_concentrability",
+    "selective_concentrability_bruteforce",
+    "selective_coverage_witness",
     "elliptical_bonus",
     "empirical_bernstein_radius",
     "hoeffding_radius",

@@ -18,7 +18,9 @@ Offline guarantees are stated in terms of how well the data distribution
   ``C_uni = max_i sup_{π_i} max_{h,s,a} d^{(π_i, π*_{−i})}_h(s,a)/ρ_h(s,a)``: every
   unilateral deviation from the equilibrium must be covered
   (:func:`unilateral_concentrability`); the supremum over ``π_i`` is the reachability
-  DP of the MDP that player ``i`` faces against ``π*_{−i}``.
+  DP of the MDP that player ``i`` faces against ``π*_{−i}``; the weaker *selective*
+  coverage of Zhang, Bai & Jiang (2023), which needs only the deviations that can look
+  like best responses, is in :mod:`rltheory.bounds.selective_coverage`.
 
 Occupancies are unnormalised per step: ``d^π_h(s, a) = Pr^π(s_h = s, a_h = a)``
 (each ``d_h`` sums to 1), :func:`finite_horizon_occupancy`. Discounted models use the

@@ -279,3 +279,157 @@ def test_offline_games_located_errors():
                            np.ones((2, 2, 2, 2, 2)) / 2, [np.broadcast_to(corr, (2, 2, 2, 2))], beta=1.0)
     with pytest.raises(ValueError, match="ridge must be a finite number > 0"):
         bradley_terry_mle(prefs, ridge=0.0)
+
+
+# ----------------------------------------------------------------------------- selective coverage (Zhang, Bai & Jiang 2023)
+from rltheory.bounds.coverage import finite_horizon_occupancy  # noqa: E402
+from rltheory.bounds.rates import fit_rate  # noqa: E402
+from rltheory.bounds.selective_coverage import (  # noqa: E402
+    selective_concentrability,
+    selective_concentrability_bruteforce,
+    selective_coverage_witness,
+)
+from rltheory.games import finite_horizon_values, solve_zero_sum  # noqa: E402
+from rltheory.mdp import FiniteHorizonMDP  # noqa: E402
+
+
+def _random_coverage_instance(seed: int):
+    """Tiny game (H ≤ 3, S ≤ 2, A_i ≤ 2) with partially zero data; half with {0, ½, 1} rewards and
+    deterministic moves so that range saturation and exact ties occur."""
+    rng = np.random.default_rng(seed)
+    H, S = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    A = tuple(int(a) for a in rng.integers(1, 3, size=2))
+    if rng.random() < 0.5:
+        P = np.eye(S)[rng.integers(0, S, size=(H, S) + A)]
+        R = rng.integers(0, 3, size=(2, H, S) + A) / 2
+    else:
+        P = rng.dirichlet(np.ones(S), size=(H, S) + A)
+        R = rng.random((2, H, S) + A)
+    if rng.random() < 0.6:
+        pols = [np.eye(a)[rng.integers(0, a, size=(H, S))] for a in A]
+    else:
+        pols = [rng.dirichlet(np.ones(a), size=(H, S)) for a in A]
+    rho = rng.random((H, S) + A) * (rng.random((H, S) + A) < 0.6)
+    mu = np.eye(S)[0] if rng.random() < 0.5 else rng.dirichlet(np.ones(S))
+    return P, R, pols, rho, mu
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_selective_concentrability_below_unilateral_and_equals_bruteforce(seed):
+    P, R, pols, rho, mu = _random_coverage_instance(seed)
+    c_sel = selective_concentrability(P, R, pols, rho, mu)
+    c_uni = unilateral_concentrability(P, pols, rho, mu)
+    assert c_sel <= c_uni * (1 + 1e-12)
+    brute = selective_concentrability_bruteforce(P, R, pols, rho, mu)
+    assert c_sel == brute or math.isclose(c_sel, brute, rel_tol=1e-9)
+
+
+def test_selective_concentrability_finite_where_unilateral_infinite_across_seeds():
+    """Not vacuous: among fixed random tiny games some have C_sel < ∞ = C_uni (and DP = brute force there)."""
+    found = 0
+    for seed in range(200):
+        P, R, pols, rho, mu = _random_coverage_instance(seed)
+        c_sel = selective_concentrability(P, R, pols, rho, mu)
+        if math.isfinite(c_sel) and math.isinf(unilateral_concentrability(P, pols, rho, mu)):
+            found += 1
+            assert math.isclose(c_sel, selective_concentrability_bruteforce(P, R, pols, rho, mu), rel_tol=1e-9)
+    assert found >= 1
+
+
+def test_selective_concentrability_equals_c_star_with_full_support_and_dominant_equilibrium():
+    """Reference: with ρ > 0 everywhere, C_sel = max(C(π*), max over best responses C(BR)). In a one-shot
+    game whose unique best responses are π* itself, C_sel = C(π*) = max d*/ρ; with uniform ρ over 2×2
+    and π* = (0, 0): d* = 1 at (0, 0), ρ = 1/4, so C_sel = 4 while C_uni = 4 too (a = (1, 0) has d = 1)."""
+    P = np.ones((1, 1, 2, 2, 1))
+    R = np.zeros((2, 1, 1, 2, 2))
+    R[:, 0, 0, 0, 0] = 1.0  # (0, 0) strictly dominant for both
+    pi = [np.array([[[1.0, 0.0]]])] * 2
+    rho = np.full((1, 1, 2, 2), 0.25)
+    assert selective_concentrability(P, R, pi, rho) == pytest.approx(4.0)
+    assert unilateral_concentrability(P, pi, rho) == pytest.approx(4.0)
+    # an uncovered unilateral deviation whose reward is below the range is NOT harmless: C_sel = ∞
+    R2 = R.copy()
+    R2[:, 0, 0, 0, 0] = 0.5
+    assert math.isinf(selective_concentrability(P, R2, pi, np.array([[[[1.0, 0.0], [0.0, 0.0]]]])))
+
+
+def _witness_data_occupancy(g):
+    H, S = 2, 2
+    fh = FiniteHorizonMDP(g["P"].reshape(H, S, 4, S), np.zeros((H, S, 4)), g["mu"])
+    return np.asarray(finite_horizon_occupancy(fh, g["behaviour"].reshape(H, S, 4))).reshape(H, S, 2, 2)
+
+
+def test_selective_coverage_witness_finite_while_unilateral_infinite_and_certified_gap_vanishes():
+    g = selective_coverage_witness(behaviour_weight=0.8)
+    P, R, mu, nash = g["P"], g["R"], g["mu"], g["nash"]
+    rho = _witness_data_occupancy(g)
+    assert math.isinf(unilateral_concentrability(P, nash, rho, mu))
+    # reference value: the equilibrium's own ratio at step 1, d = 1, ρ = w² (module docstring)
+    assert selective_concentrability(P, R, nash, rho, mu) == pytest.approx(1 / 0.8**2, rel=1e-12)
+    assert selective_concentrability_bruteforce(P, R, nash, rho, mu) == pytest.approx(1 / 0.8**2, rel=1e-12)
+    pol = np.einsum("hsa,hsb->hsab", *nash)
+    assert equilibrium_gap(P, R, pol, mu=mu) == 0.0
+    Ns = np.array([500, 2000, 8000, 32000])
+    certs = []
+    for N in Ns:
+        data = sample_game_episodes(P, R, g["behaviour"], int(N), rng=int(N), mu=mu)
+        certs.append(float(interval_gap_bound(data, pol).gap_bound @ mu))
+        out = pessimistic_equilibrium_vi(data)
+        assert equilibrium_gap(P, R, out.policy, mu=mu) <= float(out.gap_bound @ mu) + 1e-12
+    certs = np.array(certs)
+    assert np.all(np.diff(certs) < 0) and certs[-1] < 0.15
+    fit = fit_rate(Ns, certs, seed=0)
+    assert fit.contains(-0.5), fit
+
+
+def test_selective_concentrability_validation():
+    P = np.ones((1, 1, 2, 2, 1))
+    pi = [np.full((1, 1, 2), 0.5)] * 2
+    rho = np.full((1, 1, 2, 2), 0.25)
+    with pytest.raises(ValueError, match=r"rewards must lie in \[0, 1\].*R\[0, 0, 0, 0, 0\] = 2"):
+        selective_concentrability(P, np.full((2, 1, 1, 2, 2), 2.0), pi, rho)
+    with pytest.raises(ValueError, match="d_data must have shape"):
+        selective_concentrability(P, np.zeros((2, 1, 1, 2, 2)), pi, rho[0])
+    with pytest.raises(ValueError, match=r"policies\[1\]\[h=0, s=0\] must be a distribution"):
+        selective_concentrability(P, np.zeros((2, 1, 1, 2, 2)), [pi[0], np.full((1, 1, 2), 0.7)], rho)
+    with pytest.raises(ValueError, match="d_data must be finite and non-negative"):
+        selective_concentrability(P, np.zeros((2, 1, 1, 2, 2)), pi, -rho)
+
+
+# ----------------------------------------------------------------------------- zero-sum special case
+def _minimax_values(P: np.ndarray, R1: np.ndarray, H: int) -> np.ndarray:
+    """Exact finite-horizon minimax values V*_h(s) of the row player by backward induction of matrix games."""
+    S = P.shape[0]
+    V = np.zeros((H + 1, S))
+    for h in range(H - 1, -1, -1):
+        Q = R1 + np.tensordot(P, V[h + 1], axes=([3], [0]))  # [S, A, B]
+        V[h] = np.asarray(solve_zero_sum(Q).value)
+    return V
+
+
+def test_zero_sum_pessimistic_nash_vi_matches_minimax_within_certificate():
+    """Constant-sum game (r_2 = 1 − r_1) with every pair covered: the minimax value lies in the certified
+    bracket [H − V̄_2^†, V̄_1^†], and |V_1^{π̂} − V*| ≤ NashConv(π̂) ≤ Ĝ(π̂) (the row player's value of
+    any profile is within its NashConv of the game value)."""
+    H, S = 2, 2
+    game, PH, RH = _game(11, S=S, H=H)
+    P = np.asarray(game.P)
+    R1 = np.asarray(game.R)[0]
+    RH[1] = 1.0 - RH[0]
+    V_star = _minimax_values(P, R1, H)
+    zs = MarkovGame(P, np.stack([R1, 1.0 - R1]), None)
+    assert np.allclose(nash_value_iteration(zs, H).V[0], V_star, atol=1e-8)  # two solvers agree
+    data = sample_game_episodes(PH, RH, _uniform(H, S, 2, 2), 60000, rng=5)
+    out = pessimistic_equilibrium_vi(data, concept="nash", delta=0.1)
+    coarse = pessimistic_equilibrium_vi(data.subset(np.arange(15000)), concept="nash", delta=0.1)
+    # exact value of the learned profile, per start state
+    for s in range(S):
+        e = np.eye(S)[s]
+        nc = equilibrium_gap(PH, RH, out.policy, mu=e)
+        V1 = float(finite_horizon_values(zs, out.policy)[0, 0, s])
+        assert nc <= out.gap_bound[s] + 1e-12
+        assert abs(V1 - V_star[0, s]) <= nc + 1e-9
+        assert H - out.upper[1, 0, s] - 1e-9 <= V_star[0, s] <= out.upper[0, 0, s] + 1e-9
+        assert out.lower[0, 0, s] <= V1 + 1e-9
+        assert out.gap_bound[s] < coarse.gap_bound[s]  # the certificate shrinks with N (≈ 1/√N)
