@@ -41,11 +41,6 @@ from .coverage import (  # offline RL coverage coefficients (issue 8)
     single_policy_concentrability,
     unilateral_concentrability,
 )
-from .selective_coverage import (  # offline games: coverage weaker than unilateral (issue 8)
-    selective_concentrability,
-    selective_concentrability_bruteforce,
-    selective_coverage_witness,
-)
 from .games import (  # zero-sum games and learning dynamics
     hedge_gap_bound,
     hedge_regret_bound,
@@ -89,6 +84,11 @@ from .policy_optimization import (  # policy optimisation, linear critics, Q-lea
     tvr_fixed_point_bound,
 )
 from .rates import BoundCheck, Claim, ClaimCheck, RateFit, check_bound, fit_linear_rate, fit_rate
+from .selective_coverage import (  # offline games: coverage weaker than unilateral (issue 8)
+    selective_concentrability,
+    selective_concentrability_bruteforce,
+    selective_coverage_witness,
+)
 
 __all__ = [
     "all_policy_concentrability",
