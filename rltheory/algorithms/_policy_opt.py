@@ -15,6 +15,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .._validate import check_probability
 from ..backend import as_float
 from ..errors import ConvergenceWarning
@@ -68,6 +70,13 @@ def check_iterations(n: Any, name: str = "iterations") -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"{name} must be an integer >= 0; got {n!r}")
     return int(n)
+
+
+def check_int(x: Any, name: str, minimum: int = 1) -> int:
+    """``x`` must be an integer (Python or numpy) ``≥ minimum``."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {x!r}")
+    return int(x)
 
 
 def check_tol(tol: Any) -> float | None:

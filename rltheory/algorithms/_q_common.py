@@ -21,6 +21,7 @@ from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
 from ..trace import Trace, TraceRecorder
+from ._policy_opt import check_int as _int
 from ._policy_opt import discount
 
 __all__ = ["QLearningResult", "StepSize"]
@@ -29,12 +30,6 @@ StepSize = Callable[[Any], Any]
 
 
 # -- helpers ---------------------------------------------------------------------------
-
-
-def _int(x: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {x!r}")
-    return int(x)
 
 
 def _rng(rng: Any) -> np.random.Generator:

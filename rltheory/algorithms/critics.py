@@ -22,8 +22,10 @@ fit of ``A^π`` on ``ψ`` under ``d^π_ρ ⊗ π`` is the natural gradient direc
 (Kakade 2001; Sutton et al. 2000, Thm 2) (:func:`compatible_features`,
 :func:`compatible_critic`).
 
-Sample-based routines run on the host (numpy) with an explicit Generator;
-exact routines are array-API kernels.
+Sample-based routines (this module) run on the host (numpy) with an explicit
+Generator; exact routines are array-API kernels. The feature maps live in
+:mod:`rltheory.algorithms.features` and the exact fixed point in
+:mod:`rltheory.algorithms.td_fixed_point`; all names are re-exported here.
 
 References
 ----------
@@ -39,26 +41,39 @@ Sutton, R., Barto, A. (2018). *Reinforcement Learning*, 2nd ed. §9.5 (tile codi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..backend import array_namespace, as_float, require_host
+from ..backend import as_float, require_host
 from ..mdp.bellman import (
     as_stochastic_policy,
     evaluate_policy,
-    policy_reward,
-    policy_transition_matrix,
     q_values,
     state_occupancy,
 )
-from ..mdp.mixing import stationary_distribution
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
 from ..trace import Trace, TraceRecorder
+from ._policy_opt import check_int as _int
+from .features import (
+    compatible_features,
+    random_features,
+    rbf_features,
+    state_action_features,
+    tabular_features,
+    tile_features,
+)
+from .td_fixed_point import (
+    TDFixedPoint,
+    _features,
+    expected_td,
+    projected_fixed_point,
+    projection,
+    weighted_norm,
+)
 
 __all__ = [
     "tabular_features",
@@ -78,311 +93,6 @@ __all__ = [
     "lstd",
     "compatible_critic",
 ]
-
-
-# -- feature maps ----------------------------------------------------------------------
-
-
-def _int(x: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {x!r}")
-    return int(x)
-
-
-def tabular_features(S: int) -> np.ndarray:
-    """One-hot features ``Φ = I_S`` (the tabular case: every ``V`` is representable).
-
-    Examples
-    --------
-    >>> tabular_features(2).tolist()
-    [[1.0, 0.0], [0.0, 1.0]]
-    """
-    return np.eye(_int(S, "S"))
-
-
-def random_features(S: int, d: int, *, rng: np.random.Generator | int) -> np.ndarray:
-    """Gaussian features ``Φ[s, k] ~ N(0, 1/d)`` i.i.d. (full column rank a.s. when ``d ≤ S``).
-
-    Examples
-    --------
-    >>> random_features(5, 2, rng=0).shape
-    (5, 2)
-    """
-    S, d = _int(S, "S"), _int(d, "d")
-    if d > S:
-        raise ValueError(f"d must be <= S = {S} for full column rank; got d={d}")
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    return gen.normal(size=(S, d)) / math.sqrt(d)
-
-
-def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) -> np.ndarray:
-    r"""Gaussian radial basis features ``φ_k(s) = exp(−‖x_s − c_k‖²/(2w²))`` (plus a constant 1).
-
-    Parameters
-    ----------
-    coords : array (S, k)
-        State coordinates (e.g. grid cells ``GridWorld.cells``).
-    centers : array (m, k)
-    width : float > 0
-    bias : bool
-        Append the constant feature.
-
-    Examples
-    --------
-    >>> rbf_features([[0.0], [1.0]], [[0.0]], width=1.0).round(4).tolist()
-    [[1.0, 1.0], [0.6065, 1.0]]
-    """
-    x = np.asarray(coords, dtype=float)
-    c = np.asarray(centers, dtype=float)
-    if x.ndim != 2 or c.ndim != 2 or x.shape[1] != c.shape[1]:
-        raise ValueError(f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}")
-    if not (isinstance(width, (int, float)) and width > 0):
-        raise ValueError(f"width must be > 0; got {width!r}")
-    sq = ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
-    phi = np.exp(-sq / (2.0 * width**2))
-    return np.concatenate([phi, np.ones((x.shape[0], 1))], axis=1) if bias else phi
-
-
-def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: int) -> np.ndarray:
-    r"""Binary tile coding: ``n_tilings`` uniform grids of ``n_tiles`` tiles per dimension.
-
-    Tiling ``j`` is offset by ``j/n_tilings`` of a tile width in every dimension
-    (Sutton & Barto 2018, §9.5.4); each state activates one tile per tiling, so
-    every row of the result has exactly ``n_tilings`` ones. Columns of tiles that
-    no state activates are dropped.
-
-    Examples
-    --------
-    >>> tile_features([[0.0], [0.9]], low=[0.0], high=[1.0], n_tiles=2, n_tilings=1).tolist()
-    [[1.0, 0.0], [0.0, 1.0]]
-    """
-    x = np.asarray(coords, dtype=float)
-    if x.ndim != 2:
-        raise ValueError(f"coords must have shape (S, k); got {x.shape}")
-    lo = np.broadcast_to(np.asarray(low, float), x.shape[1:])
-    hi = np.broadcast_to(np.asarray(high, float), x.shape[1:])
-    if np.any(hi <= lo):
-        raise ValueError(f"high must exceed low in every dimension; got low={lo}, high={hi}")
-    n_tiles, n_tilings = _int(n_tiles, "n_tiles"), _int(n_tilings, "n_tilings")
-    S, k = x.shape
-    width = (hi - lo) / n_tiles
-    blocks = []
-    for j in range(n_tilings):
-        u = (x - lo + width * j / n_tilings) / width
-        idx = np.clip(np.floor(u).astype(int), 0, n_tiles)  # n_tiles + 1 tiles cover the offset
-        flat = np.ravel_multi_index(tuple(idx.T), (n_tiles + 1,) * k)
-        blk = np.zeros((S, (n_tiles + 1) ** k))
-        blk[np.arange(S), flat] = 1.0
-        blocks.append(blk)
-    phi = np.concatenate(blocks, axis=1)
-    return phi[:, phi.any(axis=0)]  # drop tiles no state reaches (all-zero columns)
-
-
-def state_action_features(phi: Any, A: int) -> np.ndarray:
-    r"""``φ(s, a) = e_a ⊗ φ(s)``: shape ``(S, A, A·d)`` (one block of weights per action).
-
-    Examples
-    --------
-    >>> state_action_features([[1.0], [2.0]], 2)[1].tolist()
-    [[2.0, 0.0], [0.0, 2.0]]
-    """
-    f = np.asarray(phi, dtype=float)
-    if f.ndim != 2:
-        raise ValueError(f"phi must have shape (S, d); got {f.shape}")
-    A = _int(A, "A")
-    S, d = f.shape
-    out = np.zeros((S, A, A * d))
-    for a in range(A):
-        out[:, a, a * d : (a + 1) * d] = f
-    return out
-
-
-def compatible_features(phi_sa: Any, pi: Any) -> Any:
-    r"""``ψ(s, a) = φ(s, a) − Σ_b π(b|s) φ(s, b)`` (``= ∇_θ log π_θ(a|s)`` for softmax-linear π).
-
-    Parameters
-    ----------
-    phi_sa : array (..., S, A, d)
-    pi : array (..., S, A)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> compatible_features(np.eye(2)[None], np.array([[0.5, 0.5]])).tolist()
-    [[[0.5, -0.5], [-0.5, 0.5]]]
-    """
-    xp = array_namespace(phi_sa, pi)
-    f = as_float(phi_sa, xp)
-    p = as_float(pi, xp, f.dtype)
-    if f.ndim < 3 or tuple(f.shape[-3:-1]) != tuple(p.shape[-2:]):
-        raise ValueError(f"phi_sa (..., S, A, d) and pi (..., S, A) disagree: {tuple(f.shape)} vs {tuple(p.shape)}")
-    return f - xp.sum(p[..., None] * f, axis=-2, keepdims=True)
-
-
-# -- exact quantities ------------------------------------------------------------------
-
-
-def weighted_norm(x: Any, d: Any) -> Any:
-    r"""``‖x‖_D = √(Σ_s d(s) x(s)²)`` over the last axis."""
-    xp = array_namespace(x, d)
-    return xp.sqrt(xp.sum(d * x * x, axis=-1))
-
-
-def _features(mdp: FiniteMDP, Phi: Any) -> Any:
-    xp = mdp.xp
-    F = as_float(Phi, xp, mdp.dtype)
-    if F.ndim != 2 or F.shape[0] != mdp.S:
-        raise ValueError(f"Phi must have shape (S, d) = ({mdp.S}, d); got {tuple(F.shape)}")
-    return F
-
-
-def projection(Phi: Any, d: Any, V: Any) -> Any:
-    r"""``Π_D V = Φ(ΦᵀDΦ)^{-1}ΦᵀD V``: the ``‖·‖_D``-nearest point of ``span Φ``."""
-    xp = array_namespace(Phi, d, V)
-    DPhi = d[..., :, None] * Phi
-    G = xp.matrix_transpose(Phi) @ DPhi
-    w = xp.linalg.solve(G, (xp.matrix_transpose(DPhi) @ V[..., None]))
-    return (Phi @ w)[..., 0]
-
-
-@dataclass(frozen=True, eq=False)
-class TDFixedPoint:
-    """Exact projected Bellman fixed point (:func:`projected_fixed_point`).
-
-    Attributes
-    ----------
-    theta : array (d,)
-        ``θ* = A^{-1} b``.
-    A, b : arrays (d, d), (d,)
-    d : array (S,)
-        The weighting.
-    values : array (S,)
-        ``Φθ*``.
-    V : array (S,)
-        Exact ``V^π``.
-    error : float
-        ``‖Φθ* − V^π‖_D``.
-    projection_error : float
-        ``‖Π_D V^π − V^π‖_D``.
-    """
-
-    theta: Any
-    A: Any
-    b: Any
-    d: Any
-    values: Any
-    V: Any
-    error: float
-    projection_error: float
-
-
-def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0, d: Any = None) -> TDFixedPoint:
-    r"""Exact TD(λ) fixed point ``θ* = A^{-1}b`` of ``Φθ = Π_D T^{(λ)} Φθ``.
-
-    ``A = Φᵀ D (I − γλP_π)^{-1}(I − γP_π) Φ``, ``b = Φᵀ D (I − γλP_π)^{-1} r_π``.
-
-    Parameters
-    ----------
-    mdp : FiniteMDP
-        Single discounted model.
-    pi : array
-        Policy (stochastic ``[S, A]`` or deterministic ``[S]``).
-    Phi : array (S, d)
-        Features.
-    lam : float in [0, 1]
-    d : array (S,), optional
-        Weighting; default the stationary distribution of ``P_π``
-        (:func:`rltheory.mdp.mixing.stationary_distribution`, which needs a unichain ``P_π``).
-
-    Returns
-    -------
-    TDFixedPoint
-
-    Raises
-    ------
-    ValueError
-        Bad shapes, ``lam`` outside ``[0, 1]``, multichain ``P_π`` with default ``d``.
-    numpy.linalg.LinAlgError
-        Singular ``A`` (``Φ`` rank deficient on the support of ``d``).
-
-    Notes
-    -----
-    Tsitsiklis & Van Roy (1997), Lemma 6 and Theorem 1: with ``d`` stationary and
-    ``Φ`` of full column rank, ``A`` is positive definite and ``θ*`` is the a.s. limit
-    of TD(λ). With one-hot features ``Φθ* = V^π`` exactly.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rltheory.mdp import FiniteMDP
-    >>> mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([[1.0], [0.0]]), gamma=0.5)
-    >>> fp = projected_fixed_point(mdp, np.array([0, 0]), np.ones((2, 1)))
-    >>> float(fp.theta[0])  # constant feature: the stationary-average reward over (1 - gamma)
-    1.0
-    """
-    if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
-        raise ValueError("projected_fixed_point needs a single discounted FiniteMDP")
-    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0.0 <= lam <= 1.0:
-        raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
-    xp = mdp.xp
-    g = float(mdp.gamma)
-    F = _features(mdp, Phi)
-    Ppi = policy_transition_matrix(mdp, pi)
-    r = policy_reward(mdp, pi)
-    if d is None:
-        d = stationary_distribution(Ppi)
-    else:
-        d = as_float(d, xp, mdp.dtype)
-        if tuple(d.shape) != (mdp.S,):
-            raise ValueError(f"d must have shape ({mdp.S},); got {tuple(d.shape)}")
-    eye = xp.eye(mdp.S, dtype=mdp.dtype, device=F.device)
-    M = eye - (g * lam) * Ppi
-    DF = d[:, None] * F
-    left = xp.linalg.solve(xp.matrix_transpose(M), DF)  # (I − γλP)^{-T} D Φ
-    A = xp.matrix_transpose(left) @ ((eye - g * Ppi) @ F)
-    b = xp.matrix_transpose(left) @ r
-    theta = xp.linalg.solve(A, b[:, None])[:, 0]
-    values = F @ theta
-    V = evaluate_policy(mdp, pi)
-    err = float(weighted_norm(values - V, d))
-    perr = float(weighted_norm(projection(F, d, V) - V, d))
-    return TDFixedPoint(theta=theta, A=A, b=b, d=d, values=values, V=V, error=err, projection_error=perr)
-
-
-def expected_td(
-    mdp: FiniteMDP, pi: Any, Phi: Any, *, step_size: float, iterations: int, lam: float = 0.0, d: Any = None
-) -> Trace:
-    r"""Mean-path TD(λ): ``θ_{k+1} = θ_k + α (b − Aθ_k)`` from ``θ_0 = 0`` (the ODE's Euler scheme).
-
-    Returns a :class:`~rltheory.trace.Trace` with ``error`` ``‖Φθ_k − Φθ*‖_D`` and
-    ``theta`` per iteration. With ``A`` positive definite (on-policy ``d``) and
-    ``α < 2λ_min(A_sym)/‖A‖²`` it converges geometrically to ``θ*``
-    (Tsitsiklis & Van Roy 1997, §IV, the mean ODE ``θ̇ = b − Aθ``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rltheory.mdp import FiniteMDP
-    >>> mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([[1.0], [0.0]]), gamma=0.5)
-    >>> tr = expected_td(mdp, np.array([0, 0]), np.eye(2), step_size=1.0, iterations=200)
-    >>> bool(tr["error"][-1] < 1e-10)
-    True
-    """
-    if not (isinstance(step_size, (int, float)) and step_size > 0):
-        raise ValueError(f"step_size must be > 0; got {step_size!r}")
-    iterations = _int(iterations, "iterations", 0)
-    fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
-    xp = mdp.xp
-    F = _features(mdp, Phi)
-    theta = xp.zeros(fp.theta.shape, dtype=mdp.dtype, device=F.device)
-    rec = TraceRecorder()
-    for k in range(iterations + 1):
-        rec.record(k, error=weighted_norm(F @ (theta - fp.theta), fp.d), theta=theta)
-        theta = theta + step_size * (fp.b - fp.A @ theta)
-    return rec.finish()
-
-
-# -- sample-based ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)

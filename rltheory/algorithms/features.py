@@ -1,0 +1,165 @@
+r"""Feature maps for linear critics and softmax-linear actors.
+
+``Φ[s, :] = φ(s)ᵀ`` for state features (one-hot/tabular, random Gaussian, radial
+basis functions and tile coding on gridworld coordinates, Sutton & Barto 2018,
+§9.5), state–action features ``φ(s, a)`` built from them, and the compatible
+features ``ψ(s, a) = ∇_θ log π_θ(a|s) = φ(s, a) − Σ_b π_θ(b|s) φ(s, b)`` of a
+softmax-linear policy (Sutton et al. 2000, Thm 2). Re-exported by
+:mod:`rltheory.algorithms.critics`.
+
+References
+----------
+Sutton, R., Barto, A. (2018). *Reinforcement Learning*, 2nd ed. §9.5 (tile coding, RBFs).
+Sutton, R., McAllester, D., Singh, S., Mansour, Y. (2000). Policy gradient methods for RL
+with function approximation. NeurIPS. Theorem 2.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..backend import array_namespace, as_float
+from ._policy_opt import check_int as _int
+
+__all__ = [
+    "tabular_features",
+    "random_features",
+    "rbf_features",
+    "tile_features",
+    "state_action_features",
+    "compatible_features",
+]
+
+
+def tabular_features(S: int) -> np.ndarray:
+    """One-hot features ``Φ = I_S`` (the tabular case: every ``V`` is representable).
+
+    Examples
+    --------
+    >>> tabular_features(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return np.eye(_int(S, "S"))
+
+
+def random_features(S: int, d: int, *, rng: np.random.Generator | int) -> np.ndarray:
+    """Gaussian features ``Φ[s, k] ~ N(0, 1/d)`` i.i.d. (full column rank a.s. when ``d ≤ S``).
+
+    Examples
+    --------
+    >>> random_features(5, 2, rng=0).shape
+    (5, 2)
+    """
+    S, d = _int(S, "S"), _int(d, "d")
+    if d > S:
+        raise ValueError(f"d must be <= S = {S} for full column rank; got d={d}")
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    return gen.normal(size=(S, d)) / math.sqrt(d)
+
+
+def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) -> np.ndarray:
+    r"""Gaussian radial basis features ``φ_k(s) = exp(−‖x_s − c_k‖²/(2w²))`` (plus a constant 1).
+
+    Parameters
+    ----------
+    coords : array (S, k)
+        State coordinates (e.g. grid cells ``GridWorld.cells``).
+    centers : array (m, k)
+    width : float > 0
+    bias : bool
+        Append the constant feature.
+
+    Examples
+    --------
+    >>> rbf_features([[0.0], [1.0]], [[0.0]], width=1.0).round(4).tolist()
+    [[1.0, 1.0], [0.6065, 1.0]]
+    """
+    x = np.asarray(coords, dtype=float)
+    c = np.asarray(centers, dtype=float)
+    if x.ndim != 2 or c.ndim != 2 or x.shape[1] != c.shape[1]:
+        raise ValueError(f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}")
+    if not (isinstance(width, (int, float)) and width > 0):
+        raise ValueError(f"width must be > 0; got {width!r}")
+    sq = ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
+    phi = np.exp(-sq / (2.0 * width**2))
+    return np.concatenate([phi, np.ones((x.shape[0], 1))], axis=1) if bias else phi
+
+
+def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: int) -> np.ndarray:
+    r"""Binary tile coding: ``n_tilings`` uniform grids of ``n_tiles`` tiles per dimension.
+
+    Tiling ``j`` is offset by ``j/n_tilings`` of a tile width in every dimension
+    (Sutton & Barto 2018, §9.5.4); each state activates one tile per tiling, so
+    every row of the result has exactly ``n_tilings`` ones. Columns of tiles that
+    no state activates are dropped.
+
+    Examples
+    --------
+    >>> tile_features([[0.0], [0.9]], low=[0.0], high=[1.0], n_tiles=2, n_tilings=1).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    x = np.asarray(coords, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"coords must have shape (S, k); got {x.shape}")
+    lo = np.broadcast_to(np.asarray(low, float), x.shape[1:])
+    hi = np.broadcast_to(np.asarray(high, float), x.shape[1:])
+    if np.any(hi <= lo):
+        raise ValueError(f"high must exceed low in every dimension; got low={lo}, high={hi}")
+    n_tiles, n_tilings = _int(n_tiles, "n_tiles"), _int(n_tilings, "n_tilings")
+    S, k = x.shape
+    width = (hi - lo) / n_tiles
+    blocks = []
+    for j in range(n_tilings):
+        u = (x - lo + width * j / n_tilings) / width
+        idx = np.clip(np.floor(u).astype(int), 0, n_tiles)  # n_tiles + 1 tiles cover the offset
+        flat = np.ravel_multi_index(tuple(idx.T), (n_tiles + 1,) * k)
+        blk = np.zeros((S, (n_tiles + 1) ** k))
+        blk[np.arange(S), flat] = 1.0
+        blocks.append(blk)
+    phi = np.concatenate(blocks, axis=1)
+    return phi[:, phi.any(axis=0)]  # drop tiles no state reaches (all-zero columns)
+
+
+def state_action_features(phi: Any, A: int) -> np.ndarray:
+    r"""``φ(s, a) = e_a ⊗ φ(s)``: shape ``(S, A, A·d)`` (one block of weights per action).
+
+    Examples
+    --------
+    >>> state_action_features([[1.0], [2.0]], 2)[1].tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+    f = np.asarray(phi, dtype=float)
+    if f.ndim != 2:
+        raise ValueError(f"phi must have shape (S, d); got {f.shape}")
+    A = _int(A, "A")
+    S, d = f.shape
+    out = np.zeros((S, A, A * d))
+    for a in range(A):
+        out[:, a, a * d : (a + 1) * d] = f
+    return out
+
+
+def compatible_features(phi_sa: Any, pi: Any) -> Any:
+    r"""``ψ(s, a) = φ(s, a) − Σ_b π(b|s) φ(s, b)`` (``= ∇_θ log π_θ(a|s)`` for softmax-linear π).
+
+    Parameters
+    ----------
+    phi_sa : array (..., S, A, d)
+    pi : array (..., S, A)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> compatible_features(np.eye(2)[None], np.array([[0.5, 0.5]])).tolist()
+    [[[0.5, -0.5], [-0.5, 0.5]]]
+    """
+    xp = array_namespace(phi_sa, pi)
+    f = as_float(phi_sa, xp)
+    p = as_float(pi, xp, f.dtype)
+    if f.ndim < 3 or tuple(f.shape[-3:-1]) != tuple(p.shape[-2:]):
+        raise ValueError(f"phi_sa (..., S, A, d) and pi (..., S, A) disagree: {tuple(f.shape)} vs {tuple(p.shape)}")
+    return f - xp.sum(p[..., None] * f, axis=-2, keepdims=True)
+
