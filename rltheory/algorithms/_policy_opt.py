@@ -20,7 +20,7 @@ import numpy as np
 from .._validate import check_probability
 from ..backend import as_float
 from ..errors import ConvergenceWarning
-from ..mdp.bellman import as_stochastic_policy
+from ..mdp.bellman import as_stochastic_policy, expected_value
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
@@ -250,6 +250,12 @@ def project_simplex(y: Any, xp: Any) -> Any:
     k = xp.arange(1, n + 1, dtype=y.dtype, device=y.device)
     theta = xp.max((css - 1.0) / k, axis=-1, keepdims=True)
     return xp.maximum(y - theta, xp.zeros_like(y))
+
+
+def gap_metrics(xp: Any, V_star: Any, V: Any, rho: Any) -> dict[str, Any]:
+    """Trace metrics ``suboptimality = (V* − V)(ρ)`` and ``suboptimality_inf = max_s (V* − V)(s)``."""
+    gap = V_star - V
+    return {"suboptimality": expected_value(gap, rho), "suboptimality_inf": xp.max(gap, axis=-1)}
 
 
 def prepare(

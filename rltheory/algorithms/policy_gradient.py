@@ -21,7 +21,8 @@ exact suboptimality ``V*(ρ) − V^{π_t}(ρ)`` at every iterate.
   ``π ← Proj_Δ(π + η ∇_π V^π(ρ))``, ``∇_π V^π(ρ)(s, a) = d^π_ρ(s) Q^π(s, a)/(1−γ)``
   (Agarwal et al. 2021, Thm 5).
 
-The bounds are functions in :mod:`rltheory.bounds.policy_optimization`.
+NPG and entropy-regularised NPG live in :mod:`rltheory.algorithms.npg` and are
+re-exported here. The bounds are functions in :mod:`rltheory.bounds.policy_optimization`.
 
 References
 ----------
@@ -49,22 +50,19 @@ from ..mdp.bellman import (
 )
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
-    Evaluator,
     Loop,
     PolicyOptimizationResult,
     check_iterations,
     check_positive,
     check_tol,
     discount,
+    gap_metrics,
     initial_distribution,
-    initial_policy,
-    log_softmax_step,
-    multiplicative_update,
     optimal_values,
     prepare,
     project_simplex,
-    safe_log,
 )
+from .npg import entropy_npg_step, entropy_regularized_npg, natural_policy_gradient, npg_step
 from .soft import SoftSolution, log_softmax, regularized_values, soft_value_iteration, softmax
 
 __all__ = [
@@ -78,6 +76,7 @@ __all__ = [
     "entropy_regularized_npg",
     "projected_policy_gradient",
 ]
+
 
 
 def _theta(mdp: FiniteMDP, theta: Any, name: str = "theta") -> Any:
@@ -168,111 +167,6 @@ def softmax_gradient(mdp: FiniteMDP, theta: Any, *, rho: Any = None, tau: float 
     return d[..., None] * pi * adv / (1.0 - g)
 
 
-def npg_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
-    r"""One natural policy gradient step: ``π'(a|s) ∝ π(a|s) exp(η A^π(s, a)/(1−γ))``.
-
-    Parameters
-    ----------
-    mdp : FiniteMDP
-        Discounted model, possibly batched.
-    pi : array, shape (..., S, A)
-        Current stochastic policy (zeros stay zero).
-    eta : float > 0
-        Step size.
-
-    Returns
-    -------
-    array, shape of ``pi``
-        The next policy.
-
-    Raises
-    ------
-    ValueError
-        ``eta ≤ 0`` or not finite, ``pi`` not a policy of the model's shape.
-
-    Notes
-    -----
-    For the tabular softmax parameterisation the Fisher-preconditioned step
-    ``θ ← θ + η F(θ)^† ∇V^{π_θ}(ρ)`` equals ``θ ← θ + η A^{π_θ}/(1−γ)`` up to a
-    per-state constant, independent of ``ρ`` (Agarwal et al. 2021, §5.3). Every
-    step improves every state: ``V^{π'}(s) ≥ V^π(s)`` (the improvement lemma in
-    the proof of their Thm 16). It is also policy mirror descent with the KL
-    proximity and step ``η/(1−γ)`` on ``Q^π`` (Xiao 2022, §4).
-
-    References
-    ----------
-    Kakade (2001); Agarwal et al. (2021), §5.3 and Theorem 16.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rltheory.mdp import FiniteMDP
-    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
-    >>> p = npg_step(mdp, np.full((1, 2), 0.5), eta=np.log(3))
-    >>> np.round(p, 12).tolist()   # A = (-1/2, 1/2): weights exp(∓ log(3)/2) -> (1/4, 3/4)
-    [[0.25, 0.75]]
-    """
-    g = discount(mdp, "npg_step")
-    eta = check_positive(eta, "eta")
-    xp = mdp.xp
-    pi = as_stochastic_policy(mdp, pi)
-    V = evaluate_policy(mdp, pi)
-    adv = q_values(mdp, V) - V[..., None]
-    return multiplicative_update(pi, (eta / (1.0 - g)) * adv, xp)
-
-
-def _check_entropy_step(eta: float, tau: float, g: float) -> None:
-    if eta * tau > (1.0 - g) * (1.0 + 1e-12):
-        raise ValueError(
-            f"entropy-regularised NPG needs 0 < eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}"
-        )
-
-
-def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
-    r"""Entropy-regularised NPG: ``π'(a|s) ∝ π(a|s)^{1−ητ/(1−γ)} exp(η Q_τ^π(s, a)/(1−γ))``.
-
-    Parameters
-    ----------
-    pi : array, shape batch_shape + (S, A)
-        Current policy with full support.
-    eta : float, ``0 < η ≤ (1−γ)/τ``
-    tau : float > 0
-
-    Returns
-    -------
-    array
-        The next policy (full support).
-
-    Raises
-    ------
-    ValueError
-        ``η`` outside ``(0, (1−γ)/τ]``, ``τ ≤ 0``, ``π`` without full support.
-
-    Notes
-    -----
-    Cen et al. (2022), §3: the NPG step on the entropy-regularised value
-    ``V_τ``. With ``η = (1−γ)/τ`` it is soft policy iteration,
-    ``π' = softmax(Q_τ^π/τ)``. Theorem 1 of the paper gives the linear rate
-    implemented by :func:`rltheory.bounds.entropy_npg_bound`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rltheory.mdp import FiniteMDP
-    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
-    >>> np.round(entropy_npg_step(mdp, np.full((1, 2), 0.5), eta=1.0, tau=1.0), 6).tolist()
-    [[0.268941, 0.731059]]
-    """
-    g = discount(mdp, "entropy_npg_step")
-    eta = check_positive(eta, "eta")
-    tau = check_positive(tau, "tau")
-    _check_entropy_step(eta, tau, g)
-    xp = mdp.xp
-    pi = initial_policy(mdp, pi, positive=True)
-    _, Q = regularized_values(mdp, pi, tau=tau)
-    return softmax((1.0 - eta * tau / (1.0 - g)) * xp.log(pi) + (eta / (1.0 - g)) * Q, xp)
-
-
 def projected_gradient_step(mdp: FiniteMDP, pi: Any, *, eta: float, rho: Any = None) -> Any:
     r"""Projected gradient ascent, direct parameterisation: ``π' = Proj_Δ(π + η d^π_ρ Q^π/(1−γ))``.
 
@@ -298,176 +192,6 @@ def projected_gradient_step(mdp: FiniteMDP, pi: Any, *, eta: float, rho: Any = N
 
 
 # -- drivers ------------------------------------------------------------------------
-
-
-def _gap_metrics(xp: Any, V_star: Any, V: Any, rho: Any) -> dict[str, Any]:
-    gap = V_star - V
-    return {"suboptimality": expected_value(gap, rho), "suboptimality_inf": xp.max(gap, axis=-1)}
-
-
-def natural_policy_gradient(
-    mdp: FiniteMDP,
-    *,
-    eta: float,
-    iterations: int,
-    pi0: Any = None,
-    rho: Any = None,
-    tol: float | None = None,
-    V_star: Any = None,
-) -> PolicyOptimizationResult:
-    r"""Run exact tabular NPG ``π_{t+1} ∝ π_t exp(η A^{π_t}/(1−γ))`` on all instances at once.
-
-    Parameters
-    ----------
-    mdp : FiniteMDP
-        Discounted model, possibly batched.
-    eta : float > 0
-        Step size.
-    iterations : int ≥ 0
-        Number of updates ``T`` (the cap when ``tol`` is given).
-    pi0 : array, optional
-        Initial policy (uniform by default, as in the theorem).
-    rho : array, optional
-        Distribution of the traced suboptimality ``V*(ρ) − V^{π_t}(ρ)``
-        (the model's ``μ`` by default). NPG itself does not depend on ``ρ``.
-    tol : float, optional
-        Stop once ``V*(ρ) − V^{π_t}(ρ) ≤ tol`` for every instance; ``None`` runs
-        the fixed budget (``converged=None``).
-    V_star : array (..., S), optional
-        Optimal values (default: :func:`rltheory.mdp.policy_iteration`).
-
-    Returns
-    -------
-    PolicyOptimizationResult
-        Trace metrics ``suboptimality`` (``V*(ρ) − V^{π_t}(ρ)``) and
-        ``suboptimality_inf`` (``max_s V*(s) − V^{π_t}(s)``), ``t = 0..T``.
-
-    Raises
-    ------
-    ValueError
-        Bad ``eta``, ``iterations``, ``tol``, ``pi0``, ``rho`` or ``V_star``.
-
-    Notes
-    -----
-    Theorem (Agarwal et al. 2021, Thm 16): rewards in ``[0, 1]``, ``π_0`` uniform,
-    any ``η > 0``: ``V*(ρ) − V^{π_T}(ρ) ≤ log|A|/(ηT) + 1/((1−γ)^2 T)`` for every
-    ``ρ`` and ``T ≥ 1`` — no distribution-mismatch factor, no dependence on ``S``.
-    Cost per iteration: one batched ``S×S`` solve per instance.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rltheory.mdp import FiniteMDP
-    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
-    >>> res = natural_policy_gradient(mdp, eta=1.0, iterations=50)
-    >>> bool(res.trace["suboptimality"][-1] < 1e-6), res.converged
-    (True, None)
-    """
-    eta = check_positive(eta, "eta")
-    g, iterations, tol, rho, V_star, pi, loop = prepare(
-        mdp, "natural_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
-    )
-    xp = mdp.xp
-    ev = Evaluator.of(mdp, g)  # inputs were checked once above; the loop runs unchecked kernels
-    step = eta / (1.0 - g)
-    logpi = safe_log(pi, xp)
-    t = 0
-    while True:
-        V = ev.values(pi)
-        m = _gap_metrics(xp, V_star, V, rho)
-        if loop.record(t, m["suboptimality"], **m):
-            break
-        pi, logpi = log_softmax_step(logpi, step * ev.advantage(V), xp)
-        t += 1
-    return loop.result(pi)
-
-
-def entropy_regularized_npg(
-    mdp: FiniteMDP,
-    *,
-    eta: float,
-    tau: float,
-    iterations: int,
-    pi0: Any = None,
-    rho: Any = None,
-    tol: float | None = None,
-    soft: SoftSolution | None = None,
-) -> PolicyOptimizationResult:
-    r"""Run exact entropy-regularised NPG (Cen et al. 2022) on all instances at once.
-
-    ``log π_{t+1} = (1 − ητ/(1−γ)) log π_t + η Q_τ^{π_t}/(1−γ) − log Z_t``.
-
-    Parameters
-    ----------
-    eta : float, ``0 < η ≤ (1−γ)/τ``
-    tau : float > 0
-        Entropy temperature.
-    iterations : int ≥ 0
-    pi0 : array, optional
-        Initial policy with full support (uniform by default).
-    rho : array, optional
-        Distribution of the traced regularised gap ``V*_τ(ρ) − V_τ^{π_t}(ρ)``.
-    tol : float, optional
-        Stop once ``max(‖Q*_τ − Q_τ^{π_t}‖∞, τ‖log π*_τ − log π_t‖∞) ≤ tol`` for every
-        instance (the Q-error alone can vanish at a suboptimal policy when ``γ = 0``).
-    soft : SoftSolution, optional
-        ``Q*_τ`` etc. (default: :func:`soft_value_iteration` with ``tol=1e-12``).
-
-    Returns
-    -------
-    PolicyOptimizationResult
-        Trace metrics ``q_error`` (``‖Q*_τ − Q_τ^{π_t}‖∞``), ``log_policy_error``
-        (``‖log π*_τ − log π_t‖∞``) and ``suboptimality`` (``V*_τ(ρ) − V_τ^{π_t}(ρ)``).
-
-    Raises
-    ------
-    ValueError
-        ``η`` outside ``(0, (1−γ)/τ]``, bad ``τ``, ``pi0`` without full support.
-
-    Notes
-    -----
-    Theorem (Cen et al. 2022, Thm 1), exact evaluation, ``0 < η ≤ (1−γ)/τ``:
-    ``‖Q*_τ − Q_τ^{(t+1)}‖∞ ≤ C_1 γ (1−ητ)^t`` and
-    ``‖log π*_τ − log π^{(t+1)}‖∞ ≤ 2 C_1 τ^{-1} (1−ητ)^t`` with
-    ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞ + 2τ(1 − ητ/(1−γ)) ‖log π*_τ − log π^{(0)}‖∞``
-    (:func:`rltheory.bounds.entropy_npg_bound`). ``η = (1−γ)/τ`` is soft policy iteration.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rltheory.mdp import FiniteMDP
-    >>> mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
-    >>> res = entropy_regularized_npg(mdp, eta=0.5, tau=1.0, iterations=60)
-    >>> bool(res.trace["q_error"][-1] < 1e-10)
-    True
-    """
-    g = discount(mdp, "entropy_regularized_npg")
-    eta = check_positive(eta, "eta")
-    tau = check_positive(tau, "tau")
-    _check_entropy_step(eta, tau, g)
-    iterations = check_iterations(iterations)
-    tol = check_tol(tol)
-    xp = mdp.xp
-    rho = initial_distribution(mdp, rho)
-    if soft is None:
-        soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
-    logits = xp.log(initial_policy(mdp, pi0, positive=True))
-    alpha = 1.0 - eta * tau / (1.0 - g)
-    loop = Loop("entropy_regularized_npg", iterations, tol, xp)
-    t = 0
-    red = (-2, -1)
-    while True:
-        logpi = log_softmax(logits, xp)
-        pi = xp.exp(logpi)
-        V, Q = regularized_values(mdp, pi, tau=tau)
-        q_err = xp.max(xp.abs(soft.Q - Q), axis=red)
-        log_err = xp.max(xp.abs(soft.log_policy - logpi), axis=red)
-        m = {"q_error": q_err, "log_policy_error": log_err, "suboptimality": expected_value(soft.V - V, rho)}
-        if loop.record(t, xp.maximum(q_err, tau * log_err), **m):
-            break
-        logits = alpha * logpi + (eta / (1.0 - g)) * Q
-        t += 1
-    return loop.result(pi, theta=logpi)
 
 
 def softmax_policy_gradient(
@@ -561,7 +285,7 @@ def softmax_policy_gradient(
         if tau == 0.0:
             V = evaluate_policy(mdp, pi)
             adv = q_values(mdp, V) - V[..., None]
-            m = _gap_metrics(xp, V_star, V, rho)
+            m = gap_metrics(xp, V_star, V, rho)
             m["optimal_action_prob"] = xp.min(xp.sum(pi * star_mask, axis=-1), axis=-1)
         else:
             V, Q = regularized_values(mdp, pi, tau=tau)
@@ -626,7 +350,7 @@ def projected_policy_gradient(
     t = 0
     while True:
         V = evaluate_policy(mdp, pi)
-        m = _gap_metrics(xp, V_star, V, rho)
+        m = gap_metrics(xp, V_star, V, rho)
         if loop.record(t, m["suboptimality"], **m):
             break
         grad = state_occupancy(mdp, pi, rho)[..., None] * q_values(mdp, V) / (1.0 - g)
