@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning
 from ..mdp.horizon import backward_induction, evaluate_finite_horizon
 from ..mdp.model import FiniteHorizonMDP
@@ -50,8 +51,10 @@ class HybridResult:
         ``None`` for a fixed budget (``tol=None``); otherwise whether the suboptimality
         fell below ``tol`` (a :class:`~rltheory.errors.ConvergenceWarning` is emitted if not).
     trace : Trace
-        ``suboptimality`` ``V*_0(μ) − V^{π_t}_0(μ)`` (exact) and ``online_samples``
-        (cumulative on-policy transitions) for ``t = 0..T``.
+        ``suboptimality`` ``V*_0(μ) − V^{π_t}_0(μ)`` (exact), ``online_samples``
+        (cumulative on-policy transitions) and ``critic_term`` (the exact critic-error
+        term ``E_{t−1}`` of the step ``π_{t−1} → π_t`` in
+        :func:`rltheory.bounds.offline.hybrid_npg_bound`; 0 at ``t = 0``) for ``t = 0..T``.
     """
 
     policy: np.ndarray
@@ -118,13 +121,36 @@ def _weighted_fit(phi_h: np.ndarray, parts: list[tuple[_Step, float]], y_of: Any
     return phi_h @ np.linalg.solve(Lam, b)
 
 
+def _critic_term(P: np.ndarray, R: np.ndarray, pi: np.ndarray, new: np.ndarray, Qhat: np.ndarray,
+                 pi_star: np.ndarray, d_star: np.ndarray) -> float:
+    """``E_t = Σ_h E_{d*_h}[⟨π_{t+1} − π*, δ_t⟩_h + Σ_{h'>h} E^{π_{t+1}}[g_{h'}]]`` with ``δ_t = Q̂_t − Q^{π_t}``,
+    ``g = ⟨π_{t+1} − π_t, δ_t⟩`` (:func:`rltheory.bounds.offline.hybrid_npg_bound`); exact, from the true model."""
+    H, S, _ = pi.shape
+    V = np.zeros((H + 1, S))
+    Qt = np.zeros_like(Qhat)
+    for h in range(H - 1, -1, -1):  # Q^{π_t}
+        Qt[h] = R[h] + P[h] @ V[h + 1]
+        V[h] = np.sum(pi[h] * Qt[h], axis=-1)
+    delta = Qhat - Qt
+    g = np.sum((new - pi) * delta, axis=-1)  # [H, S]
+    U = np.zeros((H + 1, S))
+    for h in range(H - 1, -1, -1):  # U_h = g_h + P^{π_{t+1}}_h U_{h+1}
+        U[h] = g[h] + np.sum(new[h] * (P[h] @ U[h + 1]), axis=-1)
+    direct = np.sum((new - pi_star) * delta, axis=-1)
+    return float(np.sum(d_star * (direct + U[:H] - g)))
+
+
 def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_online: int, eta: float,
                  ridge: float, restart: Any, rng: Any, tol: float | None, critic: str, offline_weight: float,
                  what: str) -> HybridResult:
     gen = _rng(rng)
     H, S, A = fh.H, fh.S, fh.A
     mu = np.asarray(fh.initial_distribution())
-    v_star = float(np.asarray(backward_induction(fh).V)[0] @ mu)
+    sol = backward_induction(fh)
+    v_star = float(np.asarray(sol.V)[0] @ mu)
+    Pm, Rm = np.asarray(fh.P, dtype=np.float64), np.asarray(fh.R, dtype=np.float64)
+    pi_star = np.eye(A)[np.asarray(sol.policy)]
+    d_star = np.asarray(finite_horizon_occupancy(fh, pi_star)).sum(-1)  # [H, S]
     off = _steps(offline, split=False) if offline is not None else None
     pi = np.full((H, S, A), 1.0 / A)
     Q = np.zeros((H, S, A))
@@ -135,7 +161,7 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
     def subopt(p: np.ndarray) -> float:
         return v_star - float(np.asarray(evaluate_finite_horizon(fh, p))[0] @ mu)
 
-    rec.record(0, suboptimality=subopt(pi), online_samples=0)
+    rec.record(0, suboptimality=subopt(pi), online_samples=0, critic_term=0.0)
     converged = None if tol is None else False
     t = 0
     for t in range(1, iterations + 1):  # noqa: B007 - the count is reported
@@ -157,9 +183,11 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
             Q[h] = _weighted_fit(phi[h], parts, lambda st, v=v: st.r + v[st.s2], ridge)
             Q[h] = np.clip(Q[h], 0.0, float(H - h))
             V_next = np.sum(pi[h] * Q[h], axis=-1) if critic == "policy" else np.max(Q[h], axis=-1)
-        pi = np.stack([multiplicative_update(pi[h], eta * Q[h], np) for h in range(H)])
+        new = np.stack([multiplicative_update(pi[h], eta * Q[h], np) for h in range(H)])
+        term = _critic_term(Pm, Rm, pi, new, Q, pi_star, d_star)
+        pi = new
         gap = subopt(pi)
-        rec.record(t, suboptimality=gap, online_samples=samples)
+        rec.record(t, suboptimality=gap, online_samples=samples, critic_term=term)
         if tol is not None and gap <= tol:
             converged = True
             break

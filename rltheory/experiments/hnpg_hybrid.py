@@ -30,6 +30,19 @@ Claims checked:
    HNPG and NPG differ by at most 0.1, and HNPG ends ``≤ 0.05`` (the on-policy guarantee
    survives bad offline data).
 
+Theory overlaid and checked in both regimes:
+
+5. *NPG rate with the measured critic error* — for every learner and run, the running
+   average ``(1/T) Σ_{t<T} (V* − V^{π_t})`` is at most
+   ``H ln A/(ηT) + H(H+1)/(2T) + (1/T) Σ_{t<T} E_t``
+   (:func:`rltheory.bounds.offline.hybrid_npg_bound`; ``E_t`` the exact critic-error term,
+   0 for an exact critic, when the bound is the finite-horizon form of NPG's
+   ``ln|A|/(ηT) + 1/((1−γ)²T)``);
+6. *offline part* — the lock is deterministic with mean rewards, so offline-only FQI is
+   optimal whenever every pair of ``π*``'s path is in the data: per run,
+   ``V* − V^{FQI} ≤ 1[some (h, s*_h, a*_h) unseen]``, whose expectation is
+   ``≤ Σ_h (1 − ρ_h(s*_h, a*_h))^K`` (drawn; ``ρ_h`` the behaviour occupancy).
+
 References
 ----------
 Zhou, Y., Sekhari, A., Song, Y., Sun, W. (2024). Offline data enhanced on-policy policy
@@ -50,6 +63,7 @@ import numpy as np
 from ..algorithms.offline import certainty_equivalence, hybrid_actor_critic, hybrid_npg
 from ..bounds import Claim, check_bound
 from ..bounds.coverage import finite_horizon_occupancy, single_policy_concentrability
+from ..bounds.offline import hybrid_npg_bound
 from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
 from ..mdp.offline_data import behaviour_policy, sample_episodes
 from ..plot import figure
@@ -130,10 +144,13 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         from tqdm.auto import tqdm  # noqa: PLC0415
 
         bar = tqdm(total=2 * config.seeds, desc="hnpg-hybrid")
+    src_off = "certainty equivalence on a deterministic model (exact on observed pairs, 0 elsewhere)"
     for regime in ("covered", "adversarial"):
         sub = {m: [] for m in LEARNERS}
         samples = None
-        fqi_sub, cstars = [], []
+        fqi_sub, cstars, unseen, miss_bound = [], [], [], []
+        avg = {m: [] for m in LEARNERS}
+        bnd = {m: [] for m in LEARNERS}
         for _ in range(config.seeds):
             fh, digits = combination_lock(config.H, config.A, rng)
             sol = backward_induction(fh)
@@ -142,6 +159,11 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
             d_star = np.asarray(finite_horizon_occupancy(fh, pi_star))
             cstars.append(single_policy_concentrability(d_star, np.asarray(finite_horizon_occupancy(fh, beh))))
             off = sample_episodes(fh, beh, config.offline_episodes, rng=rng)
+            rho = np.asarray(finite_horizon_occupancy(fh, beh))
+            hs = np.arange(config.H)
+            path = (off.states[:, :-1] == 0) & (off.actions == digits[None, :])  # (h, s*_h = 0, a*_h) observed
+            unseen.append(float(not np.all(path.any(axis=0))))
+            miss_bound.append(float(np.sum((1.0 - rho[hs, 0, digits]) ** config.offline_episodes)))
             fqi = certainty_equivalence(off)
             fqi_sub.append(1.0 - float(np.asarray(evaluate_finite_horizon(fh, fqi.policy))[0, 0]))
             run_seed = int(rng.integers(2**31))
@@ -153,6 +175,9 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
             }
             for m, r in res.items():
                 sub[m].append(r.trace["suboptimality"])
+                s_t = np.asarray(r.trace["suboptimality"])
+                avg[m].append(np.cumsum(s_t[:-1]) / np.arange(1, s_t.size))
+                bnd[m].append(hybrid_npg_bound(config.H, config.A, config.eta, r.trace["critic_term"][1:]))
             samples = res["npg"].trace["online_samples"]
             if bar is not None:
                 bar.update(1)
@@ -160,7 +185,23 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         panel = f"{regime} offline data"
         curves[panel] = {"online_samples": np.asarray(samples).tolist(),
                          **{m: mean[m].tolist() for m in LEARNERS},
-                         "fqi_offline": [float(np.mean(fqi_sub))] * len(samples)}
+                         "fqi_offline": [float(np.mean(fqi_sub))] * len(samples),
+                         "fqi_bound": [float(np.mean(miss_bound))] * len(samples),
+                         **{f"{m}_avg": np.mean(np.stack(avg[m]), axis=0).tolist() for m in LEARNERS},
+                         **{f"{m}_bound": np.mean(np.stack(bnd[m]), axis=0).tolist() for m in LEARNERS},
+                         "exact_critic_rate": hybrid_npg_bound(config.H, config.A, config.eta,
+                                                               np.zeros(config.iterations)).tolist()}
+        checks.append(Claim(
+            f"{regime}-npg-rate", f"{regime}: every learner's running-average suboptimality ≤ H ln A/(ηT) + H(H+1)/(2T) "
+            "+ (1/T) Σ_t E_t (exact critic-error term) at every T in every run",
+            "finite-horizon form of Agarwal, Kakade, Lee & Mahajan (2021), Thm 16; Zhou et al. (2024), Thm 1", None, "bound",
+        ).check(check_bound(np.concatenate([np.concatenate(avg[m]) for m in LEARNERS]),
+                            np.concatenate([np.concatenate(bnd[m]) for m in LEARNERS]))))
+        checks.append(Claim(
+            f"{regime}-fqi-offline-part", f"{regime}: offline-only FQI suboptimality ≤ 1[some pair of π*'s path unseen] "
+            "in every run (deterministic lock); its mean is ≤ Σ_h (1 − ρ_h(π*))^K", src_off, None, "bound",
+        ).check(check_bound(np.asarray(fqi_sub), np.asarray(unseen))))
+        meta[f"fqi_miss_bound_{regime}"] = float(np.mean(miss_bound))
         meta[f"C_star_{regime}"] = float(np.max(cstars))
         src = "Zhou, Sekhari, Song & Sun (2024), Thm 1 (best of both worlds)"
         if regime == "covered":
@@ -208,6 +249,13 @@ def plot(result: ExperimentResult) -> Any:
             ax.plot(x, np.where(y > 1e-8, y, np.nan), marker="o", ms=3, lw=2.0 if m == "hnpg" else 1.2,
                     color=colors[m], label=m)
         ax.plot(x, np.maximum(c["fqi_offline"], 1e-8), color="tab:green", ls="-.", label="offline-only FQI (0 drawn at 1e-8)")
+        if "hnpg_bound" in c:
+            xb = x[1:]
+            ax.plot(xb, c["hnpg_avg"], color=colors["hnpg"], ls=":", lw=1.2, label="hnpg running average")
+            ax.plot(xb, c["hnpg_bound"], color=colors["hnpg"], ls="--", lw=1.2, label="bound: HlnA/(ηT)+H(H+1)/(2T)+ΣE_t/T")
+            ax.plot(xb, c["npg_bound"], color=colors["npg"], ls="--", lw=1.0, label="same bound for npg")
+            ax.plot(xb, c["exact_critic_rate"], color="black", ls="--", lw=0.8, label="exact-critic NPG rate")
+            ax.plot(x, np.maximum(c["fqi_bound"], 1e-8), color="tab:green", ls=":", label="FQI bound Σ_h(1−ρ_h(π*))^K (<1e-8 at 1e-8)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("online transitions")

@@ -484,3 +484,60 @@ def test_discounted_lcb_reference_and_errors():
     bad = TransitionDataset(np.zeros(2, int), np.zeros(2, int), np.array([0.0, 2.0]), np.zeros(2, int), S=1, A=1)
     with pytest.raises(InvalidModelError, match=r"rewards\[i=1\] = 2"):
         lcb_vi_discounted(bad, 0.5)
+
+
+# ----------------------------------------------------------------------------- NPG rate with a critic error term
+from rltheory.algorithms._policy_opt import multiplicative_update  # noqa: E402
+from rltheory.bounds.offline import hybrid_npg_bound  # noqa: E402
+
+
+def _running_average(sub):
+    s = np.asarray(sub)
+    return np.cumsum(s[:-1]) / np.arange(1, s.size)
+
+
+@settings(max_examples=15, deadline=None)
+@given(fh=finite_horizon_mdps(max_horizon=3, max_states=3, max_actions=3), seed=st.integers(0, 2**31 - 1),
+       hybrid=st.booleans(), eta=st.sampled_from([0.3, 1.0, 5.0]))
+def test_hybrid_npg_running_average_below_bound_with_measured_critic_term(fh, seed, hybrid, eta):
+    # Theorem (hybrid_npg_bound): holds for every run and any critic — here a noisy fitted one.
+    feats = np.eye(fh.S * fh.A).reshape(fh.S, fh.A, -1)
+    off = sample_episodes(fh, np.full((fh.H, fh.S, fh.A), 1.0 / fh.A), 20, rng=seed) if hybrid else None
+    learner = hybrid_npg if seed % 2 else hybrid_actor_critic
+    res = learner(fh, feats, off, iterations=12, n_online=4, eta=eta, rng=seed)
+    bound = hybrid_npg_bound(fh.H, fh.A, eta, res.trace["critic_term"][1:])
+    assert np.all(_running_average(res.trace["suboptimality"]) <= bound + 1e-10)
+
+
+@settings(max_examples=15, deadline=None)
+@given(fh=finite_horizon_mdps(max_horizon=4, max_states=3, max_actions=3), eta=st.sampled_from([0.1, 1.0, 10.0]))
+def test_exact_critic_npg_meets_finite_horizon_rate(fh, eta):
+    # Consistency: exact Q^{π_t} gives E_t = 0 and the rate H ln A/(ηT) + H(H+1)/(2T)
+    # (finite-horizon form of Agarwal et al. 2021, Thm 16), checked on an independent exact-critic loop.
+    P, R = np.asarray(fh.P), np.asarray(fh.R)
+    mu = np.asarray(fh.initial_distribution())
+    v_star = float(np.asarray(evaluate_finite_horizon(fh, np.asarray(backward_induction(fh).policy)))[0] @ mu)
+    pi = np.full((fh.H, fh.S, fh.A), 1.0 / fh.A)
+    sub = []
+    for _ in range(30):
+        V = np.zeros((fh.H + 1, fh.S))
+        Q = np.zeros((fh.H, fh.S, fh.A))
+        for h in range(fh.H - 1, -1, -1):
+            Q[h] = R[h] + P[h] @ V[h + 1]
+            V[h] = np.sum(pi[h] * Q[h], -1)
+        sub.append(v_star - float(V[0] @ mu))
+        pi = np.stack([multiplicative_update(pi[h], eta * Q[h], np) for h in range(fh.H)])
+    avg = np.cumsum(sub) / np.arange(1, len(sub) + 1)
+    assert np.all(avg <= hybrid_npg_bound(fh.H, fh.A, eta, np.zeros(len(sub))) + 1e-10)
+
+
+def test_hybrid_npg_bound_reference_and_validation():
+    # H = 3, A = 4, η = 2, E = (0.5, 0.1): T = 1 → 3 ln 4/2 + 6 + 0.5; T = 2 → (3 ln 4/2 + 6 + 0.6)/2
+    b = hybrid_npg_bound(3, 4, 2.0, [0.5, 0.1])
+    assert b.tolist() == pytest.approx([1.5 * math.log(4) + 6.5, (1.5 * math.log(4) + 6.6) / 2], rel=1e-14)
+    with pytest.raises(ValueError, match="eta must be a positive finite number"):
+        hybrid_npg_bound(3, 4, 0.0, [0.1])
+    with pytest.raises(ValueError, match="critic_terms must be a non-empty finite array"):
+        hybrid_npg_bound(3, 4, 1.0, [])
+    with pytest.raises(ValueError, match="A must be a positive integer"):
+        hybrid_npg_bound(3, 0, 1.0, [0.1])
