@@ -234,7 +234,8 @@ def softmax_policy_gradient(
         (``V*(ρ) − V^{π_t}(ρ)``, or ``V*_τ(ρ) − V_τ^{π_t}(ρ)`` when ``τ > 0``),
         ``suboptimality_inf`` (``τ = 0``), ``optimal_action_prob``
         (``min_s π_t(a*(s)|s)`` with ``a* = greedy(Q*)``, ``τ = 0``; Mei's ``c`` is its
-        running minimum) and ``grad_norm`` (Euclidean, per instance).
+        running minimum), ``min_prob`` (``min_{s,a} π_t(a|s)``, the ``c`` of Mei et al.'s
+        Thm 6 for ``τ > 0``) and ``grad_norm`` (Euclidean, per instance).
 
     Raises
     ------
@@ -247,7 +248,10 @@ def softmax_policy_gradient(
     ``η = (1−γ)^3/8``: for all ``t ≥ 1``,
     ``V*(ρ) − V^{π_θt}(ρ) ≤ 16 S ‖d^{π*}_ρ/ρ‖∞² ‖1/ρ‖∞ / (c² (1−γ)^6 t)``,
     ``c = inf_{t≥1} min_s π_θt(a*(s)|s) > 0``
-    (:func:`rltheory.bounds.softmax_pg_bound`). The rate ``1/t`` is also a lower
+    (:func:`rltheory.bounds.softmax_pg_bound`). With entropy ``τ > 0`` and
+    ``η = (1−γ)^3/(8 + τ(4 + 8 log|A|))`` the regularised gap decays linearly,
+    ``≤ ‖1/ρ‖∞ (1 + τ log|A|)/(1−γ)^2 exp(−C(t−1))`` (Mei et al. 2020, Thm 6;
+    :func:`rltheory.bounds.entropy_pg_bound`). For ``τ = 0`` the rate ``1/t`` is also a lower
     bound up to constants (Mei et al. 2020, Thm 10), and the constant can be
     exponential in ``S`` on chains (Li et al. 2021).
 
@@ -292,6 +296,7 @@ def softmax_policy_gradient(
             adv = Q - tau * log_softmax(theta, xp) - V[..., None]
             m = {"suboptimality": expected_value(soft.V - V, rho)}
         grad = state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)
+        m["min_prob"] = xp.min(pi, axis=(-2, -1))
         m["grad_norm"] = xp.sqrt(xp.sum(grad * grad, axis=(-2, -1)))
         if loop.record(t, m["suboptimality"], **m):
             break

@@ -71,6 +71,8 @@ from .offline import (  # offline RL guarantees (issue 8)
 from .policy_optimization import (  # policy optimisation, linear critics, Q-learning
     entropy_npg_bound,
     entropy_npg_constant,
+    entropy_pg_bound,
+    entropy_pg_step_size,
     kl_to_policy,
     mismatch_coefficient,
     npg_bound,
@@ -138,6 +140,8 @@ __all__ = [
     "vi_iterations_to_threshold",
     "vi_stopping_threshold",
     "entropy_npg_bound",
+    "entropy_pg_bound",
+    "entropy_pg_step_size",
     "entropy_npg_constant",
     "kl_to_policy",
     "mismatch_coefficient",

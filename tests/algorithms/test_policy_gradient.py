@@ -26,6 +26,8 @@ from rltheory.backend import to_numpy
 from rltheory.bounds.policy_optimization import (
     entropy_npg_bound,
     entropy_npg_constant,
+    entropy_pg_bound,
+    entropy_pg_step_size,
     mismatch_coefficient,
     npg_bound,
     projected_pg_bound,
@@ -128,6 +130,62 @@ def test_softmax_pg_mei_bound_holds_at_every_iterate(mdp):
         mismatch=float(mismatch_coefficient(mdp, pi_star, rho)), inv_rho=1 / rho.min(),
     )
     assert np.all(res.trace["suboptimality"][1:] <= bound + 1e-9)
+
+
+def _mei_entropy_bound(mdp, tau, res, soft):
+    # Mei et al. (2020), Thm 6, with rho = mu (the objective's start distribution): trace
+    # index k is the paper's t = k + 1; c is the running minimum of min_{s,a} pi_k(a|s).
+    mu = np.asarray(mdp.initial_distribution())
+    c = np.minimum.accumulate(res.trace["min_prob"])
+    k = np.arange(len(c))
+    return entropy_pg_bound(
+        k + 1, gamma=mdp.gamma, tau=tau, n_actions=mdp.A, c=c,
+        mismatch=float(mismatch_coefficient(mdp, soft.policy, mu)), inv_mu=1 / mu.min(),
+    )
+
+
+@settings(max_examples=15)
+@given(finite_mdps(max_states=4, max_actions=3, gamma=discounts(0.0, 0.9)), st.sampled_from([0.1, 0.5, 2.0]))
+def test_entropy_softmax_pg_mei_linear_bound_holds_at_every_iterate(mdp, tau):
+    soft = soft_value_iteration(mdp, tau=tau, tol=1e-13)
+    eta = entropy_pg_step_size(gamma=mdp.gamma, tau=tau, n_actions=mdp.A)
+    res = softmax_policy_gradient(mdp, eta=eta, tau=tau, iterations=60, soft=soft)
+    bound = _mei_entropy_bound(mdp, tau, res, soft)
+    atol = 1e-9 * (1 + np.abs(np.asarray(soft.V)).max())
+    assert np.all(res.trace["suboptimality"] <= bound + atol)
+    assert np.all(np.diff(bound) < 0)  # strictly decreasing: a linear rate, C > 0
+
+
+def test_entropy_softmax_pg_long_run_sits_under_a_non_trivial_mei_bound():
+    # Bandit (S = 1, gamma = 0), r = (0, 1), tau = 1: after 3000 steps the Thm 6 bound is far
+    # below the trivial range (1 + tau log A)/(1 - gamma)^2 = 1 + log 2, and the measured
+    # regularised gap must still sit under it at every iterate.
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    tau, T = 1.0, 3000
+    soft = soft_value_iteration(mdp, tau=tau, tol=1e-14)
+    res = softmax_policy_gradient(mdp, eta=entropy_pg_step_size(gamma=0.0, tau=tau, n_actions=2),
+                                  tau=tau, iterations=T, soft=soft)
+    bound = _mei_entropy_bound(mdp, tau, res, soft)
+    assert bound[-1] < 1e-2 * (1 + math.log(2))
+    assert np.all(res.trace["suboptimality"] <= bound + 1e-12)
+
+
+def test_entropy_pg_bound_reference_values():
+    # C = (1-g)^4/(8/tau + 4 + 8 log A) * c^2 / (inv_mu * mismatch); bound(t) = inv_mu (1 + tau log A)/(1-g)^2 e^{-C(t-1)}.
+    # gamma = 1/2, tau = 2, A = 1 (log A = 0), c = 1, mismatch = 2, inv_mu = 4:
+    # C = (1/16)/(4 + 4) / 8 = 1/1024; bound(1) = 4 * 1 / (1/4) = 16; bound(1025) = 16/e.
+    b = entropy_pg_bound([1, 1025], gamma=0.5, tau=2.0, n_actions=1, c=1.0, mismatch=2.0, inv_mu=4.0)
+    np.testing.assert_allclose(b, [16.0, 16.0 / math.e], rtol=1e-14)
+    # eta = (1 - gamma)^3/(8 + tau(4 + 8 log A)): gamma = 1/2, tau = 1, A = 1 -> (1/8)/12
+    assert entropy_pg_step_size(gamma=0.5, tau=1.0, n_actions=1) == pytest.approx(1 / 96, rel=1e-15)
+    with pytest.raises(ValueError, match="c must be > 0"):
+        entropy_pg_bound(1, gamma=0.5, tau=1.0, n_actions=2, c=0.0, mismatch=1.0, inv_mu=1.0)
+    with pytest.raises(ValueError, match="tau must be a finite number > 0"):
+        entropy_pg_bound(1, gamma=0.5, tau=0.0, n_actions=2, c=0.5, mismatch=1.0, inv_mu=1.0)
+    with pytest.raises(ValueError, match=r"t must be >= 1"):
+        entropy_pg_bound(0, gamma=0.5, tau=1.0, n_actions=2, c=0.5, mismatch=1.0, inv_mu=1.0)
+    with pytest.raises(ValueError, match="n_actions must be an integer >= 1"):
+        entropy_pg_step_size(gamma=0.5, tau=1.0, n_actions=0)
 
 
 @settings(max_examples=25)
