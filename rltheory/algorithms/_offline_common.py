@@ -145,3 +145,15 @@ def _recursion(H: int, S: int, A: int, backup: Any, clip: bool) -> tuple[np.ndar
         pol[h] = np.argmax(Q[h], axis=-1)
         V[h] = np.max(Q[h], axis=-1)
     return pol, Q, V, G
+
+
+def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: str = "policy") -> np.ndarray:
+    pol = np.asarray(policy, dtype=np.float64)
+    want = (H, S) + shape
+    if pol.shape != want:
+        raise ValueError(f"{field} must have shape (H, S, A_1, ..., A_n) = {want}; got {pol.shape}")
+    flat = pol.reshape(H * S, -1)
+    if np.any(flat < -1e-12) or np.any(np.abs(flat.sum(-1) - 1.0) > 1e-8):
+        row = int(np.argmax(np.abs(flat.sum(-1) - 1.0) + (flat.min(-1) < -1e-12)))
+        raise ValueError(f"{field}[h={row // S}, s={row % S}] must be a distribution over joint actions")
+    return pol

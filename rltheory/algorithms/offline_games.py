@@ -31,7 +31,8 @@ the three solution concepts. Two learners minimise it:
 :func:`equilibrium_gap` computes the exact NashConv / CCE gap / CE gap of a joint policy
 in the true game (the same recursions with the exact backup).
 
-**MARLHF** (Zhang et al. 2024): rewards are unobserved; each player compares
+**MARLHF** (Zhang et al. 2024; implemented in :mod:`rltheory.algorithms.marlhf`, re-exported here):
+rewards are unobserved; each player compares
 trajectory pairs (Bradley–Terry). :func:`bradley_terry_mle` fits ``r_i`` (tabular,
 ``r_{i,h}(s, a)``) by ridge-regularised logistic MLE (Newton's method);
 :func:`marlhf_equilibrium` picks, among candidate policies, the one minimising the upper
@@ -56,23 +57,27 @@ Liu, Q., Wang, T., Jin, C. (2021). A sharp analysis of model-based RL with self-
 
 from __future__ import annotations
 
-import itertools
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy.optimize import linprog
 
-from ..bounds.coverage import finite_horizon_occupancy
 from ..bounds.offline import hoeffding_radius
-from ..errors import ConvergenceWarning, InvalidModelError, SolverError
+from ..errors import InvalidModelError, SolverError
 from ..games.bimatrix import lemke_howson
-from ..mdp.model import FiniteHorizonMDP
-from ..mdp.offline_data import EpisodeDataset, PreferenceDataset
-from ..trace import Trace, TraceRecorder
-from ._offline_common import _features, _group, _Step
+from ..mdp.offline_data import EpisodeDataset
+from ._offline_common import _features, _group, _policy_array, _Step
+
+# MARLHF lives in .marlhf; re-exported so every name stays importable here
+from .marlhf import (  # noqa: F401
+    BradleyTerryResult,
+    MARLHFResult,
+    bradley_terry_mle,
+    marlhf_equilibrium,
+    trajectory_features,
+)
 
 __all__ = [
     "GameOfflineResult",
@@ -327,17 +332,6 @@ def _backward(
     return pol, lo_V, hi_V
 
 
-def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: str = "policy") -> np.ndarray:
-    pol = np.asarray(policy, dtype=np.float64)
-    want = (H, S) + shape
-    if pol.shape != want:
-        raise ValueError(f"{field} must have shape (H, S, A_1, ..., A_n) = {want}; got {pol.shape}")
-    flat = pol.reshape(H * S, -1)
-    if np.any(flat < -1e-12) or np.any(np.abs(flat.sum(-1) - 1.0) > 1e-8):
-        row = int(np.argmax(np.abs(flat.sum(-1) - 1.0) + (flat.min(-1) < -1e-12)))
-        raise ValueError(f"{field}[h={row // S}, s={row % S}] must be a distribution over joint actions")
-    return pol
-
 
 def equilibrium_gap(P: Any, R: Any, policy: Any, *, concept: str = "nash", mu: Any = None) -> float:
     r"""Exact gap ``Σ_i max(0, E_μ[max_{dev} V_{i,0}^{dev} − V_{i,0}^π])`` of a joint Markov policy.
@@ -522,234 +516,3 @@ def gap_relaxation_equilibrium(
     j = int(np.argmin(vals))
     r = results[j]
     return GameOfflineResult(r.policy, r.lower, r.upper, r.gap_bound, r.concept, r.delta, r.counts, j, vals)
-
-
-# --------------------------------------------------------------------------- Bradley–Terry / MARLHF
-@dataclass(frozen=True, eq=False)
-class BradleyTerryResult:
-    r"""Ridge-regularised Bradley–Terry MLE of per-player rewards.
-
-    Attributes
-    ----------
-    theta : array (n, H, S, A_1, …, A_n)
-        ``r̂_{i,h}(s, a)``; returns are identified only up to the null space of the
-        compared feature differences (the ridge picks the minimum-norm solution there).
-    gram : array (D, D)
-        ``Σ = Σ_k x_k x_kᵀ + λI`` with ``x_k = ψ(τ_k) − ψ(τ'_k)`` (``D = H S J``).
-    converged : bool
-    iterations : int
-    trace : Trace
-        ``loss`` (penalised negative log-likelihood summed over players) and ``decrement``
-        (largest Newton decrement ``λ²/2``) per iteration.
-    """
-
-    theta: np.ndarray
-    gram: np.ndarray
-    converged: bool
-    iterations: int
-    trace: Trace
-
-
-def trajectory_features(data: EpisodeDataset) -> np.ndarray:
-    r"""``ψ(τ)[h, s, a] = 1{(s_h, a_h) = (s, a)}`` flattened: shape ``(K, H·S·J)``; ``R(τ) = ⟨ψ(τ), r⟩``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> d = EpisodeDataset(np.zeros((1, 2), int), np.array([[1]]), np.zeros((1, 1)), S=1, A=2)
-    >>> trajectory_features(d).tolist()
-    [[0.0, 1.0]]
-    """
-    H, S = data.H, data.S
-    J = int(np.prod(data.action_shape))
-    idx = (np.arange(H)[None, :] * S + data.states[:, :-1]) * J + data.joint_actions()
-    out = np.zeros((data.K, H * S * J))
-    np.add.at(out, (np.repeat(np.arange(data.K), H), idx.ravel()), 1.0)
-    return out
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
-
-
-def bradley_terry_mle(
-    prefs: PreferenceDataset, *, ridge: float = 1e-3, max_iter: int = 100, tol: float = 1e-12
-) -> BradleyTerryResult:
-    r"""``θ̂_i = argmin_θ −Σ_k [y_{k,i} log σ(x_kᵀθ) + (1 − y_{k,i}) log σ(−x_kᵀθ)] + (λ/2)‖θ‖²`` by Newton's method.
-
-    ``x_k = ψ(τ_k) − ψ(τ'_k)`` (:func:`trajectory_features`): the Bradley–Terry model
-    ``Pr(τ ≻_i τ') = σ(R_i(τ) − R_i(τ'))`` with tabular rewards ``R_i(τ) = ⟨ψ(τ), θ_i⟩``.
-
-    Parameters
-    ----------
-    prefs : PreferenceDataset
-    ridge : float > 0
-        ``λ`` (strict convexity; picks the minimum-norm solution on unidentified directions).
-    max_iter : int
-    tol : float
-        Stop when the Newton decrement ``λ²/2 = gᵀH^{-1}g/2`` (computed at the last
-        iterate, the largest over players) is ``≤ tol`` — the standard Newton stopping
-        rule (Boyd & Vandenberghe 2004, §9.5.1): it estimates the remaining objective gap
-        and, unlike a step-size rule, is unaffected by the near-flat unidentified directions.
-
-    Notes
-    -----
-    The objective is ``λ``-strongly convex and self-concordant-like, so Newton's method
-    converges quadratically near the optimum; the iteration count is reported and
-    hitting ``max_iter`` emits :class:`~rltheory.errors.ConvergenceWarning`. Estimation
-    error: ``‖θ̂ − θ*‖_Σ = O(√(D + log(1/δ))/κ)`` with ``κ`` the smallest logistic
-    curvature on the data (Zhu, Jordan & Jiao 2023, Lemma 3.1), so returns on covered
-    directions converge at ``1/√N``.
-
-    Examples
-    --------
-    All comparisons between the same two one-step trajectories, ``k`` of ``N`` won by the
-    first: the return difference is ``log(k/(N − k))`` (up to the ridge).
-
-    >>> import numpy as np
-    >>> a = EpisodeDataset(np.zeros((4, 2), int), np.ones((4, 1), int), np.zeros((4, 1)), S=1, A=2)
-    >>> b = EpisodeDataset(np.zeros((4, 2), int), np.zeros((4, 1), int), np.zeros((4, 1)), S=1, A=2)
-    >>> fit = bradley_terry_mle(PreferenceDataset(a, b, np.array([[1], [1], [1], [0]])), ridge=1e-9)
-    >>> abs(float(fit.theta[0, 0, 0, 1] - fit.theta[0, 0, 0, 0]) - float(np.log(3.0))) < 1e-6
-    True
-    """
-    if not isinstance(prefs, PreferenceDataset):
-        raise TypeError(f"bradley_terry_mle needs a PreferenceDataset; got {type(prefs).__name__}")
-    if isinstance(ridge, bool) or not isinstance(ridge, (int, float)) or not ridge > 0 or not math.isfinite(ridge):
-        raise ValueError(f"ridge must be a finite number > 0; got {ridge!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
-    X = trajectory_features(prefs.first) - trajectory_features(prefs.second)
-    Y = prefs.labels.astype(np.float64)
-    n, D = Y.shape[1], X.shape[1]
-    theta = np.zeros((n, D))
-    gram = X.T @ X + ridge * np.eye(D)
-    rec = TraceRecorder()
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        worst = 0.0
-        loss = 0.0
-        for i in range(n):
-            z = X @ theta[i]
-            p = _sigmoid(z)
-            g = X.T @ (p - Y[:, i]) + ridge * theta[i]
-            Hm = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(D)
-            step = np.linalg.solve(Hm, g)
-            theta[i] -= step
-            worst = max(worst, 0.5 * float(g @ step))  # Newton decrement λ²/2 before the step
-            z = X @ theta[i]
-            loss += float(np.sum(np.logaddexp(0.0, -z) * Y[:, i] + np.logaddexp(0.0, z) * (1 - Y[:, i])))
-            loss += 0.5 * ridge * float(theta[i] @ theta[i])
-        rec.record(it, loss=loss, decrement=worst)
-        if worst <= tol:
-            converged = True
-            break
-    if not converged:
-        warnings.warn(f"bradley_terry_mle: Newton's method reached max_iter={max_iter} with decrement {worst:.3g} > tol={tol:g}",
-                      ConvergenceWarning, stacklevel=2)
-    shape = (n, prefs.first.H, prefs.first.S) + prefs.first.action_shape
-    return BradleyTerryResult(theta.reshape(shape), gram, converged, it, rec.finish())
-
-
-@dataclass(frozen=True, eq=False)
-class MARLHFResult:
-    """Output of :func:`marlhf_equilibrium`: the chosen candidate, every candidate's gap UCB, the reward fit."""
-
-    policy: np.ndarray
-    candidate: int
-    gap_ucb: np.ndarray
-    fit: BradleyTerryResult
-
-
-def _occupancy(Pj: np.ndarray, pol: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    H, S, J = pol.shape[0], pol.shape[1], Pj.shape[2]
-    fh = FiniteHorizonMDP(Pj, np.zeros((H, S, J)), mu)
-    return np.asarray(finite_horizon_occupancy(fh, pol.reshape(H, S, J))).reshape(-1)
-
-
-def _player_deviations(H: int, S: int, Ai: int) -> list[np.ndarray]:
-    """All deterministic Markov policies of one player as one-hot ``[H, S, A_i]`` arrays."""
-    out = []
-    for choice in itertools.product(range(Ai), repeat=H * S):
-        out.append(np.eye(Ai)[np.asarray(choice).reshape(H, S)])
-    return out
-
-
-def marlhf_equilibrium(
-    prefs: PreferenceDataset, P: Any, candidates: list[Any], *, beta: float, mu: Any = None,
-    ridge: float = 1e-3, fit: BradleyTerryResult | None = None,
-) -> MARLHFResult:
-    r"""MARLHF: Bradley–Terry reward MLE, then the candidate minimising a UCB on its Nash gap.
-
-    ``UCB(π) = Σ_i max_{π_i'} [ θ̂_iᵀΔ_i + β ‖Δ_i‖_{Σ^{-1}} ]`` with
-    ``Δ_i = ψ(π_i', π_{−i}) − ψ(π)`` (occupancy differences under the known dynamics
-    ``P``; ``π_i'`` ranges over player ``i``'s deterministic Markov policies, which include
-    the best response). On the event ``‖θ̂_i − θ_i‖_Σ ≤ β``,
-    ``NashConv(π) ≤ UCB(π)`` for every product candidate ``π`` (Cauchy–Schwarz), so the
-    output's NashConv is certified — and it vanishes only when the data cover the
-    equilibrium's unilateral deviations (Zhang et al. 2024).
-
-    Parameters
-    ----------
-    prefs : PreferenceDataset
-    P : array (H, S, A_1, A_2, S)
-    candidates : list of product joint policies (H, S, A_1, A_2)
-    beta : float ≥ 0
-        Confidence radius in the ``Σ``-norm.
-    mu : array (S,), optional
-    ridge : float
-        ``λ`` of the MLE (ignored when ``fit`` is given).
-    fit : BradleyTerryResult, optional
-        A precomputed reward fit.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rltheory.mdp.offline_data import sample_game_episodes, sample_preferences
-    >>> P = np.ones((1, 1, 2, 2, 1)); R = np.stack([np.eye(2), np.eye(2)])[:, None, None]
-    >>> beh = np.full((1, 1, 2, 2), 0.25)
-    >>> t1, t2 = (sample_game_episodes(P, R, beh, 3000, rng=s) for s in (0, 1))
-    >>> prefs = sample_preferences(t1, t2, R, rng=2)
-    >>> cands = [np.eye(4)[j].reshape(1, 1, 2, 2) for j in range(4)]
-    >>> marlhf_equilibrium(prefs, P, cands, beta=1.0).candidate in (0, 3)
-    True
-    """
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0:
-        raise ValueError(f"beta must be a number >= 0; got {beta!r}")
-    d0 = prefs.first
-    Pf = np.asarray(P, dtype=np.float64)
-    shape = d0.action_shape
-    H, S = d0.H, d0.S
-    if Pf.shape != (H, S) + shape + (S,):
-        raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) = {(H, S) + shape + (S,)}; got {Pf.shape}")
-    if len(shape) != 2:
-        raise ValueError("marlhf_equilibrium handles two players")
-    if fit is None:
-        fit = bradley_terry_mle(prefs, ridge=ridge)
-    J = int(np.prod(shape))
-    Pj = Pf.reshape(H, S, J, S)
-    m = np.full(S, 1.0 / S) if mu is None else np.asarray(mu, dtype=np.float64)
-    G_inv = np.linalg.inv(fit.gram)
-    theta = fit.theta.reshape(2, -1)
-    devs = [_player_deviations(H, S, shape[0]), _player_deviations(H, S, shape[1])]
-    ucb = np.zeros(len(candidates))
-    for c, cand in enumerate(candidates):
-        pol = _policy_array(cand, H, S, shape, field=f"candidates[{c}]")
-        x = pol.sum(axis=3)  # player 1 marginal [H, S, A1]
-        y = pol.sum(axis=2)
-        if not np.allclose(pol, x[..., :, None] * y[..., None, :], atol=1e-9):
-            raise ValueError(f"candidates[{c}] must be a product policy π_1 ⊗ π_2")
-        psi = _occupancy(Pj, pol, m)
-        total = 0.0
-        for i in range(2):
-            best = 0.0
-            for dv in devs[i]:
-                joint = dv[..., :, None] * y[..., None, :] if i == 0 else x[..., :, None] * dv[..., None, :]
-                delta_psi = _occupancy(Pj, joint, m) - psi
-                val = float(theta[i] @ delta_psi + beta * math.sqrt(max(float(delta_psi @ G_inv @ delta_psi), 0.0)))
-                best = max(best, val)
-            total += best
-        ucb[c] = total
-    j = int(np.argmin(ucb))
-    return MARLHFResult(np.asarray(candidates[j], dtype=np.float64), j, ucb, fit)
