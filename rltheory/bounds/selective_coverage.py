@@ -69,6 +69,7 @@ NeurIPS 35 (unilateral concentrability).
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -193,6 +194,17 @@ def _joint(pols: list[np.ndarray]) -> np.ndarray:
     return joint
 
 
+def _prepare(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, tol: float, what: str) -> tuple:
+    """Validated arrays and the candidate's part ``C_cov(π)`` (``∞`` if its pessimistic completion is not exact)."""
+    Pj, Rj, pols, rho, m, acts = _game(P, R, policies, d_data, mu, what)
+    joint = _joint(pols)
+    V, Vlo = _candidate(Pj, Rj, joint, rho)
+    worst = _ratio_on_support(_occupancy(Pj, joint, m, rho), rho)
+    if np.any(Vlo[:, 0] @ m < V[:, 0] @ m - tol):
+        worst = float("inf")
+    return Pj, Rj, pols, rho, m, acts, worst
+
+
 def selective_concentrability(
     P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any = None, *, tol: float = 1e-9
 ) -> float:
@@ -247,14 +259,11 @@ def selective_concentrability(
     >>> selective_concentrability(P, R, pi, rho)
     1.0
     """
-    Pj, Rj, pols, rho, m, acts = _game(P, R, policies, d_data, mu, "selective_concentrability")
+    Pj, Rj, pols, rho, m, acts, worst = _prepare(P, R, policies, d_data, mu, tol, "selective_concentrability")
     H, S, J = rho.shape
-    joint = _joint(pols)
-    V, Vlo = _candidate(Pj, Rj, joint, rho)
-    worst = _ratio_on_support(_occupancy(Pj, joint, m, rho), rho)
+    if math.isinf(worst):
+        return worst
     for i in range(len(acts)):
-        if float(m @ Vlo[i, 0]) < float(m @ V[i, 0]) - tol:
-            return float("inf")
         Qbar, Vbar, Pbar, Vdag, W = _player_tables(Pj, Rj, pols, rho, acts, i)
         if float(m @ Vbar[0]) > float(m @ Vdag[0]) + tol:
             return float("inf")
@@ -287,14 +296,11 @@ def selective_concentrability_bruteforce(
     >>> selective_concentrability_bruteforce(P, R, pi, np.full((1, 1, 2, 2), 0.25))
     2.0
     """
-    Pj, Rj, pols, rho, m, acts = _game(P, R, policies, d_data, mu, "selective_concentrability_bruteforce")
+    Pj, Rj, pols, rho, m, acts, worst = _prepare(P, R, policies, d_data, mu, tol, "selective_concentrability_bruteforce")
     H, S, J = rho.shape
-    joint = _joint(pols)
-    V, Vlo = _candidate(Pj, Rj, joint, rho)
-    worst = _ratio_on_support(_occupancy(Pj, joint, m, rho), rho)
+    if math.isinf(worst):
+        return worst
     for i in range(len(acts)):
-        if float(m @ Vlo[i, 0]) < float(m @ V[i, 0]) - tol:
-            return float("inf")
         true_best, opt_best, ratios = -np.inf, -np.inf, []
         for choice in itertools.product(range(acts[i]), repeat=H * S):
             dev = list(pols)
