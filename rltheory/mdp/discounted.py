@@ -233,13 +233,22 @@ def value_iteration(
     >>> res.policy, np.round(res.V, 6), res.converged
     (array([1, 0]), array([ 9., 10.]), True)
     """
-    g = _require_discounted(mdp, "value_iteration")
+    _require_discounted(mdp, "value_iteration")
     tol = _check_tol(tol)
     _check_positive_int(max_iter, "max_iter")
     xp = mdp.xp
     v = xp.zeros(mdp.batch_shape + (mdp.S,), dtype=mdp.dtype, device=mdp.P.device) if V0 is None else as_float(V0, xp, mdp.dtype)
     if tuple(v.shape[-1:]) != (mdp.S,):
         raise ValueError(f"V0 must have shape (..., S) = (..., {mdp.S}); got {tuple(v.shape)}")
+    return _certified_sweeps(mdp, v, lambda Q, Tv: Tv, tol, max_iter, "value_iteration")
+
+
+def _certified_sweeps(
+    mdp: FiniteMDP, v: Any, step: Any, tol: float, max_iter: int | None, name: str
+) -> MDPSolution:
+    """Shared VI/MPI driver: certify ``v`` by its span bound; stop, or move to ``step(Q_v, Tv)``."""
+    xp = mdp.xp
+    g = float(mdp.gamma)
     rec = TraceRecorder()
     it, cap = 0, max_iter
     while True:
@@ -251,8 +260,8 @@ def value_iteration(
         if cap is None:
             cap = _a_priori_sweeps(g, float(xp.max(span)), tol) + 100
         if worst < tol or it >= cap:
-            return _finish(mdp, v, Q, Tv, D, "value_iteration", it, worst < tol, rec, cap)
-        v = Tv
+            return _finish(mdp, v, Q, Tv, D, name, it, worst < tol, rec, cap)
+        v = step(Q, Tv)
 
 
 def modified_policy_iteration(
@@ -282,26 +291,14 @@ def modified_policy_iteration(
     xp = mdp.xp
     rmin = xp.min(xp.reshape(mdp.R, mdp.batch_shape + (mdp.S * mdp.A,)), axis=-1)
     v = xp.broadcast_to((rmin / (1.0 - g))[..., None], mdp.batch_shape + (mdp.S,))
-    rec = TraceRecorder()
-    it, cap = 0, max_iter
-    while True:
-        Q, Tv, D, bound = bellman_certificate(mdp, v)
-        it += 1
-        worst = float(xp.max(bound))
-        span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
-        rec.record(it, span=span, bound=bound)
-        if cap is None:
-            cap = _a_priori_sweeps(g, float(xp.max(span)), tol) + 100
-        if worst < tol or it >= cap:
-            return _finish(mdp, v, Q, Tv, D, "modified_policy_iteration", it, worst < tol, rec, cap)
-        if m:
-            backup = _deterministic_backup(mdp, greedy(Q))
-            u = Tv
-            for _ in range(m):
-                u = backup(u)
-            v = u
-        else:
-            v = Tv
+    def step(Q: Any, Tv: Any) -> Any:
+        backup = _deterministic_backup(mdp, greedy(Q))
+        u = Tv
+        for _ in range(m):
+            u = backup(u)
+        return u
+
+    return _certified_sweeps(mdp, v, step, tol, max_iter, "modified_policy_iteration")
 
 
 def policy_iteration(
