@@ -291,6 +291,7 @@ def modified_policy_iteration(
     xp = mdp.xp
     rmin = xp.min(xp.reshape(mdp.R, mdp.batch_shape + (mdp.S * mdp.A,)), axis=-1)
     v = xp.broadcast_to((rmin / (1.0 - g))[..., None], mdp.batch_shape + (mdp.S,))
+
     def step(Q: Any, Tv: Any) -> Any:
         backup = _deterministic_backup(mdp, greedy(Q))
         u = Tv
