@@ -41,6 +41,7 @@ _MODULES: list[str] = [
     "offline_pessimism",
     "marlhf_coverage",
     "hnpg_hybrid",
+    "selective_coverage",
     "solver_comparison",
     "matrix_dynamics",
     "markov_games",
