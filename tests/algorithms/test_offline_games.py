@@ -433,3 +433,11 @@ def test_zero_sum_pessimistic_nash_vi_matches_minimax_within_certificate():
         assert H - out.upper[1, 0, s] - 1e-9 <= V_star[0, s] <= out.upper[0, 0, s] + 1e-9
         assert out.lower[0, 0, s] <= V1 + 1e-9
         assert out.gap_bound[s] < coarse.gap_bound[s]  # the certificate shrinks with N (≈ 1/√N)
+
+
+def test_selective_coverage_experiment_passes_small_config():
+    from rltheory.experiments import selective_coverage as exp  # noqa: PLC0415
+
+    res = exp.run(exp.Config(sizes=(250, 1000, 4000, 16000), seeds=1))
+    assert res.passed, [c.claim.name for c in res.checks if not c.passed]
+    assert math.isinf(res.meta["C_uni"]) and res.meta["C_sel"] == pytest.approx(1 / 0.8**2)
