@@ -20,6 +20,8 @@ terms that come from ``‖V‖ ≤ 1/(1−γ)``.
 | :func:`tvr_fixed_point_bound` | Tsitsiklis & Van Roy (1997), Thm 1(iii) |
 | :func:`q_learning_bound` | constant-step synchronous Q-learning, high probability (derived) |
 
+The last three live in :mod:`rltheory.bounds.td_q_learning` and are re-exported here.
+
 References
 ----------
 Agarwal, A., Kakade, S. M., Lee, J. D., Mahajan, G. (2021). On the theory of policy
@@ -46,6 +48,8 @@ import numpy as np
 from ..backend import to_numpy
 from ..mdp.bellman import as_stochastic_policy, state_occupancy
 from ..mdp.model import FiniteMDP
+from ._argcheck import _gamma, _pos, _times
+from .td_q_learning import q_learning_bound, td_fixed_point_bound, tvr_fixed_point_bound
 
 __all__ = [
     "npg_bound",
@@ -66,28 +70,6 @@ __all__ = [
 ]
 
 
-def _gamma(gamma: Any, *, positive: bool = False) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not (0.0 <= gamma < 1.0):
-        raise ValueError(f"gamma must be a number in [0, 1); got {gamma!r}")
-    if positive and gamma == 0.0:
-        raise ValueError("gamma must be > 0 for this bound (its step size is (1-gamma)^3/(2 gamma |A|))")
-    return float(gamma)
-
-
-def _pos(x: Any, name: str, *, allow_zero: bool = False) -> float:
-    ok = isinstance(x, (int, float, np.floating)) and not isinstance(x, bool) and math.isfinite(x)
-    if not ok or (x < 0 if allow_zero else x <= 0):
-        raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}; got {x!r}")
-    return float(x)
-
-
-def _times(t: Any, name: str = "t", minimum: float = 1.0) -> np.ndarray:
-    t = np.asarray(t, dtype=float)
-    bad = ~np.isfinite(t) | (t < minimum)
-    if np.any(bad):
-        i = tuple(int(j) for j in np.argwhere(bad)[0])
-        raise ValueError(f"{name} must be >= {minimum:g}; {name}{list(i)} = {t[i]!r}")
-    return t
 
 
 def npg_bound(
@@ -438,124 +420,6 @@ def pmd_linear_bound(k: Any, *, rate: float, eta0: float, gap0: Any, kl0: Any) -
     return q**k * (np.asarray(gap0, float) + np.asarray(kl0, float) / (q * eta0))
 
 
-def _kappa(gamma: float, lam: float) -> float:
-    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not (0.0 <= lam <= 1.0):
-        raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
-    return gamma * (1.0 - lam) / (1.0 - gamma * lam)
-
-
-def td_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
-    r"""``‖Φθ* − V^π‖_D ≤ ‖Π_D V^π − V^π‖_D / √(1 − κ²)``, ``κ = γ(1−λ)/(1−γλ)``.
-
-    Parameters
-    ----------
-    projection_error : float or array
-        ``‖Π_D V^π − V^π‖_D`` with ``D`` the stationary distribution of ``P_π``.
-    gamma : float in [0, 1)
-    lam : float in [0, 1]
-        TD(λ) parameter (``κ = γ`` for TD(0)).
-
-    Notes
-    -----
-    ``Π_D T^{(λ)}`` is a ``κ``-contraction in ``‖·‖_D`` (Tsitsiklis & Van Roy 1997,
-    Lemma 4–5); ``Φθ* − ΠV`` is ``D``-orthogonal to ``ΠV − V``, so
-    ``‖Φθ* − V‖² = ‖ΠV − V‖² + ‖Π T^{(λ)}Φθ* − ΠT^{(λ)}V‖² ≤ ‖ΠV − V‖² + κ²‖Φθ* − V‖²``
-    (Pythagoras). For TD(0) this is ``1/√(1−γ²)``; it is never larger than
-    :func:`tvr_fixed_point_bound`.
-
-    Examples
-    --------
-    >>> round(float(td_fixed_point_bound(1.0, gamma=0.6)), 6)
-    1.25
-    """
-    g = _gamma(gamma)
-    kappa = _kappa(g, lam)
-    return np.asarray(projection_error, float) / math.sqrt(1.0 - kappa**2)
-
-
-def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
-    r"""Tsitsiklis–Van Roy bound ``‖Φθ* − V^π‖_D ≤ (1−λγ)/(1−γ) ‖Π_D V^π − V^π‖_D``.
-
-    Notes
-    -----
-    Tsitsiklis & Van Roy (1997), Theorem 1(iii): on-policy TD(λ) with linear features,
-    ``D`` the stationary distribution of an irreducible aperiodic ``P_π``.
-
-    Examples
-    --------
-    >>> float(tvr_fixed_point_bound(1.0, gamma=0.5))
-    2.0
-    """
-    g = _gamma(gamma)
-    _kappa(g, lam)
-    return np.asarray(projection_error, float) * (1.0 - lam * g) / (1.0 - g)
-
-
-def q_learning_bound(
-    t: Any,
-    *,
-    alpha: float,
-    gamma: float,
-    initial_error: Any,
-    value_span: Any,
-    n_pairs: int,
-    horizon: int,
-    delta: float,
-) -> np.ndarray:
-    r"""High-probability bound of synchronous Q-learning with a constant step ``α``.
-
-    With probability at least ``1 − δ``, simultaneously for all ``t ≤ horizon``:
-
-    ``‖Q_t − Q*‖∞ ≤ (1 − α(1−γ))^t ‖Q_0 − Q*‖∞ + γ sp(V*) √(α log(2 n T/δ)/2) / (1−γ)``
-
-    with ``n = |S||A|`` and ``T = horizon``.
-
-    Parameters
-    ----------
-    t : array_like of int ≥ 0
-    alpha : float in (0, 1]
-    gamma : float in [0, 1)
-    initial_error : float
-        ``‖Q_0 − Q*‖∞``.
-    value_span : float
-        ``sp(V*) = max V* − min V*``.
-    n_pairs : int
-        ``|S||A|``.
-    horizon : int
-        ``T``, the last iteration the statement covers (union bound).
-    delta : float in (0, 1)
-
-    Notes
-    -----
-    Derivation (the noise/contraction split of Wainwright 2019, §3, with the
-    Azuma–Hoeffding inequality in place of his variance-sensitive bound):
-    ``Δ_{t+1} = (1−α)Δ_t + αγP̂_t(V_t − V*) + αW_t`` with
-    ``W_t = γ(P̂_t − P)V*`` independent, zero mean, each entry in an interval of
-    length ``γ sp(V*)``. Write ``Δ = U + E`` with ``E_{t+1} = (1−α)E_t + αW_t``; then
-    ``‖U_{t+1}‖ ≤ (1−α(1−γ))‖U_t‖ + αγ‖E_t‖``, so
-    ``‖Δ_t‖ ≤ (1−α(1−γ))^t‖Δ_0‖ + max_{i≤t}‖E_i‖/(1−γ)``. Each ``E_i(s, a)`` is a
-    weighted sum with ``Σ w² ≤ α/(2−α) ≤ α``; Hoeffding and a union bound over the
-    ``nT`` entries give ``max ‖E_i‖ ≤ γ sp(V*) √(α log(2nT/δ)/2)``.
-
-    Examples
-    --------
-    >>> b = q_learning_bound([0], alpha=0.1, gamma=0.0, initial_error=1.0, value_span=1.0,
-    ...                      n_pairs=1, horizon=1, delta=0.1)
-    >>> b.tolist()
-    [1.0]
-    """
-    t = _times(t, "t", minimum=0.0)
-    g = _gamma(gamma)
-    alpha = _pos(alpha, "alpha")
-    if alpha > 1.0:
-        raise ValueError(f"alpha must lie in (0, 1]; got {alpha!r}")
-    if not (0.0 < delta < 1.0):
-        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
-    for n, name in ((n_pairs, "n_pairs"), (horizon, "horizon")):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {n!r}")
-    noise = g * np.asarray(value_span, float) * math.sqrt(alpha * math.log(2.0 * n_pairs * horizon / delta) / 2.0)
-    return (1.0 - alpha * (1.0 - g)) ** t * np.asarray(initial_error, float) + noise / (1.0 - g)
 
 
 # -- problem constants computed from a model ------------------------------------------
