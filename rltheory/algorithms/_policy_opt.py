@@ -156,7 +156,9 @@ class Evaluator:
       ``K`` as ``[..., s·a, s']``).
 
     The methods do no validation: callers pass policies of the model's shape,
-    dtype and namespace (the public drivers check their inputs once).
+    dtype and namespace (the public drivers check their inputs once). Memory: two
+    dense arrays of the size of ``P`` (the sparse successor lists of
+    :attr:`FiniteMDP.successors` are not used; the ``O(S^3)`` solve dominates anyway).
     """
 
     xp: Any
