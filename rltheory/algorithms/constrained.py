@@ -435,6 +435,23 @@ def fosp_residual(grad_theta: Any, mu: Any, G_minus_b: Any, *, eta_mu: float, La
     return float(np.sum(np.asarray(grad_theta, dtype=float) ** 2) + np.sum(((m - proj) / e) ** 2))
 
 
+def _pd_settings(
+    iterations: Any, eta_theta: Any, eta_mu: Any, Lambda: Any, delta: Any, samples: Any, rng: Any, what: str,
+    samples_name: str,
+) -> tuple[int, float, float, float, float, int, np.random.Generator | None]:
+    """Validated ``(T, η_θ, η_μ, Λ, δ, K, generator)`` of a primal-dual driver (``K = 0``, no generator: exact)."""
+    T = _count(iterations, "iterations")
+    et, em, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_mu, "eta_mu"), _positive(Lambda, "Lambda")
+    if not (isinstance(delta, (int, float)) and delta >= 0 and math.isfinite(delta)):
+        raise ValueError(f"delta must be a finite number >= 0; got {delta!r}")
+    if samples is None:
+        return T, et, em, Lam, float(delta), 0, None
+    K = _count(samples, samples_name)
+    if rng is None:
+        raise ValueError(f"sample-based {what} needs rng")
+    return T, et, em, Lam, float(delta), K, _rng(rng)
+
+
 def _check_utilities(mdp: FiniteMDP, objective: Any, constraints: Sequence[tuple[Any, float]]) -> tuple[list, np.ndarray]:
     if not isinstance(objective, OccupancyFunction):
         raise TypeError(f"objective must be an OccupancyFunction; got {type(objective).__name__}")
@@ -518,21 +535,13 @@ def general_utility_primal_dual(
     """
     if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
         raise ValueError("general_utility_primal_dual needs a single discounted FiniteMDP")
-    T = _count(iterations, "iterations")
-    et, em, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_mu, "eta_mu"), _positive(Lambda, "Lambda")
-    if not (isinstance(delta, (int, float)) and delta >= 0 and math.isfinite(delta)):
-        raise ValueError(f"delta must be a finite number >= 0; got {delta!r}")
+    T, et, em, Lam, delta, K, gen = _pd_settings(iterations, eta_theta, eta_mu, Lambda, delta, rollouts, rng,
+                                                 "general_utility_primal_dual", "rollouts")
     Gs, b = _check_utilities(mdp, objective, constraints)
     g = float(mdp.gamma)
     S, A = mdp.S, mdp.A
     P = require_host(mdp.P, "general_utility_primal_dual").astype(float)
     mu0 = np.asarray(to_numpy(mdp.initial_distribution()), dtype=float)
-    gen = None
-    if rollouts is not None:
-        K = _count(rollouts, "rollouts")
-        if rng is None:
-            raise ValueError("sample-based general_utility_primal_dual needs rng")
-        gen = _rng(rng)
     if reference is None:
         reference = float(solve_general_utility(mdp, objective, list(zip(Gs, b, strict=True))).value)
     theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)

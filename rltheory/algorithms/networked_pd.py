@@ -70,7 +70,6 @@ NeurIPS. §3 (shadow reward).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +79,7 @@ from ..backend import require_host
 from ..mdp.sample import _count, _rng
 from ..mdp.utility import OccupancyFunction, shadow_reward
 from ..trace import Trace, TraceRecorder
-from .constrained import _positive, fosp_residual
+from .constrained import _pd_settings, fosp_residual
 from .networked import (
     NetworkedMDP,
     _check_thetas,
@@ -448,17 +447,9 @@ def networked_primal_dual(
     if not isinstance(problem, SafeNetworkedProblem):
         raise TypeError(f"problem must be a SafeNetworkedProblem; got {type(problem).__name__}")
     net = problem.net
-    T = _count(iterations, "iterations")
-    et, em, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_mu, "eta_mu"), _positive(Lambda, "Lambda")
-    if not (isinstance(delta, (int, float)) and delta >= 0 and math.isfinite(delta)):
-        raise ValueError(f"delta must be a finite number >= 0; got {delta!r}")
+    T, et, em, Lam, delta, K, gen = _pd_settings(iterations, eta_theta, eta_mu, Lambda, delta, samples, rng,
+                                                 "networked_primal_dual", "samples")
     neighborhoods(net.graph, kappa)
-    gen = None
-    if samples is not None:
-        K = _count(samples, "samples")
-        if rng is None:
-            raise ValueError("sample-based networked_primal_dual needs rng")
-        gen = _rng(rng)
     thetas = ([np.zeros(s) for s in net.theta_shapes()] if thetas0 is None
               else [np.array(t, dtype=float) for t in _check_thetas(net, thetas0)])
     n, S, A = net.n, net.S_local, net.A_local
