@@ -170,40 +170,46 @@ def greedy(Q: Any, *, atol: float = 0.0) -> Any:
     return xp.argmax(xp.astype(near, xp.int8), axis=-1)
 
 
-def policy_transition_matrix(mdp: FiniteMDP, pi: Any) -> Any:
-    r"""``P_π[..., s, s'] = Σ_a π(a|s) P(s'|s, a)``."""
+def _validated_policy(mdp: FiniteMDP, pi: Any) -> tuple[bool, Any]:
+    """Validate ``pi`` once: ``(True, int[..., S])`` if deterministic, else ``(False, π[..., S, A])``."""
+    if isinstance(pi, (list, tuple)):
+        pi = np.asarray(pi)
+    pi = mdp.xp.asarray(pi)
+    if mdp.xp.isdtype(pi.dtype, "integral"):
+        _check_actions(mdp, pi)
+        return True, pi
+    return False, as_stochastic_policy(mdp, pi)
+
+
+def _transition(mdp: FiniteMDP, det: bool, pi: Any) -> Any:
+    """``P_π`` of an already validated policy (see :func:`_validated_policy`)."""
     xp = mdp.xp
-    det = _deterministic(mdp, pi)
-    if det is not None:  # gather the chosen rows: O(S²) instead of O(S²A)
-        lead = tuple(det.shape[:-1])
+    if det:  # gather the chosen rows: O(S²) instead of O(S²A)
+        lead = tuple(pi.shape[:-1])
         P = xp.broadcast_to(mdp.P, lead + tuple(mdp.P.shape[-3:]))
-        ix = xp.broadcast_to(det[..., None, None], lead + (mdp.S, 1, mdp.S))
+        ix = xp.broadcast_to(pi[..., None, None], lead + (mdp.S, 1, mdp.S))
         return xp.take_along_axis(P, ix, axis=-2)[..., 0, :]
-    pi = as_stochastic_policy(mdp, pi)
     # batched over s: (…, S, 1, A) @ (…, S, A, S') -> (…, S, 1, S')
     return (pi[..., None, :] @ mdp.P)[..., 0, :]
 
 
-def _deterministic(mdp: FiniteMDP, pi: Any) -> Any:
-    """``pi`` as a validated integer array if it is a deterministic policy, else None."""
-    if isinstance(pi, (list, tuple)):
-        pi = np.asarray(pi)
-    pi = mdp.xp.asarray(pi)
-    if not mdp.xp.isdtype(pi.dtype, "integral"):
-        return None
-    _check_actions(mdp, pi)
-    return pi
+def _reward(mdp: FiniteMDP, det: bool, pi: Any) -> Any:
+    """``r_π`` of an already validated policy."""
+    xp = mdp.xp
+    if det:
+        R = xp.broadcast_to(mdp.R, tuple(pi.shape[:-1]) + (mdp.S, mdp.A))
+        return xp.take_along_axis(R, pi[..., None], axis=-1)[..., 0]
+    return xp.sum(pi * mdp.R, axis=-1)
+
+
+def policy_transition_matrix(mdp: FiniteMDP, pi: Any) -> Any:
+    r"""``P_π[..., s, s'] = Σ_a π(a|s) P(s'|s, a)``."""
+    return _transition(mdp, *_validated_policy(mdp, pi))
 
 
 def policy_reward(mdp: FiniteMDP, pi: Any) -> Any:
     r"""``r_π(s) = Σ_a π(a|s) r(s, a)``."""
-    det = _deterministic(mdp, pi)
-    if det is not None:
-        xp = mdp.xp
-        R = xp.broadcast_to(mdp.R, tuple(det.shape[:-1]) + (mdp.S, mdp.A))
-        return xp.take_along_axis(R, det[..., None], axis=-1)[..., 0]
-    pi = as_stochastic_policy(mdp, pi)
-    return mdp.xp.sum(pi * mdp.R, axis=-1)
+    return _reward(mdp, *_validated_policy(mdp, pi))
 
 
 def _eye(xp: Any, n: int, like: Any) -> Any:
@@ -241,8 +247,9 @@ def evaluate_policy(mdp: FiniteMDP, pi: Any) -> Any:
     """
     g = _discount(mdp, None, "evaluate_policy")
     xp = mdp.xp
-    Ppi = policy_transition_matrix(mdp, pi)
-    rpi = policy_reward(mdp, pi)
+    det, pi = _validated_policy(mdp, pi)  # validate once, then two unchecked kernels
+    Ppi = _transition(mdp, det, pi)
+    rpi = _reward(mdp, det, pi)
     M = _eye(xp, mdp.S, Ppi) - g * Ppi
     rpi = xp.broadcast_to(rpi, tuple(M.shape[:-1]))
     return xp.linalg.solve(M, rpi[..., None])[..., 0]
