@@ -109,12 +109,13 @@ def test_exact_run_average_fosp_decreases_and_constraint_met_at_diameter():
 
 
 # ------------------------------------------------------------------ sampled critics
-def test_rollout_returns_are_unbiased_for_the_exact_local_q():
+@pytest.mark.parametrize("radius", [0, 1])
+def test_rollout_returns_are_unbiased_for_the_exact_local_q(radius):
     """E[G_j | s, a] = Q_j(s, a): the κ = diam critic (one cell per joint pair) vs the exact Q_j, within
-    5 standard errors in every cell with ≥ 100 samples."""
+    5 standard errors in every cell with ≥ 100 samples (policies on own state, or on the 1-hop states)."""
     pb = _problem(nx.path_graph(3), seed=7)
-    net = pb.net
-    th = _thetas(pb, 8)
+    net = pb.net.replace(policy_radius=radius)
+    th = [2.0 * g for g in (np.random.default_rng(8).normal(size=sh) for sh in net.theta_shapes())]
     R = np.random.default_rng(9).random((3, 2, 2))
     s, a, counts = sample_rollouts(net, th, 30_000, np.random.default_rng(10))
     ret = (counts * R[None]).sum(axis=(2, 3))
@@ -123,6 +124,10 @@ def test_rollout_returns_are_unbiased_for_the_exact_local_q():
     Q = np.asarray(agent_q_functions(net, th, R))  # (n, S^n, A^n): joint index (s, a) mixed radix
     n_cell = np.bincount(((s[:, 0] * 2 + s[:, 1]) * 2 + s[:, 2]) * 8 + (a[:, 0] * 2 + a[:, 1]) * 2 + a[:, 2],
                          minlength=64)
+    # the stopped pairs are draws from d^π: empirical frequencies within 5 binomial standard errors
+    d = np.asarray(networked_occupancy(net, th)).reshape(64)
+    freq = n_cell / len(s)
+    assert np.all(np.abs(freq - d) <= 5 * np.sqrt(d * (1 - d) / len(s)) + 1e-12)
     checked = 0
     for j in range(3):
         q = Q[j].reshape(64)
