@@ -1,0 +1,53 @@
+"""Build the README gallery table from the JSON files written by `rltheory reproduce --all --out DIR`.
+
+Usage: python scripts/gallery.py figures/ > gallery.md
+Each row: reproduction, its checks passed, the fitted rates against the claims (with 95% CI),
+the worst measured/bound ratio over its bound checks, and pass/fail.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def _rate(check: dict) -> str | None:
+    fit = check.get("fit")
+    if not fit:
+        return None
+    claim = check["claim"]
+    name = "ρ" if fit["kind"] == "geometric" else "slope"
+    lo, hi = fit["ci"]
+    exp = claim.get("expected")
+    want = {"rate": "=", "rate_at_most": "≤", "rate_at_least": "≥"}.get(claim["kind"], "~")
+    target = f" (claim {want} {exp:g})" if isinstance(exp, (int, float)) else ""
+    return f"{name} {fit['rate']:.4g} [{lo:.4g}, {hi:.4g}]{target}"
+
+
+def row(path: Path) -> str:
+    d = json.loads(path.read_text(encoding="utf-8"))
+    checks = d.get("checks", [])
+    passed = sum(bool(c.get("pass")) for c in checks)
+    rates = [r for r in (_rate(c) for c in checks) if r]
+    ratios = [c["bound_check"]["worst_ratio"] for c in checks if c.get("bound_check")]
+    shown = "; ".join(dict.fromkeys(rates[:3]))
+    worst = f"{max(ratios):.3g}" if ratios else "–"
+    return f"| `{d['name']}` | {passed}/{len(checks)} | {shown or '–'} | {worst} | {'✅' if d.get('pass') else '❌'} |"
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[1] if len(argv) > 1 else "figures")
+    files = sorted(folder.glob("*.json"))
+    if not files:
+        print(f"no reproduction JSON files in {folder}", file=sys.stderr)
+        return 2
+    print("| reproduction | checks passed | fitted rates vs claims (95% CI) | worst measured/bound | pass |")
+    print("|---|---|---|---|---|")
+    for f in files:
+        print(row(f))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
