@@ -38,12 +38,13 @@ is *reported, not judged*; what was found when it was investigated:
   (fewer, noisier updates; MAC makes ≈ budget/(1 + log₂T_max) updates).
 * The defaults below (scale 1, critic step 0.05, ``T_max = 64``, 2·10⁴ samples)
   are one setting for the whole family, never tuned per ``t_mix`` — but chosen
-  after seeing rings up to ``n = 16``. Measured (6 seeds): mean (min) ``g/g*``
-  0.98 (0.98), 0.93 (0.73), 0.90 (0.73) at ``n = 4, 8, 16`` (``t_mix`` 1, 6, 25);
-  on the held-out rings ``n = 24`` (``t_mix`` 55) and ``n = 32`` (``t_mix`` 98):
-  0.64 (0.04) and 0.72 (0.33). Vanilla AC with steps (0.5, 0.5) tuned at ``n = 4``:
-  0.54 (0.00) at ``n = 16`` but 0.97 (0.88) at ``n = 24`` (not monotone in
-  ``t_mix``); with the oracle steps ``min(0.5, 2/t_mix)``: ≥ 0.98 at every ``n``.
+  after seeing rings up to ``n = 16``. Measured (``full()``, 6 seeds, seed 0): mean
+  (min) ``g/g*`` 0.98 (0.98), 0.93 (0.73), 0.96 (0.94), 0.90 (0.73) at
+  ``n = 4, 8, 12, 16`` (``t_mix`` 1, 6, 14, 25); on the held-out rings ``n = 24``
+  (``t_mix`` 55) and ``n = 32`` (``t_mix`` 98): 0.64 (0.04) and 0.72 (0.33). Vanilla
+  AC with steps (0.5, 0.5) tuned at ``n = 4``: 0.61 (0.00), 0.54 (0.00), 0.97 (0.88),
+  0.35 (0.00) at ``n = 12, 16, 24, 32`` (not monotone in ``t_mix``); with the oracle
+  steps ``min(0.5, 2/t_mix)``: 1.00, 1.00, 0.99, 0.94 (min 0.90).
   MAC degrades gracefully on average but still has collapsing seeds, and
   vanilla with fixed steps does not degrade monotonically, so no "MAC robust,
   vanilla degrades" claim is judged.
