@@ -143,8 +143,8 @@ class Config:
 
     @classmethod
     def quick(cls) -> Config:
-        """Exact estimator study on 7 rings, learning on 3 rings × 3 seeds × 2·10⁴ samples."""
-        return cls()
+        """Exact estimator study on 7 rings, learning on 2 rings (t_mix 1 and 25) × 3 seeds × 2·10⁴ samples."""
+        return cls(learning_sizes=(4, 16))
 
     @classmethod
     def full(cls) -> Config:
