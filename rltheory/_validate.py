@@ -1,12 +1,15 @@
-"""Located validation helpers shared by every model (MDPs, games).
+"""Located validation helpers shared by every model (MDPs, games), and argument checks.
 
 Checks run in the array namespace of the input; only on failure is the
 offending entry located on the host, so a valid model costs no transfer
-beyond one boolean per check.
+beyond one boolean per check. :func:`check_positive_int` and
+:func:`check_tolerance` validate solver settings (plain Python numbers) and
+raise ``ValueError``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -86,3 +89,19 @@ def check_discount(gamma: Any, field: str = "gamma", allow_none: bool = True) ->
     if not (0.0 <= g < 1.0):
         raise InvalidModelError(f"{field} must lie in [0, 1); got {g}")
     return g
+
+
+def check_positive_int(value: Any, name: str, allow_none: bool = False) -> int | None:
+    """``value`` must be an integer ``≥ 1`` (``None`` passes through when ``allow_none``)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def check_tolerance(tol: Any, name: str = "tol") -> float:
+    """``tol`` must be a positive finite real number; returned as ``float``."""
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0) or not math.isfinite(tol):
+        raise ValueError(f"{name} must be a positive finite number; got {tol!r}")
+    return float(tol)

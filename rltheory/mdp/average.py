@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._validate import check_positive_int, check_tolerance
 from ..backend import as_float, require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
 from ..trace import Trace, TraceRecorder
@@ -113,12 +114,6 @@ def _require_average(mdp: Any, what: str) -> None:
             f"{what} is an average-reward routine but mdp.gamma = {mdp.gamma}; "
             "build the model with gamma=None (e.g. mdp.replace(gamma=None))"
         )
-
-
-def _check_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
 
 
 def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
@@ -298,9 +293,8 @@ def relative_value_iteration(
     _require_average(mdp, "relative_value_iteration")
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not (0.0 < tau <= 1.0):
         raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0) or not np.isfinite(tol):
-        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
-    max_iter = _check_int(max_iter, "max_iter")
+    tol = check_tolerance(tol)
+    max_iter = check_positive_int(max_iter, "max_iter")
     if isinstance(ref_state, bool) or not isinstance(ref_state, (int, np.integer)) or not 0 <= ref_state < mdp.S:
         raise ValueError(f"ref_state must be a state index in [0, {mdp.S}); got {ref_state!r}")
     require_weakly_communicating(mdp, "relative_value_iteration")
@@ -399,7 +393,7 @@ def average_policy_iteration(
     (array([1, 1]), 1.777777777778, 2)
     """
     _require_average(mdp, "average_policy_iteration")
-    max_iter = _check_int(max_iter, "max_iter")
+    max_iter = check_positive_int(max_iter, "max_iter")
     xp = mdp.xp
     S = mdp.S
     if pi0 is None:

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_positive_int, check_tolerance
 from ..backend import as_float, require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
 from ..trace import Trace, TraceRecorder
@@ -105,19 +106,6 @@ def _require_discounted(mdp: FiniteMDP, name: str) -> float:
             "use the average-reward solvers in rltheory.mdp.average"
         )
     return float(mdp.gamma)
-
-
-def _check_positive_int(value: Any, name: str, allow_none: bool = True) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-
-
-def _check_tol(tol: Any) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0) or not math.isfinite(tol):
-        raise ValueError(f"tol must be a positive finite number; got {tol!r}")
-    return float(tol)
 
 
 def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
@@ -234,8 +222,8 @@ def value_iteration(
     (array([1, 0]), array([ 9., 10.]), True)
     """
     _require_discounted(mdp, "value_iteration")
-    tol = _check_tol(tol)
-    _check_positive_int(max_iter, "max_iter")
+    tol = check_tolerance(tol)
+    check_positive_int(max_iter, "max_iter", allow_none=True)
     xp = mdp.xp
     v = xp.zeros(mdp.batch_shape + (mdp.S,), dtype=mdp.dtype, device=mdp.P.device) if V0 is None else as_float(V0, xp, mdp.dtype)
     if tuple(v.shape[-1:]) != (mdp.S,):
@@ -284,8 +272,8 @@ def modified_policy_iteration(
     array([1, 0])
     """
     g = _require_discounted(mdp, "modified_policy_iteration")
-    tol = _check_tol(tol)
-    _check_positive_int(max_iter, "max_iter")
+    tol = check_tolerance(tol)
+    check_positive_int(max_iter, "max_iter", allow_none=True)
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
         raise ValueError(f"m (partial evaluation sweeps) must be an integer >= 0; got {m!r}")
     xp = mdp.xp
@@ -342,7 +330,7 @@ def policy_iteration(
     (array([1, 0]), array([ 9., 10.]), 2)
     """
     g = _require_discounted(mdp, "policy_iteration")
-    _check_positive_int(max_iter, "max_iter")
+    check_positive_int(max_iter, "max_iter", allow_none=True)
     xp = mdp.xp
     S, A = mdp.S, mdp.A
     if tie_tol is None:
