@@ -134,6 +134,20 @@ class _Runs:
         r = self.tr.rewards[:, t]
         return r + self.noise * self.gen.standard_normal(self.n_runs) if self.noise else r
 
+    def transition(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(s_t, a_t, s_{t+1})`` of every run."""
+        return self.tr.states[:, t], self.tr.actions[:, t], self.tr.states[:, t + 1]
+
+    def q_update(
+        self, Q: np.ndarray, n: np.ndarray, step_size: StepSize,
+        s: np.ndarray, a: np.ndarray, r: np.ndarray, s1: np.ndarray,
+    ) -> None:
+        """In place, every run: ``Q(s, a) += α_{n(s,a)} (r + γ max_b Q(s', b) − Q(s, a))``, then ``n(s, a) += 1``."""
+        target = r + self.g * Q[self.runs, s1].max(-1)
+        alpha = step_size(n[self.runs, s, a])
+        Q[self.runs, s, a] += alpha * (target - Q[self.runs, s, a])
+        n[self.runs, s, a] += 1
+
     def record(self, t: int, Q: np.ndarray, **more: Any) -> None:
         if _record_now(t, self.every, self.steps):
             self.rec.record(t, **_metrics(Q, self.Qs, self.rho), **more)

@@ -276,10 +276,7 @@ def q_learning(
     n = np.zeros((run.n_runs, run.S, run.A))
     run.record(0, Q)
     for t in range(run.steps):
-        s, a, s1 = run.tr.states[:, t], run.tr.actions[:, t], run.tr.states[:, t + 1]
-        target = run.reward(t) + run.g * Q[run.runs, s1].max(-1)
-        alpha = step_size(n[run.runs, s, a])
-        Q[run.runs, s, a] += alpha * (target - Q[run.runs, s, a])
-        n[run.runs, s, a] += 1
+        s, a, s1 = run.transition(t)
+        run.q_update(Q, n, step_size, s, a, run.reward(t), s1)
         run.record(t + 1, Q)
     return QLearningResult(Q=Q, steps=run.steps, updates=run.steps, trace=run.rec.finish())

@@ -98,24 +98,18 @@ def q_learning_replay(
     run.record(0, Q, updates=np.zeros(run.n_runs))
     updates = 0
 
-    def update(s: np.ndarray, a: np.ndarray, r: np.ndarray, s1: np.ndarray) -> None:
-        target = r + run.g * Q[run.runs, s1].max(-1)
-        alpha = step_size(n[run.runs, s, a])
-        Q[run.runs, s, a] += alpha * (target - Q[run.runs, s, a])
-        n[run.runs, s, a] += 1
-
     for t in range(run.steps):
-        s, a, s1 = run.tr.states[:, t], run.tr.actions[:, t], run.tr.states[:, t + 1]
+        s, a, s1 = run.transition(t)
         r = run.reward(t)
         buf_r[:, t] = r
-        update(s, a, r, s1)
+        run.q_update(Q, n, step_size, s, a, r, s1)
         updates += 1
         if K and (t + 1) % F == 0:
             lo = max(0, t + 1 - B)
             for _ in range(K):
                 j = run.gen.integers(lo, t + 1, size=run.n_runs)
-                update(run.tr.states[run.runs, j], run.tr.actions[run.runs, j], buf_r[run.runs, j],
-                       run.tr.states[run.runs, j + 1])
+                run.q_update(Q, n, step_size, run.tr.states[run.runs, j], run.tr.actions[run.runs, j],
+                             buf_r[run.runs, j], run.tr.states[run.runs, j + 1])
                 updates += 1
         run.record(t + 1, Q, updates=np.full(run.n_runs, float(updates)))
     return QLearningResult(Q=Q, steps=run.steps, updates=updates, trace=run.rec.finish())
@@ -176,7 +170,7 @@ def double_q_learning(
 
     rec(0)
     for t in range(run.steps):
-        s, a, s1 = run.tr.states[:, t], run.tr.actions[:, t], run.tr.states[:, t + 1]
+        s, a, s1 = run.transition(t)
         r = run.reward(t)
         pick_a = run.gen.random(run.n_runs) < 0.5
         amaxA = QA[run.runs, s1].argmax(-1)
@@ -251,7 +245,7 @@ def va_learning(
     nA = np.zeros_like(Adv)
     run.record(0, V[..., None] + Adv)
     for t in range(run.steps):
-        s, a, s1 = run.tr.states[:, t], run.tr.actions[:, t], run.tr.states[:, t + 1]
+        s, a, s1 = run.transition(t)
         y = run.reward(t) + run.g * (V[run.runs, s1] + Adv[run.runs, s1].max(-1))
         v_old = V[run.runs, s].copy()
         V[run.runs, s] += step_size(nV[run.runs, s]) * (y - v_old)
