@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import array_namespace, to_numpy
+from .backend import array_namespace, as_float, one_hot, to_numpy
 from .errors import InvalidModelError
 
 #: absolute tolerance on probability row sums and negativity.
@@ -105,3 +105,45 @@ def check_tolerance(tol: Any, name: str = "tol") -> float:
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0) or not math.isfinite(tol):
         raise ValueError(f"{name} must be a positive finite number; got {tol!r}")
     return float(tol)
+
+
+def check_action_indices(pi: Any, S: int, n: int, field: str = "pi") -> None:
+    """A deterministic policy ``pi[..., S]`` must hold action indices in ``[0, n)``.
+
+    The message names the first offending index, e.g. ``pi(1,) = 2 is not an action index in [0, 2)``.
+    """
+    xp = array_namespace(pi)
+    if pi.ndim < 1 or pi.shape[-1] != S:
+        raise ValueError(
+            f"deterministic policy {field} must have shape (..., S) = (..., {S}); got {tuple(pi.shape)}"
+        )
+    if bool(xp.any((pi < 0) | (pi >= n))):
+        h = to_numpy(pi)
+        idx = tuple(int(i) for i in np.argwhere((h < 0) | (h >= n))[0])
+        raise ValueError(f"{field}{idx} = {int(h[idx])} is not an action index in [0, {n})")
+
+
+def as_policy_array(
+    pi: Any, S: int, n: int, xp: Any, dtype: Any, field: str = "pi", action_axis: str = "A"
+) -> Any:
+    """A validated stochastic policy ``pi[..., S, n]`` in namespace ``xp``.
+
+    Integer arrays ``pi[..., S]`` (deterministic policies) are checked with
+    :func:`check_action_indices` and one-hot encoded; floating arrays must have shape
+    ``(..., S, n)`` with rows on the simplex (:func:`check_probability`).
+    ``action_axis`` names the action axis in messages (``"A"``, or ``"B"`` for a column player).
+    """
+    if isinstance(pi, (list, tuple)):
+        pi = np.asarray(pi)
+    pi = xp.asarray(pi)
+    if xp.isdtype(pi.dtype, "integral"):
+        check_action_indices(pi, S, n, field)
+        return one_hot(pi, n, xp, dtype)
+    pi = as_float(pi, xp, dtype)
+    if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, n):
+        raise ValueError(
+            f"stochastic policy {field} must have shape (..., S, {action_axis}) = (..., {S}, {n}); "
+            f"got {tuple(pi.shape)}"
+        )
+    check_probability(pi, field, ("s", "a"), f"{field}[s, :]")
+    return pi

@@ -29,97 +29,34 @@ Filar, J. & Vrieze, K. (1997). *Competitive Markov Decision Processes*. Springer
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_discount, check_finite, check_ndim, check_probability
+from .._validate import as_policy_array, check_discount, check_ndim, check_probability
 from ..backend import array_namespace, as_float
 from ..errors import InvalidModelError
-from ..mdp.model import FiniteMDP, _prepare_mu
+from ..mdp.model import FiniteMDP, _ArrayModel, _prepare_mu, _prepare_rewards
 
 __all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy"]
 
 
 def as_policy(
-    pi: Any, S: int, n: int, xp: Any, dtype: Any, field: str, batch: tuple[int, ...] = ()
+    pi: Any, S: int, n: int, xp: Any, dtype: Any, field: str, action_axis: str = "A"
 ) -> Any:
     """A stationary stochastic policy ``pi[..., S, n]`` (an int array ``[..., S]`` is one-hot encoded).
+
+    Thin alias of :func:`rltheory._validate.as_policy_array`, the check every model shares.
 
     Raises
     ------
     ValueError
         Wrong shape, action index out of range, or rows that are not distributions.
     """
-    from ..backend import one_hot, to_numpy  # noqa: PLC0415
-
-    pi = xp.asarray(pi) if not isinstance(pi, (list, tuple)) else as_float(pi, xp, dtype)
-    if xp.isdtype(pi.dtype, "integral"):
-        if pi.ndim < 1 or pi.shape[-1] != S:
-            raise ValueError(
-                f"deterministic {field} must have shape (..., S) = (..., {S}); got {tuple(pi.shape)}"
-            )
-        if bool(xp.any((pi < 0) | (pi >= n))):
-            import numpy as np  # noqa: PLC0415
-
-            h = to_numpy(pi)
-            idx = tuple(int(i) for i in np.argwhere((h < 0) | (h >= n))[0])
-            raise ValueError(f"{field}{idx} = {int(h[idx])} is not an action index in [0, {n})")
-        return one_hot(pi, n, xp, dtype)
-    pi = as_float(pi, xp, dtype)
-    if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, n):
-        raise ValueError(
-            f"{field} must have shape (..., S, {n}) = (..., {S}, {n}); got {tuple(pi.shape)}"
-        )
-    check_probability(pi, field, ("s", "a"), f"{field}[s, :]")
-    return pi
-
-
-def _rewards(xp: Any, P: Any, R: Any, names: tuple[str, ...], lead: int = 0) -> Any:
-    """``R`` with the shape of ``P`` minus the last axis (or reduce per-transition ``R``)."""
-    target = tuple(P.shape[:-1])
-    check_finite(R, "R", names[: R.ndim] if R.ndim < len(names) else names)
-    if lead == 0 and R.ndim == P.ndim:
-        if tuple(R.shape) != tuple(P.shape):
-            raise InvalidModelError(
-                f"R given per transition must have the shape of P {tuple(P.shape)}; got {tuple(R.shape)}"
-            )
-        return xp.sum(P * R, axis=-1)
-    want = target if lead == 0 else (lead,) + target
-    if tuple(R.shape) != want:
-        raise InvalidModelError(f"R must have shape {want}; got {tuple(R.shape)}")
-    return R
-
-
-class _GameModel:
-    """Shared accessors of the validated game models."""
-
-    P: Any
-    mu: Any
-
-    @property
-    def xp(self) -> Any:
-        """The array namespace of the model's arrays."""
-        return array_namespace(self.P)
-
-    @property
-    def dtype(self) -> Any:
-        return self.P.dtype
-
-    def initial_distribution(self) -> Any:
-        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
-        xp, shape = self.xp, self.batch_shape + (self.S,)  # type: ignore[attr-defined]
-        if self.mu is None:
-            return xp.full(shape, 1.0 / shape[-1], dtype=self.dtype, device=self.P.device)
-        return xp.broadcast_to(self.mu, shape)
-
-    def replace(self, **changes: Any) -> Any:
-        """A re-validated copy with fields replaced."""
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+    return as_policy_array(pi, S, n, xp, dtype, field, action_axis)
 
 
 @dataclass(frozen=True, eq=False)
-class ZeroSumMarkovGame(_GameModel):
+class ZeroSumMarkovGame(_ArrayModel):
     """Two-player zero-sum discounted Markov game; the row player maximises.
 
     Parameters
@@ -166,7 +103,7 @@ class ZeroSumMarkovGame(_GameModel):
             )
         names = ("s", "a", "b", "s'")
         check_probability(P, "P", names, "P[s, a, b, :]")
-        R = _rewards(xp, P, R, names)
+        R = _prepare_rewards(xp, P, R, "R", names, layout="(…, S, A, B)")
         gamma = check_discount(self.gamma, allow_none=False)
         mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-4]), P.dtype)
         object.__setattr__(self, "P", P)
@@ -217,7 +154,7 @@ class ZeroSumMarkovGame(_GameModel):
 
     def col_policy(self, nu: Any) -> Any:
         """``nu`` as a column policy ``[..., S, B]`` (validated; int ``[..., S]`` allowed)."""
-        return as_policy(nu, self.S, self.B, self.xp, self.dtype, "nu")
+        return as_policy(nu, self.S, self.B, self.xp, self.dtype, "nu", "B")
 
     def row_mdp(self, nu: Any) -> FiniteMDP:
         r"""The row player's MDP against ``ν``: ``P_ν(s'|s,a) = Σ_b ν(b|s) P(s'|s,a,b)``, ``r_ν = Σ_b ν r``."""
@@ -253,7 +190,7 @@ def xp_sum_b(xp: Any, P: Any, nu: Any) -> Any:
 
 
 @dataclass(frozen=True, eq=False)
-class MarkovGame(_GameModel):
+class MarkovGame(_ArrayModel):
     """n-player general-sum discounted Markov game (unbatched).
 
     Parameters
@@ -302,7 +239,7 @@ class MarkovGame(_GameModel):
                 f"R must have shape (n, S, A_1, ..., A_n) = {(n,) + tuple(P.shape[:-1])} for n = {n} players; "
                 f"got {tuple(R.shape)}"
             )
-        R = _rewards(xp, P, R, ("i",) + names[:-1], lead=n)
+        R = _prepare_rewards(xp, P, R, "R", names, layout="(S, A_1, ..., A_n)", lead=n)
         gamma = check_discount(self.gamma, allow_none=True)
         mu = _prepare_mu(xp, self.mu, S, (), P.dtype)
         object.__setattr__(self, "P", P)

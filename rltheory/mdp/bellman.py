@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability
-from ..backend import array_namespace, as_float, one_hot, to_numpy
+from .._validate import as_policy_array, check_action_indices
+from ..backend import array_namespace, as_float
 from .model import FiniteMDP
 
 __all__ = [
@@ -74,30 +74,7 @@ def as_stochastic_policy(mdp: FiniteMDP, pi: Any) -> Any:
         Wrong shape, action index out of ``[0, A)`` (the first offending state is
         named), or rows that are not distributions.
     """
-    xp = mdp.xp
-    if isinstance(pi, (list, tuple)):
-        pi = xp.asarray(np.asarray(pi))
-    pi = xp.asarray(pi)
-    S, A = mdp.S, mdp.A
-    if xp.isdtype(pi.dtype, "integral"):
-        _check_actions(mdp, pi)
-        return one_hot(pi, A, xp, mdp.dtype)
-    pi = as_float(pi, xp, mdp.dtype)
-    if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, A):
-        raise ValueError(f"stochastic policy pi must have shape (..., S, A) = (..., {S}, {A}); got {tuple(pi.shape)}")
-    check_probability(pi, "pi", ("s", "a"), "pi[s, :]")
-    return pi
-
-
-def _check_actions(mdp: FiniteMDP, pi: Any) -> None:
-    """A deterministic policy must have shape (..., S) with entries in [0, A)."""
-    xp, S, A = mdp.xp, mdp.S, mdp.A
-    if pi.ndim < 1 or pi.shape[-1] != S:
-        raise ValueError(f"deterministic policy pi must have shape (..., S) = (..., {S}); got {tuple(pi.shape)}")
-    if bool(xp.any((pi < 0) | (pi >= A))):
-        h = to_numpy(pi)
-        idx = tuple(int(i) for i in np.argwhere((h < 0) | (h >= A))[0])
-        raise ValueError(f"pi{idx} = {int(h[idx])} is not an action index in [0, {A})")
+    return as_policy_array(pi, mdp.S, mdp.A, mdp.xp, mdp.dtype)
 
 
 def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
@@ -176,7 +153,7 @@ def _validated_policy(mdp: FiniteMDP, pi: Any) -> tuple[bool, Any]:
         pi = np.asarray(pi)
     pi = mdp.xp.asarray(pi)
     if mdp.xp.isdtype(pi.dtype, "integral"):
-        _check_actions(mdp, pi)
+        check_action_indices(pi, mdp.S, mdp.A)
         return True, pi
     return False, as_stochastic_policy(mdp, pi)
 

@@ -31,8 +31,29 @@ from ..errors import InvalidModelError
 __all__ = ["FiniteMDP", "FiniteHorizonMDP"]
 
 
-def _prepare_rewards(xp: Any, P: Any, R: Any, field: str, names: tuple[str, ...]) -> Any:
-    """Validate ``R`` against ``P``; reduce ``R[..., s, a, s']`` to ``Σ_s' P R``."""
+def _prepare_rewards(
+    xp: Any,
+    P: Any,
+    R: Any,
+    field: str,
+    names: tuple[str, ...],
+    layout: str = "(…, S, A)",
+    lead: int = 0,
+) -> Any:
+    """Validate ``R`` against ``P``; reduce a per-transition ``R`` (shape of ``P``) to ``Σ_s' P R``.
+
+    ``names`` are the axis names of ``P`` (used to locate non-finite entries),
+    ``layout`` how the expected shape reads in messages. With ``lead = n > 0`` the
+    rewards carry one leading axis per player, ``R[i, ...]`` of shape ``(n,) + P.shape[:-1]``
+    (no per-transition form). Shared by MDP and game models.
+    """
+    target = tuple(P.shape[:-1])
+    if lead:
+        check_ndim(R, field, len(target) + 1, f"(n, {layout[1:-1]})")
+        check_finite(R, field, ("i",) + names[:-1])
+        if tuple(R.shape) != (lead,) + target:
+            raise InvalidModelError(f"{field} must have shape {(lead,) + target}; got {tuple(R.shape)}")
+        return R
     check_finite(R, field, names[:-1] if R.ndim < P.ndim else names)
     if R.ndim == P.ndim:
         if R.shape != P.shape:
@@ -41,12 +62,43 @@ def _prepare_rewards(xp: Any, P: Any, R: Any, field: str, names: tuple[str, ...]
                 f"got {tuple(R.shape)}"
             )
         return xp.sum(P * R, axis=-1)
-    if R.ndim != P.ndim - 1 or R.shape != P.shape[:-1]:
+    if R.ndim != P.ndim - 1 or tuple(R.shape) != target:
         raise InvalidModelError(
-            f"{field} must have shape {tuple(P.shape[:-1])} (…, S, A) or that of P "
+            f"{field} must have shape {target} {layout} or that of P "
             f"{tuple(P.shape)}; got {tuple(R.shape)}"
         )
     return R
+
+
+class _ArrayModel:
+    """Accessors shared by the validated array models (MDPs and Markov games).
+
+    Subclasses are frozen dataclasses with fields ``P`` and ``mu`` and properties
+    ``S`` and ``batch_shape``.
+    """
+
+    P: Any
+    mu: Any
+
+    @property
+    def xp(self) -> Any:
+        """The array namespace of the model's arrays."""
+        return array_namespace(self.P)
+
+    @property
+    def dtype(self) -> Any:
+        return self.P.dtype
+
+    def initial_distribution(self) -> Any:
+        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
+        shape = self.batch_shape + (self.S,)  # type: ignore[attr-defined]
+        if self.mu is None:
+            return self.xp.full(shape, 1.0 / shape[-1], dtype=self.dtype, device=self.P.device)
+        return self.xp.broadcast_to(self.mu, shape)
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with fields replaced (re-validated), e.g. ``mdp.replace(gamma=0.5)``."""
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
 
 def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:
@@ -64,7 +116,7 @@ def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) ->
 
 
 @dataclass(frozen=True, eq=False)
-class FiniteMDP:
+class FiniteMDP(_ArrayModel):
     """Finite MDP ``(P, R, γ, μ)`` with optional leading batch axes.
 
     Parameters
@@ -130,11 +182,6 @@ class FiniteMDP:
 
     # -- derived facts -------------------------------------------------------------
     @property
-    def xp(self) -> Any:
-        """The array namespace of the model's arrays."""
-        return array_namespace(self.P)
-
-    @property
     def S(self) -> int:
         """Number of states."""
         return int(self.P.shape[-3])
@@ -150,20 +197,9 @@ class FiniteMDP:
         return tuple(self.P.shape[:-3])
 
     @property
-    def dtype(self) -> Any:
-        return self.P.dtype
-
-    @property
     def average_reward(self) -> bool:
         """True when ``gamma is None`` (gain criterion)."""
         return self.gamma is None
-
-    def initial_distribution(self) -> Any:
-        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
-        xp = self.xp
-        if self.mu is None:
-            return xp.full(self.batch_shape + (self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device)
-        return xp.broadcast_to(self.mu, self.batch_shape + (self.S,))
 
     @functools.cached_property
     def successors(self) -> tuple[Any, Any] | None:
@@ -173,7 +209,8 @@ class FiniteMDP:
         are padded with zero-probability entries. Returned only when ``S ≥ 64`` and
         ``K ≤ S/8`` (else ``None``): then backups cost ``O(SAK)`` gathers instead of an
         ``O(S²A)`` dense product. Computed once (a stable radix argsort of the
-        non-zero pattern, or one pass of ``nonzero`` on numpy/cupy) and cached; the dense ``P`` stays the model's definition.
+        non-zero pattern, or one pass of ``nonzero`` on numpy/cupy) and cached; the dense
+        ``P`` stays the model's definition.
         """
         xp = self.xp
         S = self.S
@@ -197,10 +234,6 @@ class FiniteMDP:
         prob = xp.where(valid, xp.take_along_axis(self.P, order, axis=-1), xp.zeros_like(self.P[..., :1]))
         return order, prob
 
-    def replace(self, **changes: Any) -> FiniteMDP:
-        """A copy with fields replaced (re-validated), e.g. ``mdp.replace(gamma=0.5)``."""
-        return dataclasses.replace(self, **changes)
-
     def __getitem__(self, index: Any) -> FiniteMDP:
         """Select instances along the batch axes: ``batch[3]`` is the fourth MDP."""
         if not self.batch_shape:
@@ -217,7 +250,7 @@ class FiniteMDP:
 
 
 @dataclass(frozen=True, eq=False)
-class FiniteHorizonMDP:
+class FiniteHorizonMDP(_ArrayModel):
     """Finite-horizon MDP with time-dependent dynamics ``P_h``, rewards ``R_h``, h = 0..H-1.
 
     Parameters
@@ -257,7 +290,7 @@ class FiniteHorizonMDP:
             )
         names = ("h", "s", "a", "s'")
         check_probability(P, "P", names, "P[h, s, a, :]")
-        R = _prepare_rewards(xp, P, R, "R", names)
+        R = _prepare_rewards(xp, P, R, "R", names, layout="(…, H, S, A)")
         mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-4]), P.dtype)
         object.__setattr__(self, "P", P)
         object.__setattr__(self, "R", R)
@@ -278,10 +311,6 @@ class FiniteHorizonMDP:
         return cls(Ph, Rh, mu)
 
     @property
-    def xp(self) -> Any:
-        return array_namespace(self.P)
-
-    @property
     def H(self) -> int:
         """Horizon (number of decision steps)."""
         return int(self.P.shape[-4])
@@ -297,17 +326,6 @@ class FiniteHorizonMDP:
     @property
     def batch_shape(self) -> tuple[int, ...]:
         return tuple(self.P.shape[:-4])
-
-    @property
-    def dtype(self) -> Any:
-        return self.P.dtype
-
-    def initial_distribution(self) -> Any:
-        """``μ`` broadcast to ``batch_shape + (S,)`` (uniform when ``mu`` is None)."""
-        xp = self.xp
-        if self.mu is None:
-            return xp.full(self.batch_shape + (self.S,), 1.0 / self.S, dtype=self.dtype, device=self.P.device)
-        return xp.broadcast_to(self.mu, self.batch_shape + (self.S,))
 
     def __repr__(self) -> str:
         b = f", batch={self.batch_shape}" if self.batch_shape else ""

@@ -208,3 +208,19 @@ def test_invalid_markov_games():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert solve_zero_sum(np.asarray(g.R)).max_gap == 0.0
+
+
+def test_batched_reward_nan_and_bad_policy_are_located():
+    """Game models share the MDP layer's reward and policy checks (batch axes named correctly)."""
+    P = np.full((2, 1, 2, 2, 1), 1.0)
+    R = np.zeros((2, 1, 2, 2))
+    R[1, 0, 1, 0] = np.nan
+    with pytest.raises(InvalidModelError, match=r"R must be finite; R\(batch=\(1,\), s=0, a=1, b=0\) = nan"):
+        ZeroSumMarkovGame(P, R, 0.9)
+    g = ZeroSumMarkovGame(P, np.zeros((2, 1, 2, 2)), 0.9)
+    with pytest.raises(ValueError, match=r"nu\(0,\) = 3 is not an action index in \[0, 2\)"):
+        g.col_policy(np.array([3]))
+    with pytest.raises(ValueError, match=r"stochastic policy nu must have shape \(\.\.\., S, B\)"):
+        g.col_policy(np.ones((1, 3)) / 3)
+    with pytest.raises(InvalidModelError, match=r"R must have shape \(2, 1, 2, 2\) \(…, S, A, B\)"):
+        ZeroSumMarkovGame(P, np.zeros((2, 1, 2)), 0.9)
