@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import platform
-import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -47,6 +46,7 @@ from rltheory.games.zoo import (
     random_matrix_games,
     random_zero_sum_markov_game,
 )
+from rltheory.trace import write_atomic
 
 
 def median_time(fn: Callable[[], Any], repeats: int, warmup: bool = True) -> tuple[float, Any]:
@@ -204,11 +204,8 @@ def fmt(case: dict[str, Any]) -> str:
 
 
 def write_json_atomic(path: str, data: dict[str, Any]) -> None:
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2, default=float)
-    os.replace(tmp, path)
+    """Write ``data`` as JSON atomically (rltheory.trace.write_atomic: temp file, fsync, rename)."""
+    write_atomic(path, json.dumps(data, indent=2, default=float))
 
 
 def main(argv: list[str] | None = None) -> int:

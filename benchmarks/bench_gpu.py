@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +31,7 @@ import rltheory
 from rltheory.backend import cupy_available, to_numpy
 from rltheory.mdp import FiniteMDP, modified_policy_iteration, policy_iteration, value_iteration
 from rltheory.mdp.zoo import garnet, random_mdp
+from rltheory.trace import write_atomic
 
 
 def timed(fn: Callable[[], Any], repeats: int, sync: Callable[[], None]) -> tuple[float, Any]:
@@ -71,11 +71,8 @@ def mdp_builder(ref: FiniteMDP) -> Callable[[Any], FiniteMDP]:
 
 
 def write_json_atomic(path: str, data: dict[str, Any]) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2, default=float)
-    os.replace(tmp, path)
+    """Write ``data`` as JSON atomically (rltheory.trace.write_atomic: temp file, fsync, rename)."""
+    write_atomic(path, json.dumps(data, indent=2, default=float))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,6 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -42,6 +41,7 @@ from rltheory.mdp import (
     value_iteration,
 )
 from rltheory.mdp.zoo import garnet, gridworld, random_mdp
+from rltheory.trace import write_atomic
 
 EPS = 1e-6
 
@@ -196,13 +196,8 @@ def fmt_table(case: dict[str, Any]) -> str:
 
 
 def write_json_atomic(path: str, data: dict[str, Any]) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2, default=float)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """Write ``data`` as JSON atomically (rltheory.trace.write_atomic: temp file, fsync, rename)."""
+    write_atomic(path, json.dumps(data, indent=2, default=float))
 
 
 def main(argv: list[str] | None = None) -> int:

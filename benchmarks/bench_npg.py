@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import platform
-import tempfile
 import time
 from typing import Any
 
@@ -40,14 +39,12 @@ from rltheory.algorithms import natural_policy_gradient
 from rltheory.backend import cupy_available, to_numpy
 from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.zoo import random_mdp
+from rltheory.trace import write_atomic
 
 
 def _write(path: str, data: dict[str, Any]) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2)
-    os.replace(tmp, path)
+    """Write ``data`` as JSON atomically (rltheory.trace.write_atomic: temp file, fsync, rename)."""
+    write_atomic(path, json.dumps(data, indent=2, default=float))
 
 
 def _machine() -> dict[str, Any]:
