@@ -240,3 +240,18 @@ def test_sparse_successor_kernel_equals_dense(xp):
     assert FiniteMDP(np.full((70, 2, 70), 1 / 70), np.zeros((70, 2)), 0.5).successors is None
     res = modified_policy_iteration(mdp, tol=1e-10)
     np.testing.assert_allclose(to_numpy(res.V), policy_iteration(ref).V, atol=1e-9)
+
+
+def test_linear_program_is_host_only_and_says_so(xp):
+    """HiGHS runs on the host: host namespaces give the same LP answer; device arrays raise."""
+    from rltheory.backend import is_host
+
+    ref = _random(2, 6, 2, 0.9)
+    mdp = FiniteMDP(xp.asarray(ref.P), xp.asarray(ref.R), 0.9)
+    if not is_host(mdp.xp):
+        with pytest.raises(TypeError, match=r"linear_program runs on the host \(CPU\) only"):
+            linear_program(mdp)
+        return
+    res = linear_program(mdp)
+    assert type(res.V) is type(mdp.P)
+    np.testing.assert_allclose(to_numpy(res.V), policy_iteration(ref).V, atol=1e-8)
