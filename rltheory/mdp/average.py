@@ -45,6 +45,7 @@ from .._validate import check_positive_int, check_tolerance
 from ..backend import as_float, require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
 from ..trace import Trace, TraceRecorder
+from ._occupancy_lp import flow_matrix, state_weights
 from .bellman import as_stochastic_policy, greedy, policy_reward, policy_transition_matrix, q_values
 from .mixing import _eye, _first_violation, _limiting_single, _structures, _unichain_stationary
 from .model import FiniteMDP
@@ -521,17 +522,11 @@ def average_linear_program(
         require_weakly_communicating(mdp, "average_linear_program")
     S, A = mdp.S, mdp.A
     batch = mdp.batch_shape
-    if weights is None:
-        W = to_numpy(mdp.initial_distribution()).reshape((-1, S))
-        W = np.where(np.any(W <= 0, axis=-1, keepdims=True), 1.0 / S, W)
-    else:
-        W = np.broadcast_to(np.asarray(weights, dtype=float), batch + (S,)).reshape((-1, S))
-        if np.any(~np.isfinite(W)) or np.any(W <= 0) or np.any(np.abs(W.sum(-1) - 1) > 1e-8):
-            raise ValueError("weights must be a strictly positive distribution over states")
+    W = state_weights(mdp, weights)
     E = np.kron(np.eye(S), np.ones((1, A)))  # [S, S*A]: row j sums x(j, ·)
     pis, gains, biases, occs = [], [], [], []
     for i, (Pi, Ri) in enumerate(zip(P.reshape((-1, S, A, S)), R.reshape((-1, S * A)), strict=True)):
-        flow = E - Pi.reshape((S * A, S)).T
+        flow = flow_matrix(Pi, 1.0)
         if multichain:
             Z = np.zeros_like(flow)
             A_eq = np.block([[flow, Z], [E, flow]])

@@ -47,8 +47,9 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_finite, check_ndim
-from ..backend import as_float, require_host, to_numpy
+from ..backend import as_float, to_numpy
 from ..errors import InvalidModelError, SolverError
+from ._occupancy_lp import occupancy_constraints
 from .average import average_policy_iteration, gain_bias
 from .bellman import as_stochastic_policy, evaluate_policy
 from .discounted import policy_iteration
@@ -196,20 +197,13 @@ def _check_cmdp(cmdp: Any, what: str) -> None:
 
 
 def _lp_data(cmdp: ConstrainedMDP) -> tuple[np.ndarray, ...]:
-    P = require_host(cmdp.mdp.P, "solve_cmdp")
+    # host-only check first; CMDP values are unnormalised discounted sums (DESIGN.md)
+    A_eq, b_eq = occupancy_constraints(cmdp.mdp, "solve_cmdp", normalised=False)
     S, A = cmdp.S, cmdp.A
     R = to_numpy(cmdp.mdp.R).reshape(S * A)
     C = to_numpy(cmdp.C).reshape(cmdp.m, S * A)
     b = to_numpy(cmdp.b)
     mu = to_numpy(cmdp.mdp.initial_distribution())
-    E = np.kron(np.eye(S), np.ones((1, A)))
-    g = 1.0 if cmdp.gamma is None else cmdp.gamma
-    flow = E - g * P.reshape(S * A, S).T
-    if cmdp.gamma is None:
-        A_eq = np.vstack([flow, np.ones((1, S * A))])
-        b_eq = np.concatenate([np.zeros(S), [1.0]])
-    else:
-        A_eq, b_eq = flow, mu
     return R, C, b, A_eq, b_eq, mu
 
 

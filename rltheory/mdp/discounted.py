@@ -43,6 +43,7 @@ from .._validate import check_positive_int, check_tolerance
 from ..backend import as_float, require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
 from ..trace import Trace, TraceRecorder
+from ._occupancy_lp import state_weights
 from .bellman import as_stochastic_policy, evaluate_policy, greedy, q_values
 from .model import FiniteMDP
 
@@ -410,17 +411,9 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     R = to_numpy(mdp.R)
     S, A = mdp.S, mdp.A
     batch = mdp.batch_shape
-    if weights is None:
-        w_all = to_numpy(mdp.initial_distribution())
-        if np.any(w_all <= 0):
-            w_all = np.full(batch + (S,), 1.0 / S)
-    else:
-        w_all = np.broadcast_to(np.asarray(weights, dtype=float), batch + (S,))
-        if np.any(~np.isfinite(w_all)) or np.any(w_all <= 0) or np.any(np.abs(w_all.sum(-1) - 1) > 1e-8):
-            raise ValueError("weights must be a strictly positive distribution over states")
+    Wf = state_weights(mdp, weights)
     Pf = P.reshape((-1, S * A, S))
     Rf = R.reshape((-1, S * A))
-    Wf = w_all.reshape((-1, S))
     E = kron(eye(S, format="csr"), np.ones((A, 1)), format="csr")  # row (s,a) -> e_s
     Vs, Ds = [], []
     for i in range(Pf.shape[0]):

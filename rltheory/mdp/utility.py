@@ -45,8 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import require_host, to_numpy
+from ..backend import to_numpy
 from ..errors import InvalidModelError, SolverError
+from ._occupancy_lp import occupancy_constraints
 from .mixing import _structures
 from .model import FiniteMDP
 from .structure import require_weakly_communicating
@@ -333,13 +334,7 @@ def _clarabel_tolerances(e: int) -> dict[str, float]:
 
 
 def _flow(mdp: FiniteMDP) -> tuple[np.ndarray, np.ndarray]:
-    P = require_host(mdp.P, "solve_general_utility")
-    S, A = mdp.S, mdp.A
-    E = np.kron(np.eye(S), np.ones((1, A)))
-    if mdp.gamma is None:
-        return np.vstack([E - P.reshape(S * A, S).T, np.ones((1, S * A))]), np.concatenate([np.zeros(S), [1.0]])
-    mu = to_numpy(mdp.initial_distribution())
-    return E - mdp.gamma * P.reshape(S * A, S).T, (1.0 - mdp.gamma) * mu
+    return occupancy_constraints(mdp, "solve_general_utility")
 
 
 def solve_general_utility(

@@ -1,0 +1,63 @@
+r"""Host-side building blocks shared by the occupancy-measure linear programs.
+
+The occupancy polytope of a finite MDP is ``{d ≥ 0 : M d = c}`` with, for every state ``s'``,
+
+* discounted (normalised ``d``): ``Σ_a d(s', a) − γ Σ_{s,a} P(s'|s, a) d(s, a) = (1 − γ) μ(s')``;
+* average reward (stationary frequencies): the same with ``γ = 1`` and right-hand side 0,
+  plus ``Σ_{s,a} d(s, a) = 1``
+
+(Puterman 1994, §6.9 and §8.8). :func:`flow_matrix` is ``M`` without the normalisation
+row; :func:`occupancy_constraints` returns ``(M, c)`` for a model. Used by the MDP and
+average-reward LPs, the CMDP LP and the general-utility convex programs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..backend import require_host, to_numpy
+from .model import FiniteMDP
+
+
+def flow_matrix(P: np.ndarray, gamma: float) -> np.ndarray:
+    """``E − γ Pᵀ`` of shape ``[S, S·A]`` for one instance ``P[S, A, S]``; ``E[s, (s, a)] = 1``."""
+    S, A = P.shape[0], P.shape[1]
+    E = np.kron(np.eye(S), np.ones((1, A)))
+    return E - gamma * P.reshape(S * A, S).T
+
+
+def occupancy_constraints(
+    mdp: FiniteMDP, what: str, *, normalised: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Equality constraints ``(M, c)`` of the occupancy polytope of an unbatched ``mdp`` (host only).
+
+    Discounted: ``c = (1 − γ) μ`` for the normalised occupancy (sums to 1), or ``c = μ`` with
+    ``normalised=False`` (the unnormalised ``Σ_t γ^t Pr(s_t, a_t)``, sums to ``1/(1 − γ)``,
+    the CMDP convention). ``what`` names the caller in the host-only error.
+    """
+    P = require_host(mdp.P, what)
+    S, A = mdp.S, mdp.A
+    if mdp.gamma is None:
+        M = np.vstack([flow_matrix(P, 1.0), np.ones((1, S * A))])
+        return M, np.concatenate([np.zeros(S), [1.0]])
+    mu = to_numpy(mdp.initial_distribution())
+    return flow_matrix(P, mdp.gamma), (1.0 - mdp.gamma) * mu if normalised else mu
+
+
+def state_weights(mdp: FiniteMDP, weights: Any) -> np.ndarray:
+    """LP state weights, shape ``[n_instances, S]``.
+
+    ``weights=None``: the model's ``μ`` where it is strictly positive, else uniform (positive
+    weights make the primal LP solution equal the optimal values in every state). Given
+    weights must be a strictly positive distribution (``ValueError`` otherwise).
+    """
+    S = mdp.S
+    if weights is None:
+        W = to_numpy(mdp.initial_distribution()).reshape((-1, S))
+        return np.where(np.any(W <= 0, axis=-1, keepdims=True), 1.0 / S, W)
+    W = np.broadcast_to(np.asarray(weights, dtype=float), mdp.batch_shape + (S,)).reshape((-1, S))
+    if np.any(~np.isfinite(W)) or np.any(W <= 0) or np.any(np.abs(W.sum(-1) - 1) > 1e-8):
+        raise ValueError("weights must be a strictly positive distribution over states")
+    return W
