@@ -13,6 +13,15 @@ uniform policy's chain is irreducible and aperiodic. Each comes with a
 ``reward="sparse"`` variant (a single rewarding state, the regime where
 exploration and mixing interact) and a ``"dense"`` one.
 
+The *laziness dial* of :func:`ring_mdp` changes the mixing time and nothing else.
+Every policy's kernel is ``P_α = αI + (1−α)P⁰`` (``P⁰`` the kernel at ``α = 0``), so
+``μᵀP_α = μᵀ ⇔ μᵀP⁰ = μᵀ``: the stationary law, the gain ``J(θ)`` of every policy, its
+gradient and ``g*`` do not depend on ``α``, the bias is ``h_α = h⁰/(1−α)`` and the
+spectrum maps as ``λ ↦ α + (1−α)λ``, so ``t_mix`` grows like ``1/(1−α)``. Growing ``n``
+instead also grows the state space (and, with the sparse reward, the exploration
+problem) together with ``t_mix ∝ n²``. ``tests/mdp/test_mixing_families.py`` checks
+these identities; the ``mac-mixing`` experiment learns on this dial.
+
 Lazy cycle facts used by the tests (Levin, Peres & Wilmer 2017, §12.3.1): the walk
 ``P = αI + (1−α)(C + Cᵀ)/2`` on ``ℤ_n`` has eigenvalues ``α + (1−α)cos(2πk/n)``,
 so its spectral gap is ``(1−α)(1 − cos(2π/n)) ~ 2π²(1−α)/n²``.
@@ -51,7 +60,8 @@ def ring_mdp(
     ``P(s|s, a) = α`` (laziness); otherwise the intended step w.p. ``1 − slip`` and the
     opposite one w.p. ``slip``. Under the uniform policy the chain is the lazy simple
     random walk ``αI + (1−α)(C + Cᵀ)/2`` for every ``slip``, whose mixing time grows
-    as ``n²``. Rewards: ``"sparse"`` pays 1 in state 0 only; ``"dense"`` pays
+    as ``n²/(1−α)``. At fixed ``n`` the laziness rescales time only: the gain of every
+    policy (hence ``g*`` and ``∇J``) is the same for every ``α < 1`` (module docstring). Rewards: ``"sparse"`` pays 1 in state 0 only; ``"dense"`` pays
     ``(1 + cos(2πs/n))/2``; both ignore the action.
 
     Parameters
