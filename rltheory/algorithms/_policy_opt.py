@@ -1,9 +1,7 @@
 """Shared private machinery of the exact policy-optimisation drivers.
 
 Argument checks, the uniform / validated initial policy, the optimal values the
-suboptimality traces are measured against, the unchecked exact-evaluation kernel
-the drivers call inside their loops (inputs are validated once, at the driver
-boundary), the multiplicative (mirror-descent) update, the Euclidean projection
+suboptimality traces are measured against, the multiplicative (mirror-descent) update, the Euclidean projection
 onto the simplex, and the iteration loop with its stopping rule. Public names are re-exported by ``policy_gradient`` and
 ``policy_mirror_descent``.
 """
@@ -143,73 +141,24 @@ def optimal_values(mdp: FiniteMDP, V_star: Any) -> Any:
     return V_star
 
 
-@dataclass(frozen=True, eq=False)
-class Evaluator:
-    r"""Operators precomputed once per driver call for repeated exact evaluation.
-
-    With ``K(s, a, s') = 1{s' = s} − γ P(s'|s, a)`` and ``Σ_a π(a|s) = 1``:
-
-    * ``I − γ P_π = Σ_a π(a|s) K(s, a, ·)`` — one contraction, no identity matrix,
-      no rescaling per step (``Kt`` holds ``K`` as ``[..., s, s', a]``);
-    * ``A_V(s, a) = r(s, a) + γ (P V)(s, a) − V(s) = r(s, a) − (K V)(s, a)`` — the
-      advantage of the solved ``V`` in one matrix–vector product (``Kf`` is
-      ``K`` as ``[..., s·a, s']``).
-
-    The methods do no validation: callers pass policies of the model's shape,
-    dtype and namespace (the public drivers check their inputs once). Memory: two
-    dense arrays of the size of ``P`` (the sparse successor lists of
-    :attr:`FiniteMDP.successors` are not used; the ``O(S^3)`` solve dominates anyway).
-    """
-
-    xp: Any
-    Kt: Any
-    Kf: Any
-    R: Any
-    S: int
-    A: int
-
-    @classmethod
-    def of(cls, mdp: FiniteMDP, gamma: float) -> Evaluator:
-        xp, S, A = mdp.xp, mdp.S, mdp.A
-        P = mdp.P
-        eye = xp.eye(S, dtype=mdp.dtype, device=P.device)
-        K = eye[:, None, :] - gamma * P  # [..., s, a, s']
-        Kf = xp.reshape(K, tuple(K.shape[:-3]) + (S * A, S))
-        Kt = xp.permute_dims(K, tuple(range(K.ndim - 3)) + (K.ndim - 3, K.ndim - 1, K.ndim - 2))
-        # through a flat reshape: a row-major copy, so the per-step product streams memory
-        Kt = xp.reshape(xp.reshape(Kt, (-1,)), tuple(Kt.shape))
-        return cls(xp, Kt, Kf, mdp.R, S, A)
-
-    def values(self, pi: Any) -> Any:
-        """``V^π = (I − γP_π)^{-1} r_π`` by one (batched) LU solve."""
-        xp = self.xp
-        M = (self.Kt @ pi[..., None])[..., 0]
-        r = xp.sum(pi * self.R, axis=-1)
-        return xp.linalg.solve(M, r[..., None])[..., 0]
-
-    def advantage(self, V: Any) -> Any:
-        """``A_V = r − K V`` (equals ``q_values(mdp, V) − V`` up to rounding)."""
-        KV = self.Kf @ V[..., None]
-        return self.R - self.xp.reshape(KV, tuple(KV.shape[:-2]) + (self.S, self.A))
-
-
 def safe_log(pi: Any, xp: Any) -> Any:
     """``log π`` with ``−∞`` exactly where ``π = 0`` (no floating-point warning)."""
     pos = pi > 0
     return xp.where(pos, xp.log(xp.where(pos, pi, xp.ones_like(pi))), xp.full_like(pi, -math.inf))
 
 
-def log_softmax_step(logpi: Any, scores: Any, xp: Any) -> tuple[Any, Any]:
+def log_softmax_step(logpi: Any, scores: Any, xp: Any, axis: int = -1) -> tuple[Any, Any]:
     r"""Fused ``π'(a|s) ∝ π(a|s) exp(scores(s, a))`` in log space: returns ``(π', log π')``.
 
-    ``z = log π + scores`` is shifted by its row maximum (finite whenever ``π(·|s)``
-    has support), so every exponent is ``≤ 0``; ``−∞`` entries (outside the
-    support) stay ``−∞`` and get probability 0, as in :func:`multiplicative_update`.
+    ``z = log π + scores`` is shifted by its maximum over the action axis ``axis``
+    (finite whenever ``π(·|s)`` has support), so every exponent is ``≤ 0``; ``−∞``
+    entries (outside the support) stay ``−∞`` and get probability 0, as in
+    :func:`multiplicative_update`.
     """
     z = logpi + scores
-    z = z - xp.max(z, axis=-1, keepdims=True)
+    z -= xp.max(z, axis=axis, keepdims=True)
     w = xp.exp(z)
-    s = xp.sum(w, axis=-1, keepdims=True)
+    s = xp.sum(w, axis=axis, keepdims=True)
     return w / s, z - xp.log(s)
 
 

@@ -79,7 +79,8 @@ def test_npg_step_is_the_closed_form_and_the_fisher_preconditioned_step(mdp, dat
     g = mdp.gamma
     new = npg_step(mdp, pi, eta=eta)
     # closed form from the advantage of rltheory.mdp
-    w = pi * np.exp(eta * np.asarray(advantage(mdp, pi)) / (1 - g))
+    z = eta * np.asarray(advantage(mdp, pi)) / (1 - g)
+    w = pi * np.exp(z - z.max(-1, keepdims=True))  # shifting each row leaves the ratio unchanged, avoids inf/inf
     np.testing.assert_allclose(new, w / w.sum(-1, keepdims=True), atol=1e-12)
     # independent route: theta + eta * pinv(F) grad (Kakade 2001), states with d(s) > 0
     mu = np.full(mdp.S, 1.0 / mdp.S)
@@ -359,6 +360,57 @@ def test_kernels_run_under_every_backend(xp):
         res.trace["suboptimality"], natural_policy_gradient(m, eta=0.5, iterations=3).trace["suboptimality"],
         atol=1e-12,
     )
+
+
+def _npg_policies(mdp, eta, T):
+    """NPG iterates by the checked one-step function (LU evaluation each step)."""
+    pi = np.full((mdp.S, mdp.A), 1.0 / mdp.A) * np.ones(mdp.batch_shape + (1, 1))
+    out = [pi]
+    for _ in range(T):
+        pi = npg_step(mdp, pi, eta=eta)
+        out.append(pi)
+    return out
+
+
+def test_warm_evaluation_certificate_bounds_the_true_error_at_every_call():
+    # The warm-started evaluator (stored inverse + extrapolation + Richardson steps) must return,
+    # for each instance and call, a bound >= the true error against an LU solve, and that bound
+    # must be at the LU level (residual <= 16 eps (|V| + |r|)).
+    from rltheory.algorithms._warm_eval import WARM_MIN_BATCH, WarmEvaluator
+
+    B = 2 * WARM_MIN_BATCH
+    mdp = random_mdp(12, 4, gamma=0.95, rng=11, batch_shape=(B,))
+    ev = WarmEvaluator(np.asarray(mdp.P), np.asarray(mdp.R), 0.95, mdp.xp)
+    for pi in _npg_policies(mdp, 2.0, 40):
+        V, adv, bound = ev.evaluate(np.ascontiguousarray(np.swapaxes(pi, -1, -2)))
+        V_lu = np.asarray(evaluate_policy(mdp, pi))
+        err = np.max(np.abs(V - V_lu), axis=-1)
+        assert np.all(err <= bound + 1e-14 * np.max(np.abs(V_lu))), (err, bound)
+        assert np.all(bound <= 16 * np.finfo(float).eps * (np.max(np.abs(V), -1) + 1.0) / (1 - 0.95))
+        np.testing.assert_allclose(np.swapaxes(adv, -1, -2), np.asarray(advantage(mdp, pi)), atol=1e-11)
+    assert ev.exact_solves < B * 41  # the warm steps replaced most LU solves
+
+
+def test_batched_warm_run_equals_per_instance_lu_runs():
+    # Batches of >= WARM_MIN_BATCH instances use the warm evaluator, single instances an LU
+    # solve per iteration: the two exact routes agree to round-off along the whole run.
+    mdp = random_mdp(10, 3, gamma=0.9, rng=12, batch_shape=(12,))
+    batch = natural_policy_gradient(mdp, eta=1.0, iterations=60)
+    assert np.max(batch.trace["evaluation_bound"]) < 1e-11
+    for i in (0, 5, 11):
+        single = natural_policy_gradient(mdp[i], eta=1.0, iterations=60)
+        np.testing.assert_allclose(batch.policy[i], single.policy, atol=1e-11)
+        np.testing.assert_allclose(batch.trace["suboptimality"][:, i], single.trace["suboptimality"], atol=1e-12)
+
+
+def test_warm_evaluation_runs_under_every_backend(xp):
+    # Exercises the array-API route of the masked updates (no integer-array assignment).
+    m = random_mdp(6, 3, gamma=0.9, rng=13, batch_shape=(9,))
+    mdp = FiniteMDP(xp.asarray(np.asarray(m.P)), xp.asarray(np.asarray(m.R)), gamma=0.9)
+    res = natural_policy_gradient(mdp, eta=1.5, iterations=25)
+    ref = natural_policy_gradient(m, eta=1.5, iterations=25)
+    np.testing.assert_allclose(to_numpy(res.policy), ref.policy, atol=1e-12)
+    np.testing.assert_allclose(res.trace["evaluation_bound"], ref.trace["evaluation_bound"], atol=1e-14)
 
 
 # -- validation ---------------------------------------------------------------------------
