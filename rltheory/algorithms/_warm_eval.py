@@ -27,8 +27,9 @@ that are not certified after four steps, are solved exactly by LU and get a fres
 a factor 100). Decisions are per instance and masked, so a batched run performs the
 same arithmetic for each instance as a run on that instance alone.
 
-With fewer than ``WARM_MIN_BATCH`` instances every call is an LU solve (the steps'
-array overhead would cost more than the solve); the certificate is reported the same way.
+With fewer than ``WARM_MIN_BATCH`` instances, and on GPUs (where the batched LU solve is
+one library call and every masked decision of the steps is a device synchronisation),
+every call is an LU solve; the certificate is reported the same way.
 
 Arrays are action-major: policies and advantages are ``(..., A, S)`` so that the
 reductions over actions run over a leading axis (contiguous inner loops).
@@ -83,6 +84,9 @@ class WarmEvaluator:
         self.history: list[tuple[Any, Any]] = []
         self.exact_solves = 0  # instances solved by LU so far (for diagnostics)
         self._inplace = is_numpy(xp) or not is_host(xp)
+        # warm steps pay off on a host with enough instances; on a GPU the batched LU solve is
+        # one library call while every masked decision of the warm steps is a device sync
+        self.warm = is_host(xp) and B >= WARM_MIN_BATCH
 
     # -- kernels ---------------------------------------------------------------------
     def _advantage(self, V: Any) -> Any:
@@ -130,7 +134,7 @@ class WarmEvaluator:
         ``bound[b] ≥ ‖V[b] − V^{π_b}‖∞``, from the final residual (module docstring).
         """
         xp = self.xp
-        if self.B < WARM_MIN_BATCH:
+        if not self.warm:
             M = xp.sum(pi[..., None] * self.K4, axis=1)
             V = xp.linalg.solve(M, xp.sum(pi * self.R, axis=1)[..., None])[..., 0]
             self.exact_solves += self.B
