@@ -78,11 +78,42 @@ def _textbook_npg(P: np.ndarray, R: np.ndarray, gamma: float, eta: float, T: int
         subopt.append(float(rho @ (V_star - V)))
         if t == T:
             break
-        z = np.log(pi) + (eta / (1.0 - gamma)) * (R + gamma * (P @ V) - V[:, None])
+        with np.errstate(divide="ignore"):  # probabilities that underflowed to 0 stay 0
+            z = np.log(pi) + (eta / (1.0 - gamma)) * (R + gamma * (P @ V) - V[:, None])
         z -= z.max(axis=1, keepdims=True)
         pi = np.exp(z)
         pi /= pi.sum(axis=1, keepdims=True)
     return pi, subopt
+
+
+def _floor(mdp: FiniteMDP, reps: int = 200) -> dict[str, float]:
+    """Per instance-iteration microseconds of the work no exact batched NPG iteration can skip.
+
+    One product ``K V`` with ``K = I − γP`` (the advantage; read in the chunks the driver
+    uses, so from cache where they fit) and one fused log-space policy update over the
+    batch. Their sum is a floor for the batched side; the textbook loop's time divided by
+    it bounds the achievable ratio.
+    """
+    from rltheory.algorithms._policy_opt import log_softmax_step  # noqa: PLC0415 - benchmark only
+    from rltheory.algorithms.npg import _CHUNK_BYTES  # noqa: PLC0415
+
+    B, S, A = mdp.batch_shape[0], mdp.S, mdp.A
+    K = np.eye(S)[:, None, :] - mdp.gamma * np.asarray(mdp.P)
+    K = np.ascontiguousarray(np.swapaxes(K, 1, 2)).reshape(B, A * S, S)
+    size = max(1, min(B, _CHUNK_BYTES // (S * A * S * 8)))
+    chunks = [K[i:i + size] for i in range(0, B, size)]
+    V = np.ones((size, S, 1))
+    t0 = time.perf_counter()
+    for c in chunks:
+        for _ in range(reps):
+            c @ V[: c.shape[0]]
+    product = (time.perf_counter() - t0) / (reps * B) * 1e6
+    logpi, scores = np.log(np.full((B, A, S), 1.0 / A)), np.zeros((B, A, S))
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        log_softmax_step(logpi, scores, np, axis=1)
+    update = (time.perf_counter() - t0) / (reps * B) * 1e6
+    return {"product_with_P_us": product, "policy_update_us": update, "floor_us": product + update}
 
 
 def main() -> None:
@@ -148,6 +179,12 @@ def main() -> None:
     rows["speedup_batched_vs_fastest_loop_cpu_time"] = fastest_cpu / rows["batched_numpy_cpu_s"]
     rows["per_instance_iteration_us"]["textbook_loop"] = 1e6 * rows["textbook_loop_s"] / (T * args.batch)
     rows["max_evaluation_bound"] = float(np.max(batched.trace["evaluation_bound"]))
+    floor = _floor(mdp)
+    floor["ratio_bound_textbook_over_floor"] = rows["per_instance_iteration_us"]["textbook_loop"] / floor["floor_us"]
+    rows["floor_per_instance_iteration"] = floor
+    print(f"floor         : {floor['floor_us']:.2f} us per instance-iteration (product with P "
+          f"{floor['product_with_P_us']:.2f} + update {floor['policy_update_us']:.2f}); textbook/floor "
+          f"x{floor['ratio_bound_textbook_over_floor']:.1f}", flush=True)
 
     if cupy_available():
         import cupy as cp  # noqa: PLC0415 - optional GPU backend, benchmark only
