@@ -81,6 +81,13 @@ of the experiment unless said otherwise):
   bump in about half the runs already at the fastest instance and show no trend:
   vanilla 0.29, 0.38, 0.12, 0.28, 0.36, 0.33 and MAC 0.16, 0.35, 0.29, 0.42, 0.36, 0.33
   at ``t_mix`` 10 … 318.
+* *State-aggregated actor* (a stand-alone prototype, not in the library: on the dense
+  dial ``n = 6`` the mirror states ``s`` and ``n − s`` share actor parameters, so that
+  long stays could drag shared parameters — the failure the ``∝ 1/τ_mix`` steps guard
+  against; the class still contains a ``g*``-optimal policy; 4 seeds): vanilla (0.5, 2.0)
+  gap 0.000, 0.001, 0.26 and MAC (1.0, 0.05, 16) 0.18, 0.33, 1.08 at ``t_mix`` 4, 16,
+  124 (MAC with ``T_max = 256``: 0.39, 1.03, 1.02) — vanilla degrades at the slowest
+  instance, MAC more and earlier.
 * *Growing sparse ring* (the earlier version of this experiment, MAC scale 1,
   critic step 0.05, ``T_max = 64``, chosen after seeing rings up to ``n = 16``; 6
   seeds): MAC mean (min) ``g/g*`` 0.98 (0.98), 0.93 (0.73), 0.96 (0.94), 0.90 (0.73)
