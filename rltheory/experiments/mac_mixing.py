@@ -173,11 +173,11 @@ class Config:
         MLMC cap of the estimator study (a power of two).
     estimator_laziness : tuple of float
         The estimator study is also run on the laziness dial of the learning study
-        (``ring_mdp(learning_n, laziness=α, reward=reward)``).
+        (``ring_mdp(learning_n, laziness=α, reward=rewards[0])``).
     learning_n : int
         Cycle of the learning study.
-    reward : {"dense", "sparse"}
-        Its reward.
+    rewards : tuple of {"dense", "sparse"}
+        One learning panel per reward; the estimator study on the dial uses the first.
     laziness : tuple of float
         The dial ``α``; the first entry is the tuning instance (fastest mixing).
     budget : int
@@ -185,9 +185,14 @@ class Config:
     seeds : int
         Evaluation runs per method and instance (seeds ``1000·seed + k``).
     tune : bool
-        Re-run the grid search on ``laziness[0]`` (tuning seeds ``10⁶ + k``); otherwise use
-        the fixed settings below (what that search selected for the default family).
+        Re-run the grid search on ``laziness[0]`` for each reward (tuning seeds ``10⁶ + k``);
+        otherwise use the fixed settings below (what that search selected for the dense dial).
     tune_seeds : int
+    judge_from : float or None
+        Judge the claim *vanilla-needs-mixing-steps* on the ``judge_reward`` dial, pooling the
+        runs at every ``α ≥ judge_from`` (held-out instances); ``None``: not judged (``quick()``,
+        whose 4 seeds are too few for the bootstrap interval of a bimodal outcome).
+    judge_reward : {"dense", "sparse"}
     vanilla_steps : (float, float)
         Vanilla AC constant (critic, actor) steps.
     mac_settings : (float, float, int)
@@ -200,12 +205,14 @@ class Config:
     T_max: int = 1024
     estimator_laziness: tuple[float, ...] = tuple(1.0 - 2.0**-k for k in range(1, 7))
     learning_n: int = 6
-    reward: str = "dense"
+    rewards: tuple[str, ...] = ("dense",)
     laziness: tuple[float, ...] = (0.5, 0.875, 0.984375)
     budget: int = 20_000
     seeds: int = 4
     tune: bool = False
     tune_seeds: int = 4
+    judge_from: float | None = None
+    judge_reward: str = "sparse"
     vanilla_steps: tuple[float, float] = (0.5, 2.0)
     mac_settings: tuple[float, float, int] = (1.0, 0.05, 16)
     vanilla_grid: tuple[tuple[float, float], ...] = tuple((c, a) for c in (0.05, 0.2, 0.5) for a in (0.05, 0.2, 0.5, 2.0))
@@ -219,8 +226,10 @@ class Config:
 
     @classmethod
     def full(cls) -> Config:
-        """Tuning re-run on the fastest instance; learning at t_mix 4 … 124 (6 instances) × 8 seeds."""
-        return cls(laziness=tuple(1.0 - 2.0**-k for k in range(1, 7)), seeds=8, tune=True)
+        """Tuning re-run on the fastest instance; dense and sparse dials at t_mix 4 … 124 (6 instances) × 16 seeds;
+        the vanilla claim judged on the sparse dial at t_mix 62 and 124 (32 pooled runs)."""
+        return cls(laziness=tuple(1.0 - 2.0**-k for k in range(1, 7)), seeds=16, tune=True, rewards=("dense", "sparse"),
+                   judge_from=0.96875)
 
 
 def estimator_bias(n: int, T_max: int, start: int | None = None, *, laziness: float = 0.5,
@@ -286,11 +295,11 @@ def _mean_ci(x: np.ndarray, rng: np.random.Generator, n_boot: int = 2000) -> tup
     return float(x.mean()), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
 
 
-def _instance(config: Config, laziness: float) -> tuple[FiniteMDP, float, float, int]:
+def _instance(config: Config, laziness: float, reward: str) -> tuple[FiniteMDP, float, float, int]:
     n = config.learning_n
-    mdp = ring_mdp(n, laziness=laziness, reward=config.reward)
+    mdp = ring_mdp(n, laziness=laziness, reward=reward)
     unif = np.full((n, 2), 0.5)
-    g_star = float(np.asarray(average_policy_iteration(mdp).gain))
+    g_star = float(np.max(np.asarray(average_policy_iteration(mdp, multichain=True).gain)))  # communicating: constant
     g_unif = float(np.asarray(gain_bias(mdp, unif)[0]))
     return mdp, g_star, g_unif, int(mixing_time(np.asarray(policy_transition_matrix(mdp, unif))))
 
@@ -302,25 +311,9 @@ def _tune(config: Config, grid: list[tuple], fast: tuple) -> tuple[tuple, list[f
     return grid[int(np.argmin(scores))], scores
 
 
-def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
-    """Exact estimator study (judged) and the learning comparison on the laziness dial (reported)."""
-    t0 = time.perf_counter()
-    rows = [estimator_bias(n, config.T_max) for n in config.ring_sizes]
-    lazy_rows = [estimator_bias(config.learning_n, config.T_max, laziness=a, reward=config.reward)
-                 for a in config.estimator_laziness]
-    tmix = [r["t_mix"] for r in rows]
-    both = rows + lazy_rows
-    src = "Dorfman & Levy (2022); Suttle et al. (2023), MLMC estimator; LPW (2017) Prop. 4.5"
-    checks = [
-        Claim("mlmc-bias-bound", f"exact |MLMC bias| ≤ span·(1/N)Σ_(k<N) d(k), N = 2^⌊log2 {config.T_max}⌋, every ring "
-              "(growing sparse rings and the laziness dial) and coordinate (allowance 1e-12 for round-off)", src, None, "bound").check(
-            check_bound(np.concatenate([r["abs_bias"] for r in both]),
-                        np.concatenate([r["abs_bound"] for r in both]) + 1e-12)),
-        Claim("mlmc-vs-plain", "relative bias of MLMC ≤ that of the plain average of the same expected number of "
-              "samples, every ring of both families", src, None, "bound").check(
-            check_bound([r["mlmc"] for r in both], [r["plain"] for r in both])),
-    ]
-    instances = [_instance(config, a) for a in config.laziness]
+def _learning_panel(config: Config, reward: str, seed: int, progress: bool) -> tuple[dict, list, dict]:
+    """Tune (or take the fixed settings) on the fastest instance, then run every method on every instance."""
+    instances = [_instance(config, a, reward) for a in config.laziness]
     van = ("vanilla", *config.vanilla_steps)
     mac = ("mac", *config.mac_settings)
     tuning: dict[str, Any] = {"tuned": config.tune}
@@ -334,7 +327,7 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     if progress:
         from tqdm.auto import tqdm  # noqa: PLC0415
 
-        iterator = tqdm(instances, desc="mac-mixing")
+        iterator = tqdm(instances, desc=f"mac-mixing ({reward})")
     for mdp, g_star, g_unif, tm in iterator:
         oracle = ("vanilla", van[1] * t_fast / tm, van[2] * t_fast / tm)
         learn["t_mix"].append(tm)
@@ -347,29 +340,72 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         v, o, m = (np.asarray(learn[k][i]) for k in ("vanilla", "oracle", "mac"))
         summary.append({"t_mix": tm, "vanilla": _mean_ci(v, boot), "oracle": _mean_ci(o, boot), "mac": _mean_ci(m, boot),
                         "mac_minus_vanilla": _mean_ci(m - v, boot)})
-    curves = {
+    return learn, summary, tuning
+
+
+def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
+    """Exact estimator study (judged) and the learning comparison on the laziness dial (reported)."""
+    t0 = time.perf_counter()
+    rows = [estimator_bias(n, config.T_max) for n in config.ring_sizes]
+    lazy_rows = [estimator_bias(config.learning_n, config.T_max, laziness=a, reward=config.rewards[0])
+                 for a in config.estimator_laziness]
+    tmix = [r["t_mix"] for r in rows]
+    both = rows + lazy_rows
+    src = "Dorfman & Levy (2022); Suttle et al. (2023), MLMC estimator; LPW (2017) Prop. 4.5"
+    checks = [
+        Claim("mlmc-bias-bound", f"exact |MLMC bias| ≤ span·(1/N)Σ_(k<N) d(k), N = 2^⌊log2 {config.T_max}⌋, every ring "
+              "(growing sparse rings and the laziness dial) and coordinate (allowance 1e-12 for round-off)", src, None,
+              "bound").check(
+            check_bound(np.concatenate([r["abs_bias"] for r in both]),
+                        np.concatenate([r["abs_bound"] for r in both]) + 1e-12)),
+        Claim("mlmc-vs-plain", "relative bias of MLMC ≤ that of the plain average of the same expected number of "
+              "samples, every ring of both families", src, None, "bound").check(
+            check_bound([r["mlmc"] for r in both], [r["plain"] for r in both])),
+    ]
+    curves: dict[str, Any] = {
         "estimator": {"n": list(config.ring_sizes), "t_mix": tmix, "mlmc": [r["mlmc"] for r in rows],
                       "plain": [r["plain"] for r in rows], "avg_tv": [r["avg_tv"] for r in rows],
                       "bound": [r["rel_bound"] for r in rows]},
         "estimator_laziness": {"laziness": list(config.estimator_laziness), "t_mix": [r["t_mix"] for r in lazy_rows],
                                "mlmc": [r["mlmc"] for r in lazy_rows], "plain": [r["plain"] for r in lazy_rows],
                                "bound": [r["rel_bound"] for r in lazy_rows]},
-        "learning": learn,
     }
+    summaries, tunings = {}, {}
+    for reward in config.rewards:
+        curves[f"learning-{reward}"], summaries[reward], tunings[reward] = _learning_panel(config, reward, seed, progress)
+    judged: dict[str, Any] = {}
+    if config.judge_from is not None:
+        if config.judge_reward not in config.rewards:
+            raise ValueError(f"judge_reward {config.judge_reward!r} must be one of rewards {config.rewards}")
+        L = curves[f"learning-{config.judge_reward}"]
+        held = [i for i, a in enumerate(config.laziness) if a >= config.judge_from and i > 0]
+        if not held:
+            raise ValueError(f"no held-out laziness >= judge_from={config.judge_from} in {config.laziness}")
+        diff = np.concatenate([np.asarray(L["oracle"][i]) - np.asarray(L["vanilla"][i]) for i in held])
+        judged = {"t_mix": [L["t_mix"][i] for i in held], "runs": int(diff.size),
+                  "oracle_minus_fixed": _mean_ci(diff, np.random.default_rng(seed + 1))}
+        checks.append(Claim(
+            "vanilla-needs-mixing-steps",
+            f"{config.judge_reward} laziness dial, held-out t_mix {judged['t_mix']}: vanilla AC with the steps tuned at "
+            "the fastest instance ends worse than with those steps × t_mix,fast/t_mix — the upper end of the 95% "
+            "bootstrap interval of mean(gap_oracle − gap_fixed) over the pooled runs is ≤ 0",
+            "Wu et al. (2020), Thm 4.5 (steps ∝ 1/τ_mix); Suttle et al. (2023) (the oracle that MAC removes)",
+            None, "bound").check(check_bound([judged["oracle_minus_fixed"][2]], [0.0])))
     return ExperimentResult(
         name="mac-mixing", config=config_to_dict(config), curves=curves, checks=checks,
         meta={"seed": seed, "N_bar": rows[0]["N_bar"], "bias_ratio_plain_over_mlmc":
-              [r["plain"] / max(r["mlmc"], 1e-300) for r in both], "tuning": tuning,
-              "learning_summary": summary,
+              [r["plain"] / max(r["mlmc"], 1e-300) for r in both], "tuning": tunings,
+              "learning_summary": summaries, "vanilla_claim": judged,
               "learning_claim": "not judged: vanilla AC with steps tuned at the fastest instance does not degrade on "
-                                "the dense laziness dial while MAC does (module docstring)",
+                                "the dense laziness dial while MAC does; on the sparse dial both degrade "
+                                "(module docstring)",
               "wall_time_s": time.perf_counter() - t0},
     )
 
 
 def plot(result: ExperimentResult) -> Any:
     """Relative bias vs t_mix with the bound (log-log), both families; normalised final gap vs t_mix per method."""
-    fig, axes = figure(1, 2, width=4.8, height=3.6)
+    fig, axes = figure(1, 1 + len(result.config["rewards"]), width=4.8, height=3.6)
     e = result.curves["estimator"]
     ax = axes[0, 0]
     ax.plot(e["t_mix"], e["plain"], "o-", label=f"plain average of N̄ = {result.meta['N_bar']} samples")
@@ -385,24 +421,25 @@ def plot(result: ExperimentResult) -> Any:
     ax.set_ylabel("relative bias of ∇J estimate")
     ax.set_title(f"exact estimator bias, T_max = {result.config['T_max']}")
     ax.legend(fontsize=7)
-    L, tun = result.curves["learning"], result.meta["tuning"]
-    van, mac = tun["vanilla"], tun["mac"]
-    ax = axes[0, 1]
-    for i, (key, mk, lab) in enumerate((
-            ("vanilla", "o-", f"vanilla AC, steps {van[0]:g}/{van[1]:g} tuned at fastest"),
-            ("oracle", "^-", "vanilla AC, those steps × t_mix,fast/t_mix (oracle)"),
-            ("mac", "s-", f"MAC, scale {mac[0]:g}, critic {mac[1]:g}, T_max {mac[2]:g} (tuned at fastest)"))):
-        ci = np.asarray([row[key] for row in result.meta["learning_summary"]], dtype=float)  # mean, lo, hi
-        t = np.asarray(L["t_mix"], dtype=float) * (1.0 + 0.04 * (i - 1))
-        ax.errorbar(t, ci[:, 0], yerr=[ci[:, 0] - ci[:, 1], ci[:, 2] - ci[:, 0]], fmt=mk, capsize=3, label=lab)
-    ax.axhline(0.0, color="gray", lw=0.8, ls=":")
-    ax.set_xscale("log")
-    ax.set_xlabel("t_mix(1/4) of the uniform policy (laziness dial, same J(θ))")
-    ax.set_ylabel("(g* − g^{π_T}) / (g* − g^{unif})")
-    cfg = result.config
-    ax.set_title(f"ring n={cfg['learning_n']} ({cfg['reward']}), {cfg['budget']} samples, {cfg['seeds']} seeds, "
-                 "95% bootstrap CI", fontsize=8)
-    ax.legend(fontsize=6)
+    for j, reward in enumerate(result.config["rewards"]):
+        L, tun = result.curves[f"learning-{reward}"], result.meta["tuning"][reward]
+        van, mac = tun["vanilla"], tun["mac"]
+        ax = axes[0, 1 + j]
+        for i, (key, mk, lab) in enumerate((
+                ("vanilla", "o-", f"vanilla AC, steps {van[0]:g}/{van[1]:g} tuned at fastest"),
+                ("oracle", "^-", "vanilla AC, those steps × t_mix,fast/t_mix (oracle)"),
+                ("mac", "s-", f"MAC, scale {mac[0]:g}, critic {mac[1]:g}, T_max {mac[2]:g} (tuned at fastest)"))):
+            ci = np.asarray([row[key] for row in result.meta["learning_summary"][reward]], dtype=float)  # mean, lo, hi
+            t = np.asarray(L["t_mix"], dtype=float) * (1.0 + 0.04 * (i - 1))
+            ax.errorbar(t, ci[:, 0], yerr=[ci[:, 0] - ci[:, 1], ci[:, 2] - ci[:, 0]], fmt=mk, capsize=3, label=lab)
+        ax.axhline(0.0, color="gray", lw=0.8, ls=":")
+        ax.set_xscale("log")
+        ax.set_xlabel("t_mix(1/4) of the uniform policy (laziness dial, same J(θ))")
+        ax.set_ylabel("(g* − g^{π_T}) / (g* − g^{unif})")
+        cfg = result.config
+        ax.set_title(f"ring n={cfg['learning_n']} ({reward} reward), {cfg['budget']} samples, {cfg['seeds']} seeds, "
+                     "95% bootstrap CI", fontsize=8)
+        ax.legend(fontsize=6)
     fig.suptitle("MLMC estimator bias (judged) and MAC vs vanilla AC on a pure mixing-time dial (reported)")
     return fig
 

@@ -5,25 +5,29 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.experiments.mac_mixing import Config, estimator_bias, learning_gap, run
+from rltheory.experiments.mac_mixing import Config, estimator_bias, learning_gap, plot, run
 from rltheory.mdp import ring_mdp
 
-SMALL = Config(ring_sizes=(4, 8), estimator_laziness=(0.5, 0.9375), laziness=(0.5, 0.9375), budget=1500, seeds=2)
+SMALL = Config(ring_sizes=(4, 8), estimator_laziness=(0.5, 0.9375), laziness=(0.5, 0.9375), budget=1500, seeds=2,
+               rewards=("dense", "sparse"))
 
 
 def test_small_run_passes_estimator_claims_and_is_reproducible():
     a, b = run(SMALL, seed=3), run(SMALL, seed=3)
     assert a.passed and [c.claim.name for c in a.checks] == ["mlmc-bias-bound", "mlmc-vs-plain"]
-    assert a.curves["learning"] == b.curves["learning"]
-    L = a.curves["learning"]
-    assert L["t_mix"] == [4, 31]  # uniform policy on the 6-cycle at α = 1/2 and 15/16
-    for key in ("vanilla", "oracle", "mac"):
-        assert np.asarray(L[key]).shape == (2, 2)
-    for row in a.meta["learning_summary"]:
-        for key in ("vanilla", "oracle", "mac", "mac_minus_vanilla"):
-            mean, lo, hi = row[key]
-            assert lo <= mean <= hi
-    assert a.meta["tuning"] == {"tuned": False, "vanilla": list(SMALL.vanilla_steps), "mac": list(SMALL.mac_settings)}
+    fixed = {"tuned": False, "vanilla": list(SMALL.vanilla_steps), "mac": list(SMALL.mac_settings)}
+    assert a.meta["tuning"] == {"dense": fixed, "sparse": fixed}
+    for reward in ("dense", "sparse"):
+        assert a.curves[f"learning-{reward}"] == b.curves[f"learning-{reward}"]
+        L = a.curves[f"learning-{reward}"]
+        assert L["t_mix"] == [4, 31]  # uniform policy on the 6-cycle at α = 1/2 and 15/16 (reward-free)
+        for key in ("vanilla", "oracle", "mac"):
+            assert np.asarray(L[key]).shape == (2, 2)
+        for row in a.meta["learning_summary"][reward]:
+            for key in ("vanilla", "oracle", "mac", "mac_minus_vanilla"):
+                mean, lo, hi = row[key]
+                assert lo <= mean <= hi
+    assert len(plot(a).axes) == 3  # estimator panel + one learning panel per reward
 
 
 def test_tuning_protocol_selects_on_the_fastest_instance():
@@ -31,9 +35,9 @@ def test_tuning_protocol_selects_on_the_fastest_instance():
     # pick the other grid point for each method
     cfg = Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5,), budget=1500, seeds=1, tune=True,
                  tune_seeds=2, vanilla_grid=((1e-4, 1e-4), (0.5, 2.0)), mac_grid=((1e-4, 1e-4, 16), (1.0, 0.2, 16)))
-    res = run(cfg)
-    assert res.meta["tuning"]["vanilla"] == [0.5, 2.0] and res.meta["tuning"]["mac"] == [1.0, 0.2, 16]
-    assert res.meta["tuning"]["vanilla_scores"][0] > 0.9 and res.meta["tuning"]["mac_scores"][0] > 0.9
+    tun = run(cfg).meta["tuning"]["dense"]
+    assert tun["vanilla"] == [0.5, 2.0] and tun["mac"] == [1.0, 0.2, 16]
+    assert tun["vanilla_scores"][0] > 0.9 and tun["mac_scores"][0] > 0.9
 
 
 @pytest.mark.parametrize("laziness", [0.5, 0.9375])
@@ -55,3 +59,18 @@ def test_estimator_bias_is_the_same_problem_on_the_laziness_dial():
 def test_learning_gap_validates_the_method():
     with pytest.raises(ValueError, match="method must start with 'vanilla' or 'mac'; got 'npg'"):
         learning_gap(("npg", 0.1), ring_mdp(4, reward="dense"), 0.75, 0.5, budget=10, seed=0)
+
+
+def test_vanilla_claim_is_judged_on_held_out_runs_and_can_fail():
+    # 300 samples: the oracle's steps (the fixed ones × t_mix,fast/t_mix) are too small to learn in so short
+    # a run, so they do not end better than the fixed steps and the claim fails; the held-out instances are
+    # those with α ≥ judge_from other than the tuning instance
+    cfg = Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5, 0.75, 0.96875), budget=300, seeds=3,
+                 rewards=("sparse",), judge_from=0.75)
+    res = run(cfg)
+    claim = res.checks[-1]
+    assert claim.claim.name == "vanilla-needs-mixing-steps" and not claim.passed and not res.passed
+    assert res.meta["vanilla_claim"]["t_mix"] == [8, 62] and res.meta["vanilla_claim"]["runs"] == 6
+    with pytest.raises(ValueError, match="judge_reward 'dense' must be one of rewards"):
+        run(Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5, 0.75), budget=50, seeds=1,
+                   rewards=("sparse",), judge_from=0.75, judge_reward="dense"))
