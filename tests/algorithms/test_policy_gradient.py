@@ -403,6 +403,36 @@ def test_batched_warm_run_equals_per_instance_lu_runs():
         np.testing.assert_allclose(batch.trace["suboptimality"][:, i], single.trace["suboptimality"], atol=1e-12)
 
 
+def test_chunked_batched_run_with_tol_equals_one_chunk(monkeypatch):
+    # Host runs split the batch into cache-sized chunks; with tol each chunk stops when its own
+    # instances are done and then continues to the common last iterate: the result must not
+    # depend on the chunking (same policies, same traces, one stopping iterate, converged).
+    import rltheory.algorithms.npg as npg_module
+
+    mdp = random_mdp(8, 3, gamma=0.9, rng=14, batch_shape=(30,))
+    whole = natural_policy_gradient(mdp, eta=2.0, iterations=400, tol=1e-8)
+    monkeypatch.setattr(npg_module, "_CHUNK_BYTES", 8 * 3 * 8 * 8 * 10)  # chunks of 10 instances
+    chunked = natural_policy_gradient(mdp, eta=2.0, iterations=400, tol=1e-8)
+    assert whole.converged is True and chunked.converged is True
+    assert chunked.iterations == whole.iterations
+    assert chunked.trace["suboptimality"].shape == (whole.iterations + 1, 30)
+    assert np.all(chunked.trace["suboptimality"][-1] <= 1e-8)
+    np.testing.assert_allclose(chunked.policy, whole.policy, atol=1e-12)
+    np.testing.assert_allclose(chunked.trace["suboptimality"], whole.trace["suboptimality"], atol=1e-12)
+
+
+def test_warm_evaluation_in_float32_is_certified_at_float32_precision():
+    m = random_mdp(10, 3, gamma=0.9, rng=15, batch_shape=(12,))
+    m32 = FiniteMDP(np.asarray(m.P, dtype=np.float32), np.asarray(m.R, dtype=np.float32), gamma=0.9)
+    res = natural_policy_gradient(m32, eta=1.0, iterations=40)
+    ref = natural_policy_gradient(m, eta=1.0, iterations=40)
+    assert res.policy.dtype == np.float32
+    bound = 16 * np.finfo(np.float32).eps * (1 + 1 / 0.1) / 0.1
+    assert np.max(res.trace["evaluation_bound"]) <= bound
+    # V*(ρ) and V^{π_t}(ρ) are each float32 evaluations: each within the certificate `bound`
+    np.testing.assert_allclose(res.trace["suboptimality"], ref.trace["suboptimality"], atol=2 * bound)
+
+
 def test_warm_evaluation_runs_under_every_backend(xp):
     # Exercises the array-API route of the masked updates (no integer-array assignment).
     m = random_mdp(6, 3, gamma=0.9, rng=13, batch_shape=(9,))
