@@ -89,6 +89,13 @@ of the experiment unless said otherwise):
   −0.47, interval (−0.66, −0.27): passes. MAC − vanilla: (0.003, 0.024),
   (0.004, 0.29), then intervals containing 0 — MAC is no better than the fixed-step
   vanilla it is meant to replace, and far worse than the oracle steps.
+* *Replication*, ``full()`` with ``seed = 1`` (evaluation seeds 1000–1015, disjoint from
+  every exploration run; same tuned settings): claim 3 passes again, −0.42, interval
+  (−0.64, −0.23). Sparse: fixed 0.000, 0.000, 0.001, 0.13, 0.46, 0.46; oracle ≤ 0.062;
+  MAC 0.003, 0.005, 0.074, 0.46, 0.72, 0.76 (MAC − vanilla above 0 at ``t_mix`` 4 … 31).
+  Dense: vanilla 0.000, 0.000, 0.001, 0.064, 0.13, 0.005; oracle ≤ 0.034; MAC 0.010,
+  0.076, 0.096, 0.062, 0.20, 0.46 (MAC − vanilla (0.28, 0.63) at ``t_mix = 124``).
+  ``full()`` takes ≈ 6 min on one core.
 * *Laziness dial, dense reward, n = 10* (exploration, 6 seeds, settings tuned at
   ``α = 1/2`` over the same grid: vanilla (0.2, 2.0), MAC (1.0, 0.2, 16)): vanilla gap
   0.000, 0.000, 0.000, 0.066, 0.031, 0.003 at ``t_mix`` 10, 20, 40, 80, 159, 318;
