@@ -24,8 +24,8 @@ Certificate (for every instance, at every call): the steps stop once
 ``bound``. Instances whose step contracts the residual by less than a factor 10, or
 that are not certified after four steps, are solved exactly by LU and get a fresh
 ``W`` (also refreshed, for the next call, when the first step contracted by less than
-a factor 500). Decisions are per instance and masked, so a batched run performs the
-same arithmetic for each instance as a run on that instance alone.
+a factor 500). Decisions are per instance and masked, so an instance's values do not
+depend on which other instances share its batch.
 
 With fewer than ``WARM_MIN_BATCH`` instances, and on GPUs (where the batched LU solve is
 one library call and every masked decision of the steps is a device synchronisation),
