@@ -222,6 +222,15 @@ def prepare(
     return g, iterations, tol, rho, V_star, pi, Loop(what, iterations, tol, mdp.xp)
 
 
+def warn_at_cap(name: str, iterations: int, worst: float, tol: float, *, stacklevel: int) -> None:
+    """The :class:`ConvergenceWarning` of a driver that reached its cap with ``worst > tol``."""
+    warnings.warn(
+        f"{name} reached iterations={iterations} with suboptimality {worst:.3g} > tol={tol:g}",
+        ConvergenceWarning,
+        stacklevel=stacklevel,
+    )
+
+
 class Loop:
     """Iteration bookkeeping: record metrics, apply the stopping rule, warn at the cap."""
 
@@ -241,12 +250,7 @@ class Loop:
         if t >= self.iterations:
             if self.tol is not None:
                 self.converged = False
-                warnings.warn(
-                    f"{self.name} reached iterations={self.iterations} with suboptimality "
-                    f"{float(self.xp.max(stop_metric)):.3g} > tol={self.tol:g}",
-                    ConvergenceWarning,
-                    stacklevel=3,
-                )
+                warn_at_cap(self.name, self.iterations, float(self.xp.max(stop_metric)), self.tol, stacklevel=4)
             return True
         return False
 

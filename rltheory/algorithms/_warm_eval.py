@@ -31,6 +31,11 @@ With fewer than ``WARM_MIN_BATCH`` instances, and on GPUs (where the batched LU 
 one library call and every masked decision of the steps is a device synchronisation),
 every call is an LU solve; the certificate is reported the same way.
 
+References: iterative refinement with a fixed approximate inverse is classical
+(Golub & Van Loan, *Matrix Computations*, 4th ed., §3.5.3); the residual bound is
+``V − V^π = M_π^{-1}(M_π V − r_π)`` with ``‖M_π^{-1}‖∞ = ‖Σ_k γ^k P_π^k‖∞ ≤ 1/(1−γ)``
+(Puterman 1994, §6.1–6.2, the Neumann series of ``(I − γP_π)^{-1}``).
+
 Arrays are action-major: policies and advantages are ``(..., A, S)`` so that the
 reductions over actions run over a leading axis (contiguous inner loops).
 """
@@ -41,7 +46,7 @@ from typing import Any
 
 from ..backend import is_host, is_numpy
 
-__all__ = ["WarmEvaluator"]
+__all__ = ["WarmEvaluator", "action_major"]
 
 _RESIDUAL_FACTOR = 16.0  # c in the stopping rule: an LU solution's own residual is a few eps (‖V‖ + ‖r‖)
 _SLOW = 0.1  # a step contracting the residual by less than this factor -> exact LU solve
@@ -74,10 +79,10 @@ class WarmEvaluator:
         self.xp, self.B, self.S, self.A, self.gamma = xp, B, S, A, float(gamma)
         eye = xp.eye(S, dtype=P.dtype, device=P.device)
         K = eye[:, None, :] - gamma * P  # [b, s, a, s']
-        # action-major copy: K4[b, a, s, s'] and its flat view Kf[b, a·S + s, s']
-        self.K4 = xp.reshape(xp.reshape(xp.permute_dims(K, (0, 2, 1, 3)), (-1,)), (B, A, S, S))
+        # action-major copies: K4[b, a, s, s'] (flat view Kf[b, a·S + s, s']) and R[b, a, s]
+        self.K4 = action_major(xp, K)
         self.Kf = xp.reshape(self.K4, (B, A * S, S))
-        self.R = xp.reshape(xp.reshape(xp.permute_dims(R, (0, 2, 1)), (-1,)), (B, A, S))
+        self.R = action_major(xp, R)
         self.r_max = xp.max(xp.abs(xp.reshape(self.R, (B, -1))), axis=-1)
         self.c_eps = _RESIDUAL_FACTOR * float(xp.finfo(P.dtype).eps)
         self.W: Any = None
@@ -92,6 +97,10 @@ class WarmEvaluator:
     def _advantage(self, V: Any) -> Any:
         """``A_V[b, a, s] = r(s, a) + γ (P V)(s, a) − V(s)``: one product with ``P``."""
         return self.R - self.xp.reshape(self.Kf @ V[..., None], (V.shape[0], self.A, self.S))
+
+    def _tolerance(self, V: Any, r_max: Any) -> Any:
+        """The stopping level ``c·ε·(‖V‖∞ + ‖r‖∞)`` of the residual, per instance."""
+        return self.c_eps * (self.xp.max(self.xp.abs(V), axis=-1) + r_max)
 
     def _solve(self, K4: Any, R: Any, pi: Any) -> tuple[Any, Any]:
         """LU solve and fresh inverse for the given instances: ``(V, W)``."""
@@ -153,7 +162,7 @@ class WarmEvaluator:
             res = xp.sum(pi * Adv, axis=1)
             r1 = xp.max(xp.abs(res), axis=-1)
             ratio = r1 / xp.where(r0 > 0, r0, xp.ones_like(r0))
-            bad = r1 > self.c_eps * (xp.max(xp.abs(V), axis=-1) + self.r_max)
+            bad = r1 > self._tolerance(V, self.r_max)
             refresh = bad & (ratio > _REFRESH) & (ratio <= _SLOW)  # (> _SLOW: solved exactly below)
             if bool(xp.any(bad)):
                 idx = xp.nonzero(bad)[0]
@@ -194,7 +203,18 @@ class WarmEvaluator:
             r_new = xp.max(xp.abs(res), axis=-1)
             ratio = xp.where(fast, r_new / xp.where(r1 > 0, r1, xp.ones_like(r1)), ratio)
             r1 = r_new
-            active = fast & (r1 > self.c_eps * (xp.max(xp.abs(V), axis=-1) + xp.take(self.r_max, idx, axis=0)))
+            active = fast & (r1 > self._tolerance(V, xp.take(self.r_max, idx, axis=0)))
             if not bool(xp.any(active)):
                 return V, Adv, res, W
             steps += 1
+
+
+def action_major(xp: Any, x: Any) -> Any:
+    """A C-contiguous copy of ``x[b, s, a, ...]`` laid out as ``[b, a, s, ...]``.
+
+    Reductions over actions then run over a leading axis of contiguous ``S``-blocks;
+    the flat reshape forces the copy (``permute_dims`` alone may return a view).
+    """
+    axes = (0, 2, 1) + tuple(range(3, x.ndim))
+    shape = (x.shape[0], x.shape[2], x.shape[1]) + tuple(x.shape[3:])
+    return xp.reshape(xp.reshape(xp.permute_dims(x, axes), (-1,)), shape)

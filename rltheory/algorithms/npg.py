@@ -29,13 +29,11 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ..backend import is_host, to_numpy
-from ..errors import ConvergenceWarning
 from ..mdp.bellman import (
     as_stochastic_policy,
     evaluate_policy,
@@ -58,8 +56,9 @@ from ._policy_opt import (
     multiplicative_update,
     prepare,
     safe_log,
+    warn_at_cap,
 )
-from ._warm_eval import WarmEvaluator
+from ._warm_eval import WarmEvaluator, action_major
 from .soft import SoftSolution, log_softmax, regularized_values, soft_value_iteration, softmax
 
 __all__ = ["npg_step", "entropy_npg_step", "natural_policy_gradient", "entropy_regularized_npg"]
@@ -258,8 +257,7 @@ def natural_policy_gradient(
         worst = float(np.max(metrics["suboptimality"][-1]))
         converged = worst <= tol
         if not converged:
-            warnings.warn(f"natural_policy_gradient reached iterations={iterations} with suboptimality "
-                          f"{worst:.3g} > tol={tol:g}", ConvergenceWarning, stacklevel=2)
+            warn_at_cap("natural_policy_gradient", iterations, worst, tol, stacklevel=3)
     policy = xp.permute_dims(xp.concat([run.pi for run in runs], axis=0), (0, 2, 1))
     return PolicyOptimizationResult(policy=xp.reshape(policy, batch + (S, A)), iterations=t_end,
                                     converged=converged, trace=trace)
@@ -278,7 +276,7 @@ class _NPGChunk:
     def __init__(self, P: Any, R: Any, pi: Any, V_star: Any, rho: Any, *, gamma: float, step: float,
                  xp: Any) -> None:
         self.ev = WarmEvaluator(P, R, gamma, xp)
-        self.pi = xp.reshape(xp.reshape(xp.permute_dims(pi, (0, 2, 1)), (-1,)), tuple(pi.shape[:1]) + (pi.shape[2], pi.shape[1]))
+        self.pi = action_major(xp, pi)
         self.logpi = safe_log(self.pi, xp)
         self.V_star, self.rho, self.step, self.xp = V_star, rho, step, xp
         self.t, self.adv, self.last = 0, None, None
