@@ -94,7 +94,7 @@ def _floor(mdp: FiniteMDP, reps: int = 200) -> dict[str, float]:
     batch. Their sum is a floor for the batched side; the textbook loop's time divided by
     it bounds the achievable ratio.
     """
-    from rltheory.algorithms._policy_opt import log_softmax_step  # noqa: PLC0415 - benchmark only
+    from rltheory.algorithms._policy_opt import logit_step  # noqa: PLC0415 - benchmark only
     from rltheory.algorithms.npg import _CHUNK_BYTES  # noqa: PLC0415
 
     B, S, A = mdp.batch_shape[0], mdp.S, mdp.A
@@ -108,10 +108,10 @@ def _floor(mdp: FiniteMDP, reps: int = 200) -> dict[str, float]:
         for _ in range(reps):
             c @ V[: c.shape[0]]
     product = (time.perf_counter() - t0) / (reps * B) * 1e6
-    logpi, scores = np.log(np.full((B, A, S), 1.0 / A)), np.zeros((B, A, S))
+    theta, scores = np.log(np.full((B, A, S), 1.0 / A)), np.zeros((B, A, S))
     t0 = time.perf_counter()
     for _ in range(reps):
-        log_softmax_step(logpi, scores, np, axis=1)
+        logit_step(theta, scores, np)
     update = (time.perf_counter() - t0) / (reps * B) * 1e6
     return {"product_with_P_us": product, "policy_update_us": update, "floor_us": product + update}
 

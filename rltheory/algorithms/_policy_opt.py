@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_probability
-from ..backend import as_float
+from ..backend import as_float, is_numpy
 from ..errors import ConvergenceWarning
-from ..mdp.bellman import as_stochastic_policy, expected_value
+from ..mdp.bellman import as_stochastic_policy
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
@@ -147,19 +147,49 @@ def safe_log(pi: Any, xp: Any) -> Any:
     return xp.where(pos, xp.log(xp.where(pos, pi, xp.ones_like(pi))), xp.full_like(pi, -math.inf))
 
 
-def log_softmax_step(logpi: Any, scores: Any, xp: Any, axis: int = -1) -> tuple[Any, Any]:
-    r"""Fused ``π'(a|s) ∝ π(a|s) exp(scores(s, a))`` in log space: returns ``(π', log π')``.
+def logit_step(theta: Any, scores: Any, xp: Any) -> tuple[Any, Any]:
+    r"""Softmax update on shifted logits over axis 1 of ``(B, A, S)`` arrays: returns ``(π', θ')``.
 
-    ``z = log π + scores`` is shifted by its maximum over the action axis ``axis``
-    (finite whenever ``π(·|s)`` has support), so every exponent is ``≤ 0``; ``−∞``
-    entries (outside the support) stay ``−∞`` and get probability 0, as in
-    :func:`multiplicative_update`.
+    ``θ' = θ + scores − max_a(θ + scores)`` and ``π'(a|s) = exp θ'(a, s) / Σ_b exp θ'(b, s)``,
+    so ``π' ∝ π exp(scores)`` whenever ``π ∝ exp θ``; every exponent is ``≤ 0`` and ``−∞``
+    logits (outside the support) give probability 0. On numpy ``θ`` is updated in place
+    (the caller owns it), the reductions over the short action axis run as elementwise
+    passes, and the weights are ``exp(max(θ', f)) − exp(f)`` with ``f = −700`` (``−80``
+    in float32): weights below ``exp(f) ≈ 1e-304`` (float32: ``1.8e-35``) become exactly 0,
+    every other weight moves by at most that amount (``exp`` near underflow runs on a
+    several times slower branch).
     """
-    z = logpi + scores
-    z -= xp.max(z, axis=axis, keepdims=True)
-    w = xp.exp(z)
-    s = xp.sum(w, axis=axis, keepdims=True)
-    return w / s, z - xp.log(s)
+    if not is_numpy(xp):
+        z = theta + scores
+        z = z - xp.max(z, axis=1, keepdims=True)
+        w = xp.exp(z)
+        return w / xp.sum(w, axis=1, keepdims=True), z
+    theta += scores
+    theta -= _action_reduce(np.maximum, theta)[:, None]
+    floor, w_floor = _exp_floor(theta.dtype)
+    w = np.maximum(theta, floor)
+    np.exp(w, out=w)
+    w -= w_floor  # exactly 0 at and below the floor (and for -inf logits), >= 0 above it
+    w /= _action_reduce(np.add, w)[:, None]
+    return w, theta
+
+
+def _exp_floor(dtype: Any) -> tuple[float, Any]:
+    """``(f, exp(f))`` for the weights of :func:`logit_step`; ``exp(f)`` is a normal number on
+    ``exp``'s fast path, computed by numpy's own array ``exp`` (so ``w − exp(f)`` is exactly 0
+    at the floor; a correctly rounded scalar ``exp`` may differ by one unit in float32)."""
+    f = -700.0 if np.dtype(dtype).itemsize >= 8 else -80.0
+    return f, np.exp(np.full(16, f, dtype=dtype))[0]
+
+
+def _action_reduce(op: Any, x: np.ndarray) -> np.ndarray:
+    """``op``-reduction over axis 1 of ``x`` (short: a chain of elementwise ``op`` passes)."""
+    if x.shape[1] > 16:
+        return op.reduce(x, axis=1)
+    out = x[:, 0].copy()
+    for a in range(1, x.shape[1]):
+        op(out, x[:, a], out=out)
+    return out
 
 
 def multiplicative_update(pi: Any, scores: Any, xp: Any) -> Any:
@@ -206,7 +236,7 @@ def project_simplex(y: Any, xp: Any) -> Any:
 def gap_metrics(xp: Any, V_star: Any, V: Any, rho: Any) -> dict[str, Any]:
     """Trace metrics ``suboptimality = (V* − V)(ρ)`` and ``suboptimality_inf = max_s (V* − V)(s)``."""
     gap = V_star - V
-    return {"suboptimality": expected_value(gap, rho), "suboptimality_inf": xp.max(gap, axis=-1)}
+    return {"suboptimality": xp.sum(gap * rho, axis=-1), "suboptimality_inf": xp.max(gap, axis=-1)}
 
 
 def prepare(

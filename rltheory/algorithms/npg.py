@@ -52,7 +52,7 @@ from ._policy_opt import (
     gap_metrics,
     initial_distribution,
     initial_policy,
-    log_softmax_step,
+    logit_step,
     multiplicative_update,
     prepare,
     safe_log,
@@ -277,7 +277,7 @@ class _NPGChunk:
                  xp: Any) -> None:
         self.ev = WarmEvaluator(P, R, gamma, xp)
         self.pi = action_major(xp, pi)
-        self.logpi = safe_log(self.pi, xp)
+        self.theta = safe_log(self.pi, xp)  # logits, shifted to max 0 by every update
         self.V_star, self.rho, self.step, self.xp = V_star, rho, step, xp
         self.t, self.adv, self.last = 0, None, None
         self.rows: dict[str, list[Any]] = {}
@@ -297,7 +297,7 @@ class _NPGChunk:
         if self.last is None:
             self._evaluate()
         while self.t < T and not (tol is not None and float(xp.max(self.last["suboptimality"])) <= tol):
-            self.pi, self.logpi = log_softmax_step(self.logpi, self.step * self.adv, xp, axis=1)
+            self.pi, self.theta = logit_step(self.theta, self.step * self.adv, xp)
             self.t += 1
             self.elapsed += time.perf_counter() - t0
             t0 = time.perf_counter()

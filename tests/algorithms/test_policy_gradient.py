@@ -433,8 +433,46 @@ def test_warm_evaluation_in_float32_is_certified_at_float32_precision():
     np.testing.assert_allclose(res.trace["suboptimality"], ref.trace["suboptimality"], atol=2 * bound)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_logit_step_fast_path_matches_the_plain_softmax_and_keeps_exact_zeros(dtype):
+    # The numpy path of logit_step (in place, chained reductions, floored exp) against the plain
+    # formula; logits of -inf (outside the support) and far below the floor give exactly 0.
+    import array_api_strict as xps
+
+    from rltheory.algorithms._policy_opt import _exp_floor, logit_step
+
+    rng = np.random.default_rng(21)
+    theta = (rng.normal(size=(4, 3, 7)) * np.array([1.0, 50.0, 1e4])[None, :, None]).astype(dtype)
+    theta[0, 2, :] = -np.inf
+    scores = rng.normal(size=theta.shape).astype(dtype)
+    pi_ref, theta_ref = logit_step(xps.asarray(theta), xps.asarray(scores), xps)
+    pi, th = logit_step(theta.copy(), scores, np)
+    assert pi.dtype == dtype and np.all(pi >= 0)
+    np.testing.assert_allclose(th, np.asarray(theta_ref), rtol=np.finfo(dtype).eps * 8)
+    floor, w_floor = _exp_floor(dtype)
+    np.testing.assert_allclose(pi, np.asarray(pi_ref), rtol=0, atol=4 * np.finfo(dtype).eps + 2 * float(w_floor))
+    assert np.all(pi[th <= floor] == 0) and np.all(pi[0, 2] == 0)
+    np.testing.assert_allclose(pi.sum(axis=1), 1.0, rtol=4 * np.finfo(dtype).eps)
+
+
+def test_newton_schulz_refresh_squares_the_contraction():
+    # W' = W(2I − MW) satisfies I − MW' = (I − MW)^2: the warm evaluator's cheap refresh.
+    from rltheory.algorithms._warm_eval import WarmEvaluator
+
+    mdp = random_mdp(9, 3, gamma=0.9, rng=22, batch_shape=(8,))
+    ev = WarmEvaluator(np.asarray(mdp.P), np.asarray(mdp.R), 0.9, mdp.xp)
+    pis = _npg_policies(mdp, 0.3, 2)
+    old, new = (np.ascontiguousarray(np.swapaxes(p, -1, -2)) for p in (pis[0], pis[2]))
+    ev.evaluate(old)  # W = inverse of the first policy's matrix
+    M = np.einsum("bas,bast->bst", new, ev.K4)
+    E = np.eye(9) - M @ ev.W
+    W2 = ev._new_inverse(np.arange(8), M, np.zeros(8))
+    np.testing.assert_allclose(np.eye(9) - M @ W2, E @ E, atol=1e-13)
+    assert np.max(np.abs(E @ E)) < np.max(np.abs(E))
+
+
 def test_warm_evaluation_runs_under_every_backend(xp):
-    # Exercises the array-API route of the masked updates (no integer-array assignment).
+    # numpy takes the warm steps, other namespaces an LU solve per call: same policies.
     m = random_mdp(6, 3, gamma=0.9, rng=13, batch_shape=(9,))
     mdp = FiniteMDP(xp.asarray(np.asarray(m.P)), xp.asarray(np.asarray(m.R)), gamma=0.9)
     res = natural_policy_gradient(mdp, eta=1.5, iterations=25)
