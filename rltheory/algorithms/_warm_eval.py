@@ -104,7 +104,8 @@ class WarmEvaluator:
         self.exact_solves = 0  # instances solved by LU so far (for diagnostics)
         # warm steps pay off on a CPU with enough instances; on a GPU the batched LU solve is
         # one library call while every masked decision of the warm steps is a device sync
-        self.warm = is_numpy(xp) and B >= WARM_MIN_BATCH
+        self._np = is_numpy(xp)
+        self.warm = self._np and B >= WARM_MIN_BATCH
 
     # -- kernels ---------------------------------------------------------------------
     def _advantage(self, V: Any, Kf: Any = None, R: Any = None) -> Any:
@@ -112,13 +113,13 @@ class WarmEvaluator:
         Kf = self.Kf if Kf is None else Kf
         R = self.R if R is None else R
         KV = self.xp.reshape(Kf @ V[..., None], (V.shape[0], self.A, self.S))
-        if self.warm:  # numpy: subtract into the product's own (fresh) buffer
+        if self._np:  # subtract into the product's own (fresh) buffer
             return np.subtract(R, KV, out=KV)
         return R - KV
 
     def _residual(self, pi: Any, Adv: Any) -> Any:
         """``r_π − M_π V = Σ_a π(a|s) A_V(s, a)`` (action-major arrays)."""
-        if self.warm:
+        if self._np:
             return np.einsum("bas,bas->bs", pi, Adv)
         return self.xp.sum(pi * Adv, axis=1)
 
@@ -130,7 +131,7 @@ class WarmEvaluator:
         """LU solve of ``M_π V = r_π`` for the instances ``idx`` (all by default): ``(V, M)``."""
         xp = self.xp
         K4, R = (self.K4, self.R) if idx is None else (self.K4[idx], self.R[idx])
-        if self.warm:
+        if self._np:
             M = np.einsum("bas,bast->bst", pi, K4)  # Σ_a π(a|s) K(s, a, ·) = I − γ P_π
             r = np.einsum("bas,bas->bs", pi, R)
         else:
