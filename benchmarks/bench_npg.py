@@ -12,7 +12,7 @@ What each side does:
   preconditioned by a stored inverse, LU only for the instances that need it; every
   value certified to ``‖V − V^π‖∞ ≤ ‖residual‖∞/(1−γ)``, recorded as the trace metric
   ``evaluation_bound``), one product with ``P`` gives the advantage, one fused
-  log-space update;
+  softmax update of the (max-shifted) logits;
 * ``loop``    — the same public function called on ``mdp[i]`` for each instance;
 * ``textbook loop`` — a plain per-instance numpy NPG: ``np.linalg.solve`` of
   ``(I − γP_π) V = r_π`` every iteration, ``Q = R + γ P V``, multiplicative update

@@ -218,9 +218,10 @@ def natural_policy_gradient(
     Theorem (Agarwal et al. 2021, Thm 16): rewards in ``[0, 1]``, ``π_0`` uniform,
     any ``η > 0``: ``V*(ρ) − V^{π_T}(ρ) ≤ log|A|/(ηT) + 1/((1−γ)^2 T)`` for every
     ``ρ`` and ``T ≥ 1`` — no distribution-mismatch factor, no dependence on ``S``.
-    Cost per iteration: one product with ``P`` per instance, plus an ``S×S`` LU solve for
-    the instances whose stored inverse has gone stale (a few percent of the iterations
-    once the policy settles) — see :mod:`rltheory.algorithms._warm_eval`. Batched and
+    Cost per iteration: one product with ``P`` per instance once the policy settles (more
+    while it moves fast: further Richardson steps, Newton–Schulz refreshes of the stored
+    inverse, and an ``S×S`` LU solve where the steps would be too many, mostly in the
+    first few iterations) — see :mod:`rltheory.algorithms._warm_eval`. Batched and
     single-instance runs agree to round-off (single instances solve by LU every iteration).
 
     Examples
@@ -270,7 +271,9 @@ class _NPGChunk:
     """A resumable NPG run on a flat batch of instances (action-major policy arrays).
 
     Evaluation is :class:`~rltheory.algorithms._warm_eval.WarmEvaluator` (exact up to a
-    per-iterate certificate, recorded as the trace metric ``evaluation_bound``).
+    per-iterate certificate, recorded as the trace metric ``evaluation_bound``). The policy
+    is kept as logits ``θ`` shifted to maximum 0 per state (``π ∝ exp θ``), updated by
+    :func:`~rltheory.algorithms._policy_opt.logit_step`: ``θ ← θ + η A/(1−γ)``.
     """
 
     def __init__(self, P: Any, R: Any, pi: Any, V_star: Any, rho: Any, *, gamma: float, step: float,
