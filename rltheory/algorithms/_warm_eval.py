@@ -127,16 +127,19 @@ class WarmEvaluator:
         """The stopping level ``c·ε·(‖V‖∞ + ‖r‖∞)`` of the residual, per instance."""
         return self.c_eps * (self.xp.max(self.xp.abs(V), axis=-1) + r_max)
 
+    def _matrix(self, pi: Any, idx: Any = None) -> Any:
+        """``M_π = Σ_a π(a|s) K(s, a, ·) = I − γ P_π`` for the instances ``idx`` (all by default)."""
+        K4 = self.K4 if idx is None else self.K4[idx]
+        if self._np:
+            return np.einsum("bas,bast->bst", pi, K4)
+        return self.xp.sum(pi[..., None] * K4, axis=1)
+
     def _solve(self, pi: Any, idx: Any = None) -> tuple[Any, Any]:
         """LU solve of ``M_π V = r_π`` for the instances ``idx`` (all by default): ``(V, M)``."""
         xp = self.xp
-        K4, R = (self.K4, self.R) if idx is None else (self.K4[idx], self.R[idx])
-        if self._np:
-            M = np.einsum("bas,bast->bst", pi, K4)  # Σ_a π(a|s) K(s, a, ·) = I − γ P_π
-            r = np.einsum("bas,bas->bs", pi, R)
-        else:
-            M = xp.sum(pi[..., None] * K4, axis=1)
-            r = xp.sum(pi * R, axis=1)
+        M = self._matrix(pi, idx)
+        R = self.R if idx is None else self.R[idx]
+        r = np.einsum("bas,bas->bs", pi, R) if self._np else xp.sum(pi * R, axis=1)
         self.exact_solves += int(M.shape[0])
         return xp.linalg.solve(M, r[..., None])[..., 0], M
 
@@ -241,7 +244,7 @@ class WarmEvaluator:
             r0 = r1
         if refresh is not None and refresh.any():
             j = np.flatnonzero(refresh)
-            self.W[j] = self._new_inverse(j, np.einsum("bas,bast->bst", pi[j], self.K4[j]), np.zeros(j.shape))
+            self.W[j] = self._new_inverse(j, self._matrix(pi[j], j), np.zeros(j.shape))  # ratio <= _SLOW
         return V, Adv, r1
 
     def _new_inverse(self, idx: Any, M: Any, ratio: Any) -> Any:
