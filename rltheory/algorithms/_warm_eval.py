@@ -196,7 +196,7 @@ class WarmEvaluator:
         B = self.B
         V, Adv = self._predict()
         res = self._residual(pi, Adv)
-        r0 = np.max(np.abs(res), axis=-1)
+        res0, r0 = res, None  # the prediction's residual (its size is needed only if a step falls short)
         idx = None  # the instances still stepping (None: all)
         refresh = None
         steps = 0
@@ -206,11 +206,12 @@ class WarmEvaluator:
                 Adv = self._advantage(V)
                 res = self._residual(pi, Adv)
             else:
-                V[idx] += (self.W[idx] @ res[idx][..., None])[..., 0]
-                if idx.shape[0] * _GATHER_BELOW > B:  # most instances step: one product over the batch
+                if idx.shape[0] * _GATHER_BELOW > B:  # most instances step: products over the batch
+                    V[idx] += (self.W @ res[..., None])[idx, :, 0]
                     Adv = self._advantage(V)  # (unchanged V elsewhere: the same advantage there)
                     res = self._residual(pi, Adv)
-                else:  # few: products with their (gathered) P only
+                else:  # few: products with their (gathered) W and P only
+                    V[idx] += (self.W[idx] @ res[idx][..., None])[..., 0]
                     Adv[idx] = self._advantage(V[idx], self.Kf[idx], self.R[idx])
                     res[idx] = self._residual(pi[idx], Adv[idx])
             r1 = np.max(np.abs(res), axis=-1)
@@ -223,6 +224,8 @@ class WarmEvaluator:
                 pending &= stepped
             if not pending.any():
                 break
+            if r0 is None:
+                r0 = np.max(np.abs(res0), axis=-1)
             ratio = r1 / np.where(r0 > 0, r0, 1.0)
             if refresh is None:  # W of a policy too far from π: improve it for the next call
                 refresh = pending & (ratio > _REFRESH) & (ratio <= _SLOW)
