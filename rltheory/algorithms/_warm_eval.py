@@ -141,7 +141,8 @@ class WarmEvaluator:
         R = self.R if idx is None else self.R[idx]
         r = np.einsum("bas,bas->bs", pi, R) if self._np else xp.sum(pi * R, axis=1)
         self.exact_solves += int(M.shape[0])
-        return xp.linalg.solve(M, r[..., None])[..., 0], M
+        solve = np.linalg.solve if self._np else xp.linalg.solve  # (numpy's own: no wrapper overhead)
+        return solve(M, r[..., None])[..., 0], M
 
     def _predict(self) -> tuple[Any, Any]:
         """Extrapolated ``(V, A)`` (fresh arrays): quadratic / linear / constant in the history.
@@ -182,7 +183,7 @@ class WarmEvaluator:
             if self.warm:
                 self.W = xp.linalg.inv(M)
             Adv = self._advantage(V)
-            r = xp.max(xp.abs(self._residual(pi, Adv)), axis=-1)
+            r = (np if self._np else xp).max(abs(self._residual(pi, Adv)), axis=-1)
         self.history = (self.history + [(V, Adv)])[-3:]
         return V, Adv, r / (1.0 - self.gamma)
 
