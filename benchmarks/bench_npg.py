@@ -20,8 +20,9 @@ What each side does:
 * ``cupy``    — the batched call on a CUDA device, when cupy sees one.
 
 The headline ratio is against the *faster* of the two loops. Wall-clock and process
-CPU seconds are both recorded. Checks that all runs give the same final policies,
-prints a table and merges one section (``local_cpu`` without a GPU, ``device`` with
+CPU seconds are both recorded; ``--repeat`` further back-to-back pairs (batched run, textbook
+loop) record the spread of the ratio and its median (timings here drift by tens of
+percent). Checks that all runs give the same final policies, prints a table and merges one section (``local_cpu`` without a GPU, ``device`` with
 one; ``--section`` overrides) into ``benchmarks/results/npg.json``, keeping the other
 sections. Run:
 ``python benchmarks/bench_npg.py [--iterations 1000] [--batch 256] [--out benchmarks/results/npg.json]``.
@@ -126,6 +127,9 @@ def main() -> None:
     ap.add_argument("--eta", type=float, default=1.0)
     ap.add_argument("--textbook-instances", type=int, default=64,
                     help="instances timed for the textbook loop (its time is scaled to the batch)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="extra back-to-back pairs (batched run, textbook loop) whose ratios are recorded "
+                         "with their median: this machine's timings drift by tens of percent")
     ap.add_argument("--section", default=None, help="JSON section to replace (default: local_cpu / device)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "npg.json"))
     args = ap.parse_args()
@@ -185,6 +189,21 @@ def main() -> None:
     print(f"floor         : {floor['floor_us']:.2f} us per instance-iteration (product with P "
           f"{floor['product_with_P_us']:.2f} + update {floor['policy_update_us']:.2f}); textbook/floor "
           f"x{floor['ratio_bound_textbook_over_floor']:.1f}", flush=True)
+
+    pairs: dict[str, list[float]] = {"batched_s": [], "textbook_loop_s": [], "ratio": []}
+    for _ in range(args.repeat):  # paired: each ratio from two runs taken one right after the other
+        t0 = time.perf_counter()
+        natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
+        pairs["batched_s"].append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for i in range(n_text):
+            _textbook_npg(P[i], R[i], args.gamma, args.eta, T, V_star[i], rho[i])
+        pairs["textbook_loop_s"].append((time.perf_counter() - t0) * scale)
+        pairs["ratio"].append(pairs["textbook_loop_s"][-1] / pairs["batched_s"][-1])
+    if pairs["ratio"]:
+        rows["paired_repeats_vs_textbook_loop"] = pairs | {"median_ratio": float(np.median(pairs["ratio"]))}
+        print(f"paired repeats: batched vs textbook loop x{', x'.join(f'{r:.1f}' for r in pairs['ratio'])} "
+              f"(median x{np.median(pairs['ratio']):.1f})", flush=True)
 
     if cupy_available():
         import cupy as cp  # noqa: PLC0415 - optional GPU backend, benchmark only
