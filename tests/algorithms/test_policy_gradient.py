@@ -403,6 +403,28 @@ def test_batched_warm_run_equals_per_instance_lu_runs():
         np.testing.assert_allclose(batch.trace["suboptimality"][:, i], single.trace["suboptimality"], atol=1e-12)
 
 
+@settings(max_examples=25, deadline=None)
+@given(finite_mdps(max_states=6, max_actions=4, gamma=discounts(0.0, 0.99), batch_shape=(9,)), st.floats(0.05, 20.0))
+def test_batched_warm_npg_equals_per_instance_lu_npg_on_random_batches(mdp, eta):
+    # Property version of the test above over hypothesis-drawn batches (reward ties, γ up to
+    # 0.99, large steps): the warm route (extrapolation, Richardson steps, Newton–Schulz
+    # refreshes, masked LU fallbacks) certifies every value at the LU level and gives the
+    # per-instance LU run's iterates. Both routes are exact up to round-off, which the NPG
+    # step amplifies by at most c = η/(1−γ) per iteration in the logits: the tolerance is
+    # that first-order drift, built from the certificates themselves.
+    T, g = 30, mdp.gamma
+    batch = natural_policy_gradient(mdp, eta=eta, iterations=T)
+    eps = np.finfo(float).eps
+    assert np.max(batch.trace["evaluation_bound"]) <= 16 * eps * (1 / (1 - g) + 1) / (1 - g)
+    lu_err = 64 * eps * (1 / (1 - g) + 1) / (1 - g)  # an LU solution's own error, same scale
+    drift = 2 * (eta / (1 - g)) * T * (np.max(batch.trace["evaluation_bound"]) + lu_err)
+    for i in (0, 4, 8):
+        single = natural_policy_gradient(mdp[i], eta=eta, iterations=T)
+        np.testing.assert_allclose(batch.policy[i], single.policy, rtol=0, atol=4 * drift + 1e-12)
+        np.testing.assert_allclose(batch.trace["suboptimality"][:, i], single.trace["suboptimality"],
+                                   rtol=0, atol=4 * drift / (1 - g) + 2 * lu_err)
+
+
 def test_chunked_batched_run_with_tol_equals_one_chunk(monkeypatch):
     # Host runs split the batch into cache-sized chunks; with tol each chunk stops when its own
     # instances are done and then continues to the common last iterate: the result must not
