@@ -125,7 +125,7 @@ class WarmEvaluator:
 
     def _tolerance(self, V: Any, r_max: Any) -> Any:
         """The stopping level ``c·ε·(‖V‖∞ + ‖r‖∞)`` of the residual, per instance."""
-        return self.c_eps * (self.xp.max(self.xp.abs(V), axis=-1) + r_max)
+        return self.c_eps * ((np if self._np else self.xp).max(abs(V), axis=-1) + r_max)
 
     def _matrix(self, pi: Any, idx: Any = None) -> Any:
         """``M_π = Σ_a π(a|s) K(s, a, ·) = I − γ P_π`` for the instances ``idx`` (all by default)."""
@@ -248,17 +248,18 @@ class WarmEvaluator:
             r0 = r1
         if refresh is not None and refresh.any():
             j = np.flatnonzero(refresh)
-            self.W[j] = self._new_inverse(j, self._matrix(pi[j], j), np.zeros(j.shape))  # ratio <= _SLOW
+            self.W[j] = self._new_inverse(j, self._matrix(pi[j], j))
         return V, Adv, r1
 
-    def _new_inverse(self, idx: Any, M: Any, ratio: Any) -> Any:
+    def _new_inverse(self, idx: Any, M: Any, ratio: Any = None) -> Any:
         """Preconditioners for the instances ``idx`` whose matrices ``M`` were just formed.
 
         A Newton–Schulz step ``W ← W (2I − M W)`` where the last step contracted by at most
-        ``_NEWTON`` (``I − M W' = (I − M W)²``, two ``S×S`` products), an inverse elsewhere.
+        ``_NEWTON`` (``I − M W' = (I − M W)²``, two ``S×S`` products), an inverse elsewhere;
+        ``ratio=None``: a Newton–Schulz step for all (refreshes: their ratio is ``≤ _SLOW``).
         """
         W = self.W[idx]
-        ns = ratio <= _NEWTON
+        ns = np.ones(idx.shape[0], dtype=bool) if ratio is None else ratio <= _NEWTON
         if ns.any():
             Wn, Mn = W[ns], M[ns]
             W[ns] = 2.0 * Wn - Wn @ (Mn @ Wn)

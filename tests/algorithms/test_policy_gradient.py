@@ -455,8 +455,8 @@ def test_warm_evaluation_in_float32_is_certified_at_float32_precision():
     np.testing.assert_allclose(res.trace["suboptimality"], ref.trace["suboptimality"], atol=2 * bound)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_logit_step_fast_path_matches_the_plain_softmax_and_keeps_exact_zeros(dtype):
+@pytest.mark.parametrize("dtype, n_actions", [(np.float64, 3), (np.float32, 3), (np.float64, 20)])
+def test_logit_step_fast_path_matches_the_plain_softmax_and_keeps_exact_zeros(dtype, n_actions):
     # The numpy path of logit_step (in place, chained reductions, floored exp) against the plain
     # formula; logits of -inf (outside the support) and far below the floor give exactly 0.
     import array_api_strict as xps
@@ -464,7 +464,9 @@ def test_logit_step_fast_path_matches_the_plain_softmax_and_keeps_exact_zeros(dt
     from rltheory.algorithms._policy_opt import _exp_floor, logit_step
 
     rng = np.random.default_rng(21)
-    theta = (rng.normal(size=(4, 3, 7)) * np.array([1.0, 50.0, 1e4])[None, :, None]).astype(dtype)
+    # > 16 actions: the reductions over actions take numpy's reduce instead of elementwise chains
+    scale = np.resize(np.array([1.0, 50.0, 1e4]), n_actions)
+    theta = (rng.normal(size=(4, n_actions, 7)) * scale[None, :, None]).astype(dtype)
     theta[0, 2, :] = -np.inf
     scores = rng.normal(size=theta.shape).astype(dtype)
     pi_ref, theta_ref = logit_step(xps.asarray(theta), xps.asarray(scores), xps)
@@ -488,7 +490,7 @@ def test_newton_schulz_refresh_squares_the_contraction():
     ev.evaluate(old)  # W = inverse of the first policy's matrix
     M = np.einsum("bas,bast->bst", new, ev.K4)
     E = np.eye(9) - M @ ev.W
-    W2 = ev._new_inverse(np.arange(8), M, np.zeros(8))
+    W2 = ev._new_inverse(np.arange(8), M)  # a Newton–Schulz step for every instance
     np.testing.assert_allclose(np.eye(9) - M @ W2, E @ E, atol=1e-13)
     assert np.max(np.abs(E @ E)) < np.max(np.abs(E))
 
