@@ -56,7 +56,7 @@ import numpy as np
 
 from ..backend import is_numpy
 
-__all__ = ["WarmEvaluator", "action_major"]
+__all__ = ["WarmEvaluator", "action_major", "compact", "compact_plan"]
 
 _RESIDUAL_FACTOR = 16.0  # c in the stopping rule: an LU solution's own residual is a few eps (‖V‖ + ‖r‖)
 _SLOW = 0.1  # a step contracting the residual by less than this factor -> exact LU solve
@@ -101,6 +101,7 @@ class WarmEvaluator:
         self.c_eps = _RESIDUAL_FACTOR * float(xp.finfo(P.dtype).eps)
         self.W: Any = None
         self.history: list[tuple[Any, Any]] = []
+        self.residual: Any = None  # ‖r_π − M_π V‖∞ per instance, of the last evaluation
         self.exact_solves = 0  # instances solved by LU so far (for diagnostics)
         # warm steps pay off on a CPU with enough instances; on a GPU the batched LU solve is
         # one library call while every masked decision of the warm steps is a device sync
@@ -185,7 +186,66 @@ class WarmEvaluator:
             Adv = self._advantage(V)
             r = (np if self._np else xp).max(abs(self._residual(pi, Adv)), axis=-1)
         self.history = (self.history + [(V, Adv)])[-3:]
+        self.residual = r
         return V, Adv, r / (1.0 - self.gamma)
+
+    # -- settled instances (numpy) -----------------------------------------------------
+    def settled(self, open_actions: Any = None) -> tuple[Any, Any]:
+        r"""Instances whose last value stays certified for every later policy of an NPG run.
+
+        Let ``V, A`` be the last value and advantage and ``π_k ∝ exp(θ + k·c·A)`` (``c > 0``,
+        ``k ≥ 0``) the policies NPG reaches while it keeps using ``A``. The residual of ``V``
+        for ``π_k`` at a state, ``ρ_s(k) = Σ_a π_k(a|s) A(s, a)``, has derivative
+        ``c·Var_{π_k}(A(s, ·)) ≥ 0`` (it is the derivative of the convex
+        ``log Σ_a exp(θ + k c A)``, divided by ``c``), so for every ``k ≥ 0`` it lies between
+        ``ρ_s(0)`` and ``max_a A(s, a)`` (over the actions with finite ``θ``; the others keep
+        probability 0). Hence
+        ``‖r_{π_k} − M_{π_k} V‖∞ ≤ F = max(‖ρ(0)‖∞, max_s |max_a A(s, a)|)`` for all ``k``:
+        once ``F`` is at the stopping level ``c·ε·(‖V‖∞ + ‖r‖∞)``, ``V`` and ``A`` are the
+        certified evaluation of every later iterate, which the driver then advances in
+        closed form. The policies are computed with relative error a few ``ε`` per entry
+        (``Σ_a π_a |A_a| ≤ 3F``) and weights below ``e^{-700}`` set to 0 (``≤ |A|·1e-304``
+        absolute), so the recorded bound is ``F·(1 + 16ε)/(1 − γ)``.
+
+        Parameters
+        ----------
+        open_actions : bool array (B, A, S), optional
+            The actions with finite logits (all when ``None``).
+
+        Returns
+        -------
+        (mask, bound): bool array (B,) and the bound on ``‖V − V^{π_k}‖∞`` valid for every ``k``.
+        """
+        V, Adv = self.history[-1]
+        if open_actions is not None:
+            Adv = np.where(open_actions, Adv, -np.inf)
+        top = Adv[:, 0].copy() if self.A > 1 else Adv[:, 0]
+        for a in range(1, self.A):
+            np.maximum(top, Adv[:, a], out=top)
+        F = np.maximum(self.residual, np.max(np.abs(top), axis=-1))
+        eps = float(np.finfo(V.dtype).eps)
+        return F <= self._tolerance(V, self.r_max), F * (1.0 + 16.0 * eps) / (1.0 - self.gamma)
+
+    def retire(self, done: Any) -> tuple[Any, Any, int]:
+        """Drop the instances ``done`` (bool, (B,)) from the evaluator: ``(holes, movers, n)``.
+
+        The kept instances that sit behind the new end ``n`` move into the slots of dropped
+        ones in front of it (only they are copied), and every per-instance array becomes
+        its first ``n`` rows (views). Apply the same ``x[holes] = x[movers]; x = x[:n]`` to
+        the caller's per-instance arrays (:func:`compact`).
+        """
+        holes, movers, n = compact_plan(done)
+        self.K4 = compact(self.K4, holes, movers, n)
+        self.Kf = np.reshape(self.K4, (n, self.A * self.S, self.S))
+        self.R = compact(self.R, holes, movers, n)
+        self.r_max = compact(self.r_max, holes, movers, n)
+        self.residual = compact(self.residual, holes, movers, n)
+        if self.W is not None:
+            self.W = compact(self.W, holes, movers, n)
+        self.history = [(compact(V, holes, movers, n), compact(A, holes, movers, n)) for V, A in self.history]
+        self.B = n
+        self.warm = self._np and n >= WARM_MIN_BATCH
+        return holes, movers, n
 
     def _steps(self, pi: Any) -> tuple[Any, Any, Any]:
         """Extrapolated start, then masked Richardson steps / LU solves until every instance is certified.
@@ -268,12 +328,32 @@ class WarmEvaluator:
         return W
 
 
+def compact_plan(done: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(holes, movers, n)`` that keep the instances ``~done`` as the first ``n`` rows."""
+    n = int(done.shape[0] - np.count_nonzero(done))
+    holes = np.flatnonzero(done[:n])
+    movers = n + np.flatnonzero(~done[n:])
+    return holes, movers, n
+
+
+def compact(x: np.ndarray, holes: np.ndarray, movers: np.ndarray, n: int) -> np.ndarray:
+    """``x`` with rows ``movers`` copied into rows ``holes``, cut to its first ``n`` rows (in place, a view)."""
+    if holes.shape[0]:
+        x[holes] = x[movers]
+    return x[:n]
+
+
 def action_major(xp: Any, x: Any) -> Any:
     """A C-contiguous copy of ``x[b, s, a, ...]`` laid out as ``[b, a, s, ...]``.
 
     Reductions over actions then run over a leading axis of contiguous ``S``-blocks;
-    the flat reshape forces the copy (``permute_dims`` alone may return a view).
+    the flat reshape forces the copy (``permute_dims`` alone may return a view) except
+    where a singleton axis keeps it a view, which numpy arrays then copy (the evaluator
+    and the NPG driver update these arrays in place).
     """
     axes = (0, 2, 1) + tuple(range(3, x.ndim))
     shape = (x.shape[0], x.shape[2], x.shape[1]) + tuple(x.shape[3:])
-    return xp.reshape(xp.reshape(xp.permute_dims(x, axes), (-1,)), shape)
+    y = xp.reshape(xp.reshape(xp.permute_dims(x, axes), (-1,)), shape)
+    if isinstance(y, np.ndarray) and np.shares_memory(x, y):  # a singleton axis: the reshapes were views
+        y = y.copy()
+    return y

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import is_host, to_numpy
+from ..backend import is_host, is_numpy, to_numpy
 from ..mdp.bellman import (
     as_stochastic_policy,
     evaluate_policy,
@@ -58,7 +58,7 @@ from ._policy_opt import (
     safe_log,
     warn_at_cap,
 )
-from ._warm_eval import WarmEvaluator, action_major
+from ._warm_eval import WarmEvaluator, action_major, compact
 from .soft import SoftSolution, log_softmax, regularized_values, soft_value_iteration, softmax
 
 __all__ = ["npg_step", "entropy_npg_step", "natural_policy_gradient", "entropy_regularized_npg"]
@@ -259,7 +259,7 @@ def natural_policy_gradient(
         converged = worst <= tol
         if not converged:
             warn_at_cap("natural_policy_gradient", iterations, worst, tol, stacklevel=3)
-    policy = xp.permute_dims(xp.concat([run.pi for run in runs], axis=0), (0, 2, 1))
+    policy = xp.permute_dims(xp.concat([run.policy() for run in runs], axis=0), (0, 2, 1))
     return PolicyOptimizationResult(policy=xp.reshape(policy, batch + (S, A)), iterations=t_end,
                                     converged=converged, trace=trace)
 
@@ -274,6 +274,13 @@ class _NPGChunk:
     per-iterate certificate, recorded as the trace metric ``evaluation_bound``). The policy
     is kept as logits ``θ`` shifted to maximum 0 per state (``π ∝ exp θ``), updated by
     :func:`~rltheory.algorithms._policy_opt.logit_step`: ``θ ← θ + η A/(1−γ)``.
+
+    Settled instances (numpy): once an instance's value is certified for every later
+    iterate (:meth:`WarmEvaluator.settled`: the residual of a fixed value along
+    ``θ + k·c·A`` is monotone in ``k``), it leaves the active arrays. Its trace rows stay
+    constant (with the bound that holds for all later iterates) and its logits are advanced
+    in closed form, ``θ_T = θ_t + (T − t)·η A/(1−γ)`` shifted to maximum 0, when the policy
+    is read — the same policy as ``T − t`` further steps, without their cost.
     """
 
     def __init__(self, P: Any, R: Any, pi: Any, V_star: Any, rho: Any, *, gamma: float, step: float,
@@ -286,13 +293,68 @@ class _NPGChunk:
         self.rows: dict[str, list[Any]] = {}
         self.wall: list[float] = []
         self.elapsed = 0.0
+        n = P.shape[0]
+        self.n = n
+        self.freeze = is_numpy(xp)  # host-side decisions only (a device would sync every iteration)
+        if self.freeze:
+            self.V_star, self.rho = np.array(V_star, copy=True), np.array(rho, copy=True)  # compacted in place
+            self.slot = np.arange(n)  # chunk position of each active row
+            self.open_actions = None if not np.isneginf(self.theta).any() else ~np.isneginf(self.theta)
+            self.frozen = np.zeros(n, dtype=bool)
+            self.f_theta = np.zeros((n,) + self.theta.shape[1:], dtype=self.theta.dtype)
+            self.f_score = np.zeros_like(self.f_theta)
+            self.f_t = np.zeros(n, dtype=np.int64)
+            self.f_rows: dict[str, np.ndarray] = {}
 
     def _evaluate(self) -> None:
-        V, self.adv, bound = self.ev.evaluate(self.pi)
-        self.last = gap_metrics(self.xp, self.V_star, V, self.rho) | {"evaluation_bound": bound}
-        for k, v in self.last.items():
-            self.rows.setdefault(k, []).append(np.asarray(to_numpy(v), dtype=float))
+        if not self.freeze:
+            V, self.adv, bound = self.ev.evaluate(self.pi)
+            self.last = gap_metrics(self.xp, self.V_star, V, self.rho) | {"evaluation_bound": bound}
+            for k, v in self.last.items():
+                self.rows.setdefault(k, []).append(np.asarray(to_numpy(v), dtype=float))
+            self.wall.append(self.elapsed)
+            return
+        full = {k: v.copy() for k, v in self.f_rows.items()}
+        if self.slot.shape[0]:
+            V, self.adv, bound = self.ev.evaluate(self.pi)
+            last = gap_metrics(np, self.V_star, V, self.rho) | {"evaluation_bound": bound}
+            for k, v in last.items():
+                full.setdefault(k, np.zeros(self.n))[self.slot] = v
+            done, f_bound = self.ev.settled(self.open_actions)
+            if done.any():
+                self._retire(done, last | {"evaluation_bound": f_bound})
+        self.last = full
+        for k, v in full.items():
+            self.rows.setdefault(k, []).append(v)
         self.wall.append(self.elapsed)
+
+    def _retire(self, done: np.ndarray, last: dict[str, np.ndarray]) -> None:
+        """Move the settled rows ``done`` out of the active arrays (see the class docstring)."""
+        j, at = np.flatnonzero(done), self.slot[done]
+        self.frozen[at] = True
+        self.f_theta[at] = self.theta[j]
+        self.f_score[at] = self.step * self.adv[j]
+        self.f_t[at] = self.t
+        for k, v in last.items():
+            self.f_rows.setdefault(k, np.zeros(self.n))[at] = v[j]
+        holes, movers, n = self.ev.retire(done)
+        self.theta, self.pi, self.V_star, self.rho, self.slot = (
+            compact(x, holes, movers, n) for x in (self.theta, self.pi, self.V_star, self.rho, self.slot))
+        if self.open_actions is not None:
+            self.open_actions = compact(self.open_actions, holes, movers, n)
+        self.adv = self.ev.history[-1][1]
+
+    def policy(self) -> Any:
+        """The action-major policy ``(n, A, S)`` of the current iterate, settled rows in closed form."""
+        if not self.freeze:
+            return self.pi
+        out = np.empty_like(self.f_theta)
+        out[self.slot] = self.pi
+        at = np.flatnonzero(self.frozen)
+        if at.shape[0]:
+            k = (self.t - self.f_t[at]).astype(self.f_theta.dtype)[:, None, None]
+            out[at] = logit_step(self.f_theta[at], k * self.f_score[at], np)[0]
+        return out
 
     def advance(self, T: int, tol: float | None) -> int:
         """Iterate up to ``t = T``, or until every instance's suboptimality is ``≤ tol``; return ``t``."""
@@ -300,7 +362,8 @@ class _NPGChunk:
         if self.last is None:
             self._evaluate()
         while self.t < T and not (tol is not None and float(xp.max(self.last["suboptimality"])) <= tol):
-            self.pi, self.theta = logit_step(self.theta, self.step * self.adv, xp)
+            if not self.freeze or self.slot.shape[0]:
+                self.pi, self.theta = logit_step(self.theta, self.step * self.adv, xp)
             self.t += 1
             self.elapsed += time.perf_counter() - t0
             t0 = time.perf_counter()

@@ -425,6 +425,87 @@ def test_batched_warm_npg_equals_per_instance_lu_npg_on_random_batches(mdp, eta)
                                    rtol=0, atol=4 * drift / (1 - g) + 2 * lu_err)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 6), st.floats(0.01, 30.0))
+def test_residual_along_a_fixed_advantage_is_monotone(seed, n_actions, c):
+    # The lemma behind settled instances: for fixed logits θ and advantage A, the residual
+    # ρ(k) = Σ_a softmax(θ + k c A)_a A_a is non-decreasing in k ≥ 0 (its derivative is
+    # c·Var(A) under the policy), so it stays between ρ(0) and max_a A.
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=n_actions) * rng.choice([0.1, 3.0, 30.0])
+    adv = rng.normal(size=n_actions)
+    ks = np.linspace(0.0, 50.0 / c, 400)
+    z = theta[None, :] + ks[:, None] * c * adv[None, :]
+    w = np.exp(z - z.max(axis=1, keepdims=True))
+    rho = (w * adv).sum(axis=1) / w.sum(axis=1)
+    scale = 1e-12 * np.max(np.abs(adv))
+    assert np.all(np.diff(rho) >= -scale)
+    assert np.all(rho >= rho[0] - scale) and np.all(rho <= adv.max() + scale)
+
+
+def _lu_npg(mdp, eta, T):
+    # NPG with an LU solve at every iteration and no settling (reference for the driver)
+    g = mdp.gamma
+    P, R = np.asarray(mdp.P), np.asarray(mdp.R)
+    theta = np.zeros(R.shape)
+    for _ in range(T):
+        pi = np.exp(theta - theta.max(axis=-1, keepdims=True))
+        pi /= pi.sum(axis=-1, keepdims=True)
+        V = np.asarray(evaluate_policy(mdp, pi))
+        A = R + g * np.einsum("...sat,...t->...sa", P, V) - V[..., None]
+        theta = theta + eta / (1 - g) * A
+        theta -= theta.max(axis=-1, keepdims=True)
+    pi = np.exp(theta)
+    return pi / pi.sum(axis=-1, keepdims=True)
+
+
+def test_settled_instances_leave_the_run_and_stay_certified(monkeypatch):
+    # Instances whose value is certified for every later iterate leave the active arrays and
+    # their logits advance in closed form. Checks: some do settle; the final policies equal an
+    # LU-every-iteration NPG and the same driver with settling switched off; the recorded
+    # value of the final iterate is within its recorded bound of an exact evaluation.
+    import rltheory.algorithms._warm_eval as warm_module
+    import rltheory.algorithms.npg as npg_module
+
+    mdp = random_mdp(8, 3, gamma=0.8, rng=16, batch_shape=(10,))
+    T, eta = 150, 3.0
+    retired = []
+    real_retire = warm_module.WarmEvaluator.retire
+    monkeypatch.setattr(warm_module.WarmEvaluator, "retire",
+                        lambda self, done: retired.append(int(done.sum())) or real_retire(self, done))
+    res = natural_policy_gradient(mdp, eta=eta, iterations=T)
+    assert sum(retired) >= 5  # most instances settle well before T
+    ref = _lu_npg(mdp, eta, T)
+    np.testing.assert_allclose(res.policy, ref, rtol=0, atol=1e-10)
+    # settled probabilities are tiny: compare them in log space (the closed form's step count)
+    live = ref > 1e-250
+    np.testing.assert_allclose(np.log(res.policy[live]), np.log(ref[live]), rtol=0, atol=1e-8)
+    monkeypatch.setattr(npg_module, "is_numpy", lambda xp: False)  # the driver without settling
+    plain = natural_policy_gradient(mdp, eta=eta, iterations=T)
+    np.testing.assert_allclose(res.policy, plain.policy, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(res.trace["suboptimality"], plain.trace["suboptimality"], rtol=0, atol=1e-12)
+    V_star = np.asarray(policy_iteration(mdp).V)
+    exact = np.einsum("bs,bs->b", V_star - np.asarray(evaluate_policy(mdp, res.policy)),
+                      np.asarray(mdp.initial_distribution()))
+    lu_err = 64 * np.finfo(float).eps * (1 / 0.2 + 1) / 0.2
+    assert np.all(np.abs(res.trace["suboptimality"][-1] - exact) <= res.trace["evaluation_bound"][-1] + lu_err)
+    assert np.max(res.trace["evaluation_bound"]) <= 16 * np.finfo(float).eps * (1 / 0.2 + 1) / 0.2 * (1 + 1e-12)
+
+
+def test_npg_leaves_the_callers_arrays_unchanged():
+    # With one state the action-major copies are reshapes of the caller's arrays; the driver
+    # updates its arrays in place (settled instances are compacted away), so they must be copies.
+    rng = np.random.default_rng(17)
+    R = rng.random((9, 1, 2))
+    mdp = FiniteMDP(np.ones((9, 1, 2, 1)), R.copy(), gamma=0.5)
+    pi0 = np.tile(np.array([0.3, 0.7]), (9, 1, 1))
+    natural_policy_gradient(mdp, eta=3.0, iterations=40, pi0=pi0.copy())
+    np.testing.assert_array_equal(np.asarray(mdp.R), R)
+    res = natural_policy_gradient(mdp, eta=3.0, iterations=40, pi0=pi0)
+    np.testing.assert_array_equal(pi0, np.tile(np.array([0.3, 0.7]), (9, 1, 1)))
+    assert np.all(res.policy.argmax(-1)[:, 0] == R[:, 0].argmax(-1))
+
+
 def test_chunked_batched_run_with_tol_equals_one_chunk(monkeypatch):
     # Host runs split the batch into cache-sized chunks; with tol each chunk stops when its own
     # instances are done and then continues to the common last iterate: the result must not
