@@ -12,8 +12,12 @@ What each side does:
   preconditioned by a stored inverse, LU only for the instances that need it; every
   value certified to ``‖V − V^π‖∞ ≤ ‖residual‖∞/(1−γ)``, recorded as the trace metric
   ``evaluation_bound``), one product with ``P`` gives the advantage, one fused
-  softmax update of the (max-shifted) logits;
-* ``loop``    — the same public function called on ``mdp[i]`` for each instance;
+  softmax update of the (max-shifted) logits; instances whose value is certified for
+  every later iterate leave the run (their logits advance in closed form) — the
+  benchmark records how many settled, when, and (paired repeats) the same batched run
+  with settling switched off;
+* ``loop``    — the same public function called on ``mdp[i]`` for each instance (it
+  settles converged instances the same way);
 * ``textbook loop`` — a plain per-instance numpy NPG: ``np.linalg.solve`` of
   ``(I − γP_π) V = r_π`` every iteration, ``Q = R + γ P V``, multiplicative update
   (the loop a researcher writes by hand; it records the same suboptimality trace);
@@ -31,16 +35,19 @@ sections. Run:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 import rltheory
 from rltheory.algorithms import natural_policy_gradient
+from rltheory.algorithms import npg as npg_module
 from rltheory.backend import cupy_available, to_numpy
 from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.zoo import random_mdp
@@ -85,6 +92,35 @@ def _textbook_npg(P: np.ndarray, R: np.ndarray, gamma: float, eta: float, T: int
         pi = np.exp(z)
         pi /= pi.sum(axis=1, keepdims=True)
     return pi, subopt
+
+
+@contextlib.contextmanager
+def _settling_record() -> Iterator[dict[str, Any]]:
+    """Record which instances settled (left the run, certified for every later iterate) and when.
+
+    Benchmark-only instrumentation: wraps the driver's chunk class for the duration and
+    fills the yielded dict when the run ends.
+    """
+    runs: list[Any] = []
+    cls = npg_module._NPGChunk
+    init = cls.__init__
+
+    def spy(self: Any, *a: Any, **k: Any) -> None:
+        init(self, *a, **k)
+        runs.append(self)
+
+    out: dict[str, Any] = {}
+    cls.__init__ = spy  # type: ignore[method-assign]
+    try:
+        yield out
+    finally:
+        cls.__init__ = init  # type: ignore[method-assign]
+    frozen = np.concatenate([r.frozen for r in runs])
+    t_end = max(r.t for r in runs)
+    f_t = np.concatenate([r.f_t for r in runs])[frozen]
+    out |= {"instances": int(frozen.sum()), "of": int(frozen.shape[0]),
+            "median_settling_iteration": float(np.median(f_t)) if f_t.size else None,
+            "skipped_instance_iterations_share": float(np.sum(t_end - f_t) / (frozen.shape[0] * max(t_end, 1)))}
 
 
 def _floor(mdp: FiniteMDP, reps: int = 200) -> dict[str, float]:
@@ -142,10 +178,13 @@ def main() -> None:
     rows: dict[str, Any] = {}
 
     t0, c0 = time.perf_counter(), time.process_time()
-    batched = natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
+    with _settling_record() as settled:
+        batched = natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
     rows["batched_numpy_s"] = time.perf_counter() - t0
     rows["batched_numpy_cpu_s"] = time.process_time() - c0
-    print(f"batched numpy : {rows['batched_numpy_s']:8.2f} s", flush=True)
+    rows["settled"] = settled
+    print(f"batched numpy : {rows['batched_numpy_s']:8.2f} s ({settled['instances']} instances settled, "
+          f"{100 * settled['skipped_instance_iterations_share']:.0f} % of instance-iterations skipped)", flush=True)
 
     singles = [mdp[i] for i in range(args.batch)]
     t0, c0 = time.perf_counter(), time.process_time()
@@ -190,20 +229,31 @@ def main() -> None:
           f"{floor['product_with_P_us']:.2f} + update {floor['policy_update_us']:.2f}); textbook/floor "
           f"x{floor['ratio_bound_textbook_over_floor']:.1f}", flush=True)
 
-    pairs: dict[str, list[float]] = {"batched_s": [], "textbook_loop_s": [], "ratio": []}
-    for _ in range(args.repeat):  # paired: each ratio from two runs taken one right after the other
+    pairs: dict[str, list[float]] = {"batched_s": [], "textbook_loop_s": [], "ratio": [],
+                                     "batched_without_settling_s": [], "settling_gain": []}
+    for _ in range(args.repeat):  # paired: each ratio from runs taken one right after the other
         t0 = time.perf_counter()
         natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
         pairs["batched_s"].append(time.perf_counter() - t0)
+        npg_module._SETTLE = False  # the same batched run, every instance to the last iterate
+        try:
+            t0 = time.perf_counter()
+            natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
+            pairs["batched_without_settling_s"].append(time.perf_counter() - t0)
+        finally:
+            npg_module._SETTLE = True
+        pairs["settling_gain"].append(pairs["batched_without_settling_s"][-1] / pairs["batched_s"][-1])
         t0 = time.perf_counter()
         for i in range(n_text):
             _textbook_npg(P[i], R[i], args.gamma, args.eta, T, V_star[i], rho[i])
         pairs["textbook_loop_s"].append((time.perf_counter() - t0) * scale)
         pairs["ratio"].append(pairs["textbook_loop_s"][-1] / pairs["batched_s"][-1])
     if pairs["ratio"]:
-        rows["paired_repeats_vs_textbook_loop"] = pairs | {"median_ratio": float(np.median(pairs["ratio"]))}
+        rows["paired_repeats_vs_textbook_loop"] = pairs | {"median_ratio": float(np.median(pairs["ratio"])),
+                                                           "median_settling_gain": float(np.median(pairs["settling_gain"]))}
         print(f"paired repeats: batched vs textbook loop x{', x'.join(f'{r:.1f}' for r in pairs['ratio'])} "
-              f"(median x{np.median(pairs['ratio']):.1f})", flush=True)
+              f"(median x{np.median(pairs['ratio']):.1f}); settling saves "
+              f"x{', x'.join(f'{r:.2f}' for r in pairs['settling_gain'])}", flush=True)
 
     if cupy_available():
         import cupy as cp  # noqa: PLC0415 - optional GPU backend, benchmark only

@@ -32,6 +32,13 @@ per instance and masked (steps on the whole batch while most instances still ste
 on gathered copies once few do), so an instance's values do not depend on which other
 instances share its batch.
 
+Settled instances (numpy, :meth:`WarmEvaluator.settled`): for a fixed advantage ``A``
+the residual ``Σ_a π_k(a|s) A(s, a)`` along the NPG policies ``π_k ∝ exp(θ + k·c·A)`` is
+non-decreasing in ``k``, so once ``max(‖residual‖∞, max_s |max_a A(s, a)|)`` is at the
+stopping level the last value is certified for every later iterate and the instance can
+leave the batch (:meth:`WarmEvaluator.retire` compacts the per-instance arrays, copying
+only the instances that move).
+
 The warm steps run on numpy, in place on the arrays the evaluator owns. With fewer than
 ``WARM_MIN_BATCH`` instances, on GPUs (where the batched LU solve is one library call and
 every masked decision of the steps is a device synchronisation) and on other array
@@ -219,12 +226,12 @@ class WarmEvaluator:
         V, Adv = self.history[-1]
         if open_actions is not None:
             Adv = np.where(open_actions, Adv, -np.inf)
-        top = Adv[:, 0].copy() if self.A > 1 else Adv[:, 0]
+        top = Adv[:, 0].copy()
         for a in range(1, self.A):
             np.maximum(top, Adv[:, a], out=top)
-        F = np.maximum(self.residual, np.max(np.abs(top), axis=-1))
-        eps = float(np.finfo(V.dtype).eps)
-        return F <= self._tolerance(V, self.r_max), F * (1.0 + 16.0 * eps) / (1.0 - self.gamma)
+        F = np.max(np.abs(top, out=top), axis=-1)
+        np.maximum(F, self.residual, out=F)
+        return F <= self._tolerance(V, self.r_max), F * ((1.0 + self.c_eps) / (1.0 - self.gamma))
 
     def retire(self, done: Any) -> tuple[Any, Any, int]:
         """Drop the instances ``done`` (bool, (B,)) from the evaluator: ``(holes, movers, n)``.
