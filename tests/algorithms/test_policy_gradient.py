@@ -492,6 +492,32 @@ def test_settled_instances_leave_the_run_and_stay_certified(monkeypatch):
     assert np.max(res.trace["evaluation_bound"]) <= 16 * np.finfo(float).eps * (1 / 0.2 + 1) / 0.2 * (1 + 1e-12)
 
 
+def test_settling_respects_actions_outside_the_initial_support(monkeypatch):
+    # Actions with probability 0 in π_0 keep it (logit −∞); settling must take the maximum
+    # advantage over the other actions only, so instances whose best action is excluded
+    # still settle, and the run equals the one without settling.
+    import rltheory.algorithms._warm_eval as warm_module
+    import rltheory.algorithms.npg as npg_module
+
+    mdp = random_mdp(6, 3, gamma=0.7, rng=18, batch_shape=(10,))
+    pi0 = np.full((10, 6, 3), 0.5)
+    pi0[..., 0] = 0.0  # action 0 never played
+    retired = []
+    real_retire = warm_module.WarmEvaluator.retire
+    monkeypatch.setattr(warm_module.WarmEvaluator, "retire",
+                        lambda self, done: retired.append(int(done.sum())) or real_retire(self, done))
+    res = natural_policy_gradient(mdp, eta=4.0, iterations=120, pi0=pi0)
+    assert sum(retired) >= 6
+    assert np.all(res.policy[..., 0] == 0)
+    monkeypatch.setattr(npg_module, "_SETTLE", False)
+    plain = natural_policy_gradient(mdp, eta=4.0, iterations=120, pi0=pi0)
+    np.testing.assert_allclose(res.policy, plain.policy, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(res.trace["suboptimality"], plain.trace["suboptimality"], rtol=0, atol=1e-12)
+    # the restricted problem is solved (over actions 1, 2) but not the full one
+    assert np.max(res.trace["suboptimality"][-1]) > 1e-3
+    assert np.all(res.trace["evaluation_bound"] <= 16 * np.finfo(float).eps * (1 / 0.3 + 1) / 0.3 * (1 + 1e-12))
+
+
 def test_npg_leaves_the_callers_arrays_unchanged():
     # With one state the action-major copies are reshapes of the caller's arrays; the driver
     # updates its arrays in place (settled instances are compacted away), so they must be copies.
