@@ -332,7 +332,7 @@ class _NPGChunk:
                 for k, v in last.items():
                     full[k][self.slot] = v
             else:  # none settled yet: the active rows are the chunk in order
-                full = last
+                full = {k: np.asarray(v, dtype=float) for k, v in last.items()}
             if self.t % _SETTLE_EVERY == 0:
                 done, f_bound = self.ev.settled(self.open_actions)
                 if done.any():

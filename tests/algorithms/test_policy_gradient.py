@@ -556,6 +556,7 @@ def test_warm_evaluation_in_float32_is_certified_at_float32_precision():
     res = natural_policy_gradient(m32, eta=1.0, iterations=40)
     ref = natural_policy_gradient(m, eta=1.0, iterations=40)
     assert res.policy.dtype == np.float32
+    assert all(res.trace[k].dtype == np.float64 for k in ("suboptimality", "evaluation_bound"))  # traces in float64
     bound = 16 * np.finfo(np.float32).eps * (1 + 1 / 0.1) / 0.1
     assert np.max(res.trace["evaluation_bound"]) <= bound
     # V*(ρ) and V^{π_t}(ρ) are each float32 evaluations: each within the certificate `bound`
