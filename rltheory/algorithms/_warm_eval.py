@@ -40,9 +40,10 @@ leave the batch (:meth:`WarmEvaluator.retire` compacts the per-instance arrays, 
 only the instances that move).
 
 The warm steps run on numpy, in place on the arrays the evaluator owns. With fewer than
-``WARM_MIN_BATCH`` instances, on GPUs (where the batched LU solve is one library call and
-every masked decision of the steps is a device synchronisation) and on other array
-namespaces, every call is an LU solve; the certificate is reported the same way.
+``WARM_MIN_BATCH`` instances at the start (a batch that shrinks as instances settle stays
+warm), on GPUs (where the batched LU solve is one library call and every masked decision
+of the steps is a device synchronisation) and on other array namespaces, every call is an
+LU solve; the certificate is reported the same way.
 
 References: iterative refinement with a fixed approximate inverse is classical
 (Golub & Van Loan, *Matrix Computations*, 4th ed., §3.5.3), as is the Newton–Schulz
@@ -250,8 +251,7 @@ class WarmEvaluator:
         if self.W is not None:
             self.W = compact(self.W, holes, movers, n)
         self.history = [(compact(V, holes, movers, n), compact(A, holes, movers, n)) for V, A in self.history]
-        self.B = n
-        self.warm = self._np and n >= WARM_MIN_BATCH
+        self.B = n  # (a warm evaluator stays warm: its inverses and history are in place, one step is cheap)
         return holes, movers, n
 
     def _steps(self, pi: Any) -> tuple[Any, Any, Any]:
