@@ -113,6 +113,15 @@ of the experiment unless said otherwise):
   gap 0.000, 0.001, 0.26 and MAC (1.0, 0.05, 16) 0.18, 0.33, 1.08 at ``t_mix`` 4, 16,
   124 (MAC with ``T_max = 256``: 0.39, 1.03, 1.02) — vanilla degrades at the slowest
   instance, MAC more and earlier.
+* *Per-instance retuning* — the other reading of "needs tuned steps" (exploration, sparse
+  dial, both full grids of :class:`Config` re-searched *at each* ``t_mix`` with 8 tuning seeds
+  ``10⁶ + k``, 2·10⁴ samples; mean gap). At ``t_mix`` 4, 62, 124 the best vanilla grid point
+  reaches 0.000, 0.007, 0.014, against 0.000, 0.50, 0.38 for the steps tuned at ``t_mix = 4``
+  (0.2, 2.0): vanilla does need retuned (smaller actor) steps. MAC's best grid point reaches
+  0.003, 0.28, 0.35 — at ``t_mix = 124`` that is its ``t_mix = 4`` setting (3.0, 0.05, 16); at
+  62 it is actor scale 1.0 (0.28, against 0.52 for the ``t_mix = 4`` setting). So MAC needs
+  less retuning, but its best setting at ``t_mix`` 62 and 124 ends 25–40× further from ``g*``
+  than retuned vanilla at the same sample budget: this reading does not rescue the claim.
 * *Growing sparse ring* (the earlier version of this experiment, MAC scale 1,
   critic step 0.05, ``T_max = 64``, chosen after seeing rings up to ``n = 16``; 6
   seeds): MAC mean (min) ``g/g*`` 0.98 (0.98), 0.93 (0.73), 0.96 (0.94), 0.90 (0.73)
