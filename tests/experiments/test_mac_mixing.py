@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.experiments.mac_mixing import Config, estimator_bias, learning_gap, plot, run
+from rltheory.experiments.mac_mixing import (
+    Config,
+    _instance,
+    estimator_bias,
+    learning_gap,
+    plot,
+    retuning,
+    run,
+)
 from rltheory.mdp import ring_mdp
 
 SMALL = Config(ring_sizes=(4, 8), estimator_laziness=(0.5, 0.9375), laziness=(0.5, 0.9375), budget=1500, seeds=2,
@@ -38,6 +46,21 @@ def test_tuning_protocol_selects_on_the_fastest_instance():
     tun = run(cfg).meta["tuning"]["dense"]
     assert tun["vanilla"] == [0.5, 2.0] and tun["mac"] == [1.0, 0.2, 16]
     assert tun["vanilla_scores"][0] > 0.9 and tun["mac_scores"][0] > 0.9
+
+
+def test_retuning_searches_on_the_given_instance():
+    # the same two-point grids as above, searched on the slow instance itself: the best point's
+    # score is the mean gap of direct runs with the tuning seeds, and the frozen grid point loses
+    cfg = Config(budget=1500, tune_seeds=2, vanilla_grid=((1e-4, 1e-4), (0.5, 2.0)),
+                 mac_grid=((1e-4, 1e-4, 16), (1.0, 0.2, 16)))
+    out = retuning(cfg, 0.9375, "dense")
+    assert out["t_mix"] == 31
+    mdp, g_star, g_unif, _ = _instance(cfg, 0.9375, "dense")
+    for name, best in (("vanilla", [0.5, 2.0]), ("mac", [1.0, 0.2, 16])):
+        assert out[name]["best"] == best and out[name]["scores"][0] > 0.9
+        direct = np.mean([learning_gap((name, *best), mdp, g_star, g_unif, budget=1500, seed=10**6 + k)
+                          for k in range(2)])
+        assert out[name]["score"] == pytest.approx(direct, abs=1e-12)
 
 
 @pytest.mark.parametrize("laziness", [0.5, 0.9375])
