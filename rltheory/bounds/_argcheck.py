@@ -1,4 +1,6 @@
-"""Argument checks shared by the policy-optimisation, TD and Q-learning bound modules."""
+"""Argument checks shared by the bound modules (policy optimisation, TD and Q-learning,
+constrained, games): every error names the argument, and for arrays the first bad index and
+its value."""
 
 from __future__ import annotations
 
@@ -8,25 +10,60 @@ from typing import Any
 import numpy as np
 
 
+def _real_scalar(x: Any) -> float:
+    """``float(x)`` for a real number (Python, numpy scalar or 0-d array; not bool), else NaN."""
+    if isinstance(x, bool):
+        return math.nan
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return float(x)
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iuf":
+        return float(x)
+    return math.nan
+
+
 def _gamma(gamma: Any, *, positive: bool = False) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not (0.0 <= gamma < 1.0):
+    g = _real_scalar(gamma)
+    if not 0.0 <= g < 1.0:
         raise ValueError(f"gamma must be a number in [0, 1); got {gamma!r}")
-    if positive and gamma == 0.0:
+    if positive and g == 0.0:
         raise ValueError("gamma must be > 0 for this bound (its step size is (1-gamma)^3/(2 gamma |A|))")
-    return float(gamma)
+    return g
 
 
 def _pos(x: Any, name: str, *, allow_zero: bool = False) -> float:
-    ok = isinstance(x, (int, float, np.floating)) and not isinstance(x, bool) and math.isfinite(x)
-    if not ok or (x < 0 if allow_zero else x <= 0):
+    v = _real_scalar(x)
+    if not (math.isfinite(v) and (v >= 0 if allow_zero else v > 0)):
         raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}; got {x!r}")
-    return float(x)
+    return v
+
+
+def _count(k: Any, name: str, minimum: int = 1) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {k!r}")
+    return int(k)
+
+
+def _where(arr: np.ndarray, bad: np.ndarray, name: str) -> str:
+    """``"got v"`` for a scalar, ``"name[i, j] = v"`` at the first bad entry of an array."""
+    if arr.ndim == 0:
+        return f"got {arr.item()!r}"
+    i = tuple(int(j) for j in np.argwhere(bad)[0])
+    return f"{name}{list(i)} = {arr[i].item()!r}"
 
 
 def _times(t: Any, name: str = "t", minimum: float = 1.0) -> np.ndarray:
     t = np.asarray(t, dtype=float)
     bad = ~np.isfinite(t) | (t < minimum)
     if np.any(bad):
-        i = tuple(int(j) for j in np.argwhere(bad)[0])
-        raise ValueError(f"{name} must be >= {minimum:g}; {name}{list(i)} = {t[i]!r}")
+        raise ValueError(f"{name} must be >= {minimum:g}; {_where(t, bad, name)}")
     return t
+
+
+def _nonneg(x: Any, name: str, maximum: float = math.inf) -> np.ndarray:
+    """``x`` as a float array of finite entries in ``[0, maximum]`` (a located error otherwise)."""
+    a = np.asarray(x, dtype=float)
+    bad = ~np.isfinite(a) | (a < 0) | (a > maximum)
+    if np.any(bad):
+        rng = "finite and >= 0" if math.isinf(maximum) else f"in [0, {maximum:g}]"
+        raise ValueError(f"{name} must be {rng}; {_where(a, bad, name)}")
+    return a

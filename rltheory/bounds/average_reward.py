@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ._argcheck import _nonneg
+
 __all__ = ["MAC_EXPONENT", "markov_average_bias", "mlmc_expected_samples", "mac_rate"]
 
 #: Exponent of MAC's rate for ``(1/T) Σ_t E‖∇J(θ_t)‖²``: ``Õ(T^{-1/2})``.
@@ -60,9 +62,9 @@ def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
     >>> markov_average_bias([1, 2, 4], [1.0, 0.5, 0.25, 0.125], 1.0).tolist()
     [1.0, 0.75, 0.46875]
     """
-    d = np.asarray(tv, dtype=float)
-    if d.ndim != 1 or np.any(~np.isfinite(d)) or np.any(d < 0) or np.any(d > 1 + 1e-12):
-        raise ValueError("tv must be a 1-D array of total-variation distances in [0, 1]")
+    d = _nonneg(tv, "tv", maximum=1.0 + 1e-12)
+    if d.ndim != 1:
+        raise ValueError(f"tv must be a 1-D array of total-variation distances d(0), d(1), ...; got shape {d.shape}")
     n = np.asarray(N)
     if np.any(n < 1) or np.any(n != np.floor(n)) or np.max(n) > d.shape[0]:
         raise ValueError(f"N must be integers in [1, len(tv)={d.shape[0]}]; got {N!r}")

@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from ._argcheck import _count, _gamma, _nonneg, _pos, _times
+
 __all__ = [
     "NPGPDBounds",
     "npg_pd_step_sizes",
@@ -55,28 +57,6 @@ __all__ = [
 FOSP_EXPONENT = -2.0 / 3.0
 
 
-def _gamma(gamma: Any) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating)) or not (0.0 <= gamma < 1.0):
-        raise ValueError(f"gamma must be a number in [0, 1); got {gamma!r}")
-    return float(gamma)
-
-
-def _pos(x: Any, name: str, *, allow_zero: bool = False) -> float:
-    ok = isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool) and math.isfinite(x)
-    if not ok or (x < 0 if allow_zero else x <= 0):
-        raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}; got {x!r}")
-    return float(x)
-
-
-def _times(t: Any) -> np.ndarray:
-    t = np.asarray(t, dtype=float)
-    bad = ~np.isfinite(t) | (t < 1)
-    if np.any(bad):
-        i = tuple(int(j) for j in np.argwhere(bad)[0])
-        raise ValueError(f"t must be >= 1; t{list(i)} = {t[i]!r}")
-    return t
-
-
 def npg_pd_step_sizes(T: int, *, gamma: float, n_actions: int) -> tuple[float, float]:
     r"""Step sizes of Ding et al. (2020, Thm 1): ``η_1 = 2 log|A|``, ``η_2 = 2(1−γ)/√T``.
 
@@ -89,10 +69,7 @@ def npg_pd_step_sizes(T: int, *, gamma: float, n_actions: int) -> tuple[float, f
     >>> npg_pd_step_sizes(100, gamma=0.5, n_actions=1)
     (1.0, 0.1)
     """
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"T must be an integer >= 1; got {T!r}")
-    if isinstance(n_actions, bool) or not isinstance(n_actions, (int, np.integer)) or n_actions < 1:
-        raise ValueError(f"n_actions must be an integer >= 1; got {n_actions!r}")
+    T, n_actions = _count(T, "T"), _count(n_actions, "n_actions")
     g = _gamma(gamma)
     eta1 = 2.0 * math.log(n_actions) if n_actions > 1 else 1.0
     return eta1, 2.0 * (1.0 - g) / math.sqrt(T)
@@ -214,12 +191,10 @@ def npg_pd_bounds(
     e1 = _pos(eta1, "eta1")
     e2 = _pos(eta2, "eta2")
     Lam = _pos(Lambda, "Lambda")
-    G = np.atleast_1d(np.asarray(cost_deviation, dtype=float))
-    if G.ndim != 1 or np.any(~np.isfinite(G)) or np.any(G < 0):
-        raise ValueError(f"cost_deviation must be a finite non-negative scalar or vector; got {cost_deviation!r}")
-    cspan = np.atleast_1d(np.asarray(cost_span, dtype=float))
-    if np.any(~np.isfinite(cspan)) or np.any(cspan < 0):
-        raise ValueError(f"cost_span must be finite and non-negative; got {cost_span!r}")
+    G = np.atleast_1d(_nonneg(cost_deviation, "cost_deviation"))
+    if G.ndim != 1:
+        raise ValueError(f"cost_deviation must be a scalar or a vector (one entry per constraint); got shape {G.shape}")
+    cspan = np.atleast_1d(_nonneg(cost_span, "cost_span"))
     rspan = _pos(reward_span, "reward_span", allow_zero=True)
     if kl0 is None:
         if isinstance(n_actions, bool) or not isinstance(n_actions, (int, np.integer)) or n_actions < 1:
@@ -254,8 +229,7 @@ def fosp_schedule(T: int, *, eta_theta: float = 1.0, eta_mu: float = 1.0, delta_
     >>> fosp_schedule(1000)
     (1.0, 1.0, 0.1)
     """
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"T must be an integer >= 1; got {T!r}")
+    T = _count(T, "T")
     return _pos(eta_theta, "eta_theta"), _pos(eta_mu, "eta_mu"), _pos(delta_scale, "delta_scale") * float(T) ** (-1.0 / 3.0)
 
 
@@ -266,7 +240,7 @@ def fosp_rate(T: Any, *, C: float = 1.0) -> np.ndarray:
     abstract does not state; experiments fit the exponent and draw this curve
     through the first measured point.
     """
-    return _pos(C, "C", allow_zero=True) * _times(T) ** FOSP_EXPONENT
+    return _pos(C, "C", allow_zero=True) * _times(T, "T") ** FOSP_EXPONENT
 
 
 def truncation_envelope(kappa: Any, *, phi: float, c: float = 1.0) -> np.ndarray:
@@ -282,9 +256,7 @@ def truncation_envelope(kappa: Any, *, phi: float, c: float = 1.0) -> np.ndarray
     >>> truncation_envelope([0, 1, 2], phi=0.5).tolist()
     [1.0, 0.25, 0.0625]
     """
-    k = np.asarray(kappa, dtype=float)
-    if np.any(~np.isfinite(k)) or np.any(k < 0):
-        raise ValueError(f"kappa must be finite and >= 0; got {kappa!r}")
+    k = _nonneg(kappa, "kappa")
     if not (isinstance(phi, (int, float, np.floating)) and 0.0 < phi < 1.0):
         raise ValueError(f"phi must lie in (0, 1); got {phi!r}")
     return _pos(c, "c", allow_zero=True) * float(phi) ** (2.0 * k)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_discount
+from ._argcheck import _count, _nonneg, _pos, _times
 
 __all__ = [
     "hedge_regret_bound",
@@ -36,26 +37,6 @@ __all__ = [
     "optimistic_max_step",
     "shapley_error_bound",
 ]
-
-
-def _t(t: Any) -> np.ndarray:
-    arr = np.asarray(t, dtype=float)
-    if np.any(~np.isfinite(arr)) or np.any(arr < 1):
-        raise ValueError(f"t must be finite iteration counts >= 1; got min {np.min(arr)!r}")
-    return arr
-
-
-def _pos(x: Any, name: str) -> float:
-    v = float(x)
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
-    return v
-
-
-def _k(k: Any, name: str) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"{name} (number of actions) must be a positive integer; got {k!r}")
-    return int(k)
 
 
 def hedge_regret_bound(t: Any, k: int, eta: float, payoff_range: float) -> np.ndarray:
@@ -69,7 +50,7 @@ def hedge_regret_bound(t: Any, k: int, eta: float, payoff_range: float) -> np.nd
     >>> float(hedge_regret_bound(100, 2, 0.1, 1.0))
     8.181471805599453
     """
-    tt, kk = _t(t), _k(k, "k")
+    tt, kk = _times(t), _count(k, "k")
     e, R = _pos(eta, "eta"), _pos(payoff_range, "payoff_range")
     return math.log(kk) / e + e * tt * R * R / 8.0
 
@@ -78,7 +59,8 @@ def hedge_gap_bound(
     t: Any, m: int, n: int, eta_x: float, eta_y: float, payoff_range: float
 ) -> np.ndarray:
     r"""``gap(x̄_t, ȳ_t) ≤ [Reg_x(t) + Reg_y(t)] / t`` with the Hedge regret bounds of both players."""
-    tt = _t(t)
+    tt = _times(t)
+    _count(m, "m"), _count(n, "n")
     return (
         hedge_regret_bound(tt, m, eta_x, payoff_range)
         + hedge_regret_bound(tt, n, eta_y, payoff_range)
@@ -93,8 +75,8 @@ def hedge_tuned_regret(T: Any, k: int, payoff_range: float) -> np.ndarray:
     >>> round(float(hedge_tuned_regret(800, 2, 1.0)), 6)
     16.651092
     """
-    TT = _t(T)
-    return _pos(payoff_range, "payoff_range") * np.sqrt(TT * math.log(_k(k, "k")) / 2.0)
+    TT = _times(T, "T")
+    return _pos(payoff_range, "payoff_range") * np.sqrt(TT * math.log(_count(k, "k")) / 2.0)
 
 
 def regret_matching_gap_bound(t: Any, m: int, n: int, payoff_range: float) -> np.ndarray:
@@ -109,10 +91,10 @@ def regret_matching_gap_bound(t: Any, m: int, n: int, payoff_range: float) -> np
     >>> float(regret_matching_gap_bound(100, 4, 9, 2.0))
     1.0
     """
-    tt = _t(t)
+    tt = _times(t)
     return (
         _pos(payoff_range, "payoff_range")
-        * (math.sqrt(_k(m, "m")) + math.sqrt(_k(n, "n")))
+        * (math.sqrt(_count(m, "m")) + math.sqrt(_count(n, "n")))
         / np.sqrt(tt)
     )
 
@@ -139,10 +121,8 @@ def optimistic_gap_bound(t: Any, D_x: float, D_y: float, eta: float) -> np.ndarr
     >>> float(optimistic_gap_bound(10, 0.5, 0.5, 0.25))
     0.4
     """
-    tt = _t(t)
-    if D_x < 0 or D_y < 0:
-        raise ValueError(f"D_x, D_y must be >= 0; got {D_x}, {D_y}")
-    return (float(D_x) + float(D_y)) / (_pos(eta, "eta") * tt)
+    tt = _times(t)
+    return (_pos(D_x, "D_x", allow_zero=True) + _pos(D_y, "D_y", allow_zero=True)) / (_pos(eta, "eta") * tt)
 
 
 def shapley_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
@@ -154,10 +134,6 @@ def shapley_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     1.0
     """
     g = float(check_discount(gamma, allow_none=False))  # type: ignore[arg-type]
-    kk = np.asarray(k, dtype=float)
-    if np.any(kk < 0):
-        raise ValueError("k must be >= 0")
-    e0 = np.asarray(initial_error, dtype=float)
-    if np.any(e0 < 0) or np.any(~np.isfinite(e0)):
-        raise ValueError("initial_error must be finite and >= 0")
+    kk = _times(k, "k", minimum=0.0)
+    e0 = _nonneg(initial_error, "initial_error")
     return g**kk * e0

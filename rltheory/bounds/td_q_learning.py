@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _gamma, _pos, _times
+from ._argcheck import _count, _gamma, _nonneg, _pos, _times
 
 __all__ = ["td_fixed_point_bound", "tvr_fixed_point_bound", "q_learning_bound"]
 
@@ -139,10 +139,9 @@ def q_learning_bound(
     alpha = _pos(alpha, "alpha")
     if alpha > 1.0:
         raise ValueError(f"alpha must lie in (0, 1]; got {alpha!r}")
-    if not (0.0 < delta < 1.0):
+    if not _pos(delta, "delta") < 1.0:
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
-    for n, name in ((n_pairs, "n_pairs"), (horizon, "horizon")):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {n!r}")
-    noise = g * np.asarray(value_span, float) * math.sqrt(alpha * math.log(2.0 * n_pairs * horizon / delta) / 2.0)
-    return (1.0 - alpha * (1.0 - g)) ** t * np.asarray(initial_error, float) + noise / (1.0 - g)
+    n_pairs, horizon = _count(n_pairs, "n_pairs"), _count(horizon, "horizon")
+    span, e0 = _nonneg(value_span, "value_span"), _nonneg(initial_error, "initial_error")
+    noise = g * span * math.sqrt(alpha * math.log(2.0 * n_pairs * horizon / delta) / 2.0)
+    return (1.0 - alpha * (1.0 - g)) ** t * e0 + noise / (1.0 - g)

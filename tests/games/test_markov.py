@@ -170,6 +170,32 @@ def test_nash_conv_cooperative_and_zero_sum_agree():
     assert float(nash_conv(coop, pols)) <= 1e-8
 
 
+def test_general_sum_best_response_is_the_induced_optimum_and_sums_to_nash_conv():
+    rng = np.random.default_rng(12)
+    W = rng.exponential(size=(3, 2, 3, 3))
+    g = MarkovGame(W / W.sum(-1, keepdims=True), rng.standard_normal((2, 3, 2, 3)), 0.8)
+    pols = [rng.dirichlet(np.ones(2), size=3), rng.dirichlet(np.ones(3), size=3)]
+    joint = np.asarray(g.joint_policy(pols))
+    V = np.asarray(g.evaluate(joint))
+    rho = np.asarray(g.initial_distribution())
+    gains = []
+    for i in range(2):
+        br = best_response(g, pols, player=i)
+        assert np.array_equal(np.asarray(best_response(g, joint, player=i).V), np.asarray(br.V))  # list = joint
+        # the best response's value dominates the policy's own value statewise (it is the optimum of the
+        # induced MDP, in which the policy's own action distribution is one feasible policy) ...
+        assert np.all(np.asarray(br.V) >= V[i] - 1e-10)
+        # ... and it is that optimum by a second method (linear programming on the same induced MDP)
+        lp = linear_program(g.induced_mdp(i, joint))
+        np.testing.assert_allclose(np.asarray(br.V), np.asarray(lp.V), atol=1e-8)
+        gains.append(float(rho @ (np.asarray(br.V) - V[i])))
+    assert float(nash_conv(g, pols)) == pytest.approx(sum(gains), abs=1e-10)
+    with pytest.raises(ValueError, match=r"player index i must be in \[0, 2\); got 2"):
+        best_response(g, pols, player=2)
+    with pytest.raises(ValueError, match=r"need one policy per player \(2\); got 1"):
+        best_response(g, pols[:1], player=0)
+
+
 def test_finite_horizon_equilibria_have_zero_nash_conv():
     rng = np.random.default_rng(10)
     W = rng.exponential(size=(4, 3, 2, 4))
