@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
+from rltheory.bounds import Claim, check_bound, fit_linear_rate
 from rltheory.cli import main
+from rltheory.experiments import Experiment, ExperimentResult, base
+from rltheory.plot import figure
 
 
 def test_console_script_lists_experiments():
@@ -72,3 +77,39 @@ _REFERENCE_START = _reference_start()
 def test_solve_rejects_bad_model_parameters(capsys):
     assert main(["solve", "gridworld", "--slip", "1.5"]) == 2
     assert "slip" in capsys.readouterr().err
+
+
+def test_reproduce_reports_a_failing_claim_and_exits_1(tmp_path, capsys, monkeypatch):
+    @dataclasses.dataclass(frozen=True)
+    class Cfg:
+        n: int = 1
+
+        @classmethod
+        def quick(cls):
+            return cls()
+
+        @classmethod
+        def full(cls):
+            return cls(n=2)
+
+    def run(config, *, seed=0, progress=False):
+        fit = fit_linear_rate(np.arange(10), 0.5 ** np.arange(10))
+        return ExperimentResult("toy-fail", {"n": config.n}, {}, [
+            Claim("halving", "ρ = 1/2", "closed form", 0.5, "rate", tol=0.01).check(fit),
+            Claim("too-big", "x ≤ bound", "made up", None, "bound").check(check_bound([2.0], [1.0])),
+        ])
+
+    monkeypatch.setitem(base._REGISTRY, "toy-fail", Experiment("toy-fail", "A failing toy", Cfg, run,
+                                                               lambda r: figure()[0]))
+    assert main(["reproduce", "toy-fail", "--out", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "toy-fail: FAIL (2 checks" in out
+    assert re.search(r"\[PASS\] halving: measured 0\.5 \(CI \[0\.5, 0\.5\], window \d+\.\.\d+\) vs claimed rate 0\.5 ± 0\.01",
+                     out)
+    assert "[FAIL] too-big: worst measured/bound ratio 2 at [0] over 1 points" in out
+    assert err.strip() == "failed: toy-fail"
+    assert json.loads((tmp_path / "toy-fail.json").read_text())["pass"] is False
+    # --quiet prints only the failing check
+    assert main(["reproduce", "toy-fail", "--out", str(tmp_path), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] too-big" in out and "halving" not in out
