@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _count, _gamma, _nonneg, _pos, _times
+from ._argcheck import _count, _gamma, _nonneg, _pos, _real_scalar, _times
 
 __all__ = ["td_fixed_point_bound", "tvr_fixed_point_bound", "q_learning_bound"]
 
@@ -139,7 +139,7 @@ def q_learning_bound(
     alpha = _pos(alpha, "alpha")
     if alpha > 1.0:
         raise ValueError(f"alpha must lie in (0, 1]; got {alpha!r}")
-    if not _pos(delta, "delta") < 1.0:
+    if not 0.0 < _real_scalar(delta) < 1.0:
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
     n_pairs, horizon = _count(n_pairs, "n_pairs"), _count(horizon, "horizon")
     span, e0 = _nonneg(value_span, "value_span"), _nonneg(initial_error, "initial_error")

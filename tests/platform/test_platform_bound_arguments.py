@@ -75,7 +75,7 @@ CASES = [
     # rltheory.bounds.td_q_learning
     (tq.td_fixed_point_bound, (0.1,), {"gamma": 0.5, "lam": 1.5}, r"lam must lie in \[0, 1\]; got 1\.5"),
     (tq.q_learning_bound, ([1],), _QL | {"delta": 1.0}, r"delta must lie in \(0, 1\); got 1\.0"),
-    (tq.q_learning_bound, ([1],), _QL | {"delta": "x"}, r"delta must be a finite number > 0; got 'x'"),
+    (tq.q_learning_bound, ([1],), _QL | {"delta": "x"}, r"delta must lie in \(0, 1\); got 'x'"),
     (tq.q_learning_bound, ([1],), _QL | {"horizon": 0}, r"horizon must be an integer >= 1; got 0"),
     (tq.q_learning_bound, ([1],), _QL | {"value_span": [1.0, -1.0]}, r"value_span must be finite and >= 0; value_span\[1\] = -1\.0"),
     (tq.q_learning_bound, ([1],), _QL | {"initial_error": math.nan}, r"initial_error must be finite and >= 0; got nan"),
