@@ -312,3 +312,58 @@ def test_sampler_and_knob_errors(tmp_path):
     np.savez(tmp_path / "missing.npz", **arrs)
     with pytest.raises(InvalidModelError, match=r"lacks arrays \['rewards'\]"):
         load_dataset(tmp_path / "missing.npz")
+
+
+def test_remaining_sampler_and_container_errors():
+    fh = _fh(14)
+    pol = np.full((fh.S, fh.A), 1 / fh.A)
+    # behaviour_policy: the knob's other end and its mask
+    with pytest.raises(ValueError, match="a deterministic target needs the number of actions"):
+        behaviour_policy(np.array([0, 1]), 0.5)
+    with pytest.raises(ValueError, match="other must be 'uniform' or a policy array; got 'greedy'"):
+        behaviour_policy(np.eye(2), 0.5, other="greedy")
+    with pytest.raises(ValueError, match=r"other has shape \(3, 2\) but target has shape \(2, 2\)"):
+        behaviour_policy(np.eye(2), 0.5, other=np.full((3, 2), 0.5))
+    with pytest.raises(ValueError, match=r"drop must have the policy's shape \(2, 2\); got \(2,\)"):
+        behaviour_policy(np.eye(2), 0.5, drop=np.array([True, False]))
+    # single-agent sampler: model type and batch
+    with pytest.raises(TypeError, match="sample_episodes needs a FiniteHorizonMDP; got FiniteMDP"):
+        sample_episodes(FiniteMDP(np.asarray(fh.P)[0], np.asarray(fh.R)[0], 0.9), pol, 3, rng=0)
+    batched = FiniteHorizonMDP(np.stack([np.asarray(fh.P)] * 2), np.stack([np.asarray(fh.R)] * 2))
+    with pytest.raises(ValueError, match=r"needs a single model; got batch_shape=\(2,\)"):
+        sample_episodes(batched, pol, 3, rng=0)
+    # game sampler: shapes of P, R and the joint behaviour
+    P = np.full((2, 3, 2, 2, 3), 1 / 3)
+    R = np.zeros((2, 2, 3, 2, 2))
+    beh = np.full((2, 3, 2, 2), 0.25)
+    with pytest.raises(InvalidModelError, match=r"P must have shape \(H, S, A_1, \.\.\., A_n, S\); got \(3, 2, 3\)"):
+        sample_game_episodes(np.full((3, 2, 3), 1 / 3), R, beh, 2, rng=0)
+    with pytest.raises(InvalidModelError, match=r"P's last axis must have S = 3 entries; got shape \(2, 3, 2, 2, 4\)"):
+        sample_game_episodes(np.full((2, 3, 2, 2, 4), 0.25), R, beh, 2, rng=0)
+    with pytest.raises(InvalidModelError, match=r"R must have shape \(n, H, S, A_1, \.\.\., A_n\) = \(2, 2, 3, 2, 2\); got \(2, 3, 2, 2\)"):
+        sample_game_episodes(P, R[0], beh, 2, rng=0)
+    with pytest.raises(ValueError, match=r"behaviour must have shape \(H, S, A_1, \.\.\., A_n\) = \(2, 3, 2, 2\); got \(3, 2, 2\)"):
+        sample_game_episodes(P, R, beh[0], 2, rng=0)
+    # preference data: containers, returns, temperature
+    a = EpisodeDataset(**_ok())
+    with pytest.raises(InvalidModelError, match="PreferenceDataset.second must be an EpisodeDataset; got dict"):
+        PreferenceDataset(a, _ok(), np.zeros(3, int))
+    with pytest.raises(InvalidModelError, match=r"PreferenceDataset.labels must have shape \(K, n\) = \(3, 1\); got \(3, 2\)"):
+        PreferenceDataset(a, a, np.zeros((3, 2), int))
+    assert PreferenceDataset(a, a, np.array([0, 1, 1])).labels.shape == (3, 1)  # (K,) labels: one player
+    with pytest.raises(InvalidModelError, match=r"R must have shape \(n, H, S, A_1, \.\.\., A_n\) = \(1, 2, 2, 2\); got \(1, 2, 2, 3\)"):
+        trajectory_returns(a, np.zeros((2, 2, 3)))
+    for scale in (0.0, math.inf, True):
+        with pytest.raises(ValueError, match="scale must be a positive finite number"):
+            sample_preferences(a, a, np.zeros((2, 2, 2)), rng=0, scale=scale)
+    # transition data: dimensions and the sampling law's shape
+    with pytest.raises(InvalidModelError, match=r"TransitionDataset.rewards must be one-dimensional \(N,\); got shape \(2, 1\)"):
+        TransitionDataset(np.zeros(2, int), np.zeros(2, int), np.zeros((2, 1)), np.zeros(2, int), S=3, A=1)
+    t = TransitionDataset(np.zeros(2, int), np.zeros(2, int), np.zeros(2), np.zeros(2, int), S=3, A=1)
+    with pytest.raises(InvalidModelError, match="the dataset has S = 3 states but the model has S = 4"):
+        t.check_compatible(S=4)
+    with pytest.raises(InvalidModelError, match="the dataset has A = 1 actions but the model has A = 2"):
+        t.check_compatible(A=2)
+    mdp = FiniteMDP(np.asarray(fh.P)[0], np.asarray(fh.R)[0], 0.9)
+    with pytest.raises(ValueError, match=r"nu must have shape \(S, A\) = \(4, 3\); got \(4,\)"):
+        sample_transition_dataset(mdp, np.full(4, 0.25), 5, rng=0)
