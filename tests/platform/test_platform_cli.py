@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import subprocess
@@ -10,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from _platform_toy import ToyConfig
 
 from rltheory.bounds import Claim, check_bound, fit_linear_rate
 from rltheory.cli import main
@@ -80,18 +80,6 @@ def test_solve_rejects_bad_model_parameters(capsys):
 
 
 def test_reproduce_reports_a_failing_claim_and_exits_1(tmp_path, capsys, monkeypatch):
-    @dataclasses.dataclass(frozen=True)
-    class Cfg:
-        n: int = 1
-
-        @classmethod
-        def quick(cls):
-            return cls()
-
-        @classmethod
-        def full(cls):
-            return cls(n=2)
-
     def run(config, *, seed=0, progress=False):
         fit = fit_linear_rate(np.arange(10), 0.5 ** np.arange(10))
         return ExperimentResult("toy-fail", {"n": config.n}, {}, [
@@ -99,7 +87,7 @@ def test_reproduce_reports_a_failing_claim_and_exits_1(tmp_path, capsys, monkeyp
             Claim("too-big", "x ≤ bound", "made up", None, "bound").check(check_bound([2.0], [1.0])),
         ])
 
-    monkeypatch.setitem(base._REGISTRY, "toy-fail", Experiment("toy-fail", "A failing toy", Cfg, run,
+    monkeypatch.setitem(base._REGISTRY, "toy-fail", Experiment("toy-fail", "A failing toy", ToyConfig, run,
                                                                lambda r: figure()[0]))
     assert main(["reproduce", "toy-fail", "--out", str(tmp_path)]) == 1
     out, err = capsys.readouterr()

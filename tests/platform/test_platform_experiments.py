@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import numpy as np
 import pytest
+from _platform_toy import ToyConfig
 from matplotlib.figure import Figure
 
 from rltheory import experiments
@@ -15,19 +15,6 @@ from rltheory.experiments import Experiment, ExperimentResult, register
 from rltheory.experiments.vi_rates import vi_error_curve
 from rltheory.mdp import garnet, gridworld, policy_iteration
 from rltheory.plot import convergence_plot, figure, occupancy_heatmap, png_bytes, value_heatmap
-
-
-@dataclasses.dataclass(frozen=True)
-class _Cfg:
-    n: int = 1
-
-    @classmethod
-    def quick(cls):
-        return cls()
-
-    @classmethod
-    def full(cls):
-        return cls(n=2)
 
 
 def _run(config, *, seed=0, progress=False):
@@ -44,16 +31,16 @@ def test_registry_lists_both_core_experiments_and_rejects_bad_entries():
     with pytest.raises(KeyError, match="no experiment named 'nope'; known: \\["):
         experiments.get("nope")
     with pytest.raises(ValueError, match="kebab-case"):
-        Experiment("Bad_Name", "t", _Cfg, _run, lambda r: None)
+        Experiment("Bad_Name", "t", ToyConfig, _run, lambda r: None)
     with pytest.raises(TypeError, match="dataclass"):
         Experiment("ok-name", "t", dict, _run, lambda r: None)
     with pytest.raises(ValueError, match="already registered by rltheory.experiments.vi_rates"):
-        register(Experiment("vi-rates", "clash", _Cfg, _run, lambda r: None))
+        register(Experiment("vi-rates", "clash", ToyConfig, _run, lambda r: None))
     assert experiments.get("vi-rates").run.__module__ == "rltheory.experiments.vi_rates"
 
 
 def test_experiment_result_pass_semantics_and_strict_json():
-    r = _run(_Cfg())
+    r = _run(ToyConfig())
     assert r.passed
     assert not ExperimentResult("x", {}, {}, []).passed  # nothing checked: no pass
     failing = ExperimentResult("x", {}, {}, r.checks + [Claim("b", "s", "src", None, "bound").check(check_bound([2.0], [1.0]))])
