@@ -60,7 +60,8 @@ def hedge_gap_bound(
 ) -> np.ndarray:
     r"""``gap(x̄_t, ȳ_t) ≤ [Reg_x(t) + Reg_y(t)] / t`` with the Hedge regret bounds of both players."""
     tt = _times(t)
-    _count(m, "m"), _count(n, "n")
+    _count(m, "m")  # (checked here so that the error names the player's own action count)
+    _count(n, "n")
     return (
         hedge_regret_bound(tt, m, eta_x, payoff_range)
         + hedge_regret_bound(tt, n, eta_y, payoff_range)
