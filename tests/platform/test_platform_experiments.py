@@ -125,3 +125,24 @@ def test_heatmaps_place_states_and_arrows():
         value_heatmap(axes[0, 0], np.zeros(4), (2, 2), policy=[0, 7, 0, 0], moves=[(0, 1)])
     with pytest.raises(ValueError, match=r"d\[0, 1\] = -1.0"):
         occupancy_heatmap(axes[0, 1], [[0.0, -1.0]])
+
+
+def test_occupancy_matrix_and_located_plot_errors():
+    fig, axes = figure(1, 2)
+    d = np.array([[0.1, 0.2], [0.3, 0.4]])
+    occupancy_heatmap(axes[0, 0], d, action_names=["left", "right"], title="d*")
+    ax = axes[0, 0]
+    np.testing.assert_array_equal(ax.images[0].get_array(), d)  # the (S, A) matrix as is
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["left", "right"] and ax.get_title() == "d*"
+    occupancy_heatmap(axes[0, 1], d.sum(1))  # a state occupancy: one column
+    assert axes[0, 1].images[0].get_array().shape == (2, 1)
+    assert fig.axes[-1].get_ylabel() == "d(s)"  # its colorbar
+    with pytest.raises(ValueError, match=r"d must have shape \(S, A\) or \(S,\); got \(1, 1, 2\)"):
+        occupancy_heatmap(ax, np.zeros((1, 1, 2)))
+    with pytest.raises(ValueError, match=r"grid must be a GridWorld or a \(rows, cols\) pair; got 'big'"):
+        value_heatmap(ax, np.zeros(4), "big")
+    g = gridworld((2, 2), slip=0.0, gamma=0.9)
+    with pytest.raises(ValueError, match="V has 5 entries but the gridworld has 4 states"):
+        value_heatmap(ax, np.zeros(5), g)
+    with pytest.raises(ValueError, match="policy has 3 entries but V has 4"):
+        value_heatmap(ax, np.zeros(4), g, policy=np.zeros(3, dtype=int))
