@@ -333,6 +333,9 @@ def _mean_ci(x: np.ndarray, rng: np.random.Generator, n_boot: int = 2000) -> tup
 
 
 def _instance(config: Config, laziness: float, reward: str) -> tuple[FiniteMDP, float, float, int]:
+    if not (isinstance(laziness, (int, float)) and 0.0 <= laziness < 1.0):  # (nan fails too)
+        raise ValueError(f"laziness must lie in [0, 1) on the dial (at 1 every state is absorbing and t_mix is "
+                         f"infinite); got {laziness!r}")
     n = config.learning_n
     mdp = ring_mdp(n, laziness=laziness, reward=reward)
     unif = np.full((n, 2), 0.5)

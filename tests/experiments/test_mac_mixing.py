@@ -61,6 +61,10 @@ def test_retuning_searches_on_the_given_instance():
         direct = np.mean([learning_gap((name, *best), mdp, g_star, g_unif, budget=1500, seed=10**6 + k)
                           for k in range(2)])
         assert out[name]["score"] == pytest.approx(direct, abs=1e-12)
+    with pytest.raises(ValueError, match=r"laziness must lie in \[0, 1\) on the dial .*got 1\.0"):
+        retuning(cfg, 1.0)
+    with pytest.raises(ValueError, match="reward must be 'sparse' or 'dense'; got 'flat'"):
+        retuning(cfg, 0.5, "flat")
 
 
 @pytest.mark.parametrize("laziness", [0.5, 0.9375])
