@@ -91,6 +91,13 @@ def check_discount(gamma: Any, field: str = "gamma", allow_none: bool = True) ->
     return g
 
 
+def check_int(value: Any, name: str, minimum: int = 1) -> int:
+    """``value`` must be an integer (Python or numpy, not bool) ``≥ minimum``; returned as ``int``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
+
+
 def check_positive_int(value: Any, name: str, allow_none: bool = False) -> int | None:
     """``value`` must be an integer ``≥ 1`` (``None`` passes through when ``allow_none``)."""
     if value is None and allow_none:

@@ -71,13 +71,6 @@ def check_iterations(n: Any, name: str = "iterations") -> int:
     return int(n)
 
 
-def check_int(x: Any, name: str, minimum: int = 1) -> int:
-    """``x`` must be an integer (Python or numpy) ``≥ minimum``."""
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {x!r}")
-    return int(x)
-
-
 def check_tol(tol: Any) -> float | None:
     """``tol`` is ``None`` (fixed budget) or a number ≥ 0."""
     if tol is None:

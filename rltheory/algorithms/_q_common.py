@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int as _int
 from ..backend import require_host
 from ..mdp.bellman import as_stochastic_policy
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
 from ..trace import Trace, TraceRecorder
-from ._policy_opt import check_int as _int
 from ._policy_opt import discount
 
 __all__ = ["QLearningResult", "StepSize"]

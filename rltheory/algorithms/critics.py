@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int as _int
 from ..backend import as_float, require_host
 from ..mdp.bellman import (
     as_stochastic_policy,
@@ -57,7 +58,6 @@ from ..mdp.bellman import (
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
 from ..trace import Trace, TraceRecorder
-from ._policy_opt import check_int as _int
 from .features import (
     compatible_features,
     random_features,

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int as _int
 from ..backend import array_namespace, as_float
-from ._policy_opt import check_int as _int
 
 __all__ = [
     "tabular_features",

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .._validate import check_int as _int
 from ..backend import array_namespace, as_float
 from ..mdp.bellman import (
     evaluate_policy,
@@ -28,7 +29,6 @@ from ..mdp.bellman import (
 from ..mdp.mixing import stationary_distribution
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
-from ._policy_opt import check_int as _int
 
 __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point", "expected_td"]
 

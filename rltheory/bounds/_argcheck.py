@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int as _count  # noqa: F401 - re-exported for the bound modules
+
 
 def _real_scalar(x: Any) -> float:
     """``float(x)`` for a real number (Python, numpy scalar or 0-d array; not bool), else NaN."""
@@ -35,12 +37,6 @@ def _pos(x: Any, name: str, *, allow_zero: bool = False) -> float:
     if not (math.isfinite(v) and (v >= 0 if allow_zero else v > 0)):
         raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}; got {x!r}")
     return v
-
-
-def _count(k: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {k!r}")
-    return int(k)
 
 
 def _where(arr: np.ndarray, bad: np.ndarray, name: str) -> str:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _nonneg
+from ._argcheck import _count, _nonneg
 
 __all__ = ["MAC_EXPONENT", "markov_average_bias", "mlmc_expected_samples", "mac_rate"]
 
@@ -85,8 +85,7 @@ def mlmc_expected_samples(T_max: int) -> float:
     >>> mlmc_expected_samples(8)
     3.125
     """
-    if isinstance(T_max, bool) or not isinstance(T_max, (int, np.integer)) or T_max < 1:
-        raise ValueError(f"T_max must be an integer >= 1; got {T_max!r}")
+    T_max = _count(T_max, "T_max")
     j = int(math.floor(math.log2(T_max)))
     return j + 2.0 ** (-j)
 
@@ -110,8 +109,7 @@ def mac_rate(T: Any, *, tau_mix: float = 1.0, T_max: int = 2, C: float = 1.0) ->
         raise ValueError(f"T must be >= 1; got {T!r}")
     if not (isinstance(tau_mix, (int, float, np.integer)) and tau_mix >= 1):
         raise ValueError(f"tau_mix must be >= 1; got {tau_mix!r}")
-    if isinstance(T_max, bool) or not isinstance(T_max, (int, np.integer)) or T_max < 2:
-        raise ValueError(f"T_max must be an integer >= 2; got {T_max!r}")
+    T_max = _count(T_max, "T_max", 2)
     if not (isinstance(C, (int, float)) and math.isfinite(C) and C >= 0):
         raise ValueError(f"C must be a finite number >= 0; got {C!r}")
     return C * math.sqrt(float(tau_mix)) * math.log2(T_max) * t ** MAC_EXPONENT

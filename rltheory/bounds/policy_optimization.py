@@ -48,7 +48,7 @@ import numpy as np
 from ..backend import to_numpy
 from ..mdp.bellman import as_stochastic_policy, state_occupancy
 from ..mdp.model import FiniteMDP
-from ._argcheck import _gamma, _pos, _times
+from ._argcheck import _count, _gamma, _pos, _times
 from .td_q_learning import q_learning_bound, td_fixed_point_bound, tvr_fixed_point_bound
 
 __all__ = [
@@ -153,8 +153,7 @@ def softmax_pg_bound(
     """
     t = _times(t)
     g = _gamma(gamma)
-    if isinstance(n_states, bool) or not isinstance(n_states, int) or n_states < 1:
-        raise ValueError(f"n_states must be an integer >= 1; got {n_states!r}")
+    _count(n_states, "n_states")
     c = np.asarray(c, dtype=float)
     if np.any(~(c > 0)):
         raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); got min {c.min()!r}")
@@ -179,9 +178,7 @@ def projected_pg_bound(T: Any, *, gamma: float, n_states: int, n_actions: int, m
     """
     T = _times(T, "T")
     g = _gamma(gamma, positive=True)
-    for n, name in ((n_states, "n_states"), (n_actions, "n_actions")):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {n!r}")
+    n_states, n_actions = _count(n_states, "n_states"), _count(n_actions, "n_actions")
     return np.asarray(mismatch, float) * np.sqrt(64.0 * g * n_states * n_actions / ((1.0 - g) ** 6 * T))
 
 
@@ -237,8 +234,7 @@ def entropy_pg_step_size(*, gamma: float, tau: float, n_actions: int) -> float:
     """
     g = _gamma(gamma)
     tau = _pos(tau, "tau", allow_zero=True)
-    if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
-        raise ValueError(f"n_actions must be an integer >= 1; got {n_actions!r}")
+    n_actions = _count(n_actions, "n_actions")
     return (1.0 - g) ** 3 / (8.0 + tau * (4.0 + 8.0 * math.log(n_actions)))
 
 
@@ -313,8 +309,7 @@ def entropy_pg_bound(
     t = _times(t)
     g = _gamma(gamma)
     tau = _pos(tau, "tau")
-    if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
-        raise ValueError(f"n_actions must be an integer >= 1; got {n_actions!r}")
+    n_actions = _count(n_actions, "n_actions")
     c = np.asarray(c, dtype=float)
     if np.any(~(c > 0)):
         raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); got min {c.min()!r}")
@@ -338,8 +333,7 @@ def regularization_bias_bound(*, tau: float, n_actions: int, gamma: float) -> fl
     >>> round(regularization_bias_bound(tau=0.1, n_actions=4, gamma=0.5), 6)
     0.277259
     """
-    if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
-        raise ValueError(f"n_actions must be an integer >= 1; got {n_actions!r}")
+    n_actions = _count(n_actions, "n_actions")
     return _pos(tau, "tau") * math.log(n_actions) / (1.0 - _gamma(gamma))
 
 

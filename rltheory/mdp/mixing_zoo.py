@@ -33,8 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int
 from .model import FiniteMDP
-from .zoo import _build, _positive_int, _probability
+from .zoo import _build, _probability
 
 __all__ = ["ring_mdp", "two_room_mdp"]
 
@@ -79,7 +80,7 @@ def ring_mdp(
     >>> mdp.P[1, 1]  # from state 1, step +1: stay w.p. 1/2, move to 2 w.p. 1/2
     array([0. , 0.5, 0.5, 0. ])
     """
-    n = _positive_int(n, "n", 2)
+    n = check_int(n, "n", 2)
     a = _probability(laziness, "laziness")
     e = _probability(slip, "slip")
     kind = _reward_kind(reward)
@@ -130,7 +131,7 @@ def two_room_mdp(
     >>> mdp.S, mdp.A, mdp.P[1, 1].tolist()  # door of the left room, action "door"
     (4, 2, [0.45, 0.45, 0.1, 0.0])
     """
-    n = _positive_int(room_size, "room_size", 2)
+    n = check_int(room_size, "room_size", 2)
     p = _probability(bottleneck, "bottleneck")
     if p == 0.0:
         raise ValueError("bottleneck must be > 0 (p = 0 disconnects the rooms)")

@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int as _count
 from ..backend import require_host
 from .bellman import as_stochastic_policy
 from .model import FiniteMDP
 from .zoo import _generator as _rng
-from .zoo import _positive_int as _count
 
 __all__ = ["Trajectories", "sample_transitions", "empirical_mdp", "rollout"]
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int
 from ..backend import to_numpy
 from .model import FiniteMDP
 
@@ -60,12 +61,6 @@ def _generator(rng: Any) -> np.random.Generator:
         f"rng must be a numpy.random.Generator or an int seed (the global RNG is never used); "
         f"got {type(rng).__name__}"
     )
-
-
-def _positive_int(value: Any, field: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{field} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
 
 
 def _probability(value: Any, field: str) -> float:
@@ -198,9 +193,9 @@ def garnet(
     >>> (mdp.P > 0).sum(-1).tolist()
     [[3, 3], [3, 3], [3, 3], [3, 3], [3, 3]]
     """
-    S = _positive_int(S, "S")
-    A = _positive_int(A, "A")
-    b = _positive_int(b, "b")
+    S = check_int(S, "S")
+    A = check_int(A, "A")
+    b = check_int(b, "b")
     if b > S:
         raise ValueError(f"branching factor b must satisfy 1 <= b <= S = {S}; got b={b}")
     gen = _generator(rng)
@@ -259,8 +254,8 @@ def random_mdp(
     >>> random_mdp(4, 2, gamma=0.9, rng=1, batch_shape=(3,)).batch_shape
     (3,)
     """
-    S = _positive_int(S, "S")
-    A = _positive_int(A, "A")
+    S = check_int(S, "S")
+    A = check_int(A, "A")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not alpha > 0:
         raise ValueError(f"alpha must be a positive number; got {alpha!r}")
     gen = _generator(rng)
@@ -498,13 +493,13 @@ def gridworld(
     1.0
     """
     if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
-        rows = cols = _positive_int(size, "size")
+        rows = cols = check_int(size, "size")
     else:
         try:
             rows, cols = size
         except (TypeError, ValueError):
             raise ValueError(f"size must be an int or a (rows, cols) pair; got {size!r}") from None
-        rows, cols = _positive_int(rows, "size[0]"), _positive_int(cols, "size[1]")
+        rows, cols = check_int(rows, "size[0]"), check_int(cols, "size[1]")
     slip = _probability(slip, "slip")
     walls_t = _cells_arg(walls, "walls", rows, cols)
     goals_t = _cells_arg([(rows - 1, cols - 1)] if goals is None else goals, "goals", rows, cols)
@@ -631,7 +626,7 @@ def chain(
     >>> float(m.R[0, 1]), float(m.R[4, 0])
     (1.6, 8.4)
     """
-    n = _positive_int(n, "n", 2)
+    n = check_int(n, "n", 2)
     slip = _probability(slip, "slip")
     P = np.zeros((n, 2, n))
     R = np.zeros((n, 2))
@@ -691,7 +686,7 @@ def riverswim(
     >>> float(m.R[5, 1]), float(m.R[0, 0])
     (3000.0, 5.0)
     """
-    n = _positive_int(n, "n", 3)
+    n = check_int(n, "n", 3)
     P = np.zeros((n, 2, n))
     R = np.zeros((n, 2))
     for s in range(n):
