@@ -156,6 +156,48 @@ def _floor(mdp: FiniteMDP, reps: int = 200) -> dict[str, float]:
     return {"product_with_P_us": product, "policy_update_us": update, "floor_us": product + update}
 
 
+def _eta_sweep(mdp: FiniteMDP, V_star: Any, etas: list[float], T: int, n_batch: int, n_loop: int,
+               repeat: int) -> dict[str, Any]:
+    """Per instance-iteration times and ratios at several step sizes (the batched side's cost
+    depends on how fast the policy moves; the loops solve by LU at every iteration).
+
+    At each ``η``, ``max(repeat, 1)`` back-to-back triples (batched run on the first
+    ``n_batch`` instances, the library's per-instance loop and the textbook loop on the first
+    ``n_loop``) give the ratios; their medians are recorded.
+    """
+    sub = mdp[:n_batch]
+    Vs = np.asarray(V_star)
+    P, R, rho = np.asarray(mdp.P), np.asarray(mdp.R), np.asarray(mdp.initial_distribution())
+    out: dict[str, Any] = {"instances_batched": n_batch, "instances_loops": n_loop, "iterations": T, "by_eta": []}
+    for eta in etas:
+        us: dict[str, list[float]] = {"batched": [], "loop": [], "textbook_loop": []}
+        shares = []
+        for _ in range(max(repeat, 1)):
+            t0 = time.perf_counter()
+            with _settling_record() as settled:
+                natural_policy_gradient(sub, eta=eta, iterations=T, V_star=Vs[:n_batch])
+            shares.append(settled["skipped_instance_iterations_share"])
+            us["batched"].append((time.perf_counter() - t0) / (n_batch * T) * 1e6)
+            t0 = time.perf_counter()
+            for i in range(n_loop):
+                natural_policy_gradient(mdp[i], eta=eta, iterations=T, V_star=Vs[i])
+            us["loop"].append((time.perf_counter() - t0) / (n_loop * T) * 1e6)
+            t0 = time.perf_counter()
+            for i in range(n_loop):
+                _textbook_npg(P[i], R[i], mdp.gamma, eta, T, Vs[i], rho[i])
+            us["textbook_loop"].append((time.perf_counter() - t0) / (n_loop * T) * 1e6)
+        b = np.asarray(us["batched"])
+        row = {"eta": eta, "per_instance_iteration_us": us,
+               "median_ratio_vs_loop": float(np.median(np.asarray(us["loop"]) / b)),
+               "median_ratio_vs_textbook_loop": float(np.median(np.asarray(us["textbook_loop"]) / b)),
+               "settled_share_of_instance_iterations": shares[-1]}
+        out["by_eta"].append(row)
+        print(f"eta {eta:6.2f}: batched {np.median(b):5.2f} us/inst-it, x{row['median_ratio_vs_loop']:.1f} vs "
+              f"library loop, x{row['median_ratio_vs_textbook_loop']:.1f} vs textbook loop "
+              f"({100 * row['settled_share_of_instance_iterations']:.0f} % settled)", flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=1000)
@@ -172,6 +214,11 @@ def main() -> None:
     ap.add_argument("--loop-settling-instances", type=int, default=32,
                     help="instances of the library's per-instance loop timed with and without settling "
                          "in each paired repeat (scaled to the batch)")
+    ap.add_argument("--eta-sweep", default="0.1,0.3,1,3,10",
+                    help="comma-separated step sizes: at each, paired timings of the batched run on "
+                         "--sweep-batch instances and of both loops on --sweep-loop-instances ('' to skip)")
+    ap.add_argument("--sweep-batch", type=int, default=64)
+    ap.add_argument("--sweep-loop-instances", type=int, default=16)
     ap.add_argument("--section", default=None, help="JSON section to replace (default: local_cpu / device)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "npg.json"))
     args = ap.parse_args()
@@ -281,6 +328,10 @@ def main() -> None:
               f"x{', x'.join(f'{r:.2f}' for r in pairs['settling_gain'])} (batched), "
               f"x{', x'.join(f'{r:.2f}' for r in pairs['loop_settling_gain'])} (per-instance loop, "
               f"{n_loop} instances)", flush=True)
+
+    if args.eta_sweep:
+        rows["eta_sweep"] = _eta_sweep(mdp, V_star, [float(e) for e in args.eta_sweep.split(",")], T,
+                                       args.sweep_batch, args.sweep_loop_instances, args.repeat)
 
     if cupy_available():
         import cupy as cp  # noqa: PLC0415 - optional GPU backend, benchmark only

@@ -23,7 +23,29 @@ settings.register_profile(
     max_examples=40,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+settings.register_profile(
+    "stress",  # HYPOTHESIS_PROFILE=stress: a bug hunt over many more random models (never run by CI)
+    deadline=None,
+    max_examples=400,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    print_blob=True,
+)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+_STRESS = settings.get_current_profile_name() == "stress"
+
+
+def pytest_collection_modifyitems(items):
+    """Under the ``stress`` profile, multiply every test's own ``max_examples`` by
+    ``HYPOTHESIS_STRESS_FACTOR`` (default 10): most property tests pin a small count for CI."""
+    if not _STRESS:
+        return
+    factor = int(os.environ.get("HYPOTHESIS_STRESS_FACTOR", "10"))
+    for item in items:
+        fn = getattr(item, "obj", None)
+        own = getattr(fn, "_hypothesis_internal_use_settings", None)  # where @given keeps its settings
+        if own is not None and getattr(fn, "is_hypothesis_test", False):
+            fn._hypothesis_internal_use_settings = settings(own, max_examples=own.max_examples * factor)
 
 
 def _backends() -> list:

@@ -275,8 +275,13 @@ def soft_value_iteration(
             need = math.log(tol * (1.0 - g) / (g * r0)) / math.log(g) if 0.0 < g and r0 > 0 else 1.0
             max_iter = int(min(10**6, math.ceil(max(need, 1.0)) + 10))
         if k >= max_iter:
+            # the certificate cannot fall below the rounding of Q_{k+1} − Q_k (a few ε‖Q‖∞), times γ/(1−γ)
+            floor = g / (1.0 - g) * 4.0 * float(xp.finfo(Q.dtype).eps) * float(xp.max(xp.abs(Q)))
+            hint = (f"; tol is at or below the certificate's round-off floor (about {floor:.2g} = "
+                    f"γ/(1−γ)·4ε·‖Q‖∞): ask for a larger tol" if worst <= 100.0 * floor else "")
             warnings.warn(
-                f"soft_value_iteration stopped at max_iter={max_iter} with certificate {worst:.3g} > tol={tol:g}",
+                f"soft_value_iteration stopped at max_iter={max_iter} with certificate {worst:.3g} > tol={tol:g}"
+                + hint,
                 ConvergenceWarning,
                 stacklevel=2,
             )
