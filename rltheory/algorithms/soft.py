@@ -33,6 +33,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from .._numerics import contraction_steps
 from ..backend import as_float
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import as_stochastic_policy, evaluate_policy, q_values
@@ -272,8 +273,8 @@ def soft_value_iteration(
             break
         if max_iter is None:
             r0 = float(xp.max(res))
-            need = math.log(tol * (1.0 - g) / (g * r0)) / math.log(g) if 0.0 < g and r0 > 0 else 1.0
-            max_iter = int(min(10**6, math.ceil(max(need, 1.0)) + 10))
+            need = contraction_steps(g, g / (1.0 - g) * r0, tol)  # γ^k·γ/(1−γ)·‖Q_1 − Q_0‖∞ ≤ tol
+            max_iter = int(min(10**6, max(need, 1) + 10))
         if k >= max_iter:
             # the certificate cannot fall below the rounding of Q_{k+1} − Q_k (a few ε‖Q‖∞), times γ/(1−γ)
             floor = g / (1.0 - g) * 4.0 * float(xp.finfo(Q.dtype).eps) * float(xp.max(xp.abs(Q)))

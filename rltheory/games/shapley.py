@@ -24,11 +24,11 @@ theorem), Thm 4.3.2.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from .._numerics import contraction_steps
 from ..backend import as_float
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import evaluate_policy
@@ -194,10 +194,7 @@ def shapley_value_iteration(
     fac = g / (1.0 - g) if g > 0 else 0.0
     if max_iter is None:
         d0 = float(xp.max(xp.abs(step.TV - V))) if game.S else 0.0
-        if g == 0.0 or d0 == 0.0:
-            max_iter = 2
-        else:
-            max_iter = max(2, math.ceil(math.log(tol * (1.0 - g) / (g * d0)) / math.log(g)) + 2)
+        max_iter = max(2, contraction_steps(g, fac * d0, tol) + 2)  # γ^k·γ/(1−γ)·d0 ≤ tol
     converged = False
     it = 0
     bound = None

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import contraction_steps
 from .._validate import check_positive_int, check_tolerance
 from ..backend import as_float, require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
@@ -149,10 +150,7 @@ def _deterministic_backup(mdp: FiniteMDP, pi: Any) -> Any:
 
 def _a_priori_sweeps(g: float, span0: float, tol: float) -> int:
     """Sweeps after which γ^k·γ/(1−γ)·sp(Δ_0) < tol (span contracts by γ)."""
-    if g == 0.0 or span0 <= 0.0:
-        return 1
-    need = g / (1.0 - g) * span0 / tol
-    return max(1, math.ceil(math.log(need) / -math.log(g)) + 1) if need > 1 else 1
+    return contraction_steps(g, g / (1.0 - g) * span0, tol) + 1
 
 
 def _finish(

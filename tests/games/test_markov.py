@@ -66,6 +66,18 @@ def test_shapley_vi_certificates_and_exploitability(game):
     assert np.all(lo - 1e-7 <= res.V) and np.all(res.V <= hi + 1e-7)
 
 
+def test_shapley_vi_with_a_subnormal_discount():
+    # Found by the stress profile: γ = 5e-324 made the a-priori step count divide by an
+    # underflowed γ·‖TV_0 − V_0‖ (ZeroDivisionError). γ that small is a one-stage matrix game.
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(2), size=(2, 2, 3))
+    R = rng.normal(size=(2, 2, 3))
+    res = shapley_value_iteration(ZeroSumMarkovGame(P, R, gamma=5e-324), tol=1e-9)
+    assert res.converged and res.iterations <= 2
+    for s in range(2):
+        np.testing.assert_allclose(res.V[s], solve_zero_sum(R[s])[0], atol=1e-12)
+
+
 @given(zero_sum_markov_games(max_states=4), st.integers(0, 2**31))
 @settings(max_examples=15)
 def test_best_response_equals_induced_mdp_optimum(game, seed):

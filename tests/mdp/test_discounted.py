@@ -255,3 +255,20 @@ def test_linear_program_is_host_only_and_says_so(xp):
     res = linear_program(mdp)
     assert type(res.V) is type(mdp.P)
     np.testing.assert_allclose(to_numpy(res.V), policy_iteration(ref).V, atol=1e-8)
+
+
+def test_contraction_step_counts_survive_underflow():
+    # k = min{k ≥ 0 : g^k·start ≤ tol}; the subnormal discount 5e-324 once divided by an
+    # underflowed product in the solvers' a-priori caps
+    from rltheory._numerics import contraction_steps
+
+    assert contraction_steps(0.5, 1.0, 0.25) == 2 and contraction_steps(0.5, 1.0, 0.2) == 3
+    assert contraction_steps(0.9, 1e-3, 1e-3) == 0 and contraction_steps(0.0, 5.0, 1e-9) == 1
+    assert contraction_steps(5e-324, 1.0, 1e-9) == 1 and contraction_steps(5e-324, 1e300, 1e-300) == 2
+    assert contraction_steps(0.99, 0.0, 1e-12) == 0
+    mdp = FiniteMDP(np.array([[[0.3, 0.7], [1.0, 0.0]], [[0.5, 0.5], [0.0, 1.0]]]),
+                    np.array([[1.0, 0.0], [0.2, 2.0]]), gamma=5e-324)
+    for method in (value_iteration, modified_policy_iteration):
+        sol = method(mdp)
+        assert sol.converged
+        np.testing.assert_allclose(sol.V, mdp.R.max(-1), atol=1e-12)  # γ ≈ 0: one-step rewards

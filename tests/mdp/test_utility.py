@@ -110,6 +110,24 @@ def test_shadow_reward_first_order_optimality(seed, S, A, kind):
     np.testing.assert_allclose(shadow_reward(entropy_utility(S, A, kind=kind), sol.occupancy), sol.shadow_reward)
 
 
+def test_kkt_residual_certifies_an_optimum_with_mass_below_solver_precision_and_flags_a_loose_solve():
+    # Found by the stress profile: a linear objective in a KL trust region whose optimum puts
+    # ~1e-20 on two pairs; the solver returns ~1e-13 there, where λ·log d is off by O(1).
+    # The natural residual |min(d, −g)| certifies the answer; the old |g + s| read 8e-3.
+    S = A = 3
+    mdp = _random_model(47773252, S, A, 0.7)
+    du = np.asarray(occupancy_measure(mdp, np.full((S, A), 1.0 / A)))
+    free = solve_general_utility(mdp, linear_utility(mdp.R))
+    b = 0.5 * kl_divergence(du).value(free.occupancy)
+    tight = solve_general_utility(mdp, linear_utility(mdp.R), [(kl_divergence(du), b)])
+    assert tight.status == "optimal" and tight.kkt_residual <= 1e-6
+    assert tight.occupancy[0, :2].max() < 1e-6 and tight.duals[0] > 0
+    # the certificate is not vacuous: a solve stopped at tolerance 1e-2 is flagged
+    loose = solve_general_utility(mdp, linear_utility(mdp.R), [(kl_divergence(du), b)], solver="SCS",
+                                  solver_options={"eps_abs": 1e-2, "eps_rel": 1e-2})
+    assert loose.kkt_residual > 1e-4 > 100 * tight.kkt_residual
+
+
 @settings(max_examples=15)
 @given(st.integers(0, 2**31), st.data())
 def test_neg_kl_recovers_the_expert_and_kl_constraint_binds(seed, data):
