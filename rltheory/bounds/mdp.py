@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import contraction_steps
 from .._validate import check_discount
 
 __all__ = [
@@ -180,17 +181,6 @@ def vi_stopping_threshold(epsilon: float, gamma: float) -> float:
     return float(epsilon) * (1.0 - g) / (2.0 * g)
 
 
-def _first_k_below(gamma: float, start: float, target: float) -> int:
-    """Smallest integer ``j ≥ 0`` with ``γ^j · start < target`` (``target > 0``)."""
-    if start < target:
-        return 0
-    if gamma == 0.0:
-        return 1
-    # γ^j start < target  ⇔  j > log(start/target)/log(1/γ); the smallest such integer:
-    x = math.log(start / target) / math.log(1.0 / gamma)
-    return int(math.floor(x)) + 1
-
-
 def vi_iterations_to_threshold(epsilon: float, gamma: float, first_diff: float) -> int:
     r"""Sweeps until Puterman's rule fires: ``‖v_{k+1} − v_k‖∞ < ε(1−γ)/(2γ)``.
 
@@ -227,7 +217,7 @@ def vi_iterations_to_threshold(epsilon: float, gamma: float, first_diff: float) 
     """
     thr = vi_stopping_threshold(epsilon, gamma)
     d0 = float(_nonneg(first_diff, "first_diff"))
-    return _first_k_below(_gamma(gamma), d0, thr)
+    return contraction_steps(_gamma(gamma), d0, thr, strict=True)
 
 
 def span_stopping_iterations(gamma: float, tol: float, span0: float) -> int:
@@ -270,7 +260,7 @@ def span_stopping_iterations(gamma: float, tol: float, span0: float) -> int:
     s0 = float(_nonneg(span0, "span0"))
     if g == 0.0:
         return 1
-    return _first_k_below(g, g / (1.0 - g) * s0, float(tol)) + 1
+    return contraction_steps(g, g / (1.0 - g) * s0, float(tol), strict=True) + 1
 
 
 def pi_iteration_bound(S: int, A: int, gamma: float) -> int:

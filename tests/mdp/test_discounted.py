@@ -266,6 +266,10 @@ def test_contraction_step_counts_survive_underflow():
     assert contraction_steps(0.9, 1e-3, 1e-3) == 0 and contraction_steps(0.0, 5.0, 1e-9) == 1
     assert contraction_steps(5e-324, 1.0, 1e-9) == 1 and contraction_steps(5e-324, 1e300, 1e-300) == 2
     assert contraction_steps(0.99, 0.0, 1e-12) == 0
+    # strict (< tol, Puterman's rules in rltheory.bounds.mdp): the boundary takes one step more
+    assert contraction_steps(0.5, 1.0, 0.25, strict=True) == 3 and contraction_steps(0.5, 0.25, 0.25, strict=True) == 1
+    assert contraction_steps(0.5, 0.2, 0.25, strict=True) == 0 and contraction_steps(0.0, 5.0, 1e-9, strict=True) == 1
+    assert contraction_steps(5e-324, 1e300, 1e-300, strict=True) == 2  # start / tol would overflow
     mdp = FiniteMDP(np.array([[[0.3, 0.7], [1.0, 0.0]], [[0.5, 0.5], [0.0, 1.0]]]),
                     np.array([[1.0, 0.0], [0.2, 2.0]]), gamma=5e-324)
     for method in (value_iteration, modified_policy_iteration):
