@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_finite
 from ..backend import require_host
 from ..errors import InvalidModelError
 from ..mdp.average import average_policy_iteration, gain_bias
@@ -679,9 +680,8 @@ class SmoothActionMDP:
                 f"SmoothActionMDP needs L, K of shape (S, S) and r0, r1 of shape (S,); got "
                 f"{L.shape}, {K.shape}, {r0.shape}, {r1.shape}"
             )
-        for name, arr in (("L", L), ("K", K), ("r0", r0), ("r1", r1)):
-            if not np.all(np.isfinite(arr)):
-                raise InvalidModelError(f"SmoothActionMDP.{name} must be finite")
+        for name, arr, axes in (("L", L, ("s", "s'")), ("K", K, ("s", "s'")), ("r0", r0, ("s",)), ("r1", r1, ("s",))):
+            check_finite(arr, f"SmoothActionMDP.{name}", axes)
         if not (math.isfinite(self.c) and self.c >= 0):
             raise InvalidModelError(f"SmoothActionMDP.c must be >= 0; got {self.c!r}")
         for name, arr in (("L", L), ("K", K), ("r0", r0), ("r1", r1)):

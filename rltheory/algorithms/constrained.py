@@ -534,7 +534,9 @@ def general_utility_primal_dual(
     standard CMDP primal-dual policy gradient) with steps scaled by ``1−γ``.
     """
     if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
-        raise ValueError("general_utility_primal_dual needs a single discounted FiniteMDP")
+        got = (type(mdp).__name__ if not isinstance(mdp, FiniteMDP)
+               else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}")
+        raise ValueError(f"general_utility_primal_dual needs a single discounted FiniteMDP; got {got}")
     T, et, em, Lam, delta, K, gen = _pd_settings(iterations, eta_theta, eta_mu, Lambda, delta, rollouts, rng,
                                                  "general_utility_primal_dual", "rollouts")
     Gs, b = _check_utilities(mdp, objective, constraints)

@@ -66,7 +66,8 @@ class HybridResult:
 
 def _hybrid_args(fh: Any, features: Any, offline: Any, iterations: Any, n_online: Any, eta: Any, ridge: Any) -> np.ndarray:
     if not isinstance(fh, FiniteHorizonMDP) or fh.batch_shape:
-        raise TypeError("the hybrid methods need a single (unbatched) FiniteHorizonMDP to roll out in")
+        got = (f"batch_shape={fh.batch_shape}" if isinstance(fh, FiniteHorizonMDP) else type(fh).__name__)
+        raise TypeError(f"the hybrid methods need a single (unbatched) FiniteHorizonMDP to roll out in; got {got}")
     if offline is not None:
         _check_data(offline, "hybrid offline data", unit_rewards=False)
         offline.check_compatible(S=fh.S, A=fh.A, H=fh.H)

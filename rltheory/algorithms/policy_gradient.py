@@ -39,7 +39,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import array_namespace, as_float
+import numpy as np
+
+from .._validate import _where
+from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.bellman import (
     as_stochastic_policy,
     evaluate_policy,
@@ -84,7 +87,9 @@ def _theta(mdp: FiniteMDP, theta: Any, name: str = "theta") -> Any:
     if theta.ndim < 2 or tuple(theta.shape[-2:]) != (mdp.S, mdp.A):
         raise ValueError(f"{name} must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(theta.shape)}")
     if not bool(mdp.xp.all(mdp.xp.isfinite(theta))):
-        raise ValueError(f"{name} must be finite")
+        h = to_numpy(theta)
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h))[0])
+        raise ValueError(f"{name} must be finite; {name}{_where(idx, ('s', 'a'))} = {h[idx]}")
     return theta
 
 

@@ -132,7 +132,9 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     1.0
     """
     if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
-        raise ValueError("projected_fixed_point needs a single discounted FiniteMDP")
+        got = (type(mdp).__name__ if not isinstance(mdp, FiniteMDP)
+               else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}")
+        raise ValueError(f"projected_fixed_point needs a single discounted FiniteMDP; got {got}")
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0.0 <= lam <= 1.0:
         raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
     xp = mdp.xp
