@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_probability
 from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning
 from ..mdp.horizon import backward_induction, evaluate_finite_horizon
@@ -146,6 +147,11 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
                  what: str) -> HybridResult:
     gen = _rng(rng)
     H, S, A = fh.H, fh.S, fh.A
+    if restart is not None:
+        restart = np.asarray(restart, dtype=np.float64)
+        if restart.shape != (H, S):
+            raise ValueError(f"{what}: restart must have shape (H, S) = ({H}, {S}); got {restart.shape}")
+        check_probability(restart, "restart", ("h", "s"), "restart[h, :]")
     mu = np.asarray(fh.initial_distribution())
     sol = backward_induction(fh)
     v_star = float(np.asarray(sol.V)[0] @ mu)

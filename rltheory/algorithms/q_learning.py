@@ -116,7 +116,7 @@ def rescaled_linear_step(gamma: float) -> StepSize:
     >>> float(rescaled_linear_step(0.5)(2))
     0.5
     """
-    if not (isinstance(gamma, (int, float)) and 0 <= gamma < 1):
+    if isinstance(gamma, bool) or not (isinstance(gamma, (int, float)) and 0 <= gamma < 1):
         raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
     g = float(gamma)
     return lambda n: 1.0 / (1.0 + (1.0 - g) * np.asarray(n, dtype=float))

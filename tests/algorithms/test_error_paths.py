@@ -138,6 +138,10 @@ class TestQLearning:
         with pytest.raises(ValueError, match=r"gamma must lie in \[0, 1\); got 1\.0"):
             rescaled_linear_step(1.0)
 
+    def test_rescaled_linear_step_rejects_a_bool(self):
+        with pytest.raises(ValueError, match=r"gamma must lie in \[0, 1\); got False"):
+            rescaled_linear_step(False)
+
 
 # ------------------------------------------------------------------------------ actor_critic
 class TestActorCritic:
@@ -457,6 +461,14 @@ class TestHybrid:
             hybrid_actor_critic(self._fh, self._phi, None, iterations=1, n_online=-1, eta=1.0, rng=0)
         with pytest.raises(ValueError, match=r"offline_weight must be a number >= 0; got -0\.5"):
             hybrid_npg(self._fh, self._phi, None, iterations=1, n_online=1, eta=1.0, rng=0, offline_weight=-0.5)
+
+    @pytest.mark.parametrize(("restart", "match"), [
+        (np.ones((1, 1)), r"hybrid_npg: restart must have shape \(H, S\) = \(2, 1\); got \(1, 1\)"),
+        (np.array([[1.0], [0.5]]), r"restart\[h, :\].*h=1"),
+    ])
+    def test_restart_is_checked(self, restart, match):
+        with pytest.raises(ValueError, match=match):
+            hybrid_npg(self._fh, self._phi, None, iterations=1, n_online=1, eta=1.0, rng=0, restart=restart)
 
     @pytest.mark.parametrize(("seed", "h0"), [(0, 1), (1, 0)])
     def test_restart_closed_form(self, seed, h0):
