@@ -115,7 +115,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     )
 
     try:
-        world = gridworld(args.size, slip=args.slip, gamma=args.gamma)
+        world = gridworld(args.size, slip=args.slip, gamma=args.gamma, walls=args.wall)
     except ValueError as exc:
         print(f"rltheory solve: {exc}", file=sys.stderr)
         return 2
@@ -154,6 +154,16 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cell(text: str) -> tuple[int, int]:
+    """``"ROW,COL"`` → ``(row, col)`` for ``--wall``."""
+    parts = text.split(",")
+    try:
+        row, col = (int(x) for x in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a wall is ROW,COL (two integers); got {text!r}") from None
+    return row, col
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rltheory", description="Reproduce rltheory's theorem checks and solve models.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -172,6 +182,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--slip", type=float, default=0.1)
     s.add_argument("--gamma", type=float, default=0.99)
     s.add_argument("--method", choices=["vi", "pi", "mpi", "lp"], default="vi")
+    s.add_argument("--wall", type=_cell, action="append", default=[], metavar="ROW,COL",
+                   help="a wall cell (repeat for more); drawn as # in the printed policy")
     s.add_argument("--tol", type=float, default=1e-8, help="certificate target for vi/mpi")
     s.set_defaults(func=_cmd_solve)
     return p

@@ -74,10 +74,10 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
     return path
 
 
-def _encode_array(a: np.ndarray) -> dict:
+def _encode_array(a: np.ndarray, where: str) -> dict:
     a = np.asarray(a)
     if a.dtype.kind not in "biuf":
-        raise TypeError(f"only boolean, integer and float arrays can be saved; got dtype {a.dtype}")
+        raise TypeError(f"{where}: only boolean, integer and float arrays can be saved; got dtype {a.dtype}")
     flat = a.reshape(-1).tolist()
     if a.dtype.kind == "f":
         flat = [v if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf")) for v in flat]
@@ -96,8 +96,9 @@ def _decode_array(d: Any, where: str) -> np.ndarray:
         raise ValueError(f"{where}: data has {len(data) if isinstance(data, list) else '?'} entries, shape {shape} needs {int(np.prod(shape))}")
     special = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
     vals = [special[v] if isinstance(v, str) and v in special else v for v in data]
-    if any(isinstance(v, str) for v in vals):
-        raise ValueError(f"{where}: non-numeric entry in data")
+    bad = next((i for i, v in enumerate(vals) if isinstance(v, str)), None)
+    if bad is not None:
+        raise ValueError(f"{where}: non-numeric entry in data; data[{bad}] = {vals[bad]!r} (only numbers, 'nan', 'inf', '-inf')")
     return np.asarray(vals, dtype=dtype).reshape(shape)
 
 
@@ -146,10 +147,10 @@ class Trace:
         return {
             "format": _FORMAT,
             "version": _VERSION,
-            "iteration": _encode_array(np.asarray(self.iteration)),
-            "wall_time": _encode_array(np.asarray(self.wall_time)),
-            "metrics": {k: _encode_array(np.asarray(to_numpy(v))) for k, v in self.metrics.items()},
-            "final": {k: _encode_array(np.asarray(to_numpy(v))) for k, v in self.final.items()},
+            "iteration": _encode_array(np.asarray(self.iteration), "iteration"),
+            "wall_time": _encode_array(np.asarray(self.wall_time), "wall_time"),
+            "metrics": {k: _encode_array(np.asarray(to_numpy(v)), f"metrics[{k!r}]") for k, v in self.metrics.items()},
+            "final": {k: _encode_array(np.asarray(to_numpy(v)), f"final[{k!r}]") for k, v in self.final.items()},
         }
 
     @classmethod

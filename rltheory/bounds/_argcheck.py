@@ -28,7 +28,7 @@ def _gamma(gamma: Any, *, positive: bool = False) -> float:
     if not 0.0 <= g < 1.0:
         raise ValueError(f"gamma must be a number in [0, 1); got {gamma!r}")
     if positive and g == 0.0:
-        raise ValueError("gamma must be > 0 for this bound (its step size is (1-gamma)^3/(2 gamma |A|))")
+        raise ValueError(f"gamma must be > 0 for this bound (its step size is (1-gamma)^3/(2 gamma |A|)); got {gamma!r}")
     return g
 
 

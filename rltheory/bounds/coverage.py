@@ -195,7 +195,8 @@ def max_occupancy(model: FiniteHorizonMDP | FiniteMDP) -> Any:
         xp = model.xp
         return xp.broadcast_to(reach[:, :, None], (model.H, model.S, model.A))
     if not isinstance(model, FiniteMDP) or model.gamma is None:
-        raise TypeError("max_occupancy needs a FiniteHorizonMDP or a discounted FiniteMDP")
+        got = "a FiniteMDP with gamma=None" if isinstance(model, FiniteMDP) else type(model).__name__
+        raise TypeError(f"max_occupancy needs a FiniteHorizonMDP or a discounted FiniteMDP; got {got}")
     if model.batch_shape:
         raise ValueError(f"max_occupancy needs a single model; got batch_shape={model.batch_shape}")
     xp = model.xp

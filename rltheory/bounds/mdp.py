@@ -98,9 +98,9 @@ def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     k = np.asarray(k)
     if not np.issubdtype(k.dtype, np.integer):
         kf = np.asarray(k, dtype=float)
-        if np.any(kf != np.round(kf)):
-            raise ValueError(f"k must hold integers; got {k!r}")
-        k = kf.astype(np.int64)
+        if np.any(~np.isfinite(kf) | (kf != np.round(kf))):
+            raise ValueError(f"k must hold finite integers; got {k!r}")
+        k = kf  # integral floats: an int64 cast would wrap inf and k >= 2**63 to negative counts
     if np.any(k < 0):
         raise ValueError(f"k must be non-negative; got min k = {int(np.min(k))}")
     e0 = _nonneg(initial_error, "initial_error")

@@ -163,8 +163,11 @@ def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
     b = np.asarray(to_numpy(bonus), dtype=np.float64)
     if d.shape != b.shape:
         raise ValueError(f"d_star has shape {d.shape} but bonus has shape {b.shape}")
-    if np.any(d < 0) or not np.all(np.isfinite(b)) or np.any(b < 0):
-        raise ValueError("d_star must be non-negative and bonus finite and non-negative")
+    for name, x in (("d_star", d), ("bonus", b)):
+        bad = ~np.isfinite(x) | (x < 0)  # NaN fails both comparisons: test finiteness explicitly
+        if np.any(bad):
+            i = tuple(int(j) for j in np.argwhere(bad)[0])
+            raise ValueError(f"{name} must be finite and non-negative; {name}{list(i)} = {x[i].item()!r}")
     return float(2.0 * np.sum(d * b))
 
 
@@ -288,6 +291,8 @@ def offline_game_gap_rate(
     M = S * J if support is None else int(support)
     Kh = K // H
     C = float(C_uni)
+    if not C >= 0.0:
+        raise ValueError(f"C_uni must be >= 0 (a concentrability coefficient, inf allowed); got {C_uni!r}")
     if Kh < 1 or math.isinf(C):
         return float("inf")
     iota = math.log(4.0 * n * H * S * J * n_candidates / d)

@@ -48,7 +48,7 @@ import numpy as np
 from ..backend import to_numpy
 from ..mdp.bellman import as_stochastic_policy, state_occupancy
 from ..mdp.model import FiniteMDP
-from ._argcheck import _count, _gamma, _pos, _times
+from ._argcheck import _count, _gamma, _pos, _times, _where
 from .td_q_learning import q_learning_bound, td_fixed_point_bound, tvr_fixed_point_bound
 
 __all__ = [
@@ -156,7 +156,7 @@ def softmax_pg_bound(
     _count(n_states, "n_states")
     c = np.asarray(c, dtype=float)
     if np.any(~(c > 0)):
-        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); got min {c.min()!r}")
+        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); {_where(c, ~(c > 0), 'c')}")
     return 16.0 * n_states * np.asarray(mismatch, float) ** 2 * np.asarray(inv_rho, float) / (
         c**2 * (1.0 - g) ** 6 * t
     )
@@ -312,7 +312,7 @@ def entropy_pg_bound(
     n_actions = _count(n_actions, "n_actions")
     c = np.asarray(c, dtype=float)
     if np.any(~(c > 0)):
-        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); got min {c.min()!r}")
+        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); {_where(c, ~(c > 0), 'c')}")
     mismatch = np.asarray(mismatch, dtype=float)
     inv_mu = np.asarray(inv_mu, dtype=float)
     logA = math.log(n_actions)

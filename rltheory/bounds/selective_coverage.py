@@ -111,12 +111,13 @@ def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) 
         pi = np.asarray(p, dtype=np.float64)
         if pi.shape != (H, S, acts[i]):
             raise ValueError(f"policies[{i}] must have shape (H, S, A_{i}) = {(H, S, acts[i])}; got {pi.shape}")
-        if np.any(pi < -1e-12) or np.any(np.abs(pi.sum(-1) - 1.0) > 1e-8):
-            h, s = (int(v) for v in np.argwhere(np.abs(pi.sum(-1) - 1.0) + (pi.min(-1) < -1e-12) > 1e-8)[0])
-            raise ValueError(f"policies[{i}][h={h}, s={s}] must be a distribution over A_{i}")
+        bad_hs = ~(np.abs(pi.sum(-1) - 1.0) <= 1e-8) | np.any(pi < -1e-12, axis=-1)  # ~(<=): NaN is bad
+        if np.any(bad_hs):
+            h, s = (int(v) for v in np.argwhere(bad_hs)[0])
+            raise ValueError(f"policies[{i}][h={h}, s={s}] must be a distribution over A_{i}; got {pi[h, s].tolist()}")
         pols.append(pi)
     m = np.full(S, 1.0 / S) if mu is None else np.asarray(mu, dtype=np.float64)
-    if m.shape != (S,) or np.any(m < 0) or abs(m.sum() - 1.0) > 1e-8:
+    if m.shape != (S,) or np.any(m < 0) or not abs(m.sum() - 1.0) <= 1e-8:  # `not <=`: NaN is rejected
         raise ValueError(f"mu must be a distribution over the S = {S} states; got {m}")
     return Pf.reshape(H, S, J, S), Rf.reshape(n, H, S, J), pols, rho.reshape(H, S, J), m, acts
 

@@ -43,7 +43,7 @@ _REGISTRY: dict[str, Experiment] = {}
 
 
 def quick_mode() -> bool:
-    """True when the environment variable ``RLTHEORY_QUICK`` is set to ``1``/``true``/``yes``."""
+    """True when the environment variable ``RLTHEORY_QUICK`` is ``1``/``true``/``yes``/``on`` (any case)."""
     return os.environ.get("RLTHEORY_QUICK", "").strip().lower() in ("1", "true", "yes", "on")
 
 
