@@ -30,7 +30,8 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     print_blob=True,
 )
-settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# an explicit HYPOTHESIS_PROFILE wins (a stress run with CI=true set must not fall back to "ci" silently)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 _STRESS = settings.get_current_profile_name() == "stress"
 
