@@ -112,14 +112,13 @@ def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.n
 
 def _features(features: Any, H: int, S: int, A: int) -> np.ndarray:
     phi = np.asarray(features, dtype=np.float64)
-    if phi.ndim == 3 and phi.shape[:2] == (S, A):
-        phi = np.broadcast_to(phi, (H,) + phi.shape)
-    if phi.ndim != 4 or phi.shape[:3] != (H, S, A):
+    stationary = phi.ndim == 3 and phi.shape[:2] == (S, A)
+    if not stationary and (phi.ndim != 4 or phi.shape[:3] != (H, S, A)):
         raise ValueError(f"features must have shape (S, A, d) = ({S}, {A}, d) or (H, S, A, d); got {phi.shape}")
-    if not np.all(np.isfinite(phi)):
+    if not np.all(np.isfinite(phi)):  # located in the array as given, before any broadcast over h
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(phi))[0])
         raise ValueError(f"features must be finite; features{list(idx)} = {phi[idx]}")
-    return phi
+    return np.broadcast_to(phi, (H,) + phi.shape) if stationary else phi
 
 
 def _ridge(step: _Step, phi: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:

@@ -115,8 +115,9 @@ def conservative_evaluation(model: EmpiricalModel, policy: Any, *, alpha: float)
     Raises
     ------
     ValueError
-        ``π`` puts mass on an action the behaviour never takes in a visited state
-        (the CQL penalty is then infinite); the first such ``(h, s, a)`` is named.
+        ``policy`` is not an ``(H, S, A)`` or ``(S, A)`` array of distributions (the first
+        bad row is named), or ``π`` puts mass on an action the behaviour never takes in a
+        visited state (the CQL penalty is then infinite; the first such ``(h, s, a)`` is named).
 
     Examples
     --------
@@ -131,10 +132,15 @@ def conservative_evaluation(model: EmpiricalModel, policy: Any, *, alpha: float)
     m = _model(model, "conservative_evaluation")
     H, S, A = m.counts.shape
     pi = np.asarray(policy, dtype=np.float64)
-    if pi.shape == (S, A):
-        pi = np.broadcast_to(pi, (H, S, A))
-    if pi.shape != (H, S, A) or np.any(pi < 0) or np.any(np.abs(pi.sum(-1) - 1) > 1e-8):
-        raise ValueError(f"policy must be a stochastic (H, S, A) = {(H, S, A)} array; got shape {pi.shape}")
+    if pi.shape not in ((H, S, A), (S, A)):
+        raise ValueError(f"policy must have shape (H, S, A) = {(H, S, A)} or (S, A) = {(S, A)}; got {pi.shape}")
+    # a row is bad if an entry is negative or its sum is off by more than 1e-8; NaN counts as bad
+    bad = ~np.all(pi >= 0, axis=-1) | ~(np.abs(pi.sum(-1) - 1.0) <= 1e-8)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = ", ".join(f"{k}={v}" for k, v in zip(("h", "s")[-len(idx):], idx, strict=True))
+        raise ValueError(f"policy[{where}] must be a distribution over the {A} actions; got {pi[idx].tolist()}")
+    pi = np.broadcast_to(pi, (H, S, A))
     seen = m.behaviour.sum(-1) > 0
     bad = (pi > 0) & (m.behaviour <= 0) & seen[..., None]
     if bad.any():

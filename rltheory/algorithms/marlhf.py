@@ -227,6 +227,8 @@ def marlhf_equilibrium(
     >>> marlhf_equilibrium(prefs, P, cands, beta=1.0).candidate in (0, 3)
     True
     """
+    if not isinstance(prefs, PreferenceDataset):
+        raise TypeError(f"marlhf_equilibrium needs a PreferenceDataset; got {type(prefs).__name__}")
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0:
         raise ValueError(f"beta must be a number >= 0; got {beta!r}")
     d0 = prefs.first
@@ -236,7 +238,7 @@ def marlhf_equilibrium(
     if Pf.shape != (H, S) + shape + (S,):
         raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) = {(H, S) + shape + (S,)}; got {Pf.shape}")
     if len(shape) != 2:
-        raise ValueError("marlhf_equilibrium handles two players")
+        raise ValueError(f"marlhf_equilibrium handles two players; got n = {len(shape)} (action shape {shape})")
     if fit is None:
         fit = bradley_terry_mle(prefs, ridge=ridge)
     J = int(np.prod(shape))

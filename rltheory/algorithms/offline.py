@@ -337,7 +337,9 @@ def pevi(
         if beta != "self-normalized":
             raise ValueError(f"beta must be a number, None or 'self-normalized'; got {beta!r}")
         if not split or not (isinstance(ridge, (int, float)) and ridge > 0):
-            raise ValueError("beta='self-normalized' needs split=True and ridge > 0 (its proof uses both)")
+            raise ValueError(
+                f"beta='self-normalized' needs split=True and ridge > 0 (its proof uses both); got split={split!r}, ridge={ridge!r}"
+            )
     elif isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 or not math.isfinite(beta):
         raise ValueError(f"beta must be a finite number >= 0; got {beta!r}")
     else:

@@ -387,8 +387,19 @@ def _estimator(data: EpisodeDataset, delta: float, n_candidates: int, features: 
     delta_step = delta / (2 * n * H * n_candidates * (S * J if features is None else 1))
     if features is not None and beta is None:
         raise ValueError("linear intervals need beta (a number or 'self-normalized')")
-    if isinstance(beta, str) and (beta != "self-normalized" or not split or not ridge > 0):
-        raise ValueError("beta='self-normalized' needs split=True and ridge > 0")
+    if isinstance(beta, str):
+        if beta != "self-normalized":
+            raise ValueError(f"beta must be a finite number >= 0 or 'self-normalized'; got {beta!r}")
+        if not split or not ridge > 0:
+            raise ValueError(f"beta='self-normalized' needs split=True and ridge > 0; got split={split!r}, ridge={ridge!r}")
+    elif beta is not None and (
+        isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 or not math.isfinite(beta)
+    ):  # a negative radius would swap the interval ends and void the certificate
+        raise ValueError(f"beta must be a finite number >= 0 or 'self-normalized'; got {beta!r}")
+    if features is not None and (
+        isinstance(ridge, bool) or not isinstance(ridge, (int, float)) or not ridge >= 0 or not math.isfinite(ridge)
+    ):
+        raise ValueError(f"ridge must be a finite number >= 0; got {ridge!r}")
     return _Estimator(data, delta_step=delta_step, features=features, beta=beta, ridge=ridge, split=split)
 
 

@@ -78,6 +78,8 @@ def _payoffs(A: Any, B: Any) -> tuple[np.ndarray, np.ndarray]:
 def _positive(M: np.ndarray) -> np.ndarray:
     """Positive affine rescaling to [1, 2] (equilibria are invariant under it)."""
     lo, hi = M.min(), M.max()
+    if hi / 2 - lo / 2 > np.finfo(np.float64).max / 2:  # hi − lo would overflow: halve first (exact)
+        M, lo, hi = M / 2, lo / 2, hi / 2
     return (M - lo) / (hi - lo if hi > lo else 1.0) + 1.0
 
 

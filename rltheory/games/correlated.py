@@ -252,7 +252,12 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     mu = cp.Variable(K, nonneg=True)
     cons = [cp.sum(mu) == 1] + ([G @ mu <= 0] if G.shape[0] else [])
     prob = cp.Problem(cp.Maximize(cp.sum(cp.entr(mu))), cons)
-    prob.solve(solver=solver)
+    try:
+        prob.solve(solver=solver)
+    except cp.error.SolverError as exc:  # unknown solver, or one that cannot take exponential cones
+        raise SolverError(
+            f"max_entropy_ce: cvxpy solver {solver!r} failed: {exc}", status="solver_error"
+        ) from exc
     if prob.status not in ("optimal", "optimal_inaccurate") or mu.value is None:
         raise SolverError(f"max_entropy_ce: cvxpy status {prob.status}", status=prob.status)
     return _finish(U, np.asarray(mu.value, dtype=float), G)

@@ -173,12 +173,14 @@ def correlated_value_iteration(
 def finite_horizon_values(game: MarkovGame, policy: Any) -> np.ndarray:
     r"""``V[i, h, s]`` of a joint Markov policy ``policy[H, S, A_1, ..., A_n]`` (undiscounted)."""
     pol = np.asarray(policy, dtype=float)
-    H = pol.shape[0]
-    game = _undiscounted(game, H, "finite_horizon_values")
-    if pol.shape[1:] != (game.S,) + game.actions:
+    game = _undiscounted(game, 1, "finite_horizon_values")  # the type and gamma; H is checked below
+    want = (game.S,) + game.actions
+    if pol.ndim != 1 + len(want) or pol.shape[1:] != want:  # a 0-d policy included (no IndexError)
         raise ValueError(
-            f"policy must have shape (H, S, A_1, ..., A_n) = {(H, game.S) + game.actions}; got {pol.shape}"
+            f"policy must have shape (H, S, A_1, ..., A_n) = (H, {', '.join(map(str, want))}); got {pol.shape}"
         )
+    H = pol.shape[0]
+    _undiscounted(game, H, "finite_horizon_values")
     V = np.zeros((game.n_players, H + 1, game.S))
     for h in range(H - 1, -1, -1):
         V[:, h] = _values(_backup(game, V[:, h + 1]), pol[h])
@@ -195,8 +197,8 @@ def finite_horizon_nash_conv(game: MarkovGame, policy: Any) -> float:
     :class:`~rltheory.mdp.FiniteHorizonMDP`.
     """
     pol = np.asarray(policy, dtype=float)
+    V = finite_horizon_values(game, pol)  # validates game and policy shape first
     H = pol.shape[0]
-    V = finite_horizon_values(game, pol)
     P, R = np.asarray(game.P), np.asarray(game.R)
     n = game.n_players
     rho = np.asarray(game.initial_distribution())

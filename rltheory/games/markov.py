@@ -175,7 +175,9 @@ class ZeroSumMarkovGame(_ArrayModel):
     def as_markov_game(self) -> MarkovGame:
         """The same game as a 2-player :class:`MarkovGame` with rewards ``(r, −r)`` (unbatched only)."""
         if self.batch_shape:
-            raise ValueError("as_markov_game needs an unbatched game; index the batch first")
+            raise ValueError(
+                f"as_markov_game needs an unbatched game; got batch_shape={self.batch_shape} (index the batch first)"
+            )
         xp = self.xp
         return MarkovGame(self.P, xp.stack([self.R, -self.R]), self.gamma, self.mu)
 

@@ -285,7 +285,11 @@ def solve_zero_sum(
     if N == 0:
         z = xp.zeros(batch, dtype=A.dtype, device=A.device)
         return ZeroSumSolution(
-            z, xp.zeros(batch + (m,), dtype=A.dtype), xp.zeros(batch + (n,), dtype=A.dtype), z, 0
+            z,
+            xp.zeros(batch + (m,), dtype=A.dtype, device=A.device),
+            xp.zeros(batch + (n,), dtype=A.dtype, device=A.device),
+            z,
+            0,
         )
     lo = xp.min(xp.reshape(Af, (N, m * n)), axis=-1)
     hi = xp.max(xp.reshape(Af, (N, m * n)), axis=-1)
@@ -315,8 +319,8 @@ def solve_zero_sum(
         ref = solve_zero_sum_highs(to_numpy(Af)[idx])
         xh, yh = to_numpy(x).copy(), to_numpy(y).copy()
         xh[idx], yh[idx] = ref.x, ref.y
-        x = xp.asarray(xh.astype(to_numpy(x).dtype))
-        y = xp.asarray(yh.astype(to_numpy(y).dtype))
+        x = xp.asarray(xh.astype(to_numpy(x).dtype), device=Af.device)
+        y = xp.asarray(yh.astype(to_numpy(y).dtype), device=Af.device)
         gap = duality_gap(Af, x, y)
         value = xp.sum(x * (Af @ y[:, :, None])[:, :, 0], axis=-1)
     return ZeroSumSolution(

@@ -181,6 +181,10 @@ def shapley_value_iteration(
     game = _check_game(game, "shapley_value_iteration")
     if not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"tol must be a positive number; got {tol!r}")
+    if max_iter is not None and (
+        isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1
+    ):
+        raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
     xp, g = game.xp, game.gamma
     V = (
         xp.zeros(game.batch_shape + (game.S,), dtype=game.dtype, device=game.P.device)

@@ -53,9 +53,10 @@ def rock_paper_scissors(weights: tuple[float, float, float] = (1.0, 1.0, 1.0)) -
     >>> rock_paper_scissors().tolist()
     [[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]]
     """
-    a, b, c = (float(w) for w in weights)
-    if min(a, b, c) <= 0 or not all(np.isfinite([a, b, c])):
-        raise ValueError(f"weights must be positive and finite; got {weights!r}")
+    w = tuple(float(v) for v in weights)
+    if len(w) != 3 or not min(w) > 0 or not all(np.isfinite(w)):
+        raise ValueError(f"weights must be three positive finite numbers (a, b, c); got {weights!r}")
+    a, b, c = w
     return np.array([[0.0, -b, a], [b, 0.0, -c], [-a, c, 0.0]])
 
 
@@ -213,7 +214,8 @@ def random_zero_sum_markov_game(
 ) -> ZeroSumMarkovGame:
     r"""Random zero-sum Markov game: ``r ~ U[−1, 1]``, ``P(·|s, a, b)`` Dirichlet(1) on ``branching`` random successors.
 
-    ``branching=None`` uses all ``S`` successors (dense kernel).
+    ``branching=None`` uses all ``S`` successors (dense kernel); otherwise it must be a
+    positive integer (``ValueError``), and ``branching ≥ S`` is the dense kernel too.
 
     Examples
     --------
@@ -221,6 +223,10 @@ def random_zero_sum_markov_game(
     >>> random_zero_sum_markov_game(np.random.default_rng(0), 4, 2, 3, 0.9, batch_shape=(5,))
     ZeroSumMarkovGame(S=4, A=2, B=3, gamma=0.9, batch=(5,))
     """
+    if branching is not None and (
+        isinstance(branching, bool) or not isinstance(branching, (int, np.integer)) or branching < 1
+    ):
+        raise ValueError(f"branching must be a positive integer or None; got {branching!r}")
     lead = tuple(batch_shape) + (S, A, B)
     W = rng.exponential(size=lead + (S,))
     if branching is not None and branching < S:
