@@ -259,7 +259,9 @@ def solve_zero_sum(
     ``O(N·m·(m+n))`` for ``N`` games. Ties, dominated strategies and ``1×n`` or ``m×1``
     games need no special handling. Negative round-off entries of the strategies
     (at most the pivot tolerance, 1e-11 in float64) are set to zero and the strategies
-    renormalised; the certificate is computed afterwards, on the original ``A``.
+    renormalised; the certificate is computed afterwards, on the original ``A`` (games with
+    an entry beyond a quarter of the dtype's largest float are solved as ``A/4``, an exact
+    scaling, so that ``max A − min A`` cannot overflow; value and gap are scaled back).
 
     References
     ----------
@@ -291,6 +293,12 @@ def solve_zero_sum(
             z,
             0,
         )
+    # Payoffs near ±max float: max A − min A (and the certificate) would overflow to inf, so
+    # such games are solved as A/4 (exact: a power of two) and value and gap scaled back.
+    big = xp.max(xp.abs(xp.reshape(Af, (N, m * n))), axis=-1) > float(xp.finfo(Af.dtype).max) / 4
+    unscale = 1.0 + 3.0 * xp.astype(big, Af.dtype)  # 4 for those games, 1 otherwise
+    if bool(xp.any(big)):
+        Af = Af / unscale[:, None, None]
     lo = xp.min(xp.reshape(Af, (N, m * n)), axis=-1)
     hi = xp.max(xp.reshape(Af, (N, m * n)), axis=-1)
     rng = hi - lo
@@ -323,6 +331,7 @@ def solve_zero_sum(
         y = xp.asarray(yh.astype(to_numpy(y).dtype), device=Af.device)
         gap = duality_gap(Af, x, y)
         value = xp.sum(x * (Af @ y[:, :, None])[:, :, 0], axis=-1)
+    value, gap = value * unscale, gap * unscale
     return ZeroSumSolution(
         value=xp.reshape(value, batch),
         x=xp.reshape(x, batch + (m,)),

@@ -238,6 +238,21 @@ class TestMatrix:
 
 
 # --------------------------------------------------------------------------- shapley
+def test_zero_sum_payoffs_near_the_float_limit():
+    """max A − min A overflows for payoffs near ±max float: the games are solved as A/4 (exact)
+    and value/gap scaled back. The equilibrium equals that of A/max (same strategies, value
+    scaled), and the certificate stays finite and within tol·(max A − min A)."""
+    big = np.finfo(np.float64).max
+    base = np.array([[[0.9, -0.5], [-0.2, 0.0]], [[1.0, -1.0], [-1.0, 1.0]], [[0.3, 0.1], [-0.7, 0.6]]])
+    sol = solve_zero_sum(base * big)
+    ref = solve_zero_sum(base)
+    np.testing.assert_allclose(sol.x, ref.x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(sol.y, ref.y, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(sol.value / big, ref.value, rtol=0, atol=1e-12)
+    assert np.all(np.isfinite(sol.gap)) and np.all(sol.gap <= 1e-9 * 2 * big)
+    assert sol.n_fallback == 0
+
+
 class TestShapley:
     """Shapley operator / value iteration argument checks."""
 
