@@ -187,6 +187,9 @@ class _Estimator:
             for h, st in enumerate(self.steps):
                 X = self.phi[h][st.s, st.a]
                 Lam = X.T @ X + ridge * np.eye(d)
+                if not np.all(np.isfinite(Lam)):  # an inf Λ would give Λ⁻¹ = 0 and a silent zero radius
+                    raise ValueError(f"Λ_{h} = Σ φφᵀ + ridge·I overflows at step h={h}; rescale the features "
+                                     f"(max |features| = {float(np.max(np.abs(self.phi))):.3g})")
                 try:
                     Linv = np.linalg.inv(Lam)
                 except np.linalg.LinAlgError:

@@ -259,6 +259,12 @@ class TestOfflineGames:
         with pytest.raises(ValueError, match=r"Λ_0 is singular at step h=0; use ridge > 0"):
             interval_gap_bound(_game_data(10, beh), _uniform_joint(), features=np.eye(4)[None], beta=1.0, ridge=0.0)
 
+    def test_overflowing_gram_matrix_is_an_error(self):
+        # Features of size 1e200 overflow Λ_0 to inf; Λ⁻¹ then came out as 0, so every radius
+        # and the "certified" gap bound were silently 0.
+        with pytest.raises(ValueError, match=r"Λ_0 = Σ φφᵀ \+ ridge·I overflows at step h=0; .*max \|features\| = 1e\+200"):
+            interval_gap_bound(_game_data(), _uniform_joint(), features=1e200 * np.eye(4)[None], beta=1.0)
+
     def test_unknown_beta_string_is_named(self):
         # The old message blamed split/ridge: "beta='self-normalized' needs split=True and ridge > 0".
         with pytest.raises(ValueError, match=r"beta must be a finite number >= 0 or 'self-normalized'; got 'foo'"):
