@@ -538,7 +538,8 @@ def average_linear_program(
             c = -Ri
         res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds", options=_HIGHS)
         if res.status != 0:
-            raise SolverError(f"HiGHS failed on instance {i}: {res.message}", status=res.status)
+            where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
+            raise SolverError(f"HiGHS failed on the average-reward LP{where}: {res.message}", status=res.status)
         y_dual = -res.eqlin.marginals
         x = np.clip(res.x[: S * A], 0.0, None).reshape(S, A)
         visited = x.sum(-1) > 1e-10

@@ -286,7 +286,9 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
             -R, A_ub=C if m else None, b_ub=b if m else None, A_eq=A_eq, b_eq=b_eq,
             bounds=(0, None), method="highs-ipm", options=_HIGHS,
         )
-    if res.status == 2:
+    # scipy reports HiGHS's "Model error" (e.g. coefficients beyond its limits) as status 2 too;
+    # only a real infeasibility verdict gets the infeasibility diagnosis
+    if res.status == 2 and "model error" not in str(res.message).lower():
         raise SolverError(_infeasibility_message(cmdp, res), status=res.status)
     if res.status != 0:
         raise SolverError(f"HiGHS failed on the CMDP LP (status {res.status}): {res.message}", status=res.status)

@@ -93,9 +93,9 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
     Raises
     ------
     InvalidModelError
-        The file lacks the header or an array, names an unknown kind or format
-        version, or holds an invalid dataset (the located message of the dataset
-        class, prefixed with the path).
+        The file lacks the header or an array, its header is not a JSON object with
+        ``S`` and ``A``, names an unknown kind or format version, or holds an invalid
+        dataset (the located message of the dataset class, prefixed with the path).
     """
     p = Path(path)
     with np.load(p, allow_pickle=False) as z:
@@ -108,6 +108,11 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
         meta = json.loads(str(arrs.pop("header")))
     except json.JSONDecodeError as exc:
         raise InvalidModelError(f"{p}: header is not valid JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise InvalidModelError(
+            f"{p}: header must be a JSON object with keys kind, format_version, S, A; "
+            f"got a JSON {type(meta).__name__}"
+        )
     kind = meta.get("kind")
     if kind not in ("EpisodeDataset", "TransitionDataset", "PreferenceDataset"):
         raise InvalidModelError(f"{p}: unknown dataset kind {kind!r}")
@@ -115,6 +120,9 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
         raise InvalidModelError(
             f"{p}: format_version {meta.get('format_version')!r} is not {FORMAT_VERSION}"
         )
+    lacking = [k for k in ("S", "A") if k not in meta]
+    if lacking:
+        raise InvalidModelError(f"{p}: header lacks the keys {lacking}")
     need = _FIELDS.get(kind) or ("labels",) + tuple(
         f"{q}.{f}" for q in ("first", "second") for f in _FIELDS["EpisodeDataset"]
     )

@@ -419,10 +419,8 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
         res = linprog((1.0 - g) * Wf[i], A_ub=A_ub, b_ub=-Rf[i], bounds=[(None, None)] * S,
                       method="highs", options=_HIGHS_OPTIONS)
         if res.status != 0:
-            raise SolverError(
-                f"HiGHS failed on instance {np.unravel_index(i, batch) if batch else ()}: {res.message}",
-                status=res.status,
-            )
+            where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
+            raise SolverError(f"HiGHS failed on the LP{where}: {res.message}", status=res.status)
         Vs.append(res.x)
         Ds.append(-res.ineqlin.marginals)
     xp = mdp.xp

@@ -280,7 +280,16 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
     powers = [P]
     while not bool(xp.all(_tv_to_limit(xp, powers[-1], Pstar) <= eps)):
         if len(powers) > 62:
-            raise ValueError("mixing_time: d(2^62) > eps; the chain does not mix in representable time")
+            far = to_numpy(_tv_to_limit(xp, powers[-1], Pstar) > eps).reshape(-1)
+            batch = tuple(P.shape[:-2])
+            where = f" (batch index {tuple(int(j) for j in np.unravel_index(int(np.argmax(far)), batch))})" if batch else ""
+            # no value of d is printed: after k squarings round-off in P^(2^k) has grown by ~2^k
+            # machine epsilons, so at k = 62 the computed d is meaningless (it can exceed 1)
+            raise ValueError(
+                f"mixing_time: d(2^62) > eps = {eps}{where} in {P.dtype} arithmetic; the chain does not mix "
+                "in representable time, or its slowest eigenvalues lie within round-off of 1 (repeated "
+                "squaring then amplifies round-off ~2^62-fold), so t_mix(eps) cannot be computed"
+            )
         powers.append(powers[-1] @ powers[-1])
     M = eye
     t = xp.zeros(tuple(P.shape[:-2]), dtype=xp.int64, device=P.device)

@@ -471,7 +471,14 @@ def solve_general_utility(
         )
     out = best[1]
     if mdp.gamma is None:
-        cs = _structures((out["policy"][:, None, :] @ to_numpy(mdp.P))[:, 0, :])[0]
+        # the policy's support as the solution determines it: pairs with more than the 1e-9 of
+        # occupancy that counts as a visit in _certify (and each row's largest entry); interior-point
+        # round-off (d ~ 1e-13 on unused pairs) must not join recurrent classes, else the check
+        # below would depend on the sign of that noise
+        D, pol = out["occupancy"], out["policy"]
+        used = (D > 1e-9) | (pol == pol.max(axis=-1, keepdims=True)) | ~(D.sum(-1, keepdims=True) > 1e-9)
+        Ppol = np.where(used, pol, 0.0)
+        cs = _structures((Ppol[:, None, :] @ to_numpy(mdp.P))[:, 0, :])[0]
         if not cs.unichain:
             raise InvalidModelError(
                 f"solve_general_utility (average reward): the optimal frequencies split over the policy's "
