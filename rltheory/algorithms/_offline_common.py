@@ -121,10 +121,14 @@ def _features(features: Any, H: int, S: int, A: int) -> np.ndarray:
     return np.broadcast_to(phi, (H,) + phi.shape) if stationary else phi
 
 
-def _ridge(step: _Step, phi: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
-    """``Λ = Σ φ φᵀ + λI`` and the sample feature matrix ``Φ_τ``."""
+def _ridge(step: _Step, phi: np.ndarray, ridge: float, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """``Λ_h = Σ φ φᵀ + λI`` and the sample feature matrix ``Φ_τ`` at step ``h`` (``phi`` is step h's)."""
     X = phi[step.s, step.a]  # [m, d]
-    Lam = X.T @ X + ridge * np.eye(phi.shape[-1])
+    with np.errstate(over="ignore"):
+        Lam = X.T @ X + ridge * np.eye(phi.shape[-1])
+    if not np.all(np.isfinite(Lam)):  # an inf Λ would give Λ⁻¹ = 0: silent zero bonuses and radii
+        raise ValueError(f"Λ_{h} = Σ φφᵀ + ridge·I overflows at step h={h}; rescale the features "
+                         f"(max |features| = {float(np.max(np.abs(phi))):.3g})")
     return Lam, X
 
 

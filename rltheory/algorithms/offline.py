@@ -237,7 +237,7 @@ def _linear_vi(
 
     def backup(h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         st = steps[h]
-        Lam, X = _ridge(st, phi[h], float(ridge))
+        Lam, X = _ridge(st, phi[h], float(ridge), h)
         Lams[h] = Lam
         y = st.r + v[st.s2]
         try:

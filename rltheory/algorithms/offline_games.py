@@ -68,7 +68,7 @@ from ..bounds.offline import hoeffding_radius
 from ..errors import InvalidModelError, SolverError
 from ..games.bimatrix import lemke_howson
 from ..mdp.offline_data import EpisodeDataset
-from ._offline_common import _features, _group, _policy_array, _Step
+from ._offline_common import _features, _group, _policy_array, _ridge, _Step
 
 # MARLHF lives in .marlhf; re-exported so every name stays importable here
 from .marlhf import (  # noqa: F401
@@ -185,11 +185,7 @@ class _Estimator:
             d = self.phi.shape[-1]
             self.Z, self.W, self.beta = [], [], []
             for h, st in enumerate(self.steps):
-                X = self.phi[h][st.s, st.a]
-                Lam = X.T @ X + ridge * np.eye(d)
-                if not np.all(np.isfinite(Lam)):  # an inf Λ would give Λ⁻¹ = 0 and a silent zero radius
-                    raise ValueError(f"Λ_{h} = Σ φφᵀ + ridge·I overflows at step h={h}; rescale the features "
-                                     f"(max |features| = {float(np.max(np.abs(self.phi))):.3g})")
+                Lam, X = _ridge(st, self.phi[h], ridge, h)
                 try:
                     Linv = np.linalg.inv(Lam)
                 except np.linalg.LinAlgError:

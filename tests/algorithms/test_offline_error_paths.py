@@ -84,6 +84,11 @@ class TestLinearOffline:
         with pytest.raises(ValueError, match=rf"ridge must be a finite number >= 0; got {ridge!r}"):
             certainty_equivalence(_bandit_data(), features=np.eye(2).reshape(1, 2, 2), ridge=ridge)
 
+    def test_overflowing_gram_matrix_is_an_error(self):
+        # features of size 1e200: Λ_0 overflowed to inf, Λ⁻¹ = 0, and pevi returned V = 0 with zero bonuses
+        with pytest.raises(ValueError, match=r"Λ_0 = Σ φφᵀ \+ ridge·I overflows at step h=0; .*max \|features\| = 1e\+200"):
+            pevi(_bandit_data(), 1e200 * np.eye(2).reshape(1, 2, 2), beta=1.0)
+
     def test_unknown_beta_string(self):
         with pytest.raises(ValueError, match=r"beta must be a number, None or 'self-normalized'; got 'foo'"):
             pevi(_bandit_data(), np.eye(2).reshape(1, 2, 2), beta="foo")
