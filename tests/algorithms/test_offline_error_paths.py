@@ -86,7 +86,8 @@ class TestLinearOffline:
 
     def test_overflowing_gram_matrix_is_an_error(self):
         # features of size 1e200: Λ_0 overflowed to inf, Λ⁻¹ = 0, and pevi returned V = 0 with zero bonuses
-        with pytest.raises(ValueError, match=r"Λ_0 = Σ φφᵀ \+ ridge·I overflows at step h=0; .*max \|features\| = 1e\+200"):
+        # (the recursion runs backwards, so the last step h = H − 1 = 1 is the first to be formed)
+        with pytest.raises(ValueError, match=r"Λ_1 = Σ φφᵀ \+ ridge·I overflows at step h=1; .*max \|features\| = 1e\+200"):
             pevi(_bandit_data(), 1e200 * np.eye(2).reshape(1, 2, 2), beta=1.0)
 
     def test_unknown_beta_string(self):
