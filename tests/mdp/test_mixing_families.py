@@ -22,7 +22,7 @@ from rltheory.algorithms.average_reward import average_reward_gradient
 from rltheory.algorithms.policy_gradient import softmax_policy
 from rltheory.bounds.average import mixing_time_spectral_bounds
 from rltheory.mdp import average_policy_iteration, gain_bias, policy_transition_matrix, ring_mdp
-from rltheory.mdp.mixing import mixing_time, spectral_gap, stationary_distribution
+from rltheory.mdp.mixing import limiting_matrix, mixing_time, spectral_gap, stationary_distribution
 
 
 @settings(max_examples=25, deadline=None)
@@ -80,3 +80,60 @@ def test_ring_laziness_and_slip_validation():
         ring_mdp(6, slip=-0.1)
     with pytest.raises(ValueError, match="reward must be 'sparse' or 'dense'"):
         ring_mdp(6, reward="graded")
+
+
+# ---------------------------------------------------------------- stationary laws of nearly decomposable chains
+def _birth_death(p, q):
+    """Birth–death chain with up-rates ``p[i]`` (i → i+1) and down-rates ``q[i]`` (i+1 → i);
+    its stationary law has the closed form ``μ_{i+1}/μ_i = p[i]/q[i]`` (detailed balance)."""
+    S = len(p) + 1
+    P = np.zeros((S, S))
+    for i in range(S - 1):
+        P[i, i + 1], P[i + 1, i] = p[i], q[i]
+    P[np.arange(S), np.arange(S)] = 1.0 - P.sum(axis=1)
+    ratios = np.concatenate([[1.0], np.cumprod(np.asarray(p) / np.asarray(q))])
+    return P, ratios / ratios.sum()
+
+
+@pytest.mark.parametrize("delta", [1e-30, 1e-200])
+def test_stationary_law_of_a_chain_coupled_below_round_off(delta):
+    """``I − P + 11ᵀ`` is singular in float64 when 1 − δ rounds to 1; the solve falls back to
+    GTH and returns the closed form (3/4, 1/4) exactly, batched and through limiting_matrix."""
+    P = np.array([[1.0 - delta, delta], [3.0 * delta, 1.0 - 3.0 * delta]])
+    np.testing.assert_array_equal(stationary_distribution(P), [0.75, 0.25])
+    np.testing.assert_array_equal(stationary_distribution(np.stack([P, P])), [[0.75, 0.25]] * 2)
+    np.testing.assert_array_equal(limiting_matrix(P), [[0.75, 0.25]] * 2)
+
+
+def test_gth_is_entrywise_accurate_where_the_solve_is_not():
+    """A 6-state birth–death chain whose middle link has rates 1e-14: GTH matches the detailed-
+    balance closed form to 1e-14 relative in every entry; the linear solve is off by more than
+    1e-6 relative (its error grows like ε/δ), which is why ``method="gth"`` exists."""
+    p = [0.3, 0.2, 1e-14, 0.4, 0.1]
+    q = [0.1, 0.5, 3e-14, 0.2, 0.3]
+    P, mu = _birth_death(p, q)
+    gth = np.asarray(stationary_distribution(P, method="gth"))
+    solve = np.asarray(stationary_distribution(P))
+    assert np.max(np.abs(gth - mu) / mu) < 1e-14
+    assert np.max(np.abs(solve - mu) / mu) > 1e-6
+
+
+def test_gth_equals_the_solve_on_well_conditioned_chains_with_transient_states():
+    """On random unichain chains (state 0 transient, states 1.. a dense recurrent class) both
+    methods agree to 1e-13, and both put zero mass on the transient state."""
+    rng = np.random.default_rng(11)
+    P = rng.random((5, 7, 7))
+    P[:, 1:, 0] = 0.0  # nothing enters state 0: transient
+    P /= P.sum(axis=-1, keepdims=True)
+    gth = np.asarray(stationary_distribution(P, method="gth"))
+    solve = np.asarray(stationary_distribution(P))
+    np.testing.assert_allclose(gth, solve, rtol=0, atol=1e-13)
+    assert np.all(gth[:, 0] == 0.0)
+    np.testing.assert_allclose(np.einsum("bs,bst->bt", gth, P), gth, rtol=0, atol=1e-15)
+
+
+def test_stationary_method_is_checked():
+    with pytest.raises(ValueError, match=r"method must be 'solve' or 'gth'; got 'lu'"):
+        stationary_distribution(np.eye(1), method="lu")
+    with pytest.raises(ValueError, match=r"needs a unichain P .*batch index \(1,\)"):
+        stationary_distribution(np.stack([np.array([[0.5, 0.5], [0.5, 0.5]]), np.eye(2)]), method="gth")
