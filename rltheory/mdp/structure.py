@@ -197,7 +197,7 @@ def chain_structure(P: Any, *, atol: float = 0.0) -> ChainStructure:
     if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] < 1:
         raise InvalidModelError(f"P must be a square (S, S) transition matrix; got shape {tuple(P.shape)}")
     check_probability(P, "P", ("s", "s'"), "P[s, :]")
-    if not (isinstance(atol, (int, float)) and 0 <= atol < 1):
+    if isinstance(atol, bool) or not (isinstance(atol, (int, float)) and 0 <= atol < 1):
         raise ValueError(f"atol must lie in [0, 1); got {atol!r}")
     return _structure_from_support(to_numpy(P > atol))
 
@@ -350,6 +350,8 @@ def classify_mdp(mdp: FiniteMDP, *, max_policies: int = 50_000, atol: float = 0.
         raise ValueError(f"classify_mdp takes a single model; got batch shape {mdp.batch_shape} (index it first)")
     if isinstance(max_policies, bool) or not isinstance(max_policies, int) or max_policies < 1:
         raise ValueError(f"max_policies must be a positive integer; got {max_policies!r}")
+    if isinstance(atol, bool) or not (isinstance(atol, (int, float)) and 0 <= atol < 1):
+        raise ValueError(f"atol must lie in [0, 1); got {atol!r}")
     supp = to_numpy(mdp.P > atol)
     S, A = mdp.S, mdp.A
     union = _structure_from_support(np.any(supp, axis=1))

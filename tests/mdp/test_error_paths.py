@@ -469,6 +469,9 @@ def test_classify_mdp_argument_errors():
         classify_mdp(batch)
     with pytest.raises(ValueError, match=r"max_policies must be a positive integer; got 0"):
         classify_mdp(batch[0], max_policies=0)
+    for atol, shown in ((-0.1, r"-0\.1"), (1.0, r"1\.0"), (True, "True"), ("0", "'0'")):
+        with pytest.raises(ValueError, match=rf"atol must lie in \[0, 1\); got {shown}"):
+            classify_mdp(batch[0], atol=atol)
 
 
 # ---------------------------------------------------------------------------------- utility
