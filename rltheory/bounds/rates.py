@@ -422,8 +422,8 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
     >>> c.holds, round(c.worst_ratio, 6), c.argmax
     (False, 1.4, (1,))
     """
-    if rtol < 0 or atol < 0:
-        raise ValueError(f"rtol and atol must be non-negative; got rtol={rtol!r}, atol={atol!r}")
+    if not (0.0 <= rtol < math.inf and 0.0 <= atol < math.inf):  # `not` form: NaN is rejected too
+        raise ValueError(f"rtol and atol must be finite and non-negative; got rtol={rtol!r}, atol={atol!r}")
     m = np.asarray(measured, dtype=float)
     b = np.asarray(bound, dtype=float)
     try:

@@ -319,6 +319,13 @@ def test_fit_rate_all_bootstrap_resamples_degenerate():
     assert lo < hi and lo <= fit.slope <= hi
 
 
+@pytest.mark.parametrize(("rtol", "atol"), [(float("nan"), 0.0), (0.0, float("nan")), (-1e-3, 0.0), (0.0, float("inf"))])
+def test_check_bound_tolerances_must_be_finite_and_non_negative(rtol, atol):
+    # a NaN rtol used to pass the `< 0` check and made a bound that holds read holds=False
+    with pytest.raises(ValueError, match=r"rtol and atol must be finite and non-negative; got rtol="):
+        check_bound([1.0], [2.0], rtol=rtol, atol=atol)
+
+
 def test_check_bound_needs_a_point():
     with pytest.raises(ValueError, match="check_bound needs at least one point; got empty arrays"):
         check_bound([], [])
