@@ -2,9 +2,9 @@
 
 Checks run in the array namespace of the input; only on failure is the
 offending entry located on the host, so a valid model costs no transfer
-beyond one boolean per check. :func:`check_positive_int` and
-:func:`check_tolerance` validate solver settings (plain Python numbers) and
-raise ``ValueError``.
+beyond one boolean per check. :func:`check_positive_int`,
+:func:`check_tolerance` and :func:`check_real` validate solver settings (plain Python
+numbers) and raise ``ValueError``.
 """
 
 from __future__ import annotations
@@ -112,6 +112,47 @@ def check_tolerance(tol: Any, name: str = "tol") -> float:
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0) or not math.isfinite(tol):
         raise ValueError(f"{name} must be a positive finite number; got {tol!r}")
     return float(tol)
+
+
+def check_real(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    allow_none: bool = False,
+) -> float | None:
+    """``value`` must be a finite real number (Python or numpy, not bool) in the given range.
+
+    ``low``/``high`` bound it (open when ``low_open``/``high_open``); ``None`` passes
+    through when ``allow_none``. Returned as ``float``. NaN, ±inf, bools and strings raise
+    ``ValueError`` naming ``name``, the rule and the value.
+    """
+    if value is None and allow_none:
+        return None
+    rule = "a finite number"
+    if low is not None and high is not None:
+        rule += f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    elif low is not None:
+        rule += f" {'>' if low_open else '>='} {low:g}"
+    elif high is not None:
+        rule += f" {'<' if high_open else '<='} {high:g}"
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be {rule}; got {value!r}")
+    try:
+        v = float(value)
+    except OverflowError:  # an int beyond the float range
+        v = math.inf
+    ok = math.isfinite(v)
+    if ok and low is not None:
+        ok = v > low if low_open else v >= low
+    if ok and high is not None:
+        ok = v < high if high_open else v <= high
+    if not ok:
+        raise ValueError(f"{name} must be {rule}; got {value!r}")
+    return v
 
 
 def check_action_indices(pi: Any, S: int, n: int, field: str = "pi") -> None:

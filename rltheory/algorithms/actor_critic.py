@@ -37,6 +37,7 @@ reinforcement learning. ICML.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,8 +132,10 @@ class LSTDCritic:
     def __post_init__(self) -> None:
         if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
             raise ValueError(f"samples must be an integer >= 1; got {self.samples!r}")
-        if not (isinstance(self.ridge, (int, float)) and self.ridge >= 0):
+        if isinstance(self.ridge, bool) or not (isinstance(self.ridge, (int, float)) and self.ridge >= 0):
             raise ValueError(f"ridge must be >= 0; got {self.ridge!r}")
+        if not math.isfinite(self.ridge):
+            raise ValueError(f"ridge must be finite; got {self.ridge!r}")
 
     def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
         f = require_host(phi_sa, "LSTDCritic")

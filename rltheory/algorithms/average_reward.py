@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite
+from .._validate import check_finite, check_real
 from ..backend import require_host
 from ..errors import InvalidModelError
 from ..mdp.average import average_policy_iteration, gain_bias
@@ -138,9 +138,9 @@ class StepSchedule:
     def __post_init__(self) -> None:
         for name in ("c", "t0"):
             v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            if isinstance(v, bool) or not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise ValueError(f"StepSchedule.{name} must be a finite number > 0; got {v!r}")
-        if not (isinstance(self.power, (int, float)) and 0 <= self.power <= 1):
+        if isinstance(self.power, bool) or not (isinstance(self.power, (int, float)) and 0 <= self.power <= 1):
             raise ValueError(f"StepSchedule.power must lie in [0, 1]; got {self.power!r}")
 
     def __call__(self, t: int) -> float:
@@ -159,11 +159,14 @@ def mixing_step_sizes(tau_mix: float, *, critic: float = 0.5, actor: float = 0.0
     Raises
     ------
     ValueError
-        ``tau_mix < 1``.
+        ``tau_mix < 1`` or not finite; ``critic`` or ``actor`` not a finite number ``> 0``.
     """
-    if not (isinstance(tau_mix, (int, float, np.integer)) and tau_mix >= 1):
+    if isinstance(tau_mix, bool) or not (isinstance(tau_mix, (int, float, np.integer)) and tau_mix >= 1):
         raise ValueError(f"tau_mix must be a number >= 1; got {tau_mix!r}")
-    return StepSchedule(critic / float(tau_mix)), StepSchedule(actor / float(tau_mix))
+    tau_mix = check_real(tau_mix, "tau_mix")
+    critic = check_real(critic, "critic", low=0.0, low_open=True)
+    actor = check_real(actor, "actor", low=0.0, low_open=True)
+    return StepSchedule(critic / tau_mix), StepSchedule(actor / tau_mix)
 
 
 def _host_softmax(theta: Any) -> np.ndarray:
@@ -277,6 +280,8 @@ def differential_td(
     Phi = _features(features, S)
     g, h = _gain_bias(mdp, pol)
     cP, cpi = _cdf(P), _cdf(pol)
+    if s0 is not None and (isinstance(s0, bool) or not isinstance(s0, (int, np.integer)) or not 0 <= s0 < S):
+        raise ValueError(f"s0 must be a state index in [0, {S}); got {s0!r}")
     s = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random()) if s0 is None else int(s0)
     w = np.zeros(Phi.shape[1])
     eta = 0.0
@@ -329,7 +334,7 @@ class ActorCriticResult:
 
 def _optimal_gain(mdp: FiniteMDP, g_star: float | None) -> float:
     if g_star is not None:
-        return float(g_star)
+        return check_real(g_star, "optimal_gain")
     if mdp.gamma is not None:
         mdp = mdp.replace(gamma=None)
     return float(np.asarray(average_policy_iteration(mdp).gain))
@@ -517,7 +522,24 @@ def mac_sample_terms(
 
     ``δ = r − η + φ(s')ᵀω − φ(s)ᵀω``; the actor term is an ``(S, A)`` array that is
     zero outside row ``s``, where it equals ``δ (e_a − π(·|s))``.
+
+    Raises
+    ------
+    ValueError
+        ``s``, ``s2`` not state indices in ``[0, S)`` (``S = Phi.shape[0]``), ``a`` not an
+        action index in ``[0, A)`` (``A = pi_s.shape[-1]``), ``r`` or ``eta`` not finite numbers.
     """
+    Phi, pi_s = np.asarray(Phi), np.asarray(pi_s)
+    for name, v, n in (("s", s, Phi.shape[0]), ("a", a, pi_s.shape[-1]), ("s2", s2, Phi.shape[0])):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
+            raise ValueError(f"{name} must be an index in [0, {n}); got {v!r}")
+    return _mac_terms(Phi, pi_s, s, a, check_real(r, "r"), s2, omega, check_real(eta, "eta"))
+
+
+def _mac_terms(
+    Phi: np.ndarray, pi_s: np.ndarray, s: int, a: int, r: float, s2: int, omega: np.ndarray, eta: float
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """:func:`mac_sample_terms` without the argument checks (the sampling loop's inner kernel)."""
     delta = r - eta + Phi[s2] @ omega - Phi[s] @ omega
     g = np.zeros((Phi.shape[0], pi_s.shape[-1]))
     g[s] = -delta * pi_s
@@ -533,6 +555,7 @@ def mac_expected_terms(mdp: FiniteMDP, theta: Any, omega: Any, eta: float, featu
     ``ḡ(s) = E[δ ∇ log π(a|s)]`` — the inputs of :func:`mlmc_expectation`.
     """
     P, R = _avg_model(mdp, "mac_expected_terms")
+    eta = check_real(eta, "eta")
     S, A = R.shape
     Phi = _features(features, S)
     pi = _host_softmax(theta)
@@ -606,8 +629,10 @@ def multilevel_actor_critic(
     T = _count(iterations, "iterations")
     Tm = _count(T_max, "T_max")
     every = _count(record_every, "record_every")
-    if not (isinstance(actor_scale, (int, float)) and actor_scale > 0):
+    if isinstance(actor_scale, bool) or not (isinstance(actor_scale, (int, float)) and actor_scale > 0):
         raise ValueError(f"actor_scale must be > 0; got {actor_scale!r}")
+    check_real(actor_scale, "actor_scale")  # finite
+    omega_radius = check_real(omega_radius, "omega_radius", low=0.0, allow_none=True)
     cap = None if max_samples is None else _count(max_samples, "max_samples")
     st = _ac_setup(mdp, "multilevel_actor_critic", rng, features, theta0, optimal_gain)
     R, Phi, theta, omega, g_star, cP, s, gen, eta = st.R, st.Phi, st.theta, st.omega, st.g_star, st.cP, st.s, st.gen, 0.0
@@ -629,7 +654,7 @@ def multilevel_actor_critic(
         for k in range(N):
             a = _draw(cpi[s], gen.random())
             s2 = _draw(cP[s, a], gen.random())
-            fs[k], hs[k], gs[k] = mac_sample_terms(Phi, pi[s], s, a, R[s, a], s2, omega, eta)
+            fs[k], hs[k], gs[k] = _mac_terms(Phi, pi[s], s, a, R[s, a], s2, omega, eta)
             s = s2
         n += N
         f_t, h_t, g_t = mlmc_combine(fs, J, Tm), mlmc_combine(hs, J, Tm), mlmc_combine(gs, J, Tm)
@@ -682,8 +707,11 @@ class SmoothActionMDP:
             )
         for name, arr, axes in (("L", L, ("s", "s'")), ("K", K, ("s", "s'")), ("r0", r0, ("s",)), ("r1", r1, ("s",))):
             check_finite(arr, f"SmoothActionMDP.{name}", axes)
-        if not (math.isfinite(self.c) and self.c >= 0):
-            raise InvalidModelError(f"SmoothActionMDP.c must be >= 0; got {self.c!r}")
+        c = self.c
+        if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) or not c >= 0:
+            raise InvalidModelError(f"SmoothActionMDP.c must be >= 0; got {c!r}")
+        if not math.isfinite(c):
+            raise InvalidModelError(f"SmoothActionMDP.c must be finite; got {c!r}")
         for name, arr in (("L", L), ("K", K), ("r0", r0), ("r1", r1)):
             object.__setattr__(self, name, arr)
 
@@ -776,7 +804,7 @@ def off_policy_dpg(
         raise TypeError(f"off_policy_dpg needs a SmoothActionMDP; got {type(model).__name__}")
     T = _count(steps, "steps")
     every = _count(record_every, "record_every")
-    if not (isinstance(noise, (int, float)) and noise >= 0 and math.isfinite(noise)):
+    if isinstance(noise, bool) or not (isinstance(noise, (int, float)) and noise >= 0 and math.isfinite(noise)):
         raise ValueError(f"noise must be a finite number >= 0; got {noise!r}")
     gen = _rng(rng)
     S = model.S

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
 from ..mdp.bellman import evaluate_policy, occupancy_measure
@@ -85,6 +86,13 @@ def _cmdp(cmdp: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     b = require_host(cmdp.b, what).astype(float)
     mu = np.asarray(to_numpy(cmdp.mdp.initial_distribution()), dtype=float)
     return P, R, C, b, mu, float(cmdp.gamma)
+
+
+def _check_delta(delta: Any) -> float:
+    """The dual regularisation ``δ`` must be a finite number ``≥ 0``."""
+    if isinstance(delta, bool) or not (isinstance(delta, (int, float)) and delta >= 0 and math.isfinite(delta)):
+        raise ValueError(f"delta must be a finite number >= 0; got {delta!r}")
+    return float(delta)
 
 
 def _positive(x: Any, name: str) -> float:
@@ -227,7 +235,7 @@ def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: f
 
 def _reference(cmdp: ConstrainedMDP, reference: float | None) -> float:
     if reference is not None:
-        return float(reference)
+        return check_real(reference, "reference")
     return float(solve_cmdp(cmdp).value)
 
 
@@ -442,8 +450,7 @@ def _pd_settings(
     """Validated ``(T, η_θ, η_μ, Λ, δ, K, generator)`` of a primal-dual driver (``K = 0``, no generator: exact)."""
     T = _count(iterations, "iterations")
     et, em, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_mu, "eta_mu"), _positive(Lambda, "Lambda")
-    if not (isinstance(delta, (int, float)) and delta >= 0 and math.isfinite(delta)):
-        raise ValueError(f"delta must be a finite number >= 0; got {delta!r}")
+    _check_delta(delta)
     if samples is None:
         return T, et, em, Lam, float(delta), 0, None
     K = _count(samples, samples_name)
@@ -546,6 +553,8 @@ def general_utility_primal_dual(
     mu0 = np.asarray(to_numpy(mdp.initial_distribution()), dtype=float)
     if reference is None:
         reference = float(solve_general_utility(mdp, objective, list(zip(Gs, b, strict=True))).value)
+    else:
+        reference = check_real(reference, "reference")
     theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
     if theta.shape != (S, A):
         raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
@@ -612,6 +621,7 @@ def lagrangian_policy_gradient(
     P, R, C, b, mu, g = _cmdp(cmdp, "lagrangian_policy_gradient")
     T = _count(iterations, "iterations")
     et, el, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_lambda, "eta_lambda"), _positive(Lambda, "Lambda")
+    delta = _check_delta(delta)
     S, A = R.shape
     Vstar = _reference(cmdp, reference)
     theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)

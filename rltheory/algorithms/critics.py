@@ -41,6 +41,7 @@ Sutton, R., Barto, A. (2018). *Reinforcement Learning*, 2nd ed. §9.5 (tile codi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -125,6 +126,8 @@ def _steps(step_size: float | Callable[[int], float]) -> Callable[[int], float]:
         return step_size
     if isinstance(step_size, bool) or not isinstance(step_size, (int, float)) or not step_size > 0:
         raise ValueError(f"step_size must be > 0 or a callable t -> alpha_t; got {step_size!r}")
+    if not math.isfinite(step_size):
+        raise ValueError(f"step_size must be finite; got {step_size!r}")
     a = float(step_size)
     return lambda t: a
 
@@ -275,8 +278,10 @@ def lstd_estimate(
         raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0.0 <= lam <= 1.0:
         raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
-    if not (isinstance(ridge, (int, float)) and ridge >= 0):
+    if isinstance(ridge, bool) or not (isinstance(ridge, (int, float)) and ridge >= 0):
         raise ValueError(f"ridge must be >= 0; got {ridge!r}")
+    if not math.isfinite(ridge):
+        raise ValueError(f"ridge must be finite; got {ridge!r}")
     n = f0.shape[0]
     if lam == 0.0:
         Z = f0

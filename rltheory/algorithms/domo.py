@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_tolerance
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import greedy, q_values
 from ..mdp.model import FiniteMDP
@@ -139,8 +140,9 @@ def domo_vi(
     iterations = _int(iterations, "iterations", 0)
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
         raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
-    if not (isinstance(tol, (int, float)) and tol > 0):
+    if isinstance(tol, bool) or not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"tol must be > 0; got {tol!r}")
+    check_tolerance(tol)  # finite
     mu = _behaviour(mdp, behavior)
     Qs = _q_star(mdp, Q_star)
     shape = mdp.batch_shape + (mdp.S, mdp.A)

@@ -81,8 +81,10 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
     c = np.asarray(centers, dtype=float)
     if x.ndim != 2 or c.ndim != 2 or x.shape[1] != c.shape[1]:
         raise ValueError(f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}")
-    if not (isinstance(width, (int, float)) and width > 0):
+    if isinstance(width, bool) or not (isinstance(width, (int, float)) and width > 0):
         raise ValueError(f"width must be > 0; got {width!r}")
+    if not math.isfinite(width):
+        raise ValueError(f"width must be finite; got {width!r}")
     sq = ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
     phi = np.exp(-sq / (2.0 * width**2))
     return np.concatenate([phi, np.ones((x.shape[0], 1))], axis=1) if bias else phi

@@ -32,7 +32,7 @@ from ..mdp.offline_data import EpisodeDataset, sample_episodes
 from ..mdp.sample import _rng
 from ..trace import Trace, TraceRecorder
 from ._offline_common import _check_data, _features, _Step, _steps
-from ._policy_opt import multiplicative_update
+from ._policy_opt import check_tol, multiplicative_update
 
 __all__ = ["HybridResult", "hybrid_npg", "hybrid_actor_critic"]
 
@@ -263,6 +263,9 @@ def hybrid_npg(
     phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge)
     if isinstance(offline_weight, bool) or not isinstance(offline_weight, (int, float)) or not offline_weight >= 0:
         raise ValueError(f"offline_weight must be a number >= 0; got {offline_weight!r}")
+    if not math.isfinite(offline_weight):
+        raise ValueError(f"offline_weight must be finite; got {offline_weight!r}")
+    tol = check_tol(tol)
     return _hybrid_loop(fh, phi, offline, iterations=iterations, n_online=n_online, eta=float(eta), ridge=float(ridge),
                         restart=restart, rng=rng, tol=tol, critic="policy", offline_weight=float(offline_weight),
                         what="hybrid_npg")
@@ -296,6 +299,7 @@ def hybrid_actor_critic(
     True
     """
     phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge)
+    tol = check_tol(tol)
     return _hybrid_loop(fh, phi, offline, iterations=iterations, n_online=n_online, eta=float(eta), ridge=float(ridge),
                         restart=restart, rng=rng, tol=tol, critic="optimal", offline_weight=1.0,
                         what="hybrid_actor_critic")

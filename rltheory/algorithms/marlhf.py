@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning
 from ..mdp.model import FiniteHorizonMDP
@@ -131,6 +132,7 @@ def bradley_terry_mle(
         raise ValueError(f"ridge must be a finite number > 0; got {ridge!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    tol = check_real(tol, "tol", low=0.0)
     X = trajectory_features(prefs.first) - trajectory_features(prefs.second)
     Y = prefs.labels.astype(np.float64)
     n, D = Y.shape[1], X.shape[1]
@@ -231,6 +233,8 @@ def marlhf_equilibrium(
         raise TypeError(f"marlhf_equilibrium needs a PreferenceDataset; got {type(prefs).__name__}")
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0:
         raise ValueError(f"beta must be a number >= 0; got {beta!r}")
+    if not math.isfinite(beta):
+        raise ValueError(f"beta must be finite; got {beta!r}")
     d0 = prefs.first
     Pf = np.asarray(P, dtype=np.float64)
     shape = d0.action_shape

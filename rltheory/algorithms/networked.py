@@ -57,7 +57,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .._validate import check_finite, check_probability
+from .._validate import check_finite, check_probability, check_real
 from ..backend import array_namespace, as_float
 from ..errors import InvalidModelError
 from ..mdp.model import FiniteMDP
@@ -81,6 +81,13 @@ __all__ = [
 ]
 
 
+def _check_radius(value: Any, name: str) -> int:
+    """A hop count (``radius``, ``kappa``) must be a non-negative integer (not bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer; got {value!r}")
+    return int(value)
+
+
 def neighborhoods(graph: nx.Graph, radius: int) -> list[tuple[int, ...]]:
     """``N_i^κ = {j : dist(i, j) ≤ κ}`` for every node ``i = 0..n−1`` (sorted tuples).
 
@@ -89,8 +96,7 @@ def neighborhoods(graph: nx.Graph, radius: int) -> list[tuple[int, ...]]:
     ValueError
         ``radius`` negative or not an integer.
     """
-    if isinstance(radius, bool) or not isinstance(radius, (int, np.integer)) or radius < 0:
-        raise ValueError(f"radius must be a non-negative integer; got {radius!r}")
+    radius = _check_radius(radius, "radius")
     n = graph.number_of_nodes()
     out = []
     for i in range(n):
@@ -243,6 +249,8 @@ def sis_network(
     A healthy agent with ``k`` infected neighbours is infected with probability
     ``1 − (1 − infect)^k``; an infected agent recovers with probability
     ``recover + treat·a_i`` (capped at 1). Reward ``r_i(s_i, a_i) = −s_i − treat_cost·a_i``.
+    ``infect``, ``recover`` and ``treat`` are probabilities in ``[0, 1]``; ``treat_cost`` is a
+    finite number (``ValueError`` otherwise).
 
     Examples
     --------
@@ -251,6 +259,9 @@ def sis_network(
     >>> net.n, net.S_local, net.A_local, net.diameter
     (3, 2, 2, 2)
     """
+    infect, recover, treat = (check_real(v, name, low=0.0, high=1.0)
+                              for v, name in ((infect, "infect"), (recover, "recover"), (treat, "treat")))
+    treat_cost = check_real(treat_cost, "treat_cost")
     n = graph.number_of_nodes()
     nbrs = neighborhoods(graph, 1)
     Ps = []
@@ -539,8 +550,8 @@ def truncated_policy_gradient(
     ValueError
         ``kappa`` negative or not an integer; unknown ``weights``; wrong ``thetas`` shapes.
     """
+    kappa = _check_radius(kappa, "kappa")
     thetas = _check_thetas(net, thetas)
-    neighborhoods(net.graph, kappa)
     Qs = agent_q_functions(net, thetas, R_agents)
     d = networked_occupancy(net, thetas)
     return _truncated(net, Qs, d, local_softmax(thetas), kappa, weights)
@@ -563,9 +574,7 @@ def truncation_errors(
     """
     xp = net.xp
     thetas = _check_thetas(net, thetas)
-    ks = [int(k) for k in np.atleast_1d(np.asarray(kappas))]
-    for k in ks:
-        neighborhoods(net.graph, k)
+    ks = [_check_radius(k, f"kappas[{i}]") for i, k in enumerate(np.atleast_1d(np.asarray(kappas)).tolist())]
     Qs = agent_q_functions(net, thetas, R_agents)
     d = networked_occupancy(net, thetas)
     pis = local_softmax(thetas)
@@ -582,7 +591,7 @@ def truncation_error(
     net: NetworkedMDP, thetas: Any, kappa: int, R_agents: Any = None, *, weights: str = "uniform"
 ) -> float:
     r"""``‖ĝ^κ − ∇J‖²`` for one ``κ`` (see :func:`truncation_errors`)."""
-    return float(truncation_errors(net, thetas, [kappa], R_agents, weights=weights)[0])
+    return float(truncation_errors(net, thetas, [_check_radius(kappa, "kappa")], R_agents, weights=weights)[0])
 
 
 def correlation_decay(net: NetworkedMDP, thetas: Any) -> tuple[np.ndarray, np.ndarray]:

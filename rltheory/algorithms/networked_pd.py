@@ -82,6 +82,7 @@ from ..trace import Trace, TraceRecorder
 from .constrained import _pd_settings, fosp_residual
 from .networked import (
     NetworkedMDP,
+    _check_radius,
     _check_thetas,
     local_occupancies,
     local_softmax,
@@ -449,7 +450,7 @@ def networked_primal_dual(
     net = problem.net
     T, et, em, Lam, delta, K, gen = _pd_settings(iterations, eta_theta, eta_mu, Lambda, delta, samples, rng,
                                                  "networked_primal_dual", "samples")
-    neighborhoods(net.graph, kappa)
+    kappa = _check_radius(kappa, "kappa")
     thetas = ([np.zeros(s) for s in net.theta_shapes()] if thetas0 is None
               else [np.array(t, dtype=float) for t in _check_thetas(net, thetas0)])
     n, S, A = net.n, net.S_local, net.A_local

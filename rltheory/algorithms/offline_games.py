@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
+from .._validate import check_int
 from ..bounds.offline import hoeffding_radius
 from ..errors import InvalidModelError, SolverError
 from ..games.bimatrix import lemke_howson
@@ -427,9 +428,10 @@ def interval_gap_bound(
     data = _check_game_data(data, "interval_gap_bound")
     c = _concept(concept)
     dl = _prob(delta)
+    n_candidates = check_int(n_candidates, "n_candidates")
     shape = data.action_shape
     pol = _policy_array(policy, data.H, data.S, shape)
-    est = _estimator(data, dl, int(n_candidates), features, beta, ridge, split)
+    est = _estimator(data, dl, n_candidates, features, beta, ridge, split)
     _, lo_V, hi_V = _backward(data.H, data.S, shape, est.q_bounds, c, pol)
     gap = np.sum(np.maximum(0.0, hi_V[:, 0] - lo_V[:, 0]), axis=0)
     return GameOfflineResult(pol, lo_V, hi_V, gap, c, dl, est.counts)

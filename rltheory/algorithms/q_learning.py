@@ -130,7 +130,7 @@ def polynomial_step(omega: float) -> StepSize:
     >>> float(polynomial_step(1.0)(1))
     0.5
     """
-    if not (isinstance(omega, (int, float)) and 0.5 < omega <= 1.0):
+    if isinstance(omega, bool) or not (isinstance(omega, (int, float)) and 0.5 < omega <= 1.0):
         raise ValueError(f"omega must lie in (1/2, 1]; got {omega!r}")
     w = float(omega)
     return lambda n: 1.0 / (np.asarray(n, dtype=float) + 1.0) ** w

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._numerics import contraction_steps
+from .._validate import check_tolerance
 from ..backend import as_float
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import as_stochastic_policy, evaluate_policy, q_values
@@ -248,8 +249,9 @@ def soft_value_iteration(
     """
     tau = check_positive(tau, "tau")
     g = discount(mdp, "soft_value_iteration")
-    if not (isinstance(tol, (int, float)) and tol > 0):
+    if isinstance(tol, bool) or not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"tol must be > 0; got {tol!r}")
+    check_tolerance(tol)  # finite
     if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1):
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
     xp = mdp.xp

@@ -16,6 +16,7 @@ function approximation. IEEE TAC 42(5). Lemmas 4–6, Theorem 1.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,8 +182,10 @@ def expected_td(
     >>> bool(tr["error"][-1] < 1e-10)
     True
     """
-    if not (isinstance(step_size, (int, float)) and step_size > 0):
+    if isinstance(step_size, bool) or not (isinstance(step_size, (int, float)) and step_size > 0):
         raise ValueError(f"step_size must be > 0; got {step_size!r}")
+    if not math.isfinite(step_size):
+        raise ValueError(f"step_size must be finite; got {step_size!r}")
     iterations = _int(iterations, "iterations", 0)
     fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
     xp = mdp.xp

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_positive_int, check_real
 from ..backend import require_host
 from ..errors import InvalidModelError, SolverError
 from .matrix import as_matrix_games
@@ -205,6 +206,7 @@ def is_degenerate(A: Any, B: Any, *, tol: float = LABEL_TOL) -> bool:
     False
     """
     A, B = _payoffs(A, B)
+    tol = check_real(tol, "tol", low=0.0)
     return _enumerate(A, B, tol)[1] is not None
 
 
@@ -268,6 +270,7 @@ def nash_equilibria(
     if B is None:
         B = -np.asarray(require_host(A, "nash_equilibria"), dtype=np.float64)
     A, B = _payoffs(A, B)
+    tol = check_real(tol, "tol", low=0.0)
     eqs, degenerate = _enumerate(A, B, tol)
     if degenerate is not None:
         msg = (
@@ -356,6 +359,7 @@ def lemke_howson(
         raise ValueError(
             f"initial_label must be an integer in [0, m + n) = [0, {m + n}); got {initial_label!r}"
         )
+    max_pivots = check_positive_int(max_pivots, "max_pivots")
     Ap, Bp = _positive(A), _positive(B)
     # Tableau P (player 1): rows = n constraints  Bpᵀ x + s = 1; columns by label: x_i (i < m), s_j (m + j).
     TP = np.concatenate([Bp.T, np.eye(n), np.ones((n, 1))], axis=1)

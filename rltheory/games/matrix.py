@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_ndim
+from .._validate import check_finite, check_int, check_ndim, check_real
 from ..backend import array_namespace, as_float, is_host, one_hot, require_host, to_numpy
 from ..errors import InvalidModelError, SolverError
 
@@ -281,6 +281,9 @@ def solve_zero_sum(
     """
     xp = array_namespace(A)
     A = as_matrix_games(A, "A", xp)
+    tol = check_real(tol, "tol", low=0.0)
+    if max_iter is not None:
+        max_iter = check_int(max_iter, "max_iter", minimum=0)
     batch, (m, n) = tuple(A.shape[:-2]), tuple(A.shape[-2:])
     N = int(np.prod(batch)) if batch else 1
     Af = xp.reshape(A, (N, m, n))

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._numerics import contraction_steps
+from .._validate import check_tolerance
 from ..backend import as_float
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import evaluate_policy
@@ -179,8 +180,9 @@ def shapley_value_iteration(
     (10.0, True)
     """
     game = _check_game(game, "shapley_value_iteration")
-    if not (isinstance(tol, (int, float)) and tol > 0):
+    if isinstance(tol, bool) or not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"tol must be a positive number; got {tol!r}")
+    check_tolerance(tol)  # finite
     if max_iter is not None and (
         isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1
     ):

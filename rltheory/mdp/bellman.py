@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_policy_array, check_action_indices
+from .._validate import as_policy_array, check_action_indices, check_real
 from ..backend import array_namespace, as_float
 from .model import FiniteMDP
 
@@ -81,7 +81,8 @@ def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
     r"""``Q_V(s, a) = r(s, a) + γ Σ_s' P(s'|s, a) V(s')`` for ``V[..., S]``.
 
     For an average-reward model (``gamma=None``) the undiscounted backup (γ = 1)
-    is used unless ``gamma`` is given.
+    is used unless ``gamma`` is given; a given ``gamma`` must be a finite number in
+    ``[0, 1]`` (``ValueError`` otherwise).
 
     Examples
     --------
@@ -91,7 +92,10 @@ def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
     >>> q_values(mdp, np.array([4.0]))
     array([[3., 4.]])
     """
-    g = (mdp.gamma if mdp.gamma is not None else 1.0) if gamma is None else float(gamma)
+    if gamma is None:
+        g = mdp.gamma if mdp.gamma is not None else 1.0
+    else:
+        g = check_real(gamma, "gamma", low=0.0, high=1.0)
     return mdp.R + g * expected_next(mdp, V)
 
 
@@ -139,6 +143,7 @@ def greedy(Q: Any, *, atol: float = 0.0) -> Any:
     maximum (``atol=0``: exact ties only). Returns an integer array ``[..., S]``.
     """
     xp = array_namespace(Q)
+    atol = check_real(atol, "atol")
     if atol < 0:
         raise ValueError(f"atol must be >= 0; got {atol}")
     if atol == 0.0:

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import contraction_steps
-from .._validate import check_positive_int, check_tolerance
+from .._validate import check_positive_int, check_real, check_tolerance
 from ..backend import as_float, require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
 from ..trace import Trace, TraceRecorder
@@ -309,7 +309,7 @@ def policy_iteration(
     pi0 : int array (..., S), optional
         Initial policy (default: greedy with respect to ``r``).
     tie_tol : float, optional
-        Tie tolerance (default ``32·eps·(1 + max|r|/(1−γ))/(1−γ)``, the round-off scale of an
+        Tie tolerance, a finite number ``≥ 0`` (default ``32·eps·(1 + max|r|/(1−γ))/(1−γ)``, the round-off scale of an
         exact evaluation; the certificate ``bound`` accounts for it).
 
     Returns
@@ -330,6 +330,7 @@ def policy_iteration(
     """
     g = _require_discounted(mdp, "policy_iteration")
     check_positive_int(max_iter, "max_iter", allow_none=True)
+    tie_tol = check_real(tie_tol, "tie_tol", low=0.0, allow_none=True)
     xp = mdp.xp
     S, A = mdp.S, mdp.A
     if tie_tol is None:

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int
 from ..backend import to_numpy
 from ..errors import InvalidModelError, SolverError
 from ._occupancy_lp import occupancy_constraints
@@ -145,6 +146,7 @@ def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyF
 
     if kind not in ("state_action", "state"):
         raise ValueError(f"kind must be 'state_action' or 'state'; got {kind!r}")
+    S, A = check_int(S, "S"), check_int(A, "A")
     if kind == "state_action":
         def value(d: np.ndarray) -> float:
             p = d[d > 0]

@@ -22,13 +22,14 @@ draw a value function as a heatmap (:meth:`GridWorld.to_grid`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._validate import check_int
+from .._validate import check_int, check_real
 from ..backend import to_numpy
 from .model import FiniteMDP
 
@@ -258,6 +259,8 @@ def random_mdp(
     A = check_int(A, "A")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not alpha > 0:
         raise ValueError(f"alpha must be a positive number; got {alpha!r}")
+    if not math.isfinite(alpha):
+        raise ValueError(f"alpha must be finite; got {alpha!r}")
     gen = _generator(rng)
     lead = _batch_shape(batch_shape) + (S, A)
     P = gen.dirichlet(np.full(S, float(alpha)), size=lead)
@@ -504,10 +507,17 @@ def gridworld(
     walls_t = _cells_arg(walls, "walls", rows, cols)
     goals_t = _cells_arg([(rows - 1, cols - 1)] if goals is None else goals, "goals", rows, cols)
     start_t = None if start is None else _cells_arg([start], "start", rows, cols)[0]
+    scalars = (("step_reward", step_reward),) + ((("rewards", rewards),) if np.ndim(rewards) == 0 else ())
+    for field, v in scalars:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ValueError(f"{field} must be a finite number; got {v!r}")
     if np.ndim(rewards) == 0:
         goal_rewards = np.full(len(goals_t), float(rewards))
     else:
-        goal_rewards = np.asarray(rewards, dtype=float)
+        try:
+            goal_rewards = np.asarray(rewards, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"rewards must be a number or a sequence of numbers; got {rewards!r}") from None
         if goal_rewards.shape != (len(goals_t),):
             raise ValueError(
                 f"rewards must be a scalar or one value per goal ({len(goals_t)}); got shape {goal_rewards.shape}"
@@ -628,6 +638,7 @@ def chain(
     """
     n = check_int(n, "n", 2)
     slip = _probability(slip, "slip")
+    small, large = check_real(small, "small"), check_real(large, "large")
     P = np.zeros((n, 2, n))
     R = np.zeros((n, 2))
     for s in range(n):
@@ -687,6 +698,7 @@ def riverswim(
     (3000.0, 5.0)
     """
     n = check_int(n, "n", 3)
+    small, large = check_real(small, "small"), check_real(large, "large")
     P = np.zeros((n, 2, n))
     R = np.zeros((n, 2))
     for s in range(n):

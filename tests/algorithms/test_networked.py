@@ -181,7 +181,7 @@ def test_validation_messages():
     th = _thetas(good, 0)
     with pytest.raises(ValueError, match=r"thetas\[1\] must have shape"):
         joint_policy(good, [th[0], np.zeros((3, 2)), th[2]])
-    with pytest.raises(ValueError, match="radius must be a non-negative integer"):
+    with pytest.raises(ValueError, match="kappa must be a non-negative integer; got -1"):
         truncated_policy_gradient(good, th, -1)
     with pytest.raises(ValueError, match="weights must be"):
         truncated_policy_gradient(good, th, 1, weights="bogus")

@@ -215,7 +215,7 @@ def test_validation():
         networked_primal_dual(pb, delta=-1.0, **kw)
     with pytest.raises(ValueError, match="eta_mu must be"):
         networked_primal_dual(pb, **{**kw, "eta_mu": 0.0})
-    with pytest.raises(ValueError, match="radius must be a non-negative integer"):
+    with pytest.raises(ValueError, match="kappa must be a non-negative integer; got -1"):
         networked_primal_dual(pb, **{**kw, "kappa": -1})
     with pytest.raises(ValueError, match="mu must be a finite array"):
         lagrangian_gradient(pb, _thetas(pb, 0), np.zeros(2))
