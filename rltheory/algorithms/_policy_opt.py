@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability
+from .._validate import check_probability, check_real
 from ..backend import as_float, is_numpy
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import as_stochastic_policy
@@ -59,9 +59,7 @@ class PolicyOptimizationResult:
 
 def check_positive(x: Any, name: str) -> float:
     """``x`` must be a finite real number > 0."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x > 0 and math.isfinite(x)):
-        raise ValueError(f"{name} must be a finite number > 0; got {x!r}")
-    return float(x)
+    return check_real(x, name, low=0.0, low_open=True)
 
 
 def check_iterations(n: Any, name: str = "iterations") -> int:

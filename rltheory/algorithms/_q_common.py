@@ -8,7 +8,6 @@ learners (behaviour trajectories, reward noise, recording).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_int as _int
+from .._validate import check_real
 from ..backend import require_host
 from ..mdp.bellman import as_stochastic_policy
 from ..mdp.discounted import policy_iteration
@@ -55,9 +55,7 @@ def _q_star(mdp: FiniteMDP, Q_star: Any) -> np.ndarray:
 
 
 def _noise(x: Any) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
-        raise ValueError(f"reward_noise must be a finite number >= 0; got {x!r}")
-    return float(x)
+    return check_real(x, "reward_noise", low=0.0)
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,11 +12,11 @@ RL. NeurIPS 33, eq. (2), Thm 3.2.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..errors import InvalidModelError
 from ..mdp.offline_data import EmpiricalModel, EpisodeDataset, empirical_model
 from ._offline_common import OfflineResult, _check_data
@@ -25,9 +25,7 @@ __all__ = ["cql", "conservative_evaluation"]
 
 
 def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 0 or not math.isfinite(alpha):
-        raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
-    return float(alpha)
+    return check_real(alpha, "alpha", low=0.0)
 
 
 def _model(data_or_model: Any, what: str) -> EmpiricalModel:

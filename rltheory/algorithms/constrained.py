@@ -39,7 +39,6 @@ video recommendation. WWW. §3 (stage 1: auxiliary policies; stage 2: KL-regular
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -90,15 +89,11 @@ def _cmdp(cmdp: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
 
 def _check_delta(delta: Any) -> float:
     """The dual regularisation ``δ`` must be a finite number ``≥ 0``."""
-    if isinstance(delta, bool) or not (isinstance(delta, (int, float)) and delta >= 0 and math.isfinite(delta)):
-        raise ValueError(f"delta must be a finite number >= 0; got {delta!r}")
-    return float(delta)
+    return check_real(delta, "delta", low=0.0)
 
 
 def _positive(x: Any, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0; got {x!r}")
-    return float(x)
+    return check_real(x, name, low=0.0, low_open=True)
 
 
 def _values(mdp: FiniteMDP, rewards: np.ndarray, pi: np.ndarray, mu: np.ndarray) -> np.ndarray:

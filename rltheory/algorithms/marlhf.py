@@ -128,8 +128,7 @@ def bradley_terry_mle(
     """
     if not isinstance(prefs, PreferenceDataset):
         raise TypeError(f"bradley_terry_mle needs a PreferenceDataset; got {type(prefs).__name__}")
-    if isinstance(ridge, bool) or not isinstance(ridge, (int, float)) or not ridge > 0 or not math.isfinite(ridge):
-        raise ValueError(f"ridge must be a finite number > 0; got {ridge!r}")
+    ridge = check_real(ridge, "ridge", low=0.0, low_open=True)
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
     tol = check_real(tol, "tol", low=0.0)

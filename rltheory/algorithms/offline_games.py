@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from .._validate import check_int
+from .._validate import check_int, check_real
 from ..bounds.offline import hoeffding_radius
 from ..errors import InvalidModelError, SolverError
 from ..games.bimatrix import lemke_howson
@@ -396,10 +396,8 @@ def _estimator(data: EpisodeDataset, delta: float, n_candidates: int, features: 
         isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 or not math.isfinite(beta)
     ):  # a negative radius would swap the interval ends and void the certificate
         raise ValueError(f"beta must be a finite number >= 0 or 'self-normalized'; got {beta!r}")
-    if features is not None and (
-        isinstance(ridge, bool) or not isinstance(ridge, (int, float)) or not ridge >= 0 or not math.isfinite(ridge)
-    ):
-        raise ValueError(f"ridge must be a finite number >= 0; got {ridge!r}")
+    if features is not None:
+        check_real(ridge, "ridge", low=0.0)
     return _Estimator(data, delta_step=delta_step, features=features, beta=beta, ridge=ridge, split=split)
 
 

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_int
+from .._validate import check_int, check_real
 from ..backend import to_numpy
 from ..errors import InvalidModelError, SolverError
 from ._occupancy_lp import occupancy_constraints
@@ -259,8 +259,7 @@ def quadratic_utility(r: Any, beta: float, target: Any = None) -> OccupancyFunct
     import cvxpy as cp  # noqa: PLC0415
 
     r = _as_table(r, "r")
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (beta >= 0) or not np.isfinite(beta):
-        raise ValueError(f"beta must be a finite number >= 0; got {beta!r}")
+    check_real(beta, "beta", low=0.0)
     d0 = np.full(r.shape, 1.0 / r.size) if target is None else _as_table(target, "target", r.shape)
     rf, d0f, b = r.reshape(-1), d0.reshape(-1), float(beta)
     return OccupancyFunction(
