@@ -187,11 +187,65 @@ def as_policy_array(
     if xp.isdtype(pi.dtype, "integral"):
         check_action_indices(pi, S, n, field)
         return one_hot(pi, n, xp, dtype)
+    atol = _source_atol(pi, xp)
     pi = as_float(pi, xp, dtype)
     if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, n):
         raise ValueError(
             f"stochastic policy {field} must have shape (..., S, {action_axis}) = (..., {S}, {n}); "
             f"got {tuple(pi.shape)}"
         )
-    check_probability(pi, field, ("s", "a"), f"{field}[s, :]")
-    return pi
+    check_probability(pi, field, ("s", "a"), f"{field}[s, :]", atol=atol)
+    return _renormalised(pi, atol, xp)
+
+
+def _renormalised(x: Any, atol: float, xp: Any) -> Any:
+    """Rows of ``x`` divided by their sums when they came in at a coarser precision than
+    ``x`` now has (a float32 row summing to 1 + 3e-8 is valid, and stays valid downstream)."""
+    if atol > 16.0 * float(xp.finfo(x.dtype).eps) and atol > PROB_ATOL:
+        return x / xp.sum(x, axis=-1, keepdims=True)
+    return x
+
+
+def _source_atol(x: Any, xp: Any) -> float:
+    """The row-sum tolerance for ``x`` before any up-cast: a float32 row given to a float64
+    model was rounded in float32, so it is judged at float32's ``16·eps``."""
+    if xp.isdtype(x.dtype, "real floating"):
+        return max(PROB_ATOL, 16.0 * float(xp.finfo(x.dtype).eps))
+    return PROB_ATOL
+
+
+def as_real_array(
+    x: Any, field: str, tail: tuple[int, ...], names: tuple[str, ...], xp: Any, dtype: Any = None
+) -> Any:
+    """``x`` as a finite floating array of shape ``(..., *tail)`` in namespace ``xp``.
+
+    Lists are accepted like arrays. A wrong shape raises ``ValueError`` naming ``field``
+    and the expected trailing shape; a NaN or infinite entry raises ``InvalidModelError``
+    (a ``ValueError``) naming the first offending index and its value (``names`` name the
+    trailing axes).
+    """
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float64)
+    x = as_float(xp.asarray(x), xp, dtype)
+    k = len(tail)
+    if x.ndim < k or tuple(x.shape[x.ndim - k :]) != tuple(tail):
+        axes = ", ".join(["..."] + [n.upper() for n in names])
+        sizes = ", ".join(["..."] + [str(t) for t in tail])
+        raise ValueError(f"{field} must have shape ({axes}) = ({sizes}); got {tuple(x.shape)}")
+    check_finite(x, field, names)
+    return x
+
+
+def as_distribution(x: Any, field: str, n: int, xp: Any, dtype: Any = None, name: str = "s") -> Any:
+    """``x`` as a probability vector ``x[..., n]`` (non-negative, summing to 1) in ``xp``.
+
+    Shape and finiteness are checked by :func:`as_real_array`, then the simplex by
+    :func:`check_probability` at a tolerance set by the dtype ``x`` came in.
+    """
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float64)
+    x = xp.asarray(x)
+    atol = _source_atol(x, xp)
+    x = as_real_array(x, field, (n,), (name,), xp, dtype)
+    check_probability(x, field, (name,), f"{field}[:]", atol=atol)
+    return _renormalised(x, atol, xp)

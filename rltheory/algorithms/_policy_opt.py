@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability, check_real
-from ..backend import as_float, is_numpy
+from .._validate import as_distribution, as_real_array, check_real
+from ..backend import is_numpy
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import as_stochastic_policy
 from ..mdp.discounted import policy_iteration
@@ -97,14 +97,11 @@ def initial_distribution(mdp: FiniteMDP, rho: Any) -> Any:
     xp = mdp.xp
     if rho is None:
         return mdp.initial_distribution()
-    rho = as_float(rho, xp, mdp.dtype)
-    if rho.ndim < 1 or rho.shape[-1] != mdp.S:
-        raise ValueError(f"rho must have shape (..., S) = (..., {mdp.S}); got {tuple(rho.shape)}")
-    check_probability(rho, "rho", ("s",), "rho[:]")
+    rho = as_distribution(rho, "rho", mdp.S, xp, mdp.dtype)
     return xp.broadcast_to(rho, mdp.batch_shape + (mdp.S,))
 
 
-def initial_policy(mdp: FiniteMDP, pi0: Any, *, positive: bool = False) -> Any:
+def initial_policy(mdp: FiniteMDP, pi0: Any, *, positive: bool = False, field: str = "pi0") -> Any:
     """Uniform policy, or ``pi0`` validated and broadcast to ``batch_shape + (S, A)``.
 
     ``positive=True`` requires full support (methods that take ``log π``).
@@ -113,13 +110,13 @@ def initial_policy(mdp: FiniteMDP, pi0: Any, *, positive: bool = False) -> Any:
     shape = mdp.batch_shape + (mdp.S, mdp.A)
     if pi0 is None:
         return xp.full(shape, 1.0 / mdp.A, dtype=mdp.dtype, device=mdp.P.device)
-    pi = as_stochastic_policy(mdp, pi0)
+    pi = as_stochastic_policy(mdp, pi0, field=field)
     try:
         pi = xp.broadcast_to(pi, shape)
     except ValueError:
-        raise ValueError(f"pi0 must broadcast to {shape}; got {tuple(pi.shape)}") from None
+        raise ValueError(f"{field} must broadcast to {shape}; got {tuple(pi.shape)}") from None
     if positive and not bool(xp.all(pi > 0)):
-        raise ValueError("pi0 must have full support (every pi0[s, a] > 0): the update takes log pi")
+        raise ValueError(f"{field} must have full support (every {field}[s, a] > 0): the update takes log pi")
     return pi
 
 
@@ -127,7 +124,7 @@ def optimal_values(mdp: FiniteMDP, V_star: Any) -> Any:
     """``V*`` from :func:`rltheory.mdp.policy_iteration` (exact evaluation), or ``V_star`` checked."""
     if V_star is None:
         return policy_iteration(mdp).V
-    V_star = as_float(V_star, mdp.xp, mdp.dtype)
+    V_star = as_real_array(V_star, "V_star", (mdp.S,), ("s",), mdp.xp, mdp.dtype)
     if tuple(V_star.shape) != mdp.batch_shape + (mdp.S,):
         raise ValueError(f"V_star must have shape {mdp.batch_shape + (mdp.S,)}; got {tuple(V_star.shape)}")
     return V_star

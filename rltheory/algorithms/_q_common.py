@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import as_real_array, check_finite, check_real
 from .._validate import check_int as _int
-from .._validate import check_real
 from ..backend import require_host
 from ..mdp.bellman import as_stochastic_policy
 from ..mdp.discounted import policy_iteration
@@ -45,12 +45,22 @@ def _model(mdp: Any, what: str, single: bool = True) -> tuple[np.ndarray, np.nda
     return require_host(mdp.P, what), require_host(mdp.R, what), g
 
 
+def _q0(mdp: FiniteMDP, Q0: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A writable copy of the initial table ``Q0[..., S, A]`` (finite, located errors) broadcast to ``shape``."""
+    Q = as_real_array(require_host(Q0, "Q0"), "Q0", (mdp.S, mdp.A), ("s", "a"), np, np.float64)
+    try:
+        return np.broadcast_to(Q, shape).copy()
+    except ValueError:
+        raise ValueError(f"Q0 must broadcast to {shape}; got {Q.shape}") from None
+
+
 def _q_star(mdp: FiniteMDP, Q_star: Any) -> np.ndarray:
     if Q_star is None:
         return np.asarray(require_host(policy_iteration(mdp).Q, "Q_star"), dtype=float)
     Q_star = np.asarray(Q_star, dtype=float)
     if Q_star.shape != mdp.batch_shape + (mdp.S, mdp.A):
         raise ValueError(f"Q_star must have shape {mdp.batch_shape + (mdp.S, mdp.A)}; got {Q_star.shape}")
+    check_finite(Q_star, "Q_star", ("s", "a"))
     return Q_star
 
 
@@ -105,7 +115,7 @@ def _record_now(t: int, every: int, last: int) -> bool:
 def _behaviour(mdp: FiniteMDP, behavior: Any) -> np.ndarray:
     if behavior is None:
         return np.full((mdp.S, mdp.A), 1.0 / mdp.A)
-    b = np.asarray(require_host(as_stochastic_policy(mdp, behavior), "behavior"), float)
+    b = np.asarray(require_host(as_stochastic_policy(mdp, behavior, field="behavior"), "behavior"), float)
     if b.shape != (mdp.S, mdp.A):
         raise ValueError(f"behavior must be one policy of shape ({mdp.S}, {mdp.A}); got {b.shape}")
     return b

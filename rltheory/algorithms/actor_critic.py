@@ -46,7 +46,7 @@ import numpy as np
 
 from .._validate import check_probability
 from ..backend import array_namespace, as_float, require_host
-from ..mdp.bellman import evaluate_policy, expected_value, q_values, state_occupancy
+from ..mdp.bellman import _q_values, _state_occupancy, evaluate_policy, expected_value
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
 from ._policy_opt import (
@@ -260,7 +260,7 @@ def natural_actor_critic(
         psi = compatible_features(f, pi)
         w_star, approx = compatible_critic(mdp, pi, psi, rho=rho)
         w = w_star if isinstance(critic, ExactCritic) else critic.fit(mdp, pi, f, rho, gen, w)
-        dsa = state_occupancy(mdp, pi, rho)[:, None] * pi
+        dsa = _state_occupancy(mdp, pi, rho)[:, None] * pi
         cerr = xp.sqrt(xp.sum(dsa * (psi @ (w - w_star)) ** 2))
         V = evaluate_policy(mdp, pi)
         m = {"suboptimality": expected_value(V_star - V, rho), "critic_error": cerr, "approximation_error": approx}
@@ -367,8 +367,8 @@ def improper_policy_gradient(
         wts = softmax(theta, xp)
         pi = xp.sum(wts[:, None, None] * K, axis=0)
         V = evaluate_policy(mdp, pi)
-        Q = q_values(mdp, V)
-        d = state_occupancy(mdp, pi, rho)
+        Q = _q_values(mdp, V)
+        d = _state_occupancy(mdp, pi, rho)
         dpi = wts[:, None, None] * (K - pi[None, ...])  # ∂π(a|s)/∂θ_m, shape (M, S, A)
         grad = xp.sum(d[None, :, None] * dpi * Q[None, ...], axis=(-2, -1)) / (1.0 - g)
         value = expected_value(V, rho)

@@ -51,9 +51,9 @@ import numpy as np
 from .._validate import check_int as _int
 from ..backend import as_float, require_host
 from ..mdp.bellman import (
+    _q_values,
     as_stochastic_policy,
     evaluate_policy,
-    q_values,
     state_occupancy,
 )
 from ..mdp.model import FiniteMDP
@@ -373,7 +373,7 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     xp = mdp.xp
     p = as_stochastic_policy(mdp, pi)
     V = evaluate_policy(mdp, p)
-    adv = q_values(mdp, V) - V[..., None]
+    adv = _q_values(mdp, V) - V[..., None]
     dsa = state_occupancy(mdp, p, rho)[..., None] * p
     P_ = as_float(psi, xp, mdp.dtype)
     if tuple(P_.shape[-3:-1]) != (mdp.S, mdp.A):

@@ -22,10 +22,10 @@ import numpy as np
 
 from .._validate import check_tolerance
 from ..errors import ConvergenceWarning
-from ..mdp.bellman import greedy, q_values
+from ..mdp.bellman import _q_values, greedy
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
-from ._q_common import _behaviour, _int, _model, _q_star
+from ._q_common import _behaviour, _int, _model, _q0, _q_star
 
 __all__ = ["DoMoResult", "domo_vi"]
 
@@ -149,7 +149,7 @@ def domo_vi(
     if Q0 is None:
         Q = np.broadcast_to(R.min(axis=(-2, -1))[..., None, None] / (1.0 - g), shape).copy()
     else:
-        Q = np.broadcast_to(np.asarray(Q0, float), shape).copy()
+        Q = _q0(mdp, Q0, shape)
     err0 = np.abs(Qs - Q).max(axis=(-2, -1))
     rec = TraceRecorder()
     rec.record(0, error=err0, bound=err0)
@@ -159,7 +159,7 @@ def domo_vi(
     for k in range(1, iterations + 1):
         W = Q
         for _ in range(n_improve - 1):  # W = T^{n-1} Q_k
-            W = np.asarray(q_values(mdp, W.max(-1)))
+            W = np.asarray(_q_values(mdp, W.max(-1)))
         pi = np.asarray(greedy(W))
         new = W
         for _ in range(m_eval):

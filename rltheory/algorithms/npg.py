@@ -35,10 +35,10 @@ import numpy as np
 
 from ..backend import is_host, is_numpy, to_numpy
 from ..mdp.bellman import (
+    _q_values,
     as_stochastic_policy,
     evaluate_policy,
     expected_value,
-    q_values,
 )
 from ..mdp.model import FiniteMDP
 from ..trace import Trace
@@ -113,7 +113,7 @@ def npg_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
     xp = mdp.xp
     pi = as_stochastic_policy(mdp, pi)
     V = evaluate_policy(mdp, pi)
-    adv = q_values(mdp, V) - V[..., None]
+    adv = _q_values(mdp, V) - V[..., None]
     return multiplicative_update(pi, (eta / (1.0 - g)) * adv, xp)
 
 
@@ -164,7 +164,7 @@ def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
     tau = check_positive(tau, "tau")
     _check_entropy_step(eta, tau, g)
     xp = mdp.xp
-    pi = initial_policy(mdp, pi, positive=True)
+    pi = initial_policy(mdp, pi, positive=True, field="pi")
     _, Q = regularized_values(mdp, pi, tau=tau)
     return softmax((1.0 - eta * tau / (1.0 - g)) * xp.log(pi) + (eta / (1.0 - g)) * Q, xp)
 

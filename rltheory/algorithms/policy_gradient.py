@@ -44,12 +44,12 @@ import numpy as np
 from .._validate import _where
 from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.bellman import (
+    _q_values,
+    _state_occupancy,
     as_stochastic_policy,
     evaluate_policy,
     expected_value,
     greedy,
-    q_values,
-    state_occupancy,
 )
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
@@ -164,11 +164,11 @@ def softmax_gradient(mdp: FiniteMDP, theta: Any, *, rho: Any = None, tau: float 
     pi = softmax(theta, xp)
     if tau == 0.0:
         V = evaluate_policy(mdp, pi)
-        adv = q_values(mdp, V) - V[..., None]
+        adv = _q_values(mdp, V) - V[..., None]
     else:
         V, Q = regularized_values(mdp, pi, tau=tau)
         adv = Q - tau * log_softmax(theta, xp) - V[..., None]
-    d = state_occupancy(mdp, pi, rho)
+    d = _state_occupancy(mdp, pi, rho)
     return d[..., None] * pi * adv / (1.0 - g)
 
 
@@ -192,7 +192,7 @@ def projected_gradient_step(mdp: FiniteMDP, pi: Any, *, eta: float, rho: Any = N
     pi = as_stochastic_policy(mdp, pi)
     rho = initial_distribution(mdp, rho)
     V = evaluate_policy(mdp, pi)
-    grad = state_occupancy(mdp, pi, rho)[..., None] * q_values(mdp, V) / (1.0 - g)
+    grad = _state_occupancy(mdp, pi, rho)[..., None] * _q_values(mdp, V) / (1.0 - g)
     return project_simplex(pi + eta * grad, xp)
 
 
@@ -283,7 +283,7 @@ def softmax_policy_gradient(
         theta = xp.broadcast_to(_theta(mdp, theta0, "theta0"), shape)
     if tau == 0.0:
         V_star = optimal_values(mdp, V_star)
-        a_star = greedy(q_values(mdp, V_star))
+        a_star = greedy(_q_values(mdp, V_star))
         star_mask = xp.astype(a_star[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
     elif soft is None:
         soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
@@ -293,14 +293,14 @@ def softmax_policy_gradient(
         pi = softmax(theta, xp)
         if tau == 0.0:
             V = evaluate_policy(mdp, pi)
-            adv = q_values(mdp, V) - V[..., None]
+            adv = _q_values(mdp, V) - V[..., None]
             m = gap_metrics(xp, V_star, V, rho)
             m["optimal_action_prob"] = xp.min(xp.sum(pi * star_mask, axis=-1), axis=-1)
         else:
             V, Q = regularized_values(mdp, pi, tau=tau)
             adv = Q - tau * log_softmax(theta, xp) - V[..., None]
             m = {"suboptimality": expected_value(soft.V - V, rho)}
-        grad = state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)
+        grad = _state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)
         m["min_prob"] = xp.min(pi, axis=(-2, -1))
         m["grad_norm"] = xp.sqrt(xp.sum(grad * grad, axis=(-2, -1)))
         if loop.record(t, m["suboptimality"], **m):
@@ -363,7 +363,7 @@ def projected_policy_gradient(
         m = gap_metrics(xp, V_star, V, rho)
         if loop.record(t, m["suboptimality"], **m):
             break
-        grad = state_occupancy(mdp, pi, rho)[..., None] * q_values(mdp, V) / (1.0 - g)
+        grad = _state_occupancy(mdp, pi, rho)[..., None] * _q_values(mdp, V) / (1.0 - g)
         pi = project_simplex(pi + eta * grad, xp)
         t += 1
     return loop.result(pi)

@@ -44,11 +44,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..mdp.bellman import (
+    _q_values,
+    _state_occupancy,
     as_stochastic_policy,
     evaluate_policy,
     expected_value,
-    q_values,
-    state_occupancy,
 )
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
@@ -93,7 +93,7 @@ def pmd_kl_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
     discount(mdp, "pmd_kl_step")
     eta = check_positive(eta, "eta")
     pi = as_stochastic_policy(mdp, pi)
-    return multiplicative_update(pi, eta * q_values(mdp, evaluate_policy(mdp, pi)), mdp.xp)
+    return multiplicative_update(pi, eta * _q_values(mdp, evaluate_policy(mdp, pi)), mdp.xp)
 
 
 def pmd_euclidean_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
@@ -110,7 +110,7 @@ def pmd_euclidean_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
     discount(mdp, "pmd_euclidean_step")
     eta = check_positive(eta, "eta")
     pi = as_stochastic_policy(mdp, pi)
-    return project_simplex(pi + eta * q_values(mdp, evaluate_policy(mdp, pi)), mdp.xp)
+    return project_simplex(pi + eta * _q_values(mdp, evaluate_policy(mdp, pi)), mdp.xp)
 
 
 def mdpo_step(
@@ -167,11 +167,11 @@ def mdpo_step(
     inner_steps = check_iterations(inner_steps, "inner_steps")
     inner_lr = check_positive(inner_lr, "inner_lr")
     xp = mdp.xp
-    pi = initial_policy(mdp, pi, positive=True)
+    pi = initial_policy(mdp, pi, positive=True, field="pi")
     rho = initial_distribution(mdp, rho)
     V = evaluate_policy(mdp, pi)
-    adv = q_values(mdp, V) - V[..., None]
-    w = state_occupancy(mdp, pi, rho)[..., None]
+    adv = _q_values(mdp, V) - V[..., None]
+    w = _state_occupancy(mdp, pi, rho)[..., None]
     log_pi = xp.log(pi)
     theta = log_pi
     for _ in range(inner_steps):

@@ -52,6 +52,7 @@ from ._q_common import (
     _metrics,
     _model,
     _noise,
+    _q0,
     _q_star,
     _record_now,
     _rng,
@@ -200,7 +201,7 @@ def synchronous_q_learning(
     Qs = _q_star(mdp, Q_star)
     rho = np.broadcast_to(require_host(mdp.initial_distribution(), "rho"), Qs.shape[:-1])
     shape = mdp.batch_shape + (mdp.S, mdp.A)
-    Q = np.zeros(shape) if Q0 is None else np.broadcast_to(np.asarray(Q0, float), shape).copy()
+    Q = np.zeros(shape) if Q0 is None else _q0(mdp, Q0, shape)
     rec = TraceRecorder()
     rec.record(0, **_metrics(Q, Qs, rho))
     for t in range(iterations):
@@ -271,8 +272,7 @@ def q_learning(
     True
     """
     run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning")
-    Q = np.zeros((run.n_runs, run.S, run.A)) if Q0 is None else np.broadcast_to(
-        np.asarray(Q0, float), (run.n_runs, run.S, run.A)).copy()
+    Q = np.zeros((run.n_runs, run.S, run.A)) if Q0 is None else _q0(mdp, Q0, (run.n_runs, run.S, run.A))
     n = np.zeros((run.n_runs, run.S, run.A))
     run.record(0, Q)
     for t in range(run.steps):

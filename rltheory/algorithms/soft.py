@@ -37,7 +37,7 @@ from .._numerics import contraction_steps
 from .._validate import check_tolerance
 from ..backend import as_float
 from ..errors import ConvergenceWarning
-from ..mdp.bellman import as_stochastic_policy, evaluate_policy, q_values
+from ..mdp.bellman import _q_values, as_stochastic_policy, evaluate_policy
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
 from ._policy_opt import check_positive, discount
@@ -142,7 +142,7 @@ def regularized_values(mdp: FiniteMDP, pi: Any, *, tau: float) -> tuple[Any, Any
         )
     shifted = mdp.replace(R=xp.broadcast_to(mdp.R + bonus[..., None], shape))
     V = evaluate_policy(shifted, pi)
-    return V, q_values(mdp, V)
+    return V, _q_values(mdp, V)
 
 
 def soft_bellman_operator(mdp: FiniteMDP, Q: Any, *, tau: float) -> Any:
@@ -164,7 +164,7 @@ def soft_bellman_operator(mdp: FiniteMDP, Q: Any, *, tau: float) -> Any:
     Q = as_float(Q, xp, mdp.dtype)
     if tuple(Q.shape[-2:]) != (mdp.S, mdp.A):
         raise ValueError(f"Q must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(Q.shape)}")
-    return q_values(mdp, tau * _logsumexp(Q / tau, xp))
+    return _q_values(mdp, tau * _logsumexp(Q / tau, xp))
 
 
 @dataclass(frozen=True, eq=False)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_positive_int, check_real
+from .._validate import as_distribution, check_positive_int, check_real
 from ..backend import require_host
 from ..errors import InvalidModelError, SolverError
 from .matrix import as_matrix_games
@@ -95,7 +95,11 @@ def bimatrix_nash_conv(A: Any, B: Any, x: Any, y: Any) -> float:
     0.0
     """
     A, B = _payoffs(A, B)
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    x = as_distribution(x, "x", A.shape[0], np, np.float64, name="i")
+    y = as_distribution(y, "y", A.shape[1], np, np.float64, name="j")
+    for v, name in ((x, "x"), (y, "y")):
+        if v.ndim != 1:
+            raise ValueError(f"{name} must be one mixed strategy (a vector); got shape {v.shape}")
     Ay, xB = A @ y, x @ B
     return float(Ay.max() - x @ Ay + xB.max() - xB @ y)
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_int, check_ndim, check_real
+from .._validate import as_distribution, check_finite, check_int, check_ndim, check_real
 from ..backend import array_namespace, as_float, is_host, one_hot, require_host, to_numpy
 from ..errors import InvalidModelError, SolverError
 
@@ -97,6 +97,9 @@ def duality_gap(A: Any, x: Any, y: Any) -> Any:
     2.0
     """
     xp = array_namespace(A, x, y)
+    A = as_matrix_games(A, "A", xp)
+    x = as_distribution(x, "x", A.shape[-2], xp, A.dtype, name="i")
+    y = as_distribution(y, "y", A.shape[-1], xp, A.dtype, name="j")
     Ay = (A @ y[..., None])[..., 0]
     xA = (x[..., None, :] @ A)[..., 0, :]
     return xp.max(Ay, axis=-1) - xp.min(xA, axis=-1)

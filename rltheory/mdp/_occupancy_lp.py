@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import as_distribution
 from ..backend import require_host, to_numpy
 from .model import FiniteMDP
 
@@ -57,7 +58,17 @@ def state_weights(mdp: FiniteMDP, weights: Any) -> np.ndarray:
     if weights is None:
         W = to_numpy(mdp.initial_distribution()).reshape((-1, S))
         return np.where(np.any(W <= 0, axis=-1, keepdims=True), 1.0 / S, W)
-    W = np.broadcast_to(np.asarray(weights, dtype=float), mdp.batch_shape + (S,)).reshape((-1, S))
-    if np.any(~np.isfinite(W)) or np.any(W <= 0) or np.any(np.abs(W.sum(-1) - 1) > 1e-8):
-        raise ValueError("weights must be a strictly positive distribution over states")
-    return W
+    try:
+        W = as_distribution(weights if isinstance(weights, (list, tuple)) else to_numpy(weights), "weights", S, np)
+    except ValueError as e:
+        raise type(e)(f"weights must be a strictly positive distribution over states; {e}") from None
+    if np.any(W <= 0):
+        idx = tuple(int(i) for i in np.argwhere(W <= 0)[0])
+        raise ValueError(f"weights must be a strictly positive distribution over states; weights{idx} = {W[idx]}")
+    try:
+        W = np.broadcast_to(W, mdp.batch_shape + (S,))
+    except ValueError:
+        raise ValueError(
+            f"weights must have shape (S,) or batch + (S,) = {mdp.batch_shape + (S,)}; got {W.shape}"
+        ) from None
+    return W.reshape((-1, S))

@@ -41,12 +41,18 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._validate import check_positive_int, check_tolerance
-from ..backend import as_float, require_host, to_numpy
+from .._validate import as_real_array, check_positive_int, check_tolerance
+from ..backend import require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
 from ..trace import Trace, TraceRecorder
 from ._occupancy_lp import flow_matrix, state_weights
-from .bellman import as_stochastic_policy, greedy, policy_reward, policy_transition_matrix, q_values
+from .bellman import (
+    _q_values,
+    as_stochastic_policy,
+    greedy,
+    policy_reward,
+    policy_transition_matrix,
+)
 from .mixing import _eye, _first_violation, _limiting_single, _structures, _unichain_stationary
 from .model import FiniteMDP
 from .structure import require_weakly_communicating
@@ -223,7 +229,7 @@ def aperiodicity_transform(mdp: FiniteMDP, tau: float) -> FiniteMDP:
 
 def _odoni(xp: Any, mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any]:
     """``Q = r + P v``, ``Δ = max_a Q − v`` and its bounds ``min Δ ≤ g* ≤ max Δ``."""
-    Q = q_values(mdp, v, gamma=1.0)
+    Q = _q_values(mdp, v, 1.0)
     D = xp.max(Q, axis=-1) - v
     return Q, xp.min(D, axis=-1), xp.max(D, axis=-1)
 
@@ -302,7 +308,7 @@ def relative_value_iteration(
     xp = mdp.xp
     shape = mdp.batch_shape + (mdp.S,)
     v = xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device) if v0 is None else xp.broadcast_to(
-        as_float(v0, xp, mdp.dtype), shape
+        as_real_array(v0, "v0", (mdp.S,), ("s",), xp, mdp.dtype), shape
     )
     rec = TraceRecorder()
     it = 0
@@ -403,7 +409,7 @@ def average_policy_iteration(
         pi = xp.asarray(pi0)
         if not xp.isdtype(pi.dtype, "integral"):
             raise ValueError("pi0 must be a deterministic policy (integer array of shape (..., S))")
-        as_stochastic_policy(mdp, pi)
+        as_stochastic_policy(mdp, pi, field="pi0")
         pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
     rec = TraceRecorder()
     it = 0
@@ -418,10 +424,10 @@ def average_policy_iteration(
                 f"has {cs.describe()}: the model is multichain; use average_policy_iteration(mdp, multichain=True)"
             )
         g, h = _evaluate(xp, P, r, True if multichain else None)
-        Q = q_values(mdp, h, gamma=1.0)
+        Q = _q_values(mdp, h, 1.0)
         it += 1
         if multichain:
-            G = q_values(mdp.replace(R=xp.zeros_like(mdp.R)), g, gamma=1.0)  # P(·|s,a)ᵀ g
+            G = _q_values(mdp.replace(R=xp.zeros_like(mdp.R)), g, 1.0)  # P(·|s,a)ᵀ g
             new_a, gmax = _improve(xp, G, pi)
             changed_a = xp.any(new_a != pi, axis=-1)
             tolg = 1e-10 * (1.0 + xp.max(xp.abs(G), axis=(-2, -1)))
@@ -562,10 +568,10 @@ def average_linear_program(
     gain = xp.asarray(np.asarray(gains).reshape(gain_shape), dtype=mdp.dtype)
     bias = xp.asarray(np.stack(biases).reshape(batch + (S,)), dtype=mdp.dtype)
     occ = xp.asarray(np.stack(occs).reshape(batch + (S, A)), dtype=mdp.dtype)
-    Q = q_values(mdp, bias, gamma=1.0)
+    Q = _q_values(mdp, bias, 1.0)
     if multichain:
         # primal feasibility of (g, h) and the primal-dual objective gap
-        G = q_values(mdp.replace(R=xp.zeros_like(mdp.R)), gain, gamma=1.0)
+        G = _q_values(mdp.replace(R=xp.zeros_like(mdp.R)), gain, 1.0)
         infeas = xp.maximum(
             xp.max(G - gain[..., None], axis=(-2, -1)), xp.max(Q - (gain + bias)[..., None], axis=(-2, -1))
         )

@@ -40,12 +40,12 @@ from typing import Any
 import numpy as np
 
 from .._numerics import contraction_steps
-from .._validate import check_positive_int, check_real, check_tolerance
-from ..backend import as_float, require_host, to_numpy
+from .._validate import as_real_array, check_positive_int, check_real, check_tolerance
+from ..backend import require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
 from ..trace import Trace, TraceRecorder
 from ._occupancy_lp import state_weights
-from .bellman import as_stochastic_policy, evaluate_policy, greedy, q_values
+from .bellman import _q_values, as_stochastic_policy, evaluate_policy, greedy
 from .model import FiniteMDP
 
 __all__ = [
@@ -119,7 +119,8 @@ def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
     """
     xp = mdp.xp
     g = float(mdp.gamma)
-    Q = q_values(mdp, v)
+    v = as_real_array(v, "v", (mdp.S,), ("s",), xp, mdp.dtype)
+    Q = _q_values(mdp, v)
     Tv = xp.max(Q, axis=-1)
     D = Tv - v
     span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
@@ -172,7 +173,7 @@ def _finish(
             stacklevel=3,
         )
     return MDPSolution(
-        policy=greedy(Q_prev), V=V, Q=q_values(mdp, V), iterations=it, converged=converged,
+        policy=greedy(Q_prev), V=V, Q=_q_values(mdp, V), iterations=it, converged=converged,
         bound=bound, trace=rec.finish(), method=method,
     )
 
@@ -224,9 +225,10 @@ def value_iteration(
     tol = check_tolerance(tol)
     check_positive_int(max_iter, "max_iter", allow_none=True)
     xp = mdp.xp
-    v = xp.zeros(mdp.batch_shape + (mdp.S,), dtype=mdp.dtype, device=mdp.P.device) if V0 is None else as_float(V0, xp, mdp.dtype)
-    if tuple(v.shape[-1:]) != (mdp.S,):
-        raise ValueError(f"V0 must have shape (..., S) = (..., {mdp.S}); got {tuple(v.shape)}")
+    if V0 is None:
+        v = xp.zeros(mdp.batch_shape + (mdp.S,), dtype=mdp.dtype, device=mdp.P.device)
+    else:
+        v = as_real_array(V0, "V0", (mdp.S,), ("s",), xp, mdp.dtype)
     return _certified_sweeps(mdp, v, lambda Q, Tv: Tv, tol, max_iter, "value_iteration")
 
 
@@ -343,14 +345,16 @@ def policy_iteration(
         pi = greedy(mdp.R)
     else:
         pi = xp.asarray(pi0)
-        as_stochastic_policy(mdp, pi)  # validates shape and range
+        if not xp.isdtype(pi.dtype, "integral"):
+            raise ValueError(f"pi0 must be a deterministic policy (integer array of shape (..., S)); got dtype {pi.dtype}")
+        as_stochastic_policy(mdp, pi, field="pi0")  # validates shape and range
         pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
     ar = xp.arange(A, device=mdp.P.device)
     rec = TraceRecorder()
     it = 0
     while True:
         V = evaluate_policy(mdp, pi)
-        Q = q_values(mdp, V)
+        Q = _q_values(mdp, V)
         it += 1
         qmax = xp.max(Q, axis=-1)
         onehot = pi[..., None] == ar
