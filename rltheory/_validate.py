@@ -249,3 +249,66 @@ def as_distribution(x: Any, field: str, n: int, xp: Any, dtype: Any = None, name
     x = as_real_array(x, field, (n,), (name,), xp, dtype)
     check_probability(x, field, (name,), f"{field}[:]", atol=atol)
     return _renormalised(x, atol, xp)
+
+
+def as_action_table(x: Any, field: str, xp: Any = None) -> Any:
+    """``x`` as a finite floating table ``x[..., S, A]`` with ``S, A ≥ 1`` (a ``Q`` or logits).
+
+    Lists are accepted like arrays. Fewer than two axes or an empty state/action axis raise
+    ``InvalidModelError`` (a ``ValueError``) naming ``field`` and the shape; a NaN or
+    infinite entry raises one naming the first offending index ``(s=.., a=..)`` and its value.
+    """
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float64)
+    if xp is None:
+        xp = array_namespace(x)
+    x = as_float(xp.asarray(x), xp)
+    check_ndim(x, field, 2, "(..., S, A)")
+    if x.shape[-2] == 0 or x.shape[-1] == 0:
+        raise InvalidModelError(f"{field} must have shape (..., S, A) with S, A >= 1; got shape {tuple(x.shape)}")
+    check_finite(x, field, ("s", "a"))
+    return x
+
+
+def _occupancy_names(ndim: int) -> tuple[str, ...]:
+    if ndim <= 1:
+        return ("x",)[:ndim]
+    if ndim == 2:
+        return ("s", "a")
+    if ndim == 3:
+        return ("h", "s", "a")
+    return ("h", "s") + tuple(f"a{i + 1}" for i in range(ndim - 2))
+
+
+def check_occupancy(x: Any, field: str, *, sums: bool = True) -> None:
+    """``x`` must be an occupancy: finite, non-negative, and (``sums=True``) a distribution.
+
+    ``x[x]`` or ``x[s, a]`` (one or two axes) must sum to 1 over all entries; ``x[h, ...]``
+    (three or more axes, a step axis first) must sum to 1 over each step ``h``. A bad entry
+    is located as ``field(h=.., s=.., a=..) = value``; a bad sum names the step.
+    """
+    xp = array_namespace(x)
+    names = _occupancy_names(x.ndim)
+    bad = ~xp.isfinite(x) | (x < 0)
+    if bool(xp.any(bad)):
+        h = to_numpy(x)
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h) | (h < 0))[0])
+        raise InvalidModelError(
+            f"{field} must be finite and non-negative; {field}{_where(idx, names)} = {float(h[idx])!r}"
+        )
+    if x.ndim == 0:
+        raise InvalidModelError(f"{field} must be an occupancy array with at least one axis; got shape ()")
+    if not sums:
+        return
+    rows = xp.reshape(x, (1, -1)) if x.ndim <= 2 else xp.reshape(x, (x.shape[0], -1))
+    n = rows.shape[-1]
+    atol = max(PROB_ATOL, 16.0 * float(xp.finfo(x.dtype).eps))
+    sums = xp.sum(rows, axis=-1)
+    if not bool(xp.all(xp.abs(sums - 1.0) <= atol * (1.0 + max(1, n) ** 0.5))):
+        s = to_numpy(sums)
+        i = int(np.argmax(np.abs(s - 1.0)))
+        if x.ndim <= 2:
+            raise InvalidModelError(f"{field} must sum to 1 over all its entries; it sums to {s[i]:.12g}")
+        raise InvalidModelError(
+            f"each {field}[h] must sum to 1 (an occupancy per step); worst step h={i} sums to {s[i]:.12g}"
+        )

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability
+from .._validate import _source_atol, check_finite, check_probability
 from ..backend import array_namespace, as_float, require_host
 from ..mdp.bellman import _q_values, _state_occupancy, evaluate_policy, expected_value
 from ..mdp.model import FiniteMDP
@@ -58,7 +58,8 @@ from ._policy_opt import (
     initial_distribution,
     optimal_values,
 )
-from .critics import compatible_critic, compatible_features, lstd_estimate
+from .critics import _compatible_critic, _lstd_estimate, compatible_critic, compatible_features
+from .features import _compatible_features
 from .soft import softmax
 
 __all__ = [
@@ -76,6 +77,7 @@ def _phi(mdp: FiniteMDP, phi_sa: Any) -> Any:
     f = as_float(phi_sa, mdp.xp, mdp.dtype)
     if f.ndim != 3 or tuple(f.shape[:2]) != (mdp.S, mdp.A):
         raise ValueError(f"features must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(f.shape)}")
+    check_finite(f, "features", ("s", "a", "j"))
     return f
 
 
@@ -140,7 +142,7 @@ class LSTDCritic:
     def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
         f = require_host(phi_sa, "LSTDCritic")
         s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng)
-        w, _, _ = lstd_estimate(f[s, a], r, f[s1, a1], gamma=float(mdp.gamma), ridge=self.ridge)
+        w, _, _ = _lstd_estimate(f[s, a], r, f[s1, a1], gamma=float(mdp.gamma), lam=0.0, ridge=self.ridge)
         return mdp.xp.asarray(w)
 
 
@@ -252,13 +254,14 @@ def natural_actor_critic(
     theta = xp.zeros((d_feat,), dtype=mdp.dtype, device=f.device) if theta0 is None else as_float(theta0, xp, mdp.dtype)
     if tuple(theta.shape) != (d_feat,):
         raise ValueError(f"theta0 must have shape ({d_feat},); got {tuple(theta.shape)}")
+    check_finite(theta, "theta0", ("j",))
     w = xp.zeros((d_feat,), dtype=mdp.dtype, device=f.device)
     loop = Loop("natural_actor_critic", iterations, None, xp)
     t = 0
     while True:
         pi = softmax(f @ theta, xp)
-        psi = compatible_features(f, pi)
-        w_star, approx = compatible_critic(mdp, pi, psi, rho=rho)
+        psi = _compatible_features(f, pi)
+        w_star, approx = _compatible_critic(mdp, pi, psi, rho)
         w = w_star if isinstance(critic, ExactCritic) else critic.fit(mdp, pi, f, rho, gen, w)
         dsa = _state_occupancy(mdp, pi, rho)[:, None] * pi
         cerr = xp.sqrt(xp.sum(dsa * (psi @ (w - w_star)) ** 2))
@@ -277,6 +280,9 @@ def natural_actor_critic(
 def mixture_policy(controllers: Any, theta: Any) -> Any:
     r"""``π_θ(a|s) = Σ_m softmax(θ)_m K_m(a|s)`` for base controllers ``K[m, s, a]``.
 
+    Each ``controllers[m, s, :]`` must lie on the simplex and ``theta`` be finite
+    (``ValueError`` naming the argument and the offending entry or row otherwise).
+
     Examples
     --------
     >>> import numpy as np
@@ -284,11 +290,16 @@ def mixture_policy(controllers: Any, theta: Any) -> Any:
     >>> mixture_policy(K, np.log(np.array([1.0, 3.0]))).tolist()
     [[0.25, 0.75]]
     """
+    if isinstance(controllers, (list, tuple)):
+        controllers = np.asarray(controllers, dtype=np.float64)
     xp = array_namespace(controllers, theta)
+    atol = _source_atol(xp.asarray(controllers), xp)
     K = as_float(controllers, xp)
     th = as_float(theta, xp, K.dtype)
     if K.ndim != 3 or th.shape != (K.shape[0],):
         raise ValueError(f"controllers (M, S, A) and theta (M,) disagree: {tuple(K.shape)} vs {tuple(th.shape)}")
+    check_probability(K, "controllers", ("m", "s", "a"), "controllers[m, s, :]", atol=atol)
+    check_finite(th, "theta", ("m",))
     wts = softmax(th, xp)
     return xp.sum(wts[:, None, None] * K, axis=0)
 
@@ -353,6 +364,8 @@ def improper_policy_gradient(
     K = as_float(controllers, xp, mdp.dtype)
     if K.ndim != 3 or tuple(K.shape[1:]) != (mdp.S, mdp.A):
         raise ValueError(f"controllers must have shape (M, S, A) = (M, {mdp.S}, {mdp.A}); got {tuple(K.shape)}")
+    if K.shape[0] == 0:
+        raise ValueError(f"controllers must hold at least one controller (M >= 1); got shape {tuple(K.shape)}")
     for m in range(K.shape[0]):
         check_probability(K[m, ...], f"controllers[{m}]", ("s", "a"), f"controllers[{m}][s, :]")
     M = K.shape[0]
@@ -361,6 +374,7 @@ def improper_policy_gradient(
     theta = xp.zeros((M,), dtype=mdp.dtype, device=K.device) if theta0 is None else as_float(theta0, xp, mdp.dtype)
     if tuple(theta.shape) != (M,):
         raise ValueError(f"theta0 must have shape ({M},); got {tuple(theta.shape)}")
+    check_finite(theta, "theta0", ("m",))
     loop = Loop("improper_policy_gradient", iterations, None, xp)
     t = 0
     while True:

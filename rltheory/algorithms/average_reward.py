@@ -67,7 +67,7 @@ from ..mdp.mixing import stationary_distribution
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import _count, _rng
 from ..trace import Trace, TraceRecorder
-from .policy_gradient import softmax_policy as _softmax_policy
+from .policy_gradient import _softmax_policy
 
 __all__ = [
     "StepSchedule",
@@ -201,10 +201,18 @@ def average_reward_gradient(mdp: FiniteMDP, theta: Any) -> tuple[np.ndarray, flo
     >>> round(J, 12), np.round(grad, 12).tolist()
     (0.5, [[-0.125, 0.125], [-0.125, 0.125]])
     """
+    _, R = _avg_model(mdp, "average_reward_gradient")
+    th = np.asarray(theta, dtype=float)
+    if th.shape != R.shape:
+        raise ValueError(f"theta must have shape (S, A) = {R.shape}; got {th.shape}")
+    check_finite(th, "theta", ("s", "a"))
+    return _average_reward_gradient(mdp, th)
+
+
+def _average_reward_gradient(mdp: FiniteMDP, theta: np.ndarray) -> tuple[np.ndarray, float]:
+    """:func:`average_reward_gradient` on a validated host ``theta`` (the actor-critic loops)."""
     P, R = _avg_model(mdp, "average_reward_gradient")
     pi = _host_softmax(theta)
-    if pi.shape != R.shape:
-        raise ValueError(f"theta must have shape (S, A) = {R.shape}; got {pi.shape}")
     g, h = _gain_bias(mdp, pi)
     mu = _stationary(mdp, pi)
     Q = R - g + P @ h
@@ -341,7 +349,7 @@ def _optimal_gain(mdp: FiniteMDP, g_star: float | None) -> float:
 
 
 def _ac_record(rec: TraceRecorder, mdp: FiniteMDP, k: int, theta: np.ndarray, eta: float, g_star: float, n: int) -> None:
-    grad, J = average_reward_gradient(mdp, theta)
+    grad, J = _average_reward_gradient(mdp, theta)
     rec.record(k, gain=J, gain_gap=g_star - J, grad_norm_sq=float(np.sum(grad**2)),
                gain_estimate_error=abs(eta - J), samples=n)
 

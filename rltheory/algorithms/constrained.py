@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_real
+from .._validate import check_finite, check_real
 from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
 from ..mdp.bellman import evaluate_policy, occupancy_measure
@@ -55,7 +55,7 @@ from ..mdp.model import FiniteMDP
 from ..mdp.sample import _count, _rng
 from ..mdp.utility import OccupancyFunction, shadow_reward, solve_general_utility
 from ..trace import Trace, TraceRecorder
-from .policy_gradient import npg_step, softmax_gradient, softmax_policy
+from .policy_gradient import _softmax_policy, npg_step, softmax_gradient
 from .soft import soft_value_iteration
 
 __all__ = [
@@ -553,11 +553,12 @@ def general_utility_primal_dual(
     theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
     if theta.shape != (S, A):
         raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    check_finite(theta, "theta0", ("s", "a"))
     lam = np.zeros(len(Gs))
     rec = TraceRecorder()
     d_sum = np.zeros((S, A))
     for t in range(T):
-        pi = np.asarray(softmax_policy(theta))
+        pi = np.asarray(_softmax_policy(theta))
         d = np.asarray(occupancy_measure(mdp, pi))
         d_sum += d
         Gv = np.array([G.value(d) for G in Gs])
@@ -589,7 +590,7 @@ def general_utility_primal_dual(
         else:
             theta = theta + et * grad
         lam = np.clip(lam + em * (Gv - b - delta * lam), 0.0, Lam)
-    pi = np.asarray(softmax_policy(theta))
+    pi = np.asarray(_softmax_policy(theta))
     return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, float(reference), Lam)
 
 
@@ -622,11 +623,12 @@ def lagrangian_policy_gradient(
     theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
     if theta.shape != (S, A):
         raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    check_finite(theta, "theta0", ("s", "a"))
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
     d_sum = np.zeros((S, A))
     for t in range(T):
-        pi = np.asarray(softmax_policy(theta))
+        pi = np.asarray(_softmax_policy(theta))
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
         vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu)
         rec.record(t, value=vals[0], gap=Vstar - vals[0], violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
@@ -634,7 +636,7 @@ def lagrangian_policy_gradient(
         RL = R - np.tensordot(lam, C, axes=(0, 0))
         theta = theta + et * np.asarray(softmax_gradient(cmdp.mdp.replace(R=RL), theta))
         lam = np.clip(lam + el * (vals[1:] - b - delta * lam), 0.0, Lam)
-    pi = np.asarray(softmax_policy(theta))
+    pi = np.asarray(_softmax_policy(theta))
     return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
 
 

@@ -48,13 +48,14 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import as_distribution, check_finite
 from .._validate import check_int as _int
 from ..backend import as_float, require_host
 from ..mdp.bellman import (
     _q_values,
+    _state_occupancy,
     as_stochastic_policy,
     evaluate_policy,
-    state_occupancy,
 )
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
@@ -251,7 +252,8 @@ def lstd_estimate(
     Raises
     ------
     ValueError
-        Shapes disagree; bad ``gamma``, ``lam``, ``ridge``.
+        Shapes disagree; a NaN or infinite entry of ``phi``, ``rewards`` or ``phi_next``
+        (located); bad ``gamma``, ``lam``, ``ridge``.
     numpy.linalg.LinAlgError
         ``Â`` singular and ``ridge = 0`` (a feature never visited).
 
@@ -282,6 +284,16 @@ def lstd_estimate(
         raise ValueError(f"ridge must be >= 0; got {ridge!r}")
     if not math.isfinite(ridge):
         raise ValueError(f"ridge must be finite; got {ridge!r}")
+    check_finite(f0, "phi", ("t", "j"))
+    check_finite(r, "rewards", ("t",))
+    check_finite(f1, "phi_next", ("t", "j"))
+    return _lstd_estimate(f0, r, f1, gamma=gamma, lam=lam, ridge=ridge)
+
+
+def _lstd_estimate(
+    f0: np.ndarray, r: np.ndarray, f1: np.ndarray, *, gamma: float, lam: float, ridge: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`lstd_estimate` on validated float arrays (library loops)."""
     n = f0.shape[0]
     if lam == 0.0:
         Z = f0
@@ -353,6 +365,12 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
         Minimum-norm least-squares weights and the weighted residual
         ``‖ψᵀw − A^π‖_{d⊗π}`` (the critic's approximation error).
 
+    Raises
+    ------
+    ValueError
+        ``pi`` not a policy, ``psi`` of the wrong shape or not finite, ``rho`` not a
+        probability vector (named and located).
+
     Notes
     -----
     Compatible function approximation (Sutton et al. 2000, Thm 2; Kakade 2001):
@@ -372,12 +390,21 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     """
     xp = mdp.xp
     p = as_stochastic_policy(mdp, pi)
-    V = evaluate_policy(mdp, p)
-    adv = _q_values(mdp, V) - V[..., None]
-    dsa = state_occupancy(mdp, p, rho)[..., None] * p
     P_ = as_float(psi, xp, mdp.dtype)
     if tuple(P_.shape[-3:-1]) != (mdp.S, mdp.A):
         raise ValueError(f"psi must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(P_.shape)}")
+    check_finite(P_, "psi", ("s", "a", "j"))
+    if rho is not None:
+        rho = as_distribution(rho, "rho", mdp.S, xp, mdp.dtype)
+    return _compatible_critic(mdp, p, P_, rho)
+
+
+def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any) -> tuple[Any, Any]:
+    """:func:`compatible_critic` on a validated policy ``p``, features ``P_`` and ``rho`` (loops)."""
+    xp = mdp.xp
+    V = evaluate_policy(mdp, p)
+    adv = _q_values(mdp, V) - V[..., None]
+    dsa = _state_occupancy(mdp, p, rho)[..., None] * p
     k = P_.shape[-1]
     X = xp.reshape(P_, (mdp.S * mdp.A, k))
     wts = xp.reshape(dsa, (mdp.S * mdp.A,))

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validate import check_tolerance
 from ..errors import ConvergenceWarning
-from ..mdp.bellman import _q_values, greedy
+from ..mdp.bellman import _greedy, _q_values
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
 from ._q_common import _behaviour, _int, _model, _q0, _q_star
@@ -160,7 +160,7 @@ def domo_vi(
         W = Q
         for _ in range(n_improve - 1):  # W = T^{n-1} Q_k
             W = np.asarray(_q_values(mdp, W.max(-1)))
-        pi = np.asarray(greedy(W))
+        pi = np.asarray(_greedy(W))
         new = W
         for _ in range(m_eval):
             new = _retrace(P, R, g, mu, pi, float(lam), new)

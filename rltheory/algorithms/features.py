@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import _source_atol, check_finite, check_probability
 from .._validate import check_int as _int
 from ..backend import array_namespace, as_float
 
@@ -151,6 +152,13 @@ def compatible_features(phi_sa: Any, pi: Any) -> Any:
     ----------
     phi_sa : array (..., S, A, d)
     pi : array (..., S, A)
+        A stochastic policy (rows on the simplex).
+
+    Raises
+    ------
+    ValueError
+        Shapes disagree, a NaN or infinite entry of ``phi_sa`` or ``pi``, or a row of ``pi``
+        off the simplex (named and located).
 
     Examples
     --------
@@ -158,10 +166,23 @@ def compatible_features(phi_sa: Any, pi: Any) -> Any:
     >>> compatible_features(np.eye(2)[None], np.array([[0.5, 0.5]])).tolist()
     [[[0.5, -0.5], [-0.5, 0.5]]]
     """
+    if isinstance(phi_sa, (list, tuple)):
+        phi_sa = np.asarray(phi_sa, dtype=np.float64)
+    if isinstance(pi, (list, tuple)):
+        pi = np.asarray(pi, dtype=np.float64)
     xp = array_namespace(phi_sa, pi)
     f = as_float(phi_sa, xp)
+    atol = _source_atol(xp.asarray(pi), xp)
     p = as_float(pi, xp, f.dtype)
-    if f.ndim < 3 or tuple(f.shape[-3:-1]) != tuple(p.shape[-2:]):
+    if f.ndim < 3 or p.ndim < 2 or tuple(f.shape[-3:-1]) != tuple(p.shape[-2:]):
         raise ValueError(f"phi_sa (..., S, A, d) and pi (..., S, A) disagree: {tuple(f.shape)} vs {tuple(p.shape)}")
+    check_finite(f, "phi_sa", ("s", "a", "j"))
+    check_probability(p, "pi", ("s", "a"), "pi[s, :]", atol=atol)
+    return _compatible_features(f, p)
+
+
+def _compatible_features(f: Any, p: Any) -> Any:
+    """:func:`compatible_features` on validated float arrays (library loops)."""
+    xp = array_namespace(f, p)
     return f - xp.sum(p[..., None] * f, axis=-2, keepdims=True)
 

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import _where
+from .._validate import _where, as_action_table
 from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.bellman import (
     _q_values,
@@ -101,7 +101,16 @@ def softmax_policy(theta: Any) -> Any:
     >>> import numpy as np
     >>> softmax_policy(np.log(np.array([[1.0, 3.0]]))).tolist()
     [[0.25, 0.75]]
+
+    ``theta`` must have shape ``(..., S, A)`` and finite entries (``ValueError`` naming
+    ``theta`` and the offending entry otherwise).
     """
+    th = as_action_table(theta, "theta")
+    return softmax(th, array_namespace(th))
+
+
+def _softmax_policy(theta: Any) -> Any:
+    """:func:`softmax_policy` without validation (library loops)."""
     xp = array_namespace(theta)
     return softmax(as_float(theta, xp), xp)
 

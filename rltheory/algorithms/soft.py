@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._numerics import contraction_steps
-from .._validate import check_tolerance
+from .._validate import check_finite, check_tolerance
 from ..backend import as_float
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import _q_values, as_stochastic_policy, evaluate_policy
@@ -258,6 +258,8 @@ def soft_value_iteration(
     Q = xp.broadcast_to(mdp.R, mdp.batch_shape + (mdp.S, mdp.A)) if Q0 is None else as_float(Q0, xp, mdp.dtype)
     if tuple(Q.shape) != mdp.batch_shape + (mdp.S, mdp.A):
         raise ValueError(f"Q0 must have shape {mdp.batch_shape + (mdp.S, mdp.A)}; got {tuple(Q.shape)}")
+    if Q0 is not None:
+        check_finite(Q, "Q0", ("s", "a"))
     rec = TraceRecorder()
     red = (-2, -1)
     k, converged = 0, False

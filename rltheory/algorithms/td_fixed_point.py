@@ -20,6 +20,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from .._validate import as_distribution, as_real_array, check_finite
 from .._validate import check_int as _int
 from ..backend import array_namespace, as_float
 from ..mdp.bellman import (
@@ -34,8 +37,37 @@ from ..trace import Trace, TraceRecorder
 __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point", "expected_td"]
 
 
+def _host(x: Any) -> Any:
+    """Lists and tuples as float64 numpy arrays (arrays pass through)."""
+    return np.asarray(x, dtype=np.float64) if isinstance(x, (list, tuple)) else x
+
+
 def weighted_norm(x: Any, d: Any) -> Any:
-    r"""``‖x‖_D = √(Σ_s d(s) x(s)²)`` over the last axis."""
+    r"""``‖x‖_D = √(Σ_s d(s) x(s)²)`` over the last axis.
+
+    ``x[..., S]`` must be finite and ``d[..., S]`` a probability vector (``ValueError``
+    naming the argument, and the offending entry, otherwise).
+    """
+    x, d = _host(x), _host(d)
+    xp = array_namespace(x, d)
+    x = as_float(xp.asarray(x), xp)
+    if x.ndim < 1:
+        raise ValueError(f"x must have shape (..., S); got {tuple(x.shape)}")
+    x = as_real_array(x, "x", (x.shape[-1],), ("s",), xp)
+    _agree("x (..., S)", x, "d (..., S)", d, -1)
+    d = as_distribution(d, "d", x.shape[-1], xp, x.dtype)
+    return _weighted_norm(x, d)
+
+
+def _agree(what: str, x: Any, other: str, y: Any, axis: int) -> None:
+    """``y``'s last axis must have length ``x.shape[axis]`` (the shared ``S``)."""
+    shape = tuple(getattr(y, "shape", ()))
+    if not shape or shape[-1] != x.shape[axis]:
+        raise ValueError(f"{what} and {other} disagree: {tuple(x.shape)} vs {shape}")
+
+
+def _weighted_norm(x: Any, d: Any) -> Any:
+    """:func:`weighted_norm` without validation (library loops)."""
     xp = array_namespace(x, d)
     return xp.sqrt(xp.sum(d * x * x, axis=-1))
 
@@ -45,11 +77,33 @@ def _features(mdp: FiniteMDP, Phi: Any) -> Any:
     F = as_float(Phi, xp, mdp.dtype)
     if F.ndim != 2 or F.shape[0] != mdp.S:
         raise ValueError(f"Phi must have shape (S, d) = ({mdp.S}, d); got {tuple(F.shape)}")
+    check_finite(F, "Phi", ("s", "j"))
     return F
 
 
 def projection(Phi: Any, d: Any, V: Any) -> Any:
-    r"""``Π_D V = Φ(ΦᵀDΦ)^{-1}ΦᵀD V``: the ``‖·‖_D``-nearest point of ``span Φ``."""
+    r"""``Π_D V = Φ(ΦᵀDΦ)^{-1}ΦᵀD V``: the ``‖·‖_D``-nearest point of ``span Φ``.
+
+    ``Phi[..., S, k]`` and ``V[..., S]`` must be finite and ``d[..., S]`` a probability
+    vector (``ValueError`` naming the argument, and the offending entry, otherwise);
+    ``numpy.linalg.LinAlgError`` when ``ΦᵀDΦ`` is singular.
+    """
+    Phi, d, V = _host(Phi), _host(d), _host(V)
+    xp = array_namespace(Phi, d, V)
+    Phi = as_float(xp.asarray(Phi), xp)
+    if Phi.ndim < 2:
+        raise ValueError(f"Phi must have shape (..., S, k); got {tuple(Phi.shape)}")
+    S, k = Phi.shape[-2], Phi.shape[-1]
+    Phi = as_real_array(Phi, "Phi", (S, k), ("s", "j"), xp)
+    _agree("Phi (..., S, k)", Phi, "d (..., S)", d, -2)
+    _agree("Phi (..., S, k)", Phi, "V (..., S)", V, -2)
+    d = as_distribution(d, "d", S, xp, Phi.dtype)
+    V = as_real_array(V, "V", (S,), ("s",), xp, Phi.dtype)
+    return _projection(Phi, d, V)
+
+
+def _projection(Phi: Any, d: Any, V: Any) -> Any:
+    """:func:`projection` without validation."""
     xp = array_namespace(Phi, d, V)
     DPhi = d[..., :, None] * Phi
     G = xp.matrix_transpose(Phi) @ DPhi
@@ -103,7 +157,7 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
         Features.
     lam : float in [0, 1]
     d : array (S,), optional
-        Weighting; default the stationary distribution of ``P_π``
+        Weighting, a probability vector; default the stationary distribution of ``P_π``
         (:func:`rltheory.mdp.mixing.stationary_distribution`, which needs a unichain ``P_π``).
 
     Returns
@@ -113,7 +167,8 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     Raises
     ------
     ValueError
-        Bad shapes, ``lam`` outside ``[0, 1]``, multichain ``P_π`` with default ``d``.
+        Bad shapes, a non-finite ``Phi``, ``d`` off the simplex, ``lam`` outside ``[0, 1]``,
+        multichain ``P_π`` with default ``d``.
     numpy.linalg.LinAlgError
         Singular ``A`` (``Φ`` rank deficient on the support of ``d``).
 
@@ -146,9 +201,11 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     if d is None:
         d = stationary_distribution(Ppi)
     else:
-        d = as_float(d, xp, mdp.dtype)
-        if tuple(d.shape) != (mdp.S,):
-            raise ValueError(f"d must have shape ({mdp.S},); got {tuple(d.shape)}")
+        d = _host(d)
+        shape = tuple(getattr(d, "shape", ()))
+        if shape != (mdp.S,):
+            raise ValueError(f"d must have shape ({mdp.S},); got {shape}")
+        d = as_distribution(d, "d", mdp.S, xp, mdp.dtype)
     eye = xp.eye(mdp.S, dtype=mdp.dtype, device=F.device)
     M = eye - (g * lam) * Ppi
     DF = d[:, None] * F
@@ -158,8 +215,8 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     theta = xp.linalg.solve(A, b[:, None])[:, 0]
     values = F @ theta
     V = evaluate_policy(mdp, pi)
-    err = float(weighted_norm(values - V, d))
-    perr = float(weighted_norm(projection(F, d, V) - V, d))
+    err = float(_weighted_norm(values - V, d))
+    perr = float(_weighted_norm(_projection(F, d, V) - V, d))
     return TDFixedPoint(theta=theta, A=A, b=b, d=d, values=values, V=V, error=err, projection_error=perr)
 
 
@@ -193,7 +250,7 @@ def expected_td(
     theta = xp.zeros(fp.theta.shape, dtype=mdp.dtype, device=F.device)
     rec = TraceRecorder()
     for k in range(iterations + 1):
-        rec.record(k, error=weighted_norm(F @ (theta - fp.theta), fp.d), theta=theta)
+        rec.record(k, error=_weighted_norm(F @ (theta - fp.theta), fp.d), theta=theta)
         theta = theta + step_size * (fp.b - fp.A @ theta)
     return rec.finish()
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import _source_atol, check_probability
 from ..backend import to_numpy
 
 __all__ = [
@@ -111,17 +112,26 @@ def span_contraction_coefficient(P: Any) -> float:
     value iteration contracts in span at rate ``δ`` when ``δ < 1`` (Puterman 1994,
     §8.5.2 and Prop. 6.6.1).
 
+    ``P`` must be square in its states with rows on the simplex (``ValueError`` naming
+    ``P`` and the offending entry or row otherwise).
+
     Examples
     --------
     >>> import numpy as np
     >>> span_contraction_coefficient(np.array([[0.75, 0.25], [0.25, 0.75]]))
     0.5
     """
-    Ph = np.asarray(to_numpy(P), dtype=float)
+    raw = np.asarray(to_numpy(P))
+    atol = _source_atol(raw, np)
+    Ph = np.asarray(raw, dtype=float)
+    if Ph.ndim not in (2, 3):
+        raise ValueError(f"P must have shape (S, S) or (S, A, S); got {Ph.shape}")
+    if Ph.shape[0] != Ph.shape[-1] or Ph.shape[0] == 0:
+        raise ValueError(f"P must have shape (S, S) or (S, A, S) with S >= 1 states on both sides; got {Ph.shape}")
+    names = ("s", "t") if Ph.ndim == 2 else ("s", "a", "t")
+    check_probability(Ph, "P", names, "P[s, :]" if Ph.ndim == 2 else "P[s, a, :]", atol=atol)
     if Ph.ndim == 3:
         Ph = Ph.reshape(-1, Ph.shape[-1])
-    if Ph.ndim != 2:
-        raise ValueError(f"P must have shape (S, S) or (S, A, S); got {Ph.shape}")
     diff = np.abs(Ph[:, None, :] - Ph[None, :, :]).sum(-1)
     return float(0.5 * diff.max())
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._validate import check_probability
+from .._validate import check_finite, check_occupancy, check_probability
 from ..backend import array_namespace, as_float
 from ..mdp.bellman import as_stochastic_policy, occupancy_measure
 from ..mdp.discounted import policy_iteration
@@ -125,7 +125,9 @@ def single_policy_concentrability(d_target: Any, d_data: Any) -> float:
     Raises
     ------
     ValueError
-        Shapes differ, or negative / non-finite entries (the first is located).
+        Shapes differ, negative / non-finite entries (the first is located), or an array
+        that is not an occupancy: ``(S, A)`` (or flat) arrays must sum to 1, ``(H, S, A)``
+        arrays must sum to 1 at each step ``h``.
 
     Examples
     --------
@@ -140,9 +142,14 @@ def single_policy_concentrability(d_target: Any, d_data: Any) -> float:
     d = as_float(d_data, xp, t.dtype)
     if tuple(t.shape) != tuple(d.shape):
         raise ValueError(f"d_target has shape {tuple(t.shape)} but d_data has shape {tuple(d.shape)}")
-    for name, x in (("d_target", t), ("d_data", d)):
-        if not bool(xp.all(xp.isfinite(x))) or not bool(xp.all(x >= 0)):
-            raise ValueError(f"{name} must be finite and non-negative; min entry {float(xp.min(x))}")
+    check_occupancy(t, "d_target")
+    check_occupancy(d, "d_data")
+    return _concentrability(t, d)
+
+
+def _concentrability(t: Any, d: Any) -> float:
+    """``max_{t > 0} t/d`` of validated arrays (``d_target`` may be a pointwise sup, not a law)."""
+    xp = array_namespace(t, d)
     support = t > 0
     if bool(xp.any(support & (d <= 0))):
         return float("inf")
@@ -221,7 +228,13 @@ def all_policy_concentrability(model: FiniteHorizonMDP | FiniteMDP, d_data: Any)
     >>> all_policy_concentrability(fh, np.array([[[0.25, 0.75]]]))
     4.0
     """
-    return single_policy_concentrability(max_occupancy(model), d_data)
+    xp = model.xp
+    sup = max_occupancy(model)
+    d = as_float(d_data, xp, sup.dtype)
+    if tuple(d.shape) != tuple(sup.shape):
+        raise ValueError(f"d_data must have shape {tuple(sup.shape)}; got {tuple(d.shape)}")
+    check_occupancy(d, "d_data")
+    return _concentrability(sup, d)
 
 
 def feature_covariance(features: Any, d: Any) -> Any:
@@ -240,6 +253,8 @@ def feature_covariance(features: Any, d: Any) -> Any:
     w = as_float(d, xp, phi.dtype)
     if phi.ndim < 3 or tuple(w.shape[-2:]) != tuple(phi.shape[-3:-1]):
         raise ValueError(f"features must be (..., S, A, k) and d (..., S, A) with matching S, A; got {tuple(phi.shape)}, {tuple(w.shape)}")
+    check_finite(phi, "features", ("s", "a", "j"))
+    check_occupancy(w, "d")
     k = phi.shape[-1]
     lead = tuple(w.shape[:-2]) if w.ndim - 2 >= phi.ndim - 3 else tuple(phi.shape[:-3])
     SA = phi.shape[-3] * phi.shape[-2]
@@ -275,6 +290,8 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     D = as_float(sigma_data, xp, T.dtype)
     if tuple(T.shape) != tuple(D.shape) or T.ndim < 2 or T.shape[-1] != T.shape[-2]:
         raise ValueError(f"sigma_target and sigma_data must be square (..., k, k) of equal shape; got {tuple(T.shape)}, {tuple(D.shape)}")
+    check_finite(T, "sigma_target", ("i", "j"))
+    check_finite(D, "sigma_data", ("i", "j"))
     k = T.shape[-1]
     Tb = xp.reshape(T, (-1, k, k))
     Db = xp.reshape(D, (-1, k, k))
@@ -342,6 +359,8 @@ def induced_mdp(P: Any, R: Any, policies: list[Any], player: int, mu: Any = None
     """
     xp = array_namespace(P)
     Pf = as_float(P, xp)
+    if Pf.ndim < 4:
+        raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S); got {tuple(Pf.shape)}")
     n = Pf.ndim - 3
     if not 0 <= player < n or len(policies) != n:
         raise ValueError(f"player must be in [0, {n}) and policies must list {n} policies; got player={player}, {len(policies)} policies")
@@ -396,18 +415,24 @@ def unilateral_concentrability(P: Any, policies: list[Any], d_data: Any, mu: Any
     """
     xp = array_namespace(P, d_data)
     Pf = as_float(P, xp)
+    if Pf.ndim < 4:
+        raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S); got {tuple(Pf.shape)}")
     n = Pf.ndim - 3
     H, S = Pf.shape[0], Pf.shape[1]
     acts = tuple(int(a) for a in Pf.shape[2:-1])
     rho = as_float(d_data, xp, Pf.dtype)
     if tuple(rho.shape) != (H, S) + acts:
-        raise ValueError(f"d_data must have shape (H, S, A_1, ..., A_n) = {(H, S) + acts}; got {tuple(rho.shape)}")
+        raise ValueError(
+            f"d_data must have shape (H, S, A_1, ..., A_n) = {(H, S) + acts} (from P of shape {tuple(Pf.shape)}); "
+            f"got {tuple(rho.shape)}"
+        )
+    check_occupancy(rho, "d_data", sums=False)  # data weights: only the ratio's support matters
     worst = 0.0
     for i in range(n):
         reach = max_occupancy(induced_mdp(Pf, None, policies, i, mu))[:, :, 0]  # [H, S]
         sup = xp.reshape(reach, (H, S) + (1,) * n) * _others_weight(xp, policies, i, H, S, acts, Pf.dtype)
         sup = xp.broadcast_to(sup, (H, S) + acts)
-        worst = max(worst, single_policy_concentrability(sup, rho))
+        worst = max(worst, _concentrability(sup, rho))
     return worst
 
 
@@ -422,5 +447,7 @@ def discounted_concentrability(mdp: FiniteMDP, target: Any, behaviour: Any) -> f
     >>> discounted_concentrability(mdp, np.array([1]), np.array([[0.5, 0.5]]))
     2.0
     """
-    return single_policy_concentrability(occupancy_measure(mdp, target), occupancy_measure(mdp, behaviour))
+    t = as_stochastic_policy(mdp, target, field="target")
+    b = as_stochastic_policy(mdp, behaviour, field="behaviour")
+    return _concentrability(occupancy_measure(mdp, t), occupancy_measure(mdp, b))
 

@@ -70,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_finite, check_occupancy
 from ..backend import to_numpy
 
 __all__ = [
@@ -154,6 +155,12 @@ def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
     bonus : array (H, S, A)
         The method's ``Γ`` (result ``.bonus``), ``Γ_h(s, a) ≥ H − h`` on unvisited pairs.
 
+    Raises
+    ------
+    ValueError
+        Shapes differ, a negative or non-finite entry (located), or a ``d_star`` whose
+        step slices ``d_star[h]`` do not each sum to 1.
+
     Examples
     --------
     >>> pessimism_suboptimality_bound(np.array([[[1.0, 0.0]]]), np.array([[[0.1, 5.0]]]))
@@ -168,11 +175,15 @@ def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
         if np.any(bad):
             i = tuple(int(j) for j in np.argwhere(bad)[0])
             raise ValueError(f"{name} must be finite and non-negative; {name}{list(i)} = {x[i].item()!r}")
+    check_occupancy(d, "d_star")
     return float(2.0 * np.sum(d * b))
 
 
 def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     r"""``Γ_h(s, a) = β (φ(s, a)ᵀ Λ_h^{-1} φ(s, a))^{1/2}`` for ``φ[S, A, d]`` (or ``[H, S, A, d]``) and ``Λ[H, d, d]``.
+
+    ``features`` and ``Lambda`` must be finite (``ValueError`` naming the argument and
+    the offending entry otherwise).
 
     Examples
     --------
@@ -182,8 +193,14 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     phi = np.asarray(to_numpy(features), dtype=np.float64)
     L = np.asarray(to_numpy(Lambda), dtype=np.float64)
     b = _pos(beta, "beta") if beta != 0 else 0.0
+    if phi.ndim not in (3, 4) or 0 in phi.shape[-3:-1]:
+        raise ValueError(f"features must have shape (S, A, d) or (H, S, A, d) with S, A >= 1; got {phi.shape}")
+    check_finite(phi, "features", ("s", "a", "j"))
     if L.ndim != 3 or L.shape[1] != L.shape[2] or L.shape[-1] != phi.shape[-1]:
         raise ValueError(f"Lambda must be (H, d, d) with d = features.shape[-1] = {phi.shape[-1]}; got {L.shape}")
+    if L.shape[0] == 0:
+        raise ValueError(f"Lambda must have at least one step (H >= 1); got {L.shape}")
+    check_finite(L, "Lambda", ("h", "i", "j"))
     if phi.ndim == 3:
         phi = np.broadcast_to(phi, (L.shape[0],) + phi.shape)
     out = np.empty(phi.shape[:-1])

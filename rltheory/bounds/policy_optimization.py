@@ -45,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import _where as _where_named
+from .._validate import as_distribution, as_real_array
 from ..backend import to_numpy
 from ..mdp.bellman import as_stochastic_policy, state_occupancy
 from ..mdp.model import FiniteMDP
@@ -423,6 +425,8 @@ def mismatch_coefficient(mdp: FiniteMDP, pi_star: Any, rho: Any = None, mu: Any 
     r"""Distribution mismatch ``‖d^{π*}_ρ/μ‖∞`` (``μ = ρ`` by default), exactly.
 
     Returns ``inf`` where ``μ(s) = 0 < d^{π*}_ρ(s)``. Shape: the model's batch shape.
+    ``rho`` and ``mu`` must be probability vectors over states and ``pi_star`` a policy
+    (``ValueError`` naming the argument otherwise).
 
     Examples
     --------
@@ -432,7 +436,12 @@ def mismatch_coefficient(mdp: FiniteMDP, pi_star: Any, rho: Any = None, mu: Any 
     >>> float(mismatch_coefficient(mdp, np.array([0, 0]), rho=np.array([0.5, 0.5])))
     1.5
     """
-    d = to_numpy(state_occupancy(mdp, pi_star, rho))
+    if rho is not None:
+        rho = as_distribution(rho, "rho", mdp.S, mdp.xp, mdp.dtype)
+    if mu is not None:
+        mu = as_distribution(mu, "mu", mdp.S, mdp.xp, mdp.dtype)
+    p = as_stochastic_policy(mdp, pi_star, field="pi_star")
+    d = to_numpy(state_occupancy(mdp, p, rho))
     ref = to_numpy(mdp.initial_distribution() if (mu is None and rho is None) else (rho if mu is None else mu))
     ref = np.broadcast_to(np.asarray(ref, float), d.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -443,6 +452,9 @@ def mismatch_coefficient(mdp: FiniteMDP, pi_star: Any, rho: Any = None, mu: Any 
 def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.ndarray:
     r"""``D_0 = Σ_s ν(s) KL(π*(·|s) ‖ π_0(·|s))`` (``inf`` if ``π_0`` misses the support of ``π*``).
 
+    ``weights`` ``ν[..., S]`` must be finite and non-negative (``ValueError`` naming the
+    offending entry otherwise).
+
     Examples
     --------
     >>> import numpy as np
@@ -451,11 +463,15 @@ def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.nda
     >>> round(float(kl_to_policy(mdp, np.array([0]), np.full((1, 2), 0.5), np.ones(1))), 6)
     0.693147
     """
-    p = to_numpy(as_stochastic_policy(mdp, pi_star))
-    q = to_numpy(as_stochastic_policy(mdp, pi0))
+    p = to_numpy(as_stochastic_policy(mdp, pi_star, field="pi_star"))
+    q = to_numpy(as_stochastic_policy(mdp, pi0, field="pi0"))
+    w = as_real_array(np.asarray(to_numpy(weights), dtype=np.float64), "weights", (mdp.S,), ("s",), np)
+    if np.any(w < 0):
+        i = tuple(int(j) for j in np.argwhere(w < 0)[0])
+        raise ValueError(f"weights must be non-negative; weights{_where_named(i, ('s',))} = {float(w[i])!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * (np.log(np.where(p > 0, p, 1.0)) - np.log(q)), 0.0)
-    return np.sum(np.asarray(to_numpy(weights), float) * terms.sum(-1), axis=-1)
+    return np.sum(w * terms.sum(-1), axis=-1)
 
 
 def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = None, soft: Any = None) -> np.ndarray:

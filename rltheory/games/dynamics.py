@@ -56,7 +56,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..backend import array_namespace, one_hot
+import numpy as np
+
+from .._validate import check_finite
+from ..backend import array_namespace, as_float, one_hot
 from ..trace import Trace, TraceRecorder
 from .matrix import as_matrix_games, duality_gap
 
@@ -112,7 +115,22 @@ def project_simplex(v: Any) -> Any:
     >>> import numpy as np
     >>> project_simplex(np.array([0.5, 0.5, 2.0])).tolist()
     [0.0, 0.0, 1.0]
+
+    ``v[..., k]`` (``k ≥ 1``; lists accepted) must be finite (``ValueError`` naming ``v``
+    and the offending entry otherwise).
     """
+    if isinstance(v, (list, tuple)):
+        v = np.asarray(v, dtype=np.float64)
+    xp = array_namespace(v)
+    v = as_float(xp.asarray(v), xp)
+    if v.ndim < 1 or v.shape[-1] == 0:
+        raise ValueError(f"v must have shape (..., k) with k >= 1; got {tuple(v.shape)}")
+    check_finite(v, "v", ("i",))
+    return _project_simplex(v)
+
+
+def _project_simplex(v: Any) -> Any:
+    """:func:`project_simplex` without validation (the dynamics loops)."""
     xp = array_namespace(v)
     k = v.shape[-1]
     u = xp.sort(v, axis=-1, descending=True)
@@ -378,11 +396,11 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
         xh, yh = st
         u, v = uv
-        xh = project_simplex(xh + e[..., None] * u)
-        yh = project_simplex(yh + e[..., None] * v)
+        xh = _project_simplex(xh + e[..., None] * u)
+        yh = _project_simplex(yh + e[..., None] * v)
         return (
-            project_simplex(xh + e[..., None] * u),
-            project_simplex(yh + e[..., None] * v),
+            _project_simplex(xh + e[..., None] * u),
+            _project_simplex(yh + e[..., None] * v),
             (xh, yh),
         )
 

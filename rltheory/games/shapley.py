@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._numerics import contraction_steps
-from .._validate import check_tolerance
+from .._validate import check_finite, check_tolerance
 from ..backend import as_float
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import evaluate_policy
@@ -95,6 +95,12 @@ def shapley_operator(game: ZeroSumMarkovGame, V: Any) -> ShapleyStep:
     V = as_float(V, game.xp, game.dtype)
     if tuple(V.shape[-1:]) != (game.S,):
         raise ValueError(f"V must have shape (..., S) = (..., {game.S}); got {tuple(V.shape)}")
+    check_finite(V, "V", ("s",))
+    return _shapley_operator(game, V)
+
+
+def _shapley_operator(game: ZeroSumMarkovGame, V: Any) -> ShapleyStep:
+    """:func:`shapley_operator` on a validated ``V`` (the value-iteration loop)."""
     sol = solve_zero_sum(game.stage_games(V))
     return ShapleyStep(sol.value, sol.x, sol.y, sol.gap)
 
@@ -195,8 +201,9 @@ def shapley_value_iteration(
     )
     if tuple(V.shape) != game.batch_shape + (game.S,):
         raise ValueError(f"V0 must have shape {game.batch_shape + (game.S,)}; got {tuple(V.shape)}")
+    check_finite(V, "V0", ("s",))
     rec = TraceRecorder()
-    step = shapley_operator(game, V)
+    step = _shapley_operator(game, V)
     fac = g / (1.0 - g) if g > 0 else 0.0
     if max_iter is None:
         d0 = float(xp.max(xp.abs(step.TV - V))) if game.S else 0.0
@@ -209,7 +216,7 @@ def shapley_value_iteration(
         delta = xp.max(xp.abs(TV - V), axis=-1)
         bound = fac * delta
         V = TV
-        step = shapley_operator(game, V)
+        step = _shapley_operator(game, V)
         rec.record(it, delta=delta, bound=bound, stage_gap=xp.max(step.gap, axis=-1))
         if bool(xp.all(bound <= tol)):
             converged = True

@@ -60,6 +60,8 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
     p = require_host(pi, field) if not isinstance(pi, (list, tuple)) else np.asarray(pi)
     p = np.asarray(p)
     if np.issubdtype(p.dtype, np.integer) and p.dtype != bool:
+        if p.ndim < 1 or p.size == 0:
+            raise ValueError(f"deterministic policy {field} must have shape (..., S) with S >= 1; got {p.shape}")
         if A is None:
             raise ValueError(f"{field} is deterministic (integer); give A to one-hot encode it")
         _check_range(
@@ -72,6 +74,8 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
         )
         return np.eye(A)[p]
     p = p.astype(np.float64)
+    if p.ndim < 2 or p.size == 0:
+        raise ValueError(f"stochastic policy {field} must have shape (..., S, A) with S, A >= 1; got {p.shape}")
     check_probability(
         p, field, tuple(f"ax{j}" for j in range(p.ndim - 1)) + ("a",), f"{field}[..., :]"
     )

@@ -47,9 +47,9 @@ from ..errors import ConvergenceWarning, InvalidModelError, SolverError
 from ..trace import Trace, TraceRecorder
 from ._occupancy_lp import flow_matrix, state_weights
 from .bellman import (
+    _greedy,
     _q_values,
     as_stochastic_policy,
-    greedy,
     policy_reward,
     policy_transition_matrix,
 )
@@ -325,7 +325,7 @@ def relative_value_iteration(
                     ConvergenceWarning,
                     stacklevel=2,
                 )
-            pi = greedy(Q)
+            pi = _greedy(Q)
             h = v - v[..., ref_state : ref_state + 1]
             return AverageRewardSolution(
                 pi, 0.5 * (lo + hi), h, it, done, span, rec.finish(), "relative_value_iteration"
@@ -347,7 +347,7 @@ def _improve(xp: Any, Q: Any, pi: Any, allowed: Any = None) -> tuple[Any, Any]:
     qmax = xp.max(Q, axis=-1)
     tol = 1e-10 * (1.0 + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=(-2, -1)))
     keep = _select(xp, Q, pi) >= qmax - tol[..., None]
-    return xp.where(keep, pi, greedy(Q)), qmax
+    return xp.where(keep, pi, _greedy(Q)), qmax
 
 
 def average_policy_iteration(
@@ -404,7 +404,7 @@ def average_policy_iteration(
     xp = mdp.xp
     S = mdp.S
     if pi0 is None:
-        pi = greedy(mdp.R)
+        pi = _greedy(mdp.R)
     else:
         pi = xp.asarray(pi0)
         if not xp.isdtype(pi.dtype, "integral"):

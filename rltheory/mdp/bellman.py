@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import (
+    as_action_table,
     as_distribution,
     as_policy_array,
     as_real_array,
@@ -158,11 +159,18 @@ def greedy(Q: Any, *, atol: float = 0.0) -> Any:
 
     Tie rule: the smallest action index among those within ``atol`` of the
     maximum (``atol=0``: exact ties only). Returns an integer array ``[..., S]``.
+    ``Q`` must have shape ``(..., S, A)`` and finite entries (``ValueError`` naming ``Q``
+    and, for a NaN or infinite entry, its index and value).
     """
-    xp = array_namespace(Q)
     atol = check_real(atol, "atol")
     if atol < 0:
         raise ValueError(f"atol must be >= 0; got {atol}")
+    return _greedy(as_action_table(Q, "Q"), atol=atol)
+
+
+def _greedy(Q: Any, *, atol: float = 0.0) -> Any:
+    """:func:`greedy` without validation (library loops pass their own ``Q``)."""
+    xp = array_namespace(Q)
     if atol == 0.0:
         return xp.argmax(Q, axis=-1)
     near = Q >= xp.max(Q, axis=-1, keepdims=True) - atol

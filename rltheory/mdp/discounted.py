@@ -45,7 +45,7 @@ from ..backend import require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
 from ..trace import Trace, TraceRecorder
 from ._occupancy_lp import state_weights
-from .bellman import _q_values, as_stochastic_policy, evaluate_policy, greedy
+from .bellman import _greedy, _q_values, as_stochastic_policy, evaluate_policy
 from .model import FiniteMDP
 
 __all__ = [
@@ -173,7 +173,7 @@ def _finish(
             stacklevel=3,
         )
     return MDPSolution(
-        policy=greedy(Q_prev), V=V, Q=_q_values(mdp, V), iterations=it, converged=converged,
+        policy=_greedy(Q_prev), V=V, Q=_q_values(mdp, V), iterations=it, converged=converged,
         bound=bound, trace=rec.finish(), method=method,
     )
 
@@ -282,7 +282,7 @@ def modified_policy_iteration(
     v = xp.broadcast_to((rmin / (1.0 - g))[..., None], mdp.batch_shape + (mdp.S,))
 
     def step(Q: Any, Tv: Any) -> Any:
-        backup = _deterministic_backup(mdp, greedy(Q))
+        backup = _deterministic_backup(mdp, _greedy(Q))
         u = Tv
         for _ in range(m):
             u = backup(u)
@@ -342,7 +342,7 @@ def policy_iteration(
     if max_iter is None:
         max_iter = int(min(1e5, max(100, math.ceil(S * A / (1.0 - g) * math.log(1.0 / (1.0 - g) + 1.0)))))
     if pi0 is None:
-        pi = greedy(mdp.R)
+        pi = _greedy(mdp.R)
     else:
         pi = xp.asarray(pi0)
         if not xp.isdtype(pi.dtype, "integral"):
@@ -360,7 +360,7 @@ def policy_iteration(
         onehot = pi[..., None] == ar
         q_cur = xp.sum(xp.where(onehot, Q, xp.zeros_like(Q)), axis=-1)
         keep = q_cur >= qmax - tie_tol
-        new = xp.where(keep, pi, greedy(Q))
+        new = xp.where(keep, pi, _greedy(Q))
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
         D = qmax - V
         bound = xp.max(D, axis=-1) / (1.0 - g)
@@ -433,7 +433,7 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     d = xp.asarray(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), dtype=mdp.dtype)
     Q, Tv, D, bound = bellman_certificate(mdp, V)
     atol = 1e-9 * (1.0 + float(np.max(np.abs(R))) / (1.0 - g))
-    pi = greedy(Q, atol=atol)
+    pi = _greedy(Q, atol=atol)
     # |V - V*| <= max|Δ|/(1-γ) (span bounds with v = V); picking an action within atol of the
     # maximum adds atol/(1-γ) to the policy's certificate γ/(1-γ)·sp(Δ).
     vb = xp.maximum(xp.max(xp.abs(D), axis=-1) / (1.0 - g), bound + atol / (1.0 - g))

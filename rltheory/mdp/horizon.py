@@ -14,7 +14,7 @@ from typing import Any
 
 from .._validate import check_probability
 from ..backend import as_float, one_hot
-from .bellman import greedy
+from .bellman import _greedy
 from .model import FiniteHorizonMDP
 
 __all__ = ["FiniteHorizonSolution", "backward_induction", "evaluate_finite_horizon"]
@@ -68,7 +68,7 @@ def backward_induction(fh: FiniteHorizonMDP) -> FiniteHorizonSolution:
         v = xp.max(Q, axis=-1)
         Vs.append(v)
         Qs.append(Q)
-        pis.append(greedy(Q))
+        pis.append(_greedy(Q))
     V = xp.stack(Vs[::-1], axis=-2)
     Q = xp.stack(Qs[::-1], axis=-3)
     pi = xp.stack(pis[::-1], axis=-2)

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability
+from .._validate import as_action_table, check_probability
 from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
 from ._dataset_checks import _policy_host, _positive, _reward_mode
@@ -83,13 +83,15 @@ def adversarial_policy(Q: Any) -> np.ndarray:
 
     Used as the "other" component of :func:`behaviour_policy` so that the data
     concentrate on the actions a greedy learner must avoid. Ties go to the lowest index.
+    ``Q`` must have shape ``(..., S, A)`` and finite entries (``ValueError`` naming ``Q``
+    and the offending entry otherwise).
 
     Examples
     --------
     >>> adversarial_policy([[1.0, 0.0], [2.0, 3.0]]).tolist()
     [[0.0, 1.0], [1.0, 0.0]]
     """
-    q = np.asarray(to_numpy(Q), dtype=np.float64)
+    q = as_action_table(np.asarray(to_numpy(Q), dtype=np.float64), "Q", np)
     return np.eye(q.shape[-1])[np.argmin(q, axis=-1)]
 
 

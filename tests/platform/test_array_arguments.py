@@ -12,6 +12,14 @@ argument (a numpy broadcasting or matmul ``ValueError``, "cannot convert float N
 a message naming ``pi`` for ``pi0``/``pi_old``/``behavior``), or rejected a valid list or
 float32 input. Now each bad array raises a ``ValueError`` (or its subclass
 ``InvalidModelError``) naming the argument and, for a bad entry, its index and value.
+
+A second round covers the linear-TD family (a NaN feature matrix or a weighting ``d`` off the
+simplex gave a NaN or a silently reweighted fixed point, an all-zero ``d`` a ``LinAlgError``),
+compatible features and mixtures of non-simplex policies, ``greedy``/``softmax_policy`` on NaN
+or 0-d tables, concentrability coefficients of arrays that are not occupancies (and a
+non-finite entry reported as "min entry 0.5"), arguments reported under another name
+(``mu``/``nu`` for ``policy``, ``A`` for ``V``, ``pi`` for ``theta0``), and 0-d arrays that
+raised ``IndexError``.
 """
 
 from __future__ import annotations
@@ -22,9 +30,11 @@ import numpy as np
 import pytest
 
 import rltheory.algorithms as alg
+import rltheory.bounds as bd
 import rltheory.games as games
 import rltheory.mdp as mdp
-from rltheory.mdp import FiniteMDP
+from rltheory.mdp import ConstrainedMDP, FiniteHorizonMDP, FiniteMDP
+from rltheory.mdp.utility import linear_utility
 
 S, A = 3, 2
 _GEN = np.random.default_rng(0)
@@ -36,11 +46,16 @@ DET = np.array([0, 1, 1])
 V3 = np.array([1.0, 2.0, 3.0])
 MU = np.array([0.2, 0.3, 0.5])
 UNIFORM = np.full((S, A), 0.5)
+PHI = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # S x k, full column rank
 RPS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0]])  # 2 x 3, so a transpose is a wrong shape
 
 
 def _m(gamma: float | None = 0.9) -> FiniteMDP:
     return FiniteMDP(P3, R3, gamma=gamma)
+
+
+def _zero_sum() -> games.ZeroSumMarkovGame:
+    return games.ZeroSumMarkovGame(np.ones((1, 2, 3, 1)), np.array([[[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]]]), 0.5)
 
 
 def _step():
@@ -104,6 +119,7 @@ CALLS = {
             "mdp": _m(),
             "pi": PI_POS,
             "psi": alg.compatible_features(np.stack([np.eye(2)] * S), PI_POS),
+            "rho": MU,
         },
     ),
     "domo_vi": (
@@ -128,16 +144,146 @@ CALLS = {
     ),
     "improper_policy_gradient": (
         alg.improper_policy_gradient,
-        lambda: {"mdp": _m(), "controllers": np.stack([PI, UNIFORM]), "eta": 1.0, "iterations": 3, "V_star": V3},
+        lambda: {
+            "mdp": _m(),
+            "controllers": np.stack([PI, UNIFORM]),
+            "eta": 1.0,
+            "iterations": 3,
+            "theta0": np.zeros(2),
+            "V_star": V3,
+        },
     ),
     "natural_actor_critic": (
         alg.natural_actor_critic,
-        lambda: {"mdp": _m(), "features": np.stack([np.eye(2)] * S), "eta": 1.0, "iterations": 2, "V_star": V3},
+        lambda: {
+            "mdp": _m(),
+            "features": np.stack([np.eye(2)] * S),
+            "eta": 1.0,
+            "iterations": 2,
+            "theta0": np.zeros(2),
+            "V_star": V3,
+        },
     ),
+    # Q / logits tables (..., S, A): S and A are free, so only the rank, emptiness and entries are checked
+    "greedy": (mdp.greedy, lambda: {"Q": R3}),
+    "adversarial_policy": (mdp.adversarial_policy, lambda: {"Q": R3}),
+    "softmax_policy": (alg.softmax_policy, lambda: {"theta": R3}),
+    # coverage and offline bounds: occupancies sum to 1 (per step h for (H, S, A) arrays)
+    "single_policy_concentrability": (
+        bd.single_policy_concentrability,
+        lambda: {"d_target": np.array([0.5, 0.5, 0.0]), "d_data": np.array([0.25, 0.25, 0.5])},
+    ),
+    "all_policy_concentrability": (
+        bd.all_policy_concentrability,
+        lambda: {"model": FiniteHorizonMDP.stationary(P3, R3, H=2), "d_data": np.stack([PI / 3, PI / 3])},
+    ),
+    "unilateral_concentrability": (
+        bd.unilateral_concentrability,
+        lambda: {
+            "P": np.ones((1, 1, 2, 2, 1)),
+            "policies": [np.full((1, 1, 2), 0.5)] * 2,
+            "d_data": np.full((1, 1, 2, 2), 0.25),
+        },
+    ),
+    "discounted_concentrability": (
+        bd.discounted_concentrability,
+        lambda: {"mdp": _m(), "target": DET, "behaviour": PI},
+    ),
+    "feature_covariance": (
+        bd.feature_covariance,
+        lambda: {"features": np.eye(2).reshape(1, 2, 2), "d": np.array([[0.25, 0.75]])},
+    ),
+    "pessimism_suboptimality_bound": (
+        bd.pessimism_suboptimality_bound,
+        lambda: {"d_star": np.array([[[1.0, 0.0]]]), "bonus": np.array([[[0.1, 5.0]]])},
+    ),
+    "pevi_bound": (
+        bd.pevi_bound,
+        lambda: {
+            "d_star": np.array([[[1.0, 0.0]]]),
+            "features": np.eye(2).reshape(1, 2, 2),
+            "Lambda": 4.0 * np.eye(2)[None],
+            "beta": 1.0,
+        },
+    ),
+    "elliptical_bonus": (
+        bd.elliptical_bonus,
+        lambda: {"features": np.eye(2).reshape(1, 2, 2), "Lambda": 4.0 * np.eye(2)[None], "beta": 2.0},
+    ),
+    "mismatch_coefficient": (bd.mismatch_coefficient, lambda: {"mdp": _m(), "pi_star": DET, "rho": MU, "mu": MU}),
+    "kl_to_policy": (
+        bd.kl_to_policy,
+        lambda: {"mdp": _m(), "pi_star": DET, "pi0": UNIFORM, "weights": np.ones(S)},
+    ),
+    "span_contraction_coefficient": (bd.span_contraction_coefficient, lambda: {"P": P3[:, 0]}),
+    "relative_condition_number": (
+        bd.relative_condition_number,
+        lambda: {"sigma_target": np.diag([0.5, 0.5]), "sigma_data": np.diag([0.25, 0.75])},
+    ),
+    # arguments reported under another name before (mu/nu, A, pi) or by a NaN cast
+    "best_response": (games.best_response, lambda: {"game": _zero_sum(), "policy": np.array([[0.2, 0.3, 0.5]]), "player": 0}),
+    "best_response_p1": (games.best_response, lambda: {"game": _zero_sum(), "policy": np.array([[0.5, 0.5]]), "player": 1}),
+    "best_response_det": (games.best_response, lambda: {"game": _zero_sum(), "policy": np.array([2]), "player": 0}),
+    "shapley_operator": (games.shapley_operator, lambda: {"game": _zero_sum(), "V": np.array([2.0])}),
+    "shapley_value_iteration": (games.shapley_value_iteration, lambda: {"game": _zero_sum(), "V0": np.array([2.0])}),
+    "soft_value_iteration": (alg.soft_value_iteration, lambda: {"mdp": _m(), "tau": 1.0, "Q0": R3}),
+    "average_reward_gradient": (alg.average_reward_gradient, lambda: {"mdp": _m(None), "theta": R3}),
+    "general_utility_primal_dual": (
+        alg.general_utility_primal_dual,
+        lambda: {
+            "mdp": _m(),
+            "objective": linear_utility(R3),
+            "iterations": 2,
+            "eta_theta": 1.0,
+            "eta_mu": 1.0,
+            "Lambda": 10.0,
+            "theta0": np.zeros((S, A)),
+        },
+    ),
+    "lagrangian_policy_gradient": (
+        alg.lagrangian_policy_gradient,
+        lambda: {
+            "cmdp": ConstrainedMDP(_m(), np.stack([R3]), np.array([5.0])),
+            "iterations": 2,
+            "eta_theta": 1.0,
+            "eta_lambda": 1.0,
+            "Lambda": 10.0,
+            "theta0": np.zeros((S, A)),
+        },
+    ),
+    # 0-d and empty arrays (an IndexError before)
+    "behaviour_policy": (mdp.behaviour_policy, lambda: {"target": PI, "alpha": 0.5}),
+    "sample_episodes": (
+        mdp.sample_episodes,
+        lambda: {"fh": FiniteHorizonMDP.stationary(P3, R3, H=2), "behaviour": np.stack([PI, PI]), "K": 2, "rng": 0},
+    ),
+    "project_simplex_g": (games.project_simplex, lambda: {"v": np.array([0.5, 0.5, 2.0])}),
+    "compatible_features": (alg.compatible_features, lambda: {"phi_sa": np.stack([np.eye(2)] * S), "pi": PI}),
+    "mixture_policy": (
+        alg.mixture_policy,
+        lambda: {"controllers": np.stack([PI, UNIFORM]), "theta": np.array([0.0, 1.0])},
+    ),
+    # linear TD: features Phi (S, k) and a weighting d on the simplex
+    "expected_td": (
+        alg.expected_td,
+        lambda: {"mdp": _m(), "pi": PI, "Phi": PHI, "step_size": 0.5, "iterations": 3, "d": MU},
+    ),
+    "lstd": (alg.lstd, lambda: {"mdp": _m(), "pi": PI, "Phi": PHI, "steps": 10, "rng": 0, "d": MU}),
+    "lstd_estimate": (
+        alg.lstd_estimate,
+        lambda: {"phi": np.eye(2), "rewards": np.array([1.0, 0.0]), "phi_next": np.eye(2)[[1, 0]], "gamma": 0.5},
+    ),
+    "projected_fixed_point": (alg.projected_fixed_point, lambda: {"mdp": _m(), "pi": PI, "Phi": PHI, "d": MU}),
+    "projection": (alg.projection, lambda: {"Phi": PHI, "d": MU, "V": V3}),
+    "td_linear": (
+        alg.td_linear,
+        lambda: {"mdp": _m(), "pi": PI, "Phi": PHI, "steps": 5, "step_size": 0.1, "rng": 0, "d": MU},
+    ),
+    "weighted_norm": (alg.weighted_norm, lambda: {"x": V3, "d": MU}),
 }
 
 # arguments whose entries are action indices (a corrupted entry is one index past the range)
-_N_ACTIONS = {"pi0": A, "pi_old": A}
+_N_ACTIONS = {"pi0": A, "pi_old": A, "target": A, "pi_star": A, "policy": 3}
 
 
 def _last(x: np.ndarray) -> tuple[int, ...]:
@@ -240,6 +386,71 @@ CASES = [
     ("va_learning", "Q_star", ['nan_last', 'inf_last']),
     ("improper_policy_gradient", "V_star", ['nan_last', 'inf_last']),
     ("natural_actor_critic", "V_star", ['nan_last', 'inf_last']),
+    ("expected_td", "Phi", ['nan_last', 'inf_last']),
+    ("expected_td", "d", ['nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("lstd", "Phi", ['nan_last', 'inf_last']),
+    ("lstd", "d", ['nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("lstd_estimate", "phi", ['nan_last', 'inf_last']),
+    ("lstd_estimate", "rewards", ['nan_last', 'inf_last']),
+    ("lstd_estimate", "phi_next", ['nan_last', 'inf_last']),
+    ("projected_fixed_point", "Phi", ['nan_last', 'inf_last']),
+    ("projected_fixed_point", "d", ['nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("projection", "Phi", ['short_axis0', 'extra_axis_trailing', 'transposed', 'scalar', 'empty', 'nan_last', 'inf_last', 'list']),
+    ("projection", "d", ['scalar', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row', 'list']),
+    ("projection", "V", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'nan_last', 'inf_last', 'list']),
+    ("td_linear", "Phi", ['nan_last', 'inf_last']),
+    ("td_linear", "d", ['nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("weighted_norm", "x", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'nan_last', 'inf_last']),
+    ("weighted_norm", "d", ['scalar', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("compatible_critic", "psi", ['nan_last', 'inf_last']),
+    ("compatible_critic", "rho", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("compatible_features", "phi_sa", ['nan_last', 'inf_last']),
+    ("compatible_features", "pi", ['nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("improper_policy_gradient", "controllers", ['empty']),
+    ("improper_policy_gradient", "theta0", ['nan_last', 'inf_last']),
+    ("mixture_policy", "controllers", ['short_lastaxis', 'transposed', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("mixture_policy", "theta", ['nan_last', 'inf_last']),
+    ("natural_actor_critic", "features", ['nan_last', 'inf_last']),
+    ("natural_actor_critic", "theta0", ['nan_last', 'inf_last']),
+    ("greedy", "Q", ['scalar', 'empty', 'nan_last', 'inf_last']),
+    ("adversarial_policy", "Q", ['scalar', 'empty', 'nan_last', 'inf_last']),
+    ("softmax_policy", "theta", ['scalar', 'empty', 'nan_last', 'inf_last']),
+    ("all_policy_concentrability", "d_data", ['inf_last', 'rowsum_0.9', 'zero_row']),
+    ("discounted_concentrability", "target", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'index_eq_n', 'index_neg', 'index_float']),
+    ("discounted_concentrability", "behaviour", ['short_axis0', 'short_lastaxis', 'extra_axis_trailing', 'transposed', 'scalar', 'empty', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("feature_covariance", "features", ['nan_last', 'inf_last']),
+    ("feature_covariance", "d", ['nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("single_policy_concentrability", "d_target", ['inf_last', 'rowsum_0.9', 'zero_row']),
+    ("single_policy_concentrability", "d_data", ['inf_last', 'rowsum_0.9', 'zero_row']),
+    ("unilateral_concentrability", "P", ['extra_axis_trailing', 'transposed', 'scalar', 'empty']),
+    ("unilateral_concentrability", "d_data", ['inf_last']),
+    ("pessimism_suboptimality_bound", "d_star", ['rowsum_0.9', 'zero_row']),
+    ("pevi_bound", "d_star", ['rowsum_0.9', 'zero_row']),
+    ("pevi_bound", "features", ['scalar', 'empty', 'nan_last', 'inf_last']),
+    ("pevi_bound", "Lambda", ['empty', 'nan_last', 'inf_last']),
+    ("elliptical_bonus", "features", ['scalar', 'empty', 'nan_last', 'inf_last']),
+    ("elliptical_bonus", "Lambda", ['empty', 'nan_last', 'inf_last']),
+    ("mismatch_coefficient", "pi_star", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'index_eq_n', 'index_neg', 'index_float']),
+    ("mismatch_coefficient", "rho", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("mismatch_coefficient", "mu", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("kl_to_policy", "pi_star", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'index_eq_n', 'index_neg', 'index_float']),
+    ("kl_to_policy", "pi0", ['short_axis0', 'short_lastaxis', 'extra_axis_trailing', 'transposed', 'scalar', 'empty', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("kl_to_policy", "weights", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'nan_last', 'inf_last']),
+    ("span_contraction_coefficient", "P", ['short_axis0', 'short_lastaxis', 'extra_axis_trailing', 'empty', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("relative_condition_number", "sigma_target", ['nan_last', 'inf_last']),
+    ("relative_condition_number", "sigma_data", ['nan_last', 'inf_last']),
+    ("best_response", "policy", ['nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("best_response_p1", "policy", ['nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("best_response_det", "policy", ['index_eq_n', 'index_neg']),
+    ("shapley_operator", "V", ['nan_last', 'inf_last']),
+    ("shapley_value_iteration", "V0", ['nan_last', 'inf_last']),
+    ("soft_value_iteration", "Q0", ['nan_last', 'inf_last']),
+    ("average_reward_gradient", "theta", ['nan_last', 'inf_last']),
+    ("general_utility_primal_dual", "theta0", ['nan_last', 'inf_last']),
+    ("lagrangian_policy_gradient", "theta0", ['nan_last', 'inf_last']),
+    ("behaviour_policy", "target", ['scalar', 'empty']),
+    ("sample_episodes", "behaviour", ['scalar']),
+    ("project_simplex_g", "v", ['scalar', 'empty', 'nan_last', 'inf_last', 'list']),
 ]
 
 _VALID = ("list", "float32")  # corruptions that are valid input and must be accepted
