@@ -455,7 +455,7 @@ def solve_general_utility(
         with warnings.catch_warnings():  # the status is reported; the KKT residual is the certificate
             warnings.simplefilter("ignore", UserWarning)
             try:
-                prob.solve(solver=name, **opts)
+                prob.solve(solver=name, warm_start=False, **opts)  # a fresh solve: a warm start reused rung 1's settings
             except cp.error.SolverError as exc:
                 statuses.append(f"{name}: {exc}")
                 continue

@@ -126,6 +126,23 @@ def test_default_ladder_certifies_where_every_clarabel_run_is_inaccurate():
     assert 0.2 * float(np.mean(V)) == pytest.approx(float(np.sum(sol.lagrangian_reward * sol.occupancy)), abs=1e-10)
 
 
+def test_solver_ladder_rungs_are_independent_solves():
+    # Found by a stress draw (seed 211): cvxpy warm-starts by default and reused the first rung's
+    # CLARABEL solver, so the later rungs (1e-11, 1e-10, defaults) did not get their own settings and
+    # the ladder returned KKT 1.8e-5. Each rung is now a fresh solve: the ladder is at least as good
+    # as its 1e-10 rung run alone (9.2e-7 here).
+    S = A = 3
+    mdp = _random_model(211, S, A, 0.7)
+    du = np.asarray(occupancy_measure(mdp, np.full((S, A), 1.0 / A)))
+    free = solve_general_utility(mdp, linear_utility(mdp.R))
+    cons = [(kl_divergence(du), 0.5 * kl_divergence(du).value(free.occupancy))]
+    alone = solve_general_utility(mdp, linear_utility(mdp.R), cons, solver="CLARABEL",
+                                  solver_options={"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
+                                                  "tol_ktratio": 1e-8})
+    ladder = solve_general_utility(mdp, linear_utility(mdp.R), cons)
+    assert ladder.kkt_residual <= alone.kkt_residual <= 1e-5
+
+
 def test_kkt_residual_certifies_an_optimum_with_mass_below_solver_precision_and_flags_a_loose_solve():
     # Found by the stress profile: a linear objective in a KL trust region whose optimum puts
     # ~1e-20 on two pairs; the solver returns ~1e-13 there, where λ·log d is off by O(1).
