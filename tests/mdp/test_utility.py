@@ -113,7 +113,7 @@ def test_shadow_reward_first_order_optimality(seed, S, A, kind):
 
 def test_default_ladder_certifies_where_every_clarabel_run_is_inaccurate():
     # Found by a random draw of test_shadow_reward_first_order_optimality: on this 2×2 entropy
-    # instance every CLARABEL rung stops optimal_inaccurate (best KKT residual 1.6e-6) and the
+    # instance no CLARABEL rung certifies (best KKT residual 1.5e-6) and the
     # first-order check misses by 1.1e-6; the default ladder's last rung (SCS, 1e-12) certifies it.
     S = A = 2
     mdp = _random_model(1_033_586_429, S, A, 0.8)
