@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import _where, check_finite
 from ..errors import InvalidModelError
 from ..mdp.offline_data import EpisodeDataset
 
@@ -155,6 +156,11 @@ def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: st
     want = (H, S) + shape
     if pol.shape != want:
         raise ValueError(f"{field} must have shape (H, S, A_1, ..., A_n) = {want}; got {pol.shape}")
+    names = ("h", "s") + tuple(f"a{i + 1}" for i in range(len(shape)))
+    check_finite(pol, field, names)
+    if np.any(pol < -1e-12):
+        idx = tuple(int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
+        raise ValueError(f"{field} must be non-negative; most negative entry {field}{_where(idx, names)} = {pol[idx]:.6g}")
     flat = pol.reshape(H * S, -1)
     if np.any(flat < -1e-12) or np.any(np.abs(flat.sum(-1) - 1.0) > 1e-8):
         row = int(np.argmax(np.abs(flat.sum(-1) - 1.0) + (flat.min(-1) < -1e-12)))

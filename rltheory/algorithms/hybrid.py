@@ -26,7 +26,7 @@ import numpy as np
 from .._validate import check_probability
 from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning
-from ..mdp.horizon import backward_induction, evaluate_finite_horizon
+from ..mdp.horizon import _evaluate_finite_horizon, backward_induction
 from ..mdp.model import FiniteHorizonMDP
 from ..mdp.offline_data import EpisodeDataset, sample_episodes
 from ..mdp.sample import _rng
@@ -166,7 +166,7 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
     samples = 0
 
     def subopt(p: np.ndarray) -> float:
-        return v_star - float(np.asarray(evaluate_finite_horizon(fh, p))[0] @ mu)
+        return v_star - float(np.asarray(_evaluate_finite_horizon(fh, fh.xp.asarray(p, dtype=fh.dtype)))[0] @ mu)
 
     rec.record(0, suboptimality=subopt(pi), online_samples=0, critic_term=0.0)
     converged = None if tol is None else False

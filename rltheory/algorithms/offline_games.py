@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from .._validate import check_int, check_real
+from .._validate import as_distribution, check_finite, check_int, check_probability, check_real
 from ..bounds.offline import hoeffding_radius
 from ..errors import InvalidModelError, SolverError
 from ..games.bimatrix import lemke_howson
@@ -349,6 +349,13 @@ def equilibrium_gap(P: Any, R: Any, policy: Any, *, concept: str = "nash", mu: A
     concept : {"nash", "cce", "ce"}
     mu : array (S,), optional (uniform)
 
+    Raises
+    ------
+    ValueError
+        A ``P`` of the wrong shape or with a row off the simplex (or a NaN/inf entry,
+        located), an ``R`` of the wrong shape or with a non-finite entry, a ``policy`` row off
+        the simplex, a ``mu`` off the simplex over the ``S`` states.
+
     Examples
     --------
     Matching pennies as a one-shot game (rewards in [0, 1]): uniform play has gap 0,
@@ -362,21 +369,39 @@ def equilibrium_gap(P: Any, R: Any, policy: Any, *, concept: str = "nash", mu: A
     c = _concept(concept)
     Pf = np.asarray(P, dtype=np.float64)
     Rf = np.asarray(R, dtype=np.float64)
+    if Pf.ndim < 4 or 0 in Pf.shape or Pf.shape[-1] != Pf.shape[1]:
+        raise ValueError(
+            f"P must have shape (H, S, A_1, ..., A_n, S) with every axis non-empty; got {Pf.shape}"
+        )
     H, S = Pf.shape[0], Pf.shape[1]
     shape = tuple(int(a) for a in Pf.shape[2:-1])
-    n, J = len(shape), int(np.prod(shape))
+    n = len(shape)
+    acts = tuple(f"a{i + 1}" for i in range(n))
+    check_probability(Pf, "P", ("h", "s") + acts + ("s'",), "P[h, s, a_1, ..., a_n, :]")
     if Rf.shape != (n, H, S) + shape:
-        raise ValueError(f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + shape}; got {Rf.shape}")
+        raise ValueError(
+            f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + shape}; got {Rf.shape} "
+            f"(the sizes are read from P of shape {Pf.shape})"
+        )
+    check_finite(Rf, "R", ("i", "h", "s") + acts)
     pol = _policy_array(policy, H, S, shape)
-    Pj = Pf.reshape(H, S, J, S)
-    Rj = Rf.reshape(n, H, S, J)
+    m = np.full(S, 1.0 / S) if mu is None else as_distribution(mu, "mu", S, np, np.float64)
+    return _equilibrium_gap(Pf, Rf, pol, c, m)
+
+
+def _equilibrium_gap(P: np.ndarray, R: np.ndarray, pol: np.ndarray, concept: str, mu: np.ndarray) -> float:
+    """:func:`equilibrium_gap` on validated float64 arrays (no checks)."""
+    H, S = P.shape[0], P.shape[1]
+    shape = tuple(int(a) for a in P.shape[2:-1])
+    n, J = len(shape), int(np.prod(shape))
+    Pj = P.reshape(H, S, J, S)
+    Rj = R.reshape(n, H, S, J)
 
     def exact(h: int, i: int, v_lo: np.ndarray, v_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return Rj[i, h] + Pj[h] @ v_lo, Rj[i, h] + Pj[h] @ v_hi
 
-    _, lo_V, hi_V = _backward(H, S, shape, exact, c, pol)
-    m = np.full(S, 1.0 / S) if mu is None else np.asarray(mu, dtype=np.float64)
-    return float(np.sum(np.maximum(0.0, (hi_V[:, 0] - lo_V[:, 0]) @ m)))
+    _, lo_V, hi_V = _backward(H, S, shape, exact, concept, pol)
+    return float(np.sum(np.maximum(0.0, (hi_V[:, 0] - lo_V[:, 0]) @ mu)))
 
 
 def _estimator(data: EpisodeDataset, delta: float, n_candidates: int, features: Any, beta: Any, ridge: float,

@@ -53,8 +53,8 @@ from typing import Any
 import numpy as np
 
 from ..algorithms.offline_games import (
+    _equilibrium_gap,
     bradley_terry_mle,
-    equilibrium_gap,
     marlhf_equilibrium,
     trajectory_features,
 )
@@ -178,7 +178,7 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
                     fit = bradley_terry_mle(prefs, ridge=config.ridge)
                     out = marlhf_equilibrium(prefs, P, cands, beta=beta, fit=fit)
                     chosen[g] = out.candidate
-                    nc[g][i, j] = equilibrium_gap(P, R, out.policy)
+                    nc[g][i, j] = _equilibrium_gap(P, np.asarray(R, dtype=np.float64), out.policy, "nash", np.ones(1))
                     ucb[g][i, j] = out.gap_ucb[out.candidate] / config.scale
                     if g == "I":
                         events += _event(fit, prefs, R, config.scale, beta)

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms.offline_games import equilibrium_gap, pessimistic_equilibrium_vi
+from ..algorithms.offline_games import _equilibrium_gap, pessimistic_equilibrium_vi
 from ..bounds import Claim, check_bound, fit_rate
 from ..bounds.coverage import finite_horizon_occupancy, unilateral_concentrability
 from ..bounds.selective_coverage import selective_concentrability, selective_coverage_witness
@@ -82,6 +82,7 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     rho = np.asarray(finite_horizon_occupancy(fh, beh.reshape(H, S, J))).reshape(H, S, 2, 2)
     c_uni = unilateral_concentrability(P, nash, rho, mu)
     c_sel = selective_concentrability(P, R, nash, rho, mu)
+    Pf, Rf, muf = (np.asarray(x, dtype=np.float64) for x in (P, R, mu))
     sizes = np.asarray(config.sizes)
     iota = math.log(2.0 / (config.delta / (2 * 2 * H * S * J)))
     K_h = sizes // H
@@ -95,7 +96,7 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
             for c in CONCEPTS:
                 out = pessimistic_equilibrium_vi(data, concept=c, delta=config.delta)
                 cert[c][k, j] = float(out.gap_bound @ mu)
-                gaps[c][k, j] = equilibrium_gap(P, R, out.policy, concept=c, mu=mu)
+                gaps[c][k, j] = _equilibrium_gap(Pf, Rf, out.policy, c, muf)  # validated by the model above
     src = "Zhang, Bai & Jiang (2023), gap relaxation; tabular selective coverage (rltheory.bounds.selective_coverage)"
     checks = [Claim(
         "coverage-coefficients", "C_uni = ∞ while C_sel = 1/w² (the equilibrium's own ratio at step 1)", src, None, "bound",

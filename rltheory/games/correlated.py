@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_probability
+from .._validate import _renormalised, _source_atol, _where, check_finite
 from ..backend import require_host
 from ..errors import InvalidModelError, SolverError
 
@@ -115,12 +115,25 @@ def cce_constraints(U: Any) -> np.ndarray:
 
 
 def _as_joint(U: np.ndarray, mu: Any) -> np.ndarray:
-    mu = np.asarray(require_host(mu, "correlated equilibrium checks"), dtype=np.float64)
+    """``mu[a_1, ..., a_n]`` checked as a distribution over joint actions, flattened (C order).
+
+    A float32 ``mu`` is judged at float32's row-sum tolerance and renormalised in float64.
+    """
+    mu = np.asarray(require_host(mu, "correlated equilibrium checks"))
+    atol = _source_atol(mu, np)
+    mu = np.asarray(mu, dtype=np.float64)
     if mu.shape != U.shape[1:]:
-        raise ValueError(f"mu must have the joint-action shape {U.shape[1:]}; got {mu.shape}")
+        raise ValueError(f"mu must have the joint-action shape {U.shape[1:]} of U (shape {U.shape}); got {mu.shape}")
+    names = tuple(f"a{k + 1}" for k in range(mu.ndim))
+    check_finite(mu, "mu", names)
+    if np.any(mu < -atol):
+        idx = tuple(int(i) for i in np.unravel_index(np.argmin(mu), mu.shape))
+        raise InvalidModelError(f"mu must be non-negative; most negative entry mu{_where(idx, names)} = {mu[idx]:.6g}")
     flat = mu.reshape(-1)
-    check_probability(flat, "mu", ("a",), "mu")
-    return flat
+    total = float(np.sum(flat))
+    if abs(total - 1.0) > atol * (1.0 + flat.size**0.5):
+        raise InvalidModelError(f"mu must sum to 1 over the joint actions (atol={atol:g}); it sums to {total:.12g}")
+    return _renormalised(flat, atol, np)
 
 
 def _worst(violations: np.ndarray) -> float:

@@ -61,7 +61,7 @@ import numpy as np
 from .._validate import check_finite
 from ..backend import array_namespace, as_float, one_hot
 from ..trace import Trace, TraceRecorder
-from .matrix import as_matrix_games, duality_gap
+from .matrix import _duality_gap, as_matrix_games
 
 __all__ = [
     "DynamicsResult",
@@ -192,7 +192,7 @@ def _run(
         sx, sy = sx + x, sy + y
         u = (A @ y[..., None])[..., 0]
         v = -(x[..., None, :] @ A)[..., 0, :]
-        rec.record(t, gap_avg=duality_gap(A, sx / t, sy / t), gap_last=duality_gap(A, x, y))
+        rec.record(t, gap_avg=_duality_gap(A, sx / t, sy / t, xp), gap_last=_duality_gap(A, x, y, xp))
         if t < T:
             x, y, state = update(x, y, state, (u, v))
     return sx / T, sy / T, x, y, rec.finish()

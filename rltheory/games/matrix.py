@@ -100,6 +100,11 @@ def duality_gap(A: Any, x: Any, y: Any) -> Any:
     A = as_matrix_games(A, "A", xp)
     x = as_distribution(x, "x", A.shape[-2], xp, A.dtype, name="i")
     y = as_distribution(y, "y", A.shape[-1], xp, A.dtype, name="j")
+    return _duality_gap(A, x, y, xp)
+
+
+def _duality_gap(A: Any, x: Any, y: Any, xp: Any) -> Any:
+    """:func:`duality_gap` without checks, for loops over iterates of validated games."""
     Ay = (A @ y[..., None])[..., 0]
     xA = (x[..., None, :] @ A)[..., 0, :]
     return xp.max(Ay, axis=-1) - xp.min(xA, axis=-1)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_probability
-from ..backend import as_float, one_hot
+import numpy as np
+
+from .._validate import _where, check_probability
+from ..backend import as_float, one_hot, to_numpy
 from .bellman import _greedy
 from .model import FiniteHorizonMDP
 
@@ -81,24 +83,55 @@ def evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
 
     ``pi`` is deterministic ``int[..., H, S]`` or stochastic ``[..., H, S, A]``;
     ``V_h = Σ_a π_h(a|s) (r_h + P_h V_{h+1})``.
+
+    Raises
+    ------
+    ValueError
+        ``pi`` of the wrong shape, an action index outside ``[0, A)`` (located), or a
+        stochastic row off the simplex or non-finite (``InvalidModelError``, located).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteHorizonMDP
+    >>> fh = FiniteHorizonMDP.stationary(np.ones((1, 2, 1)), np.array([[0., 1.]]), H=2)
+    >>> evaluate_finite_horizon(fh, np.full((2, 1, 2), 0.5))[:, 0]
+    array([1. , 0.5, 0. ])
     """
     xp = fh.xp
+    if isinstance(pi, (list, tuple)):
+        pi = np.asarray(pi)
     pi = xp.asarray(pi)
     H, S, A = fh.H, fh.S, fh.A
     if xp.isdtype(pi.dtype, "integral"):
         if tuple(pi.shape[-2:]) != (H, S):
-            raise ValueError(f"deterministic policy must have shape (..., H, S) = (..., {H}, {S}); got {tuple(pi.shape)}")
+            raise ValueError(
+                f"deterministic policy pi must have shape (..., H, S) = (..., {H}, {S}); got {tuple(pi.shape)}"
+            )
         if bool(xp.any((pi < 0) | (pi >= A))):
-            raise ValueError(f"policy entries must be action indices in [0, {A})")
+            h = to_numpy(pi)
+            idx = tuple(int(i) for i in np.argwhere((h < 0) | (h >= A))[0])
+            raise ValueError(
+                f"pi must hold action indices in [0, {A}); pi{_where(idx, ('h', 's'))} = {int(h[idx])}"
+            )
         pi = one_hot(pi, A, xp, fh.dtype)
     else:
         pi = as_float(pi, xp, fh.dtype)
         if tuple(pi.shape[-3:]) != (H, S, A):
-            raise ValueError(f"stochastic policy must have shape (..., H, S, A) = (..., {H}, {S}, {A}); got {tuple(pi.shape)}")
+            raise ValueError(
+                f"pi: stochastic policy must have shape (..., H, S, A) = (..., {H}, {S}, {A}); got {tuple(pi.shape)}"
+            )
         check_probability(pi, "pi", ("h", "s", "a"), "pi[h, s, :]")
-    v = xp.zeros(fh.batch_shape + (S,), dtype=fh.dtype, device=fh.P.device)
+    return _evaluate_finite_horizon(fh, pi)
+
+
+def _evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
+    """:func:`evaluate_finite_horizon` of a stochastic ``pi[..., H, S, A]`` in ``fh``'s namespace and
+    dtype, without checks (for loops over policies the library produced)."""
+    xp = fh.xp
+    v = xp.zeros(fh.batch_shape + (fh.S,), dtype=fh.dtype, device=fh.P.device)
     Vs = [v]
-    for h in range(H - 1, -1, -1):
+    for h in range(fh.H - 1, -1, -1):
         v = xp.sum(pi[..., h, :, :] * _q_step(fh, h, v), axis=-1)
         Vs.append(v)
     return xp.stack(Vs[::-1], axis=-2)

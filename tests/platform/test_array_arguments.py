@@ -20,6 +20,12 @@ or 0-d tables, concentrability coefficients of arrays that are not occupancies (
 non-finite entry reported as "min entry 0.5"), arguments reported under another name
 (``mu``/``nu`` for ``policy``, ``A`` for ``V``, ``pi`` for ``theta0``), and 0-d arrays that
 raised ``IndexError``.
+
+A third round covers ``equilibrium_gap`` (a NaN or inf in ``P``, ``R`` or ``policy`` gave a NaN
+gap, ``P`` off the simplex and an unchecked ``mu`` were used as given, a 0-d ``P`` raised
+``IndexError``), the correlated-equilibrium gaps (a bad ``mu`` entry located by its flat index,
+a ``U``/``mu`` shape clash that named only ``mu``, a valid float32 ``mu`` rejected) and
+``evaluate_finite_horizon`` (shape and action-index errors that did not name ``pi``).
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ V3 = np.array([1.0, 2.0, 3.0])
 MU = np.array([0.2, 0.3, 0.5])
 UNIFORM = np.full((S, A), 0.5)
 PHI = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # S x k, full column rank
+PENNIES = np.array([[1.0, -1.0], [-1.0, 1.0]])
+MU_JOINT = np.array([[0.3, 0.3], [0.3, 0.1]])  # in float32 it sums to 1 + 3.7e-8
 RPS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -1.0]])  # 2 x 3, so a transpose is a wrong shape
 
 
@@ -280,10 +288,32 @@ CALLS = {
         lambda: {"mdp": _m(), "pi": PI, "Phi": PHI, "steps": 5, "step_size": 0.1, "rng": 0, "d": MU},
     ),
     "weighted_norm": (alg.weighted_norm, lambda: {"x": V3, "d": MU}),
+    # exact finite-horizon evaluation of a stochastic (H, S, A) or deterministic (H, S) policy
+    "evaluate_finite_horizon": (
+        mdp.evaluate_finite_horizon,
+        lambda: {"fh": FiniteHorizonMDP.stationary(P3, R3, H=2), "pi": np.stack([PI, PI])},
+    ),
+    "evaluate_finite_horizon_det": (
+        mdp.evaluate_finite_horizon,
+        lambda: {"fh": FiniteHorizonMDP.stationary(P3, R3, H=2), "pi": np.stack([DET, DET])},
+    ),
+    # correlated-equilibrium gaps of a joint distribution mu[a1, a2] in matching pennies
+    "ce_gap": (games.ce_gap, lambda: {"U": np.stack([PENNIES, -PENNIES]), "mu": MU_JOINT}),
+    "cce_gap": (games.cce_gap, lambda: {"U": np.stack([PENNIES, -PENNIES]), "mu": MU_JOINT}),
+    # exact equilibrium gap of a joint policy in a two-player Markov game (H=1, S=2, 2x2 actions)
+    "equilibrium_gap": (
+        alg.equilibrium_gap,
+        lambda: {
+            "P": np.full((1, 2, 2, 2, 2), 0.5),
+            "R": np.stack([np.eye(2), 1.0 - np.eye(2)])[:, None, None].repeat(2, axis=2),
+            "policy": np.full((1, 2, 2, 2), 0.25),
+            "mu": np.array([0.25, 0.75]),
+        },
+    ),
 }
 
 # arguments whose entries are action indices (a corrupted entry is one index past the range)
-_N_ACTIONS = {"pi0": A, "pi_old": A, "target": A, "pi_star": A, "policy": 3}
+_N_ACTIONS = {"pi": A, "pi0": A, "pi_old": A, "target": A, "pi_star": A, "policy": 3}
 
 
 def _last(x: np.ndarray) -> tuple[int, ...]:
@@ -451,6 +481,16 @@ CASES = [
     ("behaviour_policy", "target", ['scalar', 'empty']),
     ("sample_episodes", "behaviour", ['scalar']),
     ("project_simplex_g", "v", ['scalar', 'empty', 'nan_last', 'inf_last', 'list']),
+    ("evaluate_finite_horizon", "pi", ['short_axis0', 'short_lastaxis', 'extra_axis_trailing', 'transposed', 'scalar', 'empty']),
+    ("evaluate_finite_horizon_det", "pi", ['short_axis0', 'short_lastaxis', 'extra_axis_trailing', 'transposed', 'scalar', 'empty', 'index_eq_n', 'index_neg', 'index_float']),
+    ("ce_gap", "U", ['short_lastaxis']),
+    ("ce_gap", "mu", ['nan_last', 'inf_last', 'negative', 'float32']),
+    ("cce_gap", "U", ['short_lastaxis']),
+    ("cce_gap", "mu", ['nan_last', 'inf_last', 'negative', 'float32']),
+    ("equilibrium_gap", "P", ['short_lastaxis', 'extra_axis_trailing', 'scalar', 'empty', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
+    ("equilibrium_gap", "R", ['nan_last', 'inf_last']),
+    ("equilibrium_gap", "policy", ['nan_last', 'inf_last', 'negative']),
+    ("equilibrium_gap", "mu", ['short_axis0', 'extra_axis_trailing', 'scalar', 'empty', 'nan_last', 'inf_last', 'negative', 'rowsum_0.9', 'zero_row']),
 ]
 
 _VALID = ("list", "float32")  # corruptions that are valid input and must be accepted
@@ -478,7 +518,7 @@ def test_bad_array_is_rejected_by_name(name, arg, how):
         pattern = rf"\b{re.escape(arg)}\b"
     else:  # an entry error: the argument, the corrupted index and the value found there
         idx, value = where
-        loc = r",? ?".join(rf"(?:\w+=)?{i}" for i in idx)
+        loc = r",? ?".join(rf"(?:[\w']+=)?{i}" for i in idx)
         pattern = rf"\b{re.escape(arg)}\({loc},?\) = {re.escape(value)}"
     with pytest.raises(ValueError, match=pattern):
         fn(**kw)
