@@ -114,6 +114,21 @@ def check_tolerance(tol: Any, name: str = "tol") -> float:
     return float(tol)
 
 
+def real_scalar(x: Any) -> float:
+    """``float(x)`` for a real number (Python or numpy scalar, or a 0-d real array; not a
+    bool), ``inf`` for an int beyond the float range, and NaN for anything else."""
+    if isinstance(x, bool):
+        return math.nan
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iuf":
+        x = x.item()
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        try:
+            return float(x)
+        except OverflowError:
+            return math.inf
+    return math.nan
+
+
 def check_real(
     value: Any,
     name: str,
@@ -124,7 +139,7 @@ def check_real(
     high_open: bool = False,
     allow_none: bool = False,
 ) -> float | None:
-    """``value`` must be a finite real number (Python or numpy, not bool) in the given range.
+    """``value`` must be a finite real number (:func:`real_scalar`) in the given range.
 
     ``low``/``high`` bound it (open when ``low_open``/``high_open``); ``None`` passes
     through when ``allow_none``. Returned as ``float``. NaN, ±inf, bools and strings raise
@@ -139,12 +154,7 @@ def check_real(
         rule += f" {'>' if low_open else '>='} {low:g}"
     elif high is not None:
         rule += f" {'<' if high_open else '<='} {high:g}"
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be {rule}; got {value!r}")
-    try:
-        v = float(value)
-    except OverflowError:  # an int beyond the float range
-        v = math.inf
+    v = real_scalar(value)
     ok = math.isfinite(v)
     if ok and low is not None:
         ok = v > low if low_open else v >= low

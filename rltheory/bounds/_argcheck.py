@@ -10,17 +10,8 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_int as _count  # noqa: F401 - re-exported for the bound modules
-
-
-def _real_scalar(x: Any) -> float:
-    """``float(x)`` for a real number (Python, numpy scalar or 0-d array; not bool), else NaN."""
-    if isinstance(x, bool):
-        return math.nan
-    if isinstance(x, (int, float, np.integer, np.floating)):
-        return float(x)
-    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iuf":
-        return float(x)
-    return math.nan
+from .._validate import check_real
+from .._validate import real_scalar as _real_scalar
 
 
 def _gamma(gamma: Any, *, positive: bool = False) -> float:
@@ -33,10 +24,7 @@ def _gamma(gamma: Any, *, positive: bool = False) -> float:
 
 
 def _pos(x: Any, name: str, *, allow_zero: bool = False) -> float:
-    v = _real_scalar(x)
-    if not (math.isfinite(v) and (v >= 0 if allow_zero else v > 0)):
-        raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}; got {x!r}")
-    return v
+    return check_real(x, name, low=0.0, low_open=not allow_zero)
 
 
 def _where(arr: np.ndarray, bad: np.ndarray, name: str) -> str:

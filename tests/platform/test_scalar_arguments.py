@@ -435,3 +435,19 @@ def test_bad_scalar_is_rejected_by_name(name, param, value):
     pattern = rf"\b{re.escape(param)}\b.*got {re.escape(repr(value))}(?![\d.])"
     with pytest.raises(ValueError, match=pattern):
         fn(**kw)
+
+
+def test_check_real_is_the_one_scalar_reader():
+    """``check_real`` (which the bound modules' ``_pos`` now calls) reads 0-d real arrays like
+    numbers, turns an int beyond the float range into inf (rejected), and rejects bools/0-d bools."""
+    from rltheory._validate import check_real
+    from rltheory.bounds._argcheck import _pos
+
+    assert check_real(np.array(0.5), "x", low=0.0) == 0.5
+    assert _pos(np.float32(2.0), "c") == 2.0
+    with pytest.raises(ValueError, match=r"x must be a finite number; got 1000"):
+        check_real(10**400, "x")
+    with pytest.raises(ValueError, match=r"c must be a finite number > 0; got array\(True\)"):
+        _pos(np.array(True), "c")
+    with pytest.raises(ValueError, match=r"c must be a finite number >= 0; got -1"):
+        _pos(-1, "c", allow_zero=True)
