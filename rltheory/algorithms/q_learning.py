@@ -109,18 +109,28 @@ def linear_step() -> StepSize:
     return lambda n: 1.0 / (np.asarray(n, dtype=float) + 1.0)
 
 
-def rescaled_linear_step(gamma: float) -> StepSize:
-    """``α_n = 1/(1 + (1−γ) n)`` (Wainwright 2019; the rescaled linear rule of the sharp analyses).
+def rescaled_linear_step(gamma: float, *, alpha0: float = 1.0) -> StepSize:
+    """``α_n = 1/(1/α₀ + (1−γ) n)`` (Wainwright 2019; the rescaled linear rule of the sharp analyses).
+
+    With the default ``α₀ = 1`` this is ``1/(1 + (1−γ) n)``. A smaller ``α₀`` starts
+    the schedule at ``α₀`` and keeps its ``1/((1−γ) n)`` tail: for updates that are
+    unstable at steps near 1 (:func:`rltheory.algorithms.va_learning` moves ``Q(s, a)``
+    by its ``V`` and its ``A`` update at once).
 
     Examples
     --------
     >>> float(rescaled_linear_step(0.5)(2))
     0.5
+    >>> rule = rescaled_linear_step(0.5, alpha0=0.1)
+    >>> float(rule(0)), float(rule(20))
+    (0.1, 0.05)
     """
     if isinstance(gamma, bool) or not (isinstance(gamma, (int, float)) and 0 <= gamma < 1):
         raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
-    g = float(gamma)
-    return lambda n: 1.0 / (1.0 + (1.0 - g) * np.asarray(n, dtype=float))
+    if isinstance(alpha0, bool) or not (isinstance(alpha0, (int, float)) and 0 < alpha0 <= 1):
+        raise ValueError(f"alpha0 must lie in (0, 1]; got {alpha0!r}")
+    g, c = float(gamma), 1.0 / float(alpha0)
+    return lambda n: 1.0 / (c + (1.0 - g) * np.asarray(n, dtype=float))
 
 
 def polynomial_step(omega: float) -> StepSize:

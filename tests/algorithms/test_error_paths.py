@@ -142,6 +142,11 @@ class TestQLearning:
         with pytest.raises(ValueError, match=r"gamma must lie in \[0, 1\); got False"):
             rescaled_linear_step(False)
 
+    @pytest.mark.parametrize("alpha0", [0.0, -0.5, 1.5, True, float("nan")])
+    def test_rescaled_linear_step_rejects_bad_alpha0(self, alpha0):
+        with pytest.raises(ValueError, match=r"alpha0 must lie in \(0, 1\]; got "):
+            rescaled_linear_step(0.9, alpha0=alpha0)
+
 
 # ------------------------------------------------------------------------------ actor_critic
 class TestActorCritic:

@@ -159,6 +159,9 @@ def test_domo_vi_reduces_to_value_iteration_and_speeds_it_up():
 
 def test_step_schedules_reference_values():
     assert float(rescaled_linear_step(0.9)(10)) == pytest.approx(0.5)
+    # alpha0 = 1/4: 1/(4 + 0.5 n) starts at 1/4 and halves at n = 8; the default is alpha0 = 1
+    np.testing.assert_allclose(rescaled_linear_step(0.5, alpha0=0.25)(np.array([0, 8])), [0.25, 0.125])
+    assert float(rescaled_linear_step(0.5, alpha0=1.0)(4)) == float(rescaled_linear_step(0.5)(4))
     assert float(linear_step()(0)) == 1.0
     assert float(polynomial_step(0.5 + 1e-9)(3)) == pytest.approx(0.5, rel=1e-6)
     np.testing.assert_allclose(constant_step(0.3)(np.arange(3)), [0.3, 0.3, 0.3])
