@@ -41,3 +41,29 @@ def test_claims_carry_sources_and_statements():
     names = {c.claim.name for c in result.checks}
     assert {"f=0.3-q-bound", "f=0.3-log-bound", "f=0.3-rate", "f=0.3-local-rate"} <= names
     assert all("Cen" in c.claim.source for c in result.checks)
+
+
+def test_nac_critic_fit_window_needs_three_well_sampled_sizes():
+    exp = experiments.get("nac-critic")
+    config = dataclasses.replace(exp.config_cls.quick(), samples=(100, 200, 5000, 10_000))
+    with pytest.raises(ValueError, match=r"critic-rate needs at least 3 sample sizes with N·ν >= min_visits = 25"):
+        exp.run(config, seed=0)
+    with pytest.raises(ValueError, match=r"and at least 2 seeds"):
+        exp.run(dataclasses.replace(exp.config_cls.quick(), seeds=1), seed=0)
+
+
+def test_nac_critic_rarest_pair_mass_is_the_minimum_over_the_npg_iterates():
+    import numpy as np
+
+    from rltheory.algorithms import natural_policy_gradient
+    from rltheory.experiments.nac_critic import _rarest_pair_mass
+    from rltheory.mdp import state_occupancy
+    from rltheory.mdp.zoo import random_mdp
+
+    mdp = random_mdp(5, 3, gamma=0.8, rng=0)
+    masses = []
+    for k in range(7):  # NPG's own driver, restarted for each horizon k
+        pi = np.asarray(natural_policy_gradient(mdp, eta=0.1, iterations=k).policy)
+        masses.append((np.asarray(state_occupancy(mdp, pi))[:, None] * pi).min())
+    assert _rarest_pair_mass(mdp, 0.1, 6) == pytest.approx(min(masses), rel=1e-10)
+    assert min(masses) == pytest.approx(masses[-1])  # NPG sharpens the policy: the last iterate is the rarest

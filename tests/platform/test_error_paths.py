@@ -295,9 +295,12 @@ def test_ratefit_kind_and_from_dict_errors():
         RateFit.from_dict(None)
 
 
-def test_fit_rate_needs_1d_inputs():
-    with pytest.raises(ValueError, match=r"t and err must be 1-D; got shapes \(2, 3\) and \(2, 3\)"):
+def test_fit_rate_needs_1d_t_and_1d_or_2d_err():
+    with pytest.raises(ValueError, match=r"t must be 1-D and err 1-D or 2-D \(runs, points\); got shapes \(2, 3\) "
+                       r"and \(2, 3\)"):
         fit_rate(np.ones((2, 3)), np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"got shapes \(3,\) and \(2, 2, 3\)"):
+        fit_rate(np.arange(1.0, 4.0), np.ones((2, 2, 3)))
 
 
 def test_fit_rate_all_bootstrap_resamples_degenerate():
