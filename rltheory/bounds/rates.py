@@ -52,7 +52,8 @@ class RateFit:
     ci : tuple of float
         Bootstrap percentile interval at ``level`` for :attr:`rate` — the slope
         itself for an algebraic fit, the contraction factor ``ρ = exp(slope)``
-        for a geometric fit.
+        for a geometric fit. For a fit over runs, Student's ``t`` interval over
+        the runs' slopes instead (:func:`fit_rate`, Notes).
     window : tuple of float
         ``(t_lo, t_hi)``: the smallest and largest ``t`` actually fitted.
     n : int
@@ -63,7 +64,7 @@ class RateFit:
     level : float
         Confidence level of the intervals.
     n_boot : int
-        Number of bootstrap resamples.
+        Number of bootstrap resamples (0 for a fit over runs: no bootstrap).
     """
 
     slope: float
@@ -216,6 +217,7 @@ def _fit(
         intercept, slope = float(a.mean()), float(b.mean())
         half = float(student_t.ppf((1 + level) / 2, r - 1) * b.std(ddof=1) / math.sqrt(r))
         lo_s, hi_s = slope - half, slope + half
+        n_boot = 0  # recorded as such: this interval is not a bootstrap
     else:  # pairs bootstrap: resample the fitted points
         y = np.log(e)
         a, b = _ols(x[None, :], y[None, :])
@@ -299,7 +301,7 @@ def fit_rate(
     ``mean ± t_{r−1, (1+level)/2} · sd/√r``: the runs are independent, the
     interval holds for few runs (a bootstrap over ``r = 5`` runs is far too narrow),
     and it measures the sampling noise of the slope, not how straight the curve is.
-    ``n_boot`` and ``seed`` are then unused.
+    ``seed`` is then unused and the result records ``n_boot = 0``.
 
     References
     ----------

@@ -14,8 +14,8 @@ Claims checked:
 2. *critic-rate* — the LSTD critic error (mean over actor steps, then over seeds) decays
    like ``N^{-1/2}``: the 95% interval of the fitted log–log slope contains ``−1/2``
    (LSTD is a smooth function of empirical means; Lazaric, Ghavamzadeh & Munos 2012,
-   Thm 1 for the rate). The interval resamples seeds (:func:`rltheory.bounds.fit_rate`
-   with runs in rows), so it measures the fit's sampling noise.
+   Thm 1 for the rate). The interval is Student's t over the seeds' own slopes
+   (:func:`rltheory.bounds.fit_rate` with runs in rows): it measures the fit's sampling noise.
    The rate is asymptotic: it needs every state–action pair sampled. With tabular
    features the smallest eigenvalue of the critic's Gram matrix is
    ``ν = min_t min_{s,a} d^{π_t}_ρ(s) π_t(a|s)``, the mass of the rarest pair,
@@ -52,7 +52,13 @@ from typing import Any
 
 import numpy as np
 
-from ..algorithms import ExactCritic, LSTDCritic, natural_actor_critic, natural_policy_gradient, npg_step
+from ..algorithms import (
+    ExactCritic,
+    LSTDCritic,
+    natural_actor_critic,
+    natural_policy_gradient,
+    npg_step,
+)
 from ..bounds import Claim, RateFit, check_bound, fit_rate
 from ..mdp import state_occupancy
 from ..mdp.zoo import random_mdp
@@ -131,7 +137,7 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
               "Kakade (2001); Agarwal et al. (2021), §5.3", None, "bound").check(
             check_bound(diff, np.full_like(diff, 1e-9))),
         Claim("critic-rate", f"LSTD critic error ∝ N^{{-1/2}} on N ≥ {window[0]:g} (N·ν ≥ {config.min_visits:g}, "
-              f"ν = {nu:.3g}); seed-bootstrap slope CI contains −1/2",
+              f"ν = {nu:.3g}); the slope's interval over seeds contains −1/2",
               "Lazaric, Ghavamzadeh & Munos (2012), JMLR 13, Theorem 1", -0.5, "rate").check(fit),
         Claim("tracking", f"max_t |gap_NAC − gap_NPG| at N = {config.samples[-1]} ≤ at N = {config.samples[0]}",
               "Agarwal et al. (2021), Theorem 20 (critic error enters additively)", None, "bound").check(

@@ -160,7 +160,8 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
                         None, "bound").check(check_bound(errs, bound[:, None])))
     return ExperimentResult(
         name="q-replay", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "va_speedup": va_meta["va"]["speedup"], "va_constant": va_meta["va_constant"], "wall_time_s": time.perf_counter() - t0},
+        meta={"seed": seed, "va_speedup": va_meta["va"]["speedup"], "va_constant": va_meta["va_constant"],
+              "wall_time_s": time.perf_counter() - t0},
     )
 
 

@@ -176,6 +176,7 @@ def test_runs_interval_is_student_t_over_the_runs_slopes():
     assert fit.intercept == pytest.approx(math.log(2.0), abs=1e-12)
     np.testing.assert_allclose(fit.ci, (-0.5 - half, -0.5 + half), rtol=1e-9)
     assert fit.n == 4 and fit.window == (1e3, 3e4)
+    assert fit.n_boot == 0 and RateFit.from_dict(fit.to_dict()) == fit  # not a bootstrap, and says so
 
 
 def test_runs_that_agree_give_the_one_run_slope_with_a_zero_width_interval():
