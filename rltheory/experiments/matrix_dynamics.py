@@ -13,10 +13,19 @@ Claims checked for every game:
    (Cesa-Bianchi & Lugosi 2006, Thm 2.2), and below ``(D_x + D_y)/(ηt)`` for OMWU
    (``D = ln k``) and OGDA (``D = 1/2``) at ``η ≤ 1/(√8 L)`` (Syrgkanis et al. 2015, RVU,
    Props. 5 and 7). Allowance: ``1e-12·R`` (round-off of the gap).
-2. *OMWU average iterate at rate 1/t* — log–log slope of the average gap over the last
-   decade of ``t`` is at most ``−1 + 0.1``: the ``O(1/t)`` bound with a converging last
-   iterate gives ``x̄_t − x* = Σ_s (x_s − x*)/t``, i.e. slope −1; 0.1 allows the
-   pre-asymptotic curvature of the window.
+2. *OMWU average iterate at rate 1/t* (biased RPS only) — log–log slope of the average
+   gap over the last decade of ``t`` is at most ``−1 + 0.1``. The average gap is
+   ``Reg_t/t`` with the summed regret ``Reg_t`` bounded (claim 1); its slope over a window
+   is ``−1 + Δlog Reg/Δlog t``, which is −1 once ``Reg_t`` has converged. On the RPS game
+   the last iterate converges linearly (claim 3), so ``Reg_t`` converges geometrically and
+   0.1 allows only the pre-asymptotic curvature of the window. On the random game the
+   bound does not fix the slope of a finite window: ``Reg_t`` stays below its bound but
+   can still move. With ``seed=3`` (5×5) ``t·gap_t`` is 10.0, 8.9, 11.8 and 12.6 at
+   ``t`` = 100, 300, 1000 and 3000 (bound 26.8), and the slope on [300, 3000] is −0.81.
+   Seeds 0–7 give −0.81 … −1.03 (5×5, T = 3000) and −1.00 … −1.07 (8×8, T = 30000).
+   The random game's slope is therefore fitted and drawn, and reported in
+   ``meta["fits"]``, but it is not a claim (an earlier version claimed it, and failed at
+   ``seed=3``).
 3. *OMWU last iterate converges linearly* on the biased RPS game (unique, interior
    equilibrium; Wei et al. 2021, Thm 3): the geometric rate fitted on the last-iterate gap
    (while above ``1e-11``) is ≤ 0.999. No such claim is made for the random game: its
@@ -155,19 +164,20 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         gap_om = np.asarray(om.trace["gap_avg"])
         fit = fit_rate(t, gap_om, window=(T / 10, T), seed=seed)
         fits[f"{name} OMWU avg"] = fit.to_dict()
+        curves[name] = panel
+        if name != "biased-rps":  # the slope is reported, not claimed (module docstring, claim 2)
+            continue
         checks.append(
             Claim(
                 f"{name}-omwu-slope",
-                f"{name}: OMWU average gap decays like 1/t: log-log slope on [T/10, T] ≤ −1 + {SLOPE_TOL}",
+                f"{name}: OMWU average gap decays like 1/t: log-log slope on [T/10, T] ≤ −1 + {SLOPE_TOL} "
+                "(summed regret converges with the linearly converging last iterate)",
                 "Syrgkanis et al. (2015), Thm 4; Rakhlin & Sridharan (2013)",
                 -1.0,
                 "rate_at_most",
                 SLOPE_TOL,
             ).check(fit)
         )
-        curves[name] = panel
-        if name != "biased-rps":
-            continue
         last = np.asarray(om.trace["gap_last"])
         ok = np.flatnonzero(last > FLOOR)
         hi = int(ok[-1]) + 1 if ok.size else 2

@@ -12,9 +12,21 @@ Claims checked:
 2. *tvr-bound* — ``‖Φθ* − V^π‖_D ≤ (1−λγ)/(1−γ) ‖Π_DV^π − V^π‖_D`` (TvR 1997, Thm 1(iii)).
 3. *td-rate* — with ``α_t = c/(t + t_0)``, ``c = 2/λ_min(A_sym)`` (so ``cλ_min > 1``),
    ``E‖θ_t − θ*‖² = O(1/t)`` (Bhandari, Russo & Singal 2018, Thm 2(c) with i.i.d./mixing
-   noise), so the RMS error has log–log slope ``−1/2``: the bootstrap CI of the slope
-   over ``t ≥ steps/4`` must contain ``−1/2`` (tolerance 0.02 for the remaining
-   ``t_0``-transient).
+   noise), so each run's error ``‖Φθ_t − Φθ*‖_D`` has log–log slope ``−1/2``. The step is
+   ``c/τ`` with ``τ = t + t_0``, so ``τ`` is the recursion's clock and the slope is
+   fitted against it, over ``t ≥ steps/4``. Fitted against ``t``, a finite window's
+   slope is biased towards 0 by about ``t/(t + t_0)``. Each run is fitted on its own
+   (:func:`rltheory.bounds.fit_rate` with runs in rows), and Student's t interval over
+   the runs' slopes must contain ``−1/2``.
+
+   The earlier version fitted the RMS over runs against ``t``, with a pairs bootstrap
+   over its 150 points and a tolerance of 0.02. That interval does not measure the run
+   noise (the points of one curve share their runs), and the quick preset passed at seed 0
+   only: at seeds 1–5 the slopes were −0.46, −0.42, −0.45, −0.48 and −0.48, with
+   intervals about ±0.02. The current check, at seeds 0–5 (quick: 40 runs of 2·10⁴
+   steps), gives −0.57, −0.48, −0.43, −0.47, −0.49 and −0.47 with intervals
+   ±0.08–0.12, all containing −1/2. Full preset (200 runs of 2·10⁵ steps) at seeds 0–3:
+   −0.48, −0.48, −0.50, −0.53, intervals ±0.03–0.05.
 
 References
 ----------
@@ -46,9 +58,6 @@ from ._policy_plots import series
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
-
-RATE_TOL = 0.02
-
 
 @dataclass(frozen=True)
 class Config:
@@ -99,19 +108,24 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     res = td_linear(mdp, pi, Phi, steps=config.steps, step_size=lambda t: c / (t + 10.0 * c), rng=seed,
                     n_runs=config.runs, record_every=max(1, config.steps // 200))
     k = res.trace.iteration
-    rms = np.sqrt((res.trace["error"] ** 2).mean(axis=1))
+    t_0 = 10.0 * c
+    err = np.asarray(res.trace["error"])  # (points, runs)
+    rms = np.sqrt((err**2).mean(axis=1))
     lo = config.steps // 4
-    fit = fit_rate(k[k >= lo], rms[k >= lo], seed=seed)
-    checks.append(Claim("td-rate", f"TD(0), α_t = c/(t + 10c), c = 2/λ_min(A_sym) = {c:.4g}: RMS ‖Φθ_t − Φθ*‖_D "
-                        f"slope −1/2 on t ≥ {lo} (tolerance {RATE_TOL} for the t_0 transient)",
-                        "Bhandari, Russo & Singal (2018), COLT, Theorem 2", -0.5, "rate", RATE_TOL).check(fit))
+    keep = k >= lo
+    fit = fit_rate(k[keep] + t_0, err[keep].T, seed=seed)
+    checks.append(Claim("td-rate", f"TD(0), α_t = c/(t + t_0), c = 2/λ_min(A_sym) = {c:.4g}, t_0 = 10c: "
+                        f"‖Φθ_t − Φθ*‖_D against t + t_0 has slope −1/2 on t ≥ {lo} (interval over "
+                        f"{config.runs} runs)",
+                        "Bhandari, Russo & Singal (2018), COLT, Theorem 2", -0.5, "rate").check(fit))
     F = Phi
     d = np.asarray(fp0.d)
     V = np.asarray(fp0.V)
     # ‖Φθ_t − V^π‖_D for the last iterates, per run, via the recorded errors to θ*: report the mean distance
     to_v = np.sqrt(((res.theta @ F.T - V) ** 2) @ d)
     curves = {
-        "rate": {"t": k[1:].tolist(), "rms": rms[1:].tolist()},
+        "rate": {"t": k[1:].tolist(), "t0": t_0, "rms": rms[1:].tolist(),
+                 "geometric_mean": np.exp(np.log(err[1:]).mean(axis=1)).tolist()},
         "fixed_points": {"lam": list(config.lams), "error": errs, "pythagorean_bound": pyth, "tvr_bound": tvr},
         "final": {"td_to_v": to_v.tolist(), "fixed_point_error": fp0.error,
                   "projection_error": fp0.projection_error},
@@ -126,9 +140,16 @@ def plot(result: ExperimentResult) -> Any:
     """Left: TD(0) RMS error with the fitted slope; right: fixed-point errors vs both bounds for each λ."""
     fig, axes = figure(1, 2, width=4.8, height=3.6)
     r = result.curves["rate"]
-    series(axes[0, 0], 0, r["t"], r["rms"], label="RMS ‖Φθ_t − Φθ*‖_D", fit=RateFit.from_dict(result.meta["fit"]))
-    axes[0, 0].set_title("TD(0): t^{-1/2}")
-    axes[0, 0].set_xlabel("step t")
+    fit = RateFit.from_dict(result.meta["fit"])
+    if "geometric_mean" in r:  # the fit is over runs against t + t_0 (module docstring)
+        tau = np.asarray(r["t"], dtype=float) + r["t0"]
+        series(axes[0, 0], 1, tau, r["rms"], label="RMS over runs")
+        series(axes[0, 0], 0, tau, r["geometric_mean"], label="geometric mean over runs", fit=fit)
+        axes[0, 0].set_xlabel("t + t₀")
+    else:  # results written before: the fit was to the RMS against t
+        series(axes[0, 0], 0, r["t"], r["rms"], label="RMS ‖Φθ_t − Φθ*‖_D", fit=fit)
+        axes[0, 0].set_xlabel("step t")
+    axes[0, 0].set_title("TD(0): ‖Φθ_t − Φθ*‖_D ∝ (t + t₀)^{-1/2}")
     f = result.curves["fixed_points"]
     lam = np.asarray(f["lam"], dtype=float)
     ax = axes[0, 1]
