@@ -307,6 +307,8 @@ def fit_rate(
     ----------
     B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman &
     Hall, 1993, §9.5 (bootstrapping pairs) and §13.3 (percentile interval).
+    Student (W. S. Gosset), The probable error of a mean, *Biometrika* 6(1), 1908
+    (the ``t`` interval of a fit over runs).
 
     Examples
     --------
