@@ -137,7 +137,10 @@ def _unichain_stationary(xp: Any, P: Any, what: str = "stationary_distribution")
         return _gth_unichain(xp, P, what)
     if not bool(xp.all(xp.isfinite(mu))):  # backends that return inf/nan instead of raising
         return _gth_unichain(xp, P, what)
-    return mu
+    # The exact μ is ≥ 0 (0 on transient states, where the solve leaves round-off of either
+    # sign): clipping never moves an entry further from it; renormalise the clipped mass.
+    mu = xp.where(mu > 0, mu, xp.zeros_like(mu))
+    return mu / xp.sum(mu, axis=-1, keepdims=True)
 
 
 def stationary_distribution(P: Any, *, check: bool = True, method: str = "solve") -> Any:
@@ -146,7 +149,9 @@ def stationary_distribution(P: Any, *, check: bool = True, method: str = "solve"
     ``μᵀ(I − P + 11ᵀ) = μᵀ11ᵀ = 1ᵀ`` for any stationary ``μ``, and ``I − P + 11ᵀ``
     is nonsingular exactly when the stationary law is unique, i.e. when ``P`` has
     one recurrent class (LPW 2017, Cor. 1.17; Paige, Styan & Wachter 1975).
-    ``μ`` vanishes on transient states.
+    ``μ`` vanishes on transient states. The result is a probability vector: the solve's
+    round-off of either sign on transient states (about 1e-17) is set to 0 and the
+    vector renormalised.
 
     The linear solve is backward stable, but for nearly decomposable chains (parts
     coupled by probabilities ``δ``) its error grows like ``ε/δ`` (measured: 7e-4 relative

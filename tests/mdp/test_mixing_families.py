@@ -20,9 +20,17 @@ from hypothesis import strategies as st
 
 from rltheory.algorithms.average_reward import average_reward_gradient
 from rltheory.algorithms.policy_gradient import softmax_policy
+from rltheory.bounds import kl_to_policy
 from rltheory.bounds.average import mixing_time_spectral_bounds
-from rltheory.mdp import average_policy_iteration, gain_bias, policy_transition_matrix, ring_mdp
+from rltheory.mdp import (
+    average_policy_iteration,
+    gain_bias,
+    policy_iteration,
+    policy_transition_matrix,
+    ring_mdp,
+)
 from rltheory.mdp.mixing import limiting_matrix, mixing_time, spectral_gap, stationary_distribution
+from rltheory.mdp.zoo import garnet
 
 
 @settings(max_examples=25, deadline=None)
@@ -130,6 +138,22 @@ def test_gth_equals_the_solve_on_well_conditioned_chains_with_transient_states()
     np.testing.assert_allclose(gth, solve, rtol=0, atol=1e-13)
     assert np.all(gth[:, 0] == 0.0)
     np.testing.assert_allclose(np.einsum("bs,bst->bt", gth, P), gth, rtol=0, atol=1e-15)
+
+
+def test_stationary_solve_returns_a_probability_vector_on_transient_states():
+    """The optimal chain of garnet(200, 5, 5, γ=0.95, rng=0) has a transient state (181) where
+    the solve of ``(I − P + 11ᵀ)ᵀμ = 1`` leaves −2.5e-17: the result is clipped there to the
+    exact 0 and renormalised, so it is a probability vector that weight validators accept
+    (the pmd-linear full preset passes it to ``kl_to_policy``, which rejected it), and it
+    still agrees with GTH."""
+    mdp = garnet(200, 5, 5, gamma=0.95, rng=0)
+    P = policy_transition_matrix(mdp, policy_iteration(mdp).policy)
+    mu = np.asarray(stationary_distribution(P))
+    assert mu.min() == 0.0 and mu[181] == 0.0
+    assert abs(mu.sum() - 1.0) <= 1e-15
+    np.testing.assert_allclose(mu, np.asarray(stationary_distribution(P, method="gth")), rtol=0, atol=1e-14)
+    pi0 = np.full((mdp.S, mdp.A), 1.0 / mdp.A)
+    assert np.isfinite(kl_to_policy(mdp, policy_iteration(mdp).policy, pi0, mu))
 
 
 def test_stationary_method_is_checked():
