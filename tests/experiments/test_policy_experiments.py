@@ -67,3 +67,32 @@ def test_nac_critic_rarest_pair_mass_is_the_minimum_over_the_npg_iterates():
         masses.append((np.asarray(state_occupancy(mdp, pi))[:, None] * pi).min())
     assert _rarest_pair_mass(mdp, 0.1, 6) == pytest.approx(min(masses), rel=1e-10)
     assert min(masses) == pytest.approx(masses[-1])  # NPG sharpens the policy: the last iterate is the rarest
+
+
+def test_va_learning_expected_update_has_oscillatory_slowest_modes():
+    """The q-replay docstring's statement: linearised at Q* (greedy policy fixed), the expected
+    synchronous VA update of (V, A) per unit step has slowest modes −(1−γ) ± 0.218i on the
+    default instance, where Q-learning's (GQ − Q) has the real −(1−γ)."""
+    import numpy as np
+
+    from rltheory.mdp import policy_iteration
+    from rltheory.mdp.zoo import random_mdp
+
+    mdp = random_mdp(10, 4, gamma=0.95, rng=2)
+    S, A, g = mdp.S, mdp.A, 0.95
+    P, pol = np.asarray(mdp.P), np.asarray(policy_iteration(mdp).policy)
+    G = np.zeros((S * A, S * A))  # Q ↦ γ P Q(·, π*), the linear part of the Bellman optimality operator
+    for s in range(S):
+        for a in range(A):
+            G[s * A + a, np.arange(S) * A + pol] += g * P[s, a]
+    E = np.hstack([np.repeat(np.eye(S), A, axis=0), np.eye(S * A)])  # Q = V + A
+    Mavg = np.repeat(np.eye(S), A, axis=1) / A  # uniform behaviour: V's target is the mean over actions
+    L = np.vstack([Mavg @ G @ E - np.hstack([np.eye(S), np.zeros((S, S * A))]),
+                   G @ E - E])  # V' = avg TQ − V ; A' = TQ − V − A
+    ev = np.linalg.eigvals(L)
+    slow = ev[np.argsort(-ev.real)[:2]]
+    np.testing.assert_allclose(slow.real, [-(1 - g)] * 2, atol=1e-10)
+    np.testing.assert_allclose(sorted(slow.imag), [-0.2179, 0.2179], atol=1e-4)
+    evq = np.linalg.eigvals(G - np.eye(S * A))
+    top = evq[np.argmax(evq.real)]
+    assert top.real == pytest.approx(-(1 - g), abs=1e-10) and abs(top.imag) < 1e-12
