@@ -8,10 +8,17 @@ Q-learning with a constant step against its high-probability bound.
 Claims checked:
 
 1. *replay-K-F* — for each replay scheme, the run-averaged error is at most plain
-   Q-learning's at every checkpoint after the first (same trajectories, same step
-   rule). Replay reuses genuine transitions, so it is a stochastic approximation of
-   the same ``Q*`` with more updates per sample (Szlak & Shamir 2021 analyse the rate in
-   ``K`` and ``F``; their constants are not transcribed).
+   Q-learning's at every checkpoint after the first up to ``replay_claim_steps``
+   environment steps (same trajectories, same step rule). Replay reuses genuine
+   transitions, so it is a stochastic approximation of the same ``Q*`` with more updates
+   per sample. It speeds up the phase where the error is dominated by the initial
+   condition (Szlak & Shamir 2021 analyse the rate in ``K`` and ``F``; their constants are
+   not transcribed). Later both errors are set by the same samples, and the ordering is
+   not a claim. The ratio replay/plain rises towards 1 and can cross it. At 4.9·10⁴
+   steps (full preset, 50 runs), ``K = 4, F = 1`` is at 0.64, 1.17, 0.61 and 0.96 on the
+   models of seeds 0–3. At seed 1 the schemes first exceed plain Q-learning at 2.8–3.6·10⁴
+   steps. The claim covers the first 5000 steps (the quick preset's whole run), and the
+   last checkpoint's ratios are reported in ``meta["replay_final_ratio"]``.
 2. *va-vs-q* — VA-learning's run-averaged error is at most Q-learning's at every
    checkpoint after the first, both with the decaying step
    ``α_n = 1/(1/α₀ + (1−γ)n)`` (:func:`rltheory.algorithms.rescaled_linear_step`, ``α₀ =
@@ -72,7 +79,11 @@ __all__ = ["Config", "run", "plot", "EXPERIMENT"]
 
 @dataclass(frozen=True)
 class Config:
-    """Model sizes, budgets and the replay grid ``(K, F)``."""
+    """Model sizes, budgets and the replay grid ``(K, F)``.
+
+    ``replay_claim_steps``: the replay claims cover the checkpoints up to this many steps
+    (module docstring).
+    """
 
     states: int = 10
     actions: int = 4
@@ -81,6 +92,7 @@ class Config:
     runs: int = 20
     buffer_size: int = 1000
     replay: tuple[tuple[int, int], ...] = ((1, 1), (4, 1), (4, 4))
+    replay_claim_steps: int = 5000
     va_gamma: float = 0.95
     va_alpha: float = 0.1
     va_steps: int = 20_000
@@ -118,14 +130,21 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     t = plain.trace.iteration
     base = plain.trace["error"].mean(axis=1)
     curves["replay"] = {"t": t.tolist(), "K=0": base.tolist()}
+    window = (t > t[0]) & (t <= config.replay_claim_steps)
+    if not window.any():
+        raise ValueError(f"replay_claim_steps = {config.replay_claim_steps} leaves no checkpoint after the first "
+                         f"(checkpoints every {every} steps)")
+    final_ratio = {}
     for K, F in config.replay:
         res = q_learning_replay(mdp, rng=seed + 1, replay_every=F, replay_updates=K,
                                 buffer_size=config.buffer_size, **kw)
         err = res.trace["error"].mean(axis=1)
         curves["replay"][f"K={K},F={F}"] = err.tolist()
+        final_ratio[f"K={K},F={F}"] = float(err[-1] / base[-1])
         checks.append(Claim(f"replay-{K}-{F}", f"replay K={K} every F={F} steps: mean error ≤ plain Q-learning's "
-                            "at every checkpoint after the first", "Szlak & Shamir (2021) (replay helps)",
-                            None, "bound").check(check_bound(err[1:], base[1:])))
+                            f"at every checkpoint after the first up to t = {config.replay_claim_steps}",
+                            "Szlak & Shamir (2021) (replay helps)",
+                            None, "bound").check(check_bound(err[window], base[window])))
     vmdp = random_mdp(config.states, config.actions, gamma=config.va_gamma, rng=seed + 2)
     vQ = np.asarray(policy_iteration(vmdp).Q)
     curves["va"], curves["va_constant"], va_meta = {}, {}, {}
@@ -167,7 +186,8 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
                         None, "bound").check(check_bound(errs, bound[:, None])))
     return ExperimentResult(
         name="q-replay", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "va_speedup": va_meta["va"]["speedup"], "va_constant": va_meta["va_constant"],
+        meta={"seed": seed, "replay_final_ratio": final_ratio, "va_speedup": va_meta["va"]["speedup"],
+              "va_constant": va_meta["va_constant"],
               "wall_time_s": time.perf_counter() - t0},
     )
 
@@ -178,6 +198,10 @@ def plot(result: ExperimentResult) -> Any:
     r = result.curves["replay"]
     for i, name in enumerate(k for k in r if k != "t"):
         series(axes[0, 0], i, r["t"][1:], r[name][1:], label=name)
+    claim_steps = result.config.get("replay_claim_steps")
+    if claim_steps is not None and claim_steps < r["t"][-1]:  # the claim covers t ≤ claim_steps only
+        axes[0, 0].axvline(claim_steps, color="grey", linestyle=":", linewidth=1, label="end of the claim")
+        axes[0, 0].legend(fontsize=6)
     axes[0, 0].set_title("Q-learning ± replay")
     v, c = result.curves["va"], result.curves.get("va_constant")
     series(axes[0, 1], 0, v["t"][1:], v["q"][1:], label="Q-learning, decaying α")

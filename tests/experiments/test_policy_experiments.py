@@ -96,3 +96,11 @@ def test_va_learning_expected_update_has_oscillatory_slowest_modes():
     evq = np.linalg.eigvals(G - np.eye(S * A))
     top = evq[np.argmax(evq.real)]
     assert top.real == pytest.approx(-(1 - g), abs=1e-10) and abs(top.imag) < 1e-12
+
+
+def test_q_replay_claim_window_must_hold_a_checkpoint():
+    exp = experiments.get("q-replay")
+    config = dataclasses.replace(exp.config_cls.quick(), steps=2000, replay_claim_steps=30)
+    with pytest.raises(ValueError, match=r"replay_claim_steps = 30 leaves no checkpoint after the first \(checkpoints "
+                       r"every 40 steps\)"):
+        exp.run(config, seed=0)
