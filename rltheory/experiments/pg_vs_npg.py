@@ -34,7 +34,7 @@ two-armed bandit it is the familiar ``π_a ≈ 1/(2ηΔt)``.
 
 Measured on the default instance (``S = 4, A = 3, γ = 0.3``, ``L = 62.196``, smallest
 action gap ``0.20``) by one run of 5.12·10⁵ iterations: the relative deviation
-``t·gap_t/L − 1`` is 0.087, 0.049, 0.027, 0.014, 0.0078 and 0.0042 at ``t`` = 1.6·10⁴,
+``t·gap_t/L − 1`` is 0.090, 0.049, 0.027, 0.014, 0.0078 and 0.0042 at ``t`` = 1.6·10⁴,
 3.2·10⁴, …, 5.12·10⁵ (about halving with each doubling, ``O(log t/t)``), and the
 slopes on ``[t/2, t]`` are −1.097, −1.055, −1.031, −1.017, −1.009 and −1.005. The
 tolerances of the quick preset (``T = 3·10⁴``: 0.1) and the full preset
