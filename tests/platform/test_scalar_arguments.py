@@ -15,11 +15,11 @@ from __future__ import annotations
 import functools
 import math
 import re
-import warnings
 
 import networkx as nx
 import numpy as np
 import pytest
+from _argument_cases import called_names, case_params, check_base_call
 
 import rltheory.algorithms as alg
 import rltheory.games as games
@@ -408,22 +408,14 @@ CASES = [
     ("sis_network", "treat_cost", _NUM),
 ]
 
-PARAMS = [
-    pytest.param(name, param, value, id=f"{name}-{param}={value!r}")
-    for name, param, values in CASES
-    for value in values
-]
+PARAMS = case_params(CASES, lambda name, param, value: f"{name}-{param}={value!r}")
 
 
-@pytest.mark.parametrize("name", sorted({name for name, _, _ in CASES}))
+@pytest.mark.parametrize("name", called_names(CASES))
 def test_base_call_is_valid(name):
     """The call every bad value is substituted into runs as is, without a warning, and returns a
     result (so a rejection below is due to the substituted value alone)."""
-    fn, kwargs = CALLS[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        out = fn(**kwargs())
-    assert out is not None
+    check_base_call(CALLS, name)
 
 
 @pytest.mark.parametrize(("name", "param", "value"), PARAMS)
