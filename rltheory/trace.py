@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import to_numpy
+from .backend import array_namespace, device_clock, on_device, to_numpy
 
 __all__ = ["Trace", "TraceRecorder", "ResultFileError", "write_atomic"]
 
@@ -263,30 +263,59 @@ class Trace:
 class TraceRecorder:
     """Accumulates metrics iteration by iteration, then freezes them into a :class:`Trace`.
 
-    Values may be device arrays; they are copied to the host when recorded
-    (one small transfer per iteration, alongside the stopping test's sync).
+    Values may be device (cupy) arrays: they stay on the device until :meth:`finish`, which
+    copies each metric's rows to the host in one transfer, and from the first such record
+    on, the wall times come from a :class:`~rltheory.backend.DeviceClock` (CUDA events: the
+    time at which the work queued before each record finished). Recording therefore never
+    waits for the GPU; only a driver's own stopping test does. Recorded arrays are kept, not
+    copied (on the host too): a driver must not modify them in place afterwards.
     """
 
     def __init__(self) -> None:
         self._t0 = time.perf_counter()
-        self._rows: dict[str, list[np.ndarray]] = {}
+        self._rows: dict[str, list[Any]] = {}
         self._it: list[int] = []
         self._wall: list[float] = []
+        self._clock: Any = None  # a DeviceClock once a device array has been recorded
+        self._clock_offset = 0.0  # host seconds from construction to the clock's zero
+        self._clock_from = 0  # records before the clock started (host-timed)
 
     def record(self, iteration: int, **metrics: Any) -> None:
         """Record ``metrics`` for ``iteration`` (every call must give the same names)."""
         if self._it and set(metrics) != set(self._rows):
             raise ValueError(f"metrics {sorted(metrics)} differ from the first record's {sorted(self._rows)}")
+        device = None
         for k, v in metrics.items():
-            self._rows.setdefault(k, []).append(np.asarray(to_numpy(v), dtype=float))
+            if on_device(v):
+                device = v
+                self._rows.setdefault(k, []).append(v)
+            else:
+                self._rows.setdefault(k, []).append(np.asarray(to_numpy(v), dtype=float))
         self._it.append(int(iteration))
-        self._wall.append(time.perf_counter() - self._t0)
+        if self._clock is None and device is not None:
+            self._clock = device_clock(array_namespace(device))
+            self._clock_offset = time.perf_counter() - self._t0
+            self._clock_from = len(self._wall)
+        if self._clock is not None:
+            self._clock.mark()
+        else:
+            self._wall.append(time.perf_counter() - self._t0)
 
     def finish(self, **final: Any) -> Trace:
         """Freeze the records; keyword arrays (e.g. ``policy=..., V=...``) go to ``Trace.final``."""
+        wall = np.asarray(self._wall, dtype=float)
+        if self._clock is not None:
+            wall = np.concatenate([wall[:self._clock_from], self._clock_offset + self._clock.times()])
         return Trace(
-            metrics={k: np.stack(v) for k, v in self._rows.items()},
+            metrics={k: _stack_rows(v) for k, v in self._rows.items()},
             iteration=np.asarray(self._it, dtype=np.int64),
-            wall_time=np.asarray(self._wall, dtype=float),
+            wall_time=wall,
             final={k: np.asarray(to_numpy(v)) for k, v in final.items()},
         )
+
+
+def _stack_rows(rows: list[Any]) -> np.ndarray:
+    """Stack recorded rows on the host: device rows in one transfer when all are on one."""
+    if rows and all(on_device(r) for r in rows):
+        return np.asarray(to_numpy(array_namespace(rows[0]).stack(rows)), dtype=float)
+    return np.stack([np.asarray(to_numpy(r), dtype=float) for r in rows])

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import is_host, is_numpy, to_numpy
+from ..backend import device_clock, is_host, is_numpy, to_numpy
 from ..mdp.bellman import (
     _q_values,
     as_stochastic_policy,
@@ -257,10 +257,10 @@ def natural_policy_gradient(
     t_end = max(run.advance(iterations, tol) for run in runs)
     for run in runs:  # chunks that met tol earlier continue to the common final iterate
         run.advance(t_end, None)
-    metrics = {k: np.concatenate([run.rows[k] for run in runs], axis=1).reshape((t_end + 1,) + batch)
-               for k in runs[0].rows}
+    rows, walls = zip(*(run.trace_rows() for run in runs), strict=True)
+    metrics = {k: np.concatenate([r[k] for r in rows], axis=1).reshape((t_end + 1,) + batch) for k in rows[0]}
     trace = Trace(metrics=metrics, iteration=np.arange(t_end + 1, dtype=np.int64),
-                  wall_time=np.sum([run.wall for run in runs], axis=0))
+                  wall_time=np.sum(walls, axis=0))
     converged = None
     if tol is not None:
         worst = float(np.max(metrics["suboptimality"][-1]))
@@ -303,6 +303,9 @@ class _NPGChunk:
         self.rows: dict[str, list[Any]] = {}
         self.wall: list[float] = []
         self.elapsed = 0.0
+        # On a device the rows stay there until the end and each iterate's time is a CUDA
+        # event: no synchronisation per iteration (launches overlap the GPU's work).
+        self.clock = device_clock(xp)
         n = P.shape[0]
         self.n = n
         self.freeze = _SETTLE and is_numpy(xp)  # host-side decisions only (a device would sync every iteration)
@@ -321,8 +324,11 @@ class _NPGChunk:
             V, self.adv, bound = self.ev.evaluate(self.pi)
             self.last = gap_metrics(self.xp, self.V_star, V, self.rho) | {"evaluation_bound": bound}
             for k, v in self.last.items():
-                self.rows.setdefault(k, []).append(np.asarray(to_numpy(v), dtype=float))
-            self.wall.append(self.elapsed)
+                self.rows.setdefault(k, []).append(v if self.clock else np.asarray(to_numpy(v), dtype=float))
+            if self.clock:
+                self.clock.mark()
+            else:
+                self.wall.append(self.elapsed)
             return
         full = {k: v.copy() for k, v in self.f_rows.items()}  # the settled rows' constant values
         if self.slot.shape[0]:
@@ -357,6 +363,18 @@ class _NPGChunk:
         if self.open_actions is not None:
             self.open_actions = compact(self.open_actions, holes, movers, n)
         self.adv = self.ev.history[-1][1]
+
+    def trace_rows(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The host trace of this chunk: metric rows ``(t + 1, n)`` and wall times ``(t + 1,)``.
+
+        On a device this is the run's one transfer (and one synchronisation); the wall
+        times are the device clock's, from the chunk's creation to the end of each
+        iterate's evaluation.
+        """
+        if self.clock is None:
+            return {k: np.asarray(v, dtype=float) for k, v in self.rows.items()}, np.asarray(self.wall)
+        rows = {k: np.asarray(to_numpy(self.xp.stack(v)), dtype=float) for k, v in self.rows.items()}
+        return rows, self.clock.times()
 
     def policy(self) -> Any:
         """The action-major policy ``(n, A, S)`` of the current iterate, settled rows in closed form."""

@@ -644,6 +644,11 @@ def test_warm_evaluation_runs_under_every_backend(xp):
     res = natural_policy_gradient(mdp, eta=1.5, iterations=25)
     ref = natural_policy_gradient(m, eta=1.5, iterations=25)
     np.testing.assert_allclose(to_numpy(res.policy), ref.policy, atol=1e-12)
+    for name in ("suboptimality", "suboptimality_inf"):  # a device keeps its rows until the end
+        assert type(res.trace[name]) is np.ndarray
+        np.testing.assert_allclose(res.trace[name], ref.trace[name], atol=1e-12)
+    w = res.trace.wall_time
+    assert w.shape == (26,) and w[0] >= 0 and np.all(np.diff(w) >= 0)
     # certificates at the LU level on every backend (warm steps on hosts, LU solves on GPUs)
     for r in (res, ref):
         assert np.max(r.trace["evaluation_bound"]) <= 16 * np.finfo(float).eps * (1 + 1 / 0.1) / 0.1  # ‖r‖ ≤ 1, ‖V‖ ≤ 1/(1−γ)
