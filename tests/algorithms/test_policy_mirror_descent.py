@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from rltheory.bounds.policy_optimization import (
     pmd_linear_bound,
     pmd_sublinear_bound,
 )
+from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import (
     FiniteMDP,
     evaluate_policy,
@@ -185,6 +187,44 @@ def test_pmd_kernels_under_every_backend(xp):
     np.testing.assert_allclose(
         to_numpy(mdpo_step(mdp, pi, eta=0.3, inner_steps=5)), mdpo_step(m, p0, eta=0.3, inner_steps=5), atol=1e-12
     )
+
+
+def test_exact_drivers_under_every_backend(xp):
+    # Every exact policy-optimisation driver on a batched model gives the numpy run's
+    # policies and traces (host arrays; on a GPU the rows stay on the device until the end
+    # and the wall times are CUDA-event times), with and without a tol test.
+    from rltheory.algorithms import (
+        entropy_regularized_npg,
+        projected_policy_gradient,
+        softmax_policy_gradient,
+    )
+
+    m = random_mdp(5, 3, gamma=0.8, rng=7, batch_shape=(3,))
+    mdp = FiniteMDP(xp.asarray(np.asarray(m.P)), xp.asarray(np.asarray(m.R)), gamma=0.8)
+    runs = {
+        "softmax PG": lambda M, **k: softmax_policy_gradient(M, eta=2.0, iterations=12, **k),
+        "entropy NPG": lambda M, **k: entropy_regularized_npg(M, eta=0.5, tau=0.2, iterations=12, **k),
+        "projected PG": lambda M, **k: projected_policy_gradient(M, eta=0.2, iterations=12, **k),
+        "PMD (KL)": lambda M, **k: policy_mirror_descent(M, step_sizes=1.0, iterations=12, **k),
+        "PMD (Euclidean)": lambda M, **k: policy_mirror_descent(
+            M, step_sizes=0.5, iterations=12, update=pmd_euclidean_step, **k),
+    }
+    outcomes = set()
+    for name, run in runs.items():
+        for kw in ({}, {"tol": 1e-2}):
+            with warnings.catch_warnings():  # some runs reach the cap: same warning on both backends
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                got, ref = run(mdp, **kw), run(m, **kw)
+            assert got.iterations == ref.iterations and got.converged == ref.converged, (name, kw)
+            outcomes.add(got.converged)
+            np.testing.assert_allclose(to_numpy(got.policy), np.asarray(ref.policy), atol=1e-10, err_msg=name)
+            assert set(got.trace.metrics) == set(ref.trace.metrics), name
+            for k, v in ref.trace.metrics.items():
+                assert type(got.trace[k]) is np.ndarray, (name, k)
+                np.testing.assert_allclose(got.trace[k], v, atol=1e-10, err_msg=f"{name}: {k}")
+            w = got.trace.wall_time
+            assert w.shape == (got.iterations + 1,) and w[0] >= 0 and np.all(np.diff(w) >= 0), name
+    assert outcomes == {None, True, False}  # no tol, tol met early, tol missed at the cap
 
 
 def test_pmd_validation():
