@@ -113,7 +113,8 @@ class Trace:
         batched runs store shape ``(K, *batch_shape)``.
     iteration : numpy.ndarray of int, shape (K,)
     wall_time : numpy.ndarray of float, shape (K,)
-        Seconds since the routine started, at each record.
+        Seconds since the routine started, at each record (for a run on a GPU: when the
+        device finished the work queued before the record, read from CUDA events).
     final : dict[str, numpy.ndarray]
         The routine's final answer worth keeping with the trace (e.g. ``policy``, ``V``);
         empty by default.
