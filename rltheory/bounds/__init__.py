@@ -57,6 +57,7 @@ from .mdp import (
     vi_error_bound,
     vi_iterations_to_threshold,
     vi_stopping_threshold,
+    vi_sweep_error,
 )
 from .offline import (  # offline RL guarantees (issue 8)
     elliptical_bonus,
@@ -137,6 +138,7 @@ __all__ = [
     "fit_rate",
     "pi_iteration_bound",
     "span_stopping_iterations",
+    "vi_sweep_error",
     "vi_certificate",
     "vi_error_bound",
     "vi_iterations_to_threshold",

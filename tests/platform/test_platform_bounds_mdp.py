@@ -16,6 +16,7 @@ from rltheory.bounds import (
     vi_error_bound,
     vi_iterations_to_threshold,
     vi_stopping_threshold,
+    vi_sweep_error,
 )
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import (
@@ -85,7 +86,64 @@ def test_value_iteration_stops_within_span_rule_count(mdp, tol):
     span0 = float(T0.max() - T0.min())
     res = value_iteration(mdp, tol=tol)
     assert res.converged
-    assert res.iterations <= span_stopping_iterations(g, tol, span0)
+    # floating point: each sweep's rounding error is bounded by vi_sweep_error, and the rule's
+    # own product and comparison round by at most 4u (the exact-arithmetic count alone can be
+    # exceeded: see the regression test below)
+    u = np.finfo(float).eps / 2
+    assert res.iterations <= span_stopping_iterations(g, tol * (1 - 4 * u), span0, sweep_error=vi_sweep_error(mdp))
+
+
+def _chain_found_by_stress() -> FiniteMDP:
+    # Found by a stress run (HYPOTHESIS_PROFILE=stress): a deterministic 4-state chain with a
+    # 2-cycle, gamma = 0.99, |V| ~ 65; the span of T v_k - v_k decays exactly like gamma^k.
+    P = np.zeros((4, 1, 4))
+    P[0, 0, 1] = P[1, 0, 2] = P[2, 0, 1] = P[3, 0, 3] = 1.0
+    R = np.array([[0.8404344639392375], [0.9512425430292725], [0.34381112252250623], [0.4056486710335552]])
+    return FiniteMDP(P, R, gamma=0.99)
+
+
+def test_span_count_in_floating_point_covers_the_rounding_floor():
+    mdp = _chain_found_by_stress()
+    T0 = np.asarray(bellman_optimality_operator(mdp, np.zeros(mdp.S)))
+    span0 = float(T0.max() - T0.min())
+    u = np.finfo(float).eps / 2
+    eps = vi_sweep_error(mdp)
+    # tol = 1e-9 sits below the rounding floor 4 gamma eps/(1-gamma)^2 (about 4.2e-9): VI
+    # needs 2473 evaluations where exact arithmetic needs the count 2471 (its spans decay
+    # exactly like gamma^k, so the exact count is tight), and no a-priori count is claimed
+    assert value_iteration(mdp, tol=1e-9).iterations == 2473
+    assert span_stopping_iterations(0.99, 1e-9, span0) == 2471
+    assert span_stopping_iterations(0.99, 1e-9, span0, sweep_error=eps) == math.inf
+    # above the floor the rounding-aware count holds and exceeds the exact one
+    for tol in (1e-6, 1e-8):
+        n = value_iteration(mdp, tol=tol).iterations
+        exact = span_stopping_iterations(0.99, tol, span0)
+        aware = span_stopping_iterations(0.99, tol * (1 - 4 * u), span0, sweep_error=eps)
+        assert n <= aware and exact <= aware < math.inf
+
+
+@settings(max_examples=30)
+@given(mdp=finite_mdps(max_states=4, max_actions=3, gamma=discounts(0.0, 0.99)), k=st.integers(0, 30))
+def test_vi_sweep_error_bounds_the_rounding_of_a_sweep(mdp, k):
+    # One float64 sweep T v_k (v_k the k-th VI iterate from 0) against the exact sweep of the
+    # row-normalised (stochastic) model P/sigma in rational arithmetic.
+    from fractions import Fraction
+
+    v = np.zeros(mdp.S)
+    for _ in range(k):
+        v = np.asarray(bellman_optimality_operator(mdp, v))
+    Tv = np.asarray(bellman_optimality_operator(mdp, v))
+    P, R, g = np.asarray(mdp.P), np.asarray(mdp.R), Fraction(float(mdp.gamma))
+    worst = Fraction(0)
+    for s in range(mdp.S):
+        best = None
+        for a in range(mdp.A):
+            row = [Fraction(float(p)) for p in P[s, a]]
+            sigma = sum(row)
+            q = Fraction(float(R[s, a])) + g * sum(p * Fraction(float(x)) for p, x in zip(row, v, strict=True)) / sigma
+            best = q if best is None else max(best, q)
+        worst = max(worst, abs(Fraction(float(Tv[s])) - best))
+    assert float(worst) <= vi_sweep_error(mdp)
 
 
 @settings(max_examples=30)
@@ -129,6 +187,14 @@ def test_reference_numbers():
     # certificates 1, 0.5, 0.25, 0.125 must drop strictly below 0.25: the fourth evaluation
     assert span_stopping_iterations(0.5, 0.25, 1.0) == 4
     assert span_stopping_iterations(0.0, 1e-9, 5.0) == 1
+    # with sweep error eps the target shrinks by 4 gamma eps/(1-gamma)^2: gamma = 0.5, eps = 0.0125
+    # -> 0.3 - 0.1 = 0.2, reached by the certificate 0.125 (fourth evaluation)
+    assert span_stopping_iterations(0.5, 0.3, 1.0, sweep_error=0.0125) == 4
+    assert span_stopping_iterations(0.5, 0.3, 1.0, sweep_error=0.075) == math.inf  # floor 0.6 > tol
+    with pytest.raises(ValueError, match="sweep_error"):
+        span_stopping_iterations(0.5, 0.3, 1.0, sweep_error=-1e-3)
+    with pytest.raises(TypeError, match="vi_sweep_error takes a FiniteMDP; got ndarray"):
+        vi_sweep_error(np.ones((2, 1, 2)))
     np.testing.assert_allclose(vi_error_bound(np.arange(4), 0.5, 8.0), [8, 4, 2, 1])
 
 
