@@ -308,14 +308,14 @@ class TraceRecorder:
         if self._clock is not None:
             wall = np.concatenate([wall[:self._clock_from], self._clock_offset + self._clock.times()])
         return Trace(
-            metrics={k: _stack_rows(v) for k, v in self._rows.items()},
+            metrics={k: stack_rows(v) for k, v in self._rows.items()},
             iteration=np.asarray(self._it, dtype=np.int64),
             wall_time=wall,
             final={k: np.asarray(to_numpy(v)) for k, v in final.items()},
         )
 
 
-def _stack_rows(rows: list[Any]) -> np.ndarray:
+def stack_rows(rows: list[Any]) -> np.ndarray:
     """Stack recorded rows on the host: device rows in one transfer when all are on one."""
     if rows and all(on_device(r) for r in rows):
         return np.asarray(to_numpy(array_namespace(rows[0]).stack(rows)), dtype=float)

@@ -41,7 +41,7 @@ from ..mdp.bellman import (
     expected_value,
 )
 from ..mdp.model import FiniteMDP
-from ..trace import Trace
+from ..trace import Trace, stack_rows
 from ._policy_opt import (
     Loop,
     PolicyOptimizationResult,
@@ -373,8 +373,7 @@ class _NPGChunk:
         """
         if self.clock is None:
             return {k: np.asarray(v, dtype=float) for k, v in self.rows.items()}, np.asarray(self.wall)
-        rows = {k: np.asarray(to_numpy(self.xp.stack(v)), dtype=float) for k, v in self.rows.items()}
-        return rows, self.clock.times()
+        return {k: stack_rows(v) for k, v in self.rows.items()}, self.clock.times()
 
     def policy(self) -> Any:
         """The action-major policy ``(n, A, S)`` of the current iterate, settled rows in closed form."""
