@@ -5,12 +5,17 @@
     rltheory list
     rltheory reproduce NAME [--full] [--out DIR] [--seed N] [--quiet]
     rltheory reproduce --all [--full] [--out DIR] [--seed N] [--quiet]
+    rltheory reproduce NAME|--all --seeds 0:20 [--full] [--out DIR] [--quiet]
     rltheory solve gridworld [--size 10] [--slip 0.1] [--gamma 0.99] [--method vi|pi|mpi|lp] [--tol 1e-8]
 
 ``reproduce`` writes ``DIR/NAME.png`` (measured curves with the theorem's curve
 overlaid) and ``DIR/NAME.json`` (config, measured vs claimed rates with their
 confidence intervals, ``"pass"``, library versions); it exits with status 1 if
-any claim fails. Files are written atomically.
+any claim fails. With ``--seeds`` (``START:STOP`` or ``0,3,7``) it runs each experiment at
+every seed instead and writes ``DIR/NAME.seeds.json``: each claim's verdict and measured
+number per seed, the failing seeds and, for interval claims, the binomial tail of the
+misses (:mod:`rltheory.experiments.robustness`); it exits with status 1 if any run failed.
+Files are written atomically.
 """
 
 from __future__ import annotations
@@ -74,6 +79,19 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     else:
         print("rltheory reproduce: give an experiment NAME or --all (see `rltheory list`)", file=sys.stderr)
         return 2
+    if args.seeds is not None:
+        if args.seed is not None:
+            print("rltheory reproduce: give either --seed or --seeds, not both", file=sys.stderr)
+            return 2
+        from .experiments.robustness import parse_seeds  # noqa: PLC0415
+
+        try:
+            seeds = parse_seeds(args.seeds)
+        except ValueError as exc:
+            print(f"rltheory reproduce: --{exc}", file=sys.stderr)
+            return 2
+        return _reproduce_seeds(args, todo, seeds)
+    seed = 0 if args.seed is None else args.seed
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     failed = []
@@ -81,11 +99,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         exp = experiments.get(name)
         config = exp.config(args.full)
         t0 = time.perf_counter()
-        result = exp.run(config, seed=args.seed, progress=not args.quiet)
+        result = exp.run(config, seed=seed, progress=not args.quiet)
         elapsed = time.perf_counter() - t0
         png = write_atomic(out / f"{name}.png", png_bytes(exp.plot(result)))
         record = result.to_json_dict()
-        record.update({"title": exp.title, "seed": args.seed, "preset": "full" if args.full else "quick",
+        record.update({"title": exp.title, "seed": seed, "preset": "full" if args.full else "quick",
                        "elapsed_s": elapsed})
         js = write_atomic(out / f"{name}.json", json.dumps(record, indent=1, allow_nan=False))
         verdict = "PASS" if result.passed else "FAIL"
@@ -98,6 +116,40 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             failed.append(name)
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int, ...]) -> int:
+    """``reproduce --seeds``: one seed-robustness report per experiment."""
+    from . import experiments  # noqa: PLC0415
+    from .experiments.robustness import seed_robustness  # noqa: PLC0415
+    from .trace import write_atomic  # noqa: PLC0415
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    failed = []
+    for name in todo:
+        rep = seed_robustness(experiments.get(name), seeds, full=args.full, progress=not args.quiet)
+        js = write_atomic(out / f"{name}.seeds.json", json.dumps(rep.to_json_dict(), indent=1, allow_nan=False))
+        ok = sum(rep.run_passed)
+        print(f"{name}: {ok}/{len(seeds)} seeds pass ({len(rep.claims)} claims, {sum(rep.elapsed_s):.1f} s) -> {js}")
+        for c in rep.claims:
+            if args.quiet and all(c.passed):
+                continue
+            m = np.asarray(c.measured, dtype=float)
+            line = (f"  [{sum(c.passed)}/{len(c.seeds)}] {c.name}: measured {np.min(m):.4g} .. {np.median(m):.4g} .. "
+                    f"{np.max(m):.4g} (min .. median .. max)")
+            if c.failed_seeds:
+                line += f"; failed at seeds {list(c.failed_seeds)}"
+            p = c.miss_p_value
+            if p is not None and c.failed_seeds:
+                line += f"; P[misses >= {len(c.failed_seeds)}] at level {c.level:g} = {p:.3g}"
+            print(line)
+        if not rep.passed:
+            failed.append(name)
+    if failed:
+        print(f"failed at some seed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
 
@@ -173,7 +225,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--all", action="store_true", help="run every registered experiment")
     r.add_argument("--full", action="store_true", help="use the full preset instead of the quick one")
     r.add_argument("--out", default="figures", help="output folder (default: figures)")
-    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    r.add_argument("--seed", type=int, default=None, help="random seed (default 0)")
+    r.add_argument("--seeds", default=None, metavar="START:STOP|S1,S2,...",
+                   help="run at every seed and write NAME.seeds.json (per-claim verdicts over the seeds)")
     r.add_argument("--quiet", action="store_true", help="no progress bars; print only failures")
     r.set_defaults(func=_cmd_reproduce)
     s = sub.add_parser("solve", help="solve a zoo model and print the certificate")

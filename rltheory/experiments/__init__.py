@@ -7,6 +7,7 @@ Usage::
     exp = experiments.get("vi-rates")
     result = exp.run(exp.config_cls.quick())  # ExperimentResult; result.passed
     fig = exp.plot(result)
+    report = experiments.seed_robustness("vi-rates", range(10))  # each claim's verdicts over seeds
 
 To add an experiment, write ``rltheory/experiments/<snake_name>.py`` following
 :mod:`rltheory.experiments.base` and add its module name to ``_MODULES`` below
@@ -18,11 +19,13 @@ from __future__ import annotations
 import importlib
 
 from .base import Experiment, ExperimentResult, config_to_dict, quick_mode, register, registered
+from .robustness import SeedReport, seed_robustness
 from .sweep import SweepPoint, grid_product, load_results, sweep
 
 __all__ = [
     "Experiment",
     "ExperimentResult",
+    "SeedReport",
     "SweepPoint",
     "config_to_dict",
     "get",
@@ -31,6 +34,7 @@ __all__ = [
     "names",
     "quick_mode",
     "register",
+    "seed_robustness",
     "sweep",
 ]
 

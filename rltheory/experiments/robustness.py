@@ -1,0 +1,297 @@
+r"""Seed robustness of a reproduction: every claim's verdict over many seeds.
+
+A reproduction that passes at seed 0 may pass by luck. :func:`seed_robustness` runs one
+registered experiment at each of several seeds and reports, per claim, at which seeds
+it passed, what was measured, and — for claims judged by a confidence interval — how
+surprising the number of misses is.
+
+What a miss means depends on the claim's kind (:class:`rltheory.bounds.Claim`):
+
+* ``"bound"`` — a theorem's inequality. It must hold at every seed; one miss is a
+  counterexample (or a bug).
+* ``"rate"`` — the claimed rate must lie in the fitted rate's interval at level ``L``
+  (widened by the claim's ``tol``). Even for a true claim a calibrated interval misses
+  with probability at most ``1 − L``, so some misses over many seeds are expected.
+  The report gives the one-sided binomial tail
+  ``p = P[Bin(n, 1 − L) ≥ k]`` for ``k`` misses in ``n`` seeds: a small ``p`` says the
+  claim fails more often than its interval's level explains (seeds are independent
+  draws). Bootstrap percentile intervals are approximate, so read ``p`` as a screen,
+  not an exact test.
+* ``"rate_at_most"`` / ``"rate_at_least"`` — judged on the point estimate with an
+  allowance; no nominal miss rate, so no ``p``.
+
+The command-line form is ``rltheory reproduce NAME --seeds 0:20`` (``--all`` for every
+experiment), which writes ``NAME.seeds.json``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .base import Experiment, ExperimentResult, jsonable, versions
+
+__all__ = ["ClaimSeeds", "SeedReport", "parse_seeds", "seed_robustness"]
+
+
+@dataclass(frozen=True)
+class ClaimSeeds:
+    """One claim's verdicts over the seeds at which it was checked.
+
+    Attributes
+    ----------
+    name, kind : str
+        The claim's name and kind.
+    expected : float or None
+        The claimed value (``None`` for a bound).
+    seeds : tuple of int
+        The seeds at which the claim was checked, in run order.
+    passed : tuple of bool
+        The verdict at each seed.
+    measured : tuple of float
+        The measured number at each seed (fitted rate, or the bound's worst ratio).
+    level : float or None
+        Confidence level of the fitted intervals (``"rate"`` claims; ``None`` otherwise).
+    """
+
+    name: str
+    kind: str
+    expected: float | None
+    seeds: tuple[int, ...]
+    passed: tuple[bool, ...]
+    measured: tuple[float, ...]
+    level: float | None = None
+
+    @property
+    def failed_seeds(self) -> tuple[int, ...]:
+        """The seeds at which the claim failed."""
+        return tuple(s for s, ok in zip(self.seeds, self.passed, strict=True) if not ok)
+
+    @property
+    def pass_rate(self) -> float:
+        """Share of the seeds at which the claim passed."""
+        return sum(self.passed) / len(self.passed)
+
+    @property
+    def miss_p_value(self) -> float | None:
+        """``P[Bin(n, 1 − level) ≥ misses]`` for a ``"rate"`` claim, else ``None`` (module docstring)."""
+        if self.kind != "rate" or self.level is None:
+            return None
+        misses = len(self.failed_seeds)
+        return float(stats.binom.sf(misses - 1, len(self.seeds), 1.0 - self.level))
+
+    def to_dict(self) -> dict:
+        """JSON-ready record, with the summary numbers."""
+        m = np.asarray(self.measured, dtype=float)
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "expected": self.expected,
+            "level": self.level,
+            "seeds": list(self.seeds),
+            "passed": list(self.passed),
+            "measured": [float(x) for x in m],
+            "failed_seeds": list(self.failed_seeds),
+            "pass_rate": self.pass_rate,
+            "miss_p_value": self.miss_p_value,
+            "measured_min": float(np.min(m)),
+            "measured_median": float(np.median(m)),
+            "measured_max": float(np.max(m)),
+        }
+
+
+@dataclass(frozen=True)
+class SeedReport:
+    """What :func:`seed_robustness` returns.
+
+    Attributes
+    ----------
+    name : str
+        The experiment.
+    preset : {"quick", "full"}
+    seeds : tuple of int
+        The seeds run, in order.
+    claims : tuple of ClaimSeeds
+        One per claim name, in the order the claims first appeared.
+    run_passed : tuple of bool
+        Whether the whole run passed, per seed.
+    elapsed_s : tuple of float
+        Wall time of each run.
+    """
+
+    name: str
+    preset: str
+    seeds: tuple[int, ...]
+    claims: tuple[ClaimSeeds, ...]
+    run_passed: tuple[bool, ...]
+    elapsed_s: tuple[float, ...]
+
+    @property
+    def passed(self) -> bool:
+        """True iff every run passed."""
+        return all(self.run_passed)
+
+    @property
+    def failed_seeds(self) -> tuple[int, ...]:
+        """The seeds whose run failed (some claim failed)."""
+        return tuple(s for s, ok in zip(self.seeds, self.run_passed, strict=True) if not ok)
+
+    def claim(self, name: str) -> ClaimSeeds:
+        """The record of the claim ``name``."""
+        for c in self.claims:
+            if c.name == name:
+                return c
+        raise KeyError(f"no claim named {name!r} in {self.name!r}; claims: {[c.name for c in self.claims]}")
+
+    def to_json_dict(self) -> dict:
+        """JSON-ready record (``pass`` is true iff every run passed)."""
+        return {
+            "name": self.name,
+            "preset": self.preset,
+            "seeds": list(self.seeds),
+            "pass": self.passed,
+            "run_passed": list(self.run_passed),
+            "failed_seeds": list(self.failed_seeds),
+            "elapsed_s": list(self.elapsed_s),
+            "claims": [jsonable(c.to_dict()) for c in self.claims],
+            "versions": versions(),
+        }
+
+
+def parse_seeds(spec: str) -> tuple[int, ...]:
+    """Seeds from ``"START:STOP"`` (``range(START, STOP)``) or a comma list ``"0,3,7"``.
+
+    Raises
+    ------
+    ValueError
+        Not one of those forms, a negative seed, an empty range, or a seed listed twice.
+    """
+    text = spec.strip()
+    try:
+        if ":" in text:
+            lo, hi = (int(x) for x in text.split(":"))
+            seeds = tuple(range(lo, hi))
+            if not seeds:
+                raise ValueError(f"seeds {spec!r}: the range {lo}:{hi} is empty (STOP must exceed START)")
+        else:
+            seeds = tuple(int(x) for x in text.split(","))
+    except ValueError as exc:
+        if str(exc).startswith("seeds "):
+            raise
+        raise ValueError(f"seeds {spec!r}: expected START:STOP or a comma list of integers such as 0,3,7") from None
+    bad = [s for s in seeds if s < 0]
+    if bad:
+        raise ValueError(f"seeds {spec!r}: seeds must be non-negative; got {bad[0]} at position {seeds.index(bad[0])}")
+    seen: set[int] = set()
+    for i, s in enumerate(seeds):
+        if s in seen:
+            raise ValueError(f"seeds {spec!r}: seed {s} is listed twice (again at position {i})")
+        seen.add(s)
+    return seeds
+
+
+def _check_seeds(seeds: Iterable[int]) -> tuple[int, ...]:
+    out = []
+    for i, s in enumerate(seeds):
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"seeds[{i}] must be an integer; got {s!r}")
+        if s < 0:
+            raise ValueError(f"seeds[{i}] must be non-negative; got {s}")
+        out.append(int(s))
+    if not out:
+        raise ValueError("seeds must contain at least one seed; got none")
+    if len(set(out)) != len(out):
+        dup = next(s for i, s in enumerate(out) if s in out[:i])
+        raise ValueError(f"seeds must be distinct; {dup} appears twice")
+    return tuple(out)
+
+
+def seed_robustness(
+    experiment: Experiment | str,
+    seeds: Iterable[int],
+    *,
+    full: bool = False,
+    progress: bool = False,
+    on_result: Any = None,
+) -> SeedReport:
+    """Run ``experiment`` at every seed and collect each claim's verdicts.
+
+    Parameters
+    ----------
+    experiment : Experiment or str
+        A registered experiment or its name (:func:`rltheory.experiments.get`).
+    seeds : iterable of int
+        Distinct non-negative seeds.
+    full : bool
+        Use the ``full()`` preset instead of ``quick()``.
+    progress : bool
+        Passed to each run (progress bars).
+    on_result : callable, optional
+        ``on_result(seed, result)`` after each run (e.g. to save its JSON).
+
+    Returns
+    -------
+    SeedReport
+        Per-claim verdicts, measured numbers and, for interval claims, the binomial
+        tail of the misses (module docstring).
+
+    Examples
+    --------
+    >>> from rltheory.experiments.robustness import seed_robustness
+    >>> rep = seed_robustness("discount-to-gain", [0, 1])
+    >>> rep.passed, rep.seeds
+    (True, (0, 1))
+    """
+    if isinstance(experiment, str):
+        from . import get  # noqa: PLC0415
+
+        experiment = get(experiment)
+    if not isinstance(experiment, Experiment):
+        raise TypeError(f"experiment must be an Experiment or a registered name; got {type(experiment).__name__}")
+    seeds = _check_seeds(seeds)
+    records: dict[str, dict[str, Any]] = {}
+    run_passed, elapsed = [], []
+    for seed in seeds:
+        t0 = time.perf_counter()
+        result = experiment.reproduce(full=full, seed=seed, progress=progress)
+        elapsed.append(time.perf_counter() - t0)
+        run_passed.append(result.passed)
+        _collect(records, result, seed)
+        if on_result is not None:
+            on_result(seed, result)
+    claims = tuple(
+        ClaimSeeds(name=name, kind=r["kind"], expected=r["expected"], seeds=tuple(r["seeds"]),
+                   passed=tuple(r["passed"]), measured=tuple(r["measured"]), level=r["level"])
+        for name, r in records.items()
+    )
+    return SeedReport(name=experiment.name, preset="full" if full else "quick", seeds=seeds, claims=claims,
+                      run_passed=tuple(run_passed), elapsed_s=tuple(elapsed))
+
+
+def _collect(records: dict[str, dict[str, Any]], result: ExperimentResult, seed: int) -> None:
+    """Append the checks of one run to the per-claim records.
+
+    A claim name that a run checks more than once is recorded as ``"name [k]"`` for its
+    ``k``-th check (``k ≥ 2``), so that repeated checks are matched by position across seeds.
+    """
+    count: dict[str, int] = {}
+    for c in result.checks:
+        count[c.claim.name] = count.get(c.claim.name, 0) + 1
+        k = count[c.claim.name]
+        name = c.claim.name if k == 1 else f"{c.claim.name} [{k}]"
+        level = float(c.fit.level) if (c.claim.kind == "rate" and c.fit is not None) else None
+        r = records.setdefault(name, {"kind": c.claim.kind, "expected": c.claim.expected, "level": level,
+                                      "seeds": [], "passed": [], "measured": []})
+        if r["kind"] != c.claim.kind or r["level"] != level:
+            raise ValueError(
+                f"experiment {result.name!r} at seed {seed}: claim {name!r} changed kind/level between seeds "
+                f"({r['kind']}/{r['level']} before, {c.claim.kind}/{level} now)"
+            )
+        r["seeds"].append(seed)
+        r["passed"].append(bool(c.passed))
+        r["measured"].append(c.measured)
