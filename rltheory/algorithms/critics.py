@@ -411,12 +411,19 @@ def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any) -> tuple[Any, 
     y = xp.reshape(adv, (mdp.S * mdp.A,))
     sw = xp.sqrt(wts)
     Xw = sw[:, None] * X
-    G = xp.matrix_transpose(Xw) @ Xw
-    rhs = xp.matrix_transpose(Xw) @ (sw * y)
-    # minimum-norm solution through the eigen-decomposition of the (PSD) Gram matrix
-    evals, evecs = xp.linalg.eigh(G)
-    cut = max(1e-12 * float(xp.max(xp.abs(evals))), 1e-250)  # relative rank cut; absolute floor for d⊗π ≈ 0
-    inv = xp.where(evals > cut, 1.0 / xp.where(evals > cut, evals, xp.ones_like(evals)), xp.zeros_like(evals))
-    w = evecs @ (inv * (xp.matrix_transpose(evecs) @ rhs))
+    # Minimum-norm least squares through the SVD of the weighted design itself: its condition
+    # number is the square root of the Gram matrix's, so directions of small weight d(s)π(a|s)
+    # (near-deterministic policies) keep their accuracy. Directions at the rounding level of the
+    # design are cut: an entry of X is known to about ε·max|X| (the centring ψ = φ − E_πφ of
+    # compatible features leaves one such null direction per state), and the weights sum to 1,
+    # so they sit below ε·max|X|·√k; the cut keeps a margin of 16·max(SA, k). Cutting relative
+    # to the largest singular value instead fails both ways: far below it when every state is
+    # near-deterministic (σ_max ≈ √(d·π_min), the null directions survive and w blows up along
+    # them), and a cut of 1e-6·σ_max drops directions that NPG's update still needs.
+    U, sv, Vh = xp.linalg.svd(Xw, full_matrices=False)
+    scale = float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0
+    cut = max(16.0 * max(X.shape) * float(xp.finfo(Xw.dtype).eps) * scale, 1e-300)  # floor: d⊗π ≈ 0
+    inv = xp.where(sv > cut, 1.0 / xp.where(sv > cut, sv, xp.ones_like(sv)), xp.zeros_like(sv))
+    w = xp.matrix_transpose(Vh) @ (inv * (xp.matrix_transpose(U) @ (sw * y)))
     resid = xp.sqrt(xp.sum(wts * (X @ w - y) ** 2))
     return w, resid

@@ -33,9 +33,9 @@ def test_exact_critic_nac_with_tabular_features_is_npg(mdp, eta):
     npg = natural_policy_gradient(mdp, eta=eta, iterations=10)
     np.testing.assert_allclose(nac.trace["suboptimality"], npg.trace["suboptimality"], atol=1e-9)
     np.testing.assert_allclose(nac.policy, npg.policy, atol=1e-9)
-    # tabular features represent A^pi; the minimum-norm solve drops Gram directions below 1e-12 of the
-    # largest eigenvalue (near-deterministic policies), leaving a weighted residual of order 1e-6 at most
-    assert np.all(nac.trace["critic_error"] == 0) and np.all(nac.trace["approximation_error"] < 1e-6)
+    # tabular features represent A^pi: the minimum-norm solve (SVD of the weighted design) leaves a
+    # weighted residual at the rounding level (|A| <= 1/(1-gamma) <= 10 here)
+    assert np.all(nac.trace["critic_error"] == 0) and np.all(nac.trace["approximation_error"] < 1e-12)
 
 
 def test_lstd_critic_error_shrinks_with_samples_and_nac_tracks_npg():
