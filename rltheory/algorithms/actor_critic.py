@@ -58,7 +58,13 @@ from ._policy_opt import (
     initial_distribution,
     optimal_values,
 )
-from .critics import _compatible_critic, _lstd_estimate, compatible_critic, compatible_features
+from .critics import (
+    _compatible_critic,
+    _lstd_estimate,
+    _weighted_min_norm,
+    compatible_critic,
+    compatible_features,
+)
 from .features import _compatible_features
 from .soft import softmax
 
@@ -256,12 +262,14 @@ def natural_actor_critic(
         raise ValueError(f"theta0 must have shape ({d_feat},); got {tuple(theta.shape)}")
     check_finite(theta, "theta0", ("j",))
     w = xp.zeros((d_feat,), dtype=mdp.dtype, device=f.device)
+    # ψ = φ − E_πφ is known to ~ε·2 max|φ| even where the centring leaves every entry small
+    scale = 2.0 * float(xp.max(xp.abs(f))) if f.shape[-1] else 0.0
     loop = Loop("natural_actor_critic", iterations, None, xp)
     t = 0
     while True:
         pi = softmax(f @ theta, xp)
         psi = _compatible_features(f, pi)
-        w_star, approx = _compatible_critic(mdp, pi, psi, rho)
+        w_star, approx = _compatible_critic(mdp, pi, psi, rho, scale)
         w = w_star if isinstance(critic, ExactCritic) else critic.fit(mdp, pi, f, rho, gen, w)
         dsa = _state_occupancy(mdp, pi, rho)[:, None] * pi
         cerr = xp.sqrt(xp.sum(dsa * (psi @ (w - w_star)) ** 2))
@@ -393,13 +401,15 @@ def improper_policy_gradient(
             pos = pi > 0
             safe = xp.where(pos, pi, xp.ones_like(pi))
             score = xp.where(pos[None, ...], dpi / safe[None, ...], xp.zeros_like(dpi))  # (M, S, A)
-            X = xp.reshape(score, (M, mdp.S * mdp.A))
+            # F⁺∇ with F = E_{d⊗π}[score scoreᵀ] and ∇ = E_{d⊗π}[score Q]/(1−γ) is the minimum-norm
+            # weighted least-squares fit of Q by the scores (compatible function approximation),
+            # solved without forming F (which squares the conditioning). A score
+            # w_m (K_m − π)/π lies in [−1, 1] and is computed to a few ε absolute however small it
+            # is (w_m K_m ≤ π), so the rounding level of the design is ε, not ε·max|score|: their
+            # sum over m (the null direction of the mixture's logits) is cut at that level
+            X = xp.matrix_transpose(xp.reshape(score, (M, mdp.S * mdp.A)))
             wsa = xp.reshape(d[:, None] * pi, (mdp.S * mdp.A,))
-            F = (X * wsa[None, :]) @ xp.matrix_transpose(X)
-            evals, evecs = xp.linalg.eigh(F)
-            cut = max(1e-12 * float(xp.max(xp.abs(evals))), 1e-250)
-            inv = xp.where(evals > cut, 1.0 / xp.where(evals > cut, evals, xp.ones_like(evals)), xp.zeros_like(evals))
-            direction = evecs @ (inv * (xp.matrix_transpose(evecs) @ grad))
+            direction = _weighted_min_norm(X, wsa, xp.reshape(Q, (mdp.S * mdp.A,)), xp, scale=1.0) / (1.0 - g)
         else:
             direction = grad
         theta = theta + eta * direction

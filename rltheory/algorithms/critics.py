@@ -399,8 +399,11 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     return _compatible_critic(mdp, p, P_, rho)
 
 
-def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any) -> tuple[Any, Any]:
-    """:func:`compatible_critic` on a validated policy ``p``, features ``P_`` and ``rho`` (loops)."""
+def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any, scale: float | None = None) -> tuple[Any, Any]:
+    """:func:`compatible_critic` on a validated policy ``p``, features ``P_`` and ``rho`` (loops).
+
+    ``scale``: what the entries of ``P_`` are known to up to a few ``ε`` (default ``max|P_|``;
+    for ``P_ = φ − E_πφ`` it is ``2·max|φ|``, see :func:`_weighted_min_norm`)."""
     xp = mdp.xp
     V = evaluate_policy(mdp, p)
     adv = _q_values(mdp, V) - V[..., None]
@@ -409,21 +412,35 @@ def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any) -> tuple[Any, 
     X = xp.reshape(P_, (mdp.S * mdp.A, k))
     wts = xp.reshape(dsa, (mdp.S * mdp.A,))
     y = xp.reshape(adv, (mdp.S * mdp.A,))
+    w = _weighted_min_norm(X, wts, y, xp, scale=scale)
+    resid = xp.sqrt(xp.sum(wts * (X @ w - y) ** 2))
+    return w, resid
+
+
+def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None) -> Any:
+    """Minimum-norm ``argmin_w Σ_i wts_i (X_i·w − y_i)²`` for weights ``wts ≥ 0`` summing to 1.
+
+    ``X`` is ``(n, k)``. Solved through the SVD of the weighted design ``√wts·X`` (not the
+    normal equations, which square its condition number), with directions at the design's
+    rounding level cut (see the comment in the body). ``scale``: the size to which the
+    entries of ``X`` are known up to a few ``ε`` (default ``max|X|``); give it where ``X``
+    comes out of a cancellation that leaves every entry small (an entry is then known to
+    ``ε`` times the size of what cancelled, not ``ε·max|X|``).
+    """
     sw = xp.sqrt(wts)
     Xw = sw[:, None] * X
-    # Minimum-norm least squares through the SVD of the weighted design itself: its condition
-    # number is the square root of the Gram matrix's, so directions of small weight d(s)π(a|s)
-    # (near-deterministic policies) keep their accuracy. Directions at the rounding level of the
-    # design are cut: an entry of X is known to about ε·max|X| (the centring ψ = φ − E_πφ of
-    # compatible features leaves one such null direction per state), and the weights sum to 1,
-    # so they sit below ε·max|X|·√k; the cut keeps a margin of 16·max(SA, k). Cutting relative
+    # The SVD of the weighted design itself has the square root of the Gram matrix's condition
+    # number, so directions of small weight (d(s)π(a|s) of a near-deterministic policy) keep
+    # their accuracy. Directions at the rounding level of the design are cut: an entry of X is
+    # known to about ε·max|X| (the centring ψ = φ − E_πφ of compatible features leaves one such
+    # null direction per state, the scores of a mixture one in all), and the weights sum to 1,
+    # so they sit below ε·max|X|·√k; the cut keeps a margin of 16·max(n, k). Cutting relative
     # to the largest singular value instead fails both ways: far below it when every state is
     # near-deterministic (σ_max ≈ √(d·π_min), the null directions survive and w blows up along
     # them), and a cut of 1e-6·σ_max drops directions that NPG's update still needs.
     U, sv, Vh = xp.linalg.svd(Xw, full_matrices=False)
-    scale = float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0
+    if scale is None:
+        scale = float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0
     cut = max(16.0 * max(X.shape) * float(xp.finfo(Xw.dtype).eps) * scale, 1e-300)  # floor: d⊗π ≈ 0
     inv = xp.where(sv > cut, 1.0 / xp.where(sv > cut, sv, xp.ones_like(sv)), xp.zeros_like(sv))
-    w = xp.matrix_transpose(Vh) @ (inv * (xp.matrix_transpose(U) @ (sw * y)))
-    resid = xp.sqrt(xp.sum(wts * (X @ w - y) ** 2))
-    return w, resid
+    return xp.matrix_transpose(Vh) @ (inv * (xp.matrix_transpose(U) @ (sw * y)))
