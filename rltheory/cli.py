@@ -137,9 +137,9 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
         for c in rep.claims:
             if args.quiet and all(c.passed):
                 continue
-            m = np.asarray(c.measured, dtype=float)
-            line = (f"  [{sum(c.passed)}/{len(c.seeds)}] {c.name}: measured {np.min(m):.4g} .. {np.median(m):.4g} .. "
-                    f"{np.max(m):.4g} (min .. median .. max)")
+            d = c.to_dict()
+            line = (f"  [{sum(c.passed)}/{len(c.seeds)}] {c.name}: measured {d['measured_min']:.4g} .. "
+                    f"{d['measured_median']:.4g} .. {d['measured_max']:.4g} (min .. median .. max)")
             if c.failed_seeds:
                 line += f"; failed at seeds {list(c.failed_seeds)}"
             p = c.miss_p_value
