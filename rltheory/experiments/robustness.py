@@ -27,7 +27,7 @@ experiment), which writes ``NAME.seeds.json``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,31 +184,26 @@ def parse_seeds(spec: str) -> tuple[int, ...]:
         if str(exc).startswith("seeds "):
             raise
         raise ValueError(f"seeds {spec!r}: expected START:STOP or a comma list of integers such as 0,3,7") from None
-    bad = [s for s in seeds if s < 0]
-    if bad:
-        raise ValueError(f"seeds {spec!r}: seeds must be non-negative; got {bad[0]} at position {seeds.index(bad[0])}")
-    seen: set[int] = set()
-    for i, s in enumerate(seeds):
-        if s in seen:
-            raise ValueError(f"seeds {spec!r}: seed {s} is listed twice (again at position {i})")
-        seen.add(s)
-    return seeds
+    try:
+        return _check_seeds(seeds)
+    except ValueError as exc:
+        raise ValueError(f"seeds {spec!r}: {exc}") from None
 
 
 def _check_seeds(seeds: Iterable[int]) -> tuple[int, ...]:
-    out = []
+    """The seeds as a tuple of distinct non-negative ints (located errors otherwise)."""
+    first: dict[int, int] = {}
     for i, s in enumerate(seeds):
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
             raise TypeError(f"seeds[{i}] must be an integer; got {s!r}")
         if s < 0:
             raise ValueError(f"seeds[{i}] must be non-negative; got {s}")
-        out.append(int(s))
-    if not out:
+        if int(s) in first:
+            raise ValueError(f"seeds[{i}] repeats seed {s} (first at seeds[{first[int(s)]}])")
+        first[int(s)] = i
+    if not first:
         raise ValueError("seeds must contain at least one seed; got none")
-    if len(set(out)) != len(out):
-        dup = next(s for i, s in enumerate(out) if s in out[:i])
-        raise ValueError(f"seeds must be distinct; {dup} appears twice")
-    return tuple(out)
+    return tuple(first)
 
 
 def seed_robustness(
@@ -217,7 +212,7 @@ def seed_robustness(
     *,
     full: bool = False,
     progress: bool = False,
-    on_result: Any = None,
+    on_result: Callable[[int, ExperimentResult], object] | None = None,
 ) -> SeedReport:
     """Run ``experiment`` at every seed and collect each claim's verdicts.
 

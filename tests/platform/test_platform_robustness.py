@@ -126,8 +126,8 @@ def test_parse_seeds(spec, seeds):
     ("0:x", r"seeds '0:x': expected START:STOP or a comma list of integers such as 0,3,7"),
     ("1:2:3", r"seeds '1:2:3': expected START:STOP"),
     ("5:5", r"seeds '5:5': the range 5:5 is empty \(STOP must exceed START\)"),
-    ("2,-1", r"seeds '2,-1': seeds must be non-negative; got -1 at position 1"),
-    ("1,2,1", r"seeds '1,2,1': seed 1 is listed twice \(again at position 2\)"),
+    ("2,-1", r"seeds '2,-1': seeds\[1\] must be non-negative; got -1"),
+    ("1,2,1", r"seeds '1,2,1': seeds\[2\] repeats seed 1 \(first at seeds\[0\]\)"),
     ("", r"seeds '': expected START:STOP"),
 ])
 def test_parse_seeds_errors(spec, message):
@@ -140,7 +140,7 @@ def test_parse_seeds_errors(spec, message):
     ([0, True], TypeError, r"seeds\[1\] must be an integer; got True"),
     ([0, 1.0], TypeError, r"seeds\[1\] must be an integer; got 1\.0"),
     ([2, -3], ValueError, r"seeds\[1\] must be non-negative; got -3"),
-    ([4, 5, 4], ValueError, r"seeds must be distinct; 4 appears twice"),
+    ([4, 5, 4], ValueError, r"seeds\[2\] repeats seed 4 \(first at seeds\[0\]\)"),
 ])
 def test_seed_robustness_argument_errors(toy, seeds, exc, message):
     with pytest.raises(exc, match=message):
