@@ -128,8 +128,21 @@ def _n_traps(config: Config) -> int:
 
 
 def trap_behaviour(fh: FiniteHorizonMDP, n_traps: int, kind: str, trap_mass: float) -> np.ndarray:
-    """Uniform (``kind="good"``) or geometric trap masses ``q_0 2^{−j}`` (``kind="poor"``)."""
+    """Uniform (``kind="good"``) or geometric trap masses ``q_0 2^{−j}`` (``kind="poor"``).
+
+    Raises
+    ------
+    ValueError
+        ``kind`` not ``"good"``/``"poor"``; for ``"poor"``, ``trap_mass`` outside
+        ``(0, 1/(2(1 − 2^{−n_traps})))``, where the good actions would keep no mass.
+    """
+    if kind not in ("good", "poor"):
+        raise ValueError(f"kind must be 'good' or 'poor'; got {kind!r}")
     A = fh.A
+    top = 1.0 / (2.0 * (1.0 - 0.5**n_traps))
+    if kind == "poor" and not 0.0 < trap_mass < top:  # (nan fails too)
+        raise ValueError(f"trap_mass must lie in (0, {top:.6g}) so that the good actions keep positive mass "
+                         f"with {n_traps} traps; got {trap_mass!r}")
     b = np.full(A, 1.0 / A)
     if kind == "poor":
         b[:n_traps] = trap_mass * 0.5 ** np.arange(n_traps)
