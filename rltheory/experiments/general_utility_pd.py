@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..algorithms.constrained import general_utility_primal_dual, lagrangian_policy_gradient
 from ..bounds import Claim, RateFit, check_bound, fit_rate
 from ..bounds.constrained import FOSP_EXPONENT, fosp_rate, fosp_schedule
@@ -97,7 +98,15 @@ class Config:
 
 def entropy_regularized_problem(S: int, A: int, gamma: float, beta: float, seed: int) -> tuple:
     """``(mdp, F, G, b)``: ``F = ⟨r, d⟩ + β H(d)``, ``G = ⟨c, d⟩``, ``b`` halfway between the unconstrained
-    optimum's cost and the smallest achievable cost."""
+    optimum's cost and the smallest achievable cost.
+
+    Raises
+    ------
+    ValueError
+        ``beta`` negative or not finite (``F`` must stay concave), or a bad ``S``/``A``/``gamma``
+        (from :class:`rltheory.mdp.FiniteMDP`).
+    """
+    beta = check_real(beta, "beta", low=0.0)
     rng = np.random.default_rng(seed)
     mdp = FiniteMDP(rng.dirichlet(np.ones(S), size=(S, A)), rng.random((S, A)), gamma)
     R = np.asarray(mdp.R)

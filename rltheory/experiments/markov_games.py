@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import check_int, check_real
 from ..bounds import Claim, check_bound, fit_linear_rate
 from ..bounds.games import shapley_error_bound
 from ..games.exploit import exploitability
@@ -100,7 +101,14 @@ def independent_npg(game: ZeroSumMarkovGame, T: int, eta: float) -> np.ndarray:
     the row player's induced MDP against ``ν_t`` (and symmetrically for ``ν`` on ``−r``),
     i.e. each player runs softmax NPG (Agarwal et al. 2021, Eq. (13) with ``η/(1−γ)``
     absorbed into ``η``) as if the opponent were fixed.
+
+    Raises
+    ------
+    ValueError
+        ``T < 1`` or ``eta`` not a positive finite number.
     """
+    T = check_int(T, "T")
+    eta = check_real(eta, "eta", low=0.0, low_open=True)
     S, A, B = game.S, game.A, game.B
     mu, nu = np.full((S, A), 1.0 / A), np.full((S, B), 1.0 / B)
     out = np.empty(T)

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int, check_real
 from ..algorithms.constrained import (
     npg_primal_dual,
     slater_slack,
@@ -103,7 +104,17 @@ class Config:
 def hazard_gridworld(size: int, slip: float, gamma: float, threshold: float) -> ConstrainedMDP:
     """Start top-left, goal top-right, a hazard column in the middle open only in the bottom row:
     the direct route crosses the hazard, the safe one detours by ``2(size−1)`` steps. Cost 1 for every
-    step taken from a hazard cell."""
+    step taken from a hazard cell. ``b`` lies the fraction ``threshold`` of the way from the smallest
+    achievable discounted hazard time to the unconstrained optimum's.
+
+    Raises
+    ------
+    ValueError
+        ``size < 3`` (the hazard column would reach the goal), ``threshold`` outside ``[0, 1]``, or a
+        bad ``slip``/``gamma`` (from :func:`rltheory.mdp.gridworld`).
+    """
+    size = check_int(size, "size", 3)
+    threshold = check_real(threshold, "threshold", low=0.0, high=1.0)
     gw = gridworld(size, slip=slip, gamma=gamma, goals=[(0, size - 1)])
     mdp = gw.mdp
     hazards = [(r, size // 2) for r in range(size - 1)]

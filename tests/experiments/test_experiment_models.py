@@ -169,3 +169,18 @@ def test_small_helpers_against_scipy_and_numpy():
     np.testing.assert_allclose(policy_entropy(pi, np), [np.log(2), 0.0, scipy.stats.entropy(pi[2])], rtol=1e-14)
     idx = np.array([[0, 3], [2, 1]])
     np.testing.assert_array_equal(one_hot(idx, 4, np, np.float64), np.eye(4)[idx])
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: hazard_gridworld(2, 0.1, 0.9, 0.5), r"size must be an integer >= 3; got 2"),
+    (lambda: hazard_gridworld(4, 0.1, 0.9, 1.5), r"threshold must be a finite number in \[0, 1\]; got 1\.5"),
+    (lambda: hazard_gridworld(4, 0.1, 0.9, float("nan")), r"threshold must be a finite number in \[0, 1\]; got nan"),
+    (lambda: entropy_regularized_problem(3, 2, 0.9, -1.0, 0), r"beta must be a finite number >= 0; got -1\.0"),
+    (lambda: independent_npg(ZeroSumMarkovGame(np.full((1, 1, 1, 1), 1.0), np.zeros((1, 1, 1)), 0.5), 0, 0.5),
+     r"T must be an integer >= 1; got 0"),
+    (lambda: independent_npg(ZeroSumMarkovGame(np.full((1, 1, 1, 1), 1.0), np.zeros((1, 1, 1)), 0.5), 2, 0.0),
+     r"eta must be a finite number > 0; got 0\.0"),
+])
+def test_builders_reject_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
