@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int
 from ..algorithms.offline import certainty_equivalence, lcb_vi, pevi
 from ..bounds import Claim, RateFit, check_bound, fit_rate
 from ..bounds.coverage import (
@@ -113,7 +114,20 @@ class Config:
 
 
 def trap_mdp(H: int, S: int, n_good: int, n_traps: int) -> FiniteHorizonMDP:
-    """The trap MDP: actions ``0..n_traps−1`` are traps (mean 0.5), then the good actions."""
+    """The trap MDP: actions ``0..n_traps−1`` are traps (mean 0.5), then the good actions
+    (means ``0.75 − 0.1 j``, ``j < n_good``); transitions are uniform, so ``V*_h = 0.75 (H − h)``.
+
+    Raises
+    ------
+    ValueError
+        ``n_good`` not in ``1..8`` (the Bernoulli means must stay in ``[0, 1]``), ``n_traps < 0``, or a bad
+        ``H``/``S`` (from :class:`rltheory.mdp.FiniteHorizonMDP`).
+    """
+    n_good = check_int(n_good, "n_good")
+    if n_good > 8:
+        raise ValueError(f"n_good must be at most 8 (the Bernoulli means 0.75 − 0.1j, j < n_good, must stay in "
+                         f"[0, 1]); got {n_good}")
+    n_traps = check_int(n_traps, "n_traps", 0)
     A = n_traps + n_good
     means = np.empty(A)
     means[:n_traps] = 0.5
