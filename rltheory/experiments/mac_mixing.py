@@ -122,6 +122,17 @@ of the experiment unless said otherwise):
   62 it is actor scale 1.0 (0.28, against 0.52 for the ``t_mix = 4`` setting). So MAC needs
   less retuning, but its best setting at ``t_mix`` 62 and 124 ends 25–40× further from ``g*``
   than retuned vanilla at the same sample budget: this reading does not rescue the claim.
+* *A 20× larger budget* (exploration: 4·10⁵ samples per run, 8 seeds ``5000 + k``, each run
+  :func:`learning_gap` on the dial instances at ``t_mix`` 4 and 124 with the settings tuned above:
+  dense vanilla (0.5, 2.0), MAC (1.0, 0.05, ``T_max`` 16 or 256); sparse vanilla (0.2, 2.0), MAC
+  (3.0, 0.05, 16 or 256)). Mean gap at ``t_mix`` 4 → 124. Dense: vanilla 0.000 → 0.125 (one of the
+  8 runs collapses, the other 7 end ≤ 4·10⁻⁴), oracle steps 0.000 → 0.0004, MAC (16) 0.0008 → 0.017
+  (every run ≤ 0.024), MAC (256) 0.003 → 0.044. Sparse: vanilla 0.000 → 0.126 (1 of 8 collapses),
+  oracle 0.000 → 0.001, MAC (16) 0.003 → 0.39 (3 of 8 collapse), MAC (256) 0.0004 → 0.59 (4 of 8).
+  The same seeds at 2·10⁴ samples: dense vanilla 0.38 (3 of 8 collapse), MAC (16) 0.28; sparse
+  vanilla 0.31 (2 of 8), MAC (16) 0.67 (5 of 8). So the larger budget removes MAC's collapses on
+  the dense dial but not on the sparse one, MAC's gap on the dense dial still grows 20× from
+  ``t_mix`` 4 to 124, and the ``1/t_mix`` oracle steps beat both methods at both budgets.
 * *Growing sparse ring* (the earlier version of this experiment, MAC scale 1,
   critic step 0.05, ``T_max = 64``, chosen after seeing rings up to ``n = 16``; 6
   seeds): MAC mean (min) ``g/g*`` 0.98 (0.98), 0.93 (0.73), 0.96 (0.94), 0.90 (0.73)
