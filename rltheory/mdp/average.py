@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._numerics import highs_linprog
 from .._validate import as_real_array, check_positive_int, check_tolerance
 from ..backend import require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
@@ -469,7 +470,6 @@ def _reach_actions(supp: np.ndarray, target: np.ndarray) -> np.ndarray:
     return act
 
 
-_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 def average_linear_program(
@@ -519,7 +519,6 @@ def average_linear_program(
     TypeError
         Device arrays (host-only routine).
     """
-    from scipy.optimize import linprog  # noqa: PLC0415
 
     _require_average(mdp, "average_linear_program")
     P = require_host(mdp.P, "average_linear_program")
@@ -542,7 +541,7 @@ def average_linear_program(
             A_eq = np.vstack([flow, np.ones((1, S * A))])
             b_eq = np.concatenate([np.zeros(S), [1.0]])
             c = -Ri
-        res = linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs-ds", options=_HIGHS)
+        res = highs_linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
         if res.status != 0:
             where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
             raise SolverError(f"HiGHS failed on the average-reward LP{where}: {res.message}", status=res.status)

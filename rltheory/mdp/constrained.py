@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import highs_linprog
 from .._validate import check_finite, check_ndim
 from ..backend import as_float, to_numpy
 from ..errors import InvalidModelError, SolverError
@@ -66,7 +67,6 @@ __all__ = [
     "dual_function",
 ]
 
-_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 @dataclass(frozen=True, eq=False)
@@ -224,7 +224,8 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     The LP (module docstring) is solved by ``scipy.optimize.linprog(method="highs-ds")``
     with feasibility tolerances 1e-10 (if the simplex reports numerical trouble, status 4,
     as it can within ~1e-4 of the feasibility boundary, HiGHS's interior-point method with
-    crossover is used instead), which returns a basic (vertex) solution; the multipliers are
+    crossover is used instead: :func:`rltheory._numerics.highs_linprog`), which returns a basic
+    (vertex) solution; the multipliers are
     ``λ = −res.ineqlin.marginals ≥ 0`` (HiGHS marginals are ``∂(min objective)/∂b_ub``
     and the objective is ``−⟨r, q⟩``) and the flow duals ``−res.eqlin.marginals``.
 
@@ -270,22 +271,15 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     >>> sol.policy, round(sol.value, 12), sol.duals, sol.randomised_states
     (array([[0.5, 0.5]]), 1.0, array([1.]), (0,))
     """
-    from scipy.optimize import linprog  # noqa: PLC0415
 
     _check_cmdp(cmdp, "solve_cmdp")
     if cmdp.gamma is None:
         require_weakly_communicating(cmdp.mdp, "solve_cmdp (average reward)")
     R, C, b, A_eq, b_eq, mu = _lp_data(cmdp)
     S, A, m = cmdp.S, cmdp.A, cmdp.m
-    res = linprog(
-        -R, A_ub=C if m else None, b_ub=b if m else None, A_eq=A_eq, b_eq=b_eq,
-        bounds=(0, None), method="highs-ds", options=_HIGHS,
-    )
-    if res.status == 4:  # simplex in numerical trouble (thresholds at the edge of feasibility)
-        res = linprog(
-            -R, A_ub=C if m else None, b_ub=b if m else None, A_eq=A_eq, b_eq=b_eq,
-            bounds=(0, None), method="highs-ipm", options=_HIGHS,
-        )
+    # the dual simplex, and interior point with crossover when it is in numerical trouble
+    # (e.g. thresholds at the edge of feasibility)
+    res = highs_linprog(-R, A_ub=C if m else None, b_ub=b if m else None, A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
     # scipy reports HiGHS's "Model error" (e.g. coefficients beyond its limits) as status 2 too;
     # only a real infeasibility verdict gets the infeasibility diagnosis
     if res.status == 2 and "model error" not in str(res.message).lower():

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import contraction_steps
+from .._numerics import contraction_steps, highs_linprog
 from .._validate import as_real_array, check_positive_int, check_real, check_tolerance
 from ..backend import require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
@@ -96,7 +96,6 @@ class MDPSolution:
 
 
 #: HiGHS feasibility tolerances (default 1e-7 is too loose to compare with VI/PI at 1e-8).
-_HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 def _require_discounted(mdp: FiniteMDP, name: str) -> float:
@@ -404,9 +403,9 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     TypeError
         On device (GPU) arrays — this solver runs on the host.
     SolverError
-        When HiGHS does not report an optimal solution (its status is attached).
+        When HiGHS does not report an optimal solution (its status is attached), also after
+        the interior-point retry of :func:`rltheory._numerics.highs_linprog`.
     """
-    from scipy.optimize import linprog  # noqa: PLC0415
     from scipy.sparse import csr_matrix, eye, kron  # noqa: PLC0415
 
     g = _require_discounted(mdp, "linear_program")
@@ -421,8 +420,7 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     Vs, Ds = [], []
     for i in range(Pf.shape[0]):
         A_ub = (g * csr_matrix(Pf[i]) - E).tocsr()
-        res = linprog((1.0 - g) * Wf[i], A_ub=A_ub, b_ub=-Rf[i], bounds=[(None, None)] * S,
-                      method="highs", options=_HIGHS_OPTIONS)
+        res = highs_linprog((1.0 - g) * Wf[i], A_ub=A_ub, b_ub=-Rf[i], bounds=[(None, None)] * S, method="highs")
         if res.status != 0:
             where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
             raise SolverError(f"HiGHS failed on the LP{where}: {res.message}", status=res.status)

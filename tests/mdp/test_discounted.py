@@ -87,6 +87,29 @@ def test_lp_strong_duality_and_occupancy(mdp):
     assert np.max(np.abs(dpi - d)) <= 1e-6
 
 
+def test_linear_program_survives_highs_numerical_trouble():
+    """Found by a stress run: at γ = 1.2e-7 (every coefficient of γP below 1e-7) HiGHS's simplex at
+    feasibility tolerances 1e-10 ends with model status *Unknown* on this LP (scipy status 4); the
+    solver then re-solves by interior point with crossover and certifies the answer."""
+    P = np.array([0.3186051472718815, 0.5916565680901946, 0.08973828463792391, 0.5633954788214076,
+                  0.18519425773892373, 0.2514102634396686, 0.46331078464824343, 0.22905132153024005,
+                  0.30763789382151646, 0.02089053115964342, 0.5711827132148403, 0.40792675562551634,
+                  0.23198402839841684, 0.554702073152752, 0.2133138984488311, 0.4577769257967349,
+                  0.13530646452325268, 0.4069166096800124, 0.16729683202816176, 0.21569457099657058,
+                  0.6170085969752678, 0.16056967748471637, 0.27783354144331496, 0.5615967810719688,
+                  0.4316866821569201, 0.32535727580968604, 0.24295604203339383]).reshape(3, 3, 3)
+    R = np.array([0.08564916714362436, 0.2368105065960997, 0.8012744652063969, 0.5821620360643678,
+                  0.09412864224039919, 0.4331269402364738, 0.479051298140834, 0.15973891463707857,
+                  0.7345771514092145]).reshape(3, 3)
+    mdp = FiniteMDP(P, R, 1.192092896e-07)
+    res = linear_program(mdp)
+    V_star = policy_iteration(mdp).V
+    assert res.converged
+    assert np.max(np.abs(res.V - V_star)) <= res.bound + 1e-15
+    assert res.bound <= 1e-8
+    np.testing.assert_array_equal(res.policy, policy_iteration(mdp).policy)
+
+
 @settings(max_examples=25)
 @given(finite_mdps(max_states=5, gamma=discounts(0.1, 0.95)), st.integers(0, 50))
 def test_vi_error_below_gamma_k_bound_every_iterate(mdp, k_extra):
