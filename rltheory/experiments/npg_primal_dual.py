@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from .._validate import check_real
 from ..algorithms.constrained import npg_primal_dual, slater_slack
 from ..bounds import Claim, RateFit, check_bound, fit_rate
 from ..bounds.constrained import npg_pd_bounds, npg_pd_step_sizes, slater_dual_radius
@@ -104,7 +105,14 @@ class Config:
 
 def random_cmdp(S: int, A: int, gamma: float, threshold: float, seed: int) -> ConstrainedMDP:
     """Dirichlet kernel, uniform rewards/costs in [0, 1], ``b`` a fraction ``threshold`` of the way from the
-    smallest to the largest achievable ``V_c(μ)`` (uniform ``μ``)."""
+    smallest to the largest achievable ``V_c(μ)`` (uniform ``μ``).
+
+    Raises
+    ------
+    ValueError
+        ``threshold`` outside ``[0, 1]``; a bad ``S``/``A``/``gamma`` raises from :class:`rltheory.mdp.FiniteMDP`.
+    """
+    threshold = check_real(threshold, "threshold", low=0.0, high=1.0)
     rng = np.random.default_rng(seed)
     mdp = FiniteMDP(rng.dirichlet(np.ones(S), size=(S, A)), rng.random((S, A)), gamma)
     C = rng.random((1, S, A))

@@ -13,6 +13,7 @@ from rltheory.experiments.average_reward import discount_error
 from rltheory.experiments.general_utility_pd import entropy_regularized_problem
 from rltheory.experiments.markov_games import independent_npg
 from rltheory.experiments.marlhf_coverage import coverage_behaviour, witness_games
+from rltheory.experiments.npg_primal_dual import random_cmdp
 from rltheory.experiments.offline_pessimism import trap_behaviour, trap_mdp
 from rltheory.experiments.solver_comparison import puterman_stopping_index
 from rltheory.experiments.two_stage_vs_pd import hazard_gridworld
@@ -52,6 +53,16 @@ def test_hazard_gridworld_threshold_interpolates_between_the_extremes():
     mid = float(np.asarray(hazard_gridworld(5, 0.2, 0.9, 0.4).b)[0])
     assert 0.0 < lo < hi  # with slip the hazard cannot be avoided surely, and the direct route costs more
     assert mid == pytest.approx(lo + 0.4 * (hi - lo), rel=1e-12)
+
+
+def test_random_cmdp_threshold_spans_the_achievable_costs():
+    """At ``threshold`` 0 the constraint admits only cost-minimal behaviour, so the CMDP optimum's cost is ``b``;
+    at 1 it is slack for every policy, so the CMDP optimum is the unconstrained optimum (uniform ``μ``)."""
+    tight, loose = random_cmdp(4, 3, 0.8, 0.0, 7), random_cmdp(4, 3, 0.8, 1.0, 7)
+    sol = solve_cmdp(tight)
+    assert float(np.asarray(sol.costs)[0]) == pytest.approx(float(np.asarray(tight.b)[0]), rel=1e-7)
+    v_free = float(np.mean(np.asarray(policy_iteration(loose.mdp).V)))
+    assert solve_cmdp(loose).value == pytest.approx(v_free, rel=1e-9)
 
 
 def test_trap_mdp_optimum_is_the_best_good_action():
@@ -172,6 +183,7 @@ def test_small_helpers_against_scipy_and_numpy():
 
 
 @pytest.mark.parametrize("call, match", [
+    (lambda: random_cmdp(3, 2, 0.9, 1.5, 0), r"threshold must be a finite number in \[0, 1\]; got 1\.5"),
     (lambda: hazard_gridworld(2, 0.1, 0.9, 0.5), r"size must be an integer >= 3; got 2"),
     (lambda: hazard_gridworld(4, 0.1, 0.9, 1.5), r"threshold must be a finite number in \[0, 1\]; got 1\.5"),
     (lambda: hazard_gridworld(4, 0.1, 0.9, float("nan")), r"threshold must be a finite number in \[0, 1\]; got nan"),
