@@ -470,8 +470,6 @@ def _reach_actions(supp: np.ndarray, target: np.ndarray) -> np.ndarray:
     return act
 
 
-
-
 def average_linear_program(
     mdp: FiniteMDP, *, multichain: bool = False, weights: Any = None
 ) -> AverageRewardSolution:
@@ -519,7 +517,6 @@ def average_linear_program(
     TypeError
         Device arrays (host-only routine).
     """
-
     _require_average(mdp, "average_linear_program")
     P = require_host(mdp.P, "average_linear_program")
     R = to_numpy(mdp.R)

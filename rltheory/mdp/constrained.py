@@ -68,7 +68,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True, eq=False)
 class ConstrainedMDP:
     """Constrained MDP: maximise ``V_R^π(μ)`` subject to ``V_{C_i}^π(μ) ≤ b_i``.
@@ -271,7 +270,6 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     >>> sol.policy, round(sol.value, 12), sol.duals, sol.randomised_states
     (array([[0.5, 0.5]]), 1.0, array([1.]), (0,))
     """
-
     _check_cmdp(cmdp, "solve_cmdp")
     if cmdp.gamma is None:
         require_weakly_communicating(cmdp.mdp, "solve_cmdp (average reward)")
