@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_int
+from .._validate import check_int, check_real
 from ..algorithms.offline import certainty_equivalence, lcb_vi, pevi
 from ..bounds import Claim, RateFit, check_bound, fit_rate
 from ..bounds.coverage import (
@@ -147,16 +147,19 @@ def trap_behaviour(fh: FiniteHorizonMDP, n_traps: int, kind: str, trap_mass: flo
     Raises
     ------
     ValueError
-        ``kind`` not ``"good"``/``"poor"``; for ``"poor"``, ``trap_mass`` outside
-        ``(0, 1/(2(1 − 2^{−n_traps})))``, where the good actions would keep no mass.
+        ``kind`` not ``"good"``/``"poor"``; ``n_traps`` not in ``0..A−1``; for ``"poor"``,
+        ``trap_mass`` outside ``(0, 1/(2(1 − 2^{−n_traps})))``, where the good actions would keep no mass.
     """
     if kind not in ("good", "poor"):
         raise ValueError(f"kind must be 'good' or 'poor'; got {kind!r}")
     A = fh.A
-    top = 1.0 / (2.0 * (1.0 - 0.5**n_traps))
-    if kind == "poor" and not 0.0 < trap_mass < top:  # (nan fails too)
-        raise ValueError(f"trap_mass must lie in (0, {top:.6g}) so that the good actions keep positive mass "
-                         f"with {n_traps} traps; got {trap_mass!r}")
+    n_traps = check_int(n_traps, "n_traps", 0)
+    if n_traps >= A:
+        raise ValueError(f"n_traps must leave at least one good action among the model's A = {A}; got {n_traps}")
+    if kind == "poor":
+        top = 1.0 / (2.0 * (1.0 - 0.5**n_traps))  # q_0 Σ_j 2^{-j} < 1
+        check_real(trap_mass, f"trap_mass (with {n_traps} traps the good actions keep positive mass only)",
+                   low=0.0, high=top, low_open=True, high_open=True)
     b = np.full(A, 1.0 / A)
     if kind == "poor":
         b[:n_traps] = trap_mass * 0.5 ** np.arange(n_traps)

@@ -89,12 +89,18 @@ def test_trap_behaviour_masses():
 
 @pytest.mark.parametrize("kind, trap_mass, match", [
     ("bad", 0.4, r"kind must be 'good' or 'poor'; got 'bad'"),
-    ("poor", 0.6, r"trap_mass must lie in \(0, 0\.5714\d*\) .*3 traps.*got 0\.6"),
-    ("poor", 0.0, r"trap_mass must lie in \(0, 0\.5714\d*\) .*got 0\.0"),
+    ("poor", 0.6, r"trap_mass \(with 3 traps .*\) must be a finite number in \(0, 0\.571429\); got 0\.6"),
+    ("poor", 0.0, r"trap_mass \(with 3 traps .*\) must be a finite number in \(0, 0\.571429\); got 0\.0"),
+    ("poor", "0.1", r"trap_mass \(with 3 traps .*\) must be a finite number in \(0, 0\.571429\); got '0\.1'"),
 ])
 def test_trap_behaviour_rejects_bad_input(kind, trap_mass, match):
     with pytest.raises(ValueError, match=match):
         trap_behaviour(trap_mdp(2, 2, 2, 3), 3, kind, trap_mass)
+
+
+def test_trap_behaviour_needs_a_good_action():
+    with pytest.raises(ValueError, match=r"n_traps must leave at least one good action among the model's A = 5; got 5"):
+        trap_behaviour(trap_mdp(2, 2, 2, 3), 5, "good", 0.1)
 
 
 def test_entropy_regularized_problem_threshold_is_halfway():
