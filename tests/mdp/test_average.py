@@ -601,6 +601,27 @@ def test_unichain_solvers_refuse_multichain_models_naming_classes():
         average_policy_iteration(mdp)
 
 
+def test_unichain_solvers_name_states_that_can_avoid_the_closed_class():
+    """One class is closed under every action ({0}), but the policy "action 0" keeps states 1 and 2
+    cycling away from it forever, so the optimal gain is not constant (0 at state 0, 1/2 at 1 and 2:
+    the cycle pays 1 every other step). The refusal names those states, and the batch index."""
+    P = np.zeros((3, 2, 3))
+    P[0, :, 0] = 1.0
+    P[1, 0, 2] = P[2, 0, 1] = 1.0
+    P[1, 1, 0] = P[2, 1, 0] = 1.0
+    R = np.zeros((3, 2))
+    R[1, 0] = 1.0
+    mdp = FiniteMDP(P, R, None)
+    msg = r"needs a weakly communicating model .*the states \[1, 2\] outside the closed class \{0\} can be kept away"
+    with pytest.raises(InvalidModelError, match="relative_value_iteration " + msg):
+        relative_value_iteration(mdp)
+    ring = np.broadcast_to(np.eye(3)[[1, 2, 0]][:, None, :], (3, 2, 3))  # one recurrent cycle: accepted
+    batched = FiniteMDP(np.stack([ring, P]), np.stack([R, R]), None)
+    with pytest.raises(InvalidModelError, match=r"average_linear_program .*but \(batch index \(1,\)\) the states \[1, 2\]"):
+        average_linear_program(batched)
+    np.testing.assert_allclose(average_policy_iteration(mdp, multichain=True).gain, [0.0, 0.5, 0.5], atol=1e-12)
+
+
 def test_weakly_communicating_multichain_handled_by_rvi_and_lp():
     # ring_mdp is communicating but not unichain; RVI and the LP still find g*
     mdp = ring_mdp(6, reward="dense")
