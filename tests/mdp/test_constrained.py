@@ -293,6 +293,24 @@ def test_average_cmdp_on_hypothesis_unichain_models(mdp):
     assert v == pytest.approx(sol.value, abs=1e-9) and float(c[0]) <= float(c0[0]) + 1e-9
 
 
+def test_cmdp_lp_keeps_tiny_transition_probabilities():
+    """A transition probability of 5e-10 moves the CMDP value by ≈ 2.2e-4 at γ = 0.999; the LP kept
+    it only once HiGHS's small_matrix_value was lowered to 1e-12. Before, the reported value missed
+    the policy's exact value by that much while the reported duality gap was 1e-13."""
+    eps = 5e-10
+    P = np.zeros((2, 2, 2))
+    P[0, 0] = [1 - eps, eps]
+    P[0, 1] = [0.5, 0.5]
+    P[1, :, 1] = 1.0
+    mdp = FiniteMDP(P, np.array([[1.0, 0.0], [0.5, 0.5]]), 0.999, mu=np.array([1.0, 0.0]))
+    cmdp = ConstrainedMDP(mdp, np.array([[[1.0, 0.0], [0.0, 0.0]]]), np.array([900.0]))
+    sol = solve_cmdp(cmdp)
+    value, costs = evaluate_cmdp(cmdp, sol.policy)
+    assert sol.value == pytest.approx(value, rel=1e-12)
+    assert float(costs[0]) == pytest.approx(900.0, rel=1e-12)
+    assert sol.duality_gap <= 1e-9
+
+
 @settings(max_examples=30)
 @given(constrained_mdps())
 def test_strong_duality_on_strictly_feasible_instances(cmdp):

@@ -110,6 +110,23 @@ def test_linear_program_survives_highs_numerical_trouble():
     np.testing.assert_array_equal(res.policy, policy_iteration(mdp).policy)
 
 
+def test_linear_program_keeps_tiny_transition_probabilities():
+    """HiGHS drops matrix entries below 1e-9 by default. Here P(1|0, stay) = 5e-10 carries
+    γ·5e-10·V(1)/(1 − γ(1 − 5e-10)) ≈ 2.5e-4 of V*(0) at γ = 0.999 (the LP missed it by that much
+    before the option was lowered to 1e-12)."""
+    eps, g = 5e-10, 0.999
+    P = np.zeros((2, 2, 2))
+    P[0, 0] = [1 - eps, eps]
+    P[0, 1] = [0.5, 0.5]
+    P[1, :, 1] = 1.0
+    mdp = FiniteMDP(P, np.array([[1.0, 0.0], [0.5, 0.5]]), g)
+    v1 = 0.5 / (1 - g)
+    v0 = (1 + g * eps * v1) / (1 - g * (1 - eps))  # action 0 is optimal: 999.99975…
+    res = linear_program(mdp)
+    np.testing.assert_allclose(res.V, [v0, v1], rtol=1e-12)
+    np.testing.assert_allclose(policy_iteration(mdp).V, [v0, v1], rtol=1e-12)
+
+
 @settings(max_examples=25)
 @given(finite_mdps(max_states=5, gamma=discounts(0.1, 0.95)), st.integers(0, 50))
 def test_vi_error_below_gamma_k_bound_every_iterate(mdp, k_extra):
