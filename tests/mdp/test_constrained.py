@@ -23,7 +23,7 @@ from rltheory.mdp import (
     solve_general_utility,
     stationary_distribution,
 )
-from rltheory.testing import average_reward_mdps, constrained_mdps, policies
+from rltheory.testing import average_reward_mdps, constrained_mdps, discounts, policies
 
 
 def _instance(seed: int, S: int, A: int, m: int, gamma: float | None, tighten: float) -> ConstrainedMDP:
@@ -291,6 +291,20 @@ def test_average_cmdp_on_hypothesis_unichain_models(mdp):
     assert sol.value >= v0 - 1e-9
     v, c = evaluate_cmdp(ConstrainedMDP(mdp, C, np.asarray(c0)), sol.policy)
     assert v == pytest.approx(sol.value, abs=1e-9) and float(c[0]) <= float(c0[0]) + 1e-9
+
+
+@settings(max_examples=25)
+@given(constrained_mdps(gamma=discounts(0.95, 0.999)))
+def test_cmdp_solution_is_its_policys_exact_value_at_high_discount(cmdp):
+    """The regime where the LP's dropped small entries showed (values ~ 1/(1−γ)): the reported value
+    and costs are the returned policy's exact ones, relative to the scale 1/(1−γ)."""
+    sol = solve_cmdp(cmdp)
+    tol = 1e-9 / (1 - cmdp.gamma)
+    value, costs = evaluate_cmdp(cmdp, sol.policy)
+    assert abs(value - sol.value) <= tol
+    np.testing.assert_allclose(costs, sol.costs, atol=tol, rtol=0)
+    assert np.all(np.asarray(costs) <= np.asarray(cmdp.b) + tol)
+    assert abs(dual_function(cmdp, sol.duals)[0] - sol.value) <= 10 * tol
 
 
 def test_cmdp_lp_keeps_tiny_transition_probabilities():
