@@ -45,9 +45,11 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import highs_linprog
 from .._validate import check_finite, check_real
 from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
+from ..mdp._occupancy_lp import occupancy_constraints
 from ..mdp.bellman import evaluate_policy, occupancy_measure
 from ..mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
 from ..mdp.discounted import policy_iteration
@@ -164,21 +166,20 @@ def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     >>> xi, pi.tolist()
     (1.0, [[1.0, 0.0]])
     """
-    P, R, C, b, mu, g = _cmdp(cmdp, "slater_slack")
+    _, R, C, b, mu, _ = _cmdp(cmdp, "slater_slack")
     S, A = R.shape
     if cmdp.m == 1:
         sol = policy_iteration(cmdp.mdp.replace(R=-C[0]))
         pi = np.eye(A)[np.asarray(sol.policy)]
         return float(b[0] + np.asarray(sol.V) @ mu), pi
-    from scipy.optimize import linprog  # noqa: PLC0415
-
     n = S * A
-    E = np.kron(np.eye(S), np.ones((1, A)))
-    A_eq = np.hstack([E - g * P.reshape(n, S).T, np.zeros((S, 1))])
+    flow, mass = occupancy_constraints(cmdp.mdp, "slater_slack", normalised=False)
+    A_eq = np.hstack([flow, np.zeros((S, 1))])
     A_ub = np.hstack([C.reshape(cmdp.m, n), np.ones((cmdp.m, 1))])
     c = np.zeros(n + 1)
     c[-1] = -1.0
-    res = linprog(c, A_ub=A_ub, b_ub=b, A_eq=A_eq, b_eq=mu, bounds=[(0, None)] * n + [(None, None)], method="highs")
+    res = highs_linprog(c, A_ub=A_ub, b_ub=b, A_eq=A_eq, b_eq=mass, bounds=[(0, None)] * n + [(None, None)],
+                        method="highs")
     if res.status != 0:
         from ..errors import SolverError  # noqa: PLC0415
 
