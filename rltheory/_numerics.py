@@ -52,13 +52,21 @@ def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
     HiGHS also drops matrix entries below its ``small_matrix_value`` (default ``1e-9``); the
     options lower it to ``1e-12``, the least HiGHS accepts, so that a transition probability of
     ``1e-10`` stays in the LP. (scipy passes that option to HiGHS verbatim and warns that it does
-    not know it; the warning is silenced here.)
+    not know it; the warning is silenced here.) Entries between ``1e-12`` and ``1e-11`` can in turn
+    leave HiGHS unable to decide an LP at the edge of feasibility (model status *Unknown* from
+    both methods, where HiGHS's default drop reports *Infeasible*; met by a bisection for the
+    first feasible threshold of a CMDP): only then are both methods run once more at HiGHS's
+    default ``1e-9``, the setting the solvers used before.
     """
     from scipy.optimize import OptimizeWarning, linprog  # noqa: PLC0415
 
+    res = None
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Unrecognized options detected", category=OptimizeWarning)
-        res = linprog(c, method=method, options=HIGHS_OPTIONS, **kwargs)
-        if res.status == _HIGHS_TROUBLE and method != "highs-ipm":
-            res = linprog(c, method="highs-ipm", options=HIGHS_OPTIONS, **kwargs)
+        for small in (HIGHS_OPTIONS["small_matrix_value"], 1e-9):
+            options = {**HIGHS_OPTIONS, "small_matrix_value": small}
+            for how in dict.fromkeys((method, "highs-ipm")):  # the simplex first, then interior point
+                res = linprog(c, method=how, options=options, **kwargs)
+                if res.status != _HIGHS_TROUBLE:
+                    return res
     return res

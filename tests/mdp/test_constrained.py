@@ -307,6 +307,25 @@ def test_cmdp_solution_is_its_policys_exact_value_at_high_discount(cmdp):
     assert abs(dual_function(cmdp, sol.duals)[0] - sol.value) <= 10 * tol
 
 
+def test_cmdp_feasibility_edge_with_tiny_transition_probabilities():
+    """The two-constraint model of the cmdp-frontier full preset at seed 1 has transition probabilities
+    down to 7e-13. Bisecting for the first feasible threshold probes LPs within 1e-6 of the feasibility
+    edge; with entries kept down to 1e-12 HiGHS answered one of them with model status Unknown from
+    both methods (a SolverError with status 4 stopped the preset). The helper then retries at HiGHS's
+    default drop, where it reports the infeasibility (status 2) that the bisection expects."""
+    from rltheory.experiments.cmdp_frontier import Config, _model, frontier  # noqa: PLC0415
+
+    config = Config.full()
+    mdp, C = _model(config, config.gamma, 2, 3)
+    fr = frontier(mdp, C, 3)
+    s0, low, high = float(fr["s"][0]), fr["low"], fr["high"]
+    assert 0.0 < s0 < 1.0
+    solve_cmdp(ConstrainedMDP(mdp, C, low + s0 * (high - low)))  # feasible at the returned edge
+    with pytest.raises(SolverError) as info:  # and not 1e-6 below it
+        solve_cmdp(ConstrainedMDP(mdp, C, low + (s0 - 1e-6) * (high - low)))
+    assert info.value.status == 2
+
+
 def test_cmdp_lp_keeps_tiny_transition_probabilities():
     """A transition probability of 5e-10 moves the CMDP value by ≈ 2.2e-4 at γ = 0.999; the LP kept
     it only once HiGHS's small_matrix_value was lowered to 1e-12. Before, the reported value missed
