@@ -196,18 +196,30 @@ def _finish(U: np.ndarray, mu: np.ndarray, G: np.ndarray) -> CorrelatedEquilibri
     )
 
 
-def _max_welfare(U: np.ndarray, G: np.ndarray, what: str) -> CorrelatedEquilibrium:
+def _unit_range(U: np.ndarray) -> np.ndarray:
+    """``(U − min U)/(max U − min U)`` with one shift and one scale for every player (zeros for a
+    constant game). Incentive constraints scale by the common factor, so the CE and CCE sets are
+    unchanged, and the welfare ``Σ_i U_i`` changes by a positive affine map, so its maximisers are
+    too. The solvers work on this copy: HiGHS treats |entries| below 1e-9 as zero, which erased the
+    constraints of a game whose payoffs are all of size 1e-12."""
+    lo, span = float(U.min()), float(np.ptp(U))
+    return (U - lo) / span if span > 0 else np.zeros_like(U)
+
+
+def _max_welfare(U: np.ndarray, constraints: Any, what: str) -> CorrelatedEquilibrium:
     from scipy.optimize import linprog  # noqa: PLC0415
 
-    K = G.shape[1]
-    c = -U.reshape(U.shape[0], -1).sum(0)
-    A_ub, b_ub = (G, np.zeros(G.shape[0])) if G.shape[0] else (None, None)
+    Un = _unit_range(U)
+    Gn = constraints(Un)
+    K = Gn.shape[1]
+    c = -Un.reshape(Un.shape[0], -1).sum(0)
+    A_ub, b_ub = (Gn, np.zeros(Gn.shape[0])) if Gn.shape[0] else (None, None)
     res = linprog(
         c, A_ub=A_ub, b_ub=b_ub, A_eq=np.ones((1, K)), b_eq=[1.0], bounds=(0, None), method="highs"
     )
     if res.status != 0:
         raise SolverError(f"{what}: HiGHS failed: {res.message}", status=res.status)
-    return _finish(U, res.x, G)
+    return _finish(U, res.x, constraints(U))
 
 
 def max_welfare_ce(U: Any) -> CorrelatedEquilibrium:
@@ -226,14 +238,12 @@ def max_welfare_ce(U: Any) -> CorrelatedEquilibrium:
     >>> round(ce.welfare, 9), ce.gap <= 1e-9
     (10.5, True)
     """
-    U = as_normal_form(U)
-    return _max_welfare(U, ce_constraints(U), "max_welfare_ce")
+    return _max_welfare(as_normal_form(U), ce_constraints, "max_welfare_ce")
 
 
 def max_welfare_cce(U: Any) -> CorrelatedEquilibrium:
     r"""Coarse correlated equilibrium maximising welfare (LP with ``Σ_i A_i`` constraints)."""
-    U = as_normal_form(U)
-    return _max_welfare(U, cce_constraints(U), "max_welfare_cce")
+    return _max_welfare(as_normal_form(U), cce_constraints, "max_welfare_cce")
 
 
 def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium:
@@ -260,10 +270,10 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     import cvxpy as cp  # noqa: PLC0415
 
     U = as_normal_form(U)
-    G = ce_constraints(U)
-    K = G.shape[1]
+    Gn = ce_constraints(_unit_range(U))  # the same polytope, in units the solver's tolerances fit
+    K = Gn.shape[1]
     mu = cp.Variable(K, nonneg=True)
-    cons = [cp.sum(mu) == 1] + ([G @ mu <= 0] if G.shape[0] else [])
+    cons = [cp.sum(mu) == 1] + ([Gn @ mu <= 0] if Gn.shape[0] else [])
     prob = cp.Problem(cp.Maximize(cp.sum(cp.entr(mu))), cons)
     try:
         prob.solve(solver=solver)
@@ -273,4 +283,4 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
         ) from exc
     if prob.status not in ("optimal", "optimal_inaccurate") or mu.value is None:
         raise SolverError(f"max_entropy_ce: cvxpy status {prob.status}", status=prob.status)
-    return _finish(U, np.asarray(mu.value, dtype=float), G)
+    return _finish(U, np.asarray(mu.value, dtype=float), ce_constraints(U))

@@ -358,7 +358,9 @@ def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
 
     Solves ``max_{x ∈ Δ_m, v} v`` s.t. ``(xᵀA)_j ≥ v`` for all ``j`` with
     ``scipy.optimize.linprog(method="highs")``; the minimax ``y`` is the vector of
-    the inequality constraints' duals.
+    the inequality constraints' duals. Each game is first mapped to payoffs in ``[0, 1]``
+    (``(A − min A)/(max A − min A)``, which keeps the optimal strategies); value and gap are
+    reported for ``A`` itself.
 
     Parameters
     ----------
@@ -400,7 +402,11 @@ def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
     A_eq = np.concatenate([np.ones((1, m)), np.zeros((1, 1))], axis=1)
     bounds = [(0.0, None)] * m + [(None, None)]
     for k, G in enumerate(flat):
-        A_ub = np.concatenate([-G.T, np.ones((n, 1))], axis=1)
+        # a positive affine map of the payoffs keeps the optimal strategies; the LP sees payoffs in
+        # [0, 1] (HiGHS treats |entries| below 1e-9 as zero: games of size 1e-12 lost every entry)
+        span = float(np.ptp(G))
+        Gn = (G - G.min()) / span if span > 0 else np.zeros_like(G)
+        A_ub = np.concatenate([-Gn.T, np.ones((n, 1))], axis=1)
         res = linprog(
             c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs"
         )

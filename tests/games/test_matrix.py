@@ -42,6 +42,20 @@ def test_value_is_affine_equivariant(A, c, s):
     assert v2 == pytest.approx(s * v1 + c, abs=1e-9 * max(1.0, abs(s) * _scale(A) + abs(c)))
 
 
+@given(matrix_games(ties=False), st.floats(-5, 5), st.sampled_from([1e-12, 1e-9, 1e-4, 1e4, 1e9]))
+@settings(max_examples=20)
+def test_highs_reference_is_affine_equivariant_at_every_scale(A, c, s):
+    """The HiGHS reference solver on ``s·A + c·s``: value ``s(v(A) + c)``, gap ≤ 1e-9·s·range, any
+    payoff scale (HiGHS drops |entries| < 1e-9; a game of size 1e-12 lost every entry before the
+    solver mapped payoffs to [0, 1])."""
+    ref = solve_zero_sum_highs(A)
+    out = solve_zero_sum_highs(s * A + c * s)
+    tol = 1e-9 * _scale(A)
+    assert float(out.value) / s == pytest.approx(float(ref.value) + c, abs=tol * (1 + abs(c)))
+    assert float(out.gap) <= tol * s
+    assert float(duality_gap(A, out.x, out.y)) <= tol  # its strategies are optimal for A itself
+
+
 @given(matrix_games(ties=False))
 @settings(max_examples=20)
 def test_transpose_negation_duality(A):
