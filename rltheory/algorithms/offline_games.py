@@ -240,7 +240,16 @@ def _deviation(concept: str, sig: np.ndarray, q: np.ndarray, i: int) -> float:
 
 
 def _stage_lp(concept: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """``min_σ Σ_i [dev_i(σ; hi_i) − σ·lo_i]`` over joint distributions σ (CE / CCE), by HiGHS."""
+    """``min_σ Σ_i [dev_i(σ; hi_i) − σ·lo_i]`` over joint distributions σ (CE / CCE), by HiGHS.
+
+    One positive affine map sends ``lo`` and ``hi`` together into ``[0, 1]`` first: the shift cancels
+    between the two terms and the scale multiplies the objective, so the minimisers are the same,
+    and HiGHS (which treats |entries| < 1e-9 as zero) sees entries of size one.
+    """
+    base = min(float(lo.min()), float(hi.min()))
+    span = max(float(lo.max()), float(hi.max())) - base
+    if span > 0:
+        lo, hi = (lo - base) / span, (hi - base) / span
     n = lo.shape[0]
     shape = lo.shape[1:]
     J = int(np.prod(shape))

@@ -441,3 +441,19 @@ def test_selective_coverage_experiment_passes_small_config():
     res = exp.run(exp.Config(sizes=(250, 1000, 4000, 16000), seeds=1))
     assert res.passed, [c.claim.name for c in res.checks if not c.passed]
     assert math.isinf(res.meta["C_uni"]) and res.meta["C_sel"] == pytest.approx(1 / 0.8**2)
+
+
+@pytest.mark.parametrize("concept", ["ce", "cce"])
+@pytest.mark.parametrize("scale", [1e-12, 1e6])
+def test_stage_lp_is_invariant_to_a_common_payoff_scale(concept, scale):
+    """One positive affine map of both confidence bounds leaves the stage LP's minimisers unchanged; the
+    LP must return the same joint distribution at payoff size 1e-12 (HiGHS treats |entries| < 1e-9 as
+    zero) and 1e6."""
+    from rltheory.algorithms.offline_games import _stage_lp  # noqa: PLC0415
+
+    rng = np.random.default_rng(3)
+    lo = rng.random((2, 3, 3))
+    hi = lo + 0.3 * rng.random((2, 3, 3))
+    ref = _stage_lp(concept, lo, hi)
+    out = _stage_lp(concept, scale * (lo + 2.0), scale * (hi + 2.0))
+    np.testing.assert_allclose(out, ref, atol=1e-9)
