@@ -538,11 +538,12 @@ def average_linear_program(
             A_eq = np.vstack([flow, np.ones((1, S * A))])
             b_eq = np.concatenate([np.zeros(S), [1.0]])
             c = -Ri
-        res = highs_linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
+        rho = float(np.max(np.abs(Ri))) or 1.0  # solved for r/ρ: the duals (g, h) scale by ρ
+        res = highs_linprog(c / rho, A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
         if res.status != 0:
             where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
             raise SolverError(f"HiGHS failed on the average-reward LP{where}: {res.message}", status=res.status)
-        y_dual = -res.eqlin.marginals
+        y_dual = -rho * res.eqlin.marginals
         x = np.clip(res.x[: S * A], 0.0, None).reshape(S, A)
         visited = x.sum(-1) > 1e-10
         pi = np.argmax(x, axis=-1)

@@ -277,7 +277,14 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     S, A, m = cmdp.S, cmdp.A, cmdp.m
     # the dual simplex, and interior point with crossover when it is in numerical trouble
     # (e.g. thresholds at the edge of feasibility)
-    res = highs_linprog(-R, A_ub=C if m else None, b_ub=b if m else None, A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
+    # HiGHS's tolerances are absolute: the LP is solved for r/ρ_r and each constraint divided by
+    # ρ_i = max(max|c_i|, |b_i|) (same optimal q; the duals are scaled back below). Costs and
+    # thresholds of size 1e-12 otherwise gave a policy with 2.5 times the allowed cost.
+    rho_r = float(np.max(np.abs(R))) or 1.0
+    rho_c = np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(b)) if m else np.ones(0)
+    rho_c = np.where(rho_c > 0, rho_c, 1.0)
+    res = highs_linprog(-R / rho_r, A_ub=C / rho_c[:, None] if m else None, b_ub=b / rho_c if m else None,
+                        A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
     # scipy reports HiGHS's "Model error" (e.g. coefficients beyond its limits) as status 2 too;
     # only a real infeasibility verdict gets the infeasibility diagnosis
     if res.status == 2 and "model error" not in str(res.message).lower():
@@ -288,8 +295,8 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     mass = q.sum(-1)
     visited = mass > 1e-12 * q.sum()
     pi = np.where(visited[:, None], q / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
-    lam = -res.ineqlin.marginals if m else np.zeros(0)
-    y = -res.eqlin.marginals
+    lam = -res.ineqlin.marginals * rho_r / rho_c if m else np.zeros(0)
+    y = -rho_r * res.eqlin.marginals
     if cmdp.gamma is None:
         Ppi = (pi[:, None, :] @ to_numpy(cmdp.mdp.P))[:, 0, :]
         cs = _structures(Ppi)[0]

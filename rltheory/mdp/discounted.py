@@ -420,17 +420,21 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     Vs, Ds = [], []
     for i in range(Pf.shape[0]):
         A_ub = (g * csr_matrix(Pf[i]) - E).tocsr()
-        res = highs_linprog((1.0 - g) * Wf[i], A_ub=A_ub, b_ub=-Rf[i], bounds=[(None, None)] * S, method="highs")
+        # the LP is solved for r/ρ, ρ = max|r| (V scales by ρ, the duals d do not): HiGHS's
+        # tolerances are absolute, and rewards of size 1e-12 left V 24% off
+        rho = float(np.max(np.abs(Rf[i]))) or 1.0
+        res = highs_linprog((1.0 - g) * Wf[i], A_ub=A_ub, b_ub=-Rf[i] / rho, bounds=[(None, None)] * S,
+                            method="highs")
         if res.status != 0:
             where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
             raise SolverError(f"HiGHS failed on the LP{where}: {res.message}", status=res.status)
-        Vs.append(res.x)
+        Vs.append(rho * res.x)
         Ds.append(-res.ineqlin.marginals)
     xp = mdp.xp
     V = xp.asarray(np.stack(Vs).reshape(batch + (S,)), dtype=mdp.dtype)
     d = xp.asarray(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), dtype=mdp.dtype)
     Q, Tv, D, bound = bellman_certificate(mdp, V)
-    atol = 1e-9 * (1.0 + float(np.max(np.abs(R))) / (1.0 - g))
+    atol = 1e-9 * float(np.max(np.abs(R))) / (1.0 - g)  # ties within 1e-9 of the value scale
     pi = _greedy(Q, atol=atol)
     # |V - V*| <= max|Δ|/(1-γ) (span bounds with v = V); picking an action within atol of the
     # maximum adds atol/(1-γ) to the policy's certificate γ/(1-γ)·sp(Δ).

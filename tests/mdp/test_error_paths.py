@@ -27,6 +27,7 @@ from rltheory.mdp import (
     chain_structure,
     classify_mdp,
     empirical_model,
+    evaluate_cmdp,
     evaluate_finite_horizon,
     from_gymnasium,
     from_quantecon,
@@ -159,17 +160,43 @@ def test_linear_program_with_explicit_weights_matches_policy_iteration():
     np.testing.assert_allclose(sol.occupancy, d_pi, rtol=0, atol=1e-9)
 
 
-def test_linear_program_solver_failure_names_the_batch_index():
-    """Rewards of magnitude 1e25 exceed HiGHS's infinity (1e20): the LP fails, the status is
-    attached and the failing batch index is printed as plain ints (was '(np.int64(1),)')."""
+def test_linear_program_solver_failure_names_the_batch_index(monkeypatch):
+    """A HiGHS failure carries its status, and the failing batch index is printed as plain ints
+    (was '(np.int64(1),)'). HiGHS is made to fail on the second instance: since the LP is solved
+    for r/max|r|, the rewards of 1e25 that used to exceed HiGHS's infinity (1e20) solve."""
+    import rltheory.mdp.discounted as disc  # noqa: PLC0415
+
+    real, calls = disc.highs_linprog, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        res = real(*args, **kwargs)
+        if len(calls) == 2:
+            res.status, res.message = 4, "numerical difficulties (forced by the test)"
+        return res
+
+    monkeypatch.setattr(disc, "highs_linprog", flaky)
     R = np.zeros((1, 2, 2, 2))
-    R[0, 1] = 1e25
-    with pytest.raises(SolverError, match=r"HiGHS failed on the LP \(batch index \(0, 1\)\): ") as info:
+    with pytest.raises(SolverError, match=r"HiGHS failed on the LP \(batch index \(0, 1\)\): numerical") as info:
         linear_program(FiniteMDP(np.broadcast_to(_P2, (1, 2, 2, 2, 2)), R, gamma=0.9))
     assert "np." not in str(info.value)
-    assert isinstance(info.value.status, int) and info.value.status != 0
-    with pytest.raises(SolverError, match=r"HiGHS failed on the LP: "):
-        linear_program(FiniteMDP(_P2, np.full((2, 2), -1e25), gamma=0.9))
+    assert info.value.status == 4
+    calls.clear()
+    calls.append(1)  # the next call fails
+    with pytest.raises(SolverError, match=r"HiGHS failed on the LP: numerical"):
+        linear_program(FiniteMDP(_P2, np.full((2, 2), -1.0), gamma=0.9))
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e25])
+def test_linear_program_at_extreme_reward_scales(scale):
+    """V* scales with the rewards; the LP (solved for r/max|r|) matches policy iteration at reward sizes
+    1e-12 (24% off before) and 1e25 (beyond HiGHS's infinity before)."""
+    rng = np.random.default_rng(0)
+    mdp = FiniteMDP(rng.dirichlet(np.ones(4), size=(4, 3)), scale * rng.random((4, 3)), gamma=0.9)
+    lp, ref = linear_program(mdp), policy_iteration(mdp)
+    np.testing.assert_allclose(lp.V, ref.V, rtol=1e-12)
+    np.testing.assert_array_equal(lp.policy, ref.policy)
+    assert float(lp.bound) <= 1e-7 * float(np.max(np.abs(ref.V)))
 
 
 # ---------------------------------------------------------------------------------- average
@@ -187,14 +214,42 @@ def test_aperiodicity_transform_tau_range(tau):
         aperiodicity_transform(mdp, tau)
 
 
-def test_average_linear_program_solver_failure_names_the_batch_index():
-    R = np.zeros((2, 2, 2))
-    R[1] = 1e25
-    with pytest.raises(SolverError, match=r"HiGHS failed on the average-reward LP \(batch index \(1,\)\): ") as info:
-        average_linear_program(FiniteMDP(np.stack([_P2, _P2]), R, gamma=None))
-    assert isinstance(info.value.status, int) and info.value.status != 0
-    with pytest.raises(SolverError, match=r"HiGHS failed on the average-reward LP: "):
-        average_linear_program(FiniteMDP(_P2, np.full((2, 2), 1e25), gamma=None), multichain=True)
+def _fail_call(monkeypatch, module, n, status, message):
+    """Make the ``n``-th call of ``module.highs_linprog`` report ``status`` (the calls before it are real)."""
+    real, calls = module.highs_linprog, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        res = real(*args, **kwargs)
+        if len(calls) == n:
+            res.status, res.message = status, message
+        return res
+
+    monkeypatch.setattr(module, "highs_linprog", flaky)
+    return calls
+
+
+def test_average_linear_program_solver_failure_names_the_batch_index(monkeypatch):
+    import rltheory.mdp.average as avg  # noqa: PLC0415
+
+    calls = _fail_call(monkeypatch, avg, 2, 4, "numerical difficulties (forced by the test)")
+    with pytest.raises(SolverError, match=r"HiGHS failed on the average-reward LP \(batch index \(1,\)\): numer") as info:
+        average_linear_program(FiniteMDP(np.stack([_P2, _P2]), np.zeros((2, 2, 2)), gamma=None))
+    assert info.value.status == 4
+    calls[:] = [1]
+    with pytest.raises(SolverError, match=r"HiGHS failed on the average-reward LP: numer"):
+        average_linear_program(FiniteMDP(_P2, np.ones((2, 2)), gamma=None), multichain=True)
+
+
+@pytest.mark.parametrize("multichain", [False, True])
+def test_average_linear_program_at_extreme_reward_scales(multichain):
+    """Gains and biases scale with the rewards; the LP (solved for r/max|r|) matches policy iteration
+    at reward size 1e25, beyond HiGHS's infinity (1e20), which used to fail."""
+    R = np.array([[0.0, 1.0], [0.5, 0.2]])
+    small = average_linear_program(FiniteMDP(_P2, R, gamma=None), multichain=multichain)
+    big = average_linear_program(FiniteMDP(_P2, 1e25 * R, gamma=None), multichain=multichain)
+    np.testing.assert_allclose(big.gain, 1e25 * np.asarray(small.gain), rtol=1e-12)
+    np.testing.assert_array_equal(big.policy, small.policy)
 
 
 def test_reach_actions_marks_states_that_cannot_reach_the_target():
@@ -225,26 +280,49 @@ def test_constrained_mdp_repr():
     assert repr(cmdp) == "ConstrainedMDP(S=1, A=2, m=1, gamma=0.5)"
 
 
-def test_solve_cmdp_solver_failure_after_the_interior_point_retry():
-    """Rewards beyond HiGHS's infinity: the dual simplex reports numerical trouble (status 4),
-    the interior-point retry fails too, and the generic SolverError carries the status."""
-    mdp = FiniteMDP(_P2, np.full((2, 2), 1e25), gamma=0.9)
-    cmdp = ConstrainedMDP(mdp, C=np.ones((1, 2, 2)), b=np.array([100.0]))
-    with pytest.raises(SolverError, match=r"HiGHS failed on the CMDP LP \(status \d+\): ") as info:
+def test_solve_cmdp_solver_failure_carries_the_status(monkeypatch):
+    """When HiGHS still reports trouble after every retry of ``highs_linprog``, the generic
+    SolverError carries the status."""
+    import rltheory.mdp.constrained as con  # noqa: PLC0415
+
+    _fail_call(monkeypatch, con, 1, 4, "numerical difficulties (forced by the test)")
+    cmdp = ConstrainedMDP(FiniteMDP(_P2, np.ones((2, 2)), gamma=0.9), C=np.ones((1, 2, 2)), b=np.array([100.0]))
+    with pytest.raises(SolverError, match=r"HiGHS failed on the CMDP LP \(status 4\): numer") as info:
         solve_cmdp(cmdp)
-    assert isinstance(info.value.status, int) and info.value.status != 0
+    assert info.value.status == 4
 
 
-def test_solve_cmdp_model_error_is_not_reported_as_infeasibility():
-    """Costs of −1e25 make every policy feasible (V_C = −1e25/(1−γ) ≤ 100), but HiGHS rejects
-    the coefficients ("Model error", which scipy also maps to status 2). The message used to
-    claim "the CMDP is infeasible ... each constraint is satisfiable alone, but not all at once"."""
-    mdp = FiniteMDP(_P2, np.zeros((2, 2)), gamma=0.9)
-    cmdp = ConstrainedMDP(mdp, C=np.full((1, 2, 2), -1e25), b=np.array([100.0]))
-    with pytest.raises(SolverError, match=r"HiGHS failed on the CMDP LP \(status 2\): .*Model error") as info:
+def test_solve_cmdp_model_error_is_not_reported_as_infeasibility(monkeypatch):
+    """scipy maps HiGHS's "Model error" (e.g. coefficients beyond its limits) to status 2, the
+    infeasibility status, too. The message used to claim "the CMDP is infeasible ... each
+    constraint is satisfiable alone, but not all at once"."""
+    import rltheory.mdp.constrained as con  # noqa: PLC0415
+
+    _fail_call(monkeypatch, con, 1, 2, "Model error (forced by the test)")
+    cmdp = ConstrainedMDP(FiniteMDP(_P2, np.zeros((2, 2)), gamma=0.9), C=np.ones((1, 2, 2)), b=np.array([100.0]))
+    with pytest.raises(SolverError, match=r"HiGHS failed on the CMDP LP \(status 2\): Model error") as info:
         solve_cmdp(cmdp)
     assert "infeasible" not in str(info.value)
     assert info.value.status == 2
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e25])
+def test_solve_cmdp_at_extreme_scales(scale):
+    """Rewards, costs and thresholds of any size (each solved relative to its own scale): at 1e-12 the
+    policy used to spend 2.5 times the allowed cost; costs of size 1e25 (beyond HiGHS's infinity)
+    were a "Model error". The solution is the unit-scale one: same policy, value and costs scaled,
+    multipliers unchanged (reward and costs scaled alike)."""
+    rng = np.random.default_rng(1)
+    mdp = FiniteMDP(rng.dirichlet(np.ones(3), size=(3, 2)), rng.random((3, 2)), gamma=0.9)
+    C = rng.random((1, 3, 2))
+    unit = ConstrainedMDP(mdp, C, np.array([4.0]))
+    big = ConstrainedMDP(mdp.replace(R=scale * np.asarray(mdp.R)), scale * C, np.array([4.0 * scale]))
+    ref, out = solve_cmdp(unit), solve_cmdp(big)
+    np.testing.assert_allclose(out.policy, ref.policy, atol=1e-9)
+    assert out.value == pytest.approx(scale * ref.value, rel=1e-9)
+    np.testing.assert_allclose(out.duals, ref.duals, rtol=1e-9)
+    value, costs = evaluate_cmdp(big, out.policy)
+    assert float(costs[0]) <= 4.0 * scale * (1 + 1e-12)
 
 
 # ---------------------------------------------------------------------------------- dataset_io
@@ -540,3 +618,28 @@ def test_zoo_argument_types():
         gridworld(3, slip="0.1")
     with pytest.raises(ValueError, match=r"batch_shape must be a tuple of non-negative ints; got 3"):
         garnet(3, 2, 2, gamma=0.9, rng=0, batch_shape=3)
+
+
+def test_highs_linprog_retry_ladder(monkeypatch):
+    """``highs_linprog`` tries the simplex, then interior point, at ``small_matrix_value`` 1e-12, then both
+    again at HiGHS's default 1e-9, and stops at the first answer that is not status 4; the feasibility
+    tolerances stay 1e-10 throughout. A status other than 4 (e.g. infeasible) is returned at once."""
+    import scipy.optimize
+
+    from rltheory._numerics import highs_linprog
+
+    seen = []
+
+    def fake(c, *, method, options, **kwargs):
+        seen.append((method, options["small_matrix_value"], options["primal_feasibility_tolerance"]))
+        return scipy.optimize.OptimizeResult(status=4 if len(seen) < 4 else 0, message="")
+
+    monkeypatch.setattr(scipy.optimize, "linprog", fake)
+    assert highs_linprog(np.zeros(1)).status == 0
+    assert seen == [("highs-ds", 1e-12, 1e-10), ("highs-ipm", 1e-12, 1e-10), ("highs-ds", 1e-9, 1e-10),
+                    ("highs-ipm", 1e-9, 1e-10)]
+    seen.clear()
+    monkeypatch.setattr(scipy.optimize, "linprog",
+                        lambda c, **kw: seen.append(kw["method"]) or scipy.optimize.OptimizeResult(status=2, message=""))
+    assert highs_linprog(np.zeros(1), method="highs").status == 2
+    assert seen == ["highs"]
