@@ -38,6 +38,7 @@ Boyd, S. & Vandenberghe, L. (2004). *Convex Optimization*. §5.5.3 (KKT conditio
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -354,8 +355,12 @@ def solve_general_utility(
 
         d ≥ 0,   g ≤ 0,   g ⊙ d = 0,   λ_i (G_i(d) − b_i) = 0,
 
-    plus feasibility (``−g`` is the multiplier of ``d ≥ 0``). ``kkt_residual`` is the
-    largest absolute violation of the flow equalities, of ``G_i ≤ b_i``, of
+    plus feasibility (``−g`` is the multiplier of ``d ≥ 0``). The program is solved for
+    ``F/ρ`` and ``G_i/ρ_i ≤ b_i/ρ_i``, with ``ρ``, ``ρ_i`` the powers of two nearest to the sizes
+    of ``F`` and ``(G_i, b_i)`` at the uniform occupancy (1 for unit-scale problems; the solvers'
+    tolerances are absolute, and at payoff size 1e-12 the value was 33% off before). The
+    multipliers are reported in the original units. ``kkt_residual`` is the
+    largest violation, in those unit scales, of the flow equalities, of ``G_i ≤ b_i``, of
     complementary slackness in ``λ``, and of the sign conditions measured by the natural
     residual ``|min(d, −g)|`` (Facchinei & Pang 2003, *Finite-Dimensional Variational
     Inequalities*, §1.5.3), over coordinates where the gradients are finite; a value near
@@ -440,9 +445,13 @@ def solve_general_utility(
     d = cp.Variable(S * A)
     flow = M @ d == c
     nonneg = d >= 0
-    gcons = [G.expression(d) <= float(b) for G, b in cons]
+    # the solvers' tolerances are absolute: F and each G_i − b_i are divided by their power-of-two
+    # scales (exact in floating point; 1 for unit-scale problems, which are solved as before)
+    rho = _scale(objective, S, A)
+    rhos = [_scale(G, S, A, float(b)) for G, b in cons]
+    gcons = [G.expression(d) / r <= float(b) / r for (G, b), r in zip(cons, rhos, strict=True)]
     extra = [k for f in [objective] + [G for G, _ in cons] if f.domain is not None for k in f.domain(d)]
-    prob = cp.Problem(cp.Maximize(objective.expression(d)), [flow, nonneg, *gcons, *extra])
+    prob = cp.Problem(cp.Maximize(objective.expression(d) / rho), [flow, nonneg, *gcons, *extra])
     if solver is None:
         ladder = [("CLARABEL", {**_clarabel_tolerances(e), **(solver_options or {})}) for e in (12, 11, 10)]
         ladder.append(("CLARABEL", dict(solver_options or {})))
@@ -465,7 +474,7 @@ def solve_general_utility(
             if prob.status in (cp.INFEASIBLE, cp.UNBOUNDED, cp.INFEASIBLE_INACCURATE):
                 break
             continue
-        out = _certify(d, flow, nonneg, gcons, cons, objective, M, c, S, A)
+        out = _certify(d, flow, nonneg, gcons, cons, objective, M, c, S, A, rho, rhos)
         out["status"] = prob.status
         if best is None or out["kkt_residual"] < best[0]:
             best = (out["kkt_residual"], out)
@@ -493,32 +502,48 @@ def solve_general_utility(
     return GeneralUtilitySolution(**out)
 
 
+def _scale(f: OccupancyFunction, S: int, A: int, b: float = 0.0) -> float:
+    """Power of two nearest to the size of ``f`` (and its threshold ``b``) at the uniform occupancy:
+    ``max(|f(d₀)|, max|∇f(d₀)|, |b|)``, finite parts only; 1 when that is 0 or not finite."""
+    D0 = np.full((S, A), 1.0 / (S * A))
+    with np.errstate(all="ignore"):
+        parts = np.concatenate([[abs(float(f.value(D0))), abs(b)],
+                                np.abs(np.asarray(f.gradient(D0), dtype=float)).ravel()])
+    size = float(np.max(parts[np.isfinite(parts)], initial=0.0))
+    return 2.0 ** round(math.log2(size)) if size > 0 else 1.0
+
+
 def _certify(
     d: Any, flow: Any, nonneg: Any, gcons: list, cons: list, objective: OccupancyFunction,
-    M: np.ndarray, c: np.ndarray, S: int, A: int,
+    M: np.ndarray, c: np.ndarray, S: int, A: int, rho: float = 1.0, rhos: Sequence[float] = (),
 ) -> dict[str, Any]:
-    """Policy, values and the KKT residual of the current cvxpy solution."""
+    """Policy, values and the KKT residual of the current cvxpy solution.
+
+    The program was solved for ``F/ρ`` and ``G_i/ρ_i ≤ b_i/ρ_i``: the multipliers are scaled back to
+    the original units, and the residual is measured in the solved (unit) scale."""
     x = np.clip(np.asarray(d.value, dtype=float), 0.0, None)
     D = x.reshape(S, A)
     mass = D.sum(-1)
     visited = mass > 1e-9
     pi = np.where(visited[:, None], D / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
-    lam = np.array([max(float(k.dual_value), 0.0) for k in gcons])
+    rhos = np.asarray(rhos if len(rhos) else [1.0] * len(cons), dtype=float)
+    lam = np.array([max(float(k.dual_value), 0.0) for k in gcons]) * rho / rhos[: len(gcons)]
     gvals = np.array([G.value(D) for G, _ in cons])
     grad = objective.gradient(D)
     lgrad = grad - sum((lam[i] * cons[i][0].gradient(D) for i in range(len(cons))), np.zeros((S, A)))
-    nu = np.asarray(flow.dual_value, dtype=float).reshape(-1)
+    nu = rho * np.asarray(flow.dual_value, dtype=float).reshape(-1)
     g = lgrad.reshape(-1) - M.T @ nu  # reduced gradient: optimal iff g <= 0 and g ⊙ d = 0 (g = −s)
     fin = np.isfinite(g)
     bs = np.array([float(b) for _, b in cons])
+    viol = (gvals - bs) / rhos[: len(cons)]
     parts = [
         # natural (min-map) residual of the sign conditions d >= 0, g <= 0, g ⊙ d = 0: it stays
         # small where a solver leaves d(s,a) at its own noise level (1e-13, say) while a log
         # gradient there (entropy, KL) is off by a large amount that moves nothing
-        np.max(np.abs(np.minimum(x[fin], -g[fin])), initial=0.0),
+        np.max(np.abs(np.minimum(x[fin], -g[fin] / rho)), initial=0.0),
         np.max(np.abs(M @ x - c), initial=0.0),
-        np.max(gvals - bs, initial=0.0),
-        np.max(np.abs(lam * (gvals - bs)), initial=0.0),
+        np.max(viol, initial=0.0),
+        np.max(np.abs(lam * rhos[: len(cons)] / rho * viol), initial=0.0),
     ]
     return dict(
         occupancy=D, policy=pi, value=float(objective.value(D)), constraint_values=gvals, duals=lam,

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from rltheory.errors import SolverError
 from rltheory.mdp import (
+    ConstrainedMDP,
     FiniteMDP,
     average_linear_program,
     entropy_utility,
@@ -20,6 +21,7 @@ from rltheory.mdp import (
     policy_iteration,
     quadratic_utility,
     shadow_reward,
+    solve_cmdp,
     solve_general_utility,
 )
 from rltheory.testing import average_reward_mdps, finite_mdps, policies
@@ -251,3 +253,26 @@ def test_invalid_inputs_raise_located_errors():
     with pytest.raises(SolverError, match="no optimum") as info:
         solve_general_utility(mdp, linear_utility(R), [(kl_divergence(dE), -0.1)])  # KL ≥ 0 > −0.1
     assert "infeasible" in str(info.value.status)
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e8])
+def test_general_utility_at_extreme_scales(scale):
+    """Linear utility with one linear constraint, at reward/cost size ``scale``: the solution is the
+    unit-scale one (occupancy and multipliers unchanged, value scaled), and matches the CMDP LP.
+    Before F and G_i were divided by their power-of-two scales, the value at size 1e-12 was 33%
+    off while the (absolute) KKT residual read 5e-13."""
+    rng = np.random.default_rng(5)
+    mdp = FiniteMDP(rng.dirichlet(np.ones(4), size=(4, 2)), rng.random((4, 2)), gamma=0.8)
+    C = rng.random((4, 2))
+    free = solve_general_utility(mdp, linear_utility(np.asarray(mdp.R)))
+    cmin = -solve_general_utility(mdp, linear_utility(-C)).value
+    b = 0.5 * (float(np.sum(C * free.occupancy)) + cmin)  # halfway: the constraint binds
+    unit = solve_general_utility(mdp, linear_utility(np.asarray(mdp.R)), [(linear_utility(C), b)])
+    big = mdp.replace(R=scale * np.asarray(mdp.R))
+    out = solve_general_utility(big, linear_utility(np.asarray(big.R)), [(linear_utility(scale * C), scale * b)])
+    assert out.kkt_residual <= 1e-7
+    np.testing.assert_allclose(out.occupancy, unit.occupancy, atol=1e-8)
+    assert out.value == pytest.approx(scale * unit.value, rel=1e-8)
+    np.testing.assert_allclose(out.duals, unit.duals, rtol=1e-6)
+    cm = solve_cmdp(ConstrainedMDP(big, scale * C[None], np.array([scale * b / (1 - 0.8)])))
+    assert out.value == pytest.approx((1 - 0.8) * cm.value, rel=1e-8)
