@@ -310,8 +310,8 @@ def policy_iteration(
     pi0 : int array (..., S), optional
         Initial policy (default: greedy with respect to ``r``).
     tie_tol : float, optional
-        Tie tolerance, a finite number ``≥ 0`` (default ``32·eps·(1 + max|r|/(1−γ))/(1−γ)``, the round-off scale of an
-        exact evaluation; the certificate ``bound`` accounts for it).
+        Tie tolerance, a finite number ``≥ 0`` (default ``32·eps·max|r|/(1−γ)²``, the round-off scale of an
+        exact evaluation, relative to the value scale; the certificate ``bound`` accounts for it).
 
     Returns
     -------
@@ -337,7 +337,8 @@ def policy_iteration(
     if tie_tol is None:
         # round-off of an exact evaluation: eps · cond(I − γP_π) · ‖V‖∞ ≤ eps · 2/(1−γ) · ‖r‖∞/(1−γ)
         eps = float(xp.finfo(mdp.dtype).eps)
-        tie_tol = 32.0 * eps * (1.0 + float(xp.max(xp.abs(mdp.R))) / (1.0 - g)) / (1.0 - g)
+        # (relative: an absolute floor made every action a tie at reward size 1e-12)
+        tie_tol = 32.0 * eps * float(xp.max(xp.abs(mdp.R))) / (1.0 - g) ** 2
     if max_iter is None:
         max_iter = int(min(1e5, max(100, math.ceil(S * A / (1.0 - g) * math.log(1.0 / (1.0 - g) + 1.0)))))
     if pi0 is None:

@@ -187,6 +187,19 @@ def test_linear_program_solver_failure_names_the_batch_index(monkeypatch):
         linear_program(FiniteMDP(_P2, np.full((2, 2), -1.0), gamma=0.9))
 
 
+@pytest.mark.parametrize("scale", [1e-14, 1e-12, 1e12])
+def test_policy_iteration_is_invariant_to_the_reward_scale(scale):
+    """Its default tie tolerance is relative to the value scale: with the former absolute floor
+    (32·eps·(1 + max|r|/(1−γ))/(1−γ)) every action tied at reward size 1e-12 and PI kept a
+    suboptimal policy, certified only to an absolute 1e-13."""
+    rng = np.random.default_rng(3)
+    mdp = FiniteMDP(rng.dirichlet(np.ones(8), size=(8, 4)), rng.random((8, 4)), gamma=0.9)
+    ref, out = policy_iteration(mdp), policy_iteration(mdp.replace(R=scale * np.asarray(mdp.R)))
+    np.testing.assert_array_equal(out.policy, ref.policy)
+    np.testing.assert_allclose(out.V, scale * np.asarray(ref.V), rtol=1e-13)
+    assert float(out.bound) <= 1e-12 * scale * float(np.max(np.abs(ref.V)))
+
+
 @pytest.mark.parametrize("scale", [1e-12, 1e25])
 def test_linear_program_at_extreme_reward_scales(scale):
     """V* scales with the rewards; the LP (solved for r/max|r|) matches policy iteration at reward sizes
