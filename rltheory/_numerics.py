@@ -6,7 +6,7 @@ import math
 import warnings
 from typing import Any
 
-__all__ = ["HIGHS_OPTIONS", "contraction_steps", "highs_linprog"]
+__all__ = ["HIGHS_OPTIONS", "contraction_steps", "highs_linprog", "unit_range"]
 
 # small_matrix_value: HiGHS treats |entries| below it as zero (default 1e-9; 1e-12 is the least it
 # accepts). Transition probabilities of 1e-10 are legitimate model entries, and dropping them
@@ -38,7 +38,7 @@ def contraction_steps(g: float, start: float, tol: float, *, strict: bool = Fals
 
 
 def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
-    r"""``scipy.optimize.linprog`` by HiGHS at the tolerances the exact LP solvers need, with one retry.
+    r"""``scipy.optimize.linprog`` by HiGHS at the tolerances the exact LP solvers need, with retries.
 
     The simplex (``method``, default the dual simplex) runs with primal and dual feasibility
     tolerances ``1e-10`` (:data:`HIGHS_OPTIONS`). When it reports numerical difficulties (scipy
@@ -70,3 +70,16 @@ def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
                 if res.status != _HIGHS_TROUBLE:
                     return res
     return res
+
+
+def unit_range(*arrays: Any) -> tuple[Any, ...]:
+    """The arrays mapped by one common positive affine map ``x ↦ (x − lo)/(hi − lo)`` into ``[0, 1]``
+    (``lo``, ``hi`` the least and largest entry of them all; zeros when they are all equal).
+
+    For the equilibrium LPs: optimal strategies, CE/CCE sets and welfare maximisers are unchanged by
+    such a map, and HiGHS, which treats |entries| below 1e-9 as zero and has absolute tolerances,
+    then sees entries of size one (payoffs of size 1e-12 lost every entry before).
+    """
+    lo = min(float(a.min()) for a in arrays)
+    span = max(float(a.max()) for a in arrays) - lo
+    return tuple((a - lo) / span if span > 0 else a * 0.0 for a in arrays)

@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
+from .._numerics import unit_range
 from .._validate import as_distribution, check_finite, check_int, check_probability, check_real
 from ..bounds.offline import hoeffding_radius
 from ..errors import InvalidModelError, SolverError
@@ -246,10 +247,7 @@ def _stage_lp(concept: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     between the two terms and the scale multiplies the objective, so the minimisers are the same,
     and HiGHS (which treats |entries| < 1e-9 as zero) sees entries of size one.
     """
-    base = min(float(lo.min()), float(hi.min()))
-    span = max(float(lo.max()), float(hi.max())) - base
-    if span > 0:
-        lo, hi = (lo - base) / span, (hi - base) / span
+    lo, hi = unit_range(lo, hi)
     n = lo.shape[0]
     shape = lo.shape[1:]
     J = int(np.prod(shape))

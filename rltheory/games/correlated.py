@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import unit_range
 from .._validate import _renormalised, _source_atol, _where, check_finite
 from ..backend import require_host
 from ..errors import InvalidModelError, SolverError
@@ -196,20 +197,10 @@ def _finish(U: np.ndarray, mu: np.ndarray, G: np.ndarray) -> CorrelatedEquilibri
     )
 
 
-def _unit_range(U: np.ndarray) -> np.ndarray:
-    """``(U − min U)/(max U − min U)`` with one shift and one scale for every player (zeros for a
-    constant game). Incentive constraints scale by the common factor, so the CE and CCE sets are
-    unchanged, and the welfare ``Σ_i U_i`` changes by a positive affine map, so its maximisers are
-    too. The solvers work on this copy: HiGHS treats |entries| below 1e-9 as zero, which erased the
-    constraints of a game whose payoffs are all of size 1e-12."""
-    lo, span = float(U.min()), float(np.ptp(U))
-    return (U - lo) / span if span > 0 else np.zeros_like(U)
-
-
 def _max_welfare(U: np.ndarray, constraints: Any, what: str) -> CorrelatedEquilibrium:
     from scipy.optimize import linprog  # noqa: PLC0415
 
-    Un = _unit_range(U)
+    (Un,) = unit_range(U)  # the same CE/CCE sets and welfare maximisers, in units HiGHS resolves
     Gn = constraints(Un)
     K = Gn.shape[1]
     c = -Un.reshape(Un.shape[0], -1).sum(0)
@@ -270,7 +261,7 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     import cvxpy as cp  # noqa: PLC0415
 
     U = as_normal_form(U)
-    Gn = ce_constraints(_unit_range(U))  # the same polytope, in units the solver's tolerances fit
+    Gn = ce_constraints(unit_range(U)[0])  # the same polytope, in units the solver's tolerances fit
     K = Gn.shape[1]
     mu = cp.Variable(K, nonneg=True)
     cons = [cp.sum(mu) == 1] + ([Gn @ mu <= 0] if Gn.shape[0] else [])

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import unit_range
 from .._validate import as_distribution, check_finite, check_int, check_ndim, check_real
 from ..backend import array_namespace, as_float, is_host, one_hot, require_host, to_numpy
 from ..errors import InvalidModelError, SolverError
@@ -402,10 +403,7 @@ def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
     A_eq = np.concatenate([np.ones((1, m)), np.zeros((1, 1))], axis=1)
     bounds = [(0.0, None)] * m + [(None, None)]
     for k, G in enumerate(flat):
-        # a positive affine map of the payoffs keeps the optimal strategies; the LP sees payoffs in
-        # [0, 1] (HiGHS treats |entries| below 1e-9 as zero: games of size 1e-12 lost every entry)
-        span = float(np.ptp(G))
-        Gn = (G - G.min()) / span if span > 0 else np.zeros_like(G)
+        (Gn,) = unit_range(G)  # a positive affine map keeps the optimal strategies
         A_ub = np.concatenate([-Gn.T, np.ones((n, 1))], axis=1)
         res = linprog(
             c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs"
