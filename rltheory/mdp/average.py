@@ -341,12 +341,15 @@ def _select(xp: Any, Q: Any, pi: Any) -> Any:
     return xp.sum(xp.where(onehot, Q, xp.zeros_like(Q)), axis=-1)
 
 
-def _improve(xp: Any, Q: Any, pi: Any, allowed: Any = None) -> tuple[Any, Any]:
-    """Greedy step keeping ``π(s)`` when it is within the tie tolerance of the best allowed action."""
+def _improve(xp: Any, Q: Any, pi: Any, scale: Any, allowed: Any = None) -> tuple[Any, Any]:
+    """Greedy step keeping ``π(s)`` when it is within the tie tolerance of the best allowed action.
+
+    The tolerance is ``1e-10·(scale + max|Q|)`` with ``scale = max|r|`` per instance: relative to
+    the model's size (an absolute floor of 1e-10 made every action a tie at reward size 1e-12)."""
     if allowed is not None:
         Q = xp.where(allowed, Q, xp.full_like(Q, -float("inf")))
     qmax = xp.max(Q, axis=-1)
-    tol = 1e-10 * (1.0 + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=(-2, -1)))
+    tol = 1e-10 * (scale + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=(-2, -1)))
     keep = _select(xp, Q, pi) >= qmax - tol[..., None]
     return xp.where(keep, pi, _greedy(Q)), qmax
 
@@ -412,6 +415,7 @@ def average_policy_iteration(
             raise ValueError("pi0 must be a deterministic policy (integer array of shape (..., S))")
         as_stochastic_policy(mdp, pi, field="pi0")
         pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
+    rscale = xp.max(xp.abs(mdp.R), axis=(-2, -1))  # the model's size, for the tie tolerances
     rec = TraceRecorder()
     it = 0
     while True:
@@ -429,15 +433,15 @@ def average_policy_iteration(
         it += 1
         if multichain:
             G = _q_values(mdp.replace(R=xp.zeros_like(mdp.R)), g, 1.0)  # P(·|s,a)ᵀ g
-            new_a, gmax = _improve(xp, G, pi)
+            new_a, gmax = _improve(xp, G, pi, rscale)
             changed_a = xp.any(new_a != pi, axis=-1)
-            tolg = 1e-10 * (1.0 + xp.max(xp.abs(G), axis=(-2, -1)))
+            tolg = 1e-10 * (rscale + xp.max(xp.abs(G), axis=(-2, -1)))
             allowed = G >= gmax[..., None] - tolg[..., None, None]
-            new_b, qmax = _improve(xp, Q, pi, allowed)
+            new_b, qmax = _improve(xp, Q, pi, rscale, allowed)
             new = xp.where(changed_a[..., None], new_a, new_b)
             resid = xp.maximum(xp.max(gmax - g, axis=-1), xp.max(xp.abs(qmax - g - h), axis=-1))
         else:
-            new, qmax = _improve(xp, Q, pi)
+            new, qmax = _improve(xp, Q, pi, rscale)
             resid = xp.max(qmax - h, axis=-1) - g
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
         rec.record(it, changed=changed, bound=resid)

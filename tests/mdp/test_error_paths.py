@@ -24,6 +24,7 @@ from rltheory.mdp import (
     TransitionDataset,
     aperiodicity_transform,
     average_linear_program,
+    average_policy_iteration,
     chain_structure,
     classify_mdp,
     empirical_model,
@@ -198,6 +199,19 @@ def test_policy_iteration_is_invariant_to_the_reward_scale(scale):
     np.testing.assert_array_equal(out.policy, ref.policy)
     np.testing.assert_allclose(out.V, scale * np.asarray(ref.V), rtol=1e-13)
     assert float(out.bound) <= 1e-12 * scale * float(np.max(np.abs(ref.V)))
+
+
+@pytest.mark.parametrize("multichain", [False, True])
+@pytest.mark.parametrize("scale", [1e-14, 1e-12, 1e12])
+def test_average_policy_iteration_is_invariant_to_the_reward_scale(scale, multichain):
+    """Its tie tolerances are relative to max|r| (an absolute floor of 1e-10 made every action a tie
+    at reward size 1e-12, and PI kept its first policy)."""
+    rng = np.random.default_rng(3)
+    mdp = FiniteMDP(rng.dirichlet(np.ones(8), size=(8, 4)), rng.random((8, 4)), gamma=None)
+    ref = average_policy_iteration(mdp, multichain=multichain)
+    out = average_policy_iteration(mdp.replace(R=scale * np.asarray(mdp.R)), multichain=multichain)
+    np.testing.assert_array_equal(out.policy, ref.policy)
+    np.testing.assert_allclose(out.gain, scale * np.asarray(ref.gain), rtol=1e-13)
 
 
 @pytest.mark.parametrize("scale", [1e-12, 1e25])
