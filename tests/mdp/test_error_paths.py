@@ -269,14 +269,15 @@ def test_average_linear_program_solver_failure_names_the_batch_index(monkeypatch
 
 
 @pytest.mark.parametrize("multichain", [False, True])
-def test_average_linear_program_at_extreme_reward_scales(multichain):
-    """Gains and biases scale with the rewards; the LP (solved for r/max|r|) matches policy iteration
-    at reward size 1e25, beyond HiGHS's infinity (1e20), which used to fail."""
+@pytest.mark.parametrize("scale", [1e-12, 1e25])
+def test_average_linear_program_at_extreme_reward_scales(multichain, scale):
+    """Gains scale with the rewards; the LP (solved for r/max|r|) gives the unit-scale policy at reward
+    size 1e-12 and at 1e25, beyond HiGHS's infinity (1e20), which used to fail."""
     R = np.array([[0.0, 1.0], [0.5, 0.2]])
-    small = average_linear_program(FiniteMDP(_P2, R, gamma=None), multichain=multichain)
-    big = average_linear_program(FiniteMDP(_P2, 1e25 * R, gamma=None), multichain=multichain)
-    np.testing.assert_allclose(big.gain, 1e25 * np.asarray(small.gain), rtol=1e-12)
-    np.testing.assert_array_equal(big.policy, small.policy)
+    unit = average_linear_program(FiniteMDP(_P2, R, gamma=None), multichain=multichain)
+    out = average_linear_program(FiniteMDP(_P2, scale * R, gamma=None), multichain=multichain)
+    np.testing.assert_allclose(out.gain, scale * np.asarray(unit.gain), rtol=1e-12)
+    np.testing.assert_array_equal(out.policy, unit.policy)
 
 
 def test_reach_actions_marks_states_that_cannot_reach_the_target():
