@@ -275,11 +275,11 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
         require_weakly_communicating(cmdp.mdp, "solve_cmdp (average reward)")
     R, C, b, A_eq, b_eq, mu = _lp_data(cmdp)
     S, A, m = cmdp.S, cmdp.A, cmdp.m
-    # the dual simplex, and interior point with crossover when it is in numerical trouble
-    # (e.g. thresholds at the edge of feasibility)
     # HiGHS's tolerances are absolute: the LP is solved for r/ρ_r and each constraint divided by
     # ρ_i = max(max|c_i|, |b_i|) (same optimal q; the duals are scaled back below). Costs and
     # thresholds of size 1e-12 otherwise gave a policy with 2.5 times the allowed cost.
+    # highs_linprog retries by interior point when the simplex is in numerical trouble (e.g.
+    # thresholds at the edge of feasibility).
     rho_r = float(np.max(np.abs(R))) or 1.0
     rho_c = np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(b)) if m else np.ones(0)
     rho_c = np.where(rho_c > 0, rho_c, 1.0)

@@ -405,7 +405,7 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
         On device (GPU) arrays — this solver runs on the host.
     SolverError
         When HiGHS does not report an optimal solution (its status is attached), also after
-        the interior-point retry of :func:`rltheory._numerics.highs_linprog`.
+        the retries of :func:`rltheory._numerics.highs_linprog`.
     """
     from scipy.sparse import csr_matrix, eye, kron  # noqa: PLC0415
 

@@ -515,7 +515,7 @@ def _scale(f: OccupancyFunction, S: int, A: int, b: float = 0.0) -> float:
 
 def _certify(
     d: Any, flow: Any, nonneg: Any, gcons: list, cons: list, objective: OccupancyFunction,
-    M: np.ndarray, c: np.ndarray, S: int, A: int, rho: float = 1.0, rhos: Sequence[float] = (),
+    M: np.ndarray, c: np.ndarray, S: int, A: int, rho: float, rhos: Sequence[float],
 ) -> dict[str, Any]:
     """Policy, values and the KKT residual of the current cvxpy solution.
 
@@ -526,8 +526,8 @@ def _certify(
     mass = D.sum(-1)
     visited = mass > 1e-9
     pi = np.where(visited[:, None], D / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
-    rhos = np.asarray(rhos if len(rhos) else [1.0] * len(cons), dtype=float)
-    lam = np.array([max(float(k.dual_value), 0.0) for k in gcons]) * rho / rhos[: len(gcons)]
+    rhos = np.asarray(rhos, dtype=float)  # one per constraint
+    lam = np.array([max(float(k.dual_value), 0.0) for k in gcons]) * rho / rhos
     gvals = np.array([G.value(D) for G, _ in cons])
     grad = objective.gradient(D)
     lgrad = grad - sum((lam[i] * cons[i][0].gradient(D) for i in range(len(cons))), np.zeros((S, A)))
@@ -535,7 +535,7 @@ def _certify(
     g = lgrad.reshape(-1) - M.T @ nu  # reduced gradient: optimal iff g <= 0 and g ⊙ d = 0 (g = −s)
     fin = np.isfinite(g)
     bs = np.array([float(b) for _, b in cons])
-    viol = (gvals - bs) / rhos[: len(cons)]
+    viol = (gvals - bs) / rhos
     parts = [
         # natural (min-map) residual of the sign conditions d >= 0, g <= 0, g ⊙ d = 0: it stays
         # small where a solver leaves d(s,a) at its own noise level (1e-13, say) while a log
@@ -543,7 +543,7 @@ def _certify(
         np.max(np.abs(np.minimum(x[fin], -g[fin] / rho)), initial=0.0),
         np.max(np.abs(M @ x - c), initial=0.0),
         np.max(viol, initial=0.0),
-        np.max(np.abs(lam * rhos[: len(cons)] / rho * viol), initial=0.0),
+        np.max(np.abs(lam * rhos / rho * viol), initial=0.0),
     ]
     return dict(
         occupancy=D, policy=pi, value=float(objective.value(D)), constraint_values=gvals, duals=lam,
