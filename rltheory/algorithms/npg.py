@@ -59,7 +59,7 @@ from ._policy_opt import (
     warn_at_cap,
 )
 from ._warm_eval import WarmEvaluator, action_major, compact
-from .soft import SoftSolution, log_softmax, regularized_values, soft_value_iteration, softmax
+from .soft import SoftSolution, log_softmax, regularized_values, soft_reference, softmax
 
 __all__ = ["npg_step", "entropy_npg_step", "natural_policy_gradient", "entropy_regularized_npg"]
 
@@ -432,7 +432,8 @@ def entropy_regularized_npg(
         Stop once ``max(‖Q*_τ − Q_τ^{π_t}‖∞, τ‖log π*_τ − log π_t‖∞) ≤ tol`` for every
         instance (the Q-error alone can vanish at a suboptimal policy when ``γ = 0``).
     soft : SoftSolution, optional
-        ``Q*_τ`` etc. (default: :func:`soft_value_iteration` with ``tol=1e-12``).
+        ``Q*_τ`` etc. (default: :func:`~rltheory.algorithms.soft.soft_reference`, soft value
+        iteration to its round-off floor).
 
     Returns
     -------
@@ -471,7 +472,7 @@ def entropy_regularized_npg(
     xp = mdp.xp
     rho = initial_distribution(mdp, rho)
     if soft is None:
-        soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
+        soft = soft_reference(mdp, tau=tau)
     logits = xp.log(initial_policy(mdp, pi0, positive=True))
     alpha = 1.0 - eta * tau / (1.0 - g)
     loop = Loop("entropy_regularized_npg", iterations, tol, xp)

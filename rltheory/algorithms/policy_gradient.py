@@ -66,7 +66,7 @@ from ._policy_opt import (
     project_simplex,
 )
 from .npg import entropy_npg_step, entropy_regularized_npg, natural_policy_gradient, npg_step
-from .soft import SoftSolution, log_softmax, regularized_values, soft_value_iteration, softmax
+from .soft import SoftSolution, log_softmax, regularized_values, soft_reference, softmax
 
 __all__ = [
     "softmax_policy",
@@ -239,7 +239,7 @@ def softmax_policy_gradient(
     V_star : array, optional
         ``V*`` for ``τ = 0`` (default :func:`rltheory.mdp.policy_iteration`).
     soft : SoftSolution, optional
-        For ``τ > 0`` (default :func:`soft_value_iteration`).
+        For ``τ > 0`` (default :func:`~rltheory.algorithms.soft.soft_reference`).
 
     Returns
     -------
@@ -295,7 +295,7 @@ def softmax_policy_gradient(
         a_star = greedy(_q_values(mdp, V_star))
         star_mask = xp.astype(a_star[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
     elif soft is None:
-        soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
+        soft = soft_reference(mdp, tau=tau)
     loop = Loop("softmax_policy_gradient", iterations, tol, xp)
     t = 0
     while True:

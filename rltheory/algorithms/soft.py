@@ -199,6 +199,25 @@ class SoftSolution:
     trace: Trace
 
 
+def soft_reference(mdp: FiniteMDP, *, tau: float) -> SoftSolution:
+    r"""``Q*_τ`` by :func:`soft_value_iteration` to the accuracy round-off allows, as a reference.
+
+    The target is ``max(1e-12, 16ε·γ/(1−γ)·(‖r‖∞ + τ log|A|)/(1−γ))``: the last term is the
+    certificate's round-off floor (``ε‖Q‖∞`` per entry of ``Q_{k+1} − Q_k``, times
+    ``γ/(1−γ)``) at the bound ``‖Q*_τ‖∞ ≤ (‖r‖∞ + τ log|A|)/(1−γ)``. A fixed absolute
+    target (1e-12) lies below that floor once ``γ ≥ 0.99`` or the rewards are large, and
+    the iteration then ran to its cap with a :class:`~rltheory.errors.ConvergenceWarning`
+    although its answer was as good as the arithmetic allows. The drivers that trace
+    errors against ``Q*_τ`` (entropy-regularised NPG and PG, and their bound constants) use
+    this when no reference is passed.
+    """
+    g = float(mdp.gamma)
+    r_max = float(mdp.xp.max(mdp.xp.abs(mdp.R))) if mdp.R.size else 0.0
+    q_max = (r_max + tau * math.log(mdp.A)) / (1.0 - g)
+    floor = 16.0 * float(mdp.xp.finfo(mdp.dtype).eps) * g / (1.0 - g) * q_max
+    return soft_value_iteration(mdp, tau=tau, tol=max(1e-12, floor))
+
+
 def soft_value_iteration(
     mdp: FiniteMDP, *, tau: float, tol: float = 1e-10, max_iter: int | None = None, Q0: Any = None
 ) -> SoftSolution:

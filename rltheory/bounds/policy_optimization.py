@@ -477,7 +477,7 @@ def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.nda
 def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = None, soft: Any = None) -> np.ndarray:
     r"""Cen et al.'s ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞ + 2τ(1 − ητ/(1−γ))‖log π*_τ − log π^{(0)}‖∞``.
 
-    ``Q*_τ`` comes from :func:`rltheory.algorithms.soft_value_iteration` (or ``soft``),
+    ``Q*_τ`` comes from :func:`rltheory.algorithms.soft.soft_reference` (or ``soft``),
     ``π^{(0)}`` is uniform unless given. Shape: the model's batch shape.
 
     Examples
@@ -488,13 +488,13 @@ def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = N
     >>> float(entropy_npg_constant(mdp, eta=0.5, tau=1.0)) < 1e-9   # uniform is soft-optimal
     True
     """
-    from ..algorithms.soft import regularized_values, soft_value_iteration  # noqa: PLC0415
+    from ..algorithms.soft import regularized_values, soft_reference  # noqa: PLC0415
 
     g = float(mdp.gamma)
     eta, tau = _pos(eta, "eta"), _pos(tau, "tau")
     xp = mdp.xp
     if soft is None:
-        soft = soft_value_iteration(mdp, tau=tau, tol=1e-12)
+        soft = soft_reference(mdp, tau=tau)
     if pi0 is None:
         pi0 = xp.full(mdp.batch_shape + (mdp.S, mdp.A), 1.0 / mdp.A, dtype=mdp.dtype, device=mdp.P.device)
     _, Q0 = regularized_values(mdp, pi0, tau=tau)

@@ -699,3 +699,22 @@ def test_reaching_the_cap_warns_and_reports_not_converged():
     assert fixed.converged is None and len(fixed.trace) == 3
     done = natural_policy_gradient(mdp, eta=5.0, iterations=500, tol=1e-9)
     assert done.converged is True and done.trace["suboptimality"][-1] <= 1e-9
+
+
+@pytest.mark.parametrize("gamma, scale", [(0.99, 1.0), (0.999, 1.0), (0.9, 1e9)])
+def test_default_soft_reference_reaches_its_round_off_floor_without_a_warning(gamma, scale):
+    # The default reference Q*_τ was soft VI at an absolute tol=1e-12, below the certificate's
+    # round-off floor γ/(1−γ)·(a few ε)·‖Q‖∞ at γ = 0.99 or large rewards: every default call
+    # ran soft VI to its cap and raised a ConvergenceWarning the caller could not act on.
+    base = random_mdp(6, 3, gamma=gamma, rng=2, batch_shape=(4,))
+    mdp = FiniteMDP(base.P, scale * base.R, gamma=gamma)
+    tau = 0.1 * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = entropy_regularized_npg(mdp, eta=(1 - gamma) / tau, tau=tau, iterations=60, tol=None)
+        pg = softmax_policy_gradient(mdp, eta=0.1 / scale, tau=tau, iterations=3)
+        C1 = entropy_npg_constant(mdp, eta=(1 - gamma) / tau, tau=tau)
+    # the reference agrees with soft policy iteration (η = (1−γ)/τ) to round-off of ‖Q‖∞
+    q_size = scale / (1 - gamma)
+    assert np.max(res.trace["q_error"][-1]) <= 1e-11 * q_size
+    assert np.all(np.isfinite(pg.trace["suboptimality"])) and np.all(np.isfinite(C1))
