@@ -216,6 +216,10 @@ def project_simplex(y: Any, xp: Any) -> Any:
     [[0.5, 0.5], [1.0, 0.0]]
     """
     n = y.shape[-1]
+    # Π(y + c·1) = Π(y): shift each row to maximum 0 first. Without it, rows of size ≳ 1e16
+    # (PMD with geometrically increasing steps reaches η ~ 1e16 in ~55 steps) lost the "− 1"
+    # of the threshold to rounding and projected to all zeros.
+    y = y - xp.max(y, axis=-1, keepdims=True)
     u = xp.sort(y, axis=-1, descending=True)
     css = xp.cumulative_sum(u, axis=-1)
     k = xp.arange(1, n + 1, dtype=y.dtype, device=y.device)

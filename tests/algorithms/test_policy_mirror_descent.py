@@ -162,6 +162,30 @@ def test_huge_steps_reach_the_policy_iteration_values():
     assert res.trace["suboptimality_inf"][-1] < 1e-8
 
 
+@pytest.mark.parametrize("size", [1e15, 1e17, 1e300])
+def test_simplex_projection_of_huge_rows(size):
+    # Π is shift-invariant: rows (y_1 + size, ..., y_n + size) project like (y_1, ..., y_n).
+    # Before the max-shift, rows of size ≳ 1e16 lost the threshold's "− 1" and projected to 0.
+    import array_api_compat.numpy as xp
+
+    y = np.array([[0.5, 0.25, -3.0], [2.0, 0.0, -1.0]])
+    big = np.array([[size, size, -size], [2 * size, 0.0, -size]])
+    p = np.asarray(project_simplex(xp.asarray(y + size), xp))
+    np.testing.assert_allclose(p, np.asarray(project_simplex(xp.asarray(y), xp)), atol=size * 2**-52)
+    # gaps far beyond 1: all mass on the row maximum (split evenly over exact ties)
+    np.testing.assert_array_equal(np.asarray(project_simplex(xp.asarray(big), xp)), [[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]])
+
+
+def test_euclidean_pmd_with_geometric_steps_past_1e16():
+    # Xiao (2022)'s linear rate takes η_k = η_0 q^{-k}: at η_0 = 1, ratio 2, η_k passes 1e16 at
+    # k = 54, where the projection used to return all-zero rows (an InvalidModelError).
+    mdp = random_mdp(5, 3, gamma=0.9, rng=3)
+    res = policy_mirror_descent(mdp, step_sizes=geometric_step_sizes(1.0, 2.0), iterations=80,
+                                update=pmd_euclidean_step)
+    np.testing.assert_allclose(np.asarray(res.policy).sum(-1), 1.0)
+    assert res.trace["suboptimality_inf"][-1] <= 1e-12
+
+
 def test_euclidean_pmd_one_state_reference():
     # S = 1, gamma = 0, r = (0, 1), pi = (1/2, 1/2), eta = 1/4: Proj((1/2, 3/4)) = (3/8, 5/8)
     mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
