@@ -61,6 +61,7 @@ from ._policy_opt import (
     multiplicative_update,
     prepare,
     project_simplex,
+    safe_log,
 )
 from .soft import log_softmax, softmax
 
@@ -132,7 +133,12 @@ def mdpo_step(
     Parameters
     ----------
     pi : array (..., S, A)
-        Current policy ``π_k`` with full support.
+        Current policy ``π_k``. Actions with ``π_k(a|s) = 0`` keep probability 0 (the KL
+        proximity term is infinite elsewhere), as in :func:`pmd_kl_step`. The ascent can
+        itself round a probability to 0 (a logit more than ~745 below its row's maximum:
+        large ``η``, or an ``inner_lr`` too large for the advantages' scale — the gradient
+        is proportional to them, so scale ``inner_lr`` by ``1/‖A^π‖∞``); the next step
+        then keeps that support.
     eta : float > 0
         MDPO step ``t_k`` (inverse proximity weight).
     inner_steps : int ≥ 0
@@ -167,18 +173,22 @@ def mdpo_step(
     inner_steps = check_iterations(inner_steps, "inner_steps")
     inner_lr = check_positive(inner_lr, "inner_lr")
     xp = mdp.xp
-    pi = initial_policy(mdp, pi, positive=True, field="pi")
+    pi = initial_policy(mdp, pi, field="pi")
     rho = initial_distribution(mdp, rho)
     V = evaluate_policy(mdp, pi)
     adv = _q_values(mdp, V) - V[..., None]
     w = _state_occupancy(mdp, pi, rho)[..., None]
-    log_pi = xp.log(pi)
+    # Actions outside the support of π keep probability 0 (KL(π_θ‖π) = ∞ elsewhere, as in
+    # pmd_kl_step): logits −∞ there, and their terms of the gradient are 0.
+    pos = pi > 0
+    zero = xp.zeros_like(pi)
+    log_pi = safe_log(pi, xp)
     theta = log_pi
     for _ in range(inner_steps):
         logp = log_softmax(theta, xp)
         p = xp.exp(logp)
-        gs = adv - (logp - log_pi) / eta
-        theta = theta + inner_lr * w * p * (gs - xp.sum(p * gs, axis=-1, keepdims=True))
+        gs = xp.where(pos, adv - (xp.where(pos, logp, zero) - xp.where(pos, log_pi, zero)) / eta, zero)
+        theta = theta + xp.where(pos, inner_lr * w * p * (gs - xp.sum(p * gs, axis=-1, keepdims=True)), zero)
     return softmax(theta, xp)
 
 
