@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -93,13 +95,23 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
     Raises
     ------
     InvalidModelError
-        The file lacks the header or an array, its header is not a JSON object with
+        The file is not an ``.npz`` archive (a truncated or foreign file), lacks the header or an array, its header is not a JSON object with
         ``S`` and ``A``, names an unknown kind or format version, or holds an invalid
         dataset (the located message of the dataset class, prefixed with the path).
     """
     p = Path(path)
-    with np.load(p, allow_pickle=False) as z:
-        arrs = {k: z[k] for k in z.files}
+    try:
+        loaded = np.load(p, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a bare .npy array
+            raise ValueError(f"it holds a single {type(loaded).__name__}, not an .npz archive")
+        with loaded as z:
+            arrs = {k: z[k] for k in z.files}
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
+        # numpy's own messages name neither the file nor the format (a text file reads as
+        # "contains pickled (object) data"; a truncated archive as "File is not a zip file")
+        raise InvalidModelError(
+            f"{p}: not a dataset archive written by save_dataset ({type(exc).__name__}: {exc})"
+        ) from None
     if "header" not in arrs:
         raise InvalidModelError(
             f"{p}: not an rltheory dataset (no 'header' entry; entries: {sorted(arrs)})"

@@ -314,6 +314,25 @@ def test_sampler_and_knob_errors(tmp_path):
         load_dataset(tmp_path / "missing.npz")
 
 
+def test_load_dataset_names_the_file_when_it_is_not_an_archive(tmp_path):
+    # numpy's own errors named neither the file nor the format: a truncated archive gave
+    # BadZipFile, an empty file EOFError, a text file "contains pickled (object) data"
+    raw = save_dataset(EpisodeDataset(**_ok()), tmp_path / "d.npz").read_bytes()
+    flipped = bytearray(raw)
+    flipped[len(raw) // 2: len(raw) // 2 + 20] = bytes(20)  # a member's bytes: its CRC fails
+    files = {"trunc.npz": raw[: len(raw) // 2], "empty.npz": b"", "text.npz": b"states,actions\n",
+             "flip.npz": bytes(flipped)}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(InvalidModelError, match=rf"{name}: not a dataset archive written by save_dataset"):
+            load_dataset(tmp_path / name)
+    np.save(tmp_path / "one.npy", np.arange(3))
+    with pytest.raises(InvalidModelError, match=r"one\.npy: not a dataset archive .* a single ndarray"):
+        load_dataset(tmp_path / "one.npy")
+    with pytest.raises(FileNotFoundError):
+        load_dataset(tmp_path / "absent.npz")
+
+
 def test_remaining_sampler_and_container_errors():
     fh = _fh(14)
     pol = np.full((fh.S, fh.A), 1 / fh.A)
