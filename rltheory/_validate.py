@@ -236,7 +236,7 @@ def as_real_array(
     """
     if isinstance(x, (list, tuple)):
         x = np.asarray(x, dtype=np.float64)
-    x = as_float(xp.asarray(x), xp, dtype)
+    x = as_float(xp.asarray(x), xp, dtype, field=field)
     k = len(tail)
     if x.ndim < k or tuple(x.shape[x.ndim - k :]) != tuple(tail):
         axes = ", ".join(["..."] + [n.upper() for n in names])

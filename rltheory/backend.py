@@ -76,10 +76,20 @@ def float_dtype(xp: Any, x: Any = None, dtype: Any = None) -> Any:
     return xp.float64
 
 
-def as_float(x: Any, xp: Any = None, dtype: Any = None) -> Any:
-    """``x`` as a floating array of the namespace ``xp`` (numpy for lists)."""
+def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") -> Any:
+    """``x`` as a floating array of the namespace ``xp`` (numpy for lists).
+
+    Complex and string arrays raise ``TypeError`` naming ``field``: a cast would drop the
+    imaginary part (numpy only warns) or parse text as numbers.
+    """
     if xp is None:
         xp = array_namespace(x)
+    kind = getattr(getattr(x, "dtype", None), "kind", None)
+    if kind is None and isinstance(x, (list, tuple, complex, str)):
+        kind = np.asarray(x).dtype.kind
+    if kind in ("c", "U", "S"):
+        what = "complex" if kind == "c" else "string"
+        raise TypeError(f"{field} must hold real numbers; got a {what} array")
     if isinstance(x, (list, tuple, int, float)) or isinstance(x, np.ndarray) and not is_numpy_namespace(xp):
         x = xp.asarray(np.asarray(x, dtype=np.float64))
     else:

@@ -104,7 +104,7 @@ class _ArrayModel:
 def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:
     if mu is None:
         return None
-    mu = as_float(mu, xp, dtype)
+    mu = as_float(mu, xp, dtype, field="mu")
     if mu.shape[-1:] != (S,) or len(mu.shape) > 1 + len(batch) or (
         mu.ndim > 1 and tuple(mu.shape[:-1]) != tuple(batch[len(batch) - (mu.ndim - 1) :])
     ):
@@ -160,8 +160,8 @@ class FiniteMDP(_ArrayModel):
 
     def __post_init__(self) -> None:
         xp = array_namespace(self.P, self.R, self.mu)
-        P = as_float(self.P, xp)
-        R = as_float(self.R, xp, P.dtype)
+        P = as_float(self.P, xp, field="P")
+        R = as_float(self.R, xp, P.dtype, field="R")
         check_ndim(P, "P", 3, "(..., S, A, S)")
         S, A = P.shape[-3], P.shape[-2]
         if P.shape[-1] != S:
@@ -279,8 +279,8 @@ class FiniteHorizonMDP(_ArrayModel):
 
     def __post_init__(self) -> None:
         xp = array_namespace(self.P, self.R, self.mu)
-        P = as_float(self.P, xp)
-        R = as_float(self.R, xp, P.dtype)
+        P = as_float(self.P, xp, field="P")
+        R = as_float(self.R, xp, P.dtype, field="R")
         check_ndim(P, "P", 4, "(..., H, S, A, S)")
         H, S, A = P.shape[-4], P.shape[-3], P.shape[-2]
         if P.shape[-1] != S or H < 1 or S < 1 or A < 1:
@@ -302,8 +302,8 @@ class FiniteHorizonMDP(_ArrayModel):
         if isinstance(H, bool) or not isinstance(H, int) or H < 1:
             raise ValueError(f"H must be a positive integer; got {H!r}")
         xp = array_namespace(P, R)
-        P = as_float(P, xp)
-        R = as_float(R, xp, P.dtype)
+        P = as_float(P, xp, field="P")
+        R = as_float(R, xp, P.dtype, field="R")
         check_ndim(P, "P", 3, "(..., S, A, S)")
         Ph = xp.broadcast_to(P[..., None, :, :, :], P.shape[:-3] + (H,) + tuple(P.shape[-3:]))
         k = 2 if R.ndim == P.ndim - 1 else 3  # trailing (S, A) or (S, A, S) axes

@@ -98,6 +98,19 @@ def test_nonfinite_mu_is_located():
 
 
 # ---- probabilities -----------------------------------------------------------------------
+def test_complex_and_string_inputs_are_rejected_by_field():
+    # a cast dropped the imaginary part (numpy only warned) or parsed text as numbers
+    P, R = np.full((2, 2, 2), 0.5), np.zeros((2, 2))
+    with pytest.raises(TypeError, match="P must hold real numbers; got a complex array"):
+        FiniteMDP(P + 1e-3j, R, gamma=0.9)
+    with pytest.raises(TypeError, match="R must hold real numbers; got a complex array"):
+        FiniteMDP(P, R.astype(complex), gamma=0.9)
+    with pytest.raises(TypeError, match="R must hold real numbers; got a string array"):
+        FiniteHorizonMDP.stationary(P, np.array([["0", "1"], ["1", "0"]]), H=3)
+    with pytest.raises(TypeError, match="mu must hold real numbers; got a complex array"):
+        FiniteMDP(P, R, gamma=0.9, mu=np.array([0.5, 0.5 + 1j]))
+
+
 def test_negative_probability_is_located():
     P, R = _valid()
     P[2, 1] = [0.6, -0.1, 0.5]
