@@ -40,6 +40,30 @@ def _rng(rng: Any) -> np.random.Generator:
     raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
 
 
+def _alpha(step_size: StepSize, n: Any) -> np.ndarray:
+    """``step_size(n)`` as floats, each in ``[0, 1]`` (the Q-learning update is a convex combination).
+
+    A NaN, an infinite, a negative or a ``> 1`` step raises ``ValueError`` naming the argument
+    the schedule got and the value it returned (it used to turn the table into NaN silently).
+    """
+    a = np.asarray(step_size(n), dtype=float)
+    ok = (a >= 0.0) & (a <= 1.0)
+    if not np.all(ok):
+        i = np.argwhere(~np.broadcast_to(ok, np.broadcast_shapes(ok.shape, np.shape(n))))[0]
+        got = np.broadcast_to(a, np.broadcast_shapes(a.shape, np.shape(n)))[tuple(i)]
+        arg = np.broadcast_to(np.asarray(n), np.broadcast_shapes(a.shape, np.shape(n)))[tuple(i)].item()
+        raise ValueError(f"step_size must return steps in [0, 1]; step_size({arg!r}) = {float(got)!r}")
+    return a
+
+
+def _schedule(step_size: Any) -> StepSize:
+    """``step_size`` must be a callable schedule (a bare number is a common slip: name it)."""
+    if not callable(step_size):
+        raise TypeError(f"step_size must be a callable n -> alpha_n (e.g. constant_step(0.1)); "
+                        f"got {type(step_size).__name__} {step_size!r}")
+    return step_size
+
+
 def _model(mdp: Any, what: str, single: bool = True) -> tuple[np.ndarray, np.ndarray, float]:
     g = discount(mdp, what, single=single)
     return require_host(mdp.P, what), require_host(mdp.R, what), g
@@ -124,8 +148,9 @@ def _behaviour(mdp: FiniteMDP, behavior: Any) -> np.ndarray:
 class _Runs:
     """Shared state of trajectory-based learners: trajectories, counts, noise, recording."""
 
-    def __init__(self, mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, what):
+    def __init__(self, mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, what, step_size):
         self.P, self.R, self.g = _model(mdp, what)
+        self.step_size = _schedule(step_size)
         self.steps = _int(steps, "steps")
         self.n_runs = _int(n_runs, "n_runs")
         self.every = _int(record_every, "record_every")
@@ -152,7 +177,7 @@ class _Runs:
     ) -> None:
         """In place, every run: ``Q(s, a) += α_{n(s,a)} (r + γ max_b Q(s', b) − Q(s, a))``, then ``n(s, a) += 1``."""
         target = r + self.g * Q[self.runs, s1].max(-1)
-        alpha = step_size(n[self.runs, s, a])
+        alpha = _alpha(step_size, n[self.runs, s, a])
         Q[self.runs, s, a] += alpha * (target - Q[self.runs, s, a])
         n[self.runs, s, a] += 1
 

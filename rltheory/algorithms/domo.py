@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_tolerance
+from .._validate import check_tolerance, real_scalar
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import _greedy, _q_values
 from ..mdp.model import FiniteMDP
@@ -45,7 +45,8 @@ class DoMoResult:
     iterations : int
     converged : bool
     trace : Trace
-        ``error`` = ``‖Q* − Q_k‖∞`` and ``bound`` = ``γ^{nk} ‖Q* − Q_0‖∞`` per instance.
+        ``error`` = ``‖Q* − Q_k‖∞`` and ``bound`` = ``γ^{nk} ‖Q* − Q_0‖∞`` per instance, where
+        ``T Q_0 ≥ Q_0`` (the default start; see :func:`domo_vi`), else ``+inf`` for ``k ≥ 1``.
     """
 
     Q: np.ndarray
@@ -103,7 +104,8 @@ def domo_vi(
     tol : float > 0
         Stops when ``‖Q_{k+1} − Q_k‖∞ ≤ tol``.
     Q0 : array, optional
-        Start; default ``min(r)/(1−γ)``, which satisfies ``T Q_0 ≥ Q_0``.
+        Start; default ``min(r)/(1−γ)``, which satisfies ``T Q_0 ≥ Q_0``. For a start that does
+        not (checked to ``16ε`` of its size) the trace's ``bound`` is ``+inf`` after step 0.
     Q_star : array, optional
 
     Returns
@@ -138,11 +140,13 @@ def domo_vi(
     n_improve = _int(n_improve, "n_improve")
     m_eval = _int(m_eval, "m_eval")
     iterations = _int(iterations, "iterations", 0)
-    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
+    lam_ = real_scalar(lam)  # Python or numpy real; NaN (failing the range) for anything else
+    if not 0 <= lam_ <= 1:
         raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
-    if isinstance(tol, bool) or not (isinstance(tol, (int, float)) and tol > 0):
+    if not real_scalar(tol) > 0:
         raise ValueError(f"tol must be > 0; got {tol!r}")
-    check_tolerance(tol)  # finite
+    tol = check_tolerance(real_scalar(tol))  # finite
+    lam = lam_
     mu = _behaviour(mdp, behavior)
     Qs = _q_star(mdp, Q_star)
     shape = mdp.batch_shape + (mdp.S, mdp.A)
@@ -151,6 +155,11 @@ def domo_vi(
     else:
         Q = _q0(mdp, Q0, shape)
     err0 = np.abs(Qs - Q).max(axis=(-2, -1))
+    # the γ^{nk} guarantee needs T Q_0 ≥ Q_0 (true for the default start up to rounding); for any
+    # other start the trace's bound is +inf (vacuous): the error can grow (5.52 after 1.8 was claimed)
+    TQ0 = np.asarray(_q_values(mdp, Q.max(-1)))
+    slack = 16.0 * np.finfo(float).eps * np.maximum(np.abs(Q), np.abs(TQ0)).max(axis=(-2, -1))
+    certified = np.all(TQ0 - Q >= -slack[..., None, None], axis=(-2, -1))
     rec = TraceRecorder()
     rec.record(0, error=err0, bound=err0)
     pi = np.argmax(Q, axis=-1)
@@ -166,7 +175,8 @@ def domo_vi(
             new = _retrace(P, R, g, mu, pi, float(lam), new)
         step = float(np.abs(new - Q).max())
         Q = new
-        rec.record(k, error=np.abs(Qs - Q).max(axis=(-2, -1)), bound=g ** (n_improve * k) * err0)
+        bound = np.where(certified, g ** (n_improve * k) * err0, np.inf)
+        rec.record(k, error=np.abs(Qs - Q).max(axis=(-2, -1)), bound=bound)
         if step <= tol:
             converged = True
             break

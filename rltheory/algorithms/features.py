@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import _source_atol, check_finite, check_probability
+from .._validate import _source_atol, check_finite, check_probability, real_scalar
 from .._validate import check_int as _int
 from ..backend import array_namespace, as_float
 
@@ -57,7 +57,12 @@ def random_features(S: int, d: int, *, rng: np.random.Generator | int) -> np.nda
     S, d = _int(S, "S"), _int(d, "d")
     if d > S:
         raise ValueError(f"d must be <= S = {S} for full column rank; got d={d}")
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    if isinstance(rng, np.random.Generator):
+        gen = rng
+    elif isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        gen = np.random.default_rng(int(rng))
+    else:
+        raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
     return gen.normal(size=(S, d)) / math.sqrt(d)
 
 
@@ -82,10 +87,14 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
     c = np.asarray(centers, dtype=float)
     if x.ndim != 2 or c.ndim != 2 or x.shape[1] != c.shape[1]:
         raise ValueError(f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}")
-    if isinstance(width, bool) or not (isinstance(width, (int, float)) and width > 0):
+    check_finite(x, "coords", ("s", "i"))
+    check_finite(c, "centers", ("m", "i"))
+    w = real_scalar(width)  # Python or numpy real; NaN (failing the test) for anything else
+    if not w > 0:
         raise ValueError(f"width must be > 0; got {width!r}")
-    if not math.isfinite(width):
+    if not math.isfinite(w):
         raise ValueError(f"width must be finite; got {width!r}")
+    width = w
     sq = ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
     phi = np.exp(-sq / (2.0 * width**2))
     return np.concatenate([phi, np.ones((x.shape[0], 1))], axis=1) if bias else phi
@@ -107,8 +116,18 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     x = np.asarray(coords, dtype=float)
     if x.ndim != 2:
         raise ValueError(f"coords must have shape (S, k); got {x.shape}")
-    lo = np.broadcast_to(np.asarray(low, float), x.shape[1:])
-    hi = np.broadcast_to(np.asarray(high, float), x.shape[1:])
+    check_finite(x, "coords", ("s", "i"))
+    bounds = []
+    for name, b in (("low", low), ("high", high)):
+        b = np.asarray(b, float)
+        try:
+            b = np.broadcast_to(b, x.shape[1:])
+        except ValueError:
+            raise ValueError(f"{name} must be a scalar or have shape ({x.shape[1]},) like coords' k; "
+                             f"got {b.shape}") from None
+        check_finite(b, name, ("i",))
+        bounds.append(b)
+    lo, hi = bounds
     if np.any(hi <= lo):
         raise ValueError(f"high must exceed low in every dimension; got low={lo}, high={hi}")
     n_tiles, n_tilings = _int(n_tiles, "n_tiles"), _int(n_tilings, "n_tilings")
@@ -137,6 +156,7 @@ def state_action_features(phi: Any, A: int) -> np.ndarray:
     f = np.asarray(phi, dtype=float)
     if f.ndim != 2:
         raise ValueError(f"phi must have shape (S, d); got {f.shape}")
+    check_finite(f, "phi", ("s", "j"))
     A = _int(A, "A")
     S, d = f.shape
     out = np.zeros((S, A, A * d))

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import real_scalar
 from ..backend import require_host
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import sample_transitions
@@ -48,6 +49,7 @@ from ..trace import TraceRecorder
 from ._q_common import (
     QLearningResult,
     StepSize,
+    _alpha,
     _int,
     _metrics,
     _model,
@@ -57,6 +59,7 @@ from ._q_common import (
     _record_now,
     _rng,
     _Runs,
+    _schedule,
 )
 from .domo import DoMoResult, domo_vi
 from .q_variants import double_q_learning, q_learning_replay, va_learning
@@ -88,9 +91,9 @@ def constant_step(alpha: float) -> StepSize:
     >>> float(constant_step(0.1)(5))
     0.1
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha <= 1:
+    a = real_scalar(alpha)  # Python or numpy real; NaN for anything else (fails the range)
+    if not 0 < a <= 1:
         raise ValueError(f"alpha must lie in (0, 1]; got {alpha!r}")
-    a = float(alpha)
 
     def rule(n: Any) -> Any:
         return a + 0.0 * np.asarray(n, dtype=float)
@@ -125,11 +128,12 @@ def rescaled_linear_step(gamma: float, *, alpha0: float = 1.0) -> StepSize:
     >>> float(rule(0)), float(rule(20))
     (0.1, 0.05)
     """
-    if isinstance(gamma, bool) or not (isinstance(gamma, (int, float)) and 0 <= gamma < 1):
+    g, a0 = real_scalar(gamma), real_scalar(alpha0)
+    if not 0 <= g < 1:
         raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
-    if isinstance(alpha0, bool) or not (isinstance(alpha0, (int, float)) and 0 < alpha0 <= 1):
+    if not 0 < a0 <= 1:
         raise ValueError(f"alpha0 must lie in (0, 1]; got {alpha0!r}")
-    g, c = float(gamma), 1.0 / float(alpha0)
+    c = 1.0 / a0
     return lambda n: 1.0 / (c + (1.0 - g) * np.asarray(n, dtype=float))
 
 
@@ -141,9 +145,9 @@ def polynomial_step(omega: float) -> StepSize:
     >>> float(polynomial_step(1.0)(1))
     0.5
     """
-    if isinstance(omega, bool) or not (isinstance(omega, (int, float)) and 0.5 < omega <= 1.0):
+    w = real_scalar(omega)
+    if not 0.5 < w <= 1.0:
         raise ValueError(f"omega must lie in (1/2, 1]; got {omega!r}")
-    w = float(omega)
     return lambda n: 1.0 / (np.asarray(n, dtype=float) + 1.0) ** w
 
 
@@ -173,7 +177,8 @@ def synchronous_q_learning(
     iterations : int ≥ 0
         Number of synchronous sweeps ``T`` (``|S||A|`` samples each).
     step_size : callable
-        ``t -> α_t`` (e.g. :func:`constant_step`, :func:`rescaled_linear_step`).
+        ``t -> α_t`` (e.g. :func:`constant_step`, :func:`rescaled_linear_step`); every ``α_t``
+        must lie in ``[0, 1]`` (``ValueError`` naming ``t`` and the value otherwise, NaN included).
     rng : numpy.random.Generator or int
     Q0 : array, optional
         Start (default ``0``).
@@ -204,6 +209,7 @@ def synchronous_q_learning(
     [[1.0, 2.0]]
     """
     P, R, g = _model(mdp, "synchronous_q_learning", single=False)
+    step_size = _schedule(step_size)
     iterations = _int(iterations, "iterations", 0)
     record_every = _int(record_every, "record_every")
     noise = _noise(reward_noise)
@@ -220,7 +226,7 @@ def synchronous_q_learning(
         target = R + g * np.take_along_axis(V, nxt.reshape(V.shape[:-1] + (-1,)), axis=-1).reshape(shape)
         if noise:
             target = target + noise * gen.standard_normal(shape)
-        a = float(step_size(t))
+        a = float(_alpha(step_size, t))
         Q = (1.0 - a) * Q + a * target
         if _record_now(t + 1, record_every, iterations):
             rec.record(t + 1, **_metrics(Q, Qs, rho))
@@ -254,7 +260,8 @@ def q_learning(
     steps : int ≥ 1
         Environment transitions per run.
     step_size : callable
-        ``n -> α_n`` applied to the visit count (vectorised over runs).
+        ``n -> α_n`` applied to the visit count (vectorised over runs); steps must lie in
+        ``[0, 1]`` (``ValueError`` naming the count and the value otherwise, NaN included).
     behavior : array (S, A), optional
         Fixed exploratory behaviour policy (uniform by default).
     n_runs : int ≥ 1
@@ -281,7 +288,7 @@ def q_learning(
     >>> bool(res.trace["error"][-1, 0] < 0.01)
     True
     """
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning")
+    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning", step_size)
     Q = np.zeros((run.n_runs, run.S, run.A)) if Q0 is None else _q0(mdp, Q0, (run.n_runs, run.S, run.A))
     n = np.zeros((run.n_runs, run.S, run.A))
     run.record(0, Q)

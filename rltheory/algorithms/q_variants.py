@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..mdp.model import FiniteMDP
-from ._q_common import QLearningResult, StepSize, _int, _metrics, _record_now, _Runs
+from ._q_common import QLearningResult, StepSize, _alpha, _int, _metrics, _record_now, _Runs
 
 __all__ = ["q_learning_replay", "double_q_learning", "va_learning"]
 
@@ -91,7 +91,7 @@ def q_learning_replay(
     F = _int(replay_every, "replay_every")
     K = _int(replay_updates, "replay_updates", 0)
     B = _int(buffer_size, "buffer_size")
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning_replay")
+    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning_replay", step_size)
     Q = np.zeros((run.n_runs, run.S, run.A))
     n = np.zeros_like(Q)
     buf_r = np.zeros((run.n_runs, run.steps))
@@ -156,7 +156,7 @@ def double_q_learning(
     >>> bool(res.trace["error"][-1, 0] < 0.05)
     True
     """
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "double_q_learning")
+    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "double_q_learning", step_size)
     QA = np.zeros((run.n_runs, run.S, run.A))
     QB = np.zeros_like(QA)
     nA = np.zeros_like(QA)
@@ -178,9 +178,9 @@ def double_q_learning(
         tA = r + run.g * QB[run.runs, s1, amaxA]
         tB = r + run.g * QA[run.runs, s1, amaxB]
         iA, iB = run.runs[pick_a], run.runs[~pick_a]
-        QA[iA, s[iA], a[iA]] += step_size(nA[iA, s[iA], a[iA]]) * (tA[iA] - QA[iA, s[iA], a[iA]])
+        QA[iA, s[iA], a[iA]] += _alpha(step_size, nA[iA, s[iA], a[iA]]) * (tA[iA] - QA[iA, s[iA], a[iA]])
         nA[iA, s[iA], a[iA]] += 1
-        QB[iB, s[iB], a[iB]] += step_size(nB[iB, s[iB], a[iB]]) * (tB[iB] - QB[iB, s[iB], a[iB]])
+        QB[iB, s[iB], a[iB]] += _alpha(step_size, nB[iB, s[iB], a[iB]]) * (tB[iB] - QB[iB, s[iB], a[iB]])
         nB[iB, s[iB], a[iB]] += 1
         rec(t + 1)
     return QLearningResult(
@@ -238,7 +238,7 @@ def va_learning(
     >>> bool(res.trace["error"][-1, 0] < 0.05)
     True
     """
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "va_learning")
+    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "va_learning", step_size)
     V = np.zeros((run.n_runs, run.S))
     Adv = np.zeros((run.n_runs, run.S, run.A))
     nV = np.zeros_like(V)
@@ -248,8 +248,8 @@ def va_learning(
         s, a, s1 = run.transition(t)
         y = run.reward(t) + run.g * (V[run.runs, s1] + Adv[run.runs, s1].max(-1))
         v_old = V[run.runs, s].copy()
-        V[run.runs, s] += step_size(nV[run.runs, s]) * (y - v_old)
-        Adv[run.runs, s, a] += step_size(nA[run.runs, s, a]) * (y - v_old - Adv[run.runs, s, a])
+        V[run.runs, s] += _alpha(step_size, nV[run.runs, s]) * (y - v_old)
+        Adv[run.runs, s, a] += _alpha(step_size, nA[run.runs, s, a]) * (y - v_old - Adv[run.runs, s, a])
         nV[run.runs, s] += 1
         nA[run.runs, s, a] += 1
         run.record(t + 1, V[..., None] + Adv)
