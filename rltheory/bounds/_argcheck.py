@@ -51,3 +51,21 @@ def _nonneg(x: Any, name: str, maximum: float = math.inf) -> np.ndarray:
         rng = "finite and >= 0" if math.isinf(maximum) else f"in [0, {maximum:g}]"
         raise ValueError(f"{name} must be {rng}; {_where(a, bad, name)}")
     return a
+
+
+def _constant(x: Any, name: str, *, minimum: float = 0.0, strict: bool = False, allow_inf: bool = True) -> np.ndarray:
+    """A problem constant of a bound (mismatch, ``D_0``, ``C_1``, a gap) as a float array.
+
+    Entries must be ``>= minimum`` (``> minimum`` when ``strict``) and not NaN; ``+inf`` is kept
+    when ``allow_inf`` (an uncovered state or an unbounded divergence: the bound is then ``inf``,
+    the theorem's vacuous value). A located ``ValueError`` otherwise, so that a bound is never a
+    silent NaN or negative.
+    """
+    a = np.asarray(x, dtype=float)
+    below = (a <= minimum) if strict else (a < minimum)
+    bad = np.isnan(a) | below | (False if allow_inf else np.isinf(a))
+    if np.any(bad):
+        rel = ">" if strict else ">="
+        what = f"a number {rel} {minimum:g}" + (" (inf allowed)" if allow_inf else ", finite")
+        raise ValueError(f"{name} must be {what}; {_where(a, bad, name)}")
+    return a

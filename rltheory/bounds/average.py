@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import _source_atol, check_probability
+from .._validate import _source_atol, check_probability, real_scalar
 from ..backend import to_numpy
 
 __all__ = [
@@ -76,9 +76,10 @@ def vanishing_discount_bound(gamma: Any, bias_span: float) -> np.ndarray:
     array([0.2 , 0.02])
     """
     g = _discounts(gamma)
-    if not (isinstance(bias_span, (int, float, np.floating)) and bias_span >= 0 and math.isfinite(bias_span)):
+    span = real_scalar(bias_span)  # numpy scalars and 0-d arrays as numbers; NaN for anything else
+    if not (span >= 0 and math.isfinite(span)):
         raise ValueError(f"bias_span must be a finite number >= 0; got {bias_span!r}")
-    return (1.0 - g) * float(bias_span)
+    return (1.0 - g) * span
 
 
 def laurent_first_order(gamma: Any, g: Any, h: Any) -> np.ndarray:
@@ -151,9 +152,14 @@ def rvi_asymptotic_rate(P_pi: Any, tau: float) -> float:
     >>> rvi_asymptotic_rate(np.array([[0., 1.], [1., 0.]]), 0.5)  # eigenvalue −1 ↦ 0
     0.0
     """
-    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 < tau <= 1:
+    if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not 0 < tau <= 1:
         raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
-    lam = np.linalg.eigvals(np.asarray(to_numpy(P_pi), dtype=float))
+    raw = np.asarray(to_numpy(P_pi))
+    P = np.asarray(raw, dtype=float)
+    if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] == 0:
+        raise ValueError(f"P_pi must be a square (S, S) transition matrix with S >= 1; got shape {P.shape}")
+    check_probability(P, "P_pi", ("s", "t"), "P_pi[s, :]", atol=_source_atol(raw, np))
+    lam = np.linalg.eigvals(P)
     lam = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
     return float(np.max(np.abs(tau * lam + 1.0 - tau), initial=0.0))
 
@@ -195,6 +201,7 @@ def mixing_time_eps_bound(t_mix: int, eps: float) -> int:
     """
     if isinstance(t_mix, bool) or not isinstance(t_mix, (int, np.integer)) or t_mix < 0:
         raise ValueError(f"t_mix must be a non-negative integer; got {t_mix!r}")
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating)) or not 0 < eps < 1:
         raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
-    return int(math.ceil(math.log2(1.0 / eps))) * int(t_mix)
+    # -log2(eps), not log2(1/eps): 1/eps overflows to inf for a subnormal eps
+    return int(math.ceil(-math.log2(float(eps)))) * int(t_mix)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _count, _nonneg
+from ._argcheck import _count, _nonneg, _real_scalar
 
 __all__ = ["MAC_EXPONENT", "markov_average_bias", "mlmc_expected_samples", "mac_rate"]
 
@@ -68,10 +68,11 @@ def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
     n = np.asarray(N)
     if np.any(n < 1) or np.any(n != np.floor(n)) or np.max(n) > d.shape[0]:
         raise ValueError(f"N must be integers in [1, len(tv)={d.shape[0]}]; got {N!r}")
-    if not (isinstance(span, (int, float)) and math.isfinite(span) and span >= 0):
+    sp = _real_scalar(span)
+    if not (math.isfinite(sp) and sp >= 0):
         raise ValueError(f"span must be a finite number >= 0; got {span!r}")
     c = np.concatenate([[0.0], np.cumsum(d)])
-    return span * c[n.astype(int)] / n
+    return sp * c[n.astype(int)] / n
 
 
 def mlmc_expected_samples(T_max: int) -> float:
@@ -86,7 +87,8 @@ def mlmc_expected_samples(T_max: int) -> float:
     3.125
     """
     T_max = _count(T_max, "T_max")
-    j = int(math.floor(math.log2(T_max)))
+    # exact in integers: ⌊log₂ T_max⌋ in floating point is one too many for T_max = 2^k − 1, k ≥ 49
+    j = T_max.bit_length() - 1
     return j + 2.0 ** (-j)
 
 
@@ -107,9 +109,10 @@ def mac_rate(T: Any, *, tau_mix: float = 1.0, T_max: int = 2, C: float = 1.0) ->
     t = np.asarray(T, dtype=float)
     if np.any(~np.isfinite(t)) or np.any(t < 1):
         raise ValueError(f"T must be >= 1; got {T!r}")
-    if not (isinstance(tau_mix, (int, float, np.integer)) and tau_mix >= 1):
+    if not _real_scalar(tau_mix) >= 1:
         raise ValueError(f"tau_mix must be >= 1; got {tau_mix!r}")
     T_max = _count(T_max, "T_max", 2)
-    if not (isinstance(C, (int, float)) and math.isfinite(C) and C >= 0):
+    c = _real_scalar(C)
+    if not (math.isfinite(c) and c >= 0):
         raise ValueError(f"C must be a finite number >= 0; got {C!r}")
-    return C * math.sqrt(float(tau_mix)) * math.log2(T_max) * t ** MAC_EXPONENT
+    return c * math.sqrt(_real_scalar(tau_mix)) * math.log2(T_max) * t ** MAC_EXPONENT

@@ -195,6 +195,10 @@ def npg_pd_bounds(
     if G.ndim != 1:
         raise ValueError(f"cost_deviation must be a scalar or a vector (one entry per constraint); got shape {G.shape}")
     cspan = np.atleast_1d(_nonneg(cost_span, "cost_span"))
+    if cspan.ndim != 1 or cspan.size not in (1, G.size):
+        raise ValueError(
+            f"cost_span must be a scalar or one entry per constraint ({G.size}, as cost_deviation); got shape {cspan.shape}"
+        )
     rspan = _pos(reward_span, "reward_span", allow_zero=True)
     if kl0 is None:
         if isinstance(n_actions, bool) or not isinstance(n_actions, (int, np.integer)) or n_actions < 1:

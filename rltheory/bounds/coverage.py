@@ -44,6 +44,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .._validate import check_finite, check_occupancy, check_probability
 from ..backend import array_namespace, as_float
 from ..mdp.bellman import as_stochastic_policy, occupancy_measure
@@ -153,7 +155,8 @@ def _concentrability(t: Any, d: Any) -> float:
     support = t > 0
     if bool(xp.any(support & (d <= 0))):
         return float("inf")
-    ratio = xp.where(support, t / xp.where(d > 0, d, xp.ones_like(d)), xp.zeros_like(t))
+    with np.errstate(over="ignore"):  # t/d beyond the float range (a subnormal d): the ratio is inf
+        ratio = xp.where(support, t / xp.where(d > 0, d, xp.ones_like(d)), xp.zeros_like(t))
     return float(xp.max(ratio))
 
 
@@ -209,9 +212,31 @@ def max_occupancy(model: FiniteHorizonMDP | FiniteMDP) -> Any:
     xp = model.xp
     S, A = model.S, model.A
     ind = xp.reshape(xp.eye(S * A, dtype=model.dtype, device=model.P.device), (S * A, S, A))
-    batch = FiniteMDP(xp.broadcast_to(model.P, (S * A, S, A, S)), ind, model.gamma, model.initial_distribution())
+    mu = model.initial_distribution()
+    batch = FiniteMDP(xp.broadcast_to(model.P, (S * A, S, A, S)), ind, model.gamma, mu)
     V = policy_iteration(batch).V  # [S*A, S]
-    return xp.reshape((1.0 - model.gamma) * (V @ model.initial_distribution()), (S, A))
+    sup = xp.reshape((1.0 - model.gamma) * (V @ mu), (S, A))
+    # The linear solves leave round-off (±1e-17) where the exact value is 0: a state no policy
+    # reaches from μ. Zero it exactly (and clip negatives), or every uncovered unreachable pair
+    # would make all_policy_concentrability infinite.
+    reach = _reachable(model.P, mu, model.gamma > 0.0)
+    return xp.where(reach[:, None], xp.maximum(sup, xp.zeros_like(sup)), xp.zeros_like(sup))
+
+
+def _reachable(P: Any, mu: Any, steps: bool) -> Any:
+    """``reach[s]``: some policy visits ``s`` with positive probability from ``μ`` (in ≥ 0 steps when ``steps``)."""
+    xp = array_namespace(P)
+    S = P.shape[-1]
+    reach = mu > 0
+    if not steps:
+        return reach
+    adj = xp.astype(xp.any(P > 0, axis=1), P.dtype)  # adj[s, t]: some action moves s to t
+    for _ in range(S):
+        nxt = reach | ((xp.astype(reach, P.dtype) @ adj) > 0)
+        if bool(xp.all(nxt == reach)):
+            break
+        reach = nxt
+    return reach
 
 
 def all_policy_concentrability(model: FiniteHorizonMDP | FiniteMDP, d_data: Any) -> float:
@@ -271,6 +296,13 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     null-space block ``U_0ᵀ Σ_target U_0`` is non-zero the ratio is unbounded. Leading
     batch axes (e.g. steps ``h``) are maximised over.
 
+    ``rtol`` is a relative rank cut on both sides: eigenvalues of ``Σ_data`` up to
+    ``rtol·max w`` count as 0, and a null-space block of ``Σ_target`` up to
+    ``rtol·k·max|Σ_target|`` counts as 0. So ``Σ_target = diag(1, 1e-11)`` against
+    ``Σ_data = diag(1, 0)`` gives ``1`` (exactly: ``∞``), and ``diag(1, 1e-9)`` against
+    ``diag(1, 1e-11)`` gives ``∞`` (exactly: ``100``); pass a smaller ``rtol`` to resolve such
+    scales.
+
     Notes
     -----
     This is the coverage coefficient of linear-feature policy optimisation
@@ -293,6 +325,8 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     check_finite(T, "sigma_target", ("i", "j"))
     check_finite(D, "sigma_data", ("i", "j"))
     k = T.shape[-1]
+    if k == 0 or T.size == 0:
+        raise ValueError(f"sigma_target and sigma_data must hold at least one (k, k) matrix with k >= 1; got shape {tuple(T.shape)}")
     Tb = xp.reshape(T, (-1, k, k))
     Db = xp.reshape(D, (-1, k, k))
     worst = 0.0

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import contraction_steps
-from .._validate import check_discount
+from .._validate import check_discount, real_scalar
 from ..backend import to_numpy
 from ..mdp.model import FiniteMDP
 
@@ -54,6 +54,14 @@ def _nonneg(x: Any, name: str) -> np.ndarray:
         i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape)) if arr.ndim else ()
         raise ValueError(f"{name} must be finite and non-negative; {name}{list(i) if i else ''} = {float(arr[i])!r}")
     return arr
+
+
+def _strict_steps(g: float, log_start: float, log_tol: float) -> int:
+    """Smallest ``k ≥ 0`` with ``g^k · start < tol`` from the logarithms (``0 < g < 1``): the
+    form for a ``start`` or ``tol`` beyond the float range (an ``inf`` product or a 0 threshold)."""
+    if log_start < log_tol:
+        return 0
+    return int(math.floor((log_start - log_tol) / -math.log(g))) + 1
 
 
 def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
@@ -181,9 +189,10 @@ def vi_stopping_threshold(epsilon: float, gamma: float) -> float:
     0.005556
     """
     g = _gamma(gamma, allow_zero=False)
-    if not (isinstance(epsilon, (int, float, np.floating)) and math.isfinite(epsilon) and epsilon > 0):
+    eps = real_scalar(epsilon)  # numpy scalars and 0-d arrays as numbers; NaN for anything else
+    if not (math.isfinite(eps) and eps > 0):
         raise ValueError(f"epsilon must be a positive finite number; got {epsilon!r}")
-    return float(epsilon) * (1.0 - g) / (2.0 * g)
+    return eps * (1.0 - g) / (2.0 * g)
 
 
 def vi_iterations_to_threshold(epsilon: float, gamma: float, first_diff: float) -> int:
@@ -222,7 +231,11 @@ def vi_iterations_to_threshold(epsilon: float, gamma: float, first_diff: float) 
     """
     thr = vi_stopping_threshold(epsilon, gamma)
     d0 = float(_nonneg(first_diff, "first_diff"))
-    return contraction_steps(_gamma(gamma), d0, thr, strict=True)
+    g = _gamma(gamma)
+    if thr == 0.0 and d0 > 0.0:  # ε(1−γ)/(2γ) underflowed (ε ≈ 1e-308, γ → 1): count from logarithms
+        log_thr = math.log(real_scalar(epsilon)) + math.log1p(-g) - math.log(2.0 * g)
+        return _strict_steps(g, math.log(d0), log_thr)
+    return contraction_steps(g, d0, thr, strict=True)
 
 
 def span_stopping_iterations(gamma: float, tol: float, span0: float, *, sweep_error: float = 0.0) -> int | float:
@@ -279,16 +292,20 @@ def span_stopping_iterations(gamma: float, tol: float, span0: float, *, sweep_er
     3
     """
     g = _gamma(gamma)
-    if not (isinstance(tol, (int, float, np.floating)) and math.isfinite(tol) and tol > 0):
+    tol_f = real_scalar(tol)
+    if not (math.isfinite(tol_f) and tol_f > 0):
         raise ValueError(f"tol must be a positive finite number; got {tol!r}")
     s0 = float(_nonneg(span0, "span0"))
     eps = float(_nonneg(sweep_error, "sweep_error"))
-    target = float(tol) - 4.0 * g * eps / (1.0 - g) ** 2
+    target = tol_f - 4.0 * g * eps / (1.0 - g) ** 2
     if not target > 0.0:
         return math.inf
     if g == 0.0:
         return 1
-    return contraction_steps(g, g / (1.0 - g) * s0, target, strict=True) + 1
+    start = g / (1.0 - g) * s0
+    if math.isinf(start):  # γ/(1−γ)·sp_0 beyond the float range (sp_0 ≈ 1e299, γ → 1): from logarithms
+        return _strict_steps(g, math.log(g) - math.log1p(-g) + math.log(s0), math.log(target)) + 1
+    return contraction_steps(g, start, target, strict=True) + 1
 
 
 def vi_sweep_error(mdp: Any) -> float:

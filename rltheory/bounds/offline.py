@@ -98,6 +98,22 @@ def _pos(x: Any, name: str) -> float:
     return float(x)
 
 
+def _located(x: np.ndarray, bad: np.ndarray, name: str, rule: str) -> None:
+    if np.any(bad):
+        i = tuple(int(j) for j in np.argwhere(bad)[0]) if x.ndim else ()
+        where = f"{name}{list(i)}" if x.ndim else name
+        raise ValueError(f"{name} must be {rule}; {where} = {x[i].item()!r}")
+
+
+def _counts_and_range(n: Any, value_range: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Counts ``n ≥ 0`` (not NaN; ``inf`` allowed) and a finite range ``B ≥ 0``, as float arrays."""
+    n = np.asarray(to_numpy(n), dtype=np.float64)
+    B = np.asarray(to_numpy(value_range), dtype=np.float64)
+    _located(n, ~(n >= 0), "n", "a count >= 0")  # ~(>=): NaN is bad
+    _located(B, ~np.isfinite(B) | (B < 0), "value_range", "finite and >= 0")
+    return n, B
+
+
 def hoeffding_radius(n: Any, value_range: Any, delta: float) -> np.ndarray:
     r"""Two-sided Hoeffding radius ``B √(ln(2/δ)/(2n))`` for the mean of ``n`` i.i.d. values in ``[0, B]``.
 
@@ -110,8 +126,7 @@ def hoeffding_radius(n: Any, value_range: Any, delta: float) -> np.ndarray:
     1.0
     """
     d = _prob(delta)
-    n = np.asarray(to_numpy(n), dtype=np.float64)
-    B = np.asarray(to_numpy(value_range), dtype=np.float64)
+    n, B = _counts_and_range(n, value_range)
     r = B * np.sqrt(math.log(2.0 / d) / (2.0 * np.maximum(n, 1.0)))
     return np.where(n > 0, np.minimum(r, B), B)
 
@@ -131,9 +146,12 @@ def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: f
     (1.0, True)
     """
     d = _prob(delta)
-    n = np.asarray(to_numpy(n), dtype=np.float64)
-    v = np.maximum(np.asarray(to_numpy(variance), dtype=np.float64), 0.0)
-    B = np.asarray(to_numpy(value_range), dtype=np.float64)
+    n, B = _counts_and_range(n, value_range)
+    v = np.asarray(to_numpy(variance), dtype=np.float64)
+    shape = np.broadcast_shapes(n.shape, v.shape)
+    vb = np.broadcast_to(v, shape)
+    _located(vb, ~np.isfinite(vb) & np.broadcast_to(n >= 2, shape), "variance", "finite where n >= 2 (n < 2 gets B)")
+    v = np.maximum(v, 0.0)  # a sample variance rounded below 0
     L = math.log(4.0 / d)
     m = np.maximum(n, 2.0)
     r = np.sqrt(2.0 * v * L / m) + 7.0 * B * L / (3.0 * (m - 1.0))
@@ -192,6 +210,8 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     """
     phi = np.asarray(to_numpy(features), dtype=np.float64)
     L = np.asarray(to_numpy(Lambda), dtype=np.float64)
+    if isinstance(beta, np.ndarray) and beta.ndim == 0:
+        beta = beta.item()
     b = _pos(beta, "beta") if beta != 0 else 0.0
     if phi.ndim not in (3, 4) or 0 in phi.shape[-3:-1]:
         raise ValueError(f"features must have shape (S, A, d) or (H, S, A, d) with S, A >= 1; got {phi.shape}")
@@ -201,6 +221,13 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     if L.shape[0] == 0:
         raise ValueError(f"Lambda must have at least one step (H >= 1); got {L.shape}")
     check_finite(L, "Lambda", ("h", "i", "j"))
+    for h in range(L.shape[0]):  # Λ_h = Σ φφᵀ + λI: an indefinite Λ_h would give a 0 bonus, a singular one no solve
+        w_min = float(np.linalg.eigvalsh((L[h] + L[h].T) / 2)[0])
+        if not w_min > 0:
+            raise ValueError(
+                f"Lambda[{h}] must be positive definite (Λ_h = Σ φφᵀ + λI with λ > 0); "
+                f"the smallest eigenvalue of its symmetric part is {w_min:.6g}"
+            )
     if phi.ndim == 3:
         phi = np.broadcast_to(phi, (L.shape[0],) + phi.shape)
     out = np.empty(phi.shape[:-1])
@@ -302,9 +329,17 @@ def offline_game_gap_rate(
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
     d = _prob(delta)
-    acts = tuple(int(a) for a in actions)
+    acts = tuple(actions)
+    if not acts:
+        raise ValueError("actions must list each player's number of actions (at least one player); got ()")
+    for i, a in enumerate(acts):
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or a < 1:
+            raise ValueError(f"actions[{i}] must be a positive integer; got {a!r}")
+    acts = tuple(int(a) for a in acts)
     n = len(acts)
-    J = int(np.prod(acts))
+    J = math.prod(acts)
+    if support is not None and (isinstance(support, bool) or not isinstance(support, (int, np.integer)) or support < 1):
+        raise ValueError(f"support must be a positive integer (the pairs an occupancy charges); got {support!r}")
     M = S * J if support is None else int(support)
     Kh = K // H
     C = float(C_uni)

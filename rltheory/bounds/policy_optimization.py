@@ -50,7 +50,7 @@ from .._validate import as_distribution, as_real_array
 from ..backend import to_numpy
 from ..mdp.bellman import as_stochastic_policy, state_occupancy
 from ..mdp.model import FiniteMDP
-from ._argcheck import _count, _gamma, _pos, _times, _where
+from ._argcheck import _constant, _count, _gamma, _pos, _times, _where
 from .td_q_learning import q_learning_bound, td_fixed_point_bound, tvr_fixed_point_bound
 
 __all__ = [
@@ -116,11 +116,12 @@ def npg_bound(
     g = _gamma(gamma)
     span = _pos(reward_span, "reward_span", allow_zero=True)
     if kl0 is None:
-        if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 1:
+        if isinstance(n_actions, bool) or not isinstance(n_actions, (int, np.integer)) or n_actions < 1:
             raise ValueError(f"give kl0 or n_actions (an integer >= 1); got n_actions={n_actions!r}")
         kl0 = math.log(n_actions)
-    kl0 = np.asarray(kl0, dtype=float)
-    return kl0 / (eta * T) + span / ((1.0 - g) ** 2 * T)
+    kl0 = _constant(kl0, "kl0")  # a KL divergence: >= 0, inf when π_0 misses the support of π*
+    with np.errstate(over="ignore"):  # a tiny eta: the bound is inf
+        return kl0 / (eta * T) + span / ((1.0 - g) ** 2 * T)
 
 
 def softmax_pg_bound(
@@ -156,12 +157,11 @@ def softmax_pg_bound(
     t = _times(t)
     g = _gamma(gamma)
     _count(n_states, "n_states")
-    c = np.asarray(c, dtype=float)
-    if np.any(~(c > 0)):
-        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); {_where(c, ~(c > 0), 'c')}")
-    return 16.0 * n_states * np.asarray(mismatch, float) ** 2 * np.asarray(inv_rho, float) / (
-        c**2 * (1.0 - g) ** 6 * t
-    )
+    c = _probability_floor(c)
+    mismatch = _constant(mismatch, "mismatch")
+    inv_rho = _constant(inv_rho, "inv_rho", minimum=1.0)  # 1/min_s ρ(s) >= 1
+    with np.errstate(over="ignore"):  # c² below the float range: the bound is inf
+        return 16.0 * n_states * mismatch**2 * inv_rho / ((1.0 - g) ** 6 * t) / c / c
 
 
 def projected_pg_bound(T: Any, *, gamma: float, n_states: int, n_actions: int, mismatch: Any) -> np.ndarray:
@@ -181,7 +181,7 @@ def projected_pg_bound(T: Any, *, gamma: float, n_states: int, n_actions: int, m
     T = _times(T, "T")
     g = _gamma(gamma, positive=True)
     n_states, n_actions = _count(n_states, "n_states"), _count(n_actions, "n_actions")
-    return np.asarray(mismatch, float) * np.sqrt(64.0 * g * n_states * n_actions / ((1.0 - g) ** 6 * T))
+    return _constant(mismatch, "mismatch") * np.sqrt(64.0 * g * n_states * n_actions / ((1.0 - g) ** 6 * T))
 
 
 def entropy_npg_bound(t: Any, *, eta: float, tau: float, gamma: float, C1: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -218,9 +218,14 @@ def entropy_npg_bound(t: Any, *, eta: float, tau: float, gamma: float, C1: Any) 
     eta, tau = _pos(eta, "eta"), _pos(tau, "tau")
     if eta * tau > (1.0 - g) * (1.0 + 1e-12):
         raise ValueError(f"Theorem 1 needs eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}")
-    C1 = np.asarray(C1, dtype=float)
-    r = (1.0 - eta * tau) ** (t - 1.0)
-    return C1 * g * r, 2.0 * C1 / tau * r
+    C1 = _constant(C1, "C1")
+    # the tolerance above admits eta*tau a hair above 1 - gamma: clip the factor at 0, never negative
+    r = max(0.0, 1.0 - eta * tau) ** (t - 1.0)
+    with np.errstate(invalid="ignore"):
+        q, lp = C1 * g * r, 2.0 * C1 / tau * r
+    if np.any(np.isinf(C1)):  # C1 = inf times a factor that is (or underflowed to) 0: keep inf
+        q, lp = np.where(np.isinf(C1), np.inf, q), np.where(np.isinf(C1), np.inf, lp)
+    return q, lp
 
 
 def entropy_pg_step_size(*, gamma: float, tau: float, n_actions: int) -> float:
@@ -312,11 +317,9 @@ def entropy_pg_bound(
     g = _gamma(gamma)
     tau = _pos(tau, "tau")
     n_actions = _count(n_actions, "n_actions")
-    c = np.asarray(c, dtype=float)
-    if np.any(~(c > 0)):
-        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise); {_where(c, ~(c > 0), 'c')}")
-    mismatch = np.asarray(mismatch, dtype=float)
-    inv_mu = np.asarray(inv_mu, dtype=float)
+    c = _probability_floor(c)
+    mismatch = _constant(mismatch, "mismatch", strict=True)  # ‖d/μ‖∞ >= 1 in exact arithmetic
+    inv_mu = _constant(inv_mu, "inv_mu", minimum=1.0)  # 1/min_s μ(s) >= 1
     logA = math.log(n_actions)
     C = (1.0 - g) ** 4 / (8.0 / tau + 4.0 + 8.0 * logA) * c**2 / (inv_mu * mismatch)
     return inv_mu * (1.0 + tau * logA) / (1.0 - g) ** 2 * np.exp(-C * (t - 1.0))
@@ -370,7 +373,9 @@ def pmd_sublinear_bound(k: Any, *, eta: float, gamma: float, kl0: Any, reward_sp
     g = _gamma(gamma)
     eta = _pos(eta, "eta")
     span = _pos(reward_span, "reward_span", allow_zero=True)
-    return (np.asarray(kl0, float) / ((1.0 - g) * eta) + span / (1.0 - g) ** 2) / k
+    kl0 = _constant(kl0, "kl0")
+    with np.errstate(over="ignore"):
+        return (kl0 / ((1.0 - g) * eta) + span / (1.0 - g) ** 2) / k
 
 
 def pmd_linear_bound(k: Any, *, rate: float, eta0: float, gap0: Any, kl0: Any) -> np.ndarray:
@@ -413,9 +418,23 @@ def pmd_linear_bound(k: Any, *, rate: float, eta0: float, gap0: Any, kl0: Any) -
     if not q < 1.0:
         raise ValueError(f"rate must lie in (0, 1); got {rate!r}")
     eta0 = _pos(eta0, "eta0")
-    return q**k * (np.asarray(gap0, float) + np.asarray(kl0, float) / (q * eta0))
+    const = _constant(gap0, "gap0") + _constant(kl0, "kl0") / (q * eta0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = q**k * const
+    if np.any(np.isinf(const)):  # an inf constant times q^k that underflowed to 0: keep inf
+        out = np.where(np.isinf(const), np.inf, out)
+    return out
 
 
+
+
+def _probability_floor(c: Any) -> np.ndarray:
+    """``c = inf_t min π_t(·|s)``: a probability in ``(0, 1]`` (located error otherwise)."""
+    c = np.asarray(c, dtype=float)
+    bad = ~((c > 0) & (c <= 1))
+    if np.any(bad):
+        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise) and <= 1 (a probability); {_where(c, bad, 'c')}")
+    return c
 
 
 # -- problem constants computed from a model ------------------------------------------
@@ -453,7 +472,8 @@ def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.nda
     r"""``D_0 = Σ_s ν(s) KL(π*(·|s) ‖ π_0(·|s))`` (``inf`` if ``π_0`` misses the support of ``π*``).
 
     ``weights`` ``ν[..., S]`` must be finite and non-negative (``ValueError`` naming the
-    offending entry otherwise).
+    offending entry otherwise). A state of weight 0 contributes 0, even where its KL is
+    ``inf`` (the expectation over ``ν`` does not see it).
 
     Examples
     --------
@@ -471,14 +491,23 @@ def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.nda
         raise ValueError(f"weights must be non-negative; weights{_where_named(i, ('s',))} = {float(w[i])!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * (np.log(np.where(p > 0, p, 1.0)) - np.log(q)), 0.0)
-    return np.sum(w * terms.sum(-1), axis=-1)
+        # a state of weight 0 contributes 0 even where its KL is inf (0·inf would be NaN)
+        return np.sum(np.where(w > 0, w * terms.sum(-1), 0.0), axis=-1)
 
 
 def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = None, soft: Any = None) -> np.ndarray:
     r"""Cen et al.'s ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞ + 2τ(1 − ητ/(1−γ))‖log π*_τ − log π^{(0)}‖∞``.
 
     ``Q*_τ`` comes from :func:`rltheory.algorithms.soft.soft_reference` (or ``soft``),
-    ``π^{(0)}`` is uniform unless given. Shape: the model's batch shape.
+    ``π^{(0)}`` is uniform unless given. Shape: the model's batch shape. ``inf`` when
+    ``π^{(0)}`` has a zero (``log 0``) and ``η < (1−γ)/τ``; at ``η = (1−γ)/τ`` (soft policy
+    iteration) the log-policy term has weight 0 and ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞``.
+
+    Raises
+    ------
+    ValueError
+        ``gamma=None`` (average reward), or ``η > (1−γ)/τ``: outside Cen et al.'s Theorem 1
+        the factor ``1 − ητ/(1−γ)`` is negative and ``C_1`` can be negative (no bound).
 
     Examples
     --------
@@ -490,8 +519,14 @@ def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = N
     """
     from ..algorithms.soft import regularized_values, soft_reference  # noqa: PLC0415
 
+    if mdp.gamma is None:
+        raise ValueError("entropy_npg_constant needs a discounted model; got gamma=None (average reward)")
     g = float(mdp.gamma)
     eta, tau = _pos(eta, "eta"), _pos(tau, "tau")
+    factor = 1.0 - eta * tau / (1.0 - g)
+    if factor < -1e-12:  # Theorem 1's range; outside it C_1 can be negative (no bound)
+        raise ValueError(f"Theorem 1 needs eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}")
+    factor = max(factor, 0.0)
     xp = mdp.xp
     if soft is None:
         soft = soft_reference(mdp, tau=tau)
@@ -499,5 +534,8 @@ def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = N
         pi0 = xp.full(mdp.batch_shape + (mdp.S, mdp.A), 1.0 / mdp.A, dtype=mdp.dtype, device=mdp.P.device)
     _, Q0 = regularized_values(mdp, pi0, tau=tau)
     qe = to_numpy(xp.max(xp.abs(soft.Q - Q0), axis=(-2, -1)))
-    le = to_numpy(xp.max(xp.abs(soft.log_policy - xp.log(as_stochastic_policy(mdp, pi0))), axis=(-2, -1)))
-    return qe + 2.0 * tau * (1.0 - eta * tau / (1.0 - g)) * le
+    if factor == 0.0:  # soft policy iteration (eta = (1 - gamma)/tau): pi^(1) does not depend on pi^(0)
+        return qe
+    with np.errstate(divide="ignore"):  # a zero of pi^(0): log 0 = -inf, C_1 = inf
+        le = to_numpy(xp.max(xp.abs(soft.log_policy - xp.log(as_stochastic_policy(mdp, pi0))), axis=(-2, -1)))
+    return qe + 2.0 * tau * factor * le

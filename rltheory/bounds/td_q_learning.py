@@ -29,9 +29,10 @@ __all__ = ["td_fixed_point_bound", "tvr_fixed_point_bound", "q_learning_bound"]
 
 
 def _kappa(gamma: float, lam: float) -> float:
-    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not (0.0 <= lam <= 1.0):
+    lam_f = _real_scalar(lam)  # numpy scalars and 0-d arrays as Python numbers; NaN for anything else
+    if not (0.0 <= lam_f <= 1.0):
         raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
-    return gamma * (1.0 - lam) / (1.0 - gamma * lam)
+    return gamma * (1.0 - lam_f) / (1.0 - gamma * lam_f)
 
 
 def td_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
@@ -60,7 +61,7 @@ def td_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.
     """
     g = _gamma(gamma)
     kappa = _kappa(g, lam)
-    return np.asarray(projection_error, float) / math.sqrt(1.0 - kappa**2)
+    return _nonneg(projection_error, "projection_error") / math.sqrt(1.0 - kappa**2)
 
 
 def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
@@ -78,7 +79,7 @@ def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0
     """
     g = _gamma(gamma)
     _kappa(g, lam)
-    return np.asarray(projection_error, float) * (1.0 - lam * g) / (1.0 - g)
+    return _nonneg(projection_error, "projection_error") * (1.0 - _real_scalar(lam) * g) / (1.0 - g)
 
 
 def q_learning_bound(

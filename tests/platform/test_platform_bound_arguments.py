@@ -11,7 +11,10 @@ import pytest
 from rltheory.bounds import average as avg
 from rltheory.bounds import average_reward as ar
 from rltheory.bounds import constrained as con
+from rltheory.bounds import coverage as cov
 from rltheory.bounds import games as gm
+from rltheory.bounds import offline as off
+from rltheory.bounds import policy_optimization as po
 from rltheory.bounds import td_q_learning as tq
 
 _NPG_PD = {"gamma": 0.5, "eta1": 1.0, "eta2": 0.1, "Lambda": 4.0, "n_actions": 2}
@@ -79,6 +82,40 @@ CASES = [
     (tq.q_learning_bound, ([1],), _QL | {"horizon": 0}, r"horizon must be an integer >= 1; got 0"),
     (tq.q_learning_bound, ([1],), _QL | {"value_span": [1.0, -1.0]}, r"value_span must be finite and >= 0; value_span\[1\] = -1\.0"),
     (tq.q_learning_bound, ([1],), _QL | {"initial_error": math.nan}, r"initial_error must be finite and >= 0; got nan"),
+    # problem constants of a bound: a NaN or a negative one gave a silent NaN or a negative bound
+    (po.npg_bound, (10,), {"eta": 1.0, "gamma": 0.5, "kl0": math.nan}, r"kl0 must be a number >= 0 \(inf allowed\); got nan"),
+    (po.npg_bound, (10,), {"eta": 1.0, "gamma": 0.5, "kl0": [0.1, -1.0]}, r"kl0 must be .*; kl0\[1\] = -1\.0"),
+    (po.softmax_pg_bound, (1,), {"gamma": 0.5, "n_states": 2, "c": 0.5, "mismatch": -1.0, "inv_rho": 2.0},
+     r"mismatch must be a number >= 0 \(inf allowed\); got -1\.0"),
+    (po.softmax_pg_bound, (1,), {"gamma": 0.5, "n_states": 2, "c": 0.5, "mismatch": 1.0, "inv_rho": 0.5},
+     r"inv_rho must be a number >= 1 \(inf allowed\); got 0\.5"),
+    (po.softmax_pg_bound, (1,), {"gamma": 0.5, "n_states": 2, "c": 1.5, "mismatch": 1.0, "inv_rho": 2.0},
+     r"c must be > 0 .* and <= 1 \(a probability\); got 1\.5"),
+    (po.projected_pg_bound, (10,), {"gamma": 0.5, "n_states": 2, "n_actions": 2, "mismatch": math.nan},
+     r"mismatch must be a number >= 0 \(inf allowed\); got nan"),
+    (po.entropy_npg_bound, (1,), {"eta": 0.5, "tau": 1.0, "gamma": 0.5, "C1": -1.0}, r"C1 must be a number >= 0 \(inf allowed\); got -1\.0"),
+    (po.entropy_pg_bound, (1,), {"gamma": 0.5, "tau": 1.0, "n_actions": 2, "c": 0.5, "mismatch": 0.0, "inv_mu": 2.0},
+     r"mismatch must be a number > 0 \(inf allowed\); got 0\.0"),
+    (po.entropy_pg_bound, (1,), {"gamma": 0.5, "tau": 1.0, "n_actions": 2, "c": 0.5, "mismatch": 1.0, "inv_mu": -2.0},
+     r"inv_mu must be a number >= 1 \(inf allowed\); got -2\.0"),
+    (po.pmd_sublinear_bound, (1,), {"eta": 1.0, "gamma": 0.5, "kl0": math.nan}, r"kl0 must be a number >= 0 \(inf allowed\); got nan"),
+    (po.pmd_linear_bound, (1,), {"rate": 0.5, "eta0": 1.0, "gap0": -1.0, "kl0": 0.0}, r"gap0 must be a number >= 0 \(inf allowed\); got -1\.0"),
+    (tq.td_fixed_point_bound, (math.nan,), {"gamma": 0.5}, r"projection_error must be finite and >= 0; got nan"),
+    (tq.tvr_fixed_point_bound, ([0.5, -1.0],), {"gamma": 0.5}, r"projection_error must be finite and >= 0; projection_error\[1\] = -1\.0"),
+    (off.hoeffding_radius, (10, -1.0, 0.1), {}, r"value_range must be finite and >= 0; value_range = -1\.0"),
+    (off.hoeffding_radius, ([3, math.nan], 1.0, 0.1), {}, r"n must be a count >= 0; n\[1\] = nan"),
+    (off.empirical_bernstein_radius, ([1, 5], [math.nan, math.nan], 1.0, 0.1), {},
+     r"variance must be finite where n >= 2 \(n < 2 gets B\); variance\[1\] = nan"),
+    (off.elliptical_bonus, (np.eye(2).reshape(1, 2, 2), -np.eye(2)[None], 1.0), {},
+     r"Lambda\[0\] must be positive definite .*smallest eigenvalue of its symmetric part is -1"),
+    (off.offline_game_gap_rate, (1.0, 1, (2, 0), 1, 100, 0.5), {}, r"actions\[1\] must be a positive integer; got 0"),
+    (off.offline_game_gap_rate, (1.0, 1, (2, 2), 1, 100, 0.5), {"support": -1},
+     r"support must be a positive integer .*; got -1"),
+    (con.npg_pd_bounds, ([1, 2],), _NPG_PD | {"cost_deviation": [1.0, 2.0], "cost_span": [1.0, 1.0, 1.0]},
+     r"cost_span must be a scalar or one entry per constraint \(2, as cost_deviation\); got shape \(3,\)"),
+    (avg.rvi_asymptotic_rate, (np.array([[2.0]]), 1.0), {}, r"each P_pi\[s, :\] must sum to 1 .*sums to 2"),
+    (avg.rvi_asymptotic_rate, (np.ones(3) / 3, 1.0), {}, r"P_pi must be a square \(S, S\) transition matrix"),
+    (cov.relative_condition_number, (np.zeros((0, 0)), np.zeros((0, 0))), {}, r"at least one \(k, k\) matrix with k >= 1"),
 ]
 
 
