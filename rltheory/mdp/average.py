@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._numerics import highs_linprog
-from .._validate import as_real_array, check_positive_int, check_tolerance
+from .._validate import as_real_array, check_positive_int, check_tolerance, real_scalar
 from ..backend import require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
 from ..trace import Trace, TraceRecorder
@@ -204,6 +204,14 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
     return _evaluate(xp, P, r, per_state)
 
 
+def _check_tau(tau: Any) -> float:
+    """``tau`` must be a real number in ``(0, 1]`` (numpy scalars included; not a bool)."""
+    v = real_scalar(tau)
+    if not (0.0 < v <= 1.0):  # NaN (also what real_scalar gives for bools and strings) fails
+        raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
+    return v
+
+
 def aperiodicity_transform(mdp: FiniteMDP, tau: float) -> FiniteMDP:
     r"""``P̃ = τP + (1−τ)I``, ``r̃ = τr``: same optimal policies, ``g̃ = τg``, ``h̃ = h``.
 
@@ -221,8 +229,7 @@ def aperiodicity_transform(mdp: FiniteMDP, tau: float) -> FiniteMDP:
     """
     if not isinstance(mdp, FiniteMDP):
         raise TypeError(f"aperiodicity_transform expects a FiniteMDP; got {type(mdp).__name__}")
-    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not (0.0 < tau <= 1.0):
-        raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
+    tau = _check_tau(tau)
     xp = mdp.xp
     eye = xp.eye(mdp.S, dtype=mdp.dtype, device=mdp.P.device)[:, None, :]
     return mdp.replace(P=tau * mdp.P + (1.0 - tau) * eye, R=tau * mdp.R)
@@ -299,8 +306,7 @@ def relative_value_iteration(
     (array([1, 1]), 1.777778)
     """
     _require_average(mdp, "relative_value_iteration")
-    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not (0.0 < tau <= 1.0):
-        raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
+    tau = _check_tau(tau)
     tol = check_tolerance(tol)
     max_iter = check_positive_int(max_iter, "max_iter")
     if isinstance(ref_state, bool) or not isinstance(ref_state, (int, np.integer)) or not 0 <= ref_state < mdp.S:
@@ -341,17 +347,29 @@ def _select(xp: Any, Q: Any, pi: Any) -> Any:
     return xp.sum(xp.where(onehot, Q, xp.zeros_like(Q)), axis=-1)
 
 
-def _improve(xp: Any, Q: Any, pi: Any, scale: Any, allowed: Any = None) -> tuple[Any, Any]:
+def _centered(xp: Any, P: Any, v: Any) -> Any:
+    """``Σ_j P(j|s,a) (v(j) − v(s))`` of shape ``[..., S, A]``: ``(P v)(s, a) − v(s)`` without forming ``P v``.
+
+    Rounding is then relative to the differences ``|v(j) − v(s)|`` over the successors, not to ``|v|``:
+    a bias of size ``1/δ`` (states coupled with probability ``δ``) otherwise puts a round-off of
+    ``ε/δ`` into every comparison at every state."""
+    return xp.sum(P * (v[..., None, None, :] - v[..., :, None, None]), axis=-1)
+
+
+def _improve(xp: Any, Q: Any, pi: Any, scale: Any, allowed: Any = None) -> tuple[Any, Any, Any]:
     """Greedy step keeping ``π(s)`` when it is within the tie tolerance of the best allowed action.
 
-    The tolerance is ``1e-10·(scale + max|Q|)`` with ``scale = max|r|`` per instance: relative to
-    the model's size (an absolute floor of 1e-10 made every action a tie at reward size 1e-12)."""
+    The tolerance at state ``s`` is ``1e-10·(scale + max_a|Q(s, a)|)`` with ``scale = max|r|`` per
+    instance: relative to the model's size (an absolute floor of 1e-10 made every action a tie at
+    reward size 1e-12) and to the compared values of that state only (one tolerance from the
+    largest ``|Q|`` of the model made improvements of size 0.8 ties at the states where ``Q`` is of
+    order 1 when elsewhere it was 1e10). Returns ``(policy, max_a Q, tolerance[..., S])``."""
     if allowed is not None:
         Q = xp.where(allowed, Q, xp.full_like(Q, -float("inf")))
     qmax = xp.max(Q, axis=-1)
-    tol = 1e-10 * (scale + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=(-2, -1)))
-    keep = _select(xp, Q, pi) >= qmax - tol[..., None]
-    return xp.where(keep, pi, _greedy(Q)), qmax
+    tol = 1e-10 * (scale[..., None] + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=-1))
+    keep = _select(xp, Q, pi) >= qmax - tol
+    return xp.where(keep, pi, _greedy(Q)), qmax, tol
 
 
 def average_policy_iteration(
@@ -370,6 +388,11 @@ def average_policy_iteration(
     possible; if that changes nothing, (b) maximise ``r + P h_n`` over the actions
     ``B_s`` attaining (a). Terminates in finitely many steps with an optimal policy
     (Puterman Thm 9.2.3 via lexicographic improvement of ``(g, h)``).
+
+    "Attains the maximum" is decided with the tie tolerance ``1e-10·(max|r| + max_a |x(s, a)|)``
+    at each state, for the compared quantities ``x(s, a) = r(s,a) + Σ_j P(j|s,a)(h(j) − h(s))`` and
+    ``Σ_j P(j|s,a)(g(j) − g(s))`` (the same comparisons as ``r + Ph`` and ``Pg``, formed without the
+    size of ``h(s)``, which is ``~1/δ`` when parts of the chain are coupled with probability ``δ``).
 
     Parameters
     ----------
@@ -429,20 +452,21 @@ def average_policy_iteration(
                 f"has {cs.describe()}: the model is multichain; use average_policy_iteration(mdp, multichain=True)"
             )
         g, h = _evaluate(xp, P, r, True if multichain else None)
-        Q = _q_values(mdp, h, 1.0)
+        # the improvement steps compare r + P h − h and P g − g at each state (same argmax and
+        # differences as r + P h and P g), formed without the magnitudes of h(s) and g(s)
+        adv = mdp.R + _centered(xp, mdp.P, h)
         it += 1
         if multichain:
-            G = _q_values(mdp.replace(R=xp.zeros_like(mdp.R)), g, 1.0)  # P(·|s,a)ᵀ g
-            new_a, gmax = _improve(xp, G, pi, rscale)
+            D = _centered(xp, mdp.P, g)  # P(·|s,a)ᵀ g − g(s)
+            new_a, dmax, tolg = _improve(xp, D, pi, rscale)
             changed_a = xp.any(new_a != pi, axis=-1)
-            tolg = 1e-10 * (rscale + xp.max(xp.abs(G), axis=(-2, -1)))
-            allowed = G >= gmax[..., None] - tolg[..., None, None]
-            new_b, qmax = _improve(xp, Q, pi, rscale, allowed)
+            allowed = D >= (dmax - tolg)[..., None]
+            new_b, amax, _ = _improve(xp, adv, pi, rscale, allowed)
             new = xp.where(changed_a[..., None], new_a, new_b)
-            resid = xp.maximum(xp.max(gmax - g, axis=-1), xp.max(xp.abs(qmax - g - h), axis=-1))
+            resid = xp.maximum(xp.max(dmax, axis=-1), xp.max(xp.abs(amax - g), axis=-1))
         else:
-            new, qmax = _improve(xp, Q, pi, rscale)
-            resid = xp.max(qmax - h, axis=-1) - g
+            new, amax, _ = _improve(xp, adv, pi, rscale)
+            resid = xp.max(amax, axis=-1) - g
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
         rec.record(it, changed=changed, bound=resid)
         n_changed = int(xp.max(changed))
@@ -508,8 +532,11 @@ def average_linear_program(
     Returns
     -------
     AverageRewardSolution
-        ``occupancy = x*``. Unichain: ``gain = Σ r x*`` and ``bound = max_s (T h − h)(s) − gain``,
-        so that ``0 ≤ g* − gain ≤ bound`` (Odoni). Multichain: ``bound`` = LP optimality
+        ``occupancy = x*``. Unichain: ``gain = min(Σ r x*, min_s g^policy(s))`` (the two agree up to
+        round-off when HiGHS returns a feasible ``x*``; the second is a lower bound on ``g*`` even
+        when a flow below its 1e-10 feasibility tolerance was ignored) and
+        ``bound = max_s (T h − h)(s) − gain``, so that ``0 ≤ g* − gain ≤ bound`` and
+        ``g* − g^policy(s) ≤ bound`` (Odoni). Multichain: ``bound`` = LP optimality
         residual (primal infeasibility of ``(g, h)`` and ``|Σ α g − Σ r x*|``).
 
     Raises
@@ -580,8 +607,13 @@ def average_linear_program(
         wx = xp.asarray(W.reshape(batch + (S,)), dtype=mdp.dtype)
         resid = xp.maximum(xp.maximum(infeas, xp.zeros_like(infeas)), xp.abs(xp.sum(wx * gain, axis=-1) - value))
     else:
-        # Odoni: value(x*) <= g* <= max_s (T h - h)(s)
+        # Odoni: value(x*) <= g* <= max_s (T h - h)(s) for a feasible x*. HiGHS meets the flow
+        # constraints to 1e-10 only, so a flow δ·x(s, a) below that (a leak with probability
+        # δ ≈ 1e-12) can be ignored and Σ r x* exceed g*; the gain of the returned policy is a lower
+        # bound on g* whatever the solver did, and equals Σ r x* (up to round-off) when x* is feasible.
         gain = xp.sum(occ * mdp.R, axis=(-2, -1))
+        g_pi = _evaluate(xp, policy_transition_matrix(mdp, pi), policy_reward(mdp, pi), True).g
+        gain = xp.minimum(gain, xp.min(g_pi, axis=-1))
         resid = xp.max(xp.max(Q, axis=-1) - bias, axis=-1) - gain
     rec = TraceRecorder()
     rec.record(1, bound=resid)

@@ -41,7 +41,8 @@ def _q_step(fh: FiniteHorizonMDP, h: int, v_next: Any) -> Any:
     S, A = fh.S, fh.A
     Ph = fh.P[..., h, :, :, :]
     PV = xp.reshape(Ph, fh.batch_shape + (S * A, S)) @ v_next[..., None]
-    return fh.R[..., h, :, :] + xp.reshape(PV, fh.batch_shape + (S, A))
+    # the batch of PV is that of the model broadcast with v's (a batch of policies on one model)
+    return fh.R[..., h, :, :] + xp.reshape(PV, tuple(PV.shape[:-2]) + (S, A))
 
 
 def backward_induction(fh: FiniteHorizonMDP) -> FiniteHorizonSolution:
@@ -82,12 +83,14 @@ def evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
     r"""Exact values ``V^π_h`` (shape ``[..., H+1, S]``) of a Markov policy.
 
     ``pi`` is deterministic ``int[..., H, S]`` or stochastic ``[..., H, S, A]``;
-    ``V_h = Σ_a π_h(a|s) (r_h + P_h V_{h+1})``.
+    ``V_h = Σ_a π_h(a|s) (r_h + P_h V_{h+1})``. The batch axes of ``pi`` broadcast against
+    the model's (a batch of policies on one model gives one value table per policy).
 
     Raises
     ------
     ValueError
-        ``pi`` of the wrong shape, an action index outside ``[0, A)`` (located), or a
+        ``pi`` of the wrong shape or with a batch shape that does not broadcast against the
+        model's, an action index outside ``[0, A)`` (located), or a
         stochastic row off the simplex or non-finite (``InvalidModelError``, located).
 
     Examples
@@ -129,7 +132,14 @@ def _evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
     """:func:`evaluate_finite_horizon` of a stochastic ``pi[..., H, S, A]`` in ``fh``'s namespace and
     dtype, without checks (for loops over policies the library produced)."""
     xp = fh.xp
-    v = xp.zeros(fh.batch_shape + (fh.S,), dtype=fh.dtype, device=fh.P.device)
+    try:  # a batch of policies on one model, or one policy per model instance
+        batch = np.broadcast_shapes(fh.batch_shape, tuple(pi.shape[:-3]))
+    except ValueError:
+        raise ValueError(
+            f"pi's batch shape {tuple(pi.shape[:-3])} does not broadcast against the model's batch shape "
+            f"{fh.batch_shape}"
+        ) from None
+    v = xp.zeros(batch + (fh.S,), dtype=fh.dtype, device=fh.P.device)
     Vs = [v]
     for h in range(fh.H - 1, -1, -1):
         v = xp.sum(pi[..., h, :, :] * _q_step(fh, h, v), axis=-1)

@@ -27,6 +27,7 @@ Puterman, M. L. (1994). *Markov Decision Processes*. Wiley. Appendix A.
 Levin, D. A., Peres, Y. & Wilmer, E. L. (2017). *Markov Chains and Mixing Times*, 2nd ed.
 AMS. §1.5 (stationary distributions), §4.4–4.5 (TV distance, mixing), §12.2 (spectral gap),
 Thms 12.4–12.5 (relaxation-time bounds).
+Kelly, F. P. (1979). *Reversibility and Stochastic Networks*. Wiley. Ch. 1 (Kolmogorov's criterion).
 Norris, J. R. (1997). *Markov Chains*. Cambridge. Thm 1.3.5 (hitting times), Thm 1.7.7
 (Kac: ``E_s[τ_s⁺] = 1/μ(s)`` for irreducible chains).
 """
@@ -195,20 +196,63 @@ def _selection(xp: Any, idx: tuple[int, ...], S: int, like: Any) -> Any:
     return xp.asarray(as_float(E, xp, like.dtype), device=like.device)
 
 
+def _leave_rates(xp: Any, P: Any) -> tuple[Any, Any]:
+    """``(P with a zero diagonal, Σ_{j≠s} P(s, j))``: the off-diagonal part and ``1 − P(s, s)`` summed
+    without cancellation (``1 − (1 − δ)`` keeps only ``ε/δ`` relative accuracy; GTH's rule)."""
+    S = P.shape[-1]
+    off = P * (1.0 - _eye(xp, S, P))
+    return off, xp.sum(off, axis=-1)
+
+
+def _absorption(xp: Any, P: Any, cs: ChainStructure) -> Any:
+    """Absorption probabilities ``F[t, k]`` from the transient states into the recurrent classes.
+
+    ``F = (I − Q)^{-1} B`` (``Q = P_TT``, ``B[t, k] = P(t, C_k)``) by state reduction without
+    subtractions (the absorbing-chain form of Grassmann, Taksar & Heyman 1985): censor the
+    transient states one at a time, folding ``P(i, k) P(k, j) / L(k)`` into ``P(i, j)`` with the
+    leave rate ``L(k) = Σ_{j≠k} P(k, j)`` of the censored chain, then back-substitute
+    ``F(k) = (Σ_{j<k} P(k, j) F(j) + B(k)) / L(k)``. Only sums and products of non-negative numbers
+    occur, so every ``F(t, k)`` has small relative error however rarely the transient states leave
+    (a linear solve forms ``1 − (1 − δ)`` and keeps only ``ε/δ``: ``P*`` rows summed to
+    ``1 + 2e-5`` at ``δ = 1e-12``, and gains exceeded ``max r``).
+    """
+    S = P.shape[-1]
+    ET = _selection(xp, cs.transient, S, P)
+    EK = xp.stack([xp.sum(_selection(xp, C, S, P), axis=-1) for C in cs.recurrent_classes], axis=-1)
+    n, K = len(cs.transient), len(cs.recurrent_classes)
+    Q = xp.matrix_transpose(ET) @ P @ ET
+    W = xp.concat([Q * (1.0 - _eye(xp, n, P)), xp.matrix_transpose(ET) @ P @ EK], axis=-1)  # [n, n + K]
+    leave = []
+    for k in range(n - 1, -1, -1):
+        row = W[k, :]
+        L = xp.sum(row[:k]) + xp.sum(row[n:])  # > 0: a transient state of the censored chain leaves
+        leave.append(L)
+        if k:
+            c = W[:k, k] / L
+            W[:k, :k] = W[:k, :k] + c[:, None] * row[None, :k]
+            W[:k, n:] = W[:k, n:] + c[:, None] * row[None, n:]
+    leave = leave[::-1]
+    F = []
+    for k in range(n):
+        acc = W[k, n:]
+        if k:
+            acc = acc + W[k, :k] @ xp.stack(F)
+        F.append(acc / leave[k])
+    return xp.stack(F) if n else xp.zeros((0, K), dtype=P.dtype, device=P.device)
+
+
 def _limiting_single(xp: Any, P: Any, cs: ChainStructure) -> Any:
     S = P.shape[-1]
     Pstar = xp.zeros((S, S), dtype=P.dtype, device=P.device)
     ET = _selection(xp, cs.transient, S, P) if cs.transient else None
-    for C in cs.recurrent_classes:
+    F = _absorption(xp, P, cs) if cs.transient else None
+    for k, C in enumerate(cs.recurrent_classes):
         EC = _selection(xp, C, S, P)
         PCC = xp.matrix_transpose(EC) @ P @ EC
         mu = _unichain_stationary(xp, PCC)  # stationary law on the class
         w = xp.sum(EC, axis=-1)  # indicator of the class
         if ET is not None:
-            Q = xp.matrix_transpose(ET) @ P @ ET
-            b = xp.matrix_transpose(ET) @ (P @ w)
-            f = xp.linalg.solve(_eye(xp, len(cs.transient), P) - Q, b[:, None])[:, 0]
-            w = w + ET @ f
+            w = w + ET @ F[:, k]
         Pstar = Pstar + w[:, None] * (EC @ mu)[None, :]
     return Pstar
 
@@ -221,6 +265,10 @@ def limiting_matrix(P: Any) -> Any:
     set ``T`` (``Q = P_{TT}``), ``P*(s, ·) = Σ_k f_k(s) μ_k`` with ``f_k(s) = 1{s ∈ C_k}``
     on recurrent states (Puterman 1994, Thm A.7 and eq. (A.6)). ``P*`` satisfies
     ``P P* = P* P = P* P* = P*``.
+
+    The absorption probabilities are computed by state reduction without subtractions (GTH's
+    rule), accurate to a few ``ε`` relative however rarely the transient states leave; a linear
+    solve of ``(I − Q) f = b`` keeps only ``ε/δ`` when they leave with probability ``δ``.
 
     Parameters
     ----------
@@ -375,7 +423,7 @@ class SpectralGap:
         ``t_rel = 1/γ*`` (``inf`` when ``γ* = 0``).
     reversible : bool
         Whether ``P`` is irreducible and detailed balance ``μ(s)P(s,s') = μ(s')P(s',s)``
-        holds (to 1e-12).
+        holds (to relative accuracy 1e-10 in every pair; Kolmogorov's criterion).
     """
 
     eigenvalues: np.ndarray
@@ -385,14 +433,53 @@ class SpectralGap:
     reversible: bool
 
 
+def _kolmogorov_reversible(P: np.ndarray, rtol: float = 1e-10) -> bool:
+    """Detailed balance of an irreducible ``P[S, S]`` to relative accuracy ``rtol`` in every pair.
+
+    With ``φ = log μ`` fixed along a spanning tree by ``φ(v) − φ(u) = log P(u, v) − log P(v, u)``,
+    the chain is reversible iff its support is symmetric and every edge satisfies that identity
+    (Kolmogorov's criterion); logarithms keep the test relative for flows of any size. The
+    tolerance also admits the round-off of summing ``φ`` along paths of up to ``S`` edges.
+    """
+    supp = P > 0
+    if not np.array_equal(supp, supp.T):
+        return False
+    with np.errstate(divide="ignore"):
+        L = np.log(P)
+    S = P.shape[0]
+    phi = np.full(S, np.nan)
+    phi[0] = 0.0
+    queue = [0]
+    while queue:
+        u = queue.pop()
+        for v in np.flatnonzero(supp[u] & np.isnan(phi)):
+            phi[v] = phi[u] + L[u, v] - L[v, u]
+            queue.append(int(v))
+    u, v = np.nonzero(supp & ~np.eye(S, dtype=bool))
+    eps = float(np.finfo(P.dtype).eps) if np.issubdtype(P.dtype, np.floating) else float(np.finfo(float).eps)
+    tol = rtol + 4.0 * S * eps * (1.0 + float(np.max(np.abs(L[supp]))))
+    return bool(np.all(np.abs(phi[v] - phi[u] - (L[u, v] - L[v, u])) <= tol))
+
+
 def spectral_gap(P: Any) -> SpectralGap:
     r"""Spectral gap ``1 − λ₂``, absolute gap ``γ* = 1 − max_{λ≠1}|λ|`` and ``t_rel = 1/γ*`` of a unichain ``P``.
 
     Reversible chains with ``μ > 0`` use the symmetric matrix ``D^{1/2} P D^{-1/2}``
     (``D = diag μ``), whose real eigenvalues are those of ``P`` (LPW 2017, Lemma 12.2),
-    computed with ``eigvalsh`` in the array namespace. Other chains use a general
+    computed with ``eigvalsh`` in the array namespace. By detailed balance its entries are
+    ``√(μ(s)/μ(s')) P(s, s') = √(P(s, s') P(s', s))``, which is how it is formed: no entry of
+    ``μ`` is used, so stationary laws spanning many orders of magnitude (a birth–death
+    chain with drift, ``μ_min`` from 1e-19 to 1e-177 in the tests) lose no accuracy. Other chains use a general
     eigen-solver on the host. The Perron root 1 is removed once; for ``S = 1`` both
     gaps are 1.
+
+    Reversibility is decided on the host by Kolmogorov's criterion (Kelly 1979, ch. 1):
+    the support is symmetric, and the potential ``φ`` built along a
+    spanning tree by ``φ(s') − φ(s) = log P(s, s') − log P(s', s)`` (``φ = log μ`` + const)
+    satisfies that identity on every edge to ``1e-10`` — detailed balance to relative accuracy
+    ``1e-10`` in every pair, however small ``μ(s)P(s, s')`` is. (An absolute test on the
+    flows ``μ(s)P(s, s')`` called a chain whose non-reversible part carries mass ``1e-13``
+    reversible, and its symmetrised spectrum was wrong by 0.7.)
 
     The absolute gap governs geometric convergence: ``‖P^t(s,·) − μ‖`` decays like
     ``(1 − γ*)^t`` (LPW Thm 12.4 for reversible chains; the second-largest
@@ -417,16 +504,11 @@ def spectral_gap(P: Any) -> SpectralGap:
         raise ValueError(f"spectral_gap takes one chain (S, S); got shape {tuple(P.shape)}")
     _require_unichain(P, "spectral_gap")
     S = P.shape[-1]
-    mu = _unichain_stationary(xp, P)
-    flow = mu[:, None] * P
-    # detailed balance with μ > 0 (irreducible: transient states have μ = 0 up to round-off)
-    reversible = _structures(P)[0].irreducible and bool(
-        xp.max(xp.abs(flow - xp.matrix_transpose(flow))) <= 1e-12
-    )
+    # detailed balance with μ > 0 (irreducible: transient states have μ = 0)
+    reversible = _structures(P)[0].irreducible and _kolmogorov_reversible(to_numpy(P))
     if reversible:
-        r = xp.sqrt(mu)
-        sym = r[:, None] * P / r[None, :]
-        sym = 0.5 * (sym + xp.matrix_transpose(sym))
+        r = xp.sqrt(P)
+        sym = r * xp.matrix_transpose(r)  # √(P(s,s')P(s',s)) = D^{1/2} P D^{-1/2} (detailed balance)
         lam = np.sort(to_numpy(xp.linalg.eigvalsh(sym)))[::-1]
         others = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
     else:
@@ -502,7 +584,11 @@ def hitting_times(P: Any, target: Any) -> Any:
         bad = new
     m_np = (~bad & ~B).astype(float)
     m = xp.asarray(as_float(m_np, xp, P.dtype), device=P.device)
-    M = _eye(xp, S, P) - m[:, None] * P * m[None, :]
+    # I − mPm with the diagonal 1 − P(s, s) of the solved states formed as Σ_{j≠s} P(s, j): a state
+    # held w.p. 1 − δ otherwise keeps only ε/δ relative accuracy in its hitting time
+    off, leave = _leave_rates(xp, P)
+    diag = m * leave + (1.0 - m)
+    M = diag[:, None] * _eye(xp, S, P) - m[:, None] * off * m[None, :]
     k = xp.linalg.solve(M, m[:, None])[:, 0]
     badx = xp.asarray(as_float(bad.astype(float), xp, P.dtype), device=P.device) > 0.5
     return xp.where(badx, xp.asarray(float("inf"), dtype=P.dtype, device=P.device), k)

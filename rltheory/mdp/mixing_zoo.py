@@ -9,7 +9,12 @@ r"""MDPs with a dial for the mixing time, for average-reward experiments.
 Both default to the average-reward criterion (``gamma=None``). They are
 communicating but not unichain (some deterministic policies trap the walk in a
 part of the state space), so they exercise the weakly-communicating solvers; the
-uniform policy's chain is irreducible and aperiodic. Each comes with a
+uniform policy's chain is irreducible and aperiodic. The exceptions at the edges of
+the parameter ranges: ``ring_mdp(2)`` is recurrent and ``ring_mdp(3)`` unichain (a
+3-cycle has no room for two disjoint closed sets); with ``laziness=0`` and even ``n``
+every policy's chain is bipartite, so the uniform one has period 2 and ``t_mix`` is
+infinite (:func:`rltheory.mdp.mixing_time` refuses it); with ``laziness=1`` every state
+is absorbing (``P = I``, a multichain model whose gain depends on the start). Each comes with a
 ``reward="sparse"`` variant (a single rewarding state, the regime where
 exploration and mixing interact) and a ``"dense"`` one.
 
@@ -61,7 +66,8 @@ def ring_mdp(
     ``P(s|s, a) = α`` (laziness); otherwise the intended step w.p. ``1 − slip`` and the
     opposite one w.p. ``slip``. Under the uniform policy the chain is the lazy simple
     random walk ``αI + (1−α)(C + Cᵀ)/2`` for every ``slip``, whose mixing time grows
-    as ``n²/(1−α)``. At fixed ``n`` the laziness rescales time only: the gain of every
+    as ``n²/(1−α)`` (for ``α > 0`` or odd ``n``; at ``α = 0`` and even ``n`` it has period 2,
+    and at ``α = 1`` it is the identity: see the module notes). At fixed ``n`` the laziness rescales time only: the gain of every
     policy (hence ``g*`` and ``∇J``) is the same for every ``α < 1`` (module docstring). Rewards: ``"sparse"`` pays 1 in state 0 only; ``"dense"`` pays
     ``(1 + cos(2πs/n))/2``; both ignore the action.
 

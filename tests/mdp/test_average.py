@@ -393,6 +393,48 @@ def test_spectral_gap_reversible_path_matches_general_eigensolver():
     assert sg.absolute_gap == pytest.approx(1 - lam[1], abs=1e-12) and 0 < sg.absolute_gap < 1
 
 
+def test_spectral_gap_tiny_non_reversible_part_is_not_called_reversible():
+    # 0 -> 0 w.p. 1-δ, 0 -> 1 w.p. δ, then 1 -> 2 -> 3 -> 0. Characteristic polynomial
+    # λ⁴ − (1−δ)λ³ − δ = (λ − 1)(λ³ + δλ² + δλ + δ): the other eigenvalues have modulus ≈ δ^{1/3}.
+    # The flows μ(s)P(s,s') of the directed part are ≈ δ = 1e-13, below the old absolute
+    # detailed-balance tolerance 1e-12: the chain was called reversible and the symmetrised
+    # spectrum gave γ* = 0.293 instead of 1 − 4.6e-5.
+    d = 1e-13
+    P = np.zeros((4, 4))
+    P[0, 0], P[0, 1], P[1, 2], P[2, 3], P[3, 0] = 1 - d, d, 1.0, 1.0, 1.0
+    sg = spectral_gap(P)
+    assert not sg.reversible
+    modulus = np.max(np.abs(np.roots([1.0, d, d, d])))
+    assert modulus == pytest.approx(d ** (1 / 3), rel=1e-4)
+    assert sg.absolute_gap == pytest.approx(1 - modulus, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("S", "p", "reference"),
+    [
+        # 1 − |λ₂| computed by mpmath.eig at 450 digits (the eigenvectors of these chains have
+        # condition numbers up to ((1−p)/p)^S, so double or 60-digit general solvers cannot resolve them)
+        (10, 0.01, 0.81074214286158696181),
+        (20, 0.01, 0.80345250186623071460),
+        (60, 0.001, 0.93687270996672033501),
+    ],
+)
+def test_spectral_gap_of_birth_death_chain_with_strong_drift(S, p, reference):
+    # Reversible birth–death chain, up w.p. p, down w.p. 1 − p, holding at the ends:
+    # μ(s) ∝ (p/(1−p))^s spans 1e-19 … 1e-177. Forming D^{1/2} P D^{-1/2} from the computed μ
+    # lost accuracy (γ* = 0.810684 for S = 10, 6e-5 off) and divided by μ = 0 (LinAlgError,
+    # S ≥ 20); detailed balance gives the entries √(P(s,s')P(s',s)) without μ.
+    P = np.zeros((S, S))
+    idx = np.arange(S - 1)
+    P[idx, idx + 1] = p
+    P[idx + 1, idx] = 1 - p
+    P[np.arange(S), np.arange(S)] = 1 - P.sum(-1)
+    sg = spectral_gap(P)
+    assert sg.reversible
+    assert sg.absolute_gap == pytest.approx(reference, abs=1e-13)
+    assert np.all(np.isfinite(sg.eigenvalues)) and sg.eigenvalues[0] == pytest.approx(1.0, abs=1e-13)
+
+
 def test_hitting_times_reference_and_kac():
     # gambler's ruin on {0..N}: E_i[τ_{0,N}] = i (N − i)
     N = 6
@@ -413,6 +455,37 @@ def test_hitting_times_reference_and_kac():
         assert ret == pytest.approx(1 / mu[s], rel=1e-10)
     with pytest.raises(ValueError, match="target must be non-empty"):
         hitting_times(Q, [7])
+
+
+@pytest.mark.parametrize("d", [1e-9, 1e-12])
+def test_nearly_absorbing_transient_state_limit_gain_and_hitting_time(d):
+    # State 0 holds w.p. 1 − d, else moves to a split between absorbing states 1 and 2 (¼ : ¾);
+    # reward 1 in state 1, 3 in state 2. Closed forms: P*(0, ·) = (0, ¼, ¾), g(0) = ¼ + 9/4 = 5/2,
+    # E_0[τ_{1,2}] = 1/d. 1 − (1 − d) in floating point keeps only ε/d relative accuracy: the row
+    # P*(0, ·) summed to 1 + 2.2e-5 at d = 1e-12 (gain 2.50006 > the optimum's closed form) and the
+    # hitting time was 1.00002/d; the leave rate Σ_{j≠0} P(0, j) = d has none of that error.
+    P = np.array([[1 - d, d / 4, 3 * d / 4], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    np.testing.assert_allclose(limiting_matrix(P)[0], [0.0, 0.25, 0.75], rtol=1e-14, atol=0)
+    mdp = FiniteMDP(P[:, None, :], np.array([[0.0], [1.0], [3.0]]), gamma=None)
+    g, h = gain_bias(mdp, np.zeros(3, dtype=int))
+    np.testing.assert_allclose(g, [2.5, 1.0, 3.0], rtol=1e-14, atol=0)
+    assert hitting_times(P, [1, 2])[0] == pytest.approx(1 / d, rel=1e-13)
+
+
+@pytest.mark.parametrize("d", [1e-9, 1e-12])
+def test_transient_cycle_with_rare_exit_limit_and_gain(d):
+    # Transient cycle 0 → 1 → 0 (w.p. 1 − d), leaving from 1 to the absorbing states 2 and 3
+    # (d/4 and 3d/4). Closed form: P*(0, ·) = P*(1, ·) = (0, 0, ¼, ¾); with rewards (0, 0, 1, 3)
+    # g = (5/2, 5/2, 1, 3). Any elimination that forms 1 − (1 − d) keeps only ε/d: a linear solve
+    # gave P*(0, ·) summing to 1 + 3e-5 at d = 1e-12.
+    P = np.zeros((4, 4))
+    P[0, 1] = 1.0
+    P[1, 0], P[1, 2], P[1, 3] = 1 - d, d / 4, 3 * d / 4
+    P[2, 2] = P[3, 3] = 1.0
+    Pstar = limiting_matrix(P)
+    np.testing.assert_allclose(Pstar[:2], [[0, 0, 0.25, 0.75]] * 2, rtol=1e-14, atol=0)
+    mdp = FiniteMDP(P[:, None, :], np.array([[0.0], [0.0], [1.0], [3.0]]), gamma=None)
+    np.testing.assert_allclose(gain_bias(mdp, np.zeros(4, dtype=int)).g, [2.5, 2.5, 1.0, 3.0], rtol=1e-14)
 
 
 @settings(max_examples=40)
@@ -556,6 +629,54 @@ def test_rvi_backends_and_batch(xp):
     np.testing.assert_allclose(to_numpy(res.gain), ref, atol=1e-10)
 
 
+@pytest.mark.parametrize("d", [1e-10, 1e-11])
+@pytest.mark.parametrize("multichain", [False, True])
+def test_policy_iteration_sees_improvements_next_to_a_huge_bias(d, multichain):
+    # States 0 → 1 → 0 (1 − d) or → 2 (d); in state 2 action 0 pays 2 but leaks to 0 w.p. d,
+    # action 1 pays 1.5 and stays; state 3 feeds 2. Closed forms: staying gives g* = 1.5; leaking
+    # gives μ = (⅓, ⅓, ⅓, 0) and g = 2/3 (flow balance μ₂d = μ₁d, μ₁ = μ₀). The bias is of size
+    # 1/d, and one tie tolerance 1e-10·max|Q| ≈ 1 over the whole model hid the improvement
+    # Q(2, 1) − Q(2, 0) = 5/6 at state 2: PI stopped at g = 2/3 with converged=True.
+    P = np.zeros((4, 2, 4))
+    P[0, :, 1] = 1.0
+    P[1, :, 0], P[1, :, 2] = 1 - d, d
+    P[2, 0, 2], P[2, 0, 0], P[2, 1, 2] = 1 - d, d, 1.0
+    P[3, :, 2] = 1.0
+    R = np.zeros((4, 2))
+    R[2] = [2.0, 1.5]
+    mdp = FiniteMDP(P, R, gamma=None)
+    res = average_policy_iteration(mdp, multichain=multichain)
+    assert res.converged and int(res.policy[2]) == 1
+    np.testing.assert_allclose(gain_bias(mdp, res.policy).g, 1.5, rtol=1e-12)
+    # the LP agrees
+    assert float(average_linear_program(mdp).gain) == pytest.approx(1.5, rel=1e-12)
+    assert int(average_linear_program(mdp).policy[2]) == 1
+
+
+def test_unichain_lp_certificate_holds_when_a_leak_is_below_highs_tolerance():
+    # The model of test_policy_iteration_sees_improvements_next_to_a_huge_bias at d = 1e-12: the
+    # leak of action 0 in state 2 carries a flow d·x ≈ 1e-12, below HiGHS's feasibility tolerance
+    # 1e-10, so the LP may take "pay 2 and stay" for a stationary frequency. It reported gain 2.0
+    # with bound 0 (claiming 0 ≤ g* − gain ≤ 0 while g* = 1.5) for a policy of gain 2/3. Whatever
+    # HiGHS returns, the documented certificate must hold: 0 ≤ g* − gain ≤ bound and
+    # g* − g^policy ≤ bound.
+    d = 1e-12
+    P = np.zeros((4, 2, 4))
+    P[0, :, 1] = 1.0
+    P[1, :, 0], P[1, :, 2] = 1 - d, d
+    P[2, 0, 2], P[2, 0, 0], P[2, 1, 2] = 1 - d, d, 1.0
+    P[3, :, 2] = 1.0
+    R = np.zeros((4, 2))
+    R[2] = [2.0, 1.5]
+    mdp = FiniteMDP(P, R, gamma=None)
+    g_star = 1.5
+    res = average_linear_program(mdp)
+    gain, bound = float(res.gain), float(res.bound)
+    assert -1e-12 <= g_star - gain <= bound + 1e-12
+    g_pol = gain_bias(mdp, res.policy, per_state=True).g
+    assert np.all(g_star - g_pol <= bound + 1e-9)
+
+
 def test_multichain_closed_form():
     mdp = multichain_model()
     # g* = (1, 2, 2, 2): from s2 wait for s1 (a1); from s3 go to s2 (a0) rather than cash 5 and sit at g=1.
@@ -645,6 +766,20 @@ def test_aperiodicity_transform_and_periodic_rvi():
     assert not bad.converged and float(bad.bound) > 0.5
     good = relative_value_iteration(swap, tau=0.5)
     assert good.converged and float(good.gain) == pytest.approx(0.5, abs=1e-8)
+
+
+def test_tau_accepts_numpy_scalars():
+    # np.float32(0.5) lies in (0, 1] but was refused with "tau must lie in (0, 1]; got np.float32(0.5)"
+    swap = FiniteMDP(np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([[1.0], [0.0]]), None)
+    for tau in (np.float32(0.5), np.array(0.5), np.float64(0.5)):
+        res = relative_value_iteration(swap, tau=tau)
+        assert res.converged and float(res.gain) == pytest.approx(0.5, abs=1e-8)
+        np.testing.assert_allclose(aperiodicity_transform(swap, tau).P[0, 0], [0.5, 0.5])
+    for bad in (True, np.float64("nan"), np.float32(1.5), "0.5"):
+        with pytest.raises(ValueError, match=r"tau must lie in \(0, 1\]"):
+            relative_value_iteration(swap, tau=bad)
+        with pytest.raises(ValueError, match=r"tau must lie in \(0, 1\]"):
+            aperiodicity_transform(swap, bad)
 
 
 def test_rvi_rate_matches_spectral_prediction():

@@ -78,3 +78,24 @@ def test_validation():
         evaluate_finite_horizon(fh, np.zeros((3, 1), int))
     with pytest.raises(TypeError, match="expects a FiniteHorizonMDP"):
         backward_induction(np.ones(3))
+
+
+def test_batch_of_policies_on_one_model_matches_one_at_a_time():
+    # A batch of policies on an unbatched model broadcasts like evaluate_policy does; it used to
+    # crash in a reshape ("cannot reshape array of size 24 into shape (3,2)").
+    rng = np.random.default_rng(3)
+    P = rng.random((2, 3, 2, 3))
+    P /= P.sum(-1, keepdims=True)
+    fh = FiniteHorizonMDP(P, rng.random((2, 3, 2)))
+    pis = rng.integers(0, 2, size=(4, 2, 3))
+    V = evaluate_finite_horizon(fh, pis)
+    assert V.shape == (4, 3, 3)
+    for i in range(4):
+        np.testing.assert_allclose(V[i], evaluate_finite_horizon(fh, pis[i]), rtol=0, atol=1e-14)
+    # stochastic policies too, and mismatched batches get a message naming both shapes
+    soft = rng.dirichlet(np.ones(2), size=(4, 2, 3))
+    Vs = evaluate_finite_horizon(fh, soft)
+    np.testing.assert_allclose(Vs[2], evaluate_finite_horizon(fh, soft[2]), rtol=0, atol=1e-14)
+    fb = FiniteHorizonMDP(np.stack([P] * 3), np.zeros((3, 2, 3, 2)))
+    with pytest.raises(ValueError, match=r"batch shape \(4,\) does not broadcast against the model's batch shape \(3,\)"):
+        evaluate_finite_horizon(fb, pis)

@@ -161,3 +161,26 @@ def test_stationary_method_is_checked():
         stationary_distribution(np.eye(1), method="lu")
     with pytest.raises(ValueError, match=r"needs a unichain P .*batch index \(1,\)"):
         stationary_distribution(np.stack([np.array([[0.5, 0.5], [0.5, 0.5]]), np.eye(2)]), method="gth")
+
+
+def test_ring_structure_at_the_edges_of_its_parameter_ranges():
+    # The structure claims of rltheory.mdp.mixing_zoo's notes, checked by classify_mdp / chain_structure.
+    from rltheory.mdp import classify_mdp
+    from rltheory.mdp.structure import chain_structure
+
+    assert classify_mdp(ring_mdp(2)).kind == "recurrent"
+    assert classify_mdp(ring_mdp(3)).kind == "unichain"
+    for n in (4, 5, 6):
+        st_ = classify_mdp(ring_mdp(n))
+        assert st_.kind == "communicating" and st_.unichain is False
+    # laziness 0: the uniform walk on an even cycle has period 2 (mixing_time refuses), odd n is aperiodic
+    for n, period in ((4, 2), (6, 2), (5, 1)):
+        mdp = ring_mdp(n, laziness=0.0)
+        P = policy_transition_matrix(mdp, np.full((n, 2), 0.5))
+        assert chain_structure(P).periods == (period,)
+    with pytest.raises(ValueError, match="periodic"):
+        mixing_time(policy_transition_matrix(ring_mdp(4, laziness=0.0), np.full((4, 2), 0.5)))
+    # laziness 1: P = I, every state absorbing: the sparse reward's optimal gain is 1 in state 0 only
+    mdp = ring_mdp(4, laziness=1.0)
+    np.testing.assert_array_equal(mdp.P, np.broadcast_to(np.eye(4)[:, None, :], (4, 2, 4)))
+    np.testing.assert_allclose(average_policy_iteration(mdp, multichain=True).gain, [1.0, 0.0, 0.0, 0.0])
