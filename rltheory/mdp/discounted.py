@@ -299,7 +299,8 @@ def policy_iteration(
     ``Q^{π_k}(s, π_k(s)) ≥ max_a Q^{π_k}(s, a) − tie_tol``, else the lowest-index
     maximiser. Stops when no state changes. Keeping the current action on
     (near-)ties makes ``V^{π_k}`` strictly increase at every changed step, so the
-    method terminates (Puterman 1994, Thm 6.4.2) and cannot cycle on round-off.
+    method terminates (Puterman 1994, Thm 6.4.2); an instance whose switches would take it
+    back to its previous policy (a round-off tie the tolerance missed) keeps its policy.
     Howard's PI needs at most ``O(SA/(1−γ) · log(1/(1−γ)))`` improvement steps
     (Scherrer 2016, Thm 3).
 
@@ -310,8 +311,13 @@ def policy_iteration(
     pi0 : int array (..., S), optional
         Initial policy (default: greedy with respect to ``r``).
     tie_tol : float, optional
-        Tie tolerance, a finite number ``≥ 0`` (default ``32·eps·max|r|/(1−γ)²``, the round-off scale of an
-        exact evaluation, relative to the value scale; the certificate ``bound`` accounts for it).
+        Tie tolerance, a finite number ``≥ 0``. Default, per instance and iteration, the
+        round-off of the computed advantages: ``4·res + 64ε‖Q‖∞`` with
+        ``res = ‖r_π + γP_πV − V‖∞`` the evaluation's own residual. (The error of ``V`` itself,
+        up to ``res/(1−γ)``, is mostly a constant shift, which cancels in ``Q(s, a) − Q(s, b)``;
+        a fixed worst-case ``32ε·max|r|/(1−γ)²`` reached ``0.7·max|r|`` at ``γ = 1 − 10⁻⁷`` and
+        stopped PI after one step, 1–20 % below ``V*``.) The certificate ``bound`` holds
+        whatever the tolerance.
 
     Returns
     -------
@@ -334,11 +340,7 @@ def policy_iteration(
     tie_tol = check_real(tie_tol, "tie_tol", low=0.0, allow_none=True)
     xp = mdp.xp
     S, A = mdp.S, mdp.A
-    if tie_tol is None:
-        # round-off of an exact evaluation: eps · cond(I − γP_π) · ‖V‖∞ ≤ eps · 2/(1−γ) · ‖r‖∞/(1−γ)
-        eps = float(xp.finfo(mdp.dtype).eps)
-        # (relative: an absolute floor made every action a tie at reward size 1e-12)
-        tie_tol = 32.0 * eps * float(xp.max(xp.abs(mdp.R))) / (1.0 - g) ** 2
+    eps = float(xp.finfo(mdp.dtype).eps)
     if max_iter is None:
         max_iter = int(min(1e5, max(100, math.ceil(S * A / (1.0 - g) * math.log(1.0 / (1.0 - g) + 1.0)))))
     if pi0 is None:
@@ -352,6 +354,7 @@ def policy_iteration(
     ar = xp.arange(A, device=mdp.P.device)
     rec = TraceRecorder()
     it = 0
+    prev = None
     while True:
         V = evaluate_policy(mdp, pi)
         Q = _q_values(mdp, V)
@@ -359,8 +362,20 @@ def policy_iteration(
         qmax = xp.max(Q, axis=-1)
         onehot = pi[..., None] == ar
         q_cur = xp.sum(xp.where(onehot, Q, xp.zeros_like(Q)), axis=-1)
-        keep = q_cur >= qmax - tie_tol
+        if tie_tol is None:
+            # the round-off of the computed advantages: the evaluation's residual
+            # res = ‖r_π + γP_πV − V‖∞ = ‖Q(·, π) − V‖∞ (free: Q is formed from V) and the
+            # rounding of Q's entries. (V's own error, res/(1−γ) at worst, is mostly a constant
+            # shift, which leaves the differences Q(s, a) − Q(s, b) alone.)
+            scale = xp.max(xp.abs(Q), axis=(-2, -1))
+            tol = (4.0 * xp.max(xp.abs(q_cur - V), axis=-1) + 64.0 * eps * scale)[..., None]
+        else:
+            tol = tie_tol
+        keep = q_cur >= qmax - tol
         new = xp.where(keep, pi, _greedy(Q))
+        if prev is not None:  # an instance returning to its previous policy is at a round-off tie: stay
+            back = xp.all(new == prev, axis=-1)[..., None]
+            new = xp.where(back, pi, new)
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
         D = qmax - V
         bound = xp.max(D, axis=-1) / (1.0 - g)
@@ -374,7 +389,7 @@ def policy_iteration(
                     "changing", ConvergenceWarning, stacklevel=2,
                 )
             return MDPSolution(pi, V, Q, it, converged, bound, rec.finish(), "policy_iteration")
-        pi = new
+        prev, pi = pi, new
 
 
 def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
@@ -424,13 +439,17 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
         # the LP is solved for r/ρ, ρ = max|r| (V scales by ρ, the duals d do not): HiGHS's
         # tolerances are absolute, and rewards of size 1e-12 left V 24% off
         rho = float(np.max(np.abs(Rf[i]))) or 1.0
-        res = highs_linprog((1.0 - g) * Wf[i], A_ub=A_ub, b_ub=-Rf[i] / rho, bounds=[(None, None)] * S,
+        # ... and for u = (1−γ)V/ρ, of size ≤ 1 at every γ (the rows are the MDP's rows times
+        # 1 − γ, so the duals d are the marginals times 1 − γ): at γ = 1 − 1e-5, V/ρ ~ 1e5 and the
+        # absolute feasibility tolerance 1e-10 is below its round-off, and HiGHS declared the
+        # (always feasible) LP infeasible
+        res = highs_linprog(Wf[i], A_ub=A_ub, b_ub=-(1.0 - g) * Rf[i] / rho, bounds=[(None, None)] * S,
                             method="highs")
         if res.status != 0:
             where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
             raise SolverError(f"HiGHS failed on the LP{where}: {res.message}", status=res.status)
-        Vs.append(rho * res.x)
-        Ds.append(-res.ineqlin.marginals)
+        Vs.append(rho / (1.0 - g) * res.x)
+        Ds.append(-(1.0 - g) * res.ineqlin.marginals)
     xp = mdp.xp
     V = xp.asarray(np.stack(Vs).reshape(batch + (S,)), dtype=mdp.dtype)
     d = xp.asarray(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), dtype=mdp.dtype)

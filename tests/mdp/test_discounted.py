@@ -21,6 +21,7 @@ from rltheory.mdp import (
     q_values,
     value_iteration,
 )
+from rltheory.mdp.zoo import random_mdp
 from rltheory.testing import discounts, finite_mdps
 
 
@@ -316,3 +317,39 @@ def test_contraction_step_counts_survive_underflow():
         sol = method(mdp)
         assert sol.converged
         np.testing.assert_allclose(sol.V, mdp.R.max(-1), atol=1e-12)  # γ ≈ 0: one-step rewards
+
+
+def test_linear_program_near_gamma_one():
+    # The LP used to be solved for V/max|r| ~ 1/(1−γ): at γ = 1 − 1e-5 HiGHS's absolute
+    # feasibility tolerance (1e-10) sat below the round-off of values ~1e5 and it declared the
+    # always-feasible LP infeasible (SolverError). Solved for u = (1−γ)V/max|r| it is exact.
+    for g in (1 - 1e-5, 1 - 1e-6):
+        mdp = random_mdp(2, 2, gamma=g, rng=8)
+        lp, pi = linear_program(mdp), policy_iteration(mdp)
+        np.testing.assert_array_equal(lp.policy, pi.policy)
+        np.testing.assert_allclose(lp.V, pi.V, rtol=1e-9)
+        assert np.max(np.abs(lp.V - pi.V)) <= lp.bound
+        np.testing.assert_allclose(np.sum(lp.occupancy), 1.0, rtol=1e-9)  # d is a distribution
+
+
+def test_policy_iteration_near_gamma_one_does_not_stop_on_a_worst_case_tie():
+    # Exact advantages (50-digit arithmetic) of the first policy [0, 1, 1, 0]: state 3 gains
+    # 0.0608 by switching. The old default tie tolerance 32ε·max|r|/(1−γ)² ≈ 0.7 at γ = 1 − 1e-7
+    # hid it: PI stopped there, converged, 1.2 % below V*.
+    mdp = random_mdp(4, 2, gamma=1 - 1e-7, rng=6)
+    sol = policy_iteration(mdp)
+    np.testing.assert_array_equal(sol.policy, [0, 1, 1, 1])
+    np.testing.assert_allclose(sol.V, linear_program(mdp).V, rtol=1e-9)
+
+
+def test_policy_iteration_on_an_exact_tie_between_absorbing_states_near_gamma_one():
+    # state 0 chooses between two absorbing states of equal reward: a tie in exact arithmetic,
+    # which round-off (V ~ 1e7) must not turn into a cycle
+    P = np.zeros((3, 2, 3))
+    P[0, 0, 1] = P[0, 1, 2] = 1.0
+    P[1, :, 1] = P[2, :, 2] = 1.0
+    R = np.array([[0.0, 0.0], [0.7, 0.7], [0.7, 0.7]])
+    for g in (0.9, 1 - 1e-7):
+        sol = policy_iteration(FiniteMDP(P, R, gamma=g))
+        assert sol.converged and sol.iterations <= 3
+        np.testing.assert_allclose(sol.V, [0.7 * g / (1 - g), 0.7 / (1 - g), 0.7 / (1 - g)], rtol=1e-9)
