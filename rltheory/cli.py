@@ -92,8 +92,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             return 2
         return _reproduce_seeds(args, todo, seeds)
     seed = 0 if args.seed is None else args.seed
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _out_dir(args.out)
+    if out is None:
+        return 2
     failed = []
     for name in todo:
         exp = experiments.get(name)
@@ -126,8 +127,9 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
     from .experiments.robustness import seed_robustness  # noqa: PLC0415
     from .trace import write_atomic  # noqa: PLC0415
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _out_dir(args.out)
+    if out is None:
+        return 2
     failed = []
     for name in todo:
         rep = seed_robustness(experiments.get(name), seeds, full=args.full, progress=not args.quiet)
@@ -216,6 +218,31 @@ def _cell(text: str) -> tuple[int, int]:
     return row, col
 
 
+def _seed(text: str) -> int:
+    """``--seed``: an integer ``≥ 0`` (numpy's generators take no negative seeds)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {seed}")
+    return seed
+
+
+def _out_dir(path: str) -> Path | None:
+    """The ``--out`` folder, created when missing; ``None`` (after a message) when it cannot be."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        print(f"rltheory reproduce: --out {path!r} is a file, not a folder", file=sys.stderr)
+        return None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"rltheory reproduce: cannot create --out {path!r}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    return out
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rltheory", description="Reproduce rltheory's theorem checks and solve models.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -225,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--all", action="store_true", help="run every registered experiment")
     r.add_argument("--full", action="store_true", help="use the full preset instead of the quick one")
     r.add_argument("--out", default="figures", help="output folder (default: figures)")
-    r.add_argument("--seed", type=int, default=None, help="random seed (default 0)")
+    r.add_argument("--seed", type=_seed, default=None, help="random seed, an integer >= 0 (default 0)")
     r.add_argument("--seeds", default=None, metavar="START:STOP|S1,S2,...",
                    help="run at every seed and write NAME.seeds.json (per-claim verdicts over the seeds)")
     r.add_argument("--quiet", action="store_true", help="no progress bars; print only failures")

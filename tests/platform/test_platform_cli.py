@@ -50,6 +50,23 @@ def test_reproduce_argument_errors(tmp_path, capsys):
         main(["solve", "gridworld", "--method", "qlearning"])
 
 
+def test_reproduce_rejects_a_negative_seed_and_an_out_that_is_a_file(tmp_path, capsys):
+    # a negative seed reached numpy's SeedSequence (a traceback); an --out naming a file
+    # raised FileExistsError from mkdir
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "vi-rates", "--seed", "-1", "--out", str(tmp_path)])
+    assert exc.value.code == 2
+    assert "argument --seed: must be an integer >= 0; got -1" in capsys.readouterr().err
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for extra in ([], ["--seeds", "0:2"]):
+        assert main(["reproduce", "vi-rates", "--quiet", "--out", str(afile), *extra]) == 2
+        assert "is a file, not a folder" in capsys.readouterr().err
+    assert main(["reproduce", "vi-rates", "--quiet", "--out", str(afile / "sub")]) == 2
+    assert "cannot create --out" in capsys.readouterr().err
+    assert afile.read_text() == "x" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 @pytest.mark.parametrize("method", ["vi", "pi", "mpi", "lp"])
 def test_solve_gridworld_prints_certificate_and_values(method, capsys):
     assert main(["solve", "gridworld", "--size", "5", "--slip", "0.1", "--gamma", "0.95", "--method", method]) == 0
