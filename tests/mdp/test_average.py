@@ -629,6 +629,19 @@ def test_rvi_backends_and_batch(xp):
     np.testing.assert_allclose(to_numpy(res.gain), ref, atol=1e-10)
 
 
+def _leaky_model(d):
+    """States 0 → 1 → 0 (1 − d) or → 2 (d); in state 2 action 0 pays 2 but leaks to 0 w.p. d,
+    action 1 pays 1.5 and stays; state 3 feeds 2 (average reward)."""
+    P = np.zeros((4, 2, 4))
+    P[0, :, 1] = 1.0
+    P[1, :, 0], P[1, :, 2] = 1 - d, d
+    P[2, 0, 2], P[2, 0, 0], P[2, 1, 2] = 1 - d, d, 1.0
+    P[3, :, 2] = 1.0
+    R = np.zeros((4, 2))
+    R[2] = [2.0, 1.5]
+    return FiniteMDP(P, R, gamma=None)
+
+
 @pytest.mark.parametrize("d", [1e-10, 1e-11])
 @pytest.mark.parametrize("multichain", [False, True])
 def test_policy_iteration_sees_improvements_next_to_a_huge_bias(d, multichain):
@@ -637,14 +650,7 @@ def test_policy_iteration_sees_improvements_next_to_a_huge_bias(d, multichain):
     # gives μ = (⅓, ⅓, ⅓, 0) and g = 2/3 (flow balance μ₂d = μ₁d, μ₁ = μ₀). The bias is of size
     # 1/d, and one tie tolerance 1e-10·max|Q| ≈ 1 over the whole model hid the improvement
     # Q(2, 1) − Q(2, 0) = 5/6 at state 2: PI stopped at g = 2/3 with converged=True.
-    P = np.zeros((4, 2, 4))
-    P[0, :, 1] = 1.0
-    P[1, :, 0], P[1, :, 2] = 1 - d, d
-    P[2, 0, 2], P[2, 0, 0], P[2, 1, 2] = 1 - d, d, 1.0
-    P[3, :, 2] = 1.0
-    R = np.zeros((4, 2))
-    R[2] = [2.0, 1.5]
-    mdp = FiniteMDP(P, R, gamma=None)
+    mdp = _leaky_model(d)
     res = average_policy_iteration(mdp, multichain=multichain)
     assert res.converged and int(res.policy[2]) == 1
     np.testing.assert_allclose(gain_bias(mdp, res.policy).g, 1.5, rtol=1e-12)
@@ -661,14 +667,7 @@ def test_unichain_lp_certificate_holds_when_a_leak_is_below_highs_tolerance():
     # HiGHS returns, the documented certificate must hold: 0 ≤ g* − gain ≤ bound and
     # g* − g^policy ≤ bound.
     d = 1e-12
-    P = np.zeros((4, 2, 4))
-    P[0, :, 1] = 1.0
-    P[1, :, 0], P[1, :, 2] = 1 - d, d
-    P[2, 0, 2], P[2, 0, 0], P[2, 1, 2] = 1 - d, d, 1.0
-    P[3, :, 2] = 1.0
-    R = np.zeros((4, 2))
-    R[2] = [2.0, 1.5]
-    mdp = FiniteMDP(P, R, gamma=None)
+    mdp = _leaky_model(d)
     g_star = 1.5
     res = average_linear_program(mdp)
     gain, bound = float(res.gain), float(res.bound)
