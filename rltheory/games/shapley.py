@@ -118,7 +118,9 @@ class ShapleyResult:
     iterations : int
     converged : bool
     bound : array, shape (...)
-        ``γ/(1−γ)·‖V − V_prev‖∞`` (a-posteriori bound on ``‖V − V*‖∞``).
+        ``(γ‖V − V_prev‖∞ + ρ)/(1−γ)`` (a-posteriori bound on ``‖V − V*‖∞``), where ``ρ``
+        bounds the error of the computed sweep ``V = T̃ V_prev`` against the exact ``T V_prev``:
+        the stage games' largest duality gap plus ``eps·(max|r| + γ‖V_prev‖∞)``.
     policy_bound : array, shape (...)
         Certified exploitability of ``policies`` at every state:
         ``V^{BR,y} − V^{x,BR} ≤ 2(‖T V − V‖∞ + max_s gap_s)/(1−γ)``.
@@ -138,7 +140,7 @@ class ShapleyResult:
 def shapley_value_iteration(
     game: ZeroSumMarkovGame, *, tol: float = 1e-8, max_iter: int | None = None, V0: Any = None
 ) -> ShapleyResult:
-    r"""Shapley value iteration ``V_{k+1} = T V_k`` until ``γ/(1−γ)‖V_{k+1} − V_k‖∞ ≤ tol``.
+    r"""Shapley value iteration ``V_{k+1} = T V_k`` until ``(γ‖V_{k+1} − V_k‖∞ + ρ_k)/(1−γ) ≤ tol``.
 
     Parameters
     ----------
@@ -165,7 +167,17 @@ def shapley_value_iteration(
     Notes
     -----
     Shapley (1953, Thm 1): ``T`` is a γ-contraction, so ``‖V_k − V*‖∞ ≤ γ^k‖V_0 − V*‖∞``
-    and ``‖V_{k+1} − V*‖∞ ≤ γ/(1−γ)‖V_{k+1} − V_k‖∞``. After stopping, the stage games at
+    and ``‖V_{k+1} − V*‖∞ ≤ γ/(1−γ)‖V_{k+1} − V_k‖∞`` for the exact operator. The computed
+    sweep ``V_{k+1} = T̃ V_k`` differs from ``T V_k`` by at most ``ρ_k`` = the largest stage-game
+    duality gap (``|xᵀQy − val Q| ≤ gap``) plus a round-off allowance of one unit
+    ``eps·(max|r| + γ‖V_k‖∞)`` of the stage payoffs, and then
+    ``‖V_{k+1} − V*‖∞ ≤ ρ_k + γ‖V_k − V*‖∞`` gives the certified
+    ``bound = (γ‖V_{k+1} − V_k‖∞ + ρ_k)/(1−γ)``. Its floor ``ρ/(1−γ)`` is the attainable
+    accuracy: a ``tol`` below it (e.g. ``1e-8`` with payoffs of size ``1e9``, or at γ close to 1)
+    ends with ``converged=False`` and a warning rather than a bound that round-off has made
+    false (without ``ρ``, ``δ = 0`` at a floating-point fixed point certified ``bound = 0``
+    while ``‖V − V*‖∞`` was 1e-3). The round-off term models a few ulps of each stage
+    payoff, not the worst case of an ``S``-term sum. After stopping, the stage games at
     the returned ``V`` are solved once more; their strategies ``(x, y)`` satisfy
     ``‖V^{x,BR} − V‖∞, ‖V^{BR,y} − V‖∞ ≤ (‖TV − V‖∞ + max gap)/(1−γ)`` (the operator
     ``W ↦ min_ν T^{x,ν} W`` is a γ-contraction with fixed point ``V^{x,BR}`` and moves ``V``
@@ -204,17 +216,22 @@ def shapley_value_iteration(
     check_finite(V, "V0", ("s",))
     rec = TraceRecorder()
     step = _shapley_operator(game, V)
-    fac = g / (1.0 - g) if g > 0 else 0.0
+    fac = g / (1.0 - g)
     if max_iter is None:
         d0 = float(xp.max(xp.abs(step.TV - V))) if game.S else 0.0
         max_iter = max(2, contraction_steps(g, fac * d0, tol) + 2)  # γ^k·γ/(1−γ)·d0 ≤ tol
     converged = False
     it = 0
     bound = None
+    # per-sweep error of the computed TV against the exact operator: the stage games' duality
+    # gaps plus one rounding unit of the stage payoffs, eps·(max|r| + γ‖V‖∞) (|Q| ≤ max|r| + γ‖V‖∞)
+    eps = float(xp.finfo(game.dtype).eps)
+    r_max = xp.max(xp.abs(xp.reshape(game.R, game.batch_shape + (-1,))), axis=-1)
     for it in range(1, max_iter + 1):
         TV = step.TV
         delta = xp.max(xp.abs(TV - V), axis=-1)
-        bound = fac * delta
+        rho = xp.max(step.gap, axis=-1) + eps * (r_max + g * xp.max(xp.abs(V), axis=-1))
+        bound = (g * delta + rho) / (1.0 - g)
         V = TV
         step = _shapley_operator(game, V)
         rec.record(it, delta=delta, bound=bound, stage_gap=xp.max(step.gap, axis=-1))

@@ -262,3 +262,17 @@ def test_batched_reward_nan_and_bad_policy_are_located():
         g.col_policy(np.ones((1, 3)) / 3)
     with pytest.raises(InvalidModelError, match=r"R must have shape \(2, 1, 2, 2\) \(…, S, A, B\)"):
         ZeroSumMarkovGame(P, np.zeros((2, 1, 2)), 0.9)
+
+
+def test_shapley_vi_bound_covers_round_off_at_large_payoffs():
+    # One state, A = 1e9·[[2, −1], [−3, 4]]: val A = 0.5e9 (x = (7, 3)/10 equalises both
+    # columns), so V* = 0.5e9/(1 − γ) = 5e10 exactly. Before the sweep error ρ entered the
+    # certificate, VI reached a floating-point fixed point (δ = 0) and certified bound = 0 with
+    # converged=True while |V − V*| = 1.07e-3. tol = 1e-8 is below the round-off floor here.
+    A = np.array([[2.0, -1.0], [-3.0, 4.0]]) * 1e9
+    g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1)), A[None], 0.99)
+    with pytest.warns(ConvergenceWarning):
+        res = shapley_value_iteration(g, tol=1e-8)
+    err = abs(float(res.V[0]) - 5e10)
+    assert err > 0.0 and err <= float(res.bound)
+    assert not res.converged
