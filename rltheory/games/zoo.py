@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int, check_positive_int
 from .markov import MarkovGame, ZeroSumMarkovGame
 
 __all__ = [
@@ -107,12 +108,14 @@ def random_matrix_games(
     rng: np.random.Generator, shape: tuple[int, ...], m: int, n: int
 ) -> np.ndarray:
     """``A[*shape, m, n]`` with i.i.d. standard normal entries (nondegenerate with probability 1)."""
-    return rng.standard_normal(tuple(shape) + (m, n))
+    for i, k in enumerate(shape):
+        check_int(k, f"shape[{i}]", minimum=0)
+    return rng.standard_normal(tuple(shape) + (check_positive_int(m, "m"), check_positive_int(n, "n")))
 
 
 def random_bimatrix_game(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
     """``U[2, m, n]`` with i.i.d. standard normal payoffs (nondegenerate with probability 1)."""
-    return rng.standard_normal((2, m, n))
+    return rng.standard_normal((2, check_positive_int(m, "m"), check_positive_int(n, "n")))
 
 
 #: Soccer action moves (row, col): N, S, E, W, stand.
@@ -227,6 +230,7 @@ def random_zero_sum_markov_game(
         isinstance(branching, bool) or not isinstance(branching, (int, np.integer)) or branching < 1
     ):
         raise ValueError(f"branching must be a positive integer or None; got {branching!r}")
+    S, A, B = (check_positive_int(v, name) for v, name in ((S, "S"), (A, "A"), (B, "B")))
     lead = tuple(batch_shape) + (S, A, B)
     W = rng.exponential(size=lead + (S,))
     if branching is not None and branching < S:

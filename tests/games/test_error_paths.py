@@ -304,3 +304,25 @@ class TestZoo:
         # branching=0 used to surface as "P must be finite; P(s=0, a=0, b=0, s'=0) = nan".
         with pytest.raises(ValueError, match=rf"branching must be a positive integer or None; got {branching!r}"):
             random_zero_sum_markov_game(np.random.default_rng(0), 4, 2, 2, 0.5, branching=branching)
+
+
+def test_random_game_builders_name_a_bad_size():
+    # a negative size reached numpy's "negative dimensions are not allowed"
+    from rltheory.games.zoo import (
+        random_bimatrix_game,
+        random_matrix_games,
+        random_zero_sum_markov_game,
+    )
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="m must be a positive integer; got -1"):
+        random_matrix_games(rng, (3,), -1, 2)
+    with pytest.raises(ValueError, match=r"shape\[0\] must be an integer >= 0; got -2"):
+        random_matrix_games(rng, (-2,), 1, 2)
+    with pytest.raises(ValueError, match="n must be a positive integer; got 0"):
+        random_bimatrix_game(rng, 2, 0)
+    with pytest.raises(ValueError, match="S must be a positive integer; got -3"):
+        random_zero_sum_markov_game(rng, -3, 2, 2, 0.9)
+    with pytest.raises(ValueError, match="B must be a positive integer; got 2.5"):
+        random_zero_sum_markov_game(rng, 3, 2, 2.5, 0.9)
+    assert random_matrix_games(rng, (0,), 2, 2).shape == (0, 2, 2)  # an empty batch is allowed
