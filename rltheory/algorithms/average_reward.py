@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_real
+from .._validate import check_finite, check_real, real_scalar
 from ..backend import require_host
 from ..errors import InvalidModelError
 from ..mdp.average import average_policy_iteration, gain_bias
@@ -136,15 +136,27 @@ class StepSchedule:
     power: float = 0.0
 
     def __post_init__(self) -> None:
+        # numpy scalars are accepted and stored as Python floats; bools are not numbers here
         for name in ("c", "t0"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            x = real_scalar(v)
+            if not (math.isfinite(x) and x > 0):
                 raise ValueError(f"StepSchedule.{name} must be a finite number > 0; got {v!r}")
-        if isinstance(self.power, bool) or not (isinstance(self.power, (int, float)) and 0 <= self.power <= 1):
+            object.__setattr__(self, name, x)
+        p = real_scalar(self.power)
+        if not 0 <= p <= 1:
             raise ValueError(f"StepSchedule.power must lie in [0, 1]; got {self.power!r}")
+        object.__setattr__(self, "power", p)
 
     def __call__(self, t: int) -> float:
         return float(self.c / (1.0 + t / self.t0) ** self.power)
+
+
+def _check_schedules(**schedules: Any) -> None:
+    """Each step-size argument must be a :class:`StepSchedule` (or another callable ``t -> α_t``)."""
+    for name, sch in schedules.items():
+        if sch is not None and not callable(sch):
+            raise TypeError(f"{name} must be a StepSchedule (a callable t -> step size); got {sch!r}")
 
 
 def mixing_step_sizes(tau_mix: float, *, critic: float = 0.5, actor: float = 0.05) -> tuple[StepSchedule, StepSchedule]:
@@ -161,7 +173,7 @@ def mixing_step_sizes(tau_mix: float, *, critic: float = 0.5, actor: float = 0.0
     ValueError
         ``tau_mix < 1`` or not finite; ``critic`` or ``actor`` not a finite number ``> 0``.
     """
-    if isinstance(tau_mix, bool) or not (isinstance(tau_mix, (int, float, np.integer)) and tau_mix >= 1):
+    if not real_scalar(tau_mix) >= 1:
         raise ValueError(f"tau_mix must be a number >= 1; got {tau_mix!r}")
     tau_mix = check_real(tau_mix, "tau_mix")
     critic = check_real(critic, "critic", low=0.0, low_open=True)
@@ -284,6 +296,7 @@ def differential_td(
         raise ValueError(f"pi must be a stochastic policy of shape (S, A) = {(S, A)}")
     T = _count(steps, "steps")
     every = _count(record_every, "record_every")
+    _check_schedules(alpha=alpha, beta=beta)
     gen = _rng(rng)
     Phi = _features(features, S)
     g, h = _gain_bias(mdp, pol)
@@ -378,6 +391,7 @@ def _ac_setup(mdp: FiniteMDP, what: str, rng: Any, features: Any, theta0: Any, o
     theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
     if theta.shape != (S, A):
         raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    check_finite(theta, "theta0", ("s", "a"))
     s0 = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random())
     return _ACState(P, R, Phi, theta, np.zeros(Phi.shape[1]), _optimal_gain(mdp, optimal_gain), _cdf(P), s0, gen)
 
@@ -430,6 +444,7 @@ def average_reward_actor_critic(
     """
     T = _count(steps, "steps")
     every = _count(record_every, "record_every")
+    _check_schedules(critic_step=critic_step, actor_step=actor_step, gain_step=gain_step)
     st = _ac_setup(mdp, "average_reward_actor_critic", rng, features, theta0, optimal_gain)
     R, Phi, theta, omega, g_star, cP, s, gen, eta = st.R, st.Phi, st.theta, st.omega, st.g_star, st.cP, st.s, st.gen, 0.0
     beta = critic_step if gain_step is None else gain_step
@@ -637,11 +652,12 @@ def multilevel_actor_critic(
     T = _count(iterations, "iterations")
     Tm = _count(T_max, "T_max")
     every = _count(record_every, "record_every")
-    if isinstance(actor_scale, bool) or not (isinstance(actor_scale, (int, float)) and actor_scale > 0):
+    if not real_scalar(actor_scale) > 0:
         raise ValueError(f"actor_scale must be > 0; got {actor_scale!r}")
-    check_real(actor_scale, "actor_scale")  # finite
+    actor_scale = check_real(actor_scale, "actor_scale")  # finite
     omega_radius = check_real(omega_radius, "omega_radius", low=0.0, allow_none=True)
     cap = None if max_samples is None else _count(max_samples, "max_samples")
+    _check_schedules(critic_step=critic_step, gain_step=gain_step)
     st = _ac_setup(mdp, "multilevel_actor_critic", rng, features, theta0, optimal_gain)
     R, Phi, theta, omega, g_star, cP, s, gen, eta = st.R, st.Phi, st.theta, st.omega, st.g_star, st.cP, st.s, st.gen, 0.0
     S, A = R.shape

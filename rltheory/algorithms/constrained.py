@@ -432,11 +432,26 @@ def fosp_residual(grad_theta: Any, mu: Any, G_minus_b: Any, *, eta_mu: float, La
     --------
     >>> fosp_residual([0.0, 0.0], [1.0], [-0.5], eta_mu=1.0, Lambda=10.0)
     0.25
+
+    Raises
+    ------
+    ValueError
+        Non-finite entries; ``mu`` and ``G_minus_b`` not vectors of one length ``m``;
+        ``eta_mu`` or ``Lambda`` not a finite number ``> 0``.
     """
     e = _positive(eta_mu, "eta_mu")
+    Lam = _positive(Lambda, "Lambda")
     m = np.asarray(mu, dtype=float)
-    proj = np.clip(m + e * np.asarray(G_minus_b, dtype=float), 0.0, _positive(Lambda, "Lambda"))
-    return float(np.sum(np.asarray(grad_theta, dtype=float) ** 2) + np.sum(((m - proj) / e) ** 2))
+    gb = np.asarray(G_minus_b, dtype=float)
+    grad = np.asarray(grad_theta, dtype=float)
+    if m.ndim != 1 or gb.shape != m.shape:
+        raise ValueError(f"mu and G_minus_b must be vectors of one length m; got shapes {m.shape} and {gb.shape}")
+    for name, x in (("grad_theta", grad), ("mu", m), ("G_minus_b", gb)):
+        bad = np.flatnonzero(~np.isfinite(x.reshape(-1)))
+        if bad.size:
+            raise ValueError(f"{name} must be finite; {name}.flat[{bad[0]}] = {x.reshape(-1)[bad[0]]}")
+    proj = np.clip(m + e * gb, 0.0, Lam)
+    return float(np.sum(grad**2) + np.sum(((m - proj) / e) ** 2))
 
 
 def _pd_settings(
@@ -467,7 +482,7 @@ def _check_utilities(mdp: FiniteMDP, objective: Any, constraints: Sequence[tuple
         if item[0].shape != (mdp.S, mdp.A):
             raise ValueError(f"constraints[{i}] has shape {item[0].shape}; the model has (S, A) = {(mdp.S, mdp.A)}")
         Gs.append(item[0])
-        bs.append(float(item[1]))
+        bs.append(check_real(item[1], f"constraints[{i}] threshold"))
     return Gs, np.asarray(bs, dtype=float)
 
 
@@ -690,7 +705,7 @@ def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float =
     """
     P, R, C, b, mu, g = _cmdp(cmdp, "two_stage_constrained_ac")
     w = np.asarray(weights, dtype=float).reshape(-1)
-    if w.shape != (cmdp.m,) or np.any(~np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
+    if np.asarray(weights).dtype == bool or w.shape != (cmdp.m,) or np.any(~np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
         raise ValueError(f"weights must be {cmdp.m} finite non-negative numbers with a positive sum; got {weights!r}")
     t = _positive(tau, "tau")
     aux = np.stack([np.asarray(soft_value_iteration(cmdp.mdp.replace(R=-C[i]), tau=t, tol=tol).policy) for i in range(cmdp.m)])

@@ -57,7 +57,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .._validate import check_finite, check_probability, check_real
+from .._validate import check_discount, check_finite, check_probability, check_real
 from ..backend import array_namespace, as_float
 from ..errors import InvalidModelError
 from ..mdp.model import FiniteMDP
@@ -149,10 +149,11 @@ class NetworkedMDP:
             raise InvalidModelError(f"graph nodes must be labelled 0..n-1; got {sorted(g.nodes)[:8]}")
         if not nx.is_connected(g):
             raise InvalidModelError("graph must be connected")
-        if not (isinstance(self.gamma, (int, float)) and 0.0 <= float(self.gamma) < 1.0):
-            raise InvalidModelError(f"gamma must lie in [0, 1); got {self.gamma!r}")
-        if isinstance(self.policy_radius, bool) or not isinstance(self.policy_radius, int) or self.policy_radius < 0:
+        gamma = check_discount(self.gamma, allow_none=False)  # numpy scalars pass, bools do not
+        if (isinstance(self.policy_radius, bool) or not isinstance(self.policy_radius, (int, np.integer))
+                or self.policy_radius < 0):
             raise InvalidModelError(f"policy_radius must be a non-negative integer; got {self.policy_radius!r}")
+        object.__setattr__(self, "policy_radius", int(self.policy_radius))
         xp = array_namespace(self.R_local, *self.P_local)
         R = as_float(self.R_local, xp)
         if R.ndim != 3 or R.shape[0] != n:
@@ -182,7 +183,7 @@ class NetworkedMDP:
         object.__setattr__(self, "P_local", tuple(Ps))
         object.__setattr__(self, "R_local", R)
         object.__setattr__(self, "mu_local", mu)
-        object.__setattr__(self, "gamma", float(self.gamma))
+        object.__setattr__(self, "gamma", gamma)
 
     @property
     def xp(self) -> Any:

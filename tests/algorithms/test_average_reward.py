@@ -283,3 +283,48 @@ def test_validation_messages():
     with pytest.raises(ValueError, match="T_max"):
         mac_rate([1.0], T_max=1)
     assert mac_rate([4.0], tau_mix=1.0, T_max=2, C=1.0)[0] == pytest.approx(0.5)
+
+
+# ------------------------------------------------- validation outside the drawn ranges
+def test_step_schedule_accepts_numpy_scalars() -> None:
+    # α_10 = 0.5 / (1 + 10/10)^1 = 0.25; numpy scalars were rejected as "not a finite number > 0".
+    sch = StepSchedule(np.float32(0.5), t0=np.int64(10), power=np.float64(1.0))
+    assert sch(10) == 0.25
+    assert sch == StepSchedule(0.5, t0=10.0, power=1.0)
+    assert mixing_step_sizes(np.float32(2.0)) == mixing_step_sizes(2.0)
+
+
+@pytest.mark.parametrize("kw", [dict(c=True), dict(c=0.5, power=True), dict(c=0.5, t0=np.float32("nan"))])
+def test_step_schedule_still_rejects_bools_and_nan(kw) -> None:
+    with pytest.raises(ValueError, match=r"StepSchedule\.(c|t0|power) must"):
+        StepSchedule(**kw)
+
+
+def test_multilevel_actor_critic_numpy_actor_scale_equals_float() -> None:
+    mdp = _mdp(0)
+    kw = dict(iterations=5, T_max=4, rng=3, record_every=5)
+    a = multilevel_actor_critic(mdp, actor_scale=0.5, **kw)
+    b = multilevel_actor_critic(mdp, actor_scale=np.float32(0.5), **kw)
+    np.testing.assert_array_equal(a.theta, b.theta)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_actor_critics_locate_nonfinite_theta0(bad) -> None:
+    # Before the fix the error blamed the derived policy: "pi must be finite; pi(s=0, a=0) = nan".
+    mdp = _mdp(0)
+    theta0 = np.zeros((4, 2))
+    theta0[1, 1] = bad
+    with pytest.raises(InvalidModelError, match=r"theta0 must be finite; theta0\(s=1, a=1\)"):
+        average_reward_actor_critic(mdp, steps=2, rng=0, theta0=theta0)
+    with pytest.raises(InvalidModelError, match=r"theta0 must be finite; theta0\(s=1, a=1\)"):
+        multilevel_actor_critic(mdp, iterations=2, T_max=4, rng=0, theta0=theta0)
+
+
+def test_step_arguments_must_be_schedules() -> None:
+    mdp = _mdp(0)
+    with pytest.raises(TypeError, match="alpha must be a StepSchedule"):
+        differential_td(mdp, np.full((4, 2), 0.5), steps=2, rng=0, alpha=0.1)
+    with pytest.raises(TypeError, match="actor_step must be a StepSchedule"):
+        average_reward_actor_critic(mdp, steps=2, rng=0, actor_step=0.01)
+    with pytest.raises(TypeError, match="gain_step must be a StepSchedule"):
+        multilevel_actor_critic(mdp, iterations=2, T_max=4, rng=0, gain_step=0.05)

@@ -302,3 +302,43 @@ def test_validation_messages():
                                     eta_mu=1.0, Lambda=1.0, delta=-1.0, reference=0.0)
     with pytest.raises(TypeError, match="objective must be an OccupancyFunction"):
         general_utility_primal_dual(cmdp.mdp, np.zeros((3, 2)), iterations=2, eta_theta=1.0, eta_mu=1.0, Lambda=1.0)
+
+
+# ------------------------------------------------- validation outside the drawn ranges
+@pytest.mark.parametrize("threshold", [float("nan"), float("inf"), True, "0.5"])
+def test_general_utility_threshold_must_be_finite_number(threshold) -> None:
+    # With `reference` given the LP (which checks thresholds) is skipped: before the fix a
+    # nan threshold surfaced as "R must be finite", and inf / bool / str ran silently.
+    mdp, F, G, _ = _entropy_problem()
+    with pytest.raises(ValueError, match=r"constraints\[0\] threshold must be a finite number"):
+        general_utility_primal_dual(mdp, F, [(G, threshold)], iterations=2, eta_theta=1.0, eta_mu=1.0,
+                                    Lambda=1.0, reference=0.0)
+
+
+def test_general_utility_numpy_threshold_equals_float() -> None:
+    mdp, F, G, b = _entropy_problem()
+    kw = dict(iterations=3, eta_theta=1.0, eta_mu=1.0, Lambda=1.0, reference=0.0)
+    a = general_utility_primal_dual(mdp, F, [(G, float(b))], **kw)
+    c = general_utility_primal_dual(mdp, F, [(G, np.float64(b))], **kw)
+    np.testing.assert_array_equal(a.theta, c.theta)
+
+
+@pytest.mark.parametrize(("args", "match"), [
+    (([0.0], [1.0, 2.0], [0.0]), r"mu and G_minus_b must be vectors of one length m; got shapes \(2,\) and \(1,\)"),
+    (([0.0], [[1.0]], [[0.0]]), r"mu and G_minus_b must be vectors"),
+    (([0.0], [float("nan")], [0.0]), r"mu must be finite; mu\.flat\[0\] = nan"),
+    (([0.0, float("inf")], [0.0], [0.0]), r"grad_theta must be finite; grad_theta\.flat\[1\] = inf"),
+    (([0.0], [0.0], [float("nan")]), r"G_minus_b must be finite"),
+])
+def test_fosp_residual_rejects_mismatched_or_nonfinite(args, match) -> None:
+    # Before the fix mu of length 2 against G_minus_b of length 1 broadcast to 1.0 and nan returned nan.
+    with pytest.raises(ValueError, match=match):
+        fosp_residual(*args, eta_mu=1.0, Lambda=1.0)
+
+
+def test_two_stage_rejects_bool_weights() -> None:
+    cmdp = _random_cmdp(0, S=2, A=2)
+    with pytest.raises(ValueError, match="weights must be 1 finite non-negative numbers"):
+        two_stage_constrained_ac(cmdp, weights=True)
+    with pytest.raises(ValueError, match="weights must be 1 finite non-negative numbers"):
+        two_stage_constrained_ac(cmdp, weights=np.array([True]))

@@ -185,3 +185,21 @@ def test_validation_messages():
         truncated_policy_gradient(good, th, -1)
     with pytest.raises(ValueError, match="weights must be"):
         truncated_policy_gradient(good, th, 1, weights="bogus")
+
+
+# ------------------------------------------------- validation outside the drawn ranges
+def test_networked_mdp_accepts_numpy_gamma_and_radius() -> None:
+    # np.float32 gamma / np.int64 policy_radius were rejected; the model must equal the Python-number one.
+    base = sis_network(nx.path_graph(3), gamma=0.5, policy_radius=1)
+    alt = sis_network(nx.path_graph(3), gamma=np.float32(0.5), policy_radius=np.int64(1))
+    assert type(alt.gamma) is float and type(alt.policy_radius) is int
+    assert alt.gamma == 0.5 and alt.policy_radius == 1
+    th = _thetas(base, 0)
+    np.testing.assert_array_equal(np.asarray(networked_occupancy(base, th)), np.asarray(networked_occupancy(alt, th)))
+
+
+@pytest.mark.parametrize("gamma", [False, True, np.float64("nan"), 1.0])
+def test_networked_mdp_rejects_bool_and_out_of_range_gamma(gamma) -> None:
+    # gamma=False used to be accepted as a discount of 0.
+    with pytest.raises(InvalidModelError, match="gamma must"):
+        sis_network(nx.path_graph(2), gamma=gamma)
