@@ -73,10 +73,10 @@ def _hybrid_args(fh: Any, features: Any, offline: Any, iterations: Any, n_online
         _check_data(offline, "hybrid offline data", unit_rewards=False)
         offline.check_compatible(S=fh.S, A=fh.A, H=fh.H)
     for v, nm in ((iterations, "iterations"), (n_online, "n_online")):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:  # numpy integers too
             raise ValueError(f"{nm} must be an integer >= 0; got {v!r}")
     for v, nm in ((eta, "eta"), (ridge, "ridge")):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or not math.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not v > 0 or not math.isfinite(v):
             raise ValueError(f"{nm} must be a finite number > 0; got {v!r}")
     return _features(features, fh.H, fh.S, fh.A)
 
@@ -261,7 +261,7 @@ def hybrid_npg(
     True
     """
     phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge)
-    if isinstance(offline_weight, bool) or not isinstance(offline_weight, (int, float)) or not offline_weight >= 0:
+    if isinstance(offline_weight, bool) or not isinstance(offline_weight, (int, float, np.integer, np.floating)) or not offline_weight >= 0:
         raise ValueError(f"offline_weight must be a number >= 0; got {offline_weight!r}")
     if not math.isfinite(offline_weight):
         raise ValueError(f"offline_weight must be finite; got {offline_weight!r}")

@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import real_scalar
 from ..bounds.offline import empirical_bernstein_radius, hoeffding_radius, pevi_beta
 from ..mdp.offline_data import EpisodeDataset
 from ._offline_common import (
@@ -64,6 +65,7 @@ from ._offline_common import (
     _check_data,
     _features,
     _group,
+    _nonneg,
     _prob,
     _recursion,
     _ridge,
@@ -228,8 +230,7 @@ def _linear_vi(
     """Least-squares VI; ``beta`` a number or ``"self-normalized"`` (per-step β_h from Λ_h)."""
     H, S, A = data.H, data.S, data.A
     phi = _features(features, H, S, A)
-    if isinstance(ridge, bool) or not isinstance(ridge, (int, float)) or not ridge >= 0 or not math.isfinite(ridge):
-        raise ValueError(f"ridge must be a finite number >= 0; got {ridge!r}")
+    ridge = _nonneg(ridge, "ridge")
     steps = _steps(data, split=split)
     d = phi.shape[-1]
     Lams = np.zeros((H, d, d))
@@ -336,13 +337,11 @@ def pevi(
     if isinstance(beta, str):
         if beta != "self-normalized":
             raise ValueError(f"beta must be a number, None or 'self-normalized'; got {beta!r}")
-        if not split or not (isinstance(ridge, (int, float)) and ridge > 0):
+        if not split or not real_scalar(ridge) > 0:
             raise ValueError(
                 f"beta='self-normalized' needs split=True and ridge > 0 (its proof uses both); got split={split!r}, ridge={ridge!r}"
             )
-    elif isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 or not math.isfinite(beta):
-        raise ValueError(f"beta must be a finite number >= 0; got {beta!r}")
     else:
-        beta = float(beta)
+        beta = _nonneg(beta, "beta")
     res = _linear_vi(data, phi, ridge=ridge, beta=beta, clip=True, split=bool(split), delta=dlt)
     return OfflineResult(res.policy, res.Q, res.V, res.bonus, res.counts, "pevi", dlt, res.Lambda)

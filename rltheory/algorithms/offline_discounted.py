@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import real_scalar
 from ..bounds.offline import hoeffding_radius
 from ..errors import InvalidModelError
 from ..mdp.offline_data import TransitionDataset
@@ -59,7 +60,7 @@ def lcb_vi_discounted(
 ) -> DiscountedOfflineResult:
     r"""Discounted VI-LCB with data splitting and monotone updates (Rashidinejad et al. 2021, Algorithm 3).
 
-    The ``N`` tuples are split into ``T`` folds (default ``T = ⌈ln N/(1 − γ)⌉``). With
+    The ``N`` tuples are split into ``T`` folds (default ``T = min(N, ⌈ln N/(1 − γ)⌉)``). With
     fold ``t``: ``Q_t = r̂ + γ P̂_t V_{t−1} − b_t`` (``0`` on unvisited pairs),
     ``b_t(s, a) = V_max √(ln(2SAT/δ)/(2 n_t(s, a)))``, ``V_max = 1/(1 − γ)``; then at every
     state ``V_t(s) = max_a Q_t(s, a)`` and ``π_t(s) = argmax_a Q_t(s, a)`` *only if* this improves on
@@ -72,7 +73,8 @@ def lcb_vi_discounted(
     gamma : float in [0, 1)
     delta : float in (0, 1)
     iterations : int, optional
-        ``T``; at most ``N``.
+        ``T``; at most ``N``. The default ``⌈ln N/(1 − γ)⌉`` is capped at ``N`` (one tuple
+        per fold) when the data are too few for it.
 
     Returns
     -------
@@ -104,13 +106,18 @@ def lcb_vi_discounted(
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidModelError(f"lcb_vi_discounted assumes rewards in [0, 1]; TransitionDataset.rewards[i={i}] = {data.rewards[i]:.6g}")
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 <= gamma < 1.0:
+    g = real_scalar(gamma)  # Python or numpy real scalar (not bool); NaN otherwise, which fails below
+    if not 0.0 <= g < 1.0:
         raise ValueError(f"gamma must be a number in [0, 1); got {gamma!r}")
+    gamma = g
     dl = _prob(delta)
     N, S, A = data.N, data.S, data.A
-    T = int(math.ceil(math.log(max(N, 2)) / (1.0 - gamma))) if iterations is None else iterations
-    if isinstance(T, bool) or not isinstance(T, int) or not 1 <= T <= N:
+    if iterations is None:  # ⌈ln N/(1 − γ)⌉ folds, but never more folds than tuples
+        T = min(N, int(math.ceil(math.log(max(N, 2)) / (1.0 - gamma))))
+    elif isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or not 1 <= iterations <= N:
         raise ValueError(f"iterations must be an integer in [1, N = {N}]; got {iterations!r}")
+    else:
+        T = int(iterations)
     vmax = 1.0 / (1.0 - gamma)
     dstep = dl / (T * S * A)
     V = np.zeros(S)

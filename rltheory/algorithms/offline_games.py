@@ -65,7 +65,14 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .._numerics import unit_range
-from .._validate import as_distribution, check_finite, check_int, check_probability, check_real
+from .._validate import (
+    as_distribution,
+    check_finite,
+    check_int,
+    check_probability,
+    check_real,
+    real_scalar,
+)
 from ..bounds.offline import hoeffding_radius
 from ..errors import InvalidModelError, SolverError
 from ..games.bimatrix import lemke_howson
@@ -141,9 +148,10 @@ def _concept(concept: Any) -> str:
 
 
 def _prob(delta: Any, name: str = "delta") -> float:
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0.0 < float(delta) < 1.0:
+    d = real_scalar(delta)  # Python or numpy real scalar (not bool); NaN otherwise, which fails below
+    if not 0.0 < d < 1.0:
         raise ValueError(f"{name} must be a probability in (0, 1); got {delta!r}")
-    return float(delta)
+    return d
 
 
 def _check_game_data(data: Any, what: str) -> EpisodeDataset:
@@ -424,10 +432,11 @@ def _estimator(data: EpisodeDataset, delta: float, n_candidates: int, features: 
             raise ValueError(f"beta must be a finite number >= 0 or 'self-normalized'; got {beta!r}")
         if not split or not ridge > 0:
             raise ValueError(f"beta='self-normalized' needs split=True and ridge > 0; got split={split!r}, ridge={ridge!r}")
-    elif beta is not None and (
-        isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0 or not math.isfinite(beta)
-    ):  # a negative radius would swap the interval ends and void the certificate
-        raise ValueError(f"beta must be a finite number >= 0 or 'self-normalized'; got {beta!r}")
+    elif beta is not None:
+        b = real_scalar(beta)  # Python or numpy real scalar (not bool); NaN otherwise
+        if not (b >= 0 and math.isfinite(b)):  # a negative radius would swap the interval ends and void the certificate
+            raise ValueError(f"beta must be a finite number >= 0 or 'self-normalized'; got {beta!r}")
+        beta = b
     if features is not None:
         check_real(ridge, "ridge", low=0.0)
     return _Estimator(data, delta_step=delta_step, features=features, beta=beta, ridge=ridge, split=split)

@@ -303,3 +303,89 @@ class TestOfflineGames:
         with pytest.raises(ValueError, match=r"concept='nash' handles two players; got 3 \(use 'cce' or 'ce'\)"):
             pessimistic_equilibrium_vi(d, concept="nash")
 
+
+
+# --------------------------------------------------------------------------- numpy scalars, default folds
+class TestNumpyScalarArguments:
+    """Settings given as numpy scalars (e.g. read from an array) are the same settings as floats."""
+
+    @pytest.mark.parametrize("delta", [np.float32(0.25), np.array(0.25)])
+    def test_lcb_vi_and_pevi_accept_numpy_delta(self, delta):
+        # Bug fixed: the offline learners' delta check took only Python int/float, so
+        # delta=np.float32(0.25) raised "delta must be a probability in (0, 1)".
+        from rltheory.algorithms.offline import lcb_vi
+
+        d = _bandit_data()
+        assert np.array_equal(lcb_vi(d, delta=delta).V, lcb_vi(d, delta=0.25).V)
+        phi = np.eye(2).reshape(1, 2, 2)
+        assert np.array_equal(pevi(d, phi, delta=delta).V, pevi(d, phi, delta=0.25).V)
+
+    def test_pevi_accepts_numpy_beta_and_ridge(self):
+        # Bug fixed: beta=np.int64(1) / ridge=np.float32(1) raised "must be a finite number >= 0".
+        d, phi = _bandit_data(), np.eye(2).reshape(1, 2, 2)
+        ref = pevi(d, phi, beta=1.0, ridge=1.0)
+        got = pevi(d, phi, beta=np.int64(1), ridge=np.float32(1.0))
+        assert np.array_equal(got.Q, ref.Q) and np.array_equal(got.bonus, ref.bonus)
+
+    def test_numpy_scalars_still_validated(self):
+        d, phi = _bandit_data(), np.eye(2).reshape(1, 2, 2)
+        with pytest.raises(ValueError, match=r"delta must be a probability in \(0, 1\); got np.float32\(1.0\)"):
+            pevi(d, phi, beta=1.0, delta=np.float32(1.0))
+        with pytest.raises(ValueError, match=r"beta must be a finite number >= 0; got np.float64\(-1.0\)"):
+            pevi(d, phi, beta=np.float64(-1.0))
+        with pytest.raises(ValueError, match=r"delta must be a probability in \(0, 1\); got True"):
+            pevi(d, phi, beta=1.0, delta=True)
+
+    def test_lcb_vi_discounted_accepts_numpy_gamma_delta_iterations(self):
+        # Bug fixed: gamma=np.float32(0.5) and iterations=np.int64(2) were rejected as invalid.
+        from rltheory.mdp.offline_data import TransitionDataset
+
+        t = TransitionDataset(np.zeros(4, int), np.zeros(4, int), np.ones(4), np.zeros(4, int), S=1, A=1)
+        ref = lcb_vi_discounted(t, 0.5, delta=0.25, iterations=2)
+        got = lcb_vi_discounted(t, np.float32(0.5), delta=np.float32(0.25), iterations=np.int64(2))
+        assert got.iterations == 2 and np.array_equal(got.V, ref.V)
+
+    def test_offline_games_accept_numpy_delta(self):
+        # Bug fixed: offline_games' own delta check rejected np.float32(0.25).
+        P, R = _coordination_game()
+        d = sample_game_episodes(P, R, _uniform_joint(), 40, rng=0)
+        ref = pessimistic_equilibrium_vi(d, concept="cce", delta=0.25)
+        got = pessimistic_equilibrium_vi(d, concept="cce", delta=np.float32(0.25))
+        assert np.array_equal(got.policy, ref.policy)
+
+
+class TestDiscountedDefaultFolds:
+    """The default fold count ``⌈ln N/(1 − γ)⌉`` is capped at ``N``."""
+
+    @pytest.mark.parametrize(("N", "gamma"), [(1, 0.5), (10, 0.9), (10, 0.999)])
+    def test_default_folds_capped_at_n_and_pessimistic(self, N, gamma):
+        # Bug fixed: with few tuples (⌈ln N/(1 − γ)⌉ > N, e.g. N = 10, γ = 0.9 gives 24) the
+        # *default* raised "iterations must be an integer in [1, N = 10]; got None".
+        # One state, one action, reward 1: V^π = 1/(1 − γ) for the only policy, and the
+        # result must be a lower bound on it (pessimism) with T = N folds of one tuple each.
+        from rltheory.mdp.offline_data import TransitionDataset
+
+        t = TransitionDataset(np.zeros(N, int), np.zeros(N, int), np.ones(N), np.zeros(N, int), S=1, A=1)
+        res = lcb_vi_discounted(t, gamma)
+        assert res.iterations == N and res.counts.shape == (N, 1, 1)
+        assert np.all(res.counts == 1)
+        assert 0.0 <= res.V[0] <= 1.0 / (1.0 - gamma)
+
+
+class TestHybridNumpyScalars:
+    """``hybrid_npg`` settings given as numpy scalars give the same run as Python numbers (same seed)."""
+
+    def test_numpy_scalars_same_run_as_python_numbers(self):
+        # Bug fixed: eta=np.float32(1.0), iterations=np.int64(3), n_online=np.int64(4) and
+        # ridge=np.float32(1.0) were each rejected ("must be a finite number > 0" / "an integer >= 0").
+        from rltheory.algorithms.offline import hybrid_npg
+        from rltheory.mdp import FiniteHorizonMDP
+
+        g = np.random.default_rng(3)
+        fh = FiniteHorizonMDP(g.dirichlet(np.ones(2), size=(2, 2, 2)), g.uniform(0, 1, (2, 2, 2)), mu=np.ones(2) / 2)
+        phi = np.eye(4).reshape(2, 2, 4)
+        ref = hybrid_npg(fh, phi, None, iterations=3, n_online=4, eta=1.0, ridge=1.0, rng=7)
+        got = hybrid_npg(fh, phi, None, iterations=np.int64(3), n_online=np.int64(4), eta=np.float32(1.0),
+                         ridge=np.float32(1.0), offline_weight=np.float64(1.0), rng=7)
+        assert got.iterations == ref.iterations
+        np.testing.assert_allclose(got.policy, ref.policy, rtol=1e-6)  # eta=1 exactly in float32
