@@ -9,7 +9,6 @@ generic clipped backward recursion ``Q̂_h = clip(B̂_h V̂_{h+1} − Γ_h, 0, H
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,14 +99,6 @@ def _prob(delta: Any) -> float:
     if not 0.0 < d < 1.0:
         raise ValueError(f"delta must be a probability in (0, 1); got {delta!r}")
     return d
-
-
-def _nonneg(x: Any, name: str) -> float:
-    """A finite real ``≥ 0`` (Python or numpy scalar, not bool), as ``float``."""
-    v = real_scalar(x)
-    if not (v >= 0 and math.isfinite(v)):
-        raise ValueError(f"{name} must be a finite number >= 0; got {x!r}")
-    return v
 
 
 def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

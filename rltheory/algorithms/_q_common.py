@@ -20,7 +20,7 @@ from ..backend import require_host
 from ..mdp.bellman import as_stochastic_policy
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
-from ..mdp.sample import rollout
+from ..mdp.sample import _rng, rollout
 from ..trace import Trace, TraceRecorder
 from ._policy_opt import discount
 
@@ -30,14 +30,6 @@ StepSize = Callable[[Any], Any]
 
 
 # -- helpers ---------------------------------------------------------------------------
-
-
-def _rng(rng: Any) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
 
 
 def _alpha(step_size: StepSize, n: Any) -> np.ndarray:

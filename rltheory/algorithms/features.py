@@ -24,6 +24,7 @@ import numpy as np
 from .._validate import _source_atol, check_finite, check_probability, real_scalar
 from .._validate import check_int as _int
 from ..backend import array_namespace, as_float
+from ..mdp.sample import _rng
 
 __all__ = [
     "tabular_features",
@@ -57,13 +58,7 @@ def random_features(S: int, d: int, *, rng: np.random.Generator | int) -> np.nda
     S, d = _int(S, "S"), _int(d, "d")
     if d > S:
         raise ValueError(f"d must be <= S = {S} for full column rank; got d={d}")
-    if isinstance(rng, np.random.Generator):
-        gen = rng
-    elif isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        gen = np.random.default_rng(int(rng))
-    else:
-        raise TypeError(f"rng must be a numpy.random.Generator or an int seed; got {type(rng).__name__}")
-    return gen.normal(size=(S, d)) / math.sqrt(d)
+    return _rng(rng).normal(size=(S, d)) / math.sqrt(d)
 
 
 def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) -> np.ndarray:

@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import real_scalar
+from .._validate import check_real, real_scalar
 from ..bounds.offline import empirical_bernstein_radius, hoeffding_radius, pevi_beta
 from ..mdp.offline_data import EpisodeDataset
 from ._offline_common import (
@@ -65,7 +65,6 @@ from ._offline_common import (
     _check_data,
     _features,
     _group,
-    _nonneg,
     _prob,
     _recursion,
     _ridge,
@@ -230,7 +229,7 @@ def _linear_vi(
     """Least-squares VI; ``beta`` a number or ``"self-normalized"`` (per-step β_h from Λ_h)."""
     H, S, A = data.H, data.S, data.A
     phi = _features(features, H, S, A)
-    ridge = _nonneg(ridge, "ridge")
+    ridge = check_real(ridge, "ridge", low=0.0)
     steps = _steps(data, split=split)
     d = phi.shape[-1]
     Lams = np.zeros((H, d, d))
@@ -342,6 +341,6 @@ def pevi(
                 f"beta='self-normalized' needs split=True and ridge > 0 (its proof uses both); got split={split!r}, ridge={ridge!r}"
             )
     else:
-        beta = _nonneg(beta, "beta")
+        beta = check_real(beta, "beta", low=0.0)
     res = _linear_vi(data, phi, ridge=ridge, beta=beta, clip=True, split=bool(split), delta=dlt)
     return OfflineResult(res.policy, res.Q, res.V, res.bonus, res.counts, "pevi", dlt, res.Lambda)
