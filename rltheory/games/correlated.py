@@ -185,6 +185,20 @@ class CorrelatedEquilibrium:
     gap: float
 
 
+def _row_normalised(G: np.ndarray) -> np.ndarray:
+    """Each incentive row ``G_r`` divided by its largest ``|entry|`` (all-zero rows kept).
+
+    ``G_r μ ≤ 0`` is unchanged by a positive factor per row, so the polytope is the same; the
+    solver's absolute tolerances (feasibility ``1e-7``, entries below ``1e-9`` dropped) then hold
+    every player's constraints to the same relative accuracy. One common map of all payoffs is
+    not enough: with player 1's payoffs of size 1e-12 and player 2's of size 1e9, player 1's rows
+    fell below the solver's resolution and the "CE" returned let player 1 gain 1.46 (its own
+    payoff range) by a swap.
+    """
+    scale = np.max(np.abs(G), axis=1, initial=0.0)
+    return G / np.where(scale > 0.0, scale, 1.0)[:, None]
+
+
 def _finish(U: np.ndarray, mu: np.ndarray, G: np.ndarray) -> CorrelatedEquilibrium:
     mu = np.clip(mu, 0.0, None)
     mu /= mu.sum()
@@ -200,8 +214,8 @@ def _finish(U: np.ndarray, mu: np.ndarray, G: np.ndarray) -> CorrelatedEquilibri
 def _max_welfare(U: np.ndarray, constraints: Any, what: str) -> CorrelatedEquilibrium:
     from scipy.optimize import linprog  # noqa: PLC0415
 
-    (Un,) = unit_range(U)  # the same CE/CCE sets and welfare maximisers, in units HiGHS resolves
-    Gn = constraints(Un)
+    (Un,) = unit_range(U)  # the same welfare maximisers, with an objective of size one
+    Gn = _row_normalised(constraints(U))  # the same CE/CCE set, every row of size one
     K = Gn.shape[1]
     c = -Un.reshape(Un.shape[0], -1).sum(0)
     A_ub, b_ub = (Gn, np.zeros(Gn.shape[0])) if Gn.shape[0] else (None, None)
@@ -261,7 +275,7 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     import cvxpy as cp  # noqa: PLC0415
 
     U = as_normal_form(U)
-    Gn = ce_constraints(unit_range(U)[0])  # the same polytope, in units the solver's tolerances fit
+    Gn = _row_normalised(ce_constraints(U))  # the same polytope, in units the solver's tolerances fit
     K = Gn.shape[1]
     mu = cp.Variable(K, nonneg=True)
     cons = [cp.sum(mu) == 1] + ([Gn @ mu <= 0] if Gn.shape[0] else [])

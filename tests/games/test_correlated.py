@@ -124,3 +124,17 @@ def test_invalid_normal_form():
         ce_gap(chicken(), np.ones((3, 2)) / 6)
     with pytest.raises(InvalidModelError, match="sum to 1"):
         ce_gap(chicken(), np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("solve", [max_welfare_ce, max_welfare_cce, max_entropy_ce])
+def test_equilibrium_lps_hold_every_players_constraints_at_mixed_scales(solve):
+    """Player 1's payoffs are of size 1e-12, player 2's of size 1e9 (a 2×1 game). Action 0 strictly
+    dominates for player 1 (1e-12 > 0), so the point mass on (0, 0) is the only CE and the only CCE,
+    whatever player 2's payoffs. One common affine map of all payoffs left player 1's incentive
+    rows at 1e-21, below HiGHS's resolution: the welfare LPs returned the point mass on (1, 0),
+    which player 1 leaves for a gain of 1e-12, its whole payoff range."""
+    U = np.array([[[1e-12], [0.0]], [[0.0], [1e9]]])
+    out = solve(U)
+    np.testing.assert_allclose(out.distribution, [[1.0], [0.0]], atol=1e-6)
+    assert ce_gap(U, out.distribution) <= 1e-6 * 1e-12
+    assert out.payoffs[0] == pytest.approx(1e-12, rel=1e-6)
