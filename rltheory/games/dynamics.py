@@ -85,7 +85,10 @@ class DynamicsResult:
     x_last, y_last : arrays
         Last iterates.
     eta : tuple or None
-        Step sizes ``(η_x, η_y)`` as arrays of shape (...) (None for FP and RM).
+        Step sizes ``(η_x, η_y)`` on the payoffs ``A``, as arrays of shape (...) (None for
+        FP and RM). Hedge and OMWU run on ``A / R`` with step ``η R``; where a default
+        ``η ∝ 1/R`` exceeds the float range (a subnormal payoff range ``R``) it is
+        reported as ``inf`` while the iterates use the finite ``η R``.
     trace : Trace
         ``gap_avg[t−1]`` and ``gap_last[t−1]`` (shape (T, ...)) after ``t`` rounds.
     iterations : int
@@ -176,22 +179,48 @@ def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
     return xp.full(tuple(like.shape), float(eta), dtype=like.dtype, device=like.device)
 
 
+def _scaled_steps(eta: Any, unit_step: float, R: Any, xp: Any) -> tuple[Any, Any]:
+    """Step sizes of a multiplicative-weights dynamic run on the normalised games ``A / R``.
+
+    Returns ``(η, η R)``: the step ``η`` on the payoffs ``A`` (the given ``eta``, or the
+    default ``unit_step / R``) and the step ``η R`` that multiplies the normalised
+    utilities. ``exp(η Σ_s A y_s) = exp(η R Σ_s (A/R) y_s)``, so the iterates are those of
+    step ``η`` on ``A``; but the default ``η R = unit_step`` stays finite when ``R`` is
+    subnormal and ``unit_step / R`` overflows (``η`` is then reported as ``inf``).
+    """
+    if eta is None:
+        unit = xp.full(tuple(R.shape), unit_step, dtype=R.dtype, device=R.device)
+        with np.errstate(over="ignore"):  # numpy warns; the overflow to inf is intended
+            return unit / R, unit
+    e = _eta(eta, None, xp, R)
+    return e, e * R
+
+
 Step = Callable[[Any, Any, Any, Any], tuple[Any, Any, Any]]
 
 
 def _run(
-    A: Any, T: int, init: Callable[[Any], tuple[Any, Any, Any]], update: Step
+    A: Any,
+    T: int,
+    init: Callable[[Any], tuple[Any, Any, Any]],
+    update: Step,
+    play: Any = None,
 ) -> tuple[Any, Any, Any, Any, Trace]:
-    """Shared driver: play ``(x_t, y_t)``, observe ``u_t = A y_t``, ``v_t = −Aᵀx_t``, update."""
+    """Shared driver: play ``(x_t, y_t)``, observe ``u_t = A y_t``, ``v_t = −Aᵀx_t``, update.
+
+    ``play`` (default ``A``) is the matrix whose utilities the players observe, e.g. the
+    range-normalised ``A / R`` of Hedge; the trace always scores the games ``A``.
+    """
     xp = array_namespace(A)
+    G = A if play is None else play
     x, y, state = init(A)
     sx = xp.zeros_like(x)
     sy = xp.zeros_like(y)
     rec = TraceRecorder()
     for t in range(1, T + 1):
         sx, sy = sx + x, sy + y
-        u = (A @ y[..., None])[..., 0]
-        v = -(x[..., None, :] @ A)[..., 0, :]
+        u = (G @ y[..., None])[..., 0]
+        v = -(x[..., None, :] @ G)[..., 0, :]
         rec.record(t, gap_avg=_duality_gap(A, sx / t, sy / t, xp), gap_last=_duality_gap(A, x, y, xp))
         if t < T:
             x, y, state = update(x, y, state, (u, v))
@@ -307,6 +336,12 @@ def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     At every ``t``: ``gap(x̄_t, ȳ_t) ≤ [ln m/η_x + ln n/η_y + (η_x + η_y) t R²/8] / t``
     (:func:`rltheory.bounds.games.hedge_gap_bound`).
 
+    The weights are computed on the normalised games ``A / R`` with step ``η R``
+    (``exp(η Σ A y_s) = exp(η R Σ (A/R) y_s)``): the default iterates do not depend on the
+    payoff scale, and stay finite for a subnormal ``R`` (below ~1e-308), where
+    ``√(8 ln m / T)/R`` overflows; that step is then reported as ``inf``
+    (:class:`DynamicsResult`).
+
     Examples
     --------
     >>> from rltheory.games.zoo import matching_pennies
@@ -319,16 +354,16 @@ def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     T = _check_T(T)
     m, n = A.shape[-2], A.shape[-1]
     R = _payoff_range(A, xp)
-    ex = _eta(eta, math.sqrt(8.0 * math.log(m) / T) / R, xp, R)
-    ey = _eta(eta, math.sqrt(8.0 * math.log(n) / T) / R, xp, R)
+    ex, ux = _scaled_steps(eta, math.sqrt(8.0 * math.log(m) / T), R, xp)
+    ey, uy = _scaled_steps(eta, math.sqrt(8.0 * math.log(n) / T), R, xp)
 
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
-        U, Vc = st
+        U, Vc = st  # cumulative utilities of the normalised games A / R
         u, v = uv
         U, Vc = U + u, Vc + v
-        return _softmax(ex[..., None] * U, xp), _softmax(ey[..., None] * Vc, xp), (U, Vc)
+        return _softmax(ux[..., None] * U, xp), _softmax(uy[..., None] * Vc, xp), (U, Vc)
 
-    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update)
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=A / R[..., None, None])
     return DynamicsResult(x, y, xl, yl, (ex, ey), tr, T)
 
 
@@ -341,6 +376,9 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
     ``t`` ``gap(x̄_t, ȳ_t) ≤ (ln m + ln n)/(η t)`` (RVU, Syrgkanis et al. 2015;
     :func:`rltheory.bounds.games.optimistic_gap_bound`), and with a unique equilibrium the
     last iterate converges linearly for ``η ≤ 1/(8 max|A|)`` (Wei et al. 2021, Thm 3).
+    As in :func:`hedge`, the weights are computed on ``A / R`` with step ``η R``, so the
+    default iterates are scale-free and finite for a subnormal ``R`` (where the reported
+    ``η = 1/(√2 R)`` is ``inf``).
 
     Examples
     --------
@@ -352,16 +390,16 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
     xp = array_namespace(A)
     A = as_matrix_games(A, "A", xp)
     T = _check_T(T)
-    L = _payoff_range(A, xp) / 2.0
-    e = _eta(eta, 1.0 / (math.sqrt(8.0) * L), xp, L)
+    R = _payoff_range(A, xp)
+    e, ue = _scaled_steps(eta, 1.0 / (math.sqrt(8.0) * 0.5), R, xp)  # η R = R/(√8 L), L = R/2
 
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
-        U, Vc = st
+        U, Vc = st  # cumulative utilities of the normalised games A / R
         u, v = uv
         U, Vc = U + u, Vc + v
-        return _softmax(e[..., None] * (U + u), xp), _softmax(e[..., None] * (Vc + v), xp), (U, Vc)
+        return _softmax(ue[..., None] * (U + u), xp), _softmax(ue[..., None] * (Vc + v), xp), (U, Vc)
 
-    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update)
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=A / R[..., None, None])
     return DynamicsResult(x, y, xl, yl, (e, e), tr, T)
 
 

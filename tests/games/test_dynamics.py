@@ -150,3 +150,52 @@ def test_invalid_arguments():
         optimistic_hedge(np.eye(2), 10, eta=-1.0)
     with pytest.raises(InvalidModelError, match="finite"):
         ogda(np.array([[np.inf, 0.0]]), 10)
+
+
+# Integer payoffs with an asymmetric equilibrium: the uniform start is not a fixed point.
+_INT_GAME = np.array([[0.0, -1.0, 2.0], [1.0, 0.0, -3.0], [-2.0, 3.0, 0.0]])
+
+
+@pytest.mark.parametrize("f", [hedge, optimistic_hedge])
+@pytest.mark.parametrize("c", [1e-310, 1e-320])
+def test_subnormal_payoff_range_gives_the_unscaled_iterates(f, c):
+    """Bug found here: with a subnormal payoff range R the default step √(8 ln m/T)/R (OMWU:
+    1/(√2 R)) overflowed to inf and inf·0 made every strategy NaN. Hedge and OMWU now run
+    on A/R with the finite step η R. For integer payoffs c·A is exact in subnormal
+    arithmetic (multiples of 2⁻¹⁰⁷⁴) and c·a / (c·R₀) rounds to the same a/R₀, so the
+    iterates equal the unscaled game's bit for bit; the step on c·A, √(8 ln m/T)/(c R₀),
+    is beyond the float range and is reported as inf."""
+    A = _INT_GAME
+    ref = f(A, 60)
+    out = f(A * c, 60)
+    for name in ("x", "y", "x_last", "y_last"):
+        np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
+    assert np.all(np.isfinite(out.x_last)) and out.x_last.sum() == pytest.approx(1.0)
+    assert np.isposinf(out.eta[0]) and np.isposinf(out.eta[1])
+    # the gaps scale with c; each is a max/min of sums of (m + n) products rounded to
+    # multiples of 2⁻¹⁰⁷⁴ (subnormal spacing)
+    np.testing.assert_allclose(out.trace["gap_avg"], c * ref.trace["gap_avg"], rtol=0, atol=16 * 2.0**-1074)
+
+
+@pytest.mark.parametrize("f", [hedge, optimistic_hedge])
+@pytest.mark.parametrize("c", [1e-12, 1e300])
+def test_payoff_scale_leaves_default_iterates_unchanged(f, c):
+    # The default steps are 1/R times a scale-free constant, so scaling A by c changes the
+    # steps by 1/c and the iterates not at all (up to the rounding of c·A).
+    ref = f(_INT_GAME, 60)
+    out = f(_INT_GAME * c, 60)
+    np.testing.assert_allclose(out.x_last, ref.x_last, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(out.y_last, ref.y_last, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(out.eta[0], ref.eta[0] / c, rtol=1e-15)
+    np.testing.assert_allclose(out.trace["gap_avg"], c * ref.trace["gap_avg"], rtol=1e-12, atol=0)
+
+
+def test_explicit_step_on_a_subnormal_game_is_the_scaled_step():
+    # Step η/c on c·A is step η on A: exp((η/c) Σ c A y) = exp(η Σ A y). The subnormal
+    # entries keep ~45 of 53 bits, hence the 1e-10 relative tolerance.
+    c, eta = 1e-310, 0.01  # η/c = 1e308, just inside the float range
+    for f in (hedge, optimistic_hedge):
+        ref = f(_INT_GAME, 60, eta=eta)
+        out = f(_INT_GAME * c, 60, eta=eta / c)
+        np.testing.assert_allclose(out.x_last, ref.x_last, rtol=1e-10)
+        np.testing.assert_allclose(out.y_last, ref.y_last, rtol=1e-10)
