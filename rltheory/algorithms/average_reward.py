@@ -490,6 +490,13 @@ def mlmc_combine(x: Any, J: int, T_max: int) -> np.ndarray:
     J : int ≥ 1
     T_max : int ≥ 1
 
+    Raises
+    ------
+    ValueError
+        ``J`` or ``T_max`` not an integer ``≥ 1``; ``x`` without a sample axis (``N ≥ 1``)
+        or with fewer than ``2^J`` samples when ``2^J ≤ T_max``; a NaN or infinite entry of
+        ``x`` (``InvalidModelError``, naming its index ``(k=.., i1=..)`` and value).
+
     Examples
     --------
     >>> import numpy as np
@@ -501,11 +508,24 @@ def mlmc_combine(x: Any, J: int, T_max: int) -> np.ndarray:
     J = _count(J, "J")
     T_max = _count(T_max, "T_max")
     x = np.asarray(x, dtype=float)
+    if x.ndim == 0 or x.shape[0] == 0:
+        raise ValueError(f"x must have shape (N, ...) with N >= 1 samples; got {x.shape}")
+    if 2**J <= T_max and x.shape[0] < 2**J:
+        raise ValueError(f"mlmc_combine needs at least 2^J = {2**J} samples; got {x.shape[0]}")
+    check_finite(x, "x", _axis_names("k", x.ndim))
+    return _mlmc_combine(x, J, T_max)
+
+
+def _mlmc_combine(x: np.ndarray, J: int, T_max: int) -> np.ndarray:
+    """:func:`mlmc_combine` on validated host samples (MAC's inner loop)."""
     if 2**J > T_max:
         return x[0]
-    if x.shape[0] < 2**J:
-        raise ValueError(f"mlmc_combine needs at least 2^J = {2**J} samples; got {x.shape[0]}")
     return x[0] + 2**J * (x[: 2**J].mean(axis=0) - x[: 2 ** (J - 1)].mean(axis=0))
+
+
+def _axis_names(first: str, ndim: int) -> tuple[str, ...]:
+    """Axis names for located messages: ``first`` then ``i1, i2, ...`` for trailing axes."""
+    return (first,) + tuple(f"i{j}" for j in range(1, ndim))
 
 
 def mlmc_expectation(P_pi: Any, nu: Any, fbar: Any, T_max: int) -> tuple[np.ndarray, np.ndarray]:
@@ -520,11 +540,35 @@ def mlmc_expectation(P_pi: Any, nu: Any, fbar: Any, T_max: int) -> tuple[np.ndar
     computed by enumerating the levels (no sampling). They are equal
     (telescoping); the test-suite checks both this identity and a Monte Carlo
     average of :func:`mlmc_combine` against them.
+
+    Parameters
+    ----------
+    P_pi : array (S, S)
+    nu : array (S,)
+    fbar : array (S, ...)
+    T_max : int ≥ 1
+
+    Raises
+    ------
+    ValueError
+        ``T_max`` not an integer ``≥ 1``; ``P_pi`` not square with ``S ≥ 1``, ``nu`` not of
+        shape ``(S,)`` or ``fbar`` not of shape ``(S, ...)``; a NaN or infinite entry
+        (``InvalidModelError``, naming the argument, the index and the value).
     """
     T_max = _count(T_max, "T_max")
     Pp = np.asarray(P_pi, dtype=float)
     v = np.asarray(nu, dtype=float)
     f = np.asarray(fbar, dtype=float)
+    if Pp.ndim != 2 or Pp.shape[0] != Pp.shape[1] or Pp.shape[0] == 0:
+        raise ValueError(f"P_pi must have shape (S, S) with S >= 1; got {Pp.shape}")
+    S = Pp.shape[0]
+    if v.shape != (S,):
+        raise ValueError(f"nu must have shape (S,) = ({S},); got {v.shape}")
+    if f.ndim == 0 or f.shape[0] != S:
+        raise ValueError(f"fbar must have shape (S, ...) = ({S}, ...); got {f.shape}")
+    check_finite(Pp, "P_pi", ("s", "s'"))
+    check_finite(v, "nu", ("s",))
+    check_finite(f, "fbar", _axis_names("s", f.ndim))
     jmax = int(math.floor(math.log2(T_max)))
     N = 2**jmax
     Ex = np.empty((N,) + f.shape[1:])
@@ -576,13 +620,40 @@ def mac_expected_terms(mdp: FiniteMDP, theta: Any, omega: Any, eta: float, featu
     Returns ``f̄[s]``, ``h̄[s, :]`` and ``ḡ[s, :, :]`` with, for ``a ~ π(·|s)``,
     ``s' ~ P(·|s, a)``: ``f̄(s) = r_π(s) − η``, ``h̄(s) = E[δ] φ(s)``,
     ``ḡ(s) = E[δ ∇ log π(a|s)]`` — the inputs of :func:`mlmc_expectation`.
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+    theta : array (S, A)
+        Softmax logits.
+    omega : array (d,)
+        Critic weights.
+    eta : float
+        Gain estimate.
+    features : array (S, d), optional
+        ``Φ``; one-hot (``d = S``) when omitted.
+
+    Raises
+    ------
+    ValueError
+        ``theta`` not of shape ``(S, A)``, ``omega`` not of shape ``(d,)``, bad
+        ``features``, ``eta`` not a finite number; a NaN or infinite entry of ``theta`` or
+        ``omega`` (``InvalidModelError``, naming the index and the value).
     """
     P, R = _avg_model(mdp, "mac_expected_terms")
     eta = check_real(eta, "eta")
     S, A = R.shape
     Phi = _features(features, S)
-    pi = _host_softmax(theta)
+    th = np.asarray(theta, dtype=float)
+    if th.shape != (S, A):
+        raise ValueError(f"theta must have shape (S, A) = {(S, A)}; got {th.shape}")
+    check_finite(th, "theta", ("s", "a"))
     om = np.asarray(omega, dtype=float)
+    d = Phi.shape[1]
+    if om.shape != (d,):
+        raise ValueError(f"omega must have shape (d,) = ({d},) (one weight per feature); got {om.shape}")
+    check_finite(om, "omega", ("i",))
+    pi = _host_softmax(th)
     V = Phi @ om
     D = R - eta + P @ V - V[:, None]  # E[δ | s, a]
     fbar = (pi * R).sum(-1) - eta
@@ -681,7 +752,7 @@ def multilevel_actor_critic(
             fs[k], hs[k], gs[k] = _mac_terms(Phi, pi[s], s, a, R[s, a], s2, omega, eta)
             s = s2
         n += N
-        f_t, h_t, g_t = mlmc_combine(fs, J, Tm), mlmc_combine(hs, J, Tm), mlmc_combine(gs, J, Tm)
+        f_t, h_t, g_t = _mlmc_combine(fs, J, Tm), _mlmc_combine(hs, J, Tm), _mlmc_combine(gs, J, Tm)
         eta += beta(t) * f_t
         omega = omega + critic_step(t) * h_t
         if omega_radius is not None:

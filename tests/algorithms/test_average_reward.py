@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rltheory.algorithms.average_reward import (
     SmoothActionMDP,
     StepSchedule,
+    _mlmc_combine,
     average_reward_actor_critic,
     average_reward_gradient,
     differential_td,
@@ -328,3 +329,70 @@ def test_step_arguments_must_be_schedules() -> None:
         average_reward_actor_critic(mdp, steps=2, rng=0, actor_step=0.01)
     with pytest.raises(TypeError, match="gain_step must be a StepSchedule"):
         multilevel_actor_critic(mdp, iterations=2, T_max=4, rng=0, gain_step=0.05)
+
+
+# ------------------------------------------- MLMC and MAC expected terms: located errors
+def _with(shape, idx, value):
+    a = np.zeros(shape)
+    a[idx] = value
+    return a
+
+
+@pytest.mark.parametrize(
+    "args, err, msg",
+    [
+        # before: a NaN sample propagated silently into the estimate
+        ((_with((4, 2), (2, 1), np.nan), 2, 8), InvalidModelError, r"x must be finite; x\(k=2, i1=1\) = nan"),
+        ((_with(4, 3, np.inf), 2, 4), InvalidModelError, r"x must be finite; x\(k=3\) = inf"),
+        # before: IndexError (too many indices / index 0 out of bounds)
+        ((np.float64(1.0), 1, 8), ValueError, r"x must have shape \(N, \.\.\.\) with N >= 1 samples; got \(\)"),
+        ((np.zeros((0, 2)), 3, 2), ValueError, r"x must have shape \(N, \.\.\.\) with N >= 1 samples; got \(0, 2\)"),
+    ],
+)
+def test_mlmc_combine_locates_bad_samples(args, err, msg) -> None:
+    with pytest.raises(err, match=msg):
+        mlmc_combine(*args)
+
+
+@pytest.mark.parametrize(
+    "P, nu, fbar, err, msg",
+    [
+        # before: a wrong-length nu/fbar failed inside numpy (tensordot's "shape-mismatch
+        # for sum", IndexError) and a (2, 1) P_pi with T_max = 1 returned a value
+        (np.eye(2)[:, :1], [1.0, 0.0], np.zeros(2), ValueError, r"P_pi must have shape \(S, S\) with S >= 1; got \(2, 1\)"),
+        (np.eye(2), [1.0, 0.0, 0.0], np.zeros(2), ValueError, r"nu must have shape \(S,\) = \(2,\); got \(3,\)"),
+        (np.eye(2), [1.0, 0.0], np.zeros((3, 2)), ValueError, r"fbar must have shape \(S, \.\.\.\) = \(2, \.\.\.\); got \(3, 2\)"),
+        (np.eye(2), [1.0, 0.0], np.float64(0.0), ValueError, r"fbar must have shape \(S, \.\.\.\) = \(2, \.\.\.\); got \(\)"),
+        # before: NaN/inf flowed into the returned expectations
+        (_with((2, 2), (1, 0), np.inf), [1.0, 0.0], np.zeros(2), InvalidModelError, r"P_pi must be finite; P_pi\(s=1, s'=0\) = inf"),
+        (np.eye(2), [1.0, np.nan], np.zeros(2), InvalidModelError, r"nu must be finite; nu\(s=1\) = nan"),
+        (np.eye(2), [1.0, 0.0], _with((2, 3), (1, 2), -np.inf), InvalidModelError, r"fbar must be finite; fbar\(s=1, i1=2\) = -inf"),
+    ],
+)
+def test_mlmc_expectation_locates_bad_inputs(P, nu, fbar, err, msg) -> None:
+    with pytest.raises(err, match=msg):
+        mlmc_expectation(P, nu, fbar, 1)
+
+
+@pytest.mark.parametrize(
+    "theta, omega, kw, err, msg",
+    [
+        # before: a (2, 2) theta broadcast against the (4, 2) model or failed in numpy;
+        # a NaN theta/omega gave NaN terms; a wrong-length omega failed in matmul
+        (np.zeros((2, 2)), np.zeros(4), {}, ValueError, r"theta must have shape \(S, A\) = \(4, 2\); got \(2, 2\)"),
+        (_with((4, 2), (1, 0), np.nan), np.zeros(4), {}, InvalidModelError, r"theta must be finite; theta\(s=1, a=0\) = nan"),
+        (np.zeros((4, 2)), np.zeros(3), {}, ValueError, r"omega must have shape \(d,\) = \(4,\) \(one weight per feature\); got \(3,\)"),
+        (np.zeros((4, 2)), np.zeros(4), dict(features=np.ones((4, 2))), ValueError, r"omega must have shape \(d,\) = \(2,\)"),
+        (np.zeros((4, 2)), _with(4, 2, np.inf), {}, InvalidModelError, r"omega must be finite; omega\(i=2\) = inf"),
+    ],
+)
+def test_mac_expected_terms_locates_bad_inputs(theta, omega, kw, err, msg) -> None:
+    with pytest.raises(err, match=msg):
+        mac_expected_terms(_mdp(0), theta, omega, 0.3, **kw)
+
+
+def test_mac_loop_kernel_equals_the_public_mlmc_combine() -> None:
+    # MAC's loop calls the unchecked kernel; the public function must give the same value.
+    x = np.random.default_rng(2).normal(size=(8, 3))
+    for J, T_max in ((1, 8), (2, 8), (3, 8), (3, 4)):
+        np.testing.assert_array_equal(mlmc_combine(x, J, T_max), _mlmc_combine(x, J, T_max))
