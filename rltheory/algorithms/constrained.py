@@ -725,16 +725,21 @@ def two_stage_calibrated(
     Raises
     ------
     ValueError
-        Even ``w_max`` leaves a constraint violated.
+        ``tau`` or ``w_max`` not a finite number ``> 0``, ``bisections`` not an integer
+        ``≥ 1`` (all checked before the first solve); even ``w_max`` leaves a constraint
+        violated.
     """
     _cmdp(cmdp, "two_stage_calibrated")
+    tau = _positive(tau, "tau")
+    w_max = _positive(w_max, "w_max")
+    bisections = _count(bisections, "bisections")
     b = np.asarray(to_numpy(cmdp.b), dtype=float)
-    hi = two_stage_constrained_ac(cmdp, weights=np.full(cmdp.m, _positive(w_max, "w_max")), tau=tau)
+    hi = two_stage_constrained_ac(cmdp, weights=np.full(cmdp.m, w_max), tau=tau)
     if np.any(hi.costs > b):
         raise ValueError(f"two-stage AC with weight {w_max} still violates the constraints (costs {hi.costs}, b {b})")
-    lo_w, hi_w = 0.0, float(w_max)
+    lo_w, hi_w = 0.0, w_max
     best = hi
-    for _ in range(_count(bisections, "bisections")):
+    for _ in range(bisections):
         mid = 0.5 * (lo_w + hi_w)
         res = two_stage_constrained_ac(cmdp, weights=np.full(cmdp.m, mid), tau=tau)
         if np.all(res.costs <= b):

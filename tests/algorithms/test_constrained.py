@@ -248,6 +248,32 @@ def test_two_stage_weights_interpolate():
     assert cal.value <= solve_cmdp(cmdp).value + 1e-9
 
 
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(bisections=0), r"bisections must be an integer >= 1; got 0"),
+        (dict(bisections=-3), r"bisections must be an integer >= 1; got -3"),
+        (dict(bisections=2.5), r"bisections must be an integer >= 1; got 2\.5"),
+        (dict(bisections=True), r"bisections must be an integer >= 1; got True"),
+        (dict(tau=0.0), r"tau must be a finite number > 0; got 0\.0"),
+        (dict(w_max=math.inf), r"w_max must be a finite number > 0; got inf"),
+        (dict(w_max=-1.0), r"w_max must be a finite number > 0; got -1\.0"),
+    ],
+)
+def test_two_stage_calibrated_validates_before_any_solve(monkeypatch, kw, msg):
+    """Bug found here: ``bisections`` was checked only when the bisection loop started, after
+    the first (w_max) two-stage solve; every argument is now checked before any work."""
+    import rltheory.algorithms.constrained as con
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("two_stage_calibrated solved before validating its arguments")
+
+    monkeypatch.setattr(con, "two_stage_constrained_ac", no_solve)
+    monkeypatch.setattr(con, "soft_value_iteration", no_solve)
+    with pytest.raises(ValueError, match=msg):
+        two_stage_calibrated(_random_cmdp(4, S=4, A=3), **kw)
+
+
 # ------------------------------------------------------------------ bounds
 def test_bound_functions_reference_and_validation():
     eta1, eta2 = npg_pd_step_sizes(400, gamma=0.9, n_actions=4)
