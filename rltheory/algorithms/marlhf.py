@@ -82,7 +82,14 @@ def trajectory_features(data: EpisodeDataset) -> np.ndarray:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
+    """``σ(x) = 1/(1 + e^{−x})`` with full relative accuracy in both tails (``σ(−40) ≈ 4.2e-18``).
+
+    The form ``(1 + tanh(x/2))/2`` used before is accurate only to ``1e-16`` absolutely, so it
+    rounded ``σ(−x)`` to 0 for ``x ≳ 37`` and lost its relative accuracy well before.
+    """
+    from scipy.special import expit  # noqa: PLC0415
+
+    return expit(x)
 
 
 def bradley_terry_mle(
@@ -109,7 +116,9 @@ def bradley_terry_mle(
     -----
     The objective is ``λ``-strongly convex and self-concordant-like, so Newton's method
     converges quadratically near the optimum; the iteration count is reported and
-    hitting ``max_iter`` emits :class:`~rltheory.errors.ConvergenceWarning`. Estimation
+    hitting ``max_iter`` emits :class:`~rltheory.errors.ConvergenceWarning`. The Newton steps
+    are taken in the row space of the stacked ``x_k`` (where the minimiser lies), so any
+    ``λ > 0`` works, including one below round-off of ``‖XᵀX‖``. Estimation
     error: ``‖θ̂ − θ*‖_Σ = O(√(D + log(1/δ))/κ)`` with ``κ`` the smallest logistic
     curvature on the data (Zhu, Jordan & Jiao 2023, Lemma 3.1), so returns on covered
     directions converge at ``1/√N``.
@@ -135,8 +144,17 @@ def bradley_terry_mle(
     X = trajectory_features(prefs.first) - trajectory_features(prefs.second)
     Y = prefs.labels.astype(np.float64)
     n, D = Y.shape[1], X.shape[1]
-    theta = np.zeros((n, D))
     gram = X.T @ X + ridge * np.eye(D)
+    # Newton in the row space of X, θ = V β (V orthonormal): the minimiser and every iterate from
+    # θ = 0 lie there (the data gradient is Xᵀ(·) and the ridge pulls towards 0), and on it the
+    # Hessian ZᵀWZ + λI is positive definite in floating point too. In all of R^D it is
+    # XᵀWX + λI, which rounds to the singular XᵀWX once λ < eps·‖XᵀWX‖ (λ = 1e-16 with four
+    # comparisons, λ = 1e-12 with 10⁶: numpy's bare "Singular matrix").
+    _, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    rank = int(np.sum(sv > (sv[0] if sv.size else 0.0) * max(X.shape) * np.finfo(np.float64).eps))
+    V = Vt[:rank].T  # (D, r)
+    Z = X @ V  # (K, r)
+    beta = np.zeros((n, rank))
     rec = TraceRecorder()
     converged = False
     it = 0
@@ -144,16 +162,18 @@ def bradley_terry_mle(
         worst = 0.0
         loss = 0.0
         for i in range(n):
-            z = X @ theta[i]
-            p = _sigmoid(z)
-            g = X.T @ (p - Y[:, i]) + ridge * theta[i]
-            Hm = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(D)
+            z = Z @ beta[i]
+            p, q = _sigmoid(z), _sigmoid(-z)  # σ(z) and 1 − σ(z), each to full relative accuracy
+            # σ(z) − y written as (1 − y)σ(z) − yσ(−z): no cancellation when σ(z) ≈ y (well-fitted
+            # labels), where the form p − y lost every digit of a residual below 1e-16
+            g = Z.T @ ((1.0 - Y[:, i]) * p - Y[:, i] * q) + ridge * beta[i]
+            Hm = (Z * (p * q)[:, None]).T @ Z + ridge * np.eye(rank)
             step = np.linalg.solve(Hm, g)
-            theta[i] -= step
+            beta[i] -= step
             worst = max(worst, 0.5 * float(g @ step))  # Newton decrement λ²/2 before the step
-            z = X @ theta[i]
+            z = Z @ beta[i]
             loss += float(np.sum(np.logaddexp(0.0, -z) * Y[:, i] + np.logaddexp(0.0, z) * (1 - Y[:, i])))
-            loss += 0.5 * ridge * float(theta[i] @ theta[i])
+            loss += 0.5 * ridge * float(beta[i] @ beta[i])
         rec.record(it, loss=loss, decrement=worst)
         if worst <= tol:
             converged = True
@@ -162,6 +182,7 @@ def bradley_terry_mle(
         warnings.warn(f"bradley_terry_mle: Newton's method reached max_iter={max_iter} with decrement {worst:.3g} > tol={tol:g}",
                       ConvergenceWarning, stacklevel=2)
     shape = (n, prefs.first.H, prefs.first.S) + prefs.first.action_shape
+    theta = beta @ V.T  # (n, D)
     return BradleyTerryResult(theta.reshape(shape), gram, converged, it, rec.finish())
 
 

@@ -457,3 +457,39 @@ def test_stage_lp_is_invariant_to_a_common_payoff_scale(concept, scale):
     ref = _stage_lp(concept, lo, hi)
     out = _stage_lp(concept, scale * (lo + 2.0), scale * (hi + 2.0))
     np.testing.assert_allclose(out, ref, atol=1e-9)
+
+
+@pytest.mark.parametrize("ridge", [1e-17, 1e-300])
+def test_bradley_terry_closed_form_with_a_ridge_below_round_off(ridge):
+    """k = 3 of N = 4 comparisons of the same two one-step trajectories won by the first: the
+    return difference is log(k/(N − k)) = log 3 up to the ridge (log-likelihood stationarity),
+    and the minimum-norm fit puts ±log(3)/2 on the two actions. The Hessian XᵀWX + λI at θ = 0
+    is [[1, −1], [−1, 1]] + λI, which rounds to a singular matrix for λ < 1e-16: Newton's
+    method stopped with numpy's bare LinAlgError("Singular matrix"), although any λ > 0 is a
+    valid ridge and the problem is strictly convex."""
+    a = EpisodeDataset(np.zeros((4, 2), int), np.ones((4, 1), int), np.zeros((4, 1)), S=1, A=2)
+    b = EpisodeDataset(np.zeros((4, 2), int), np.zeros((4, 1), int), np.zeros((4, 1)), S=1, A=2)
+    fit = bradley_terry_mle(PreferenceDataset(a, b, np.array([[1], [1], [1], [0]])), ridge=ridge)
+    assert fit.converged
+    np.testing.assert_allclose(fit.theta[0, 0, 0], [-0.5 * math.log(3.0), 0.5 * math.log(3.0)], atol=1e-12)
+
+
+def test_bradley_terry_separable_labels_fit_to_the_stationary_point():
+    """All N = 10⁶ comparisons won by the first trajectory (separable data): the minimiser has
+    θ_1 = −θ_0 = t with N σ(−2t) = λ t (stationarity), t ≈ 18.2 for λ = 1e-11. Every σ(−z) the
+    Newton steps need is below 1e-15; the form (1 + tanh(z/2))/2 − 1 rounded them to multiples of
+    1.1e-16 (and the full-space Hessian N/4·[[1, −1], [−1, 1]] + λI to a singular matrix)."""
+    from scipy.optimize import brentq
+    from scipy.special import expit
+
+    N, ridge = 10**6, 1e-11
+    a = EpisodeDataset(np.zeros((N, 2), int), np.ones((N, 1), int), np.zeros((N, 1)), S=1, A=2)
+    b = EpisodeDataset(np.zeros((N, 2), int), np.zeros((N, 1), int), np.zeros((N, 1)), S=1, A=2)
+    fit = bradley_terry_mle(PreferenceDataset(a, b, np.ones((N, 1), int)), ridge=ridge)
+    t = brentq(lambda t: N * expit(-2.0 * t) - ridge * t, 0.0, 100.0, xtol=1e-14)
+    assert fit.converged
+    # the decrement rule stops at an objective gap ≤ tol = 1e-12; with curvature 2Nσ(2t)σ(−2t)·4
+    # ≈ 8λt along t, that leaves |t̂ − t| ≤ √(2·1e-12 / (8λt)) ≈ 1.2e-1; asserted much tighter
+    # since Newton's last steps converge quadratically
+    assert fit.theta[0, 0, 0, 1] == pytest.approx(t, abs=1e-4)
+    assert fit.theta[0, 0, 0, 0] == pytest.approx(-t, abs=1e-4)
