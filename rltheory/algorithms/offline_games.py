@@ -544,6 +544,12 @@ def gap_relaxation_equilibrium(
     GameOfflineResult
         With ``candidate`` (index of π̂) and ``candidate_bounds`` (``μ·Ĝ`` per candidate).
 
+    Raises
+    ------
+    ValueError
+        No candidates, or a ``mu`` that is not a distribution over the ``S`` states (shape,
+        non-finite or negative entry, sum), located.
+
     Examples
     --------
     >>> import numpy as np
@@ -557,7 +563,11 @@ def gap_relaxation_equilibrium(
     data = _check_game_data(data, "gap_relaxation_equilibrium")
     if len(candidates) < 1:
         raise ValueError("candidates must hold at least one joint policy")
-    m = np.full(data.S, 1.0 / data.S) if mu is None else np.asarray(mu, dtype=np.float64)
+    # checked like equilibrium_gap's mu: an unchecked one of the wrong length reached numpy's bare
+    # matmul error, a NaN made every bound NaN (candidate 0 "chosen") and a negative one the argmax
+    if mu is not None and np.shape(mu) != (data.S,):
+        raise ValueError(f"mu must have shape (S,) = ({data.S},); got {np.shape(mu)}")
+    m = np.full(data.S, 1.0 / data.S) if mu is None else as_distribution(mu, "mu", data.S, np, np.float64)
     results = [
         interval_gap_bound(data, p, concept=concept, delta=delta, n_candidates=len(candidates), features=features,
                            beta=beta, ridge=ridge, split=split)

@@ -493,3 +493,23 @@ def test_bradley_terry_separable_labels_fit_to_the_stationary_point():
     # since Newton's last steps converge quadratically
     assert fit.theta[0, 0, 0, 1] == pytest.approx(t, abs=1e-4)
     assert fit.theta[0, 0, 0, 0] == pytest.approx(-t, abs=1e-4)
+
+
+def test_gap_relaxation_equilibrium_checks_mu():
+    """mu weighs the candidates' certificates μ·Ĝ; it is checked like equilibrium_gap's. Unchecked,
+    mu of length 1 for S = 2 reached numpy's bare matmul error, mu = (nan, nan) made every bound
+    NaN and "chose" candidate 0, and mu = (−1, 0) chose the candidate with the largest bound."""
+    _, P, R = _game(0)
+    d = sample_game_episodes(P, R, _uniform(2, 2, 2, 2), 20, rng=0)
+    cands = [_uniform(2, 2, 2, 2), np.eye(4)[0].reshape(1, 1, 2, 2).repeat(2, 0).repeat(2, 1)]
+    with pytest.raises(ValueError, match=r"mu must have shape \(S,\) = \(2,\)"):
+        gap_relaxation_equilibrium(d, cands, mu=np.array([1.0]))
+    with pytest.raises(InvalidModelError, match=r"mu must be finite; mu\(s=0\) = nan"):
+        gap_relaxation_equilibrium(d, cands, mu=np.array([np.nan, np.nan]))
+    with pytest.raises(InvalidModelError, match=r"mu must be non-negative; most negative entry mu\(s=0\) = -1"):
+        gap_relaxation_equilibrium(d, cands, mu=np.array([-1.0, 0.0]))
+    e0 = gap_relaxation_equilibrium(d, cands, mu=np.array([1.0, 0.0]))
+    assert e0.candidate == int(np.argmin(e0.candidate_bounds))
+    np.testing.assert_allclose(
+        e0.candidate_bounds, [interval_gap_bound(d, c, n_candidates=2).gap_bound[0] for c in cands], rtol=1e-12
+    )
