@@ -64,6 +64,28 @@ def _strict_steps(g: float, log_start: float, log_tol: float) -> int:
     return int(math.floor((log_start - log_tol) / -math.log(g))) + 1
 
 
+def _object_counts(arr: np.ndarray, given: Any) -> np.ndarray:
+    """Iteration counts from an object array (Python integers beyond int64, as ``10**400``,
+    possibly beside integral floats) as floats, ``inf`` beyond the float range."""
+    vals = list(arr.reshape(-1))
+    for v in vals:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, np.integer, float, np.floating))
+            or (isinstance(v, (float, np.floating)) and not (math.isfinite(v) and v == round(v)))
+        ):
+            raise ValueError(f"k must hold finite integers; got {given!r}")
+    if vals and min(vals) < 0:
+        raise ValueError(f"k must be non-negative; got min k = {int(min(vals))}")
+    out = np.empty(len(vals), dtype=float)
+    for i, v in enumerate(vals):
+        try:
+            out[i] = float(v)
+        except OverflowError:  # a (positive) int beyond the float range: the limit k → ∞
+            out[i] = math.inf
+    return out.reshape(arr.shape)
+
+
 def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     r"""A-priori value-iteration error ``‖v_k − v*‖∞ ≤ γ^k ‖v_0 − v*‖∞``.
 
@@ -79,7 +101,8 @@ def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        ``γ^k · initial_error`` (``0^0 = 1``).
+        ``γ^k · initial_error`` (``0^0 = 1``). A Python integer ``k`` beyond the float
+        range (``10**400``) is the limit ``k → ∞``: ``γ^k = 0`` for every ``γ ∈ [0, 1)``.
 
     Raises
     ------
@@ -108,8 +131,11 @@ def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     array([2. , 1. , 0.5])
     """
     g = _gamma(gamma)
+    given = k
     k = np.asarray(k)
-    if not np.issubdtype(k.dtype, np.integer):
+    if k.dtype == object:  # Python ints beyond int64: checked exactly, then floats (inf if huge)
+        k = _object_counts(k, given)
+    elif not np.issubdtype(k.dtype, np.integer):
         kf = np.asarray(k, dtype=float)
         if np.any(~np.isfinite(kf) | (kf != np.round(kf))):
             raise ValueError(f"k must hold finite integers; got {k!r}")

@@ -386,10 +386,12 @@ class BoundCheck:
     Attributes
     ----------
     worst_ratio : float
-        ``max measured / bound`` over all points (``inf`` where a zero bound is
-        exceeded; points with ``measured == bound == 0`` count as ratio 0).
+        The largest pointwise ratio, ``≤ 1`` exactly where ``measured ≤ bound``:
+        ``measured / bound`` where ``bound > 0``; ``bound / measured`` where both are
+        negative (``|bound| / |measured|``, 1 when they are equal); ``inf`` where a bound
+        ``≤ 0`` is exceeded and 0 where a zero bound is met (``measured ≤ 0``).
     holds : bool
-        ``measured <= bound·(1 + rtol) + atol`` at every point.
+        ``measured <= bound + rtol·|bound| + atol`` at every point.
     argmax : tuple of int
         Index of the worst ratio (a 1-tuple for 1-D input).
     n : int
@@ -397,7 +399,7 @@ class BoundCheck:
     rtol, atol : float
         The allowances used.
     worst_excess : float
-        ``max(measured − bound·(1+rtol) − atol)``: positive iff the bound fails.
+        ``max(measured − bound − rtol·|bound| − atol)``: positive iff the bound fails.
     """
 
     worst_ratio: float
@@ -422,7 +424,7 @@ class BoundCheck:
 
 
 def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float = 0.0) -> BoundCheck:
-    """Check ``measured ≤ bound·(1 + rtol) + atol`` pointwise and report the worst ratio.
+    """Check ``measured ≤ bound + rtol·|bound| + atol`` pointwise and report the worst ratio.
 
     Parameters
     ----------
@@ -430,8 +432,9 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
         Same shape (or broadcastable); ``bound`` is the theorem's curve at the
         same points, e.g. ``γ^k ‖v_0 − v*‖∞`` for value iteration.
     rtol : float
-        Relative allowance; the default ``1e-12`` absorbs float64 round-off of
-        the bound's evaluation only.
+        Relative allowance ``rtol·|bound|`` (it loosens a negative bound too: ``bound·(1 + rtol)``
+        for ``bound ≥ 0``, ``bound·(1 − rtol)`` below); the default ``1e-12`` absorbs float64
+        round-off of the bound's evaluation only.
     atol : float
         Absolute allowance, e.g. the accuracy to which the reference ``v*`` is
         known (errors below it are not measurable).
@@ -450,7 +453,11 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
     -----
     A bound is a statement about every iterate, so a single violation fails
     the check; the ``worst_ratio`` says how tight the bound is (close to 1:
-    tight; far below 1: loose).
+    tight; far below 1: loose). It exceeds 1 exactly where ``measured > bound``,
+    whatever the sign of the bound (without the allowances: ``holds`` may still be
+    True within ``rtol``/``atol``): for a negative bound it is ``bound / measured``
+    when ``measured < 0`` (``measured = −1`` against ``bound = −2`` gives 2, not the
+    0.5 of ``measured / bound``) and ``inf`` when ``measured ≥ 0``.
 
     Examples
     --------
@@ -475,10 +482,14 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
         if np.any(bad):
             i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
             raise ValueError(f"{name} must be finite; {name}{list(i)} = {float(arr[i])!r}")
-    with np.errstate(all="ignore"):  # m/b may overflow for subnormal b: the ratio is then inf
-        ratio = np.where(b != 0, m / np.where(b != 0, b, 1.0), np.where(m > 0, np.inf, 0.0))
+    with np.errstate(all="ignore"):  # m/b (b/m) may overflow for subnormal b (m): the ratio is then inf
+        pos = m / np.where(b > 0, b, 1.0)
+        neg = b / np.where(m < 0, m, -1.0)
+        ratio = np.where(
+            b > 0, pos, np.where((b < 0) & (m < 0), neg, np.where(m > b, np.inf, 0.0))
+        )
     flat = int(np.argmax(ratio))
-    excess = m - b * (1.0 + rtol) - atol
+    excess = m - np.where(b >= 0, b * (1.0 + rtol), b * (1.0 - rtol)) - atol
     return BoundCheck(
         worst_ratio=float(ratio.reshape(-1)[flat]),
         holds=bool(np.all(excess <= 0)),

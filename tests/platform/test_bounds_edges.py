@@ -221,3 +221,65 @@ def test_iteration_counts_beyond_the_float_range_of_their_products():
     k = B.vi_iterations_to_threshold(eps, g, 1.0)
     x = (math.log(2.0 * g) - math.log(eps) - math.log1p(-g)) / -math.log(g)
     assert k == math.floor(x) + 1
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.5, 1.0 - 2.0**-53])
+def test_vi_error_bound_at_python_integers_beyond_the_float_range(gamma):
+    # Bug found here: k = 10**400 made numpy build an object array whose float cast raised
+    # OverflowError. γ^k e0 → 0 as k → ∞ for every γ in [0, 1) (already 0.0 in float at
+    # k = 1e20 for γ ≤ 1 − 2^-53), and the other entries keep their exact values (0^0 = 1).
+    assert B.vi_error_bound(10**400, gamma, 2.0).tolist() == 0.0
+    out = B.vi_error_bound([0, 10**400, 2**70], gamma, 2.0)
+    assert out.tolist() == [2.0, 0.0, B.vi_error_bound(2.0**70, gamma, 2.0).item()]
+    assert B.vi_error_bound([[10**400], [1]], gamma, [2.0, 4.0]).tolist() == [[0.0, 0.0], [2.0 * gamma, 4.0 * gamma]]
+
+
+def test_vi_error_bound_rejects_bad_entries_beside_huge_integers():
+    with pytest.raises(ValueError, match=r"k must be non-negative; got min k = -1000000000"):
+        B.vi_error_bound([5, -(10**400)], 0.5, 1.0)
+    with pytest.raises(ValueError, match=r"k must hold finite integers; got \[1000"):
+        B.vi_error_bound([10**400, 1.5], 0.5, 1.0)
+    with pytest.raises(ValueError, match=r"k must hold finite integers; got \[1000"):
+        B.vi_error_bound([10**400, None], 0.5, 1.0)
+    assert B.vi_error_bound([10**400, 2.0], 0.5, 1.0).tolist() == [0.0, 0.25]
+
+
+# ------------------------------------------------------------ check_bound at bounds <= 0
+
+
+def test_check_bound_ratio_of_negative_bounds():
+    # Bug found here: measured −1 against bound −2 violates the bound, yet worst_ratio was
+    # m/b = 0.5 ("loose"); the ratio is now b/m = 2 where both are negative (> 1 iff m > b).
+    c = B.check_bound([-1.0], [-2.0])
+    assert not c.holds and c.worst_ratio == 2.0
+    # met with slack (|b|/|m| = 2/3) and met exactly (ratio 1); the old worst was 1.5 at index 0
+    c = B.check_bound([-3.0, -2.0], [-2.0, -2.0])
+    assert c.holds and c.worst_ratio == 1.0 and c.argmax == (1,)
+    # a non-negative measurement exceeds a negative bound: inf (before: 0/−1 and 1/−1 read
+    # −0.0 and −1 while holds was False)
+    c = B.check_bound([0.0, 1.0, -5.0], [-1.0, -1.0, -1.0])
+    assert not c.holds and math.isinf(c.worst_ratio) and c.argmax == (0,)
+    # zero bounds as before: exceeded -> inf, met -> 0
+    assert B.check_bound([-1.0, 0.0], [0.0, 0.0]).worst_ratio == 0.0
+
+
+def test_check_bound_rtol_loosens_a_negative_bound():
+    # Bug found here: the allowance was bound·(1 + rtol), which tightens a negative bound, so
+    # measured == bound == −2 failed at the default rtol = 1e-12 (excess +2e-12).
+    assert B.check_bound([-2.0], [-2.0]).holds
+    assert B.check_bound([-2.0 + 1e-12], [-2.0]).holds  # within rtol·|b| = 2e-12
+    assert not B.check_bound([-2.0 + 1e-11], [-2.0]).holds
+    assert B.check_bound([-2.0 + 1e-11], [-2.0], rtol=1e-11).holds
+    assert B.check_bound([-2.0], [-2.0]).worst_excess == 2.0 * (1.0 - 1e-12) - 2.0
+
+
+_finite = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True)
+
+
+@given(m=st.lists(_finite, min_size=1, max_size=4), data=st.data())
+@settings(max_examples=200, deadline=None)
+def test_check_bound_worst_ratio_exceeds_one_exactly_when_the_bound_fails(m, data):
+    b = data.draw(st.lists(_finite, min_size=len(m), max_size=len(m)))
+    c = B.check_bound(m, b, rtol=0.0)
+    assert c.holds == all(x <= y for x, y in zip(m, b, strict=True))
+    assert (c.worst_ratio <= 1.0) == c.holds
