@@ -210,6 +210,26 @@ def _player_deviations(H: int, S: int, Ai: int) -> list[np.ndarray]:
     return out
 
 
+def _inverse_gram_norm(prefs: PreferenceDataset, ridge: float) -> Any:
+    """``d ↦ dᵀ(XᵀX + λI)^{-1}d`` from the thin SVD ``X = U diag(s) Vᵀ`` (rank ``r``):
+    ``Σ_j (v_jᵀd)²/(s_j² + λ) + ‖d − V_r V_rᵀd‖²/λ``.
+
+    Inverting the formed gram instead fails once ``λ`` is below round-off of ``XᵀX``
+    (numpy's bare "Singular matrix" for ``λ = 1e-17``), and loses accuracy well before.
+    """
+    X = trajectory_features(prefs.first) - trajectory_features(prefs.second)
+    _, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    rank = int(np.sum(sv > (sv[0] if sv.size else 0.0) * max(X.shape) * np.finfo(np.float64).eps))
+    Vr, w = Vt[:rank], 1.0 / (sv[:rank] ** 2 + ridge)
+
+    def quad(d: np.ndarray) -> float:
+        c = Vr @ d
+        rest = d - Vr.T @ c
+        return float(np.sum(w * c * c) + (rest @ rest) / ridge)
+
+    return quad
+
+
 def marlhf_equilibrium(
     prefs: PreferenceDataset, P: Any, candidates: list[Any], *, beta: float, mu: Any = None,
     ridge: float = 1e-3, fit: BradleyTerryResult | None = None,
@@ -263,12 +283,24 @@ def marlhf_equilibrium(
         raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) = {(H, S) + shape + (S,)}; got {Pf.shape}")
     if len(shape) != 2:
         raise ValueError(f"marlhf_equilibrium handles two players; got n = {len(shape)} (action shape {shape})")
+    quad = None
     if fit is None:
         fit = bradley_terry_mle(prefs, ridge=ridge)
+        quad = _inverse_gram_norm(prefs, float(ridge))
     J = int(np.prod(shape))
     Pj = Pf.reshape(H, S, J, S)
     m = np.full(S, 1.0 / S) if mu is None else np.asarray(mu, dtype=np.float64)
-    G_inv = np.linalg.inv(fit.gram)
+    if quad is None:
+        try:
+            G_inv = np.linalg.inv(fit.gram)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "fit.gram is singular in floating point (a ridge below round-off of XᵀX); "
+                "pass fit=None and the ridge, whose Σ^{-1}-norms are then computed from X's SVD"
+            ) from None
+
+        def quad(d: np.ndarray) -> float:
+            return float(d @ G_inv @ d)
     theta = fit.theta.reshape(2, -1)
     devs = [_player_deviations(H, S, shape[0]), _player_deviations(H, S, shape[1])]
     ucb = np.zeros(len(candidates))
@@ -285,7 +317,7 @@ def marlhf_equilibrium(
             for dv in devs[i]:
                 joint = dv[..., :, None] * y[..., None, :] if i == 0 else x[..., :, None] * dv[..., None, :]
                 delta_psi = _occupancy(Pj, joint, m) - psi
-                val = float(theta[i] @ delta_psi + beta * math.sqrt(max(float(delta_psi @ G_inv @ delta_psi), 0.0)))
+                val = float(theta[i] @ delta_psi + beta * math.sqrt(max(quad(delta_psi), 0.0)))
                 best = max(best, val)
             total += best
         ucb[c] = total

@@ -513,3 +513,27 @@ def test_gap_relaxation_equilibrium_checks_mu():
     np.testing.assert_allclose(
         e0.candidate_bounds, [interval_gap_bound(d, c, n_candidates=2).gap_bound[0] for c in cands], rtol=1e-12
     )
+
+
+@pytest.mark.parametrize("ridge", [1e-3, 1e-17])
+def test_marlhf_gap_ucb_closed_form_with_a_tiny_ridge(ridge):
+    """One state, one step, 2×2 actions; all four comparisons are (0, 0) against (1, 1), so
+    X = 1·(e₀₀ − e₁₁)ᵀ stacked: Σ = XᵀX + λI has eigenvalue 8 + λ on v = (e₀₀ − e₁₁)/√2 and λ on
+    its complement. Candidate (0, 0): player i's only deviation is to action 1, with
+    Δ = e₁₀ − e₀₀ (player 2: e₀₁ − e₀₀), v·Δ = −1/√2 and ‖Δ − v(v·Δ)‖² = 3/2, so
+    ‖Δ‖²_{Σ⁻¹} = 1/(2(8 + λ)) + 3/(2λ) and θ̂_i·Δ = −θ̂_i(0, 0) (θ̂ lies in span v). At
+    λ = 1e-17 the formed gram rounds to the singular XᵀX: numpy's bare LinAlgError before."""
+    K = 4
+    a = EpisodeDataset(np.zeros((K, 2), int), np.zeros((K, 1, 2), int), np.zeros((K, 1, 2)), S=1, A=(2, 2))
+    b = EpisodeDataset(np.zeros((K, 2), int), np.ones((K, 1, 2), int), np.zeros((K, 1, 2)), S=1, A=(2, 2))
+    prefs = PreferenceDataset(a, b, np.array([[1, 1], [1, 1], [1, 0], [0, 1]]))
+    P = np.ones((1, 1, 2, 2, 1))
+    cands = [np.eye(4)[j].reshape(1, 1, 2, 2) for j in range(4)]
+    out = marlhf_equilibrium(prefs, P, cands, beta=1.0, ridge=ridge)
+    width = math.sqrt(1.0 / (2.0 * (8.0 + ridge)) + 1.5 / ridge)
+    th = out.fit.theta[:, 0, 0]
+    want = sum(max(0.0, -float(th[i, 0, 0]) + width) for i in range(2))
+    assert out.gap_ucb[0] == pytest.approx(want, rel=1e-9)
+    if ridge >= 1e-6:  # the formed gram is well conditioned: its inverse (the fit= path) agrees
+        again = marlhf_equilibrium(prefs, P, cands, beta=1.0, fit=out.fit)
+        np.testing.assert_allclose(again.gap_ucb, out.gap_ucb, rtol=1e-9)
