@@ -73,6 +73,16 @@ def _machine() -> dict[str, Any]:
         info["cpu_model"] = None
     if hasattr(os, "getloadavg"):
         info["load_average_1min_at_start"] = os.getloadavg()[0]
+    # which BLAS kernels ran: OPENBLAS_CORETYPE (set on some machines for old OpenBLAS builds)
+    # forces one; threadpoolctl, when installed, reports the one in use
+    info["openblas_coretype_env"] = os.environ.get("OPENBLAS_CORETYPE")
+    try:
+        import threadpoolctl  # noqa: PLC0415 - optional, benchmark metadata only
+
+        info["blas"] = [{k: d.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
+                        for d in threadpoolctl.threadpool_info() if d.get("user_api") == "blas"]
+    except ImportError:
+        info["blas"] = None
     return info
 
 
