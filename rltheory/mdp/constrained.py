@@ -209,9 +209,12 @@ def _lp_data(cmdp: ConstrainedMDP) -> tuple[np.ndarray, ...]:
 def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
     """Name the constraints whose own minimum exceeds the threshold."""
     parts = []
+    horizon = 1.0 if cmdp.gamma is None else 1.0 / (1.0 - cmdp.gamma)
     for i in range(cmdp.m):
         low = -_optimal_value(cmdp, -cmdp.C[i])
-        if low > float(cmdp.b[i]) + 1e-9 * (1 + abs(low)):
+        # relative to the constraint's own scale (an absolute 1e-9 hid min V_C = 2e-12 > b = 1e-12)
+        size = max(abs(low), abs(float(cmdp.b[i])), horizon * float(np.max(np.abs(to_numpy(cmdp.C[i])))))
+        if low > float(cmdp.b[i]) + 1e-9 * size:
             parts.append(f"min_π V_C{i}(μ) = {low:.6g} > b[{i}] = {float(cmdp.b[i]):.6g}")
     why = "; ".join(parts) if parts else "each constraint is satisfiable alone, but not all at once"
     return f"the CMDP is infeasible (HiGHS status {res.status}: {res.message}): {why}"
@@ -295,7 +298,9 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     mass = q.sum(-1)
     visited = mass > 1e-12 * q.sum()
     pi = np.where(visited[:, None], q / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
-    lam = -res.ineqlin.marginals * rho_r / rho_c if m else np.zeros(0)
+    # λ ≥ 0 exactly: HiGHS's marginals of slack rows carry round-off of either sign (−2.4e-6 at λ's
+    # scale 1e9, i.e. 1e-15 relative), which made dual_function(cmdp, sol.duals) reject the certificate
+    lam = np.maximum(-res.ineqlin.marginals * rho_r / rho_c, 0.0) if m else np.zeros(0)
     y = -rho_r * res.eqlin.marginals
     if cmdp.gamma is None:
         Ppi = (pi[:, None, :] @ to_numpy(cmdp.mdp.P))[:, 0, :]

@@ -357,7 +357,8 @@ def solve_general_utility(
 
     plus feasibility (``−g`` is the multiplier of ``d ≥ 0``). The program is solved for
     ``F/ρ`` and ``G_i/ρ_i ≤ b_i/ρ_i``, with ``ρ``, ``ρ_i`` the powers of two nearest to the sizes
-    of ``F`` and ``(G_i, b_i)`` at the uniform occupancy (1 for unit-scale problems; the solvers'
+    of ``F`` and ``(G_i, b_i)`` at the uniform occupancy, or of their curvature where that is
+    1000 times larger (1 for unit-scale problems; the solvers'
     tolerances are absolute, and at payoff size 1e-12 the value was 33% off before). The
     multipliers are reported in the original units. ``kkt_residual`` is the
     largest violation, in those unit scales, of the flow equalities, of ``G_i ≤ b_i``, of
@@ -503,13 +504,25 @@ def solve_general_utility(
 
 
 def _scale(f: OccupancyFunction, S: int, A: int, b: float = 0.0) -> float:
-    """Power of two nearest to the size of ``f`` (and its threshold ``b``) at the uniform occupancy:
-    ``max(|f(d₀)|, max|∇f(d₀)|, |b|)``, finite parts only; 1 when that is 0 or not finite."""
+    """Power of two nearest to the size of ``f`` (and its threshold ``b``).
+
+    First-order size ``max(|f(d₀)|, max|∇f(d₀)|, |b|)`` with ``d₀`` the uniform occupancy, finite
+    parts only; replaced by the curvature size ``max|∇f(e₀) − ∇f(d₀)|`` (``e₀`` the point mass on
+    pair ``(0, 0)``) where that is more than 1000 times larger; 1 when the size is 0 or not finite.
+
+    The curvature term is ``β(1 − 1/SA)`` for the quadratic utility: at ``r`` of size 1e-12 and
+    ``β = 1e9`` the first-order scale 1e-12 made the Hessian of the solved program 1e21, and every
+    solver failed. Below the factor 1000 the scale is the first-order one (the entropy and KL
+    functions have curvature size ``log SA``), so well-scaled programs are solved as before."""
     D0 = np.full((S, A), 1.0 / (S * A))
+    E0 = np.zeros((S, A))
+    E0[0, 0] = 1.0
     with np.errstate(all="ignore"):
-        parts = np.concatenate([[abs(float(f.value(D0))), abs(b)],
-                                np.abs(np.asarray(f.gradient(D0), dtype=float)).ravel()])
+        g0 = np.asarray(f.gradient(D0), dtype=float).ravel()
+        parts = np.concatenate([[abs(float(f.value(D0))), abs(b)], np.abs(g0)])
+        curv = np.abs(np.asarray(f.gradient(E0), dtype=float).ravel() - g0)
     size = float(np.max(parts[np.isfinite(parts)], initial=0.0))
+    size = max(size, float(np.max(curv[np.isfinite(curv) & (curv > 1e3 * size)], initial=0.0)))
     return 2.0 ** round(math.log2(size)) if size > 0 else 1.0
 
 

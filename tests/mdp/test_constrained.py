@@ -227,6 +227,40 @@ def test_infeasible_threshold_raises_with_status():
         solve_cmdp(both)
 
 
+@pytest.mark.parametrize("scale", [1e-12, 1e9])
+def test_infeasibility_message_names_the_constraint_at_any_cost_scale(scale):
+    # one state, costs (c, 2c) with γ = 1/2: min_π V_C = c/(1−γ) = 2c > b = c, so the constraint is
+    # infeasible alone. An absolute 1e-9 slack read 2e-12 > 1e-12 as satisfiable at c = 1e-12.
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), 0.5)
+    cmdp = ConstrainedMDP(mdp, scale * np.array([[[1.0, 2.0]]]), np.array([scale]))
+    with pytest.raises(SolverError, match=r"min_π V_C0\(μ\) = 2e[-+]\d+ > b\[0\] = 1e[-+]\d+") as info:
+        solve_cmdp(cmdp)
+    assert info.value.status == 2
+
+
+def test_duals_are_non_negative_and_certify_strong_duality_when_degenerate():
+    # duplicated actions: the reward and dynamics do not depend on a, only the cost (of size 1e-12)
+    # does, and b is the least achievable cost. Every λ ≥ 0 is then optimal, D(λ) = V* for all of
+    # them; HiGHS's marginal came back as −3.8e-3 (round-off at λ's scale 1/1e-12), so the
+    # reported multiplier was negative and dual_function rejected it.
+    rng = np.random.default_rng(0)
+    S = 5
+    P = rng.random((S, 1, S)) ** 3
+    P = np.repeat(P / P.sum(-1, keepdims=True), 2, axis=1)
+    R = np.repeat(rng.random((S, 1)), 2, axis=1)
+    C = 1e-12 * rng.random((1, S, 2))
+    mdp = FiniteMDP(P, R, 0.3, np.r_[0.0, rng.dirichlet(np.ones(S - 1))])
+    low = -dual_function(ConstrainedMDP(mdp.replace(R=-C[0]), C[:0], np.zeros(0)), np.zeros(0))[0]
+    cmdp = ConstrainedMDP(mdp, C, np.array([low]))
+    sol = solve_cmdp(cmdp)
+    assert np.all(np.asarray(sol.duals) >= 0.0)
+    d, _ = dual_function(cmdp, sol.duals)
+    assert d == pytest.approx(sol.value, rel=1e-9)
+    value, costs = evaluate_cmdp(cmdp, sol.policy)
+    assert value == pytest.approx(sol.value, rel=1e-9)
+    assert float(costs[0]) <= low * (1 + 1e-9)
+
+
 def test_average_reward_cmdp_refuses_non_weakly_communicating():
     P = np.zeros((2, 1, 2))
     P[0, 0, 0] = P[1, 0, 1] = 1.0

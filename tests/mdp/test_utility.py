@@ -276,3 +276,25 @@ def test_general_utility_at_extreme_scales(scale):
     np.testing.assert_allclose(out.duals, unit.duals, rtol=1e-6)
     cm = solve_cmdp(ConstrainedMDP(big, scale * C[None], np.array([scale * b / (1 - 0.8)])))
     assert out.value == pytest.approx((1 - 0.8) * cm.value, rel=1e-8)
+
+
+@pytest.mark.parametrize("S, A", [(2, 2), (3, 3)])
+def test_quadratic_utility_with_large_curvature_and_tiny_reward(S, A):
+    # γ = 0: the occupancy is d(s, ·) ∈ μ(s)·simplex, and with d₀ = 1/(SA) the optimum is
+    # d*(s,a) = μ(s)/A + (r(s,a) − r̄(s))/β (interior here), r̄(s) the mean over actions. With
+    # u = μ(s)/A − d₀ (Σ_a of the second term is 0):
+    #   F(d*) = Σ_s μ(s) r̄(s) − (β/2) Σ u² + (1/(2β)) Σ (r − r̄)².
+    # r of size 1e-12 beside β = 1e9 was scaled by 1e-12 alone: CLARABEL failed at every rung and
+    # SCS reported infeasible_inaccurate, so no optimum was returned.
+    mu = np.arange(1, S + 1.0) ** 2
+    mu /= mu.sum()
+    r = 1e-12 * np.arange(S * A).reshape(S, A) / (S * A)
+    beta = 1e9
+    mdp = FiniteMDP(np.full((S, A, S), 1.0 / S), r, 0.0, mu)
+    sol = solve_general_utility(mdp, quadratic_utility(r, beta))
+    rbar = r.mean(-1, keepdims=True)
+    u = mu[:, None] / A - 1.0 / (S * A)
+    want = float(mu @ rbar[:, 0] - 0.5 * beta * A * np.sum(u**2) + np.sum((r - rbar) ** 2) / (2 * beta))
+    assert sol.value == pytest.approx(want, rel=1e-9)
+    np.testing.assert_allclose(sol.occupancy, np.repeat(mu[:, None] / A, A, axis=1), atol=1e-12)
+    assert sol.kkt_residual <= 1e-7
