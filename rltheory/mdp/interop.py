@@ -141,6 +141,7 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
     n = S + 1 if extra else S
     P = np.zeros((n, A, n))
     R = np.zeros((n, A))
+    r_ref = np.full((n, A), np.nan)  # first reward of each (s, a): R = r_ref + Σ p (r − r_ref)
     done_into = np.zeros(n, dtype=bool)  # targets of terminal transitions
     live: list[tuple[int, int, int, int]] = []  # non-terminal entries (s, a, k, s')
     for s in range(S):
@@ -171,13 +172,18 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
                     raise InvalidModelError(f"env.P[{s}][{a}][{k}] has reward r={r}, not finite")
                 if p == 0.0:
                     continue
-                R[s, a] += p * r
+                if np.isnan(r_ref[s, a]):
+                    r_ref[s, a] = r
+                R[s, a] += p * (r - r_ref[s, a])
                 if bool(done):
                     P[s, a, S if extra else s2i] += p
                     done_into[s2i] = True
                 else:
                     P[s, a, s2i] += p
                     live.append((s, a, k, s2i))
+    # Σ p r = r_ref + Σ p (r − r_ref) as Σ p = 1; the second form is exactly r when every entry has the
+    # same reward (to_gymnasium's tables: Σ_t P(t|s,a)·r rounded r = 0.6017... by one ulp)
+    R += np.where(np.isnan(r_ref), 0.0, r_ref)
     mu = getattr(u, "initial_state_distrib", None)
     mu = None if mu is None else np.asarray(mu, dtype=np.float64).reshape(-1)
     if mu is not None and mu.shape != (S,):

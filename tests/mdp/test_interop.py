@@ -221,6 +221,23 @@ def test_round_trip_to_and_from_gymnasium(mdp):
     _assert_same_model(from_gymnasium(to_gymnasium(mdp), mdp.gamma), mdp)
 
 
+@pytest.mark.parametrize("scale", [1e-12, 1.0, 1e9])
+def test_round_trip_to_and_from_gymnasium_is_exact_at_any_reward_scale(scale):
+    # to_gymnasium's table repeats r(s, a) on every entry of (s, a), and Σ_t P(t|s,a)·r rounds r by
+    # an ulp (1.2e-7 at size 1e9, which broke _assert_same_model's 1e-15 and every exact
+    # comparison): the reward is now accumulated as r_ref + Σ p (r − r_ref), exactly r there.
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        S, A = rng.integers(1, 6, size=2)
+        P = rng.random((S, A, S)) ** 3
+        P /= P.sum(-1, keepdims=True)
+        mdp = FiniteMDP(P, scale * rng.random((S, A)), 0.999, rng.dirichlet(np.ones(S)))
+        back = from_gymnasium(to_gymnasium(mdp), mdp.gamma)
+        np.testing.assert_array_equal(np.asarray(back.R), np.asarray(mdp.R))
+        np.testing.assert_array_equal(np.asarray(back.P), np.asarray(mdp.P))
+        np.testing.assert_array_equal(np.asarray(back.initial_distribution()), np.asarray(mdp.initial_distribution()))
+
+
 def test_round_trip_of_an_imported_env():
     fl = from_gymnasium(_make("FrozenLake-v1"), 0.9)
     _assert_same_model(from_gymnasium(to_gymnasium(fl), 0.9), fl)
