@@ -36,7 +36,26 @@ def _where(arr: np.ndarray, bad: np.ndarray, name: str) -> str:
 
 
 def _times(t: Any, name: str = "t", minimum: float = 1.0) -> np.ndarray:
-    t = np.asarray(t, dtype=float)
+    """Times / iteration counts as a float array of finite entries ``>= minimum`` (located error otherwise).
+
+    A Python integer beyond the float range (``10**400``) is rejected like ``inf``, with a
+    ``ValueError`` naming the argument (numpy's float cast raised a bare ``OverflowError``).
+    """
+    try:
+        t = np.asarray(t, dtype=float)
+    except OverflowError:
+        obj = np.asarray(t, dtype=object)
+        at = "got"
+        for i in np.ndindex(obj.shape):
+            try:
+                float(obj[i])
+            except OverflowError:
+                at = f"{name}{list(i)} is" if obj.ndim else "got"
+                break
+        raise ValueError(
+            f"{name} must be >= {minimum:g} and finite as a float; {at} an integer beyond the float "
+            f"range (> {np.finfo(float).max:.6g})"
+        ) from None
     bad = ~np.isfinite(t) | (t < minimum)
     if np.any(bad):
         raise ValueError(f"{name} must be >= {minimum:g}; {_where(t, bad, name)}")

@@ -283,3 +283,19 @@ def test_check_bound_worst_ratio_exceeds_one_exactly_when_the_bound_fails(m, dat
     c = B.check_bound(m, b, rtol=0.0)
     assert c.holds == all(x <= y for x, y in zip(m, b, strict=True))
     assert (c.worst_ratio <= 1.0) == c.holds
+
+
+@pytest.mark.parametrize(
+    ("t", "where"),
+    [(10**400, "got an integer"), ([1, 10**400], "t[1] is an integer"), ([[2], [-(10**400)]], "t[1, 0] is an integer")],
+)
+def test_time_arguments_beyond_the_float_range_get_a_located_error(t, where):
+    # numpy's float cast of a Python int beyond ~1.8e308 raised a bare OverflowError naming neither
+    # the argument nor the entry; such a t is rejected as t = inf is ("t must be >= 1")
+    import re  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match=rf"t must be >= 1 and finite as a float; {re.escape(where)} beyond the float range"):
+        B.hedge_regret_bound(t, 3, 0.1, 1.0)
+    with pytest.raises(ValueError, match=r"T must be >= 1 and finite as a float; got an integer"):
+        B.npg_bound(10**400, eta=1.0, gamma=0.9, n_actions=3)
+    assert B.hedge_regret_bound([1, 2**70], 3, 0.1, 1.0).shape == (2,)  # large but representable: unchanged
