@@ -87,6 +87,8 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     kind = getattr(getattr(x, "dtype", None), "kind", None)
     if kind is None and isinstance(x, (list, tuple, complex, str)):
         kind = np.asarray(x).dtype.kind
+    if kind is None and hasattr(x, "dtype"):  # a dtype object without numpy's .kind (array_api_strict)
+        kind = "c" if _compat_namespace(x).isdtype(x.dtype, "complex floating") else None
     if kind in ("c", "U", "S"):
         what = "complex" if kind == "c" else "string"
         raise TypeError(f"{field} must hold real numbers; got a {what} array")

@@ -172,7 +172,7 @@ def _reach(fh: FiniteHorizonMDP) -> Any:
     for h in range(1, fh.H):
         V = eye  # V[s, t]: best probability of being in target t at step h, from s at step j
         for j in range(h - 1, -1, -1):
-            PV = xp.reshape(xp.reshape(fh.P[j], (S * A, S)) @ V, (S, A, S))
+            PV = xp.reshape(xp.reshape(fh.P[j, ...], (S * A, S)) @ V, (S, A, S))
             V = xp.max(PV, axis=1)
         rows.append(mu @ V)
     return xp.stack(rows, axis=0)
@@ -331,10 +331,10 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     Db = xp.reshape(D, (-1, k, k))
     worst = 0.0
     for b in range(Tb.shape[0]):
-        w, U = xp.linalg.eigh((Db[b] + xp.matrix_transpose(Db[b])) / 2)
+        w, U = xp.linalg.eigh((Db[b, ...] + xp.matrix_transpose(Db[b, ...])) / 2)
         scale = float(xp.max(xp.abs(w))) if k else 0.0
         keep = w > rtol * max(scale, 1e-300)
-        Tsym = (Tb[b] + xp.matrix_transpose(Tb[b])) / 2
+        Tsym = (Tb[b, ...] + xp.matrix_transpose(Tb[b, ...])) / 2
         M = xp.matrix_transpose(U) @ Tsym @ U
         tscale = float(xp.max(xp.abs(Tsym)))
         null = ~keep
@@ -350,11 +350,14 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     return worst
 
 
-def _others_weight(xp: Any, policies: list[Any], player: int, H: int, S: int, acts: tuple[int, ...], dtype: Any) -> Any:
+def _others_weight(
+    xp: Any, policies: list[Any], player: int, H: int, S: int, acts: tuple[int, ...], like: Any
+) -> Any:
     """``Π_{j≠i} π_{j,h}(a_j|s)`` as an array ``[H, S, A_1, …, A_n]`` (size-1 axis for player ``i``)."""
     n = len(acts)
     shape0 = [H, S] + [1] * n
-    W = xp.ones(tuple(shape0), dtype=dtype)
+    dtype = like.dtype
+    W = xp.ones(tuple(shape0), dtype=dtype, device=like.device)
     for j in range(n):
         if j == player:
             continue
@@ -400,7 +403,7 @@ def induced_mdp(P: Any, R: Any, policies: list[Any], player: int, mu: Any = None
         raise ValueError(f"player must be in [0, {n}) and policies must list {n} policies; got player={player}, {len(policies)} policies")
     H, S = Pf.shape[0], Pf.shape[1]
     acts = tuple(int(a) for a in Pf.shape[2:-1])
-    W = _others_weight(xp, policies, player, H, S, acts, Pf.dtype)  # [H, S, A_1..A_n], 1 along axis i
+    W = _others_weight(xp, policies, player, H, S, acts, Pf)  # [H, S, A_1..A_n], 1 along axis i
     others = tuple(2 + j for j in range(n) if j != player)
     Pm = xp.sum(Pf * W[..., None], axis=others) if others else Pf
     Rm = None
@@ -408,7 +411,7 @@ def induced_mdp(P: Any, R: Any, policies: list[Any], player: int, mu: Any = None
         Rf = as_float(R, xp, Pf.dtype)
         if tuple(Rf.shape) != (n, H, S) + acts:
             raise ValueError(f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {tuple(Rf.shape)}")
-        Rm = xp.sum(Rf[player] * W, axis=others) if others else Rf[player]
+        Rm = xp.sum(Rf[player, ...] * W, axis=others) if others else Rf[player, ...]
     if Rm is None:
         Rm = xp.zeros(tuple(Pm.shape[:-1]), dtype=Pf.dtype, device=Pf.device)
     return FiniteHorizonMDP(Pm, Rm, mu)
@@ -464,7 +467,7 @@ def unilateral_concentrability(P: Any, policies: list[Any], d_data: Any, mu: Any
     worst = 0.0
     for i in range(n):
         reach = max_occupancy(induced_mdp(Pf, None, policies, i, mu))[:, :, 0]  # [H, S]
-        sup = xp.reshape(reach, (H, S) + (1,) * n) * _others_weight(xp, policies, i, H, S, acts, Pf.dtype)
+        sup = xp.reshape(reach, (H, S) + (1,) * n) * _others_weight(xp, policies, i, H, S, acts, Pf)
         sup = xp.broadcast_to(sup, (H, S) + acts)
         worst = max(worst, _concentrability(sup, rho))
     return worst

@@ -367,7 +367,7 @@ def vi_sweep_error(mdp: Any) -> float:
     g = _gamma(mdp.gamma)
     P = np.asarray(to_numpy(mdp.P), dtype=float)
     R = np.asarray(to_numpy(mdp.R), dtype=float)
-    u = float(np.finfo(np.dtype(str(mdp.dtype))).eps) / 2.0
+    u = float(mdp.xp.finfo(mdp.dtype).eps) / 2.0  # the namespace's finfo: its dtypes need not be numpy's
     S = int(mdp.S)
 
     def gam(m: int) -> float:

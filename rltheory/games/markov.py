@@ -350,7 +350,7 @@ class MarkovGame(_ArrayModel):
             raise ValueError(f"player index i must be in [0, {self.n_players}); got {i!r}")
         others = xp.sum(pi, axis=1 + i, keepdims=True)  # marginal of a_{−i}: (S, ..., 1, ...)
         P = xp.sum(self.P * others[..., None], axis=self._others_axes(i))  # (S, A_i, S)
-        R = xp.sum(self.R[i] * others, axis=self._others_axes(i))  # (S, A_i)
+        R = xp.sum(self.R[i, ...] * others, axis=self._others_axes(i))  # (S, A_i)
         return FiniteMDP(P, R, self.discount_or_raise(), self.mu)
 
     def __repr__(self) -> str:
