@@ -137,8 +137,36 @@ class EpisodeDataset:
         return np.ravel_multi_index(tuple(np.moveaxis(self.actions, -1, 0)), self.action_shape)
 
     def subset(self, episodes: Any) -> EpisodeDataset:
-        """The dataset restricted to the given episode indices (or boolean mask)."""
-        idx = np.asarray(episodes)
+        """The dataset restricted to the given episode indices (or boolean mask).
+
+        ``episodes`` is a 1-D integer array of indices in ``[-K, K)`` (repeats allowed) or a
+        boolean mask of length ``K``; anything else raises a located :class:`InvalidModelError`
+        (an empty selection is an empty dataset, which is rejected as well).
+        """
+        idx = np.asarray(to_numpy(episodes))
+        where = f"EpisodeDataset.subset(episodes) (K = {self.K})"
+        if idx.ndim != 1:
+            raise InvalidModelError(
+                f"{where}: episodes must be a 1-D array of episode indices or a boolean mask; "
+                f"got shape {idx.shape}"
+            )
+        if idx.dtype == bool:
+            if idx.shape[0] != self.K:
+                raise InvalidModelError(
+                    f"{where}: a boolean mask must have length K = {self.K}; got {idx.shape[0]}"
+                )
+        elif idx.size and not np.issubdtype(idx.dtype, np.integer):
+            raise InvalidModelError(
+                f"{where}: episodes must hold integer indices or booleans; got dtype {idx.dtype}"
+            )
+        else:
+            idx = idx.astype(np.int64)
+            bad = np.flatnonzero((idx < -self.K) | (idx >= self.K))
+            if bad.size:
+                j = int(bad[0])
+                raise InvalidModelError(
+                    f"{where}: episodes[{j}] = {int(idx[j])} is not an episode index in [-{self.K}, {self.K})"
+                )
         return EpisodeDataset(
             self.states[idx], self.actions[idx], self.rewards[idx], self.S, self.A
         )

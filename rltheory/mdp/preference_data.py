@@ -17,6 +17,7 @@ import numpy as np
 from ..backend import require_host
 from ..errors import InvalidModelError
 from ._dataset_checks import (
+    _check_finite_host,
     _check_range,
     _int_array,
 )
@@ -24,6 +25,18 @@ from .episodes import EpisodeDataset
 from .sample import _rng
 
 __all__ = ["PreferenceDataset", "trajectory_returns", "sample_preferences"]
+
+
+def _check_pair(a: Any, b: Any, where: str) -> None:
+    """``a`` and ``b`` must be episode datasets of the same sizes (located error otherwise)."""
+    for f, d in (("first", a), ("second", b)):
+        if not isinstance(d, EpisodeDataset):
+            raise InvalidModelError(f"{where}.{f} must be an EpisodeDataset; got {type(d).__name__}")
+    if (a.K, a.H, a.S, a.action_shape) != (b.K, b.H, b.S, b.action_shape):
+        raise InvalidModelError(
+            f"{where}: first (K={a.K}, H={a.H}, S={a.S}, A={a.action_shape}) and second "
+            f"(K={b.K}, H={b.H}, S={b.S}, A={b.action_shape}) must have the same sizes"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,17 +62,8 @@ class PreferenceDataset:
 
     def __post_init__(self) -> None:
         cls = "PreferenceDataset"
-        for f in ("first", "second"):
-            if not isinstance(getattr(self, f), EpisodeDataset):
-                raise InvalidModelError(
-                    f"{cls}.{f} must be an EpisodeDataset; got {type(getattr(self, f)).__name__}"
-                )
-        a, b = self.first, self.second
-        if (a.K, a.H, a.S, a.action_shape) != (b.K, b.H, b.S, b.action_shape):
-            raise InvalidModelError(
-                f"{cls}: first (K={a.K}, H={a.H}, S={a.S}, A={a.action_shape}) and second "
-                f"(K={b.K}, H={b.H}, S={b.S}, A={b.action_shape}) must have the same sizes"
-            )
+        a = self.first
+        _check_pair(a, self.second, cls)
         y = _int_array(self.labels, "labels", cls)
         if y.ndim == 1:
             y = y[:, None]
@@ -80,11 +84,8 @@ class PreferenceDataset:
         )
 
 
-def trajectory_returns(data: EpisodeDataset, R: Any) -> np.ndarray:
-    r"""True returns ``R_i(τ_k) = Σ_h r_{i,h}(s_h^k, a_h^k)`` of each episode under mean rewards ``R``.
-
-    ``R`` has shape (H, S, A) (one player) or (n, H, S, A_1, …, A_n); returns shape (K, n).
-    """
+def _step_rewards(data: EpisodeDataset, R: Any) -> np.ndarray:
+    """``r_{i,h}(s_h^k, a_h^k)`` of every episode, player and step: shape (n, K, H) (checked ``R``)."""
     Rh = np.asarray(require_host(R, "trajectory_returns"), dtype=np.float64)
     if data.n_players == 1 and Rh.ndim == 3:
         Rh = Rh[None]
@@ -93,9 +94,24 @@ def trajectory_returns(data: EpisodeDataset, R: Any) -> np.ndarray:
         raise InvalidModelError(
             f"R must have shape (n, H, S, A_1, ..., A_n) = {want}; got {Rh.shape}"
         )
+    names = ("i", "h", "s") + tuple(f"a{j + 1}" for j in range(Rh.ndim - 3))
+    _check_finite_host(Rh, "R", "trajectory_returns", names)
     Rf = Rh.reshape(data.n_players, data.H, data.S, -1)
     h = np.arange(data.H)[None, :]
-    return Rf[:, h, data.states[:, :-1], data.joint_actions()].sum(axis=-1).T
+    return Rf[:, h, data.states[:, :-1], data.joint_actions()]
+
+
+def trajectory_returns(data: EpisodeDataset, R: Any) -> np.ndarray:
+    r"""True returns ``R_i(τ_k) = Σ_h r_{i,h}(s_h^k, a_h^k)`` of each episode under mean rewards ``R``.
+
+    ``R`` has shape (H, S, A) (one player) or (n, H, S, A_1, …, A_n); returns shape (K, n).
+
+    Raises
+    ------
+    InvalidModelError
+        ``R`` has the wrong shape, or a non-finite entry (the first is named).
+    """
+    return _step_rewards(data, R).sum(axis=-1).T
 
 
 def sample_preferences(
@@ -111,6 +127,20 @@ def sample_preferences(
     ``σ(x) = 1/(1 + e^{−x})``; ``R_i(τ)`` is the trajectory's true return under
     mean rewards ``R`` (:func:`trajectory_returns`), as in the MARLHF data model
     (Zhang et al. 2024, §3: each agent compares trajectories by its own return).
+
+    Raises
+    ------
+    InvalidModelError
+        ``first`` and ``second`` differ in size, or ``R`` is malformed
+        (:func:`trajectory_returns`).
+    ValueError
+        ``scale`` is not a positive finite number, or a return difference is not a
+        number (step differences overflowing to both infinities; the episode is named).
+
+    Notes
+    -----
+    The difference is summed step by step, ``Σ_h (r_{i,h}(τ_k) − r_{i,h}(τ'_k))``, so
+    two episodes whose returns exceed the float range still compare correctly.
 
     Examples
     --------
@@ -128,7 +158,17 @@ def sample_preferences(
         or scale <= 0
     ):
         raise ValueError(f"scale must be a positive finite number; got {scale!r}")
-    diff = float(scale) * (trajectory_returns(first, R) - trajectory_returns(second, R))
+    _check_pair(first, second, "sample_preferences")
+    # Σ_h (r_h(τ) − r_h(τ')): step by step, so that returns beyond the float range still
+    # compare (equal steps give 0, not inf − inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = float(scale) * (_step_rewards(first, R) - _step_rewards(second, R)).sum(axis=-1).T
+    if np.isnan(diff).any():
+        k, i = (int(j) for j in np.argwhere(np.isnan(diff))[0])
+        raise ValueError(
+            f"sample_preferences: the return difference of episode k={k} for player i={i} is not a "
+            "number (its step differences overflow to +inf and -inf); rescale R"
+        )
     p = 0.5 * (1.0 + np.tanh(0.5 * diff))  # σ(diff), overflow-free
     y = (gen.random(p.shape) < p).astype(np.int64)
     return PreferenceDataset(first, second, y)

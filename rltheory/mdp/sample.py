@@ -38,9 +38,23 @@ from .zoo import _generator as _rng
 __all__ = ["Trajectories", "sample_transitions", "empirical_mdp", "rollout"]
 
 
+def _clip_rounding(p: np.ndarray) -> np.ndarray:
+    """Probabilities with the validators' rounding negatives (``≥ −atol``) set to exactly 0.
+
+    Validated rows may hold entries such as ``−1e−10`` (:func:`rltheory._validate.check_probability`
+    accepts ``≥ −atol``); a sampler must treat them as probability 0: never drawn, and not
+    a negative ``pvals`` for ``Generator.multinomial`` (which rejects them).
+    """
+    return np.maximum(p, 0.0)
+
+
 def _cdf(p: np.ndarray) -> np.ndarray:
-    """Row-wise CDF whose last positive entry is exactly 1 (so ``u < 1`` always lands on support)."""
-    c = np.cumsum(p, axis=-1)
+    """Row-wise CDF whose last positive entry is exactly 1 (so ``u < 1`` always lands on support).
+
+    Rounding negatives count as 0 (:func:`_clip_rounding`), so the CDF is non-decreasing
+    and an entry with ``p ≤ 0`` is never drawn.
+    """
+    c = np.cumsum(_clip_rounding(p), axis=-1)
     return c / c[..., -1:]
 
 
@@ -86,7 +100,7 @@ def sample_transitions(
     """
     n = _count(n_per_pair, "n_per_pair")
     gen = _rng(rng)
-    P = require_host(mdp.P, "sample_transitions").astype(np.float64)
+    P = _clip_rounding(require_host(mdp.P, "sample_transitions").astype(np.float64))
     P = P / P.sum(-1, keepdims=True)  # float rounding only: the model is already validated
     return gen.multinomial(n, P).astype(np.int64)
 
@@ -145,6 +159,24 @@ class Trajectories:
         return self.rewards @ (float(gamma) ** np.arange(self.horizon))
 
 
+def _initial_distribution(mu: Any, S: int) -> np.ndarray:
+    """``mu`` as a float64 probability vector of shape ``(S,)``; a located ``ValueError`` otherwise."""
+    what = f"mu must be a probability vector of shape ({S},)"
+    try:
+        mu0 = np.asarray(mu, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what}; got {mu!r} ({exc})") from None
+    if mu0.shape != (S,):
+        raise ValueError(f"{what}; got shape {mu0.shape}: {mu!r}")
+    bad = np.flatnonzero(~np.isfinite(mu0) | (mu0 < 0))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{what}; entry mu[{i}] = {float(mu0[i])} is not a finite number >= 0")
+    if abs(mu0.sum() - 1) > 1e-8:
+        raise ValueError(f"{what}; its entries sum to {mu0.sum():.12g}, not 1 (atol=1e-08)")
+    return mu0
+
+
 def rollout(
     mdp: FiniteMDP,
     pi: Any,
@@ -201,14 +233,7 @@ def rollout(
     if mu is None:
         mu0 = require_host(mdp.initial_distribution(), "rollout").astype(np.float64)
     else:
-        mu0 = np.asarray(mu, dtype=np.float64)
-        if (
-            mu0.shape != (mdp.S,)
-            or not np.all(np.isfinite(mu0))
-            or np.any(mu0 < 0)
-            or abs(mu0.sum() - 1) > 1e-8
-        ):
-            raise ValueError(f"mu must be a probability vector of shape ({mdp.S},); got {mu!r}")
+        mu0 = _initial_distribution(mu, mdp.S)
     cdf_P, cdf_pi, cdf_mu = _cdf(P), _cdf(pol), _cdf(mu0[None, :])
     states = np.empty((n, H + 1), dtype=np.int64)
     actions = np.empty((n, H), dtype=np.int64)
