@@ -24,6 +24,7 @@ __all__ = [
     "float_dtype",
     "as_float",
     "to_numpy",
+    "from_host",
     "is_numpy",
     "is_host",
     "require_host",
@@ -111,6 +112,18 @@ def to_numpy(x: Any) -> np.ndarray:
         return np.asarray(x)
     except (TypeError, ValueError, RuntimeError):
         return np.from_dlpack(x)
+
+
+def from_host(x: Any, like: Any, dtype: Any = None) -> Any:
+    """A host (numpy) result ``x`` as an array of ``like``'s namespace on ``like``'s device.
+
+    For host-only routines (HiGHS, cvxpy) that return their answer in the caller's namespace:
+    ``xp.asarray(x)`` alone puts it on the namespace's default device, which need not be the
+    input's (another GPU; array_api_strict's ``Device("device1")``), and the next kernel that
+    combines it with the input fails.
+    """
+    xp = array_namespace(like)
+    return xp.asarray(x, dtype=dtype, device=_device(like))
 
 
 def is_numpy(xp: Any) -> bool:

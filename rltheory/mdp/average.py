@@ -43,7 +43,7 @@ import numpy as np
 
 from .._numerics import highs_linprog
 from .._validate import as_real_array, check_positive_int, check_tolerance, real_scalar
-from ..backend import require_host, to_numpy
+from ..backend import from_host, require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
 from ..trace import Trace, TraceRecorder
 from ._occupancy_lp import flow_matrix, state_weights
@@ -591,11 +591,11 @@ def average_linear_program(
         biases.append(h)
         occs.append(x)
     xp = mdp.xp
-    pi = xp.asarray(np.stack(pis).reshape(batch + (S,)))
+    pi = from_host(np.stack(pis).reshape(batch + (S,)), mdp.P)
     gain_shape = batch + ((S,) if multichain else ())
-    gain = xp.asarray(np.asarray(gains).reshape(gain_shape), dtype=mdp.dtype)
-    bias = xp.asarray(np.stack(biases).reshape(batch + (S,)), dtype=mdp.dtype)
-    occ = xp.asarray(np.stack(occs).reshape(batch + (S, A)), dtype=mdp.dtype)
+    gain = from_host(np.asarray(gains).reshape(gain_shape), mdp.P, mdp.dtype)
+    bias = from_host(np.stack(biases).reshape(batch + (S,)), mdp.P, mdp.dtype)
+    occ = from_host(np.stack(occs).reshape(batch + (S, A)), mdp.P, mdp.dtype)
     Q = _q_values(mdp, bias, 1.0)
     if multichain:
         # primal feasibility of (g, h) and the primal-dual objective gap
@@ -604,7 +604,7 @@ def average_linear_program(
             xp.max(G - gain[..., None], axis=(-2, -1)), xp.max(Q - (gain + bias)[..., None], axis=(-2, -1))
         )
         value = xp.sum(occ * mdp.R, axis=(-2, -1))
-        wx = xp.asarray(W.reshape(batch + (S,)), dtype=mdp.dtype)
+        wx = from_host(W.reshape(batch + (S,)), mdp.P, mdp.dtype)
         resid = xp.maximum(xp.maximum(infeas, xp.zeros_like(infeas)), xp.abs(xp.sum(wx * gain, axis=-1) - value))
     else:
         # Odoni: value(x*) <= g* <= max_s (T h - h)(s) for a feasible x*. HiGHS meets the flow

@@ -48,7 +48,7 @@ import numpy as np
 
 from .._numerics import highs_linprog
 from .._validate import check_finite, check_ndim
-from ..backend import as_float, to_numpy
+from ..backend import as_float, from_host, to_numpy
 from ..errors import InvalidModelError, SolverError
 from ._occupancy_lp import occupancy_constraints
 from .average import average_policy_iteration, gain_bias
@@ -211,9 +211,9 @@ def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
     parts = []
     horizon = 1.0 if cmdp.gamma is None else 1.0 / (1.0 - cmdp.gamma)
     for i in range(cmdp.m):
-        low = -_optimal_value(cmdp, -cmdp.C[i])
+        low = -_optimal_value(cmdp, -cmdp.C[i, ...])
         # relative to the constraint's own scale (an absolute 1e-9 hid min V_C = 2e-12 > b = 1e-12)
-        size = max(abs(low), abs(float(cmdp.b[i])), horizon * float(np.max(np.abs(to_numpy(cmdp.C[i])))))
+        size = max(abs(low), abs(float(cmdp.b[i])), horizon * float(np.max(np.abs(to_numpy(cmdp.C[i, ...])))))
         if low > float(cmdp.b[i]) + 1e-9 * size:
             parts.append(f"min_π V_C{i}(μ) = {low:.6g} > b[{i}] = {float(cmdp.b[i]):.6g}")
     why = "; ".join(parts) if parts else "each constraint is satisfiable alone, but not all at once"
@@ -319,10 +319,10 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     value = float(R @ q.reshape(-1))
     costs = C @ q.reshape(-1)
     rand = tuple(int(s) for s in np.flatnonzero(np.sum(pi > 1e-9, axis=-1) >= 2))
-    xp = cmdp.mdp.xp
+    P_ = cmdp.mdp.P  # the results go to the model's namespace and device
     return CMDPSolution(
-        policy=xp.asarray(pi), value=value, costs=xp.asarray(costs), duals=xp.asarray(lam),
-        occupancy=xp.asarray(occ), slack=xp.asarray(b - costs), state_duals=xp.asarray(y),
+        policy=from_host(pi, P_), value=value, costs=from_host(costs, P_), duals=from_host(lam, P_),
+        occupancy=from_host(occ, P_), slack=from_host(b - costs, P_), state_duals=from_host(y, P_),
         dual_value=dual_value, randomised_states=rand,
     )
 
@@ -357,8 +357,8 @@ def evaluate_cmdp(cmdp: ConstrainedMDP, pi: Any) -> tuple[float, Any]:
     _check_cmdp(cmdp, "evaluate_cmdp")
     as_stochastic_policy(cmdp.mdp, pi)
     value = _value_of(cmdp, pi, cmdp.mdp.R)
-    costs = [_value_of(cmdp, pi, cmdp.C[i]) for i in range(cmdp.m)]
-    return value, cmdp.mdp.xp.asarray(np.asarray(costs, dtype=float))
+    costs = [_value_of(cmdp, pi, cmdp.C[i, ...]) for i in range(cmdp.m)]
+    return value, from_host(np.asarray(costs, dtype=float), cmdp.mdp.P)
 
 
 def _check_lambda(cmdp: ConstrainedMDP, lam: Any) -> np.ndarray:
@@ -429,6 +429,6 @@ def dual_function(cmdp: ConstrainedMDP, lam: Any) -> tuple[float, Any]:
     _check_cmdp(cmdp, "dual_function")
     lam = _check_lambda(cmdp, lam)
     xp = cmdp.mdp.xp
-    shaped = cmdp.mdp.R - xp.sum(xp.asarray(lam, dtype=cmdp.mdp.dtype)[:, None, None] * cmdp.C, axis=0)
+    shaped = cmdp.mdp.R - xp.sum(from_host(lam, cmdp.mdp.P, cmdp.mdp.dtype)[:, None, None] * cmdp.C, axis=0)
     val, pi = _optimal(cmdp, shaped)
     return float(val + lam @ to_numpy(cmdp.b)), pi

@@ -41,7 +41,7 @@ import numpy as np
 
 from .._numerics import contraction_steps, highs_linprog
 from .._validate import as_real_array, check_positive_int, check_real, check_tolerance
-from ..backend import require_host, to_numpy
+from ..backend import from_host, require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
 from ..trace import Trace, TraceRecorder
 from ._occupancy_lp import state_weights
@@ -451,8 +451,8 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
         Vs.append(rho / (1.0 - g) * res.x)
         Ds.append(-(1.0 - g) * res.ineqlin.marginals)
     xp = mdp.xp
-    V = xp.asarray(np.stack(Vs).reshape(batch + (S,)), dtype=mdp.dtype)
-    d = xp.asarray(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), dtype=mdp.dtype)
+    V = from_host(np.stack(Vs).reshape(batch + (S,)), mdp.P, mdp.dtype)
+    d = from_host(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), mdp.P, mdp.dtype)
     Q, Tv, D, bound = bellman_certificate(mdp, V)
     atol = 1e-9 * float(np.max(np.abs(R))) / (1.0 - g)  # ties within 1e-9 of the value scale
     pi = _greedy(Q, atol=atol)

@@ -24,7 +24,17 @@ from rltheory.bounds.coverage import (
     unilateral_concentrability,
 )
 from rltheory.games import MarkovGame, best_response, nash_conv
-from rltheory.mdp import FiniteHorizonMDP, FiniteMDP
+from rltheory.mdp import (
+    ConstrainedMDP,
+    FiniteHorizonMDP,
+    FiniteMDP,
+    average_linear_program,
+    dual_function,
+    evaluate_cmdp,
+    lagrangian,
+    linear_program,
+    solve_cmdp,
+)
 
 strict = pytest.importorskip("array_api_strict")
 ATOL = 1e-12
@@ -119,3 +129,56 @@ def test_complex_input_is_named_in_every_namespace(xp):
         FiniteMDP(z, xp.asarray(np.zeros((2, 1))), 0.9)
     with pytest.raises(TypeError, match="V must hold real numbers; got a complex array"):
         as_float(xp.asarray(np.ones(3, dtype=np.complex64)), xp, field="V")
+
+
+@pytest.mark.parametrize("gamma", [0.8, None], ids=["discounted", "average"])
+def test_cmdp_evaluation_under_every_backend(xp, gamma):
+    # evaluate_cmdp and lagrangian indexed C[i] with one index into the (m, S, A) costs:
+    # IndexError under array_api_strict.
+    rng = np.random.default_rng(14)
+    P, R, C = _stochastic(rng, (4, 2, 4)), rng.random((4, 2)), rng.random((2, 4, 2))
+    b, pi, lam = np.array([3.0, 2.0]), _stochastic(rng, (4, 2)), np.array([0.5, 0.25])
+    ref = ConstrainedMDP(FiniteMDP(P, R, gamma), C, b)
+    cmdp = ConstrainedMDP(FiniteMDP(xp.asarray(P), xp.asarray(R), gamma), xp.asarray(C), xp.asarray(b))
+    (v, costs), (v_ref, costs_ref) = evaluate_cmdp(cmdp, xp.asarray(pi)), evaluate_cmdp(ref, pi)
+    assert _same_namespace(costs, cmdp.C)
+    assert v == pytest.approx(v_ref, rel=0, abs=ATOL)
+    np.testing.assert_allclose(to_numpy(costs), np.asarray(costs_ref), rtol=0, atol=ATOL)
+    assert lagrangian(cmdp, xp.asarray(pi), xp.asarray(lam)) == pytest.approx(lagrangian(ref, pi, lam), rel=0, abs=ATOL)
+
+
+@pytest.mark.parametrize("gamma", [0.8, None], ids=["discounted", "average"])
+def test_host_solvers_return_on_the_models_device(gamma):
+    # The LP solvers run on the host and returned their answer with xp.asarray(numpy), i.e. on the
+    # namespace's default device, not the model's: with a model on array_api_strict's
+    # Device("device1") (a stand-in for a second GPU) linear_program and average_linear_program
+    # failed in their own certificate step ("Arrays from two different devices"), solve_cmdp
+    # returned its arrays on the wrong device and dual_function failed the same way.
+    dev = strict.Device("device1")
+    rng = np.random.default_rng(15)
+    P, R, C = _stochastic(rng, (4, 2, 4)), rng.random((4, 2)), rng.random((1, 4, 2))
+    b = np.array([10.0 if gamma else 2.0])  # loose enough to be feasible
+
+    def on_dev(x):
+        return strict.asarray(x, device=dev)
+
+    mdp, ref = FiniteMDP(on_dev(P), on_dev(R), gamma), FiniteMDP(P, R, gamma)
+    solve = linear_program if gamma is not None else average_linear_program
+    got, want = solve(mdp), solve(ref)
+    fields = ("V", "Q", "occupancy", "bound") if gamma is not None else ("gain", "bias", "policy")
+    for name in fields:
+        x = getattr(got, name)
+        assert x.device == dev, name
+        # the same host LP on the same numbers; the certificate kernels differ only in summation order
+        np.testing.assert_allclose(to_numpy(x), np.asarray(getattr(want, name)), rtol=0, atol=1e-9)
+    cmdp = ConstrainedMDP(mdp, on_dev(C), on_dev(b))
+    cref = ConstrainedMDP(ref, C, b)
+    sol, sref = solve_cmdp(cmdp), solve_cmdp(cref)
+    for name in ("policy", "costs", "duals", "occupancy", "slack", "state_duals"):
+        x = getattr(sol, name)
+        assert x.device == dev, name
+        np.testing.assert_allclose(to_numpy(x), np.asarray(getattr(sref, name)), rtol=0, atol=1e-9)
+    lam = np.array([0.5])
+    d_val, d_pi = dual_function(cmdp, on_dev(lam))
+    assert d_pi.device == dev
+    assert d_val == pytest.approx(dual_function(cref, lam)[0], rel=0, abs=ATOL)
