@@ -78,6 +78,10 @@ def _encode_array(a: np.ndarray, where: str) -> dict:
     a = np.asarray(a)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{where}: only boolean, integer and float arrays can be saved; got dtype {a.dtype}")
+    if a.dtype.kind == "f" and a.dtype.itemsize > 8:
+        raise TypeError(
+            f"{where}: dtype {a.dtype} has no JSON form without rounding; cast it to float64 or save as .npz"
+        )
     flat = a.reshape(-1).tolist()
     if a.dtype.kind == "f":
         flat = [v if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf")) for v in flat]
@@ -175,7 +179,7 @@ class Trace:
             trace._check_consistent()
         except ResultFileError:
             raise
-        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+        except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as exc:
             raise ResultFileError(f"{source}: {exc}") from exc
         return trace
 
@@ -195,10 +199,21 @@ class Trace:
         Raises
         ------
         ValueError
-            The suffix is neither ``.json`` nor ``.npz``.
+            The suffix is neither ``.json`` nor ``.npz``, or the trace is inconsistent
+            (``iteration``/``wall_time`` lengths differ, a metric's first axis is not the
+            number of records, e.g. a 0-d metric): :meth:`load` would reject the file.
+        TypeError
+            An array with no faithful form in the format (JSON: not boolean/integer/float,
+            or wider than float64; ``.npz``: object arrays, which would need pickle).
+            Nothing is written in either case.
         """
         path = Path(path)
         suffix = path.suffix.lower()
+        if suffix in (".json", ".npz"):
+            try:
+                self._check_consistent()  # never write a file that load() rejects
+            except ValueError as exc:
+                raise ValueError(f"Trace.save({str(path)!r}): {exc}; nothing written") from None
         if suffix == ".json":
             return write_atomic(path, json.dumps(self.to_dict(), allow_nan=False))
         if suffix == ".npz":
@@ -209,7 +224,13 @@ class Trace:
             }
             for prefix, group in (("metric/", self.metrics), ("final/", self.final)):
                 for k, v in group.items():
-                    arrays[prefix + k] = np.asarray(to_numpy(v))
+                    a = np.asarray(to_numpy(v))
+                    if a.dtype.hasobject:  # would be pickled, and load() never unpickles
+                        where = f"{'metrics' if prefix == 'metric/' else 'final'}[{k!r}]"
+                        raise TypeError(
+                            f"{where}: object arrays cannot be saved (pickle-free format); got dtype {a.dtype}"
+                        )
+                    arrays[prefix + k] = a
             buf = io.BytesIO()
             np.savez(buf, **arrays)
             return write_atomic(path, buf.getvalue())
@@ -256,7 +277,7 @@ class Trace:
                 trace = cls(metrics=metrics, iteration=z["iteration"].astype(np.int64),
                             wall_time=z["wall_time"].astype(float), final=final)
             trace._check_consistent()
-        except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError) as exc:
+        except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError, OverflowError) as exc:
             raise ResultFileError(f"{path}: corrupt, truncated or foreign .npz ({exc})") from exc
         return trace
 
@@ -286,12 +307,33 @@ class TraceRecorder:
         if self._it and set(metrics) != set(self._rows):
             raise ValueError(f"metrics {sorted(metrics)} differ from the first record's {sorted(self._rows)}")
         device = None
-        for k, v in metrics.items():
+        rows: dict[str, Any] = {}
+        for k, v in metrics.items():  # check every value before keeping any (no half record)
             if on_device(v):
                 device = v
-                self._rows.setdefault(k, []).append(v)
+                row = v
             else:
-                self._rows.setdefault(k, []).append(np.asarray(to_numpy(v), dtype=float))
+                try:
+                    h = np.asarray(to_numpy(v))
+                    if h.dtype.kind == "c":  # a real value stored as complex is fine; else it would be cut
+                        if np.any(h.imag != 0):
+                            raise TypeError("its imaginary part is not 0 and would be discarded")
+                        h = h.real
+                    row = np.asarray(h, dtype=float)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(
+                        f"TraceRecorder.record: metric {k!r} at iteration {iteration} must be a real "
+                        f"number or array; got {v!r:.80} ({exc})"
+                    ) from None
+            if k in self._rows and tuple(row.shape) != tuple(self._rows[k][0].shape):
+                raise ValueError(
+                    f"TraceRecorder.record: metric {k!r} has shape {tuple(row.shape)} at iteration "
+                    f"{iteration} but {tuple(self._rows[k][0].shape)} at the first record "
+                    f"(iteration {self._it[0]}); a metric keeps one shape"
+                )
+            rows[k] = row
+        for k, row in rows.items():
+            self._rows.setdefault(k, []).append(row)
         self._it.append(int(iteration))
         if self._clock is None and device is not None:
             self._clock = device_clock(array_namespace(device))
