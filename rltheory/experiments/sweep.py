@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..trace import ResultFileError
+from ..trace import ResultFileError, write_atomic
 
 __all__ = ["SweepPoint", "sweep", "grid_product", "load_results"]
 
@@ -51,7 +51,8 @@ class SweepPoint:
     Attributes
     ----------
     config : dict
-        The grid entry.
+        The grid entry after a JSON round trip (tuples and arrays become lists), the
+        same whether computed now or read back from the results file.
     seed : int
     result : Any
         ``fn(config, seed)`` after a JSON round trip (lists, dicts, floats, ...),
@@ -215,7 +216,7 @@ def sweep(
     results_path : path-like, optional
         JSON-lines file; points already in it are not recomputed, and every newly
         finished point is appended (flushed and fsynced) as soon as it finishes.
-    max_workers : int, optional
+    max_workers : int ≥ 1, optional
         Size of the default pool (default: ``min(#points, cpu_count)``).
     progress : bool
         Show a tqdm progress bar.
@@ -229,7 +230,7 @@ def sweep(
     ------
     ValueError
         Empty grid or seeds, a non-integer seed, a config that is not a dict of
-        JSON values, or a result that is not JSON-serialisable.
+        JSON values, a result that is not JSON-serialisable, or ``max_workers < 1``.
     ResultFileError
         ``results_path`` exists but is not this function's results file.
     Exception
@@ -246,7 +247,20 @@ def sweep(
     >>> [(p.config["x"], p.seed, p.result) for p in points]
     [(1, 0, 1), (1, 10, 11), (2, 0, 4), (2, 10, 14)]
     """
-    configs = grid_product(**grid) if isinstance(grid, Mapping) else [dict(c) for c in grid]
+    if max_workers is not None and (
+        isinstance(max_workers, bool) or not isinstance(max_workers, (int, np.integer)) or max_workers < 1
+    ):
+        raise ValueError(f"max_workers must be None or an integer >= 1; got {max_workers!r}")
+    if isinstance(grid, Mapping):
+        configs = grid_product(**grid)
+    elif isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
+        raise ValueError(f"grid must be a sequence of dicts or a dict of sequences; got {grid!r:.80}")
+    else:
+        configs = []
+        for i, c in enumerate(grid):
+            if not isinstance(c, Mapping):
+                raise ValueError(f"grid[{i}] must be a dict of JSON values; got {type(c).__name__} {c!r:.80}")
+            configs.append(dict(c))
     seeds = list(seeds)
     if not configs:
         raise ValueError("sweep needs at least one config in grid")
@@ -272,9 +286,11 @@ def sweep(
             done = load_results(path, fn=fn, repair=True)
             fh = open(path, "ab")
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # the header appears atomically (temp file + rename): an interruption leaves no
+            # file, or a complete header, never an empty/cut header that a rerun must reject
+            header = _dumps({"format": _FORMAT, "version": _VERSION, "fn": _fn_name(fn)}) + "\n"
+            write_atomic(path, header)
             fh = open(path, "ab")
-            _append(fh, {"format": _FORMAT, "version": _VERSION, "fn": _fn_name(fn)})
 
     todo = [(k, c, s) for k, c, s in points if k not in done]
     todo = list({k: (k, c, s) for k, c, s in todo}.values())  # a config listed twice runs once
@@ -308,7 +324,9 @@ def sweep(
                     result = json.loads(_dumps(result))
                 except TypeError as err:
                     raise ValueError(f"fn result for config {c!r}, seed {s} is not JSON-serialisable: {err}") from err
-                done[k] = SweepPoint(config=c, seed=s, result=result, wall_time=float(secs))
+                # the config as the results file holds it (tuples -> lists, ...), so a point reads
+                # the same whether computed now or on a rerun; fn itself got the grid entry as given
+                done[k] = SweepPoint(config=json.loads(_dumps(c)), seed=s, result=result, wall_time=float(secs))
                 if fh is not None:
                     _append(fh, {"key": k, "config": c, "seed": s, "result": result, "wall_time": float(secs)})
                 if bar is not None:
