@@ -141,7 +141,7 @@ def behaviour_policy(
     """
     if (
         isinstance(alpha, bool)
-        or not isinstance(alpha, (int, float, np.floating))
+        or not isinstance(alpha, (int, float, np.integer, np.floating))
         or not 0.0 <= float(alpha) <= 1.0
     ):
         raise ValueError(f"alpha must be a number in [0, 1]; got {alpha!r}")

@@ -152,7 +152,7 @@ class Trajectories:
         r"""``G_e = Σ_{t<H} γ^t r_t`` for every episode, shape ``(n_episodes,)``."""
         if (
             isinstance(gamma, bool)
-            or not isinstance(gamma, (int, float, np.floating))
+            or not isinstance(gamma, (int, float, np.integer, np.floating))
             or not 0 <= gamma <= 1
         ):
             raise ValueError(f"gamma must be a number in [0, 1]; got {gamma!r}")

@@ -111,3 +111,16 @@ def test_subset_validates_the_selection():
         d.subset([0.0, 1.0])
     with pytest.raises(InvalidModelError, match=r"is empty"):  # was: numpy IndexError (float dtype)
         d.subset([])
+
+
+def test_numpy_integer_scalars_are_numbers():
+    # np.int64(1) was refused with "must be a number in [0, 1]; got np.int64(1)"
+    from rltheory.mdp.offline_data import behaviour_policy
+
+    np.testing.assert_array_equal(behaviour_policy([[1.0, 0.0]], np.int64(1)), [[1.0, 0.0]])
+    np.testing.assert_array_equal(behaviour_policy([[1.0, 0.0]], np.int64(0)), [[0.5, 0.5]])
+    tr = rollout(two_state(), [1, 0], 3, 2, rng=0, mu=[0.0, 1.0])
+    np.testing.assert_array_equal(tr.discounted_returns(np.int64(1)), tr.rewards.sum(1))
+    np.testing.assert_array_equal(tr.discounted_returns(np.int64(0)), tr.rewards[:, 0])
+    with pytest.raises(ValueError, match=r"alpha must be a number in \[0, 1\]; got np.int64\(2\)"):
+        behaviour_policy([[1.0, 0.0]], np.int64(2))
