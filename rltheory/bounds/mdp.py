@@ -36,6 +36,7 @@ __all__ = [
     "vi_iterations_to_threshold",
     "span_stopping_iterations",
     "vi_sweep_error",
+    "vi_certificate_floor",
     "pi_iteration_bound",
 ]
 
@@ -283,8 +284,12 @@ def span_stopping_iterations(gamma: float, tol: float, span0: float, *, sweep_er
     one for that smaller target, and ``inf`` when ``4γε/(1−γ)² ≥ tol`` (rounding alone may
     then keep the rule from firing: a ``tol`` this close to the precision of ``V`` has no
     a-priori count). Near that floor the difference is real: a 4-state chain with
-    ``γ = 0.99``, ``‖V‖∞ ≈ 65`` and ``tol = 1e-9`` stops after 2473 evaluations where the
-    exact-arithmetic count is 2471 (found by a property test).
+    ``γ = 0.99``, ``‖V‖∞ ≈ 65`` and ``tol = 1e-9`` would stop after 2473 evaluations of the span
+    rule alone where the exact-arithmetic count is 2471 (found by a property test).
+    :func:`rltheory.mdp.value_iteration` certifies more than the span: its rule adds the
+    round-off allowance of its certificate (at most :func:`vi_certificate_floor`), so its
+    count is this function's at ``tol − vi_certificate_floor(mdp)`` (2476 evaluations on that
+    chain).
 
     Parameters
     ----------
@@ -303,8 +308,9 @@ def span_stopping_iterations(gamma: float, tol: float, span0: float, *, sweep_er
     Returns
     -------
     int or float
-        Upper bound on ``value_iteration(...).iterations`` with these ``tol`` and ``v_0``
-        (``math.inf`` when the rounding floor reaches ``tol``).
+        Upper bound on the evaluations of the span rule with these ``tol`` and ``v_0``, and on
+        ``value_iteration(...).iterations`` when ``tol`` is lowered by
+        :func:`vi_certificate_floor` (``math.inf`` when the rounding floor reaches ``tol``).
 
     References
     ----------
@@ -381,6 +387,53 @@ def vi_sweep_error(mdp: Any) -> float:
     r = float(np.max(np.abs(R)))
     e1 = (a + b) * r / (1.0 - b)
     return e1 + u * (r + e1)
+
+
+def vi_certificate_floor(mdp: Any) -> float:
+    r"""The largest round-off allowance in the certificate of :func:`rltheory.mdp.value_iteration` from ``v_0 = 0``.
+
+    The solvers' certificates count the rounding of the computed ``T v − v`` and ``Q``
+    (:class:`rltheory.mdp.discounted._Roundoff`): value iteration certifies
+    ``γ/(1−γ)·sp(Δ) + f_k`` with an allowance ``f_k`` that grows with ``‖v_k‖∞``,
+    ``‖Δ_k‖∞`` and the midpoint's ``‖V‖∞``. From ``v_0 = 0`` every iterate has
+    ``‖v_k‖∞ ≤ V̄ = (‖R‖∞ + ε)/(1 − γ)`` with ``ε`` = :func:`vi_sweep_error`, so
+    ``‖Δ_k‖∞ ≤ 2V̄`` and ``‖V‖∞ ≤ (1 + 2γ/(1−γ))V̄``; the allowance at these norms bounds every
+    ``f_k``. Its rule ``γ/(1−γ)·sp(Δ_k) + f_k < tol`` then fires once
+    ``γ/(1−γ)·sp(Δ_k) < tol − floor``: pass ``tol − floor`` to
+    :func:`span_stopping_iterations` for a count that covers value iteration, and expect
+    ``converged=False`` for a ``tol`` near or below the floor (it grows like
+    ``S·u·V̄/(1−γ)`` with ``u`` the unit roundoff: ``7e-13·V̄`` for a 4-state chain at
+    ``γ = 0.99`` in float64, ``4e-4·V̄`` in float32).
+
+    Parameters
+    ----------
+    mdp : FiniteMDP
+        A discounted model (any backend; the constants are read on the host).
+
+    Returns
+    -------
+    float
+        The floor (the largest over a batch of instances); ``inf`` with :func:`vi_sweep_error`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.ones((1, 1, 1)), np.ones((1, 1)), gamma=0.9)
+    >>> 0 < vi_certificate_floor(mdp) < 1e-12
+    True
+    """
+    from ..mdp.discounted import _Roundoff  # noqa: PLC0415 - the solvers' own allowance
+
+    eps = vi_sweep_error(mdp)
+    if not math.isfinite(eps):
+        return math.inf
+    g = float(mdp.gamma)
+    ro = _Roundoff(mdp)
+    vbar = (float(np.max(to_numpy(ro.r_max), initial=0.0)) + eps) / (1.0 - g)
+    c = g / (1.0 - g)
+    floor = ro.floor(vbar, 2.0 * vbar, (1.0 + 2.0 * c) * vbar * (1.0 + 4.0 * ro.u))
+    return float(np.max(np.asarray(to_numpy(floor), dtype=float), initial=0.0))
 
 
 def pi_iteration_bound(S: int, A: int, gamma: float) -> int:

@@ -16,6 +16,13 @@ and often much tighter). Value iteration stops as soon as this certificate is
 below ``tol``; the iteration count is then at most
 ``⌈log(tol (1−γ) / (γ sp(Δ_0))) / log γ⌉ + 1`` since ``sp`` contracts by γ.
 
+Every certificate also counts the rounding of the computed ``Q``, ``Tv`` and ``Tv − v``
+(Higham's ``γ_{S+2}`` bound on a sum of ``S + 1`` terms; :class:`_Roundoff`): without it, a
+float32 model at ``γ = 0.999`` reached a rounding fixed point with ``Tv − v = 0`` exactly and
+was certified with bound 0 while ``‖V − V*‖∞`` was 0.14 (7.8 for MPI with rewards of size 100).
+A ``tol`` below this round-off floor ends with ``converged=False`` and a warning that says so
+(:func:`rltheory.bounds.vi_certificate_floor` gives the floor a priori).
+
 Batched models are solved in one call: every sweep is one array operation over
 all instances, and a run stops when every instance is certified. Reaching
 ``max_iter`` first is reported with ``converged=False`` and a
@@ -126,6 +133,77 @@ def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
     return Q, Tv, D, (g / (1.0 - g)) * span if g > 0 else 0.0 * span
 
 
+class _Roundoff:
+    r"""Round-off allowances of the certificates, per instance (Higham 2002, §3.1).
+
+    A computed ``Q = R + γPv`` is a sum of at most ``S + 1`` products per entry, so with unit
+    roundoff ``u`` and ``a = γ_{S+2} = (S+2)u/(1 − (S+2)u)`` it is within
+    ``a(|R| + γP|v|)`` of the exact one for any order of summation (Lemma 3.1, eq. (3.4)). The
+    stored ``P`` is stochastic only up to its row sums ``σ``; with
+    ``δ ≥ max|σ − 1|`` (the computed sums' distance from 1 plus ``γ_S``) it is within ``δ`` of
+    the stochastic ``P/σ`` in the ``∞``-norm, whose model the certificates are about. So
+    every computed ``Q``, ``Tv = max_a Q`` and ``T^π v`` is within
+    ``e(v) = a‖R‖∞ + γ(a + δ)‖v‖∞`` of the exact operator's (the sweep error of
+    :func:`rltheory.bounds.vi_sweep_error`, here at the actual ``‖v‖∞``).
+    """
+
+    def __init__(self, mdp: FiniteMDP) -> None:
+        xp = mdp.xp
+        self.xp = xp
+        self.u = float(xp.finfo(mdp.dtype).eps) / 2.0
+        S = mdp.S
+
+        def gam(m: int) -> float:
+            return m * self.u / (1.0 - m * self.u)
+
+        self.a = gam(S + 2)
+        sums = xp.sum(mdp.P, axis=-1)
+        self.delta = xp.max(xp.reshape(xp.abs(sums - 1.0), mdp.batch_shape + (-1,)), axis=-1) + gam(S)
+        self.r_max = xp.max(xp.abs(xp.reshape(mdp.R, mdp.batch_shape + (-1,))), axis=-1)
+        self.gamma = float(mdp.gamma)
+
+    def sweep(self, v: Any) -> Any:
+        """``e(v)``: the error of every computed entry of ``Q_v``, ``Tv`` and ``T^π v``."""
+        xp = self.xp
+        return self._sweep(xp.max(xp.abs(v), axis=-1))
+
+    def _sweep(self, v_norm: Any) -> Any:
+        return self.a * self.r_max + self.gamma * (self.a + self.delta) * v_norm
+
+    def floor(self, v_norm: Any, d_norm: Any, V_norm: Any) -> Any:
+        r"""Round-off allowance of the span certificate at ``‖v‖∞``, ``‖Δ‖∞`` and ``‖V‖∞``.
+
+        With ``c = γ/(1−γ)``, ``e = e(v)`` and the exact ``Δ`` within ``ε = e + 2u‖Δ‖∞`` of the
+        computed one: ``max(2cε + 2e/(1−γ), 2(2cε + e + 2u‖V‖∞))`` (see :meth:`span_bounds`).
+        Non-decreasing in each norm, so norms bounded a priori bound it a priori.
+        """
+        g = self.gamma
+        c = g / (1.0 - g)
+        e = self._sweep(v_norm)
+        eps = e + 2.0 * self.u * d_norm
+        return self.xp.maximum(2.0 * c * eps + 2.0 * e / (1.0 - g), 2.0 * (2.0 * c * eps + e + 2.0 * self.u * V_norm))
+
+    def span_bounds(self, v: Any, Tv: Any, D: Any) -> tuple[Any, Any, Any]:
+        r"""``(V, bound, floor)`` of the span certificate of ``v`` (computed ``Tv``, ``Δ = Tv − v``).
+
+        With ``c = γ/(1−γ)``, the exact ``Δ`` within ``ε = e + 2u‖Δ‖∞`` of the computed one, and
+        ``π`` greedy for the computed ``Q`` (so ``T^π v ≥ Tv − 2e``), Puterman's span bounds
+        ``T^π v + c·min(T^π v − v) ≤ V^π ≤ V* ≤ Tv + c·max Δ`` give
+        ``‖V* − V^π‖∞ ≤ c(sp(Δ) + 2ε) + 2e/(1−γ)``; the midpoint ``V = Tv + c(max Δ + min Δ)/2``
+        (rounded: ``2u‖V‖∞``) is within ``c·sp(Δ)/2 + 2cε + e + 2u‖V‖∞`` of ``V*``. ``bound`` is
+        ``c·sp(Δ)`` plus the larger of ``2cε + 2e/(1−γ)`` and twice ``2cε + e + 2u‖V‖∞``
+        (:meth:`floor`), so that ``‖V − V*‖∞ ≤ bound/2`` too; ``floor`` is that allowance,
+        what remains of the bound when ``sp(Δ) = 0``.
+        """
+        xp, g = self.xp, self.gamma
+        c = g / (1.0 - g)
+        hi, lo = xp.max(D, axis=-1), xp.min(D, axis=-1)
+        V = Tv + (c * 0.5) * (hi + lo)[..., None]
+        floor = self.floor(xp.max(xp.abs(v), axis=-1), xp.maximum(xp.abs(hi), xp.abs(lo)),
+                           xp.max(xp.abs(V), axis=-1))
+        return V, c * (hi - lo) + floor, floor
+
+
 def _deterministic_backup(mdp: FiniteMDP, pi: Any) -> Any:
     """``u ↦ T^π u = r_π + γ P_π u`` for a deterministic ``π[..., S]``, with the rows of ``π``
     gathered once (``O(S²)`` dense or ``O(SK)`` sparse per application instead of ``O(S²A)``)."""
@@ -155,19 +233,19 @@ def _a_priori_sweeps(g: float, span0: float, tol: float) -> int:
 
 def _finish(
     mdp: FiniteMDP, v: Any, Q_prev: Any, Tv: Any, D: Any, method: str, it: int, converged: bool,
-    rec: TraceRecorder, max_iter: int,
+    rec: TraceRecorder, max_iter: int, roundoff: _Roundoff, tol: float,
 ) -> MDPSolution:
     """Greedy policy w.r.t. the last v, midpoint value estimate, final Q."""
     xp = mdp.xp
-    g = float(mdp.gamma)
-    c = g / (1.0 - g)
-    hi, lo = xp.max(D, axis=-1), xp.min(D, axis=-1)
-    V = Tv + (c * 0.5) * (hi + lo)[..., None]
-    bound = c * (hi - lo)
+    V, bound, floor = roundoff.span_bounds(v, Tv, D)
     if not converged:
+        where = f"at max_iter={max_iter}" if it >= max_iter else f"after {it} sweeps"
+        floor_max = float(xp.max(floor))
+        why = (f"; tol={tol:g} is below the round-off floor {floor_max:.3g} of the certificate in this dtype"
+               if floor_max >= tol else "")
         warnings.warn(
-            f"{method} stopped at max_iter={max_iter} before its stopping rule held; "
-            f"certified bound is {float(xp.max(bound)):.3g}",
+            f"{method} stopped {where} before its stopping rule held; certified bound is "
+            f"{float(xp.max(bound)):.3g}{why}",
             ConvergenceWarning,
             stacklevel=3,
         )
@@ -182,10 +260,13 @@ def value_iteration(
 ) -> MDPSolution:
     r"""Value iteration ``v_{k+1} = T v_k`` with the span-seminorm stopping rule.
 
-    Stops at the first ``k`` with ``γ/(1−γ)·sp(T v_k − v_k) < tol`` for every
-    instance, and returns ``π = greedy(r + γ P v_k)`` and the midpoint estimate
+    Stops at the first ``k`` with ``γ/(1−γ)·sp(T v_k − v_k) + f_k < tol`` for every
+    instance (``f_k`` the round-off allowance of the computed differences, module docstring),
+    and returns ``π = greedy(r + γ P v_k)`` and the midpoint estimate
     ``V = T v_k + γ/(1−γ)(max Δ + min Δ)/2``, certified ``‖V* − V^π‖∞ ≤ bound``
-    and ``‖V − V*‖∞ ≤ bound/2`` (Puterman 1994, Thm 6.6.6).
+    and ``‖V − V*‖∞ ≤ bound/2`` (Puterman 1994, Thm 6.6.6). An instance whose allowance
+    alone reaches ``tol`` stops the run once its span part is down to that level
+    (``converged=False``, with a warning naming the floor).
 
     Parameters
     ----------
@@ -238,17 +319,22 @@ def _certified_sweeps(
     xp = mdp.xp
     g = float(mdp.gamma)
     rec = TraceRecorder()
+    roundoff = _Roundoff(mdp)
     it, cap = 0, max_iter
     while True:
-        Q, Tv, D, bound = bellman_certificate(mdp, v)
+        Q, Tv, D, _ = bellman_certificate(mdp, v)
+        _, bound, floor = roundoff.span_bounds(v, Tv, D)
         it += 1
         worst = float(xp.max(bound))
         span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
         rec.record(it, span=span, bound=bound)
         if cap is None:
             cap = _a_priori_sweeps(g, float(xp.max(span)), tol) + 100
-        if worst < tol or it >= cap:
-            return _finish(mdp, v, Q, Tv, D, name, it, worst < tol, rec, cap)
+        # an instance whose round-off allowance alone reaches tol and whose span part is down to
+        # that level (bound ≤ 2·floor) cannot be certified by more sweeps: stop, unconverged
+        stuck = bool(xp.all((bound < tol) | ((floor >= tol) & (bound <= 2.0 * floor))))
+        if worst < tol or it >= cap or stuck:
+            return _finish(mdp, v, Q, Tv, D, name, it, worst < tol, rec, cap, roundoff, tol)
         v = step(Q, Tv)
 
 
@@ -322,8 +408,10 @@ def policy_iteration(
     Returns
     -------
     MDPSolution
-        ``bound = max(T V^π − V^π)/(1−γ)`` certifies ``‖V* − V^π‖∞`` (Puterman
-        Prop. 6.6.1); trace metric ``changed`` counts switched states per instance.
+        ``bound = (max(TV − V) + ‖T^π V − V‖∞ + 2ε)/(1−γ)`` certifies ``‖V* − V^π‖∞`` for the
+        computed evaluation ``V`` of ``π`` (Puterman Prop. 6.6.1 applied to ``V``, plus
+        ``‖V − V^π‖∞``), with ``ε`` the round-off of the computed ``TV`` and ``Q(·, π)``
+        (:class:`_Roundoff`); trace metric ``changed`` counts switched states per instance.
 
     Examples
     --------
@@ -353,6 +441,7 @@ def policy_iteration(
         pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
     ar = xp.arange(A, device=mdp.P.device)
     rec = TraceRecorder()
+    roundoff = _Roundoff(mdp)
     it = 0
     prev = None
     while True:
@@ -378,7 +467,12 @@ def policy_iteration(
             new = xp.where(back, pi, new)
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
         D = qmax - V
-        bound = xp.max(D, axis=-1) / (1.0 - g)
+        # V* − V ≤ max(TV − V)/(1−γ) for any V, and V − V^π ≤ ‖T^π V − V‖∞/(1−γ) (V is the
+        # computed evaluation, not V^π itself); both computed quantities within ε of the exact
+        res = xp.max(xp.abs(q_cur - V), axis=-1)
+        hi = xp.max(D, axis=-1)
+        eps_d = roundoff.sweep(V) + 2.0 * roundoff.u * xp.maximum(xp.abs(hi), res)
+        bound = (hi + res + 2.0 * eps_d) / (1.0 - g)
         rec.record(it, changed=changed, bound=bound)
         n_changed = int(xp.max(changed)) if changed.ndim else int(changed)
         if n_changed == 0 or it >= max_iter:
@@ -453,12 +547,17 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     xp = mdp.xp
     V = from_host(np.stack(Vs).reshape(batch + (S,)), mdp.P, mdp.dtype)
     d = from_host(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), mdp.P, mdp.dtype)
-    Q, Tv, D, bound = bellman_certificate(mdp, V)
+    Q, Tv, D, _ = bellman_certificate(mdp, V)
     atol = 1e-9 * float(np.max(np.abs(R))) / (1.0 - g)  # ties within 1e-9 of the value scale
     pi = _greedy(Q, atol=atol)
-    # |V - V*| <= max|Δ|/(1-γ) (span bounds with v = V); picking an action within atol of the
-    # maximum adds atol/(1-γ) to the policy's certificate γ/(1-γ)·sp(Δ).
-    vb = xp.maximum(xp.max(xp.abs(D), axis=-1) / (1.0 - g), bound + atol / (1.0 - g))
+    # |V - V*| <= max|Δ|/(1-γ) (span bounds with v = V; the computed Δ within ε of the exact);
+    # picking an action within atol of the maximum adds atol/(1-γ) to the policy's span
+    # certificate (with its round-off, _Roundoff.span_bounds)
+    roundoff = _Roundoff(mdp)
+    _, span_bound, _ = roundoff.span_bounds(V, Tv, D)
+    dmax = xp.max(xp.abs(D), axis=-1)
+    eps_d = roundoff.sweep(V) + 2.0 * roundoff.u * dmax
+    vb = xp.maximum((dmax + eps_d) / (1.0 - g), span_bound + atol / (1.0 - g))
     rec = TraceRecorder()
     rec.record(1, bound=vb)
     return MDPSolution(pi, V, Q, 1, True, vb, rec.finish(), "linear_program", occupancy=d, duals=d)

@@ -353,3 +353,53 @@ def test_policy_iteration_on_an_exact_tie_between_absorbing_states_near_gamma_on
         sol = policy_iteration(FiniteMDP(P, R, gamma=g))
         assert sol.converged and sol.iterations <= 3
         np.testing.assert_allclose(sol.V, [0.7 * g / (1 - g), 0.7 / (1 - g), 0.7 / (1 - g)], rtol=1e-9)
+
+
+def _float32_cases():
+    """Random float32 models (S 1–5, A 1–3, γ 0.9 / 0.99 / 0.999, rewards of size 1 or 100)
+    with the exact V* of the stored model (rows P/σ, as the certificates' round-off terms
+    assume) computed in float64."""
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        S, A = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+        g = (0.9, 0.99, 0.999)[seed % 3]
+        m = random_mdp(S, A, gamma=g, rng=seed)
+        P32 = np.asarray(m.P, dtype=np.float32)
+        R32 = (np.asarray(m.R) * (1.0, 100.0)[seed % 2]).astype(np.float32)
+        P64 = P32.astype(np.float64)
+        exact = FiniteMDP(P64 / P64.sum(-1, keepdims=True), R32.astype(np.float64), gamma=g)
+        yield seed, FiniteMDP(P32, R32, gamma=g), exact, np.asarray(policy_iteration(exact).V)
+
+
+def test_certificates_hold_for_float32_models():
+    # Bug found here: VI and MPI certified only the span γ/(1−γ)·sp(Tv − v) of the *computed*
+    # differences. In float32 the iterates reach a rounding fixed point where Tv − v is exactly 0,
+    # so they returned converged=True with bound 0.0 while |V − V*| was 0.14 (VI, S = 5,
+    # γ = 0.999) and 7.8 (MPI, S = 1, rewards ~100, γ = 0.999). The bounds now add the
+    # round-off of the computed Q, Tv and Tv − v (Higham's γ_{S+2}); PI's adds its evaluation's
+    # residual too, the LP's the same round-off.
+    checked = 0
+    for seed, m32, exact, V_star in _float32_cases():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # a tol below the float32 floor
+            sols = [value_iteration(m32, tol=1e-4), modified_policy_iteration(m32, tol=1e-4),
+                    policy_iteration(m32)]
+        for sol in sols:
+            loss = float(np.max(V_star - np.asarray(evaluate_policy(exact, np.asarray(sol.policy)))))
+            bound = float(np.asarray(sol.bound))
+            assert loss <= bound, (seed, sol.method, loss, bound)
+            if sol.method != "policy_iteration":  # VI/MPI's midpoint: |V − V*| ≤ bound/2
+                err = float(np.max(np.abs(np.asarray(sol.V, dtype=np.float64) - V_star)))
+                assert err <= bound / 2, (seed, sol.method, err, bound)
+            checked += 1
+    assert checked == 180
+
+
+def test_float32_tol_below_the_rounding_floor_is_reported():
+    # one state, reward 100, γ = 0.999: V* = 1e5, where float32 resolves 0.0078; tol = 1e-4 can
+    # no longer be certified, so VI ends converged=False with a warning naming the floor
+    mdp = FiniteMDP(np.ones((1, 1, 1), dtype=np.float32), np.full((1, 1), 100.0, dtype=np.float32), gamma=0.999)
+    with pytest.warns(ConvergenceWarning, match="below the round-off floor"):
+        res = value_iteration(mdp, tol=1e-4)
+    assert not res.converged
+    assert abs(float(res.V[0]) - 1e5) <= float(res.bound) / 2
