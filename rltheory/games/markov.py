@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .._validate import as_policy_array, check_discount, check_ndim, check_probability
 from ..backend import array_namespace, as_float
 from ..errors import InvalidModelError
@@ -346,8 +348,9 @@ class MarkovGame(_ArrayModel):
         """
         xp = self.xp
         pi = self.check_joint(pi)
-        if not (isinstance(i, int) and 0 <= i < self.n_players):
+        if isinstance(i, bool) or not (isinstance(i, (int, np.integer)) and 0 <= i < self.n_players):
             raise ValueError(f"player index i must be in [0, {self.n_players}); got {i!r}")
+        i = int(i)
         others = xp.sum(pi, axis=1 + i, keepdims=True)  # marginal of a_{−i}: (S, ..., 1, ...)
         P = xp.sum(self.P * others[..., None], axis=self._others_axes(i))  # (S, A_i, S)
         R = xp.sum(self.R[i, ...] * others, axis=self._others_axes(i))  # (S, A_i)

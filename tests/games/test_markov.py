@@ -204,6 +204,11 @@ def test_general_sum_best_response_is_the_induced_optimum_and_sums_to_nash_conv(
     assert float(nash_conv(g, pols)) == pytest.approx(sum(gains), abs=1e-10)
     with pytest.raises(ValueError, match=r"player index i must be in \[0, 2\); got 2"):
         best_response(g, pols, player=2)
+    # a numpy integer is a player index too (it was refused as "must be in [0, 2); got np.int64(1)")
+    assert np.array_equal(np.asarray(best_response(g, pols, player=np.int64(1)).V),
+                          np.asarray(best_response(g, pols, player=1).V))
+    with pytest.raises(ValueError, match=r"player index i must be in \[0, 2\); got True"):
+        g.induced_mdp(True, joint)
     with pytest.raises(ValueError, match=r"need one policy per player \(2\); got 1"):
         best_response(g, pols[:1], player=0)
 
