@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import to_numpy
+from ..backend import as_float, to_numpy
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _action_sizes,
@@ -76,7 +76,9 @@ class EpisodeDataset:
         n = len(A)
         st = _int_array(self.states, "states", cls)
         ac = _int_array(self.actions, "actions", cls)
-        rw = np.asarray(to_numpy(self.rewards), dtype=np.float64)
+        # string and complex rewards get as_float's TypeError naming the field (a cast parsed
+        # text, or failed with numpy's unlocated 'could not convert string to float')
+        rw = as_float(to_numpy(self.rewards), np, np.float64, field=f"{cls}.rewards")
         if st.ndim != 2:
             raise InvalidModelError(f"{cls}.states must have shape (K, H+1); got {st.shape}")
         K, H = st.shape[0], st.shape[1] - 1

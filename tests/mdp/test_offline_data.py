@@ -386,3 +386,17 @@ def test_remaining_sampler_and_container_errors():
     mdp = FiniteMDP(np.asarray(fh.P)[0], np.asarray(fh.R)[0], 0.9)
     with pytest.raises(ValueError, match=r"nu must have shape \(S, A\) = \(4, 3\); got \(4,\)"):
         sample_transition_dataset(mdp, np.full(4, 0.25), 5, rng=0)
+
+
+def test_episode_dataset_names_non_numeric_rewards():
+    # A string entry failed with numpy's "could not convert string to float: np.str_('x')",
+    # naming neither the dataset nor the field; a complex one lost its imaginary part.
+    from rltheory.mdp.episodes import EpisodeDataset
+
+    st_, ac = np.zeros((2, 3), dtype=int), np.zeros((2, 2), dtype=int)
+    with pytest.raises(TypeError, match=r"EpisodeDataset.rewards must hold real numbers; got a string array"):
+        EpisodeDataset(st_, ac, [[1.0, 2.0], [0.0, "x"]], 2, 2)
+    with pytest.raises(TypeError, match=r"EpisodeDataset.rewards must hold real numbers; got a complex array"):
+        EpisodeDataset(st_, ac, np.ones((2, 2)) * 1j, 2, 2)
+    d = EpisodeDataset(st_, ac, [[1, 2], [0, 3]], 2, 2)  # integers are numbers
+    assert d.rewards.dtype == np.float64 and d.rewards.tolist() == [[1.0, 2.0], [0.0, 3.0]]
