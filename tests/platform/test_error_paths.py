@@ -305,8 +305,11 @@ def test_fit_rate_needs_1d_t_and_1d_or_2d_err():
 
 def test_fit_rate_all_bootstrap_resamples_degenerate():
     """With one resample that draws a single distinct ``t`` there is no bootstrap slope: the
-    interval collapses to the least-squares slope, here the closed form −3/2
-    (``x = log t = (0, 0, log 2)``, ``y = (0, log 2, −log 2)``: ``sxy/sxx = −log²2 / (2/3 log²2)``)."""
+    interval is the HC3 Student-t interval around the least-squares slope, here the closed form
+    −3/2 (``x = log t = (0, 0, log 2)``, ``y = (0, log 2, −log 2)``: ``sxy/sxx = −log²2 / (2/3 log²2)``).
+    With ``L = log 2``: leverages ``(1/2, 1/2, 1)``, residuals ``(−L/2, L/2, 0)``, so
+    ``se_HC3 = sqrt(2 (L/3)² L²) / (2L²/3) = √2/2`` and the interval is ``−3/2 ∓ t_{1, 0.975} √2/2``.
+    (It used to collapse to ``(−3/2, −3/2)``: a zero-width 95 % interval from three noisy points.)"""
     t, err = np.array([1.0, 1.0, 2.0]), np.array([1.0, 2.0, 0.5])
 
     def drawn(seed):  # the indices fit_rate's single bootstrap resample draws
@@ -315,7 +318,8 @@ def test_fit_rate_all_bootstrap_resamples_degenerate():
     seed = next(s for s in range(100) if drawn(s) <= {0, 1} or drawn(s) == {2})
     fit = fit_rate(t, err, n_boot=1, seed=seed)
     assert fit.slope == pytest.approx(-1.5, rel=1e-14)
-    assert fit.ci == (fit.slope, fit.slope) and fit.slope_ci == fit.ci
+    half = math.tan(0.475 * math.pi) * math.sqrt(2) / 2  # t_{1, 0.975}: Cauchy quantile tan(π (0.975 − 1/2))
+    assert fit.ci == pytest.approx((-1.5 - half, -1.5 + half), rel=1e-12) and fit.slope_ci == fit.ci
     # control: a resample with t = 2 and one t = 1 point has slope −1 or −2, which widens the interval
     other = next(s for s in range(100) if drawn(s) in ({0, 2}, {1, 2}))
     lo, hi = fit_rate(t, err, n_boot=1, seed=other).ci
