@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_positive_int
+
 __all__ = [
     "RateFit",
     "BoundCheck",
@@ -240,8 +242,7 @@ def _fit(
 ) -> RateFit:
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1); got {level!r}")
-    if int(n_boot) < 1:
-        raise ValueError(f"n_boot must be a positive integer; got {n_boot!r}")
+    n_boot = check_positive_int(n_boot, "n_boot")  # 2.7 was truncated to 2, True read as 1
     t, x, e = _prepare(t, err, window, log_t=(kind == "algebraic"))
     n = x.shape[0]
     if e.ndim == 2:  # runs in rows: Student t interval over the runs' own slopes
@@ -596,9 +597,13 @@ class Claim:
     def __post_init__(self) -> None:
         if self.kind not in CLAIM_KINDS:
             raise ValueError(f"Claim.kind must be one of {CLAIM_KINDS}; got {self.kind!r}")
-        if self.kind != "bound" and (self.expected is None or not math.isfinite(self.expected)):
+        if self.kind != "bound" and (
+            self.expected is None or isinstance(self.expected, bool)
+            or not isinstance(self.expected, (int, float, np.integer, np.floating)) or not math.isfinite(self.expected)
+        ):  # (True passed as the expected rate 1)
             raise ValueError(f"Claim {self.name!r} of kind {self.kind!r} needs a finite expected value; got {self.expected!r}")
-        if not (self.tol >= 0 and math.isfinite(self.tol)):
+        if (isinstance(self.tol, bool) or not isinstance(self.tol, (int, float, np.integer, np.floating))
+                or not (self.tol >= 0 and math.isfinite(self.tol))):
             raise ValueError(f"Claim.tol must be finite and non-negative; got {self.tol!r}")
 
     def check(self, evidence: RateFit | BoundCheck) -> ClaimCheck:

@@ -330,3 +330,19 @@ def test_nan_t_is_rejected_even_when_a_window_is_given():
         fit_rate(t, np.ones(5), window=(1.0, 5.0))
     with pytest.raises(ValueError, match=r"t\[2\] = nan"):
         fit_linear_rate(t, np.ones((2, 5)), window=(1.0, 5.0))
+
+
+def test_bootstrap_count_and_claim_numbers_are_checked():
+    # n_boot=2.7 was truncated to 2 resamples and n_boot=True read as 1; a Claim took expected=True
+    # as the rate 1 and a string expected failed inside math.isfinite with a bare TypeError
+    t = np.arange(1.0, 11.0)
+    for bad in (2.7, True, 0, "9"):
+        with pytest.raises(ValueError, match="n_boot must be a positive integer"):
+            fit_rate(t, t**-1.0, n_boot=bad)
+    assert fit_rate(t, t**-1.0, n_boot=np.int64(50)).n_boot == 50
+    for bad in (True, "1", float("nan")):
+        with pytest.raises(ValueError, match="needs a finite expected value"):
+            Claim("x", "s", "src", bad, "rate")
+    with pytest.raises(ValueError, match="Claim.tol must be finite and non-negative; got True"):
+        Claim("x", "s", "src", 1.0, "rate", tol=True)
+    assert Claim("x", "s", "src", np.float64(-1.0), "rate").expected == -1.0
