@@ -94,7 +94,10 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
         what = "complex" if kind == "c" else "string"
         raise TypeError(f"{field} must hold real numbers; got a {what} array")
     if isinstance(x, (list, tuple, int, float)) or isinstance(x, np.ndarray) and not is_numpy_namespace(xp):
-        x = xp.asarray(np.asarray(x, dtype=np.float64))
+        # a numpy float32 array keeps float32 in the other namespace, as float_dtype's rule says
+        # (it was cast to float64 on the way)
+        keep = isinstance(x, np.ndarray) and x.dtype in (np.float32, np.float64)
+        x = xp.asarray(np.asarray(x, dtype=x.dtype if keep else np.float64))
     else:
         x = xp.asarray(x)
     return xp.astype(x, float_dtype(xp, x, dtype), copy=False)

@@ -37,6 +37,9 @@ def test_dtype_policy_and_float_conversion():
     y = as_float(np.array([1, 2], np.int32), strict)  # a numpy input moved into another namespace
     assert type(y).__module__.startswith("array_api_strict") and y.dtype == strict.float64
     assert as_float(np.ones(2, np.float32)).dtype == np.float32  # float32 is kept
+    # ... also when a numpy float32 array moves into another namespace (it became float64)
+    assert as_float(np.ones(2, np.float32), strict).dtype == strict.float32
+    assert as_float(np.ones(2, np.float32), strict, strict.float64).dtype == strict.float64  # dtype wins
 
 
 def test_host_transfers():
