@@ -48,7 +48,7 @@ from .._validate import _source_atol, check_finite, check_probability
 from ..backend import array_namespace, as_float, require_host
 from ..mdp.bellman import _q_values, _state_occupancy, evaluate_policy, expected_value
 from ..mdp.model import FiniteMDP
-from ..mdp.sample import rollout
+from ..mdp.sample import _rng, rollout
 from ._policy_opt import (
     Loop,
     PolicyOptimizationResult,
@@ -138,8 +138,7 @@ class LSTDCritic:
     ridge: float = 1e-8
 
     def __post_init__(self) -> None:
-        if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
-            raise ValueError(f"samples must be an integer >= 1; got {self.samples!r}")
+        object.__setattr__(self, "samples", _check_samples(self.samples))
         if isinstance(self.ridge, bool) or not (isinstance(self.ridge, (int, float)) and self.ridge >= 0):
             raise ValueError(f"ridge must be >= 0; got {self.ridge!r}")
         if not math.isfinite(self.ridge):
@@ -163,18 +162,45 @@ class TDCritic:
     step_size: Callable[[int], float] = field(default=lambda k: 0.5 / (1.0 + 0.01 * k))
 
     def __post_init__(self) -> None:
-        if isinstance(self.samples, bool) or not isinstance(self.samples, int) or self.samples < 1:
-            raise ValueError(f"samples must be an integer >= 1; got {self.samples!r}")
+        object.__setattr__(self, "samples", _check_samples(self.samples))
+        if not callable(self.step_size):
+            raise TypeError(f"step_size must be a callable k -> alpha_k; got {type(self.step_size).__name__} "
+                            f"{self.step_size!r}")
 
     def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
         f = require_host(phi_sa, "TDCritic")
         s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng)
         g = float(mdp.gamma)
         w = np.array(require_host(w0, "TDCritic"), dtype=float)
-        for k in range(self.samples):
-            x = f[s[k], a[k]]
-            w += self.step_size(k) * (r[k] + g * f[s1[k], a1[k]] @ w - x @ w) * x
+        with np.errstate(over="ignore", invalid="ignore"):
+            for k in range(self.samples):
+                alpha = _td_step(self.step_size, k)
+                x = f[s[k], a[k]]
+                w += alpha * (r[k] + g * f[s1[k], a1[k]] @ w - x @ w) * x
+                if not np.all(np.isfinite(w)):
+                    # used to surface as "pi must be finite; pi(s=0, a=0) = nan" one actor step later
+                    raise ValueError(f"TDCritic diverged: the critic weights overflowed at sample k={k} "
+                                     f"(step_size({k}) = {alpha!r}); use smaller steps")
         return mdp.xp.asarray(w)
+
+
+def _td_step(step_size: Callable[[int], float], k: int) -> float:
+    """``step_size(k)`` as a finite float ``>= 0`` (``ValueError`` naming ``k`` and the value)."""
+    got = step_size(k)
+    try:
+        alpha = float(got) if not isinstance(got, (bool, np.bool_)) else math.nan
+    except (TypeError, ValueError):
+        alpha = math.nan
+    if not (math.isfinite(alpha) and alpha >= 0):
+        raise ValueError(f"TDCritic.step_size must return a finite step >= 0; step_size({k}) = {got!r}")
+    return alpha
+
+
+def _check_samples(n: Any) -> int:
+    """A critic's ``samples``: an integer (Python or numpy, not bool) ``>= 1``."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"samples must be an integer >= 1; got {n!r}")
+    return int(n)
 
 
 def natural_actor_critic(
@@ -251,7 +277,7 @@ def natural_actor_critic(
     if not isinstance(critic, ExactCritic):
         if rng is None:
             raise TypeError(f"{type(critic).__name__} samples transitions: pass rng (a Generator or an int seed)")
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = _rng(rng)  # a Generator or an int seed (not a bool or a float), named in the error
     xp = mdp.xp
     f = _phi(mdp, features)
     d_feat = f.shape[-1]

@@ -168,10 +168,13 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
     def subopt(p: np.ndarray) -> float:
         return v_star - float(np.asarray(_evaluate_finite_horizon(fh, fh.xp.asarray(p, dtype=fh.dtype)))[0] @ mu)
 
-    rec.record(0, suboptimality=subopt(pi), online_samples=0, critic_term=0.0)
-    converged = None if tol is None else False
+    gap = subopt(pi)
+    rec.record(0, suboptimality=gap, online_samples=0, critic_term=0.0)
+    # the stopping rule is tested on every iterate, π_0 included (a uniform π_0 already within
+    # tol is converged after 0 updates, not a ConvergenceWarning)
+    converged = None if tol is None else gap <= tol
     t = 0
-    for t in range(1, iterations + 1):  # noqa: B007 - the count is reported
+    for t in range(1, (0 if converged else iterations) + 1):  # noqa: B007 - the count is reported
         online = _restart_episodes(fh, pi, n_online, restart, gen) if n_online > 0 else None
         if online is not None:
             samples += sum(int(st.s.shape[0]) for st in online)

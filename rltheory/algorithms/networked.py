@@ -317,8 +317,23 @@ def _check_thetas(net: NetworkedMDP, thetas: Any) -> list[Any]:
         th = as_float(th, net.xp, net.R_local.dtype)
         if tuple(th.shape) != shp:
             raise ValueError(f"thetas[{i}] must have shape (S_l^|L_i|, A_l) = {shp}; got {tuple(th.shape)}")
+        # a NaN logit used to turn every gradient, occupancy and Q-function into NaN silently
+        # (or surface later as "d must be finite" from a utility): name it here
+        check_finite(th, f"thetas[{i}]", ("x", "a_i"))
         out.append(th)
     return out
+
+
+def _check_rewards(net: NetworkedMDP, R_agents: Any) -> Any:
+    """``R_agents`` (``None``: the model's ``R_local``) as a finite ``(n, S_l, A_l)`` array, located errors."""
+    if R_agents is None:
+        return net.R_local
+    R = as_float(R_agents, net.xp, net.R_local.dtype)
+    want = (net.n, net.S_local, net.A_local)
+    if tuple(R.shape) != want:
+        raise ValueError(f"R_agents must have shape (n, S_l, A_l) = {want}; got {tuple(R.shape)}")
+    check_finite(R, "R_agents", ("i", "s_i", "a_i"))
+    return R
 
 
 def joint_policy(net: NetworkedMDP, thetas: Any) -> Any:
@@ -377,7 +392,7 @@ def joint_mdp(net: NetworkedMDP, R_agents: Any = None) -> FiniteMDP:
         t = xp.reshape(t, tuple(t.shape[: 2 * n]) + (1,) * i + (S,) + (1,) * (n - i - 1))
         P = P * t
     P = xp.reshape(xp.broadcast_to(P, (S,) * n + (A,) * n + (S,) * n), (S**n, A**n, S**n))
-    R_ag = net.R_local if R_agents is None else as_float(R_agents, xp, net.R_local.dtype)
+    R_ag = _check_rewards(net, R_agents)
     return FiniteMDP(P, _joint_reward(net, R_ag), net.gamma, net.initial_distribution())
 
 
@@ -427,7 +442,7 @@ def agent_q_functions(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> A
     """
     xp = net.xp
     n, S = net.n, net.S_local
-    R_ag = net.R_local if R_agents is None else as_float(R_agents, xp, net.R_local.dtype)
+    R_ag = _check_rewards(net, R_agents)
     pi = joint_policy(net, thetas)
     Ppi = joint_transition_matrix(net, thetas)
     Rj = _agent_rewards(net, R_ag)  # (n, S^n, A^n)

@@ -286,6 +286,35 @@ def _block_index(net: NetworkedMDP, states: np.ndarray, actions: np.ndarray, N: 
     return x
 
 
+def _check_samples(
+    net: NetworkedMDP, states: Any, actions: Any, returns: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``states``/``actions`` integer ``(K, n)`` arrays with entries in ``[0, S_l)``/``[0, A_l)``,
+    ``K ≥ 1``, and finite ``returns (K, n)``; located ``ValueError`` otherwise.
+
+    An out-of-range local state used to land in another block's bin of the critic tables (or
+    past their end) silently, a negative one failed inside ``np.bincount`` without a location,
+    and ``K = 0`` returned all-NaN critics and gradients."""
+    st, ac = np.asarray(states), np.asarray(actions)
+    returns = np.asarray(returns, dtype=float)
+    if st.shape != ac.shape or returns.shape != st.shape or st.ndim != 2 or st.shape[1] != net.n:
+        raise ValueError(f"states, actions and returns must all have shape (K, n={net.n}); got "
+                         f"{st.shape}, {ac.shape}, {returns.shape}")
+    if st.shape[0] == 0:
+        raise ValueError("states, actions and returns must hold at least one sample (K >= 1); got K = 0")
+    for x, name, size in ((st, "states", net.S_local), (ac, "actions", net.A_local)):
+        if x.dtype == bool or not np.issubdtype(x.dtype, np.integer):
+            raise ValueError(f"{name} must be an integer array (local indices); got dtype {x.dtype}")
+        bad = np.argwhere((x < 0) | (x >= size))
+        if bad.size:
+            k, i = (int(v) for v in bad[0])
+            raise ValueError(f"{name} entries must lie in [0, {size}); {name}[{k}, {i}] = {int(x[k, i])}")
+    if not np.all(np.isfinite(returns)):
+        k, i = (int(v) for v in np.argwhere(~np.isfinite(returns))[0])
+        raise ValueError(f"returns must be finite; returns[{k}, {i}] = {returns[k, i]}")
+    return st.astype(np.int64, copy=False), ac.astype(np.int64, copy=False), returns
+
+
 def local_critics(
     net: NetworkedMDP, states: np.ndarray, actions: np.ndarray, returns: np.ndarray, kappa: int
 ) -> list[np.ndarray]:
@@ -309,11 +338,8 @@ def local_critics(
     list of arrays, agent ``j``'s of length ``(S_l A_l)^{|N_j^κ|}``, indexed by the mixed-radix
     code ``(s_{N}, a_{N})`` (states first, agents in increasing order).
     """
-    Nk = neighborhoods(net.graph, kappa)
-    returns = np.asarray(returns, dtype=float)
-    if states.shape != actions.shape or returns.shape != states.shape or states.ndim != 2 or states.shape[1] != net.n:
-        raise ValueError(f"states, actions and returns must all have shape (K, n={net.n}); got "
-                         f"{states.shape}, {actions.shape}, {returns.shape}")
+    Nk = neighborhoods(net.graph, _check_radius(kappa, "kappa"))
+    states, actions, returns = _check_samples(net, states, actions, returns)
     out = []
     for j in range(net.n):
         idx = _block_index(net, states, actions, Nk[j])
@@ -338,6 +364,8 @@ def sampled_truncated_gradient(
     ``j ∈ N_i^κ`` (module docstring), consistent otherwise.
     """
     thetas = _check_thetas(net, thetas)
+    kappa = _check_radius(kappa, "kappa")
+    states, actions, returns = _check_samples(net, states, actions, returns)
     pis = [np.asarray(p) for p in local_softmax(thetas)]
     K = states.shape[0]
     critics = local_critics(net, states, actions, returns, kappa)
