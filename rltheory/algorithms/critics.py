@@ -439,11 +439,13 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     return _compatible_critic(mdp, p, P_, rho)
 
 
-def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any, scale: float | None = None) -> tuple[Any, Any]:
+def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any, scale: float | None = None,
+                       err: Any = None) -> tuple[Any, Any]:
     """:func:`compatible_critic` on a validated policy ``p``, features ``P_`` and ``rho`` (loops).
 
     ``scale``: what the entries of ``P_`` are known to up to a few ``ε`` (default ``max|P_|``;
-    for ``P_ = φ − E_πφ`` it is ``2·max|φ|``, see :func:`_weighted_min_norm`)."""
+    for ``P_ = φ − E_πφ`` it is ``2·max|φ|``, see :func:`_weighted_min_norm`); ``err``
+    ``(S, A, d)``: the same per entry (``|φ| + E_π|φ|``), which replaces it."""
     xp = mdp.xp
     V = evaluate_policy(mdp, p)
     adv = _q_values(mdp, V) - V[..., None]
@@ -452,12 +454,13 @@ def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any, scale: float |
     X = xp.reshape(P_, (mdp.S * mdp.A, k))
     wts = xp.reshape(dsa, (mdp.S * mdp.A,))
     y = xp.reshape(adv, (mdp.S * mdp.A,))
-    w = _weighted_min_norm(X, wts, y, xp, scale=scale)
+    E = None if err is None else xp.reshape(err, (mdp.S * mdp.A, k))
+    w = _weighted_min_norm(X, wts, y, xp, scale=scale, err=E)
     resid = xp.sqrt(xp.sum(wts * (X @ w - y) ** 2))
     return w, resid
 
 
-def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None) -> Any:
+def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None, err: Any = None) -> Any:
     """Minimum-norm ``argmin_w Σ_i wts_i (X_i·w − y_i)²`` for weights ``wts ≥ 0`` summing to 1.
 
     ``X`` is ``(n, k)``. Solved through the SVD of the weighted design ``√wts·X`` (not the
@@ -465,7 +468,10 @@ def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None
     rounding level cut (see the comment in the body). ``scale``: the size to which the
     entries of ``X`` are known up to a few ``ε`` (default ``max|X|``); give it where ``X``
     comes out of a cancellation that leaves every entry small (an entry is then known to
-    ``ε`` times the size of what cancelled, not ``ε·max|X|``).
+    ``ε`` times the size of what cancelled, not ``ε·max|X|``). ``err`` (``(n, k)``, optional):
+    per-entry sizes to which ``X`` is known up to a few ``ε`` (for ``ψ = φ − E_πφ``:
+    ``|φ| + E_π|φ|``); the cut is then per direction, at the size of the image of those
+    errors, instead of one absolute level (``scale`` is then unused).
     """
     sw = xp.sqrt(wts)
     Xw = sw[:, None] * X
@@ -479,8 +485,18 @@ def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None
     # near-deterministic (σ_max ≈ √(d·π_min), the null directions survive and w blows up along
     # them), and a cut of 1e-6·σ_max drops directions that NPG's update still needs.
     U, sv, Vh = xp.linalg.svd(Xw, full_matrices=False)
-    if scale is None:
-        scale = float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0
-    cut = max(16.0 * max(X.shape) * float(xp.finfo(Xw.dtype).eps) * scale, 1e-300)  # floor: d⊗π ≈ 0
+    eps = float(xp.finfo(Xw.dtype).eps)
+    if err is not None:
+        # Per-direction rounding level ‖√wts ⊙ (err |v_j|)‖ of each right singular direction v_j:
+        # a state's centring null direction sits at it (σ_j ≈ ε·√d(s)) and is cut, while an action
+        # of weight d(s)π(a|s) = 1e-59, whose entries are known relatively (σ_j ≈ √(dπ), level
+        # ≈ ε·√(dπ)), is kept. The absolute cut below (≈ 1e-13) dropped it, and exact NAC stopped
+        # moving that action where NPG, its closed form, does not.
+        level = xp.sqrt(xp.sum((sw[:, None] * (err @ xp.abs(xp.matrix_transpose(Vh)))) ** 2, axis=0))
+        cut = xp.maximum(16.0 * max(X.shape) * eps * level, xp.full_like(sv, 1e-300))
+    else:
+        if scale is None:
+            scale = float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0
+        cut = max(16.0 * max(X.shape) * eps * scale, 1e-300)  # floor: d⊗π ≈ 0
     inv = xp.where(sv > cut, 1.0 / xp.where(sv > cut, sv, xp.ones_like(sv)), xp.zeros_like(sv))
     return xp.matrix_transpose(Vh) @ (inv * (xp.matrix_transpose(U) @ (sw * y)))

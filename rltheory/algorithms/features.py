@@ -201,3 +201,27 @@ def _compatible_features(f: Any, p: Any) -> Any:
     xp = array_namespace(f, p)
     return f - xp.sum(p[..., None] * f, axis=-2, keepdims=True)
 
+
+def _compatible_features_loo(f: Any, p: Any) -> tuple[Any, Any]:
+    r"""``ψ = φ − E_πφ`` without cancellation, and the size to which each entry is known.
+
+    ``ψ(s, a) = Σ_{b≠a} π(b|s)·(φ(s, a) − φ(s, b)) = r_a φ(s, a) − Σ_{b≠a} π(b|s) φ(s, b)`` with
+    ``r_a = Σ_{b≠a} π(b|s)`` (``Σ_b π(b|s) = 1``). The plain ``φ − E_πφ`` computes ``1 − π(a|s)``
+    by cancellation, so where ``π(a|s) ≈ 1`` its entries are known only to ``ε·|φ|`` absolute and
+    the other actions' tiny ``π(b|s)`` are lost; here they keep their relative accuracy. Returns
+    ``(ψ, err)`` with ``err = r_a|φ(s, a)| + Σ_{b≠a} π(b|s)|φ(s, b)|`` (each entry of ``ψ`` is
+    within a few ``ε·err`` of the exact one, for ``A`` up to ~1e3). ``(S, A, d)`` arrays.
+    """
+    xp = array_namespace(f, p)
+    A = f.shape[-2]
+    psi, err = [], []
+    af = xp.abs(f)
+    for a in range(A):
+        others = [b for b in range(A) if b != a]
+        r = sum((p[..., b] for b in others), start=xp.zeros_like(p[..., a]))
+        m = sum((p[..., b, None] * f[..., b, :] for b in others), start=xp.zeros_like(f[..., a, :]))
+        e = sum((p[..., b, None] * af[..., b, :] for b in others), start=xp.zeros_like(f[..., a, :]))
+        psi.append(r[..., None] * f[..., a, :] - m)
+        err.append(r[..., None] * af[..., a, :] + e)
+    return xp.stack(psi, axis=-2), xp.stack(err, axis=-2)
+

@@ -127,15 +127,14 @@ def test_sample_based_critics_validate_steps_seeds_and_sample_counts():
     np.testing.assert_array_equal(a.trace["suboptimality"], b.trace["suboptimality"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open defect outside this module: critics._weighted_min_norm cuts singular values below "
-    "16·max(SA, d)·ε·scale ≈ 8.5e-14 absolutely, so the compatible critic drops every action of "
-    "weight d(s)π(a|s) < ~1e-26 (here π ≈ 5.7e-59 after one step) and the exact NAC stops moving "
-    "(suboptimality stuck at 0.0321) while NPG, its closed form, recovers the action and reaches 0"))
 def test_exact_critic_nac_equals_npg_after_a_large_step_makes_the_policy_near_deterministic():
     # Kakade (2001) / Agarwal et al. (2021, §5.3): tabular features + the exact compatible critic make
     # theta <- theta + eta w*/(1-gamma) the NPG step pi' ∝ pi exp(eta A^pi/(1-gamma)) for every softmax
-    # pi > 0, however small its entries (psi^T w* = A^pi exactly on the support, which is all of S x A)
+    # pi > 0, however small its entries (psi^T w* = A^pi exactly on the support, which is all of S x A).
+    # Bug found here: psi = phi - E_pi phi computed 1 - pi(a|s) by cancellation, and the critic's
+    # absolute SVD cut (~8.5e-14) dropped every action with d(s)pi(a|s) < ~1e-26; after one step
+    # pi(1|0) = 5.7e-59 and exact NAC stalled at suboptimality 0.0321 while NPG reached 0 at t = 3.
+    # psi is now formed leave-one-out and the cut is per direction (critics._weighted_min_norm).
     from rltheory.algorithms.policy_gradient import natural_policy_gradient
 
     mdp = random_mdp(4, 3, gamma=0.5, rng=1)
