@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_distribution, as_real_array, check_real
+from .._validate import as_distribution, as_real_array, check_int, check_real
 from ..backend import is_numpy
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import as_stochastic_policy
@@ -63,10 +63,8 @@ def check_positive(x: Any, name: str) -> float:
 
 
 def check_iterations(n: Any, name: str = "iterations") -> int:
-    """``n`` must be an integer ≥ 0."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"{name} must be an integer >= 0; got {n!r}")
-    return int(n)
+    """``n`` must be an integer ≥ 0 (Python or numpy, not bool)."""
+    return check_int(n, name, minimum=0)
 
 
 def check_tol(tol: Any) -> float | None:

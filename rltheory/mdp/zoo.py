@@ -57,6 +57,8 @@ def _generator(rng: Any) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if rng < 0:  # numpy's SeedSequence said only 'expected non-negative integer'
+            raise ValueError(f"rng must be a numpy.random.Generator or an int seed >= 0; got {rng!r}")
         return np.random.default_rng(int(rng))
     raise TypeError(
         f"rng must be a numpy.random.Generator or an int seed (the global RNG is never used); "

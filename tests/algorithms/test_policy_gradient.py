@@ -718,3 +718,16 @@ def test_default_soft_reference_reaches_its_round_off_floor_without_a_warning(ga
     q_size = scale / (1 - gamma)
     assert np.max(res.trace["q_error"][-1]) <= 1e-11 * q_size
     assert np.all(np.isfinite(pg.trace["suboptimality"])) and np.all(np.isfinite(C1))
+
+
+def test_numpy_integer_iterations_and_negative_seeds():
+    # iterations=np.int64(2) was refused ("must be an integer >= 0; got np.int64(2)"), and a negative
+    # integer seed reached numpy's SeedSequence ("expected non-negative integer", naming nothing)
+    from rltheory.mdp.zoo import random_mdp as _rm
+
+    mdp = _rm(3, 2, gamma=0.9, rng=0)
+    a = natural_policy_gradient(mdp, eta=1.0, iterations=np.int64(2))
+    b = natural_policy_gradient(mdp, eta=1.0, iterations=2)
+    assert a.iterations == 2 and np.array_equal(np.asarray(a.policy), np.asarray(b.policy))
+    with pytest.raises(ValueError, match=r"rng must be a numpy.random.Generator or an int seed >= 0; got -1"):
+        _rm(3, 2, gamma=0.9, rng=-1)
