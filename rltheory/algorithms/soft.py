@@ -38,6 +38,7 @@ from .._validate import check_finite, check_tolerance
 from ..backend import as_float
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import _q_values, as_stochastic_policy, evaluate_policy
+from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
 from ._policy_opt import check_positive, discount
@@ -199,23 +200,42 @@ class SoftSolution:
     trace: Trace
 
 
+def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, A: int) -> Any:
+    r"""Error of one computed ``T_τ Q`` against the exact operator at the computed ``Q``.
+
+    ``V = τ(m + log Σ_a exp(Q/τ − m))`` (``m = max Q/τ``): the division moves ``Q/τ`` by
+    ``u‖Q‖∞/τ`` and log-sum-exp is 1-Lipschitz; the shifted exponentials, their sum of ``A``
+    positive terms and the ``log`` of a number in ``[1, A]`` cost ``(A + 4)u`` relative, the
+    final ``m + L`` and ``τ·`` ``u`` of ``‖V‖∞`` each; doubled for ``exp``/``log`` accurate to
+    one ulp rather than half. Then ``R + γPV`` errs by ``_Roundoff.sweep`` at ``‖V‖∞``.
+    """
+    u = ro.u
+    e_lse = 2.0 * u * (2.0 * q_norm + 2.0 * v_norm + tau * (math.log(A) + A + 4.0)) if A else 0.0 * q_norm
+    return ro._sweep(v_norm) + ro.gamma * e_lse
+
+
 def soft_reference(mdp: FiniteMDP, *, tau: float) -> SoftSolution:
     r"""``Q*_τ`` by :func:`soft_value_iteration` to the accuracy round-off allows, as a reference.
 
-    The target is ``max(1e-12, 16ε·γ/(1−γ)·(‖r‖∞ + τ log|A|)/(1−γ))``: the last term is the
-    certificate's round-off floor (``ε‖Q‖∞`` per entry of ``Q_{k+1} − Q_k``, times
-    ``γ/(1−γ)``) at the bound ``‖Q*_τ‖∞ ≤ (‖r‖∞ + τ log|A|)/(1−γ)``. A fixed absolute
-    target (1e-12) lies below that floor once ``γ ≥ 0.99`` or the rewards are large, and
-    the iteration then ran to its cap with a :class:`~rltheory.errors.ConvergenceWarning`
-    although its answer was as good as the arithmetic allows. The drivers that trace
-    errors against ``Q*_τ`` (entropy-regularised NPG and PG, and their bound constants) use
-    this when no reference is passed.
+    The target is ``max(1e-12, 16ε·γ/(1−γ)·q̄ + 2f)`` with ``q̄ = (‖r‖∞ + τ log|A|)/(1−γ)``
+    (``‖Q*_τ‖∞ ≤ q̄``): ``16ε·γ/(1−γ)·q̄`` leaves room for the rounding of
+    ``Q_{k+1} − Q_k`` (``ε‖Q‖∞`` per entry, times ``γ/(1−γ)``) and ``f`` is the round-off
+    allowance that :func:`soft_value_iteration` adds to its certificate, at ``‖Q‖∞ = q̄``. A
+    fixed absolute target (1e-12) lies below that floor once ``γ ≥ 0.99`` or the rewards are
+    large, and the iteration then ran to its cap with a
+    :class:`~rltheory.errors.ConvergenceWarning` although its answer was as good as the
+    arithmetic allows. The drivers that trace errors against ``Q*_τ`` (entropy-regularised NPG
+    and PG, and their bound constants) use this when no reference is passed.
     """
     g = float(mdp.gamma)
-    r_max = float(mdp.xp.max(mdp.xp.abs(mdp.R))) if mdp.R.size else 0.0
+    xp = mdp.xp
+    r_max = float(xp.max(xp.abs(mdp.R))) if mdp.R.size else 0.0
     q_max = (r_max + tau * math.log(mdp.A)) / (1.0 - g)
-    floor = 16.0 * float(mdp.xp.finfo(mdp.dtype).eps) * g / (1.0 - g) * q_max
-    return soft_value_iteration(mdp, tau=tau, tol=max(1e-12, floor))
+    floor = 16.0 * float(xp.finfo(mdp.dtype).eps) * g / (1.0 - g) * q_max
+    ro = _Roundoff(mdp)
+    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp.A) / (1.0 - g)
+    f_max = float(xp.max(f)) if getattr(f, "ndim", 0) else float(f)
+    return soft_value_iteration(mdp, tau=tau, tol=max(1e-12, floor + 2.0 * f_max))
 
 
 def soft_value_iteration(
@@ -249,8 +269,16 @@ def soft_value_iteration(
     -----
     ``T_τ`` is a γ-contraction, so ``‖Q_{k+1} − Q*_τ‖∞ ≤ γ/(1−γ) ‖Q_{k+1} − Q_k‖∞``
     (the standard a-posteriori bound for contractions, Puterman 1994, Thm 6.3.1
-    argument); this is the returned ``bound``. Reaching ``max_iter`` first gives
-    ``converged=False`` and a :class:`~rltheory.errors.ConvergenceWarning`.
+    argument) in exact arithmetic. The computed ``Q_{k+1}`` is ``T_τ Q_k`` only up to a
+    round-off ``e_k`` (``R + γPV`` by Higham's ``γ_{S+2}`` and the row sums of the stored
+    ``P``, as in :class:`rltheory.mdp.discounted._Roundoff`, plus the log-sum-exp), so the
+    returned ``bound`` is ``(γ(1 + 2u)‖Q_{k+1} − Q_k‖∞ + e_k)/(1−γ)``: without ``e_k`` a
+    float32 model reached a rounding fixed point (``Q_{k+1} = Q_k`` exactly) and was certified
+    with bound 0 while ``‖Q − Q*_τ‖∞`` was 0.047 (rewards ~100, ``γ = 0.99``), and a float64
+    one with rewards 1e6 had bound 0 at error 2.4e-6. A ``tol`` below the floor
+    ``e_k/(1−γ)`` stops once the contraction part is down to it, with ``converged=False`` and
+    a warning naming the floor. Reaching ``max_iter`` first gives ``converged=False`` and a
+    :class:`~rltheory.errors.ConvergenceWarning`.
 
     References
     ----------
@@ -281,13 +309,18 @@ def soft_value_iteration(
         check_finite(Q, "Q0", ("s", "a"))
     rec = TraceRecorder()
     red = (-2, -1)
+    ro = _Roundoff(mdp)
     k, converged = 0, False
     bound = xp.full(mdp.batch_shape, math.inf, dtype=mdp.dtype, device=mdp.P.device)
     while True:
-        Qn = soft_bellman_operator(mdp, Q, tau=tau)
+        V = tau * _logsumexp(Q / tau, xp)
+        Qn = _q_values(mdp, V)  # = soft_bellman_operator(mdp, Q, tau=tau)
         res = xp.max(xp.abs(Qn - Q), axis=red)
         k += 1
-        bound = (g / (1.0 - g)) * res
+        # ‖Q_{k+1} − Q*‖ ≤ (γ‖Q_{k+1} − Q_k‖ + e_k)/(1−γ) with e_k the round-off of the computed
+        # T_τ Q_k; the computed difference is within 2u of the exact one
+        floor = _soft_sweep_error(ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp.A) / (1.0 - g)
+        bound = (g * (1.0 + 2.0 * ro.u) / (1.0 - g)) * res + floor
         rec.record(k, residual=res, bound=bound)
         Q = Qn
         worst = float(xp.max(bound))
@@ -296,16 +329,24 @@ def soft_value_iteration(
             break
         if max_iter is None:
             r0 = float(xp.max(res))
-            need = contraction_steps(g, g / (1.0 - g) * r0, tol)  # γ^k·γ/(1−γ)·‖Q_1 − Q_0‖∞ ≤ tol
+            # γ^k·γ/(1−γ)·‖Q_1 − Q_0‖∞ below what the round-off allowance leaves of tol; the
+            # allowance grows with ‖Q_k‖∞ ≤ ‖Q_1‖∞ + 2γ/(1−γ)‖Q_1 − Q_0‖∞ (for the cap only)
+            q_hat = xp.max(xp.abs(Qn), axis=red) + (2.0 * g / (1.0 - g)) * res
+            f_hat = _soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp.A) / (1.0 - g)
+            room = tol - float(xp.max(f_hat))
+            need = contraction_steps(g, g * (1.0 + 2.0 * ro.u) / (1.0 - g) * r0, room if room > 0 else tol)
             max_iter = int(min(10**6, max(need, 1) + 10))
-        if k >= max_iter:
-            # the certificate cannot fall below the rounding of Q_{k+1} − Q_k (a few ε‖Q‖∞), times γ/(1−γ)
-            floor = g / (1.0 - g) * 4.0 * float(xp.finfo(Q.dtype).eps) * float(xp.max(xp.abs(Q)))
-            hint = (f"; tol is at or below the certificate's round-off floor (about {floor:.2g} = "
-                    f"γ/(1−γ)·4ε·‖Q‖∞): ask for a larger tol" if worst <= 100.0 * floor else "")
+        # an instance whose round-off allowance alone reaches tol cannot be certified by more
+        # sweeps once its contraction part is down to that level: stop, unconverged
+        stuck = bool(xp.all((bound <= tol) | ((floor >= tol) & (bound <= 2.0 * floor))))
+        if k >= max_iter or stuck:
+            floor_max = float(xp.max(floor))
+            where = f"stopped at max_iter={max_iter}" if k >= max_iter else f"stopped after {k} sweeps"
+            hint = (f"; tol is at or below the certificate's round-off floor (about {floor_max:.2g}, the "
+                    f"rounding of the computed T_τ Q over 1−γ) in this dtype: ask for a larger tol"
+                    if floor_max >= tol else "")
             warnings.warn(
-                f"soft_value_iteration stopped at max_iter={max_iter} with certificate {worst:.3g} > tol={tol:g}"
-                + hint,
+                f"soft_value_iteration {where} with certificate {worst:.3g} > tol={tol:g}" + hint,
                 ConvergenceWarning,
                 stacklevel=2,
             )

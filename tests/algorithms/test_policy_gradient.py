@@ -309,8 +309,10 @@ def test_soft_value_iteration_at_its_cap_warns_and_names_the_round_off_floor():
             if not sol.converged:
                 stalled += 1
                 assert float(np.max(sol.bound)) < 1e-10  # as far as float64 allows
-                assert re.search(r"round-off floor \(about [0-9.e+-]+ = γ/\(1−γ\)·4ε·‖Q‖∞\): ask for a larger tol",
-                                 str(caught[-1].message))
+                # the message now names the floor the certificate itself counts (the rounding of
+                # the computed T_τ Q over 1−γ; before it, the bound could be 0 below the true error)
+                assert re.search(r"round-off floor \(about [0-9.e+-]+, the rounding of the computed T_τ Q over 1−γ\)"
+                                 r" in this dtype: ask for a larger tol", str(caught[-1].message))
     assert stalled > 0
 
 

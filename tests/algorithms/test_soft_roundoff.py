@@ -1,0 +1,64 @@
+"""Soft value iteration's certificate counts the round-off of the computed soft Bellman step."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms.soft import soft_reference, soft_value_iteration
+from rltheory.errors import ConvergenceWarning
+from rltheory.mdp import FiniteMDP
+
+
+def _one_state_q_star(r: np.ndarray, gamma: float, tau: float) -> np.ndarray:
+    # one state: V* = τ log Σ_a exp((r_a + γV*)/τ), i.e. (1 − γ)V* = τ log Σ_a exp(r_a/τ),
+    # and Q*(a) = r_a + γV*  (float64 here, far more accurate than the solvers checked)
+    r = np.asarray(r, dtype=np.float64)
+    m = float(np.max(r))
+    v = (m + tau * math.log(float(np.sum(np.exp((r - m) / tau))))) / (1.0 - gamma)
+    return r + gamma * v
+
+
+@pytest.mark.parametrize(
+    ("dtype", "scale", "gamma", "tau", "seed"),
+    [(np.float32, 1.0, 0.9, 0.1, 0), (np.float32, 100.0, 0.999, 100.0, 10), (np.float64, 1e6, 0.99, 1e6, 1)],
+)
+def test_soft_certificate_covers_the_rounding_fixed_point(dtype, scale, gamma, tau, seed):
+    # Bug found here: the bound was γ/(1−γ)·‖Q_{k+1} − Q_k‖∞ of the *computed* iterates. They
+    # reach a rounding fixed point (Q_{k+1} = Q_k exactly) and were certified with bound 0 while
+    # ‖Q − Q*_τ‖∞ was 2.1e-6 (float32, first case) and 2.4e-6 (float64, rewards 1e6); the
+    # soft_reference target ran 1.07x past its bound (float32, γ = 0.999). The bound now adds
+    # the rounding of the computed T_τ Q over 1 − γ.
+    rng = np.random.default_rng(seed)
+    A = int(rng.integers(1, 4))
+    R = (rng.uniform(size=(1, A)) * scale).astype(dtype)
+    mdp = FiniteMDP(np.ones((1, A, 1), dtype=dtype), R, gamma=gamma)
+    q_star = _one_state_q_star(R[0], gamma, tau)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a tol below the rounding floor
+        sols = [soft_value_iteration(mdp, tau=tau, tol=1e-12 * scale), soft_reference(mdp, tau=tau)]
+    for sol in sols:
+        err = float(np.max(np.abs(np.asarray(sol.Q, dtype=np.float64)[0] - q_star)))
+        assert err <= float(sol.bound), (err, float(sol.bound))
+
+
+def test_soft_tol_below_the_rounding_floor_is_reported():
+    # float32, rewards 100, γ = 0.99: Q* ≈ 1e4 is resolved to 1e-3 only; tol = 1e-6 cannot be
+    # certified, so the run ends converged=False with a warning naming the floor
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=np.float32), np.array([[100.0, 50.0]], dtype=np.float32), gamma=0.99)
+    with pytest.warns(ConvergenceWarning, match="round-off floor"):
+        sol = soft_value_iteration(mdp, tau=1.0, tol=1e-6)
+    assert not sol.converged
+    err = float(np.max(np.abs(np.asarray(sol.Q, dtype=np.float64)[0] - _one_state_q_star([100.0, 50.0], 0.99, 1.0))))
+    assert err <= float(sol.bound)
+
+
+def test_soft_float64_unit_scale_unchanged_up_to_the_allowance():
+    # at unit scale in float64 the allowance is ~1e-14: the answer and iteration count are those
+    # of the contraction rule
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[1.0, 0.0]]), gamma=0.9)
+    sol = soft_value_iteration(mdp, tau=1.0, tol=1e-10)
+    assert sol.converged
+    np.testing.assert_allclose(sol.Q[0], _one_state_q_star([1.0, 0.0], 0.9, 1.0), rtol=0, atol=1e-10)
+    assert float(sol.bound) <= 1e-10
