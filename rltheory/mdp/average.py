@@ -54,6 +54,7 @@ from .bellman import (
     policy_reward,
     policy_transition_matrix,
 )
+from .discounted import _Roundoff
 from .mixing import _eye, _first_violation, _limiting_single, _structures, _unichain_stationary
 from .model import FiniteMDP
 from .structure import require_weakly_communicating
@@ -93,8 +94,8 @@ class AverageRewardSolution:
     iterations : int
     converged : bool
     bound : array (...)
-        RVI: ``max Δ − min Δ`` with ``Δ = Tv − v``, which bounds both ``|gain − g*|``
-        and ``g* − g^policy``. Unichain PI / LP: the Odoni gap ``max_s (T h − h)(s) − gain``
+        RVI: ``max Δ − min Δ`` with ``Δ = Tv − v`` plus its round-off, which bounds both
+        ``2|gain − g*|`` and ``g* − g^policy``. Unichain PI / LP: the Odoni gap ``max_s (T h − h)(s) − gain``
         ``≥ g* − gain``. Multichain PI: residual of the optimality equations; multichain
         LP: LP optimality residual (0 up to round-off certifies optimality).
     trace : Trace
@@ -235,11 +236,28 @@ def aperiodicity_transform(mdp: FiniteMDP, tau: float) -> FiniteMDP:
     return mdp.replace(P=tau * mdp.P + (1.0 - tau) * eye, R=tau * mdp.R)
 
 
-def _odoni(xp: Any, mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any]:
-    """``Q = r + P v``, ``Δ = max_a Q − v`` and its bounds ``min Δ ≤ g* ≤ max Δ``."""
+def _roundoff(mdp: FiniteMDP) -> _Roundoff:
+    """:class:`~rltheory.mdp.discounted._Roundoff` at ``γ = 1``: a computed ``Q = r + P v`` (and
+    ``max_a Q``) is within ``e(v) = a‖r‖∞ + (a + δ)‖v‖∞`` of the row-normalised model's
+    (``a = γ_{S+2}``, ``δ`` the row-sum defect of the stored ``P``)."""
+    ro = _Roundoff(mdp.replace(gamma=0.5))  # γ enters only ro.gamma, set to the undiscounted 1
+    ro.gamma = 1.0
+    return ro
+
+
+def _odoni(xp: Any, mdp: FiniteMDP, v: Any, ro: _Roundoff) -> tuple[Any, Any, Any, Any]:
+    r"""``Q = r + P v``, ``Δ = max_a Q − v`` and certified Odoni bounds ``lo ≤ g* ≤ hi``.
+
+    The computed ``Δ`` is within ``ε = e(v) + 3u‖Δ‖∞`` of the exact ``T v − v`` of the
+    row-normalised model (:func:`_roundoff`; the subtraction and the span ``hi − lo`` are rounded
+    relative to ``‖Δ‖∞``), so ``lo = min Δ − ε ≤ g* ≤ max Δ + ε = hi``, and the policy greedy for the
+    computed ``Q`` (``T^π v = T v`` up to ``e``) has ``g^π ≥ lo``. Returns ``(Q, lo, hi, ε)``.
+    """
     Q = _q_values(mdp, v, 1.0)
     D = xp.max(Q, axis=-1) - v
-    return Q, xp.min(D, axis=-1), xp.max(D, axis=-1)
+    d_lo, d_hi = xp.min(D, axis=-1), xp.max(D, axis=-1)
+    eps = ro.sweep(v) + 3.0 * ro.u * xp.maximum(xp.abs(d_lo), xp.abs(d_hi))
+    return Q, d_lo - eps, d_hi + eps, eps
 
 
 def relative_value_iteration(
@@ -261,8 +279,12 @@ def relative_value_iteration(
     With ``Δ_k = (w_k − v_k)/τ = T v_k − v_k`` (undiscounted ``T``), the Odoni bounds
     ``min Δ_k ≤ g* ≤ max Δ_k`` hold for every model with constant optimal gain, and
     the greedy policy satisfies ``g^π ≥ min Δ_k`` (Odoni 1969; Puterman §8.5.2).
-    The iteration stops once ``sp(Δ_k) ≤ tol``; then ``|gain − g*| ≤ tol/2`` and
-    ``g* − g^policy ≤ tol``.
+    The iteration stops once ``bound ≤ tol``, ``bound = sp(Δ_k)`` plus the round-off of the
+    computed ``Δ_k`` (:func:`_odoni`: ``2e(v_k) + 6u‖Δ_k‖∞`` with ``e`` Higham's ``γ_{S+2}``
+    allowance and the row-sum defect of the stored ``P``, plus ``2u|gain|``); then
+    ``|gain − g*| ≤ bound/2`` and ``g* − g^policy ≤ bound`` for the row-normalised model. Without
+    the allowance a float32 model with rewards 1e6 was certified with bound 0 while the gain was off
+    by 0.0015. A ``tol`` below that floor ends with ``converged=False`` and a warning naming it.
 
     Convergence: ``sp(Δ_k) → 0`` for weakly communicating models and ``τ < 1`` (all
     transformed chains aperiodic; Puterman §8.5.4, §9.5.3), geometrically with the
@@ -286,7 +308,8 @@ def relative_value_iteration(
     -------
     AverageRewardSolution
         ``gain`` = midpoint of the bounds, ``bias`` = ``v`` with ``v(ref_state) = 0``,
-        ``bound`` = ``sp(Δ)``; trace metrics ``span``, ``lower``, ``upper``.
+        ``bound`` = ``sp(Δ)`` plus its round-off; trace metrics ``span``, ``lower``, ``upper``
+        (the certified Odoni bounds) and ``bound``.
 
     Raises
     ------
@@ -317,25 +340,37 @@ def relative_value_iteration(
     v = xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device) if v0 is None else xp.broadcast_to(
         as_real_array(v0, "v0", (mdp.S,), ("s",), xp, mdp.dtype), shape
     )
+    ro = _roundoff(mdp)
     rec = TraceRecorder()
     it = 0
     while True:
-        Q, lo, hi = _odoni(xp, mdp, v)
-        span = hi - lo
-        rec.record(it, span=span, lower=lo, upper=hi)
-        done = bool(xp.all(span <= tol))
-        if done or it >= max_iter:
+        Q, lo, hi, eps = _odoni(xp, mdp, v, ro)
+        gain = 0.5 * (lo + hi)
+        # certified lo ≤ g^π ≤ g* ≤ hi; the midpoint is rounded by u|gain|, the sum by ~4u
+        floor = 2.0 * eps + 2.0 * ro.u * xp.abs(gain)
+        bound = (hi - lo + 2.0 * ro.u * xp.abs(gain)) * (1.0 + 4.0 * ro.u)
+        span = hi - lo - 2.0 * eps  # sp(Δ) of the computed Δ
+        rec.record(it, span=span, lower=lo, upper=hi, bound=bound)
+        done = bool(xp.all(bound <= tol))
+        # an instance whose round-off allowance alone reaches tol and whose span part is down to
+        # that level (bound ≤ 2·floor) cannot be certified by more sweeps: stop, unconverged
+        stuck = bool(xp.all((bound <= tol) | ((floor >= tol) & (bound <= 2.0 * floor))))
+        if done or stuck or it >= max_iter:
             if not done:
+                floor_max = float(xp.max(floor))
+                where = f"at max_iter={max_iter}" if it >= max_iter else f"after {it} sweeps"
+                why = (f"; tol={tol:g} is below the round-off floor {floor_max:.3g} of the certificate in this dtype"
+                       if floor_max >= tol else "")
                 warnings.warn(
-                    f"relative_value_iteration stopped at max_iter={max_iter} with span "
-                    f"{float(xp.max(span)):.3g} > tol={tol:g}",
+                    f"relative_value_iteration stopped {where} with bound "
+                    f"{float(xp.max(bound)):.3g} > tol={tol:g}{why}",
                     ConvergenceWarning,
                     stacklevel=2,
                 )
             pi = _greedy(Q)
             h = v - v[..., ref_state : ref_state + 1]
             return AverageRewardSolution(
-                pi, 0.5 * (lo + hi), h, it, done, span, rec.finish(), "relative_value_iteration"
+                pi, gain, h, it, done, bound, rec.finish(), "relative_value_iteration"
             )
         w = tau * xp.max(Q, axis=-1) + (1.0 - tau) * v
         v = w - w[..., ref_state : ref_state + 1]
