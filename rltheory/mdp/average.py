@@ -407,6 +407,27 @@ def _improve(xp: Any, Q: Any, pi: Any, scale: Any, allowed: Any = None) -> tuple
     return xp.where(keep, pi, _greedy(Q)), qmax, tol
 
 
+def _policy_gap(xp: Any, mdp: FiniteMDP, ro: _Roundoff, pi: Any, g: Any, h: Any) -> Any:
+    r"""Certified ``|g − g*|`` and ``g* − g^π`` from any ``h`` (Odoni; unichain PI and the LP).
+
+    With ``x(s, a) = r(s,a) + Σ_j P(j|s,a)(h(j) − h(s))`` (:func:`_centered`), Odoni's bounds
+    ``min_s x(s, π(s)) ≤ g^π(s') ≤ g* ≤ max_{s,a} x(s, a)`` hold for the exact ``x`` of the
+    row-normalised model; the computed one is within ``e = a‖r‖∞ + 2(a + δ)sp(h)``
+    (:func:`_roundoff` at ``2·sp(h)``, which covers the rounded differences ``h(j) − h(s)``). So
+    ``hi = max x + e`` and ``lo = min_s x(s, π(s)) − e`` enclose ``g*`` and ``g^π``, and
+    ``max(hi − lo, hi − g, g − lo)`` bounds ``|g − g*|`` and ``g* − g^π`` whatever the computed
+    gain ``g`` is (rounded differences: ``2u(|hi| + |lo| + |g|)``, the sum ``4u``). Without it the
+    computed gap was 0 while ``|g − g*|`` was 0.0015 (float32, rewards 1e6).
+    """
+    x = mdp.R + _centered(xp, mdp.P, h)
+    sp_h = xp.max(h, axis=-1) - xp.min(h, axis=-1)
+    e = ro._sweep(2.0 * sp_h)
+    hi = xp.max(x, axis=(-2, -1)) + e
+    lo = xp.min(_select(xp, x, pi), axis=-1) - e
+    gap = xp.maximum(hi - lo, xp.maximum(hi - g, g - lo))
+    return (gap + 2.0 * ro.u * (xp.abs(hi) + xp.abs(lo) + xp.abs(g))) * (1.0 + 4.0 * ro.u)
+
+
 def average_policy_iteration(
     mdp: FiniteMDP, *, multichain: bool = False, pi0: Any = None, max_iter: int = 10_000
 ) -> AverageRewardSolution:
@@ -443,7 +464,8 @@ def average_policy_iteration(
     Returns
     -------
     AverageRewardSolution
-        ``bound``: unichain — Odoni gap ``max_s (T h − h)(s) − g ≥ g* − g^policy``;
+        ``bound``: unichain — Odoni gap ``max_s (T h − h)(s) − min_s (T^π h − h)(s)`` (and
+        ``|g − those|``) plus its round-off (:func:`_policy_gap`), ``≥ |g − g*|, g* − g^policy``;
         multichain — residual of the two optimality equations. Trace metric ``changed``.
 
     Raises
@@ -474,6 +496,7 @@ def average_policy_iteration(
         as_stochastic_policy(mdp, pi, field="pi0")
         pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
     rscale = xp.max(xp.abs(mdp.R), axis=(-2, -1))  # the model's size, for the tie tolerances
+    ro = _roundoff(mdp)
     rec = TraceRecorder()
     it = 0
     while True:
@@ -501,7 +524,7 @@ def average_policy_iteration(
             resid = xp.maximum(xp.max(dmax, axis=-1), xp.max(xp.abs(amax - g), axis=-1))
         else:
             new, amax, _ = _improve(xp, adv, pi, rscale)
-            resid = xp.max(amax, axis=-1) - g
+            resid = _policy_gap(xp, mdp, ro, pi, g, h)
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
         rec.record(it, changed=changed, bound=resid)
         n_changed = int(xp.max(changed))
@@ -570,8 +593,9 @@ def average_linear_program(
         ``occupancy = x*``. Unichain: ``gain = min(Σ r x*, min_s g^policy(s))`` (the two agree up to
         round-off when HiGHS returns a feasible ``x*``; the second is a lower bound on ``g*`` even
         when a flow below its 1e-10 feasibility tolerance was ignored) and
-        ``bound = max_s (T h − h)(s) − gain``, so that ``0 ≤ g* − gain ≤ bound`` and
-        ``g* − g^policy(s) ≤ bound`` (Odoni). Multichain: ``bound`` = LP optimality
+        ``bound`` = the Odoni gap of the policy's bias ``h^π`` plus its round-off
+        (:func:`_policy_gap`), so that ``0 ≤ g* − gain ≤ bound`` and ``g* − g^policy(s) ≤ bound``
+        (Odoni) for the row-normalised model ``P/σ``, which is also the one the LP is built from. Multichain: ``bound`` = LP optimality
         residual (primal infeasibility of ``(g, h)`` and ``|Σ α g − Σ r x*|``).
 
     Raises
@@ -593,6 +617,12 @@ def average_linear_program(
     W = state_weights(mdp, weights)
     E = np.kron(np.eye(S), np.ones((1, A)))  # [S, S*A]: row j sums x(j, ·)
     pis, gains, biases, occs = [], [], [], []
+    # the LP is about the row-normalised model P/σ (the one the certificates are about): float32 rows
+    # cast to float64 miss 1 by ~1e-8, far above HiGHS's 1e-10 feasibility tolerance, and the flow
+    # constraints were then infeasible (13 of 40 float32 probe models raised SolverError)
+    P = np.asarray(P, dtype=np.float64)
+    P = P / P.sum(-1, keepdims=True)
+    R = np.asarray(R, dtype=np.float64)
     for i, (Pi, Ri) in enumerate(zip(P.reshape((-1, S, A, S)), R.reshape((-1, S * A)), strict=True)):
         flow = flow_matrix(Pi, 1.0)
         if multichain:
@@ -631,8 +661,8 @@ def average_linear_program(
     gain = from_host(np.asarray(gains).reshape(gain_shape), mdp.P, mdp.dtype)
     bias = from_host(np.stack(biases).reshape(batch + (S,)), mdp.P, mdp.dtype)
     occ = from_host(np.stack(occs).reshape(batch + (S, A)), mdp.P, mdp.dtype)
-    Q = _q_values(mdp, bias, 1.0)
     if multichain:
+        Q = _q_values(mdp, bias, 1.0)
         # primal feasibility of (g, h) and the primal-dual objective gap
         G = _q_values(mdp.replace(R=xp.zeros_like(mdp.R)), gain, 1.0)
         infeas = xp.maximum(
@@ -647,9 +677,13 @@ def average_linear_program(
         # δ ≈ 1e-12) can be ignored and Σ r x* exceed g*; the gain of the returned policy is a lower
         # bound on g* whatever the solver did, and equals Σ r x* (up to round-off) when x* is feasible.
         gain = xp.sum(occ * mdp.R, axis=(-2, -1))
-        g_pi = _evaluate(xp, policy_transition_matrix(mdp, pi), policy_reward(mdp, pi), True).g
+        g_pi, h_pi = _evaluate(xp, policy_transition_matrix(mdp, pi), policy_reward(mdp, pi), True)
         gain = xp.minimum(gain, xp.min(g_pi, axis=-1))
-        resid = xp.max(xp.max(Q, axis=-1) - bias, axis=-1) - gain
+        # certified from the policy's own bias (the LP's duals may be those of a float64 copy, or
+        # of an infeasible x*): the Odoni gap of h^π plus its round-off (_policy_gap). The gap
+        # max(T h − h) − gain of the LP's duals was −0.55 with |gain − g*| = 0.357 (float32) and 0
+        # with |gain − g*| = 5.5e-11 (float64, rewards 1e6)
+        resid = _policy_gap(xp, mdp, _roundoff(mdp), pi, gain, h_pi)
     rec = TraceRecorder()
     rec.record(1, bound=resid)
     method = "multichain_linear_program" if multichain else "unichain_linear_program"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ import pytest
 from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import (
     FiniteMDP,
+    average_linear_program,
+    average_policy_iteration,
     relative_value_iteration,
 )
 
@@ -31,19 +34,33 @@ def _probe_model(seed: int, dtype: type, scale: float) -> FiniteMDP:
     return FiniteMDP(P, R, gamma=None)
 
 
+def _solve_exact(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    n = len(b)
+    M = [row[:] + [bi] for row, bi in zip(M, b, strict=True)]
+    for c in range(n):
+        p = next(i for i in range(c, n) if M[i][c] != 0)
+        M[c], M[p] = M[p], M[c]
+        for i in range(n):
+            if i != c and M[i][c] != 0:
+                f = M[i][c] / M[c][c]
+                M[i] = [x - f * y for x, y in zip(M[i], M[c], strict=True)]
+    return [M[i][n] / M[i][i] for i in range(n)]
+
+
 def _reference_gains(mdp: FiniteMDP) -> tuple[float, dict[tuple[int, ...], float]]:
-    """``g*`` and every deterministic policy's gain, float64 on the row-normalised model (P > 0)."""
-    P = np.asarray(mdp.P, dtype=np.float64)
-    P = P / P.sum(-1, keepdims=True)
-    R = np.asarray(mdp.R, dtype=np.float64)
+    """``g*`` and every deterministic policy's gain, exactly (fractions) on the row-normalised
+    stored arrays (P > 0, so every chain is unichain): ``μᵀ(I − P_π) = 0``, ``Σ μ = 1``."""
+    P = np.asarray(mdp.P)
+    R = np.asarray(mdp.R)
     S, A = R.shape
+    Pf = [[[Fraction(float(x)) for x in P[s, a]] for a in range(A)] for s in range(S)]
+    Pf = [[[x / sum(row) for x in row] for row in Ps] for Ps in Pf]
     gains = {}
     for pi in itertools.product(range(A), repeat=S):
-        Ppi = P[np.arange(S), list(pi)]
-        M = np.eye(S) - Ppi.T
-        M[-1] = 1.0
-        mu = np.linalg.solve(M, np.r_[np.zeros(S - 1), 1.0])
-        gains[pi] = float(mu @ R[np.arange(S), list(pi)])
+        M = [[Fraction(int(i == j)) - Pf[j][pi[j]][i] for j in range(S)] for i in range(S)]
+        M[-1] = [Fraction(1)] * S
+        mu = _solve_exact(M, [Fraction(0)] * (S - 1) + [Fraction(1)])
+        gains[pi] = sum(m * Fraction(float(R[s, pi[s]])) for s, m in enumerate(mu))
     return max(gains.values()), gains
 
 
@@ -61,8 +78,8 @@ def test_rvi_bound_counts_roundoff_of_the_computed_odoni_bounds():
     with pytest.warns(ConvergenceWarning, match="round-off floor"):
         res = relative_value_iteration(mdp, tol=1e-6, max_iter=5000)
     assert not res.converged and res.iterations < 5000
-    bound = float(res.bound)
-    assert abs(float(res.gain) - g_star) <= bound / 2
+    bound = Fraction(float(res.bound))
+    assert abs(Fraction(float(res.gain)) - g_star) <= bound / 2
     assert g_star - gains[_policy(res)] <= bound
 
 
@@ -74,6 +91,48 @@ def test_rvi_bound_holds_on_random_models(seed, dtype, scale):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         res = relative_value_iteration(mdp, tol=1e-12 * scale, max_iter=5000)
-    bound = float(res.bound)
-    assert abs(float(res.gain) - g_star) <= bound / 2
+    bound = Fraction(float(res.bound))
+    assert abs(Fraction(float(res.gain)) - g_star) <= bound / 2
+    assert g_star - gains[_policy(res)] <= bound
+
+
+@pytest.mark.parametrize("seed, dtype, scale", [(2, np.float32, 1e6), (0, np.float64, 1.0)])
+def test_policy_iteration_gap_counts_roundoff(seed, dtype, scale):
+    # the Odoni gap max_s (T h − h)(s) − g of the computed h and g was 0 while |g − g*| was 0.0015
+    # (float32, S = 3, A = 1, rewards ~1e6) and 2.1e-17 (float64, S = 3, A = 2, unit rewards): the
+    # computed gain is not exact. The bound now brackets g* and g^π by min_s (T^π h − h)(s) and
+    # max_s (T h − h)(s) with their round-off, and holds.
+    mdp = _probe_model(seed, dtype, scale)
+    g_star, gains = _reference_gains(mdp)
+    res = average_policy_iteration(mdp)
+    bound = Fraction(float(res.bound))
+    assert res.converged and bound > 0
+    assert abs(Fraction(float(res.gain)) - g_star) <= bound
+    assert g_star - gains[_policy(res)] <= bound
+
+
+@pytest.mark.parametrize("seed, dtype, scale", [(6, np.float32, 1.0), (1, np.float64, 1e6)])
+def test_linear_program_bound_is_a_certificate(seed, dtype, scale):
+    # float32, S = 2, A = 2: the gap max(T h − h) − gain of the LP's duals was −0.55 (negative) with
+    # |gain − g*| = 0.357; float64, rewards 1e6: bound 0 with |gain − g*| = 5.5e-11. The bound is
+    # now the Odoni gap of the policy's bias plus its round-off: ≥ 0 and ≥ the error.
+    mdp = _probe_model(seed, dtype, scale)
+    g_star, gains = _reference_gains(mdp)
+    res = average_linear_program(mdp)
+    bound = Fraction(float(res.bound))
+    assert bound > 0
+    assert abs(Fraction(float(res.gain)) - g_star) <= bound
+    assert g_star - gains[_policy(res)] <= bound
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_linear_program_solves_float32_models(seed):
+    # float32 rows of P summed to 1 only to ~1e-8 once cast to float64, above HiGHS's feasibility
+    # tolerance: 13 of these 40 valid models raised SolverError ("infeasible"). The LP is now built
+    # from the row-normalised P/σ; its answer agrees with policy iteration's certificate.
+    mdp = _probe_model(seed, np.float32, (1.0, 100.0, 1e6)[seed % 3])
+    g_star, gains = _reference_gains(mdp)
+    res = average_linear_program(mdp)
+    bound = Fraction(float(res.bound))
+    assert abs(Fraction(float(res.gain)) - g_star) <= bound
     assert g_star - gains[_policy(res)] <= bound
