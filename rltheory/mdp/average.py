@@ -240,9 +240,7 @@ def _roundoff(mdp: FiniteMDP) -> _Roundoff:
     """:class:`~rltheory.mdp.discounted._Roundoff` at ``γ = 1``: a computed ``Q = r + P v`` (and
     ``max_a Q``) is within ``e(v) = a‖r‖∞ + (a + δ)‖v‖∞`` of the row-normalised model's
     (``a = γ_{S+2}``, ``δ`` the row-sum defect of the stored ``P``)."""
-    ro = _Roundoff(mdp.replace(gamma=0.5))  # γ enters only ro.gamma, set to the undiscounted 1
-    ro.gamma = 1.0
-    return ro
+    return _Roundoff(mdp, gamma=1.0)
 
 
 def _odoni(xp: Any, mdp: FiniteMDP, v: Any, ro: _Roundoff) -> tuple[Any, Any, Any, Any]:

@@ -147,7 +147,8 @@ class _Roundoff:
     :func:`rltheory.bounds.vi_sweep_error`, here at the actual ``‖v‖∞``).
     """
 
-    def __init__(self, mdp: FiniteMDP) -> None:
+    def __init__(self, mdp: FiniteMDP, gamma: float | None = None) -> None:
+        """``gamma``: the discount of the operator (default ``mdp.gamma``; ``1.0`` for average reward)."""
         xp = mdp.xp
         self.xp = xp
         self.u = float(xp.finfo(mdp.dtype).eps) / 2.0
@@ -160,7 +161,7 @@ class _Roundoff:
         sums = xp.sum(mdp.P, axis=-1)
         self.delta = xp.max(xp.reshape(xp.abs(sums - 1.0), mdp.batch_shape + (-1,)), axis=-1) + gam(S)
         self.r_max = xp.max(xp.abs(xp.reshape(mdp.R, mdp.batch_shape + (-1,))), axis=-1)
-        self.gamma = float(mdp.gamma)
+        self.gamma = float(mdp.gamma if gamma is None else gamma)
 
     def sweep(self, v: Any) -> Any:
         """``e(v)``: the error of every computed entry of ``Q_v``, ``Tv`` and ``T^π v``."""
