@@ -84,17 +84,21 @@ def duality_gap(A: Any, x: Any, y: Any) -> Any:
     Returns
     -------
     gap : array, shape (...)
-        Non-negative for strategies on the simplex (weak duality); zero iff ``(x, y)``
-        is a saddle point. ``gap/2`` bounds each player's loss against a best response
-        at the value: ``v − min_j (xᵀA)_j ≤ gap`` and ``max_i (Ay)_i − v ≤ gap``.
+        Never negative, and never below the exact gap of ``(x/Σx, y/Σy)``: the computed gap
+        (0 where round-off made it negative; the exact one is ``≥ 0`` by weak duality and
+        0 iff ``(x, y)`` is a saddle point) plus a round-off allowance of about
+        ``(m + n + 6)·u·max|A|`` (``u`` the unit roundoff; :func:`_gap_allowance`). Each
+        player's loss against a best response at the value is at most ``gap``:
+        ``v − min_j (xᵀA)_j ≤ gap`` and ``max_i (Ay)_i − v ≤ gap``.
 
     Examples
     --------
     >>> import numpy as np
     >>> A = np.array([[1.0, -1.0], [-1.0, 1.0]])          # matching pennies
-    >>> float(duality_gap(A, np.array([0.5, 0.5]), np.array([0.5, 0.5])))
-    0.0
-    >>> float(duality_gap(A, np.array([1.0, 0.0]), np.array([1.0, 0.0])))
+    >>> g = float(duality_gap(A, np.array([0.5, 0.5]), np.array([0.5, 0.5])))
+    >>> 0.0 < g < 1e-14                                   # 0 exactly, plus the allowance
+    True
+    >>> round(float(duality_gap(A, np.array([1.0, 0.0]), np.array([1.0, 0.0]))), 12)
     2.0
     """
     xp = array_namespace(A, x, y)
@@ -104,11 +108,47 @@ def duality_gap(A: Any, x: Any, y: Any) -> Any:
     return _duality_gap(A, x, y, xp)
 
 
-def _duality_gap(A: Any, x: Any, y: Any, xp: Any) -> Any:
-    """:func:`duality_gap` without checks, for loops over iterates of validated games."""
+def _computed_gap(A: Any, x: Any, y: Any, xp: Any) -> Any:
+    """``max_i (Ay)_i − min_j (xᵀA)_j`` as computed in ``A``'s precision (no allowance)."""
     Ay = (A @ y[..., None])[..., 0]
     xA = (x[..., None, :] @ A)[..., 0, :]
     return xp.max(Ay, axis=-1) - xp.min(xA, axis=-1)
+
+
+def _gap_allowance(A: Any, x: Any, y: Any, xp: Any) -> Any:
+    r"""Round-off allowance ``ε`` of a computed gap (or of a computed ``xᵀAy``), per game.
+
+    With unit roundoff ``u``, ``γ_k = ku/(1 − ku)`` (Higham 2002, Lemma 3.1, eq. (3.4)) and the
+    stored strategies summing to ``σ_x, σ_y`` (``δ_x ≥ |σ_x − 1|``: the computed sum's distance
+    from 1 plus ``γ_m``), each computed ``(Ay)_i`` is within ``γ_n σ_y max|A|`` of the exact one,
+    which is within ``δ_y max|A|`` of ``(A y/σ_y)_i``, the payoff of the strategy on the
+    simplex; likewise for ``xᵀA``. So ``ε = max|A|·((1 + δ_y)γ_{n+3} + δ_y + (1 + δ_x)γ_{m+3} +
+    δ_x)``, whose ``3u`` slack per term covers the subtraction ``max − min``, the rounding of
+    ``gap + ε`` and of ``ε`` itself (the same bound holds for ``xᵀAy``, a sum of ``n`` then
+    ``m`` products). The same allowance as :class:`rltheory.mdp.discounted._Roundoff`'s
+    (Higham's ``γ`` plus the stored distribution's sum defect), for a matrix game.
+    """
+    m, n = A.shape[-2], A.shape[-1]
+    u = float(xp.finfo(A.dtype).eps) / 2.0
+
+    def gam(k: int) -> float:
+        return k * u / (1.0 - k * u)
+
+    a_max = xp.max(xp.abs(xp.reshape(A, tuple(A.shape[:-2]) + (m * n,))), axis=-1)
+    dx = xp.abs(xp.sum(x, axis=-1) - 1.0) + gam(m)
+    dy = xp.abs(xp.sum(y, axis=-1) - 1.0) + gam(n)
+    return a_max * ((1.0 + dy) * gam(n + 3) + dy + (1.0 + dx) * gam(m + 3) + dx)
+
+
+def _duality_gap(A: Any, x: Any, y: Any, xp: Any) -> Any:
+    """:func:`duality_gap` without checks, for loops over iterates of validated games.
+
+    The computed gap, set to 0 where round-off made it negative (the exact gap of strategies on
+    the simplex is ``≥ 0``), plus :func:`_gap_allowance`: never below the exact gap of
+    ``(x/Σx, y/Σy)``.
+    """
+    raw = _computed_gap(A, x, y, xp)
+    return xp.where(raw > 0.0, raw, 0.0) + _gap_allowance(A, x, y, xp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,7 +162,10 @@ class ZeroSumSolution:
     x, y : arrays, shapes (..., m) and (..., n)
         Maximin row strategy and minimax column strategy.
     gap : array, shape (...)
-        Certificate ``max_i (Ay)_i − min_j (xᵀA)_j ≥ 0``; ``|value − v(A)| ≤ gap``.
+        Certificate ``≥ max_i (Ay)_i − min_j (xᵀA)_j ≥ 0`` of the strategies on the simplex,
+        round-off of the computed sums and of ``value`` included (twice
+        :func:`_gap_allowance`, about ``(m + n + 6)·u·max|A|`` each, ``u`` the unit roundoff),
+        so ``|value − v(A)| ≤ gap``; never negative.
     iterations : int
         Simplex pivots taken by the slowest game of the batch (0 for HiGHS).
     n_fallback : int
@@ -217,6 +260,18 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
     return q, p, T[:, m, W - 1], pivots, done
 
 
+def _certificate(A: Any, x: Any, y: Any, xp: Any) -> tuple[Any, Any, Any]:
+    """``(computed gap, value = xᵀAy, certificate)`` of validated games ``A[N, m, n]``.
+
+    The certificate is :func:`_duality_gap` (``≥`` the exact gap) plus one more
+    :func:`_gap_allowance` for the rounding of ``value``, so that ``|value − v(A)| ≤ gap``.
+    """
+    raw = _computed_gap(A, x, y, xp)
+    value = xp.sum(x * (A @ y[:, :, None])[:, :, 0], axis=-1)
+    allowance = _gap_allowance(A, x, y, xp)
+    return raw, value, xp.where(raw > 0.0, raw, 0.0) + 2.0 * allowance
+
+
 def _normalise(z: Any, xp: Any) -> Any:
     z = xp.where(z > 0.0, z, 0.0)
     s = xp.sum(z, axis=-1, keepdims=True)
@@ -270,7 +325,11 @@ def solve_zero_sum(
     (at most the pivot tolerance, 1e-11 in float64) are set to zero and the strategies
     renormalised; the certificate is computed afterwards, on the original ``A`` (games with
     an entry beyond a quarter of the dtype's largest float are solved as ``A/4``, an exact
-    scaling, so that ``max A − min A`` cannot overflow; value and gap are scaled back).
+    scaling, so that ``max A − min A`` cannot overflow; value and gap are scaled back). The
+    reported gap adds the round-off of the computed sums and of ``value`` (without it the
+    computed gap was 0 while the exact gap of the returned float32 strategies was 1.9e-6, and
+    one game reported −3e-8); the fallback test ``gap > tol·max(1, range)`` uses the computed
+    gap alone, so the allowance never sends a game to HiGHS.
 
     References
     ----------
@@ -320,10 +379,9 @@ def solve_zero_sum(
     q, p, _, pivots, done = _simplex(Ap, xp, cap)
     y = _normalise(q, xp)
     x = _normalise(p, xp)
-    gap = duality_gap(Af, x, y)
-    value = xp.sum(x * (Af @ y[:, :, None])[:, :, 0], axis=-1)
+    raw, value, gap = _certificate(Af, x, y, xp)
     thresh = tol * xp.where(rng > 1.0, rng, 1.0)
-    bad = (gap > thresh) | ~done
+    bad = (raw > thresh) | ~done  # the kernel's own accuracy; the allowance is round-off's
     n_fb = 0
     if bool(xp.any(bad)):
         if not (fallback and is_host(xp)):
@@ -341,8 +399,7 @@ def solve_zero_sum(
         xh[idx], yh[idx] = ref.x, ref.y
         x = xp.asarray(xh.astype(to_numpy(x).dtype), device=Af.device)
         y = xp.asarray(yh.astype(to_numpy(y).dtype), device=Af.device)
-        gap = duality_gap(Af, x, y)
-        value = xp.sum(x * (Af @ y[:, :, None])[:, :, 0], axis=-1)
+        _, value, gap = _certificate(Af, x, y, xp)
     value, gap = value * unscale, gap * unscale
     return ZeroSumSolution(
         value=xp.reshape(value, batch),
@@ -414,8 +471,7 @@ def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
         Y[k] = np.clip(-res.ineqlin.marginals, 0.0, None)
     X /= X.sum(-1, keepdims=True)
     Y /= Y.sum(-1, keepdims=True)
-    gap = duality_gap(flat, X, Y)
-    value = np.einsum("bi,bij,bj->b", X, flat, Y)
+    _, value, gap = _certificate(flat, X, Y, np)
     return ZeroSumSolution(
         value=value.reshape(batch),
         x=X.reshape(batch + (m,)),
