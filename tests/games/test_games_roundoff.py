@@ -8,12 +8,16 @@ value ``val(R)/(1 − γ)`` in closed form (pure saddle, or ``(ad − bc)/(a + d
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+from rltheory.errors import ConvergenceWarning
 from rltheory.games import solve_zero_sum
+from rltheory.games.markov import ZeroSumMarkovGame
+from rltheory.games.shapley import shapley_value_iteration
 
 
 def _exact_payoffs(A, x, y):
@@ -66,3 +70,85 @@ def test_zero_sum_gap_covers_exact_gap_and_value_error(dtype, seed, scales):
     assert gap >= 0
     assert exact_gap <= gap
     assert value_err <= gap
+
+
+def _one_state_game(seed: int, dtype, scale: float, gamma: float):
+    """The probe's one-state game and its exact value ``val(R)/(1 − γ)`` (rational)."""
+    rng = np.random.default_rng(1000 + seed)
+    A, B = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    R = (rng.uniform(-1, 1, size=(1, A, B)) * scale + scale).astype(dtype)
+    M = [[Fraction(float(v)) for v in row] for row in R[0]]
+    lower = max(min(row) for row in M)
+    upper = min(max(M[i][j] for i in range(A)) for j in range(B))
+    if lower == upper:  # pure saddle
+        val = lower
+    else:  # 2×2 without a saddle: (ad − bc)/(a + d − b − c)
+        (a, b), (c, d) = M
+        val = (a * d - b * c) / (a + d - b - c)
+    game = ZeroSumMarkovGame(np.ones((1, A, B, 1), dtype=dtype), R, gamma)
+    return game, M, val
+
+
+@pytest.mark.parametrize(
+    "seed, gamma, scale, tol",
+    [
+        # float32, 2×2, γ 0.9, rewards ~1: ‖V − V*‖ = 1.6e-5 against bound 6.9e-6 (2.3×)
+        (18, 0.9, 1.0, 1e-6),
+        # float32, 2×2, γ 0.99, rewards ~100: policy loss 0.0097 against policy_bound 0
+        (1, 0.99, 100.0, 1e-4),
+    ],
+)
+def test_shapley_float32_certificates_cover_round_off(seed, gamma, scale, tol):
+    """Float32 one-state games: ‖V − V*‖∞ ≤ bound and each policy's loss ≤ policy_bound.
+
+    ``V* = val(R)/(1 − γ)`` exactly; the policies' loss at the one state is
+    ``max(val − min_b (xᵀR)_b, max_a (Ry)_a − val)/(1 − γ)`` (each player's exploitability).
+    """
+    game, M, val = _one_state_game(seed, np.float32, scale, gamma)
+    g = Fraction(gamma)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a tol below the float32 floor ends converged=False
+        res = shapley_value_iteration(game, tol=tol * scale, max_iter=3000)
+    V_star = val / (1 - g)
+    err = abs(Fraction(float(np.asarray(res.V, dtype=np.float64)[0])) - V_star)
+    assert err <= Fraction(float(np.asarray(res.bound, dtype=np.float64)))
+    x, y = res.policies
+    Ay, xA = _exact_payoffs(M, np.asarray(x)[0], np.asarray(y)[0])
+    loss = max(val - min(xA), max(Ay) - val) / (1 - g)
+    assert loss <= Fraction(float(np.asarray(res.policy_bound, dtype=np.float64)))
+
+
+def test_shapley_float32_bound_counts_the_row_sum_defect():
+    """A stored P whose rows sum to σ = 1 + 30·eps (float32; accepted, within 32·eps) certifies
+    the stochastic model P/σ, as the MDP solvers do (``mdp.discounted._Roundoff``).
+
+    One state, R = 100·[[2, −1], [−3, 4]] + 100 = [[300, 0], [−200, 500]]: no saddle, so
+    val R = (300·500 − 0·(−200))/(300 + 500 − 0 + 200) = 150 and V* = 150/(1 − 0.99) = 15000.
+    The stored model's fixed point is ~15000·(1 + 0.99·30·eps/0.01) ≈ 15005.3. Before the sweep
+    error counted the row-sum defect (one ulp of the stage payoffs only), VI stopped at its cap
+    with |V − V*| = 5.19 and bound 2.84.
+    """
+    R = (np.array([[2.0, -1.0], [-3.0, 4.0]]) * 100 + 100).astype(np.float32)
+    P = np.full((1, 2, 2, 1), 1 + 30 * np.finfo(np.float32).eps, dtype=np.float32)
+    game = ZeroSumMarkovGame(P, R[None], 0.99)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tol 1e-2 is below the floor here: converged=False
+        res = shapley_value_iteration(game, tol=1e-2)
+    g = Fraction(0.99)
+    val = Fraction(150)
+    err = abs(Fraction(float(res.V[0])) - val / (1 - g))
+    assert err <= Fraction(float(res.bound))
+    M = [[Fraction(float(v)) for v in row] for row in R]
+    x, y = res.policies
+    Ay, xA = _exact_payoffs(M, np.asarray(x)[0], np.asarray(y)[0])
+    loss = max(val - min(xA), max(Ay) - val) / (1 - g)
+    assert loss <= Fraction(float(res.policy_bound))
+
+
+def test_shapley_warns_with_the_round_off_floor():
+    """A tol below ρ/(1 − γ) ends converged=False with a warning naming the floor."""
+    R = (np.array([[2.0, -1.0], [-3.0, 4.0]]) * 100 + 100).astype(np.float32)
+    game = ZeroSumMarkovGame(np.ones((1, 2, 2, 1), dtype=np.float32), R[None], 0.99)
+    with pytest.warns(ConvergenceWarning, match=r"round-off floor rho/\(1-gamma\) = .* exceeds tol=1e-06"):
+        res = shapley_value_iteration(game, tol=1e-6)
+    assert not res.converged and float(res.bound) > 1e-6
