@@ -58,7 +58,7 @@ from ..mdp.sample import _count, _rng
 from ..mdp.utility import OccupancyFunction, shadow_reward, solve_general_utility
 from ..trace import Trace, TraceRecorder
 from .policy_gradient import _softmax_policy, npg_step, softmax_gradient
-from .soft import soft_value_iteration
+from .soft import _reachable_tol, soft_value_iteration
 
 __all__ = [
     "PrimalDualResult",
@@ -682,7 +682,7 @@ class TwoStageResult:
     weights: np.ndarray
 
 
-def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float = 0.1, tol: float = 1e-10) -> TwoStageResult:
+def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float = 0.1, tol: float | None = None) -> TwoStageResult:
     r"""Two-stage constrained actor-critic (Cai et al. 2023) in tabular form.
 
     Stage 1: for each cost ``c_i``, the soft-optimal policy ``π_i`` of the reward
@@ -702,16 +702,28 @@ def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float =
     auxiliary policies, never against the thresholds ``b`` themselves, so the
     result is feasible only for large enough weights and is in general dominated
     by the LP optimum at the same cost (checked by the ``two-stage-vs-pd`` experiment).
+
+    ``tol`` is the certified accuracy of each soft value iteration; by default ``1e-10``, or the
+    smallest target above soft VI's round-off floor where that is larger (large weights make the
+    stage-2 reward large).
     """
     P, R, C, b, mu, g = _cmdp(cmdp, "two_stage_constrained_ac")
     w = np.asarray(weights, dtype=float).reshape(-1)
     if np.asarray(weights).dtype == bool or w.shape != (cmdp.m,) or np.any(~np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
         raise ValueError(f"weights must be {cmdp.m} finite non-negative numbers with a positive sum; got {weights!r}")
     t = _positive(tau, "tau")
-    aux = np.stack([np.asarray(soft_value_iteration(cmdp.mdp.replace(R=-C[i]), tau=t, tol=tol).policy) for i in range(cmdp.m)])
+    tol = check_real(tol, "tol", low=0.0, low_open=True, allow_none=True)
+
+    def solve(mdp: Any, temp: float) -> Any:
+        # default: 1e-10, or the smallest target above soft VI's round-off floor where that is larger
+        # (stage 2's reward r + Σ w_i log π_i reaches |log π_i| ~ 1e2 and more: a fixed 1e-10 sat
+        # below the floor at γ ≥ 0.99 and every solve ended with a ConvergenceWarning)
+        return soft_value_iteration(mdp, tau=temp, tol=_reachable_tol(mdp, temp, 1e-10) if tol is None else tol)
+
+    aux = np.stack([np.asarray(solve(cmdp.mdp.replace(R=-C[i]), t).policy) for i in range(cmdp.m)])
     W = float(w.sum())
     logp = np.tensordot(w, np.log(aux), axes=(0, 0))
-    sol = soft_value_iteration(cmdp.mdp.replace(R=R + logp), tau=W, tol=tol)
+    sol = solve(cmdp.mdp.replace(R=R + logp), W)
     pi = np.asarray(sol.policy)
     value, costs = evaluate_cmdp(cmdp, pi)
     return TwoStageResult(pi, aux, float(value), np.asarray(to_numpy(costs), dtype=float), w)

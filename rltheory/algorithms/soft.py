@@ -227,6 +227,12 @@ def soft_reference(mdp: FiniteMDP, *, tau: float) -> SoftSolution:
     arithmetic allows. The drivers that trace errors against ``Q*_τ`` (entropy-regularised NPG
     and PG, and their bound constants) use this when no reference is passed.
     """
+    return soft_value_iteration(mdp, tau=tau, tol=_reachable_tol(mdp, tau, 1e-12))
+
+
+def _reachable_tol(mdp: FiniteMDP, tau: float, at_least: float) -> float:
+    """``max(at_least, 16ε·γ/(1−γ)·q̄ + 2f)``: the smallest target :func:`soft_value_iteration`
+    can certify on ``mdp`` without meeting its round-off floor (see :func:`soft_reference`)."""
     g = float(mdp.gamma)
     xp = mdp.xp
     r_max = float(xp.max(xp.abs(mdp.R))) if mdp.R.size else 0.0
@@ -235,7 +241,7 @@ def soft_reference(mdp: FiniteMDP, *, tau: float) -> SoftSolution:
     ro = _Roundoff(mdp)
     f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp.A) / (1.0 - g)
     f_max = float(xp.max(f)) if getattr(f, "ndim", 0) else float(f)
-    return soft_value_iteration(mdp, tau=tau, tol=max(1e-12, floor + 2.0 * f_max))
+    return max(at_least, floor + 2.0 * f_max)
 
 
 def soft_value_iteration(

@@ -368,3 +368,26 @@ def test_two_stage_rejects_bool_weights() -> None:
         two_stage_constrained_ac(cmdp, weights=True)
     with pytest.raises(ValueError, match="weights must be 1 finite non-negative numbers"):
         two_stage_constrained_ac(cmdp, weights=np.array([True]))
+
+
+def test_two_stage_default_tolerance_stays_above_the_soft_round_off_floor():
+    # two_stage_calibrated's bisection starts at w_max = 1e3: on the full two-stage-vs-pd preset's
+    # 7×7 hazard grid (γ = 0.9) the stage-2 reward r + Σ w_i log π_i is then of size ~1e4, and the
+    # fixed default tol = 1e-10 sat below soft VI's certified round-off floor (6.3e-10): the solve
+    # ended with a ConvergenceWarning (certificate 1.24e-9). The default is now max(1e-10, the
+    # smallest reachable target); an explicit tol is still honoured (and still warns).
+    import warnings
+
+    from rltheory.errors import ConvergenceWarning
+    from rltheory.experiments.two_stage_vs_pd import Config, hazard_gridworld
+
+    cfg = Config.full()
+    cmdp = hazard_gridworld(cfg.size, cfg.slip, cfg.gamma, cfg.threshold)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = two_stage_constrained_ac(cmdp, weights=[1e3], tau=cfg.tau)
+    assert np.isfinite(res.value) and np.all(np.isfinite(res.costs))
+    with pytest.warns(ConvergenceWarning, match="round-off floor"):
+        two_stage_constrained_ac(cmdp, weights=[1e3], tau=cfg.tau, tol=1e-10)
+    with pytest.raises(ValueError, match="tol must be a finite number > 0"):
+        two_stage_constrained_ac(cmdp, weights=[1e3], tau=cfg.tau, tol=0.0)
