@@ -153,7 +153,13 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     src = "Shapley (1953), Theorem 1"
     for name, game in games.items():
         g = game.gamma
-        ref = shapley_value_iteration(game, tol=1e-12)  # above its round-off floor (4.5e-13 at gamma 0.99)
+        # the reference V*, certified to ref_bound: a fixed 1e-13 lies below Shapley VI's certified
+        # round-off floor (1.1e-12 on the full preset's games), so ask for half the allowance's
+        # unit at the payoff scale, and count the certified error of V* in the allowance (the
+        # measured errors are against V*: |err_k − ‖V_k − V*‖| ≤ ref_bound, also at k = 0)
+        r_scale = float(np.max(np.abs(np.asarray(game.R)))) / (1.0 - g)
+        ref = shapley_value_iteration(game, tol=0.5 * REF_ATOL * max(r_scale, 1.0))
+        ref_bound = float(np.max(np.asarray(ref.bound)))
         V_star = np.asarray(ref.V)
         err = _error_curve(game, V_star)
         k = np.arange(err.shape[0])
@@ -162,11 +168,12 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         checks.append(
             Claim(
                 f"{name}-bound",
-                f"{name}: ‖V_k − V*‖∞ ≤ γ^k ‖V_0 − V*‖∞ at every k (allowance {REF_ATOL:g}·‖V*‖∞)",
+                f"{name}: ‖V_k − V*‖∞ ≤ γ^k ‖V_0 − V*‖∞ at every k (allowance {REF_ATOL:g}·‖V*‖∞ + "
+                f"2·{ref_bound:.2g}, the reference's certified error)",
                 src,
                 None,
                 "bound",
-            ).check(check_bound(err[1:], bound[1:], atol=REF_ATOL * scale))
+            ).check(check_bound(err[1:], bound[1:], atol=REF_ATOL * scale + 2.0 * ref_bound))
         )
         fit = fit_linear_rate(k, err, seed=seed)
         fits[name] = fit.to_dict()
