@@ -6,7 +6,7 @@ import math
 import warnings
 from typing import Any
 
-__all__ = ["HIGHS_OPTIONS", "contraction_steps", "highs_linprog", "unit_range"]
+__all__ = ["HIGHS_OPTIONS", "contraction_steps", "higham_gamma", "highs_linprog", "unit_range"]
 
 # small_matrix_value: HiGHS treats |entries| below it as zero (default 1e-9; 1e-12 is the least it
 # accepts). Transition probabilities of 1e-10 are legitimate model entries, and dropping them
@@ -14,6 +14,13 @@ __all__ = ["HIGHS_OPTIONS", "contraction_steps", "highs_linprog", "unit_range"]
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
                  "small_matrix_value": 1e-12}
 _HIGHS_TROUBLE = 4  # scipy's status for "numerical difficulties" (HiGHS model status Unknown and the like)
+
+
+def higham_gamma(n: int, u: float) -> float:
+    """``γ_n = n u/(1 − n u)``: a computed sum of ``n`` products is within ``γ_n`` (relative, of the sum
+    of the terms' absolute values) of the exact one, for any order of summation (Higham 2002,
+    *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Lemma 3.1 and eq. (3.4))."""
+    return n * u / (1.0 - n * u)
 
 
 def contraction_steps(g: float, start: float, tol: float, *, strict: bool = False) -> int:

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import _source_atol, check_finite, check_probability
+from .._validate import _source_atol, check_finite, check_int, check_probability
 from ..backend import array_namespace, as_float, require_host
 from ..mdp.bellman import _q_values, _state_occupancy, evaluate_policy, expected_value
 from ..mdp.model import FiniteMDP
@@ -138,7 +138,7 @@ class LSTDCritic:
     ridge: float = 1e-8
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "samples", _check_samples(self.samples))
+        object.__setattr__(self, "samples", check_int(self.samples, "samples"))
         if isinstance(self.ridge, bool) or not (isinstance(self.ridge, (int, float)) and self.ridge >= 0):
             raise ValueError(f"ridge must be >= 0; got {self.ridge!r}")
         if not math.isfinite(self.ridge):
@@ -162,7 +162,7 @@ class TDCritic:
     step_size: Callable[[int], float] = field(default=lambda k: 0.5 / (1.0 + 0.01 * k))
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "samples", _check_samples(self.samples))
+        object.__setattr__(self, "samples", check_int(self.samples, "samples"))
         if not callable(self.step_size):
             raise TypeError(f"step_size must be a callable k -> alpha_k; got {type(self.step_size).__name__} "
                             f"{self.step_size!r}")
@@ -194,13 +194,6 @@ def _td_step(step_size: Callable[[int], float], k: int) -> float:
     if not (math.isfinite(alpha) and alpha >= 0):
         raise ValueError(f"TDCritic.step_size must return a finite step >= 0; step_size({k}) = {got!r}")
     return alpha
-
-
-def _check_samples(n: Any) -> int:
-    """A critic's ``samples``: an integer (Python or numpy, not bool) ``>= 1``."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"samples must be an integer >= 1; got {n!r}")
-    return int(n)
 
 
 def natural_actor_critic(

@@ -370,21 +370,16 @@ def vi_sweep_error(mdp: Any) -> float:
     """
     if not isinstance(mdp, FiniteMDP):
         raise TypeError(f"vi_sweep_error takes a FiniteMDP; got {type(mdp).__name__}")
+    from ..mdp.discounted import _Roundoff  # noqa: PLC0415 - the solvers' own a, δ and ‖R‖∞
+
     g = _gamma(mdp.gamma)
-    P = np.asarray(to_numpy(mdp.P), dtype=float)
-    R = np.asarray(to_numpy(mdp.R), dtype=float)
-    u = float(mdp.xp.finfo(mdp.dtype).eps) / 2.0  # the namespace's finfo: its dtypes need not be numpy's
-    S = int(mdp.S)
-
-    def gam(m: int) -> float:
-        return m * u / (1.0 - m * u)
-
-    a = gam(S + 2)
-    delta = float(np.max(np.abs(P.sum(axis=-1) - 1.0))) + gam(S)
+    ro = _Roundoff(mdp)
+    u, a = ro.u, ro.a
+    delta = float(np.max(np.asarray(to_numpy(ro.delta), dtype=float), initial=0.0))
     b = g * (a + delta) / (1.0 - g)
     if not b < 1.0:
         return math.inf
-    r = float(np.max(np.abs(R)))
+    r = float(np.max(np.asarray(to_numpy(ro.r_max), dtype=float), initial=0.0))
     e1 = (a + b) * r / (1.0 - b)
     return e1 + u * (r + e1)
 

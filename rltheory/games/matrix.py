@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import unit_range
+from .._numerics import higham_gamma, unit_range
 from .._validate import as_distribution, check_finite, check_int, check_ndim, check_real
 from ..backend import array_namespace, as_float, is_host, one_hot, require_host, to_numpy
 from ..errors import InvalidModelError, SolverError
@@ -132,7 +132,7 @@ def _gap_allowance(A: Any, x: Any, y: Any, xp: Any) -> Any:
     u = float(xp.finfo(A.dtype).eps) / 2.0
 
     def gam(k: int) -> float:
-        return k * u / (1.0 - k * u)
+        return higham_gamma(k, u)
 
     a_max = xp.max(xp.abs(xp.reshape(A, tuple(A.shape[:-2]) + (m * n,))), axis=-1)
     dx = xp.abs(xp.sum(x, axis=-1) - 1.0) + gam(m)

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import contraction_steps, highs_linprog
+from .._numerics import contraction_steps, higham_gamma, highs_linprog
 from .._validate import as_real_array, check_positive_int, check_real, check_tolerance
 from ..backend import from_host, require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
@@ -153,13 +153,9 @@ class _Roundoff:
         self.xp = xp
         self.u = float(xp.finfo(mdp.dtype).eps) / 2.0
         S = mdp.S
-
-        def gam(m: int) -> float:
-            return m * self.u / (1.0 - m * self.u)
-
-        self.a = gam(S + 2)
+        self.a = higham_gamma(S + 2, self.u)
         sums = xp.sum(mdp.P, axis=-1)
-        self.delta = xp.max(xp.reshape(xp.abs(sums - 1.0), mdp.batch_shape + (-1,)), axis=-1) + gam(S)
+        self.delta = xp.max(xp.reshape(xp.abs(sums - 1.0), mdp.batch_shape + (-1,)), axis=-1) + higham_gamma(S, self.u)
         self.r_max = xp.max(xp.abs(xp.reshape(mdp.R, mdp.batch_shape + (-1,))), axis=-1)
         self.gamma = float(mdp.gamma if gamma is None else gamma)
 

@@ -96,31 +96,29 @@ def test_rvi_bound_holds_on_random_models(seed, dtype, scale):
     assert g_star - gains[_policy(res)] <= bound
 
 
-@pytest.mark.parametrize("seed, dtype, scale", [(2, np.float32, 1e6), (0, np.float64, 1.0)])
-def test_policy_iteration_gap_counts_roundoff(seed, dtype, scale):
-    # the Odoni gap max_s (T h − h)(s) − g of the computed h and g was 0 while |g − g*| was 0.0015
-    # (float32, S = 3, A = 1, rewards ~1e6) and 2.1e-17 (float64, S = 3, A = 2, unit rewards): the
-    # computed gain is not exact. The bound now brackets g* and g^π by min_s (T^π h − h)(s) and
-    # max_s (T h − h)(s) with their round-off, and holds.
+@pytest.mark.parametrize(
+    "solver, seed, dtype, scale",
+    [
+        # PI: the Odoni gap max_s (T h − h)(s) − g of the computed h and g was 0 while |g − g*| was
+        # 0.0015 (float32, S = 3, A = 1, rewards ~1e6) and 2.1e-17 (float64, S = 3, A = 2, unit
+        # rewards): the computed gain is not exact
+        (average_policy_iteration, 2, np.float32, 1e6),
+        (average_policy_iteration, 0, np.float64, 1.0),
+        # LP: the gap max(T h − h) − gain of the LP's duals was −0.55 (negative) with
+        # |gain − g*| = 0.357 (float32, S = 2, A = 2), and 0 with error 5.5e-11 (float64, rewards 1e6)
+        (average_linear_program, 6, np.float32, 1.0),
+        (average_linear_program, 1, np.float64, 1e6),
+    ],
+    ids=["pi-float32", "pi-float64", "lp-float32", "lp-float64"],
+)
+def test_unichain_gain_bound_counts_roundoff(solver, seed, dtype, scale):
+    # Both now bracket g* and g^π by min_s (T^π h − h)(s) and max_s (T h − h)(s) of the returned
+    # policy's bias with their round-off (average._policy_gap): the bound is > 0 and covers the error.
     mdp = _probe_model(seed, dtype, scale)
     g_star, gains = _reference_gains(mdp)
-    res = average_policy_iteration(mdp)
+    res = solver(mdp)
     bound = Fraction(float(res.bound))
     assert res.converged and bound > 0
-    assert abs(Fraction(float(res.gain)) - g_star) <= bound
-    assert g_star - gains[_policy(res)] <= bound
-
-
-@pytest.mark.parametrize("seed, dtype, scale", [(6, np.float32, 1.0), (1, np.float64, 1e6)])
-def test_linear_program_bound_is_a_certificate(seed, dtype, scale):
-    # float32, S = 2, A = 2: the gap max(T h − h) − gain of the LP's duals was −0.55 (negative) with
-    # |gain − g*| = 0.357; float64, rewards 1e6: bound 0 with |gain − g*| = 5.5e-11. The bound is
-    # now the Odoni gap of the policy's bias plus its round-off: ≥ 0 and ≥ the error.
-    mdp = _probe_model(seed, dtype, scale)
-    g_star, gains = _reference_gains(mdp)
-    res = average_linear_program(mdp)
-    bound = Fraction(float(res.bound))
-    assert bound > 0
     assert abs(Fraction(float(res.gain)) - g_star) <= bound
     assert g_star - gains[_policy(res)] <= bound
 
