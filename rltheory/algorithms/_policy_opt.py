@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import higham_gamma
 from .._validate import as_distribution, as_real_array, check_int, check_real
 from ..backend import is_numpy
 from ..errors import ConvergenceWarning
@@ -159,6 +160,17 @@ def logit_step(theta: Any, scores: Any, xp: Any) -> tuple[Any, Any]:
     w -= w_floor  # exactly 0 at and below the floor (and for -inf logits), >= 0 above it
     w /= _action_reduce(np.add, w)[:, None]
     return w, theta
+
+
+def softmax_sum_defect(n_actions: int, eps: float) -> float:
+    r"""A bound on ``|Σ_a π(a|s) − 1|`` for the policies :func:`logit_step` computes: ``γ_{A+1}``.
+
+    The weights' sum is computed with relative error ``|θ| ≤ γ_{A−1}`` (``A − 1`` additions, any
+    order) and each ``π_a = w_a/ŝ`` is rounded once, so ``Σ_a π_a = (1 ± u)/(1 + θ)``, within
+    ``(u + γ_{A−1})/(1 − γ_{A−1}) ≤ γ_{A+1}`` of 1 (Higham 2002, Lemma 3.1).
+    (``eps``: the dtype's machine epsilon, ``u = eps/2``.)
+    """
+    return higham_gamma(n_actions + 1, float(eps) / 2.0)
 
 
 @functools.lru_cache(maxsize=8)

@@ -20,8 +20,12 @@ are close, so :class:`WarmEvaluator` replaces most solves by
 Certificate (for every instance, at every call): the steps stop once
 ``‖r_π − M_π V‖∞ ≤ c·ε·(‖V‖∞ + ‖r‖∞)`` (``ε`` the dtype's machine epsilon,
 ``c = 16``: the size of the residual an LU solution itself leaves), and then
-``‖V − V^π‖∞ ≤ ‖r_π − M_π V‖∞ / (1 − γ)`` (``‖M_π^{-1}‖∞ ≤ 1/(1−γ)``), returned as
-``bound``. An instance is solved exactly by LU instead when its step contracts the
+``‖V − V^π‖∞ ≤ (‖r_π − M_π V‖∞ + e) / (1 − γ)`` (``‖M_π^{-1}‖∞ ≤ 1/(1−γ)``), returned as
+``bound``, where ``e`` is the round-off of the computed residual itself (Higham's
+``γ_{S+3}`` for the product with ``P``, ``γ_A`` for the sum over actions, and the stored
+``P``'s and ``π``'s row-sum defects; :meth:`WarmEvaluator._allowance`). Without ``e`` the
+certificate was false whenever the computed residual underestimated the exact one — e.g. 0
+for most one-state models, whose computed ``V`` is still an ulp off. An instance is solved exactly by LU instead when its step contracts the
 residual by less than a factor 10, or when, at the contraction its last step showed,
 it would need more than four steps in all. Its ``W`` is then renewed: by one
 Newton–Schulz step ``W ← W(2I − M_π W)`` (``I − M_π W' = (I − M_π W)²``; two ``S×S``
@@ -62,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import higham_gamma
 from ..backend import is_numpy
 
 __all__ = ["WarmEvaluator", "action_major", "compact", "compact_plan"]
@@ -107,9 +112,18 @@ class WarmEvaluator:
         self.R = action_major(xp, R)
         self.r_max = xp.max(xp.abs(xp.reshape(self.R, (B, -1))), axis=-1)
         self.c_eps = _RESIDUAL_FACTOR * float(xp.finfo(P.dtype).eps)
+        # round-off of the computed residual (see _allowance): unit roundoff, γ_{S+3}, γ_A and
+        # the stored P's row-sum defect δ (computed sums' distance from 1 plus γ_S)
+        self.u = float(xp.finfo(P.dtype).eps) / 2.0
+        self.a_S = higham_gamma(S + 3, self.u)
+        self.a_A = higham_gamma(A, self.u)
+        sums = xp.reshape(xp.sum(P, axis=-1), (B, -1))
+        self.delta = xp.max(xp.abs(sums - 1.0), axis=-1) + higham_gamma(S, self.u)
         self.W: Any = None
         self.history: list[tuple[Any, Any]] = []
         self.residual: Any = None  # ‖r_π − M_π V‖∞ per instance, of the last evaluation
+        self.nu: Any = None  # the last evaluated policy's action-sum defect (scalar, or per instance)
+        self._coef: Any = None  # (ν, c₁, c₂) of _allowance for the last scalar ν
         self.exact_solves = 0  # instances solved by LU so far (for diagnostics)
         # warm steps pay off on a CPU with enough instances; on a GPU the batched LU solve is
         # one library call while every masked decision of the warm steps is a device sync
@@ -131,6 +145,45 @@ class WarmEvaluator:
         if self._np:
             return np.einsum("bas,bas->bs", pi, Adv)
         return self.xp.sum(pi * Adv, axis=1)
+
+    def _sum_defect(self, pi: Any) -> Any:
+        """``ν ≥ |Σ_a π(a|s) − 1|`` per instance: the computed sums' distance from 1, plus ``γ_A``."""
+        xp = np if self._np else self.xp
+        d = xp.max(xp.abs(xp.sum(pi, axis=1) - 1.0), axis=-1)
+        return d + self.a_A * (1.0 + d)
+
+    def _allowance(self, V: Any, nu: Any) -> Any:
+        r"""``e ≥ |computed − exact residual|`` per instance: the round-off of ``Σ_a π(a|s) A_V(s, a)``.
+
+        The certificate is about the stochastic model ``P̃ = P/σ`` (``σ`` the stored rows'
+        sums, ``|σ − 1| ≤ δ``) and the normalised policy ``π̃ = π/Σ_a π`` (``|Σ_a π − 1| ≤ ν``).
+        With ``s_V = ‖R‖∞ + (1 + γ(1 + δ))‖V‖∞`` bounding ``|R| + |K||V|`` row by row
+        (``K = I − γP``), the computed residual differs from the exact one by at most
+
+        * ``γ_{S+3}·s_V``: the stored ``K`` (two roundings per diagonal entry, one elsewhere),
+          the product ``KV`` (``S`` terms) and the subtraction from ``R`` (Higham 2002,
+          Lemma 3.1 and eq. (3.4));
+        * ``(γ_A(1 + ν) + 2ν)(1 + γ_{S+3})·s_V``: the sum over ``A`` actions and the
+          normalisation of ``π`` (``|1 − 1/Σπ|·Σπ ≤ 2ν`` for ``ν ≤ 1/3``);
+        * ``γδ‖V‖∞``: ``P`` against ``P̃`` (``‖γ(P − P̃)_π V‖∞ ≤ γδ‖V‖∞``).
+
+        So ``e = c₁ + c₂‖V‖∞`` with per-instance ``(c₁, c₂)`` that depend on ``ν`` only through
+        the first factor (cached for a scalar ``ν``; an array ``ν`` is measured by
+        :meth:`_sum_defect`).
+        """
+        xp = np if self._np else self.xp
+        if isinstance(nu, float) and self._coef is not None and self._coef[0] == nu:
+            c1, c2 = self._coef[1:]
+        else:
+            k = self.a_S + (self.a_A * (1.0 + nu) + 2.0 * nu) * (1.0 + self.a_S)
+            c1, c2 = k * self.r_max, k * (1.0 + self.gamma * (1.0 + self.delta)) + self.gamma * self.delta
+            if isinstance(nu, float):
+                self._coef = (nu, c1, c2)
+        return c1 + c2 * xp.max(abs(V), axis=-1)
+
+    def _bound(self, r: Any, e: Any) -> Any:
+        """``(r + e)/(1 − γ)``, rounded upwards (``8u``: the sum, the division and ``1 − γ``)."""
+        return (r + e) * (1.0 + 8.0 * self.u) / (1.0 - self.gamma)
 
     def _tolerance(self, V: Any, r_max: Any) -> Any:
         """The stopping level ``c·ε·(‖V‖∞ + ‖r‖∞)`` of the residual, per instance."""
@@ -178,10 +231,12 @@ class WarmEvaluator:
         return out[0], out[1]
 
     # -- public ----------------------------------------------------------------------
-    def evaluate(self, pi: Any) -> tuple[Any, Any, Any]:
+    def evaluate(self, pi: Any, nu: float | None = None) -> tuple[Any, Any, Any]:
         """``(V^π, A^π, bound)`` for the action-major policy ``pi`` of shape ``(B, A, S)``.
 
-        ``bound[b] ≥ ‖V[b] − V^{π_b}‖∞``, from the final residual (module docstring).
+        ``bound[b] ≥ ‖V[b] − V^{π_b}‖∞``, from the final residual and its round-off (module
+        docstring). ``nu``: a known bound on ``|Σ_a π(a|s) − 1|`` (e.g. :data:`SOFTMAX_DEFECT`
+        of ``logit_step``'s policies); measured on ``pi`` when ``None``.
         The returned arrays must not be modified (they are the history of the prediction).
         """
         xp = self.xp
@@ -195,7 +250,8 @@ class WarmEvaluator:
             r = (np if self._np else xp).max(abs(self._residual(pi, Adv)), axis=-1)
         self.history = (self.history + [(V, Adv)])[-3:]
         self.residual = r
-        return V, Adv, r / (1.0 - self.gamma)
+        self.nu = self._sum_defect(pi) if nu is None else float(nu)
+        return V, Adv, self._bound(r, self._allowance(V, self.nu))
 
     # -- settled instances (numpy) -----------------------------------------------------
     def settled(self, open_actions: Any = None) -> tuple[Any, Any]:
@@ -213,7 +269,9 @@ class WarmEvaluator:
         certified evaluation of every later iterate, which the driver then advances in
         closed form. The policies are computed with relative error a few ``ε`` per entry
         (``Σ_a π_a |A_a| ≤ 3F``) and weights below ``e^{-700}`` set to 0 (``≤ |A|·1e-304``
-        absolute), so the recorded bound is ``F·(1 + 16ε)/(1 − γ)``.
+        absolute), so the recorded bound is ``(F·(1 + 16ε) + e)/(1 − γ)`` with ``e`` the
+        round-off allowance of :meth:`_allowance` at ``V`` (``A`` is the computed advantage;
+        the later policies' action-sum defect is taken as at least ``16ε``).
 
         Parameters
         ----------
@@ -232,7 +290,9 @@ class WarmEvaluator:
             np.maximum(top, Adv[:, a], out=top)
         F = np.max(np.abs(top, out=top), axis=-1)
         np.maximum(F, self.residual, out=F)
-        return F <= self._tolerance(V, self.r_max), F * ((1.0 + self.c_eps) / (1.0 - self.gamma))
+        nu = max(self.nu, self.c_eps) if isinstance(self.nu, float) else np.maximum(self.nu, self.c_eps)
+        e = self._allowance(V, nu)
+        return F <= self._tolerance(V, self.r_max), self._bound(F * (1.0 + self.c_eps), e)
 
     def retire(self, done: Any) -> tuple[Any, Any, int]:
         """Drop the instances ``done`` (bool, (B,)) from the evaluator: ``(holes, movers, n)``.
@@ -248,6 +308,10 @@ class WarmEvaluator:
         self.R = compact(self.R, holes, movers, n)
         self.r_max = compact(self.r_max, holes, movers, n)
         self.residual = compact(self.residual, holes, movers, n)
+        if not isinstance(self.nu, float):
+            self.nu = compact(self.nu, holes, movers, n)
+        self._coef = None  # per-instance coefficients of _allowance: recomputed for the kept rows
+        self.delta = compact(self.delta, holes, movers, n)
         if self.W is not None:
             self.W = compact(self.W, holes, movers, n)
         self.history = [(compact(V, holes, movers, n), compact(A, holes, movers, n)) for V, A in self.history]

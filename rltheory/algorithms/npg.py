@@ -56,6 +56,7 @@ from ._policy_opt import (
     multiplicative_update,
     prepare,
     safe_log,
+    softmax_sum_defect,
     warn_at_cap,
 )
 from ._warm_eval import WarmEvaluator, action_major, compact
@@ -206,7 +207,8 @@ def natural_policy_gradient(
         Trace metrics ``suboptimality`` (``V*(ρ) − V^{π_t}(ρ)``),
         ``suboptimality_inf`` (``max_s V*(s) − V^{π_t}(s)``) and ``evaluation_bound``
         (a certified bound on ``‖V_t − V^{π_t}‖∞`` for the values used at iterate ``t``:
-        residual / (1 − γ), at the level of an LU solve's own error), ``t = 0..T``.
+        (residual + its round-off) / (1 − γ), a few times an LU solve's own error),
+        ``t = 0..T``.
 
     Raises
     ------
@@ -299,6 +301,7 @@ class _NPGChunk:
         self.pi = action_major(xp, pi)
         self.theta = safe_log(self.pi, xp)  # logits, shifted to max 0 by every update
         self.V_star, self.rho, self.step, self.xp = V_star, rho, step, xp
+        self.nu_step = softmax_sum_defect(self.pi.shape[1], xp.finfo(self.pi.dtype).eps)  # of logit_step's policies
         self.t, self.adv, self.last = 0, None, None
         self.rows: dict[str, list[Any]] = {}
         self.wall: list[float] = []
@@ -321,7 +324,7 @@ class _NPGChunk:
 
     def _evaluate(self) -> None:
         if not self.freeze:
-            V, self.adv, bound = self.ev.evaluate(self.pi)
+            V, self.adv, bound = self.ev.evaluate(self.pi, self._nu())
             self.last = gap_metrics(self.xp, self.V_star, V, self.rho) | {"evaluation_bound": bound}
             for k, v in self.last.items():
                 self.rows.setdefault(k, []).append(v if self.clock else np.asarray(to_numpy(v), dtype=float))
@@ -332,7 +335,7 @@ class _NPGChunk:
             return
         full = {k: v.copy() for k, v in self.f_rows.items()}  # the settled rows' constant values
         if self.slot.shape[0]:
-            V, self.adv, bound = self.ev.evaluate(self.pi)
+            V, self.adv, bound = self.ev.evaluate(self.pi, self._nu())
             last = gap_metrics(np, self.V_star, V, self.rho) | {"evaluation_bound": bound}
             if full:
                 for k, v in last.items():
@@ -347,6 +350,10 @@ class _NPGChunk:
         for k, v in full.items():
             self.rows.setdefault(k, []).append(v)
         self.wall.append(self.elapsed)
+
+    def _nu(self) -> float | None:
+        """The action-sum defect of the evaluated policy: measured on ``π_0``, a priori afterwards."""
+        return None if self.t == 0 else self.nu_step
 
     def _retire(self, done: np.ndarray, last: dict[str, np.ndarray]) -> None:
         """Move the settled rows ``done`` out of the active arrays (see the class docstring)."""
