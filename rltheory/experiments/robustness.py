@@ -163,21 +163,29 @@ class SeedReport:
         }
 
 
+MAX_SEEDS = 100_000  # a robustness run reruns the experiment once per seed
+
+
 def parse_seeds(spec: str) -> tuple[int, ...]:
     """Seeds from ``"START:STOP"`` (``range(START, STOP)``) or a comma list ``"0,3,7"``.
 
     Raises
     ------
     ValueError
-        Not one of those forms, a negative seed, an empty range, or a seed listed twice.
+        Not one of those forms, a negative seed, an empty range, a range of more than
+        :data:`MAX_SEEDS` seeds (rejected before it is built), or a seed listed twice.
     """
     text = spec.strip()
     try:
         if ":" in text:
             lo, hi = (int(x) for x in text.split(":"))
-            seeds = tuple(range(lo, hi))
-            if not seeds:
+            if hi <= lo:
                 raise ValueError(f"seeds {spec!r}: the range {lo}:{hi} is empty (STOP must exceed START)")
+            if lo < 0:
+                raise ValueError(f"seeds {spec!r}: seeds[0] must be non-negative; got {lo}")
+            if hi - lo > MAX_SEEDS:  # checked before the range is built (each seed is a full run)
+                raise ValueError(f"seeds {spec!r}: the range {lo}:{hi} has {hi - lo} seeds; at most {MAX_SEEDS}")
+            seeds = tuple(range(lo, hi))
         else:
             seeds = tuple(int(x) for x in text.split(","))
     except ValueError as exc:

@@ -126,6 +126,10 @@ def test_parse_seeds(spec, seeds):
     ("0:x", r"seeds '0:x': expected START:STOP or a comma list of integers such as 0,3,7"),
     ("1:2:3", r"seeds '1:2:3': expected START:STOP"),
     ("5:5", r"seeds '5:5': the range 5:5 is empty \(STOP must exceed START\)"),
+    ("-2:3", r"seeds '-2:3': seeds\[0\] must be non-negative; got -2"),
+    # rejected before the range is built (it used to build all 10**12 seeds in memory first)
+    ("0:1000000000000", r"seeds '0:1000000000000': the range 0:1000000000000 has 1000000000000 seeds; "
+                        r"at most 100000"),
     ("2,-1", r"seeds '2,-1': seeds\[1\] must be non-negative; got -1"),
     ("1,2,1", r"seeds '1,2,1': seeds\[2\] repeats seed 1 \(first at seeds\[0\]\)"),
     ("", r"seeds '': expected START:STOP"),
