@@ -152,7 +152,7 @@ class WarmEvaluator:
         d = xp.max(xp.abs(xp.sum(pi, axis=1) - 1.0), axis=-1)
         return d + self.a_A * (1.0 + d)
 
-    def _allowance(self, V: Any, nu: Any) -> Any:
+    def _allowance(self, v_norm: Any, nu: Any) -> Any:
         r"""``e ≥ |computed − exact residual|`` per instance: the round-off of ``Σ_a π(a|s) A_V(s, a)``.
 
         The certificate is about the stochastic model ``P̃ = P/σ`` (``σ`` the stored rows'
@@ -171,7 +171,6 @@ class WarmEvaluator:
         the first factor (cached for a scalar ``ν``; an array ``ν`` is measured by
         :meth:`_sum_defect`).
         """
-        xp = np if self._np else self.xp
         if isinstance(nu, float) and self._coef is not None and self._coef[0] == nu:
             c1, c2 = self._coef[1:]
         else:
@@ -179,15 +178,15 @@ class WarmEvaluator:
             c1, c2 = k * self.r_max, k * (1.0 + self.gamma * (1.0 + self.delta)) + self.gamma * self.delta
             if isinstance(nu, float):
                 self._coef = (nu, c1, c2)
-        return c1 + c2 * xp.max(abs(V), axis=-1)
+        return c1 + c2 * v_norm
 
     def _bound(self, r: Any, e: Any) -> Any:
         """``(r + e)/(1 − γ)``, rounded upwards (``8u``: the sum, the division and ``1 − γ``)."""
         return (r + e) * (1.0 + 8.0 * self.u) / (1.0 - self.gamma)
 
-    def _tolerance(self, V: Any, r_max: Any) -> Any:
-        """The stopping level ``c·ε·(‖V‖∞ + ‖r‖∞)`` of the residual, per instance."""
-        return self.c_eps * ((np if self._np else self.xp).max(abs(V), axis=-1) + r_max)
+    def _tolerance(self, v_norm: Any, r_max: Any) -> Any:
+        """The stopping level ``c·ε·(‖V‖∞ + ‖r‖∞)`` of the residual, per instance (``v_norm = ‖V‖∞``)."""
+        return self.c_eps * (v_norm + r_max)
 
     def _matrix(self, pi: Any, idx: Any = None) -> Any:
         """``M_π = Σ_a π(a|s) K(s, a, ·) = I − γ P_π`` for the instances ``idx`` (all by default)."""
@@ -235,23 +234,26 @@ class WarmEvaluator:
         """``(V^π, A^π, bound)`` for the action-major policy ``pi`` of shape ``(B, A, S)``.
 
         ``bound[b] ≥ ‖V[b] − V^{π_b}‖∞``, from the final residual and its round-off (module
-        docstring). ``nu``: a known bound on ``|Σ_a π(a|s) − 1|`` (e.g. :data:`SOFTMAX_DEFECT`
-        of ``logit_step``'s policies); measured on ``pi`` when ``None``.
+        docstring). ``nu``: a known bound on ``|Σ_a π(a|s) − 1|`` (e.g.
+        :func:`~rltheory.algorithms._policy_opt.softmax_sum_defect` for ``logit_step``'s
+        policies); measured on ``pi`` when ``None``.
         The returned arrays must not be modified (they are the history of the prediction).
         """
         xp = self.xp
         if self.warm and self.history:
-            V, Adv, r = self._steps(pi)
+            V, Adv, r, v = self._steps(pi)
         else:
             V, M = self._solve(pi)
             if self.warm:
                 self.W = xp.linalg.inv(M)
             Adv = self._advantage(V)
-            r = (np if self._np else xp).max(abs(self._residual(pi, Adv)), axis=-1)
+            mod = np if self._np else xp
+            r = mod.max(abs(self._residual(pi, Adv)), axis=-1)
+            v = mod.max(abs(V), axis=-1)
         self.history = (self.history + [(V, Adv)])[-3:]
         self.residual = r
         self.nu = self._sum_defect(pi) if nu is None else float(nu)
-        return V, Adv, self._bound(r, self._allowance(V, self.nu))
+        return V, Adv, self._bound(r, self._allowance(v, self.nu))
 
     # -- settled instances (numpy) -----------------------------------------------------
     def settled(self, open_actions: Any = None) -> tuple[Any, Any]:
@@ -291,8 +293,8 @@ class WarmEvaluator:
         F = np.max(np.abs(top, out=top), axis=-1)
         np.maximum(F, self.residual, out=F)
         nu = max(self.nu, self.c_eps) if isinstance(self.nu, float) else np.maximum(self.nu, self.c_eps)
-        e = self._allowance(V, nu)
-        return F <= self._tolerance(V, self.r_max), self._bound(F * (1.0 + self.c_eps), e)
+        v = np.max(np.abs(V), axis=-1)
+        return F <= self._tolerance(v, self.r_max), self._bound(F * (1.0 + self.c_eps), self._allowance(v, nu))
 
     def retire(self, done: Any) -> tuple[Any, Any, int]:
         """Drop the instances ``done`` (bool, (B,)) from the evaluator: ``(holes, movers, n)``.
@@ -318,10 +320,10 @@ class WarmEvaluator:
         self.B = n  # (a warm evaluator stays warm: its inverses and history are in place, one step is cheap)
         return holes, movers, n
 
-    def _steps(self, pi: Any) -> tuple[Any, Any, Any]:
+    def _steps(self, pi: Any) -> tuple[Any, Any, Any, Any]:
         """Extrapolated start, then masked Richardson steps / LU solves until every instance is certified.
 
-        Returns ``(V, A, ‖r_π − M_π V‖∞)``.
+        Returns ``(V, A, ‖r_π − M_π V‖∞, ‖V‖∞)``.
 
         numpy only: ``V``, ``Adv``, ``res`` and ``W`` are arrays this class owns and updates in place.
         """
@@ -348,7 +350,8 @@ class WarmEvaluator:
                     res[idx] = self._residual(pi[idx], Adv[idx])
             r1 = np.max(np.abs(res), axis=-1)
             steps += 1
-            tol = self._tolerance(V, self.r_max)
+            v = np.max(np.abs(V), axis=-1)
+            tol = self._tolerance(v, self.r_max)
             pending = r1 > tol
             if idx is not None:  # only the instances that stepped can still be pending
                 stepped = np.zeros(B, dtype=bool)
@@ -372,6 +375,7 @@ class WarmEvaluator:
                 Adv[j] = self._advantage(V[j], self.Kf[j], self.R[j])
                 res[j] = self._residual(pi[j], Adv[j])
                 r1[j] = np.max(np.abs(res[j]), axis=-1)
+                v[j] = np.max(np.abs(V[j]), axis=-1)
                 refresh &= ~slow
             idx = np.flatnonzero(pending & ~slow)
             if idx.shape[0] == 0:
@@ -380,7 +384,7 @@ class WarmEvaluator:
         if refresh is not None and refresh.any():
             j = np.flatnonzero(refresh)
             self.W[j] = self._new_inverse(j, self._matrix(pi[j], j))
-        return V, Adv, r1
+        return V, Adv, r1, v
 
     def _new_inverse(self, idx: Any, M: Any, ratio: Any = None) -> Any:
         """Preconditioners for the instances ``idx`` whose matrices ``M`` were just formed.
