@@ -133,8 +133,8 @@ def test_domo_vi_bound_and_monotonicity(mdp, n, m, lam, seed):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         res = domo_vi(mdp, behavior=mu, n_improve=n, m_eval=m, lam=lam, iterations=60, tol=1e-11, Q_star=Qs)
-    tol = 1e-9 * (1 + np.abs(Qs).max())
-    assert np.all(res.trace["error"] <= res.trace["bound"] + tol)
+    # the bound counts the round-off of the iterates and of Qs, so it needs no slack
+    assert np.all(res.trace["error"] <= res.trace["bound"])
     stopped_at_cap = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
     if res.converged:  # stopped by tol: at Q* and silent
         assert np.abs(res.Q - Qs).max() < 1e-6 * (1 + np.abs(Qs).max()) and not stopped_at_cap
