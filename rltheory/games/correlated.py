@@ -30,12 +30,13 @@ equilibria. AISTATS.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._numerics import unit_range
+from .._numerics import higham_gamma, unit_range
 from .._validate import _renormalised, _source_atol, _where, check_finite
 from ..backend import require_host
 from ..errors import InvalidModelError, SolverError
@@ -137,31 +138,62 @@ def _as_joint(U: np.ndarray, mu: Any) -> np.ndarray:
     return _renormalised(flat, atol, np)
 
 
-def _worst(violations: np.ndarray) -> float:
-    return float(max(0.0, np.max(violations))) if violations.size else 0.0
+def _certified_worst(G: np.ndarray, mu: np.ndarray) -> float:
+    r"""``max(0, max_r (G vec μ)_r)`` for the exact differences of ``U`` and ``μ/Σμ``, bounded above.
+
+    Each computed row ``(Gμ)_r`` gets its round-off allowance ``e_r``, and the result is
+    ``max(0, max_r((Gμ)_r + e_r))``, rounded upwards: never below the exact largest violation
+    of the normalised ``μ̂ = μ/σ``. With ``u`` the unit roundoff, ``γ_k = ku/(1 − ku)`` (Higham
+    2002, Lemma 3.1, eq. (3.4)), ``g_r = max_k |G_rk|`` (each stored entry is one rounded
+    difference of payoffs, within ``u`` of the exact one, so the exact entries are at most
+    ``g_r(1 + 2u)``), ``l ≥ Σ|μ_k|``, ``d ≥ |σ − 1|`` (the computed sum's distance from 1 plus
+    ``γ_K l``) and ``L = l/(1 − d) ≥ ‖μ̂‖₁``: ``e_r = g_r(1 + 2u)((γ_K(1 + u) + u) l + d L)``.
+    Rows are scaled by their own ``g_r``, so one player's payoffs of size 1e9 do not swamp
+    another's of size 1e-12 (the same Higham ``γ`` plus stored-sum defect as
+    :func:`rltheory.games.matrix._gap_allowance`).
+    """
+    if not G.shape[0]:
+        return 0.0
+    K = G.shape[1]
+    u = float(np.finfo(np.float64).eps) / 2.0
+    gK = higham_gamma(K, u)
+    l1 = float(np.sum(np.abs(mu))) / (1.0 - gK)
+    d = abs(float(np.sum(mu)) - 1.0) + gK * l1
+    if d >= 0.5:  # not reachable for a validated distribution (its sum is within 1e-8 of 1)
+        return math.inf
+    g = np.max(np.abs(G), axis=1) * (1.0 + 2.0 * u)
+    e = g * ((gK * (1.0 + u) + u) * l1 + d * l1 / (1.0 - d))
+    return max(0.0, float(np.max(G @ mu + e))) * (1.0 + 8.0 * u)
 
 
 def ce_gap(U: Any, mu: Any) -> float:
     r"""Largest gain from a recommendation swap, ``max_{i, a_i, a_i'} (G vec μ)``, clipped below at 0.
 
     Zero iff ``μ`` is a CE. (Per-recommendation gains; a player's total swap-regret is
-    the sum over ``a_i`` of the best swap, bounded by ``A_i`` times this.)
+    the sum over ``a_i`` of the best swap, bounded by ``A_i`` times this.) The computed rows
+    carry their round-off allowance (:func:`_certified_worst`, about ``K·u`` times the row's
+    payoff differences, ``K`` joint actions): the value returned is never below the exact gap of
+    ``μ/Σμ``, so it is tiny but not 0 where a constraint is tight. (The computed gain alone was
+    0 for LP solutions whose exact gain was positive.)
 
     Examples
     --------
     >>> import numpy as np
     >>> U = np.array([[[1.0, -1.0], [-1.0, 1.0]], [[-1.0, 1.0], [1.0, -1.0]]])
-    >>> ce_gap(U, np.full((2, 2), 0.25))
-    0.0
+    >>> bool(ce_gap(U, np.full((2, 2), 0.25)) <= 1e-14)
+    True
     """
     U = as_normal_form(U)
-    return _worst(ce_constraints(U) @ _as_joint(U, mu))
+    return _certified_worst(ce_constraints(U), _as_joint(U, mu))
 
 
 def cce_gap(U: Any, mu: Any) -> float:
-    r"""Largest gain from ignoring the recommendation, ``max_{i, a_i'} (G vec μ)``, clipped at 0."""
+    r"""Largest gain from ignoring the recommendation, ``max_{i, a_i'} (G vec μ)``, clipped at 0.
+
+    With the round-off allowance of :func:`ce_gap`: never below the exact gap of ``μ/Σμ``.
+    """
     U = as_normal_form(U)
-    return _worst(cce_constraints(U) @ _as_joint(U, mu))
+    return _certified_worst(cce_constraints(U), _as_joint(U, mu))
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,7 +208,8 @@ class CorrelatedEquilibrium:
     welfare : float
         ``Σ_i E_μ[U_i]``.
     gap : float
-        Largest incentive constraint violation (``ce_gap`` or ``cce_gap``), ≥ 0.
+        Largest incentive constraint violation (``ce_gap`` or ``cce_gap``), ≥ 0, with its
+        round-off allowance: never below the exact violation of ``distribution``.
     """
 
     distribution: np.ndarray
@@ -207,7 +240,7 @@ def _finish(U: np.ndarray, mu: np.ndarray, G: np.ndarray) -> CorrelatedEquilibri
         distribution=mu.reshape(U.shape[1:]),
         payoffs=pay,
         welfare=float(pay.sum()),
-        gap=_worst(G @ mu),
+        gap=_certified_worst(G, mu),
     )
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from ..backend import require_host
 from ..mdp.horizon import backward_induction
 from ..mdp.model import FiniteHorizonMDP
-from .bimatrix import lemke_howson
+from .bimatrix import _nash_conv, lemke_howson
 from .correlated import max_welfare_cce, max_welfare_ce
 from .markov import MarkovGame
 
@@ -60,7 +60,8 @@ class FiniteHorizonEquilibrium:
     V : numpy array, shape (n, H + 1, S)
         ``V[i, h, s]``: player ``i``'s value from step ``h`` (``V[:, H] = 0``).
     stage_gap : float
-        Largest equilibrium violation over the ``H·S`` stage games.
+        Largest equilibrium violation over the ``H·S`` stage games (NashConv or CE/CCE gap of
+        each computed stage game, with its round-off allowance: never below the exact one).
     """
 
     policy: np.ndarray
@@ -129,8 +130,7 @@ def nash_value_iteration(game: MarkovGame, H: int) -> FiniteHorizonEquilibrium:
         for s in range(S):
             x, y = lemke_howson(Q[0, s], Q[1, s])
             pol[h, s] = np.outer(x, y)
-            Ay, xB = Q[0, s] @ y, x @ Q[1, s]
-            worst = max(worst, float(Ay.max() - x @ Ay + xB.max() - xB @ y))
+            worst = max(worst, _nash_conv(Q[0, s], Q[1, s], x, y))
         V[:, h] = _values(Q, pol[h])
     return FiniteHorizonEquilibrium(pol, V, worst)
 

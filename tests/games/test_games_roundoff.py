@@ -152,3 +152,76 @@ def test_shapley_warns_with_the_round_off_floor():
     with pytest.warns(ConvergenceWarning, match=r"round-off floor rho/\(1-gamma\) = .* exceeds tol=1e-06"):
         res = shapley_value_iteration(game, tol=1e-6)
     assert not res.converged and float(res.bound) > 1e-6
+
+
+def _exact_nash_conv(A, B, x, y):
+    """Exact NashConv of ``(x/Σx, y/Σy)`` in rationals."""
+    Ay, _ = _exact_payoffs(A, x, y)
+    _, xB = _exact_payoffs(B, x, y)
+    xs = [Fraction(float(v)) for v in np.asarray(x)]
+    ys = [Fraction(float(v)) for v in np.asarray(y)]
+    xs, ys = [v / sum(xs) for v in xs], [v / sum(ys) for v in ys]
+    return (max(Ay) - sum(a * b for a, b in zip(xs, Ay, strict=True))
+            + max(xB) - sum(a * b for a, b in zip(xB, ys, strict=True)))
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1.0, 1e8])
+def test_bimatrix_nash_conv_covers_the_exact_nash_conv(scale):
+    """Lemke–Howson equilibria of general-sum games with payoffs of size 1e-8..1e8 (some shifted
+    by 300 times their spread). The computed NashConv alone was below the exact one of the
+    returned strategies (1.19e-7 vs 1.27e-7 at payoffs ~6.6e8) and negative for exact
+    equilibria; with its allowance it is >= the exact value and still tiny, and so is the
+    stage gap of Nash value iteration, which reports the same quantity."""
+    from rltheory.games import lemke_howson
+    from rltheory.games.bimatrix import bimatrix_nash_conv
+
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        m, n = (int(k) for k in rng.integers(2, 5, 2))
+        A = rng.normal(size=(m, n)) * scale + (seed % 3 == 0) * 300.0 * scale
+        B = rng.normal(size=(m, n)) * scale
+        x, y = lemke_howson(A, B)
+        got = bimatrix_nash_conv(A, B, x, y)
+        assert Fraction(got) >= _exact_nash_conv(A, B, x, y), seed
+        assert got <= 1e-12 * max(np.abs(A).max(), np.abs(B).max())
+
+
+def _exact_incentive_rows(U, mu, coarse):
+    """Exact ``G vec(μ/Σμ)`` rows of a two-player game in rationals (CE or CCE constraints)."""
+    A1, A2 = U.shape[1:]
+    u = [[[Fraction(float(U[i, a, b])) for b in range(A2)] for a in range(A1)] for i in range(2)]
+    w = [[Fraction(float(mu[a, b])) for b in range(A2)] for a in range(A1)]
+    tot = sum(sum(r) for r in w)
+    w = [[v / tot for v in r] for r in w]
+    rows = []
+    if coarse:
+        rows += [sum(w[a][b] * (u[0][d][b] - u[0][a][b]) for a in range(A1) for b in range(A2)) for d in range(A1)]
+        rows += [sum(w[a][b] * (u[1][a][d] - u[1][a][b]) for a in range(A1) for b in range(A2)) for d in range(A2)]
+    else:
+        rows += [sum(w[a][b] * (u[0][d][b] - u[0][a][b]) for b in range(A2))
+                 for a in range(A1) for d in range(A1) if d != a]
+        rows += [sum(w[a][b] * (u[1][a][d] - u[1][a][b]) for a in range(A1))
+                 for b in range(A2) for d in range(A2) if d != b]
+    return rows
+
+
+@pytest.mark.parametrize("coarse", [False, True])
+def test_correlated_gap_covers_the_exact_incentive_violation(coarse):
+    """Welfare-maximising CE/CCE of 2- and 3-action two-player games with payoffs of size ~1e-8
+    (half of them shifted by 1e4 times their spread). The LP's vertex makes constraints tight,
+    and the computed gap was 0 (or below the exact gap: 1.0e-25 vs 2.3e-25) while the exact gain
+    of a swap under the returned distribution was positive. The gap, ce_gap and cce_gap now
+    carry the round-off allowance: each is >= the exact largest violation (clipped at 0)."""
+    from rltheory.games import cce_gap, ce_gap, max_welfare_cce, max_welfare_ce
+
+    solve, gap = (max_welfare_cce, cce_gap) if coarse else (max_welfare_ce, ce_gap)
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        shape = tuple(int(k) for k in rng.integers(2, 4, 2))
+        sc = 1e-8 * (1.0 + rng.uniform())
+        U = rng.normal(size=(2,) + shape) * sc + (seed % 2) * sc * 1e4
+        eq = solve(U)
+        exact = max([Fraction(0)] + _exact_incentive_rows(U, eq.distribution, coarse))
+        assert Fraction(eq.gap) >= exact, seed
+        assert Fraction(gap(U, eq.distribution)) >= exact, seed
+        assert eq.gap <= 1e-12 * np.abs(U).max()
