@@ -1,0 +1,91 @@
+"""Multichain average-reward residuals count round-off: PI's optimality-equation residual and the LP's.
+
+The models are the probe's seeded random multichain ones (sparse and deterministic rows, an
+absorbing state), in float32 or float64 with rewards up to 1e6. The reference is the exact residual
+of the returned ``(g, h)`` (and ``x``) for the row-normalised model ``P/σ``, in rational arithmetic.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from rltheory.mdp import FiniteMDP, average_linear_program, average_policy_iteration
+from rltheory.mdp.average import _centered, _improve
+
+
+def _probe_model(seed: int, dtype: type) -> FiniteMDP:
+    rng = np.random.default_rng(seed)
+    S, A = int(rng.integers(2, 6)), int(rng.integers(1, 4))
+    P = rng.random((S, A, S))
+    if seed % 2:  # sparse rows, one successor kept
+        mask = rng.random(P.shape) < 0.5
+        np.put_along_axis(mask, rng.integers(0, S, size=(S, A))[..., None], False, axis=-1)
+        P[mask] = 0.0
+    P /= P.sum(-1, keepdims=True)
+    det = rng.random((S, A)) < (0.0, 0.3, 1.0)[seed % 3]  # deterministic rows
+    P = np.where(det[..., None], np.eye(S)[rng.integers(0, S, size=(S, A))], P)
+    if seed % 4 == 0:  # state 0 absorbing
+        P[0] = 0.0
+        P[0, :, 0] = 1.0
+    R = rng.random((S, A)) * (1.0, 1e3, 1e6)[seed % 3]
+    return FiniteMDP(P.astype(dtype), R.astype(dtype), None)
+
+
+def _exact(mdp: FiniteMDP, *arrays: np.ndarray) -> tuple:
+    P, R = np.asarray(mdp.P, dtype=np.float64), np.asarray(mdp.R, dtype=np.float64)
+    Pf = [[[Fraction(float(x)) for x in row] for row in Ps] for Ps in P]
+    Pf = [[[x / sum(row) for x in row] for row in Ps] for Ps in Pf]
+    Rf = [[Fraction(float(x)) for x in row] for row in R]
+    return (Pf, Rf) + tuple(np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(a) for a in arrays)
+
+
+def _exact_pi_residual(mdp: FiniteMDP, res) -> float:
+    """``max(ρ₁, ρ₂)``: ``ρ₁ = max_s |max_a (P g)(s,a) − g(s)|``, ``ρ₂ = max_s |max_{a∈B_s}(r + P h − h)(s,a) − g(s)|``
+    with ``B_s`` the actions the solver kept as attaining the first maximum (its own tie rule)."""
+    D = _centered(np, mdp.P, res.gain)
+    _, dmax, tol = _improve(np, D, res.policy, np.max(np.abs(mdp.R)))
+    allowed = D >= (dmax - tol)[..., None]
+    Pf, Rf, g, h = _exact(mdp, res.gain, res.bias)
+    S, A = len(Rf), len(Rf[0])
+    Pg = [[sum(Pf[s][a][j] * g[j] for j in range(S)) for a in range(A)] for s in range(S)]
+    x = [[Rf[s][a] + sum(Pf[s][a][j] * h[j] for j in range(S)) - h[s] for a in range(A)] for s in range(S)]
+    rho1 = max(abs(max(Pg[s]) - g[s]) for s in range(S))
+    rho2 = max(abs(max(x[s][a] for a in range(A) if allowed[s, a]) - g[s]) for s in range(S))
+    return float(max(rho1, rho2))
+
+
+def _exact_lp_residual(mdp: FiniteMDP, res) -> float:
+    """Primal infeasibility of ``(g, h)`` and ``|Σ α g − Σ r x|`` (``α`` uniform, the default weights)."""
+    Pf, Rf, g, h, x = _exact(mdp, res.gain, res.bias, res.occupancy)
+    S, A = len(Rf), len(Rf[0])
+    inf1 = max(sum(Pf[s][a][j] * g[j] for j in range(S)) - g[s] for s in range(S) for a in range(A))
+    inf2 = max(Rf[s][a] + sum(Pf[s][a][j] * h[j] for j in range(S)) - h[s] - g[s] for s in range(S) for a in range(A))
+    gap = abs(sum(g) * Fraction(1, S) - sum(Rf[s][a] * x[s, a] for s in range(S) for a in range(A)))
+    return float(max(inf1, inf2, 0, gap))
+
+
+@pytest.mark.parametrize(("seed", "dtype"), [(5, np.float32), (20, np.float32), (8, np.float64), (9, np.float64)]
+                         + [(s, np.float32) for s in (2, 26, 44)])
+def test_multichain_pi_residual_covers_the_exact_residual(seed, dtype):
+    # Bug found here: the residual max(max_s max_a (Pg − g), max_s |max_B (r + Ph − h) − g|) was that of
+    # the computed differences, 0 in these cases, while the exact residual of the returned (g, h) was
+    # 0.027 (seed 5, float32, rewards ~1e6), 0.016 (seed 20) and 1.5e-11 (seed 8, float64, rewards ~1e3)
+    mdp = _probe_model(seed, dtype)
+    res = average_policy_iteration(mdp, multichain=True)
+    assert _exact_pi_residual(mdp, res) <= float(res.bound)
+    assert float(res.bound) <= 1e-5 * (1.0 + float(np.max(np.abs(np.asarray(mdp.R)))))  # a round-off level
+
+
+@pytest.mark.parametrize(("seed", "dtype"), [(5, np.float32), (59, np.float32), (32, np.float32), (5, np.float64),
+                                             (1, np.float64)])
+def test_multichain_lp_residual_covers_the_exact_residual(seed, dtype):
+    # Bug found here: the LP residual (primal infeasibility of (g, h) from r + P h and P g, and the
+    # objective gap) was 0 while the exact one of the returned (g, h, x) was 0.031 (seed 5, float32,
+    # rewards ~1e6), 0.010 (seed 59) and 2.9e-11 (seed 5, float64)
+    mdp = _probe_model(seed, dtype)
+    res = average_linear_program(mdp, multichain=True)
+    assert _exact_lp_residual(mdp, res) <= float(res.bound)
+    assert float(res.bound) <= 1e-5 * (1.0 + float(np.max(np.abs(np.asarray(mdp.R)))))
