@@ -18,10 +18,10 @@ import numpy as np
 
 from .._numerics import higham_gamma
 from .._validate import as_distribution, as_real_array, check_int, check_real
-from ..backend import is_numpy
+from ..backend import array_namespace, is_numpy
 from ..errors import ConvergenceWarning
-from ..mdp.bellman import as_stochastic_policy
-from ..mdp.discounted import policy_iteration
+from ..mdp.bellman import _q_values, as_stochastic_policy
+from ..mdp.discounted import _Roundoff, policy_iteration
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
 
@@ -258,6 +258,82 @@ def prepare(
     return g, iterations, tol, rho, V_star, pi, Loop(what, iterations, tol, mdp.xp)
 
 
+def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = None) -> Any:
+    r"""``≥ ‖V − V^π‖∞`` per instance, for a computed evaluation ``V`` of the stochastic ``π``.
+
+    ``V − V^π = (I − γP_π)^{-1}(V − T^π V)``, so ``‖V − V^π‖∞ ≤ ‖T^π V − V‖∞/(1 − γ)`` (for
+    the stochastic ``P/σ`` and ``π/Σ_a π``). The computed ``T^π V = Σ_a π(a|s) Q_V(s, a)`` is
+    within ``e(V)`` (:class:`rltheory.mdp.discounted._Roundoff`: the entries of ``Q_V``) plus
+    ``(γ_A(1 + ν) + 2ν)(‖Q_V‖∞ + e(V))`` (the sum over ``A`` actions, Higham's ``γ_A``, and the
+    policy's sum defect ``ν ≥ |Σ_a π − 1|``) of the exact one, and the subtraction adds
+    ``2u(‖T^π V‖∞ + ‖V‖∞)``; ``8u`` more covers the division and ``1 − γ``. ``Q``: the
+    computed ``Q_V`` when the caller has it.
+    """
+    xp, u, g = ro.xp, ro.u, ro.gamma
+    Q = _q_values(mdp, V) if Q is None else Q
+    TV = xp.sum(pi * Q, axis=-1)
+    res = xp.max(xp.abs(TV - V), axis=-1)
+    gA = higham_gamma(mdp.A, u)
+    nu = xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)
+    nu = nu + gA * (1.0 + nu)
+    e = ro.sweep(V)
+    q_max = xp.max(xp.reshape(xp.abs(Q), tuple(Q.shape[:-2]) + (-1,)), axis=-1)
+    e = e + (gA * (1.0 + nu) + 2.0 * nu) * (q_max + e)
+    e = e + 2.0 * u * (xp.max(xp.abs(TV), axis=-1) + xp.max(xp.abs(V), axis=-1))
+    return (res + e) * (1.0 + 8.0 * u) / (1.0 - g)
+
+
+def weighting_error(gap: Any, rho: Any, u: float) -> Any:
+    """``≥ |computed Σ_s ρ(s) gap(s) − Σ_s ρ̂(s) gap(s)|`` (``ρ̂ = ρ/Σρ``): the sum's ``γ_{S+1}``, the
+    rounding of ``gap`` itself (``u``) and ``ρ``'s sum defect, each times ``max|gap|``."""
+    xp = array_namespace(gap, rho)
+    S = gap.shape[-1]
+    d = xp.max(xp.abs(xp.sum(rho, axis=-1, keepdims=True) - 1.0), axis=-1) + higham_gamma(S, u)
+    return (higham_gamma(S + 2, u) * (1.0 + d) + 2.0 * d) * xp.max(xp.abs(gap), axis=-1)
+
+
+class GapCertificate:
+    r"""Certified suboptimality ``V*(ρ) − V^π(ρ)`` of the exact drivers, round-off included.
+
+    ``bound = (computed (V* − V)(ρ) + floor)(1 + 4u)`` with ``floor`` the error of the computed
+    ``V`` (:func:`evaluation_error`), of ``V*`` (``policy_iteration``'s certified bound plus its
+    own evaluation's error; a ``V_star`` passed in by the caller is taken as exact) and of the
+    ``ρ``-weighting (:func:`weighting_error`). ``floor`` is what a ``tol`` must exceed to be
+    certifiable: a driver that reaches its cap with ``tol`` below it says so (:meth:`Loop.record_certified`).
+    """
+
+    def __init__(self, mdp: FiniteMDP, V_star: Any) -> None:
+        """``V_star``: the caller's (exact by assumption), or ``None`` for ``policy_iteration``'s."""
+        xp = mdp.xp
+        self.ro = _Roundoff(mdp)
+        self.e_star: Any = 0.0
+        if V_star is None:
+            sol = policy_iteration(mdp)
+            one_hot = xp.astype(sol.policy[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
+            self.e_star = sol.bound + evaluation_error(mdp, one_hot, sol.V, self.ro)
+            V_star = sol.V
+        self.V_star = optimal_values(mdp, V_star)
+
+    def __call__(self, mdp: FiniteMDP, pi: Any, V: Any, rho: Any, sub: Any, Q: Any = None) -> tuple[Any, Any]:
+        """``(floor, bound)`` for the computed ``V`` of ``pi`` and the computed ``sub = (V* − V)(ρ)``."""
+        floor = (self.e_star + evaluation_error(mdp, pi, V, self.ro, Q)
+                 + weighting_error(self.V_star - V, rho, self.ro.u))
+        return floor, (sub + floor) * (1.0 + 4.0 * self.ro.u)
+
+
+def prepare_certified(
+    mdp: Any, what: str, *, iterations: Any, tol: Any, rho: Any, V_star: Any, pi0: Any
+) -> tuple[float, int, float | None, Any, GapCertificate, Any, Loop]:
+    """:func:`prepare` with a :class:`GapCertificate` in place of ``V*`` (its ``V_star``)."""
+    g = discount(mdp, what)
+    iterations = check_iterations(iterations)
+    tol = check_tol(tol)
+    rho = initial_distribution(mdp, rho)
+    cert = GapCertificate(mdp, V_star)
+    pi = initial_policy(mdp, pi0)
+    return g, iterations, tol, rho, cert, pi, Loop(what, iterations, tol, mdp.xp)
+
+
 def warn_at_cap(name: str, iterations: int, worst: float, tol: float, *, stacklevel: int) -> None:
     """The :class:`ConvergenceWarning` of a driver that reached its cap with ``worst > tol``."""
     warnings.warn(
@@ -287,6 +363,32 @@ class Loop:
             if self.tol is not None:
                 self.converged = False
                 warn_at_cap(self.name, self.iterations, float(self.xp.max(stop_metric)), self.tol, stacklevel=4)
+            return True
+        return False
+
+    def record_certified(self, t: int, bound: Any, floor: Any, **metrics: Any) -> bool:
+        """:meth:`record` stopping on a certified ``bound``; at the cap, a ``tol`` below the
+        certificate's round-off ``floor`` is named in the warning (``converged=False``)."""
+        self.rec.record(t, **metrics)
+        self.t = t
+        worst = float(self.xp.max(bound))
+        if self.tol is not None and worst <= self.tol:
+            self.converged = True
+            return True
+        if t >= self.iterations:
+            if self.tol is not None:
+                self.converged = False
+                lowest = float(self.xp.max(floor))
+                if lowest >= self.tol:
+                    warnings.warn(
+                        f"{self.name} reached iterations={self.iterations} with certified suboptimality "
+                        f"{worst:.3g} > tol={self.tol:g}; tol is below the round-off floor {lowest:.3g} "
+                        "of the certificate in this dtype",
+                        ConvergenceWarning,
+                        stacklevel=3,
+                    )
+                else:
+                    warn_at_cap(self.name, self.iterations, worst, self.tol, stacklevel=4)
             return True
         return False
 

@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ..backend import device_clock, is_host, is_numpy, to_numpy
+from ..errors import ConvergenceWarning
 from ..mdp.bellman import (
     _q_values,
     as_stochastic_policy,
@@ -54,10 +56,11 @@ from ._policy_opt import (
     initial_policy,
     logit_step,
     multiplicative_update,
-    prepare,
+    prepare_certified,
     safe_log,
     softmax_sum_defect,
     warn_at_cap,
+    weighting_error,
 )
 from ._warm_eval import WarmEvaluator, action_major, compact
 from .soft import SoftSolution, log_softmax, regularized_values, soft_reference, softmax
@@ -196,8 +199,9 @@ def natural_policy_gradient(
         Distribution of the traced suboptimality ``V*(ρ) − V^{π_t}(ρ)``
         (the model's ``μ`` by default). NPG itself does not depend on ``ρ``.
     tol : float, optional
-        Stop once ``V*(ρ) − V^{π_t}(ρ) ≤ tol`` for every instance; ``None`` runs
-        the fixed budget (``converged=None``).
+        Stop once the certified ``suboptimality_bound ≥ V*(ρ) − V^{π_t}(ρ)`` is ``≤ tol`` for
+        every instance; ``None`` runs the fixed budget (``converged=None``). A run that reaches
+        ``iterations`` with ``tol`` below the certificate's round-off floor says so in its warning.
     V_star : array (..., S), optional
         Optimal values (default: :func:`rltheory.mdp.policy_iteration`).
 
@@ -207,7 +211,11 @@ def natural_policy_gradient(
         Trace metrics ``suboptimality`` (``V*(ρ) − V^{π_t}(ρ)``),
         ``suboptimality_inf`` (``max_s V*(s) − V^{π_t}(s)``) and ``evaluation_bound``
         (a certified bound on ``‖V_t − V^{π_t}‖∞`` for the values used at iterate ``t``:
-        (residual + its round-off) / (1 − γ), a few times an LU solve's own error),
+        (residual + its round-off) / (1 − γ), a few times an LU solve's own error) and
+        ``suboptimality_bound`` (certified: the computed suboptimality plus
+        ``evaluation_bound``, the error of ``V*`` — ``policy_iteration``'s certified bound and
+        its evaluation's error, or 0 for a ``V_star`` passed in, which is taken as exact — and
+        of the ``ρ``-weighting; :class:`~rltheory.algorithms._policy_opt.GapCertificate`),
         ``t = 0..T``.
 
     Raises
@@ -244,17 +252,25 @@ def natural_policy_gradient(
     (True, None)
     """
     eta = check_positive(eta, "eta")
-    g, iterations, tol, rho, V_star, pi, _ = prepare(
+    g, iterations, tol, rho, cert, pi, _ = prepare_certified(
         mdp, "natural_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
     )
     xp, S, A, batch = mdp.xp, mdp.S, mdp.A, mdp.batch_shape
     n = math.prod(batch)
+    V_star = cert.V_star
+    # suboptimality_bound = (computed gap + evaluation_bound·(1 + c_ρ) + e* + c_ρ(‖V*‖∞ + ‖R‖∞/(1−γ)))(1 + 4u):
+    # the ρ-weighting's error is c_ρ·max|V* − V| (weighting_error) with |V| ≤ ‖R‖∞/(1−γ) + evaluation_bound
+    c_rho = weighting_error(xp.ones_like(V_star), rho, cert.ro.u)
+    r_max = xp.max(xp.reshape(xp.abs(mdp.R), batch + (-1,)), axis=-1)
+    fixed = cert.e_star + c_rho * (xp.max(xp.abs(V_star), axis=-1) + r_max / (1.0 - g))
+    fixed, c_rho = (xp.reshape(xp.broadcast_to(xp.asarray(x, dtype=mdp.dtype, device=mdp.P.device), batch), (n,))
+                    for x in (fixed, c_rho))
     flat = (xp.reshape(mdp.P, (n, S, A, S)), xp.reshape(mdp.R, (n, S, A)), xp.reshape(pi, (n, S, A)),
-            xp.reshape(V_star, (n, S)), xp.reshape(rho, (n, S)))
+            xp.reshape(V_star, (n, S)), xp.reshape(rho, (n, S)), fixed, c_rho)
     # On a host, run the batch in chunks whose copy of P stays in cache across iterations.
     size = n if not is_host(xp) else max(1, min(n, _CHUNK_BYTES // (S * A * S * xp.finfo(mdp.dtype).bits // 8)))
     size = -(-n // -(-n // size))  # equal chunks: ceil(n / number of chunks)
-    runs = [_NPGChunk(*(x[lo:lo + size, ...] for x in flat), gamma=g, step=eta / (1.0 - g), xp=xp)
+    runs = [_NPGChunk(*(x[lo:lo + size, ...] for x in flat), gamma=g, step=eta / (1.0 - g), u=cert.ro.u, xp=xp)
             for lo in range(0, n, size)]
     t_end = max(run.advance(iterations, tol) for run in runs)
     for run in runs:  # chunks that met tol earlier continue to the common final iterate
@@ -265,9 +281,18 @@ def natural_policy_gradient(
                   wall_time=np.sum(walls, axis=0))
     converged = None
     if tol is not None:
-        worst = float(np.max(metrics["suboptimality"][-1]))
+        worst = float(np.max(metrics["suboptimality_bound"][-1]))
         converged = worst <= tol
-        if not converged:
+        floor = float(np.max(metrics["suboptimality_bound"][-1] - metrics["suboptimality"][-1]))
+        if not converged and floor >= tol:
+            warnings.warn(
+                f"natural_policy_gradient reached iterations={iterations} with certified suboptimality "
+                f"{worst:.3g} > tol={tol:g}; tol is below the round-off floor {floor:.3g} of the "
+                "certificate in this dtype",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        elif not converged:
             warn_at_cap("natural_policy_gradient", iterations, worst, tol, stacklevel=3)
     policy = xp.permute_dims(xp.concat([run.policy() for run in runs], axis=0), (0, 2, 1))
     return PolicyOptimizationResult(policy=xp.reshape(policy, batch + (S, A)), iterations=t_end,
@@ -295,13 +320,15 @@ class _NPGChunk:
     is read — the same policy as ``T − t`` further steps, without their cost.
     """
 
-    def __init__(self, P: Any, R: Any, pi: Any, V_star: Any, rho: Any, *, gamma: float, step: float,
-                 xp: Any) -> None:
+    def __init__(self, P: Any, R: Any, pi: Any, V_star: Any, rho: Any, fixed: Any, c_rho: Any, *, gamma: float,
+                 step: float, u: float, xp: Any) -> None:
         self.ev = WarmEvaluator(P, R, gamma, xp)
         self.pi = action_major(xp, pi)
         self.theta = safe_log(self.pi, xp)  # logits, shifted to max 0 by every update
         self.V_star, self.rho, self.step, self.xp = V_star, rho, step, xp
         self.nu_step = softmax_sum_defect(self.pi.shape[1], xp.finfo(self.pi.dtype).eps)  # of logit_step's policies
+        # per instance, in chunk order (never compacted): the certificate's fixed part and ρ's weighting factor
+        self.fixed, self.c_rho, self.up = fixed, c_rho, 1.0 + 4.0 * u
         self.t, self.adv, self.last = 0, None, None
         self.rows: dict[str, list[Any]] = {}
         self.wall: list[float] = []
@@ -322,10 +349,16 @@ class _NPGChunk:
             self.f_t = np.zeros(n, dtype=np.int64)
             self.f_rows: dict[str, np.ndarray] = {}
 
+    def _certify(self, rows: dict[str, Any]) -> None:
+        """Add ``suboptimality_bound`` to a full (chunk-order) row of metrics (see the driver)."""
+        rows["suboptimality_bound"] = (rows["suboptimality"] + rows["evaluation_bound"] * (1.0 + self.c_rho)
+                                       + self.fixed) * self.up
+
     def _evaluate(self) -> None:
         if not self.freeze:
             V, self.adv, bound = self.ev.evaluate(self.pi, self._nu())
             self.last = gap_metrics(self.xp, self.V_star, V, self.rho) | {"evaluation_bound": bound}
+            self._certify(self.last)
             for k, v in self.last.items():
                 self.rows.setdefault(k, []).append(v if self.clock else np.asarray(to_numpy(v), dtype=float))
             if self.clock:
@@ -346,6 +379,7 @@ class _NPGChunk:
                 done, f_bound = self.ev.settled(self.open_actions)
                 if done.any():
                     self._retire(done, last | {"evaluation_bound": f_bound})
+        self._certify(full)
         self.last = full
         for k, v in full.items():
             self.rows.setdefault(k, []).append(v)
@@ -395,11 +429,11 @@ class _NPGChunk:
         return out
 
     def advance(self, T: int, tol: float | None) -> int:
-        """Iterate up to ``t = T``, or until every instance's suboptimality is ``≤ tol``; return ``t``."""
+        """Iterate up to ``t = T``, or until every instance's certified suboptimality is ``≤ tol``; return ``t``."""
         xp, t0 = self.xp, time.perf_counter()
         if self.last is None:
             self._evaluate()
-        while self.t < T and not (tol is not None and float(xp.max(self.last["suboptimality"])) <= tol):
+        while self.t < T and not (tol is not None and float(xp.max(self.last["suboptimality_bound"])) <= tol):
             if not self.freeze or self.slot.shape[0]:
                 self.pi, self.theta = logit_step(self.theta, self.step * self.adv, xp)
             self.t += 1

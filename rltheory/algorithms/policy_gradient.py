@@ -53,6 +53,7 @@ from ..mdp.bellman import (
 )
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
+    GapCertificate,
     Loop,
     PolicyOptimizationResult,
     check_iterations,
@@ -61,8 +62,7 @@ from ._policy_opt import (
     discount,
     gap_metrics,
     initial_distribution,
-    optimal_values,
-    prepare,
+    prepare_certified,
     project_simplex,
 )
 from .npg import entropy_npg_step, entropy_regularized_npg, natural_policy_gradient, npg_step
@@ -235,7 +235,9 @@ def softmax_policy_gradient(
     rho : array, optional
         The start distribution ``ρ`` of the objective ``V(ρ)`` (the model's ``μ``).
     tol : float, optional
-        Stop once the traced ``suboptimality ≤ tol`` for every instance.
+        Stop once the traced ``suboptimality ≤ tol`` for every instance when ``τ > 0``; for
+        ``τ = 0`` once the certified ``suboptimality_bound ≤ tol`` (a run that reaches
+        ``iterations`` with ``tol`` below the certificate's round-off floor says so).
     V_star : array, optional
         ``V*`` for ``τ = 0`` (default :func:`rltheory.mdp.policy_iteration`).
     soft : SoftSolution, optional
@@ -249,7 +251,10 @@ def softmax_policy_gradient(
         ``suboptimality_inf`` (``τ = 0``), ``optimal_action_prob``
         (``min_s π_t(a*(s)|s)`` with ``a* = greedy(Q*)``, ``τ = 0``; Mei's ``c`` is its
         running minimum), ``min_prob`` (``min_{s,a} π_t(a|s)``, the ``c`` of Mei et al.'s
-        Thm 6 for ``τ > 0``) and ``grad_norm`` (Euclidean, per instance).
+        Thm 6 for ``τ > 0``), ``grad_norm`` (Euclidean, per instance) and, for ``τ = 0``,
+        ``suboptimality_bound`` (certified ``≥ V*(ρ) − V^{π_t}(ρ)``: the computed gap plus the
+        errors of the computed ``V^{π_t}``, of ``V*`` and of the ``ρ``-weighting, round-off
+        included; :class:`~rltheory.algorithms._policy_opt.GapCertificate`).
 
     Raises
     ------
@@ -291,7 +296,8 @@ def softmax_policy_gradient(
     else:
         theta = xp.broadcast_to(_theta(mdp, theta0, "theta0"), shape)
     if tau == 0.0:
-        V_star = optimal_values(mdp, V_star)
+        cert = GapCertificate(mdp, V_star)
+        V_star = cert.V_star
         a_star = greedy(_q_values(mdp, V_star))
         star_mask = xp.astype(a_star[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
     elif soft is None:
@@ -302,8 +308,10 @@ def softmax_policy_gradient(
         pi = softmax(theta, xp)
         if tau == 0.0:
             V = evaluate_policy(mdp, pi)
-            adv = _q_values(mdp, V) - V[..., None]
+            Q = _q_values(mdp, V)
+            adv = Q - V[..., None]
             m = gap_metrics(xp, V_star, V, rho)
+            floor, m["suboptimality_bound"] = cert(mdp, pi, V, rho, m["suboptimality"], Q)
             m["optimal_action_prob"] = xp.min(xp.sum(pi * star_mask, axis=-1), axis=-1)
         else:
             V, Q = regularized_values(mdp, pi, tau=tau)
@@ -312,7 +320,10 @@ def softmax_policy_gradient(
         grad = _state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)
         m["min_prob"] = xp.min(pi, axis=(-2, -1))
         m["grad_norm"] = xp.sqrt(xp.sum(grad * grad, axis=(-2, -1)))
-        if loop.record(t, m["suboptimality"], **m):
+        if tau == 0.0:
+            if loop.record_certified(t, m["suboptimality_bound"], floor, **m):
+                break
+        elif loop.record(t, m["suboptimality"], **m):
             break
         theta = theta + eta * grad
         t += 1
@@ -344,7 +355,8 @@ def projected_policy_gradient(
     Returns
     -------
     PolicyOptimizationResult
-        Trace metrics ``suboptimality``, ``suboptimality_inf``.
+        Trace metrics ``suboptimality``, ``suboptimality_inf`` and ``suboptimality_bound``
+        (certified, as in :func:`softmax_policy_gradient`; ``tol`` stops on it).
 
     Notes
     -----
@@ -362,17 +374,19 @@ def projected_policy_gradient(
     [0.5, 0.0]
     """
     eta = check_positive(eta, "eta")
-    g, iterations, tol, rho, V_star, pi, loop = prepare(
+    g, iterations, tol, rho, cert, pi, loop = prepare_certified(
         mdp, "projected_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
     )
     xp = mdp.xp
     t = 0
     while True:
         V = evaluate_policy(mdp, pi)
-        m = gap_metrics(xp, V_star, V, rho)
-        if loop.record(t, m["suboptimality"], **m):
+        Q = _q_values(mdp, V)
+        m = gap_metrics(xp, cert.V_star, V, rho)
+        floor, m["suboptimality_bound"] = cert(mdp, pi, V, rho, m["suboptimality"], Q)
+        if loop.record_certified(t, m["suboptimality_bound"], floor, **m):
             break
-        grad = _state_occupancy(mdp, pi, rho)[..., None] * _q_values(mdp, V) / (1.0 - g)
+        grad = _state_occupancy(mdp, pi, rho)[..., None] * Q / (1.0 - g)
         pi = project_simplex(pi + eta * grad, xp)
         t += 1
     return loop.result(pi)

@@ -323,6 +323,57 @@ def test_soft_value_iteration_at_its_cap_warns_and_names_the_round_off_floor():
     assert stalled > 0
 
 
+def _float32_twin(seed):
+    """A float32 model at γ = 0.999 and its float64 twin on the row-normalised stored P."""
+    rng = np.random.default_rng(seed)
+    P = rng.random((3, 2, 3))
+    P /= P.sum(-1, keepdims=True)
+    m32 = FiniteMDP(P.astype(np.float32), (10.0 * rng.random((3, 2))).astype(np.float32), gamma=0.999)
+    P64 = np.asarray(m32.P, dtype=np.float64)
+    return m32, FiniteMDP(P64 / P64.sum(-1, keepdims=True), np.asarray(m32.R, dtype=np.float64), gamma=0.999)
+
+
+_DRIVERS = {"softmax": softmax_policy_gradient, "projected": projected_policy_gradient,
+            "npg": natural_policy_gradient}
+
+
+@pytest.mark.parametrize("driver, eta", [("softmax", 10.0), ("projected", 0.01), ("npg", 1.0)])
+def test_pg_stopping_rule_is_certified_on_float32_models(driver, eta):
+    # float32 policy iteration on this model stops at a policy 11.7 below optimal (its own
+    # certified bound says 34.6); the drivers stopped on the computed suboptimality ≤ 0 with
+    # converged=True and a true suboptimality of 11.7 (NPG after one iteration). They now stop on
+    # suboptimality_bound (computed gap + the certified errors of V^π, V* and the ρ-weighting),
+    # which covers the float64 truth; tol = 1e-4 is below its round-off floor here, and the run
+    # says so.
+    fn = _DRIVERS[driver]
+    m32, m64 = _float32_twin(16)
+    V_star = np.asarray(policy_iteration(m64).V)
+    with pytest.warns(ConvergenceWarning, match=r"reached iterations=60 with certified suboptimality .* tol is "
+                                                r"below the round-off floor"):
+        res = fn(m32, eta=eta, iterations=60, tol=1e-4)
+    assert res.converged is False and res.iterations == 60
+    assert np.min(res.trace["suboptimality"]) <= 1e-4  # what the old rule stopped on
+    pi = np.asarray(res.policy, dtype=np.float64)
+    true = float(np.mean(V_star - np.asarray(evaluate_policy(m64, pi / pi.sum(-1, keepdims=True)))))
+    assert res.trace["suboptimality_bound"][-1] >= true
+
+
+@pytest.mark.parametrize("driver, eta, tol", [("softmax", 5.0, 1e-3), ("projected", 0.5, 1e-6), ("npg", 1.0, 1e-9)])
+def test_pg_certified_stop_in_float64(driver, eta, tol):
+    # In float64 the certificate's floor is ~1e-14 here: tol is certified (converged=True), the
+    # bound covers the exact suboptimality, and it exceeds the computed one by at most the floor.
+    # (Softmax PG's O(1/t) rate: tol 1e-3 within the budget.)
+    fn = _DRIVERS[driver]
+    mdp = random_mdp(5, 3, gamma=0.5, rng=7)
+    res = fn(mdp, eta=eta, iterations=5000, tol=tol)
+    assert res.converged is True
+    b, sub = res.trace["suboptimality_bound"], res.trace["suboptimality"]
+    assert b[-1] <= tol and np.all(b >= sub) and np.all(b - sub <= 1e-12)
+    V_star = np.asarray(policy_iteration(mdp).V)
+    exact = float(np.asarray(mdp.initial_distribution()) @ (V_star - np.asarray(evaluate_policy(mdp, res.policy))))
+    assert exact <= b[-1]
+
+
 def test_softmax_pg_plateau_is_slower_than_npg_on_the_same_instance():
     mdp = random_mdp(8, 3, gamma=0.9, rng=3)
     pg = softmax_policy_gradient(mdp, eta=(1 - 0.9) ** 3 / 8, iterations=200)
