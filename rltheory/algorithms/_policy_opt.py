@@ -366,9 +366,11 @@ class Loop:
             return True
         return False
 
-    def record_certified(self, t: int, bound: Any, floor: Any, **metrics: Any) -> bool:
-        """:meth:`record` stopping on a certified ``bound``; at the cap, a ``tol`` below the
-        certificate's round-off ``floor`` is named in the warning (``converged=False``)."""
+    def record_certified(self, t: int, bound: Any, floor: Any, quantity: str = "suboptimality",
+                         **metrics: Any) -> bool:
+        """:meth:`record` stopping on a certified ``bound`` (of ``quantity``, for the warning); at the
+        cap, a ``tol`` below the certificate's round-off ``floor`` is named in the warning
+        (``converged=False``)."""
         self.rec.record(t, **metrics)
         self.t = t
         worst = float(self.xp.max(bound))
@@ -381,14 +383,19 @@ class Loop:
                 lowest = float(self.xp.max(floor))
                 if lowest >= self.tol:
                     warnings.warn(
-                        f"{self.name} reached iterations={self.iterations} with certified suboptimality "
+                        f"{self.name} reached iterations={self.iterations} with certified {quantity} "
                         f"{worst:.3g} > tol={self.tol:g}; tol is below the round-off floor {lowest:.3g} "
                         "of the certificate in this dtype",
                         ConvergenceWarning,
                         stacklevel=3,
                     )
                 else:
-                    warn_at_cap(self.name, self.iterations, worst, self.tol, stacklevel=4)
+                    warnings.warn(
+                        f"{self.name} reached iterations={self.iterations} with certified {quantity} "
+                        f"{worst:.3g} > tol={self.tol:g}",
+                        ConvergenceWarning,
+                        stacklevel=3,
+                    )
             return True
         return False
 

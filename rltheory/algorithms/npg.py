@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import higham_gamma
 from ..backend import device_clock, is_host, is_numpy, to_numpy
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import (
@@ -42,6 +43,7 @@ from ..mdp.bellman import (
     evaluate_policy,
     expected_value,
 )
+from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, stack_rows
 from ._policy_opt import (
@@ -51,6 +53,7 @@ from ._policy_opt import (
     check_positive,
     check_tol,
     discount,
+    evaluation_error,
     gap_metrics,
     initial_distribution,
     initial_policy,
@@ -444,6 +447,25 @@ class _NPGChunk:
         return self.t
 
 
+def _soft_evaluation_error(mdp: FiniteMDP, pi: Any, logpi: Any, V: Any, Q: Any, tau: float, ro: _Roundoff,
+                           nu: Any) -> Any:
+    r"""``≥ ‖V − V_τ^π‖∞`` per instance for the computed regularised values ``V`` (and ``Q = R + γPV``).
+
+    ``V_τ^π`` is the value of ``π`` under the reward ``R(s, a) − τ log π(a|s)``
+    (:func:`~rltheory.algorithms.soft.regularized_values`), so
+    :func:`~rltheory.algorithms._policy_opt.evaluation_error` applies with
+    ``Q' = Q − τ·logπ`` (0 where ``π = 0``: ``0·log 0 = 0``); ``Q'`` itself is rounded by at most
+    ``4u(|Q| + τ|log π|)``, and ``logπ`` misses ``log`` of the stored ``π`` (normalised) by at most
+    ``4u + 2ν`` (``exp``'s and the normalisation's rounding, ``ν`` the sum defect), each over ``1 − γ``.
+    """
+    xp, u, g = ro.xp, ro.u, ro.gamma
+    red = (-2, -1)
+    shaped = xp.where(pi > 0, Q - tau * logpi, xp.zeros_like(Q))
+    lmax = xp.max(xp.where(pi > 0, xp.abs(logpi), xp.zeros_like(logpi)), axis=red)
+    extra = 4.0 * u * (xp.max(xp.abs(Q), axis=red) + tau * lmax) + tau * (4.0 * u + 2.0 * nu)
+    return evaluation_error(mdp, pi, V, ro, shaped) + extra * (1.0 + 8.0 * u) / (1.0 - g)
+
+
 def entropy_regularized_npg(
     mdp: FiniteMDP,
     *,
@@ -470,8 +492,11 @@ def entropy_regularized_npg(
     rho : array, optional
         Distribution of the traced regularised gap ``V*_τ(ρ) − V_τ^{π_t}(ρ)``.
     tol : float, optional
-        Stop once ``max(‖Q*_τ − Q_τ^{π_t}‖∞, τ‖log π*_τ − log π_t‖∞) ≤ tol`` for every
-        instance (the Q-error alone can vanish at a suboptimal policy when ``γ = 0``).
+        Stop once the certified ``max(‖Q*_τ − Q_τ^{π_t}‖∞, τ‖log π*_τ − log π_t‖∞) ≤ tol`` for
+        every instance (the Q-error alone can vanish at a suboptimal policy when ``γ = 0``): the
+        bounds ``q_error_bound`` and ``log_policy_error_bound`` count the reference's certified
+        error (``soft.bound``), the error of the computed ``Q_τ^{π_t}`` and round-off. A run that
+        reaches ``iterations`` with ``tol`` below their floor says so in its warning.
     soft : SoftSolution, optional
         ``Q*_τ`` etc. (default: :func:`~rltheory.algorithms.soft.soft_reference`, soft value
         iteration to its round-off floor).
@@ -480,7 +505,10 @@ def entropy_regularized_npg(
     -------
     PolicyOptimizationResult
         Trace metrics ``q_error`` (``‖Q*_τ − Q_τ^{π_t}‖∞``), ``log_policy_error``
-        (``‖log π*_τ − log π_t‖∞``) and ``suboptimality`` (``V*_τ(ρ) − V_τ^{π_t}(ρ)``).
+        (``‖log π*_τ − log π_t‖∞``; ``inf`` where a probability of the evaluated policy
+        underflowed to 0, e.g. in float32), ``suboptimality`` (``V*_τ(ρ) − V_τ^{π_t}(ρ)``), each
+        computed against the reference ``soft``, and the certified ``q_error_bound`` and
+        ``log_policy_error_bound`` (``≥`` the errors against the exact ``Q*_τ``, ``π*_τ``).
 
     Raises
     ------
@@ -517,16 +545,33 @@ def entropy_regularized_npg(
     logits = xp.log(initial_policy(mdp, pi0, positive=True))
     alpha = 1.0 - eta * tau / (1.0 - g)
     loop = Loop("entropy_regularized_npg", iterations, tol, xp)
-    t = 0
+    ro = _Roundoff(mdp)
+    u = ro.u
     red = (-2, -1)
+    # the reference's own errors: ‖soft.Q − Q*_τ‖∞ ≤ soft.bound, and log π*_τ = (Q* − V*)/τ with
+    # V = τ·logsumexp(Q/τ) 1-Lipschitz in ‖Q‖∞, so ‖soft.log_policy − log π*_τ‖∞ ≤ 2·soft.bound/τ
+    # plus the rounding of (Q − V)/τ (a few roundings of |Q|/τ, |V|/τ and of the log-sum-exp)
+    ref_q = soft.bound
+    ref_log = 2.0 * soft.bound / tau + higham_gamma(mdp.A + 8, u) * (
+        (xp.max(xp.abs(soft.Q), axis=red) + xp.max(xp.abs(soft.V), axis=-1)) / tau + 1.0)
+    t = 0
     while True:
         logpi = log_softmax(logits, xp)
         pi = xp.exp(logpi)
         V, Q = regularized_values(mdp, pi, tau=tau)
         q_err = xp.max(xp.abs(soft.Q - Q), axis=red)
-        log_err = xp.max(xp.abs(soft.log_policy - logpi), axis=red)
-        m = {"q_error": q_err, "log_policy_error": log_err, "suboptimality": expected_value(soft.V - V, rho)}
-        if loop.record(t, xp.maximum(q_err, tau * log_err), **m):
+        # π_t is the evaluated (and returned) pi: where exp underflowed to 0 its log is −∞
+        log_err = xp.max(xp.where(pi > 0, xp.abs(soft.log_policy - logpi), xp.inf), axis=red)
+        nu = xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)  # the evaluated policy's sum defect
+        eval_err = _soft_evaluation_error(mdp, pi, logpi, V, Q, tau, ro, nu)
+        q_bound = (q_err + ref_q + g * eval_err + ro.sweep(V)) * (1.0 + 4.0 * u)
+        # logpi against the exact log-softmax of the logits and against log of the stored, normalised pi
+        log_round = higham_gamma(mdp.A + 4, u) * (xp.max(xp.abs(logits), axis=red) + 1.0) + 4.0 * u + 2.0 * nu
+        log_bound = (log_err + ref_log + log_round) * (1.0 + 4.0 * u)
+        m = {"q_error": q_err, "log_policy_error": log_err, "suboptimality": expected_value(soft.V - V, rho),
+             "q_error_bound": q_bound, "log_policy_error_bound": log_bound}
+        floor = xp.maximum(ref_q + g * eval_err + ro.sweep(V), tau * (ref_log + log_round)) * (1.0 + 4.0 * u)
+        if loop.record_certified(t, xp.maximum(q_bound, tau * log_bound), floor, quantity="error", **m):
             break
         logits = alpha * logpi + (eta / (1.0 - g)) * Q
         t += 1

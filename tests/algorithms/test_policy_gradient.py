@@ -374,6 +374,39 @@ def test_pg_certified_stop_in_float64(driver, eta, tol):
     assert exact <= b[-1]
 
 
+def test_entropy_npg_stop_counts_probabilities_that_underflowed():
+    # float32, τ = 0.01: the soft-optimal policy has probabilities far below float32's range, so
+    # the evaluated (and returned) policy has exact zeros and its log-policy error is infinite.
+    # The old rule measured the error on the finite log-softmax and stopped after 2 iterations
+    # with converged=True; now the error is inf there and the run says it did not converge.
+    m32, _ = _float32_twin(16)
+    mdp = FiniteMDP(m32.P, m32.R, gamma=0.9)
+    with pytest.warns(ConvergenceWarning, match=r"reached iterations=30 with certified error inf > tol=0\.1"):
+        res = entropy_regularized_npg(mdp, eta=0.1 / 0.01, tau=0.01, iterations=30, tol=0.1)
+    assert res.converged is False
+    assert np.any(np.asarray(res.policy) == 0)
+    assert np.isinf(res.trace["log_policy_error"][-1]) and np.isinf(res.trace["log_policy_error_bound"][-1])
+
+
+def test_entropy_npg_error_bounds_cover_the_float64_truth():
+    # float32 model, τ = 1: q_error_bound and log_policy_error_bound cover the errors of the
+    # returned policy against the float64 soft-optimal Q and log-policy of the same stored model
+    # (row-normalised), and a tol above their floor is certified in float64.
+    m32, m64 = _float32_twin(16)
+    m32, m64 = FiniteMDP(m32.P, m32.R, gamma=0.9), FiniteMDP(m64.P, m64.R, gamma=0.9)
+    res = entropy_regularized_npg(m32, eta=0.05, tau=1.0, iterations=40)
+    ref = soft_reference(m64, tau=1.0)
+    pi = np.asarray(res.policy, dtype=np.float64)
+    pi /= pi.sum(-1, keepdims=True)
+    _, Q = regularized_values(m64, pi, tau=1.0)
+    true_q = np.max(np.abs(np.asarray(ref.Q) - np.asarray(Q))) - float(ref.bound)
+    true_log = np.max(np.abs(np.log(pi) - np.asarray(ref.log_policy))) - 2 * float(ref.bound)
+    assert true_q <= res.trace["q_error_bound"][-1] and true_log <= res.trace["log_policy_error_bound"][-1]
+    assert res.trace["q_error_bound"][-1] < 10 * (res.trace["q_error"][-1] + 1e-3)  # and not vacuous
+    res64 = entropy_regularized_npg(m64, eta=0.05, tau=1.0, iterations=2000, tol=1e-8)
+    assert res64.converged is True and res64.trace["q_error_bound"][-1] <= 1e-8
+
+
 def test_softmax_pg_plateau_is_slower_than_npg_on_the_same_instance():
     mdp = random_mdp(8, 3, gamma=0.9, rng=3)
     pg = softmax_policy_gradient(mdp, eta=(1 - 0.9) ** 3 / 8, iterations=200)
