@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import higham_gamma
 from .._validate import _where, as_action_table
 from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.bellman import (
@@ -51,6 +52,7 @@ from ..mdp.bellman import (
     expected_value,
     greedy,
 )
+from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
     GapCertificate,
@@ -64,8 +66,15 @@ from ._policy_opt import (
     initial_distribution,
     prepare_certified,
     project_simplex,
+    weighting_error,
 )
-from .npg import entropy_npg_step, entropy_regularized_npg, natural_policy_gradient, npg_step
+from .npg import (
+    _soft_evaluation_error,
+    entropy_npg_step,
+    entropy_regularized_npg,
+    natural_policy_gradient,
+    npg_step,
+)
 from .soft import SoftSolution, log_softmax, regularized_values, soft_reference, softmax
 
 __all__ = [
@@ -235,9 +244,8 @@ def softmax_policy_gradient(
     rho : array, optional
         The start distribution ``ρ`` of the objective ``V(ρ)`` (the model's ``μ``).
     tol : float, optional
-        Stop once the traced ``suboptimality ≤ tol`` for every instance when ``τ > 0``; for
-        ``τ = 0`` once the certified ``suboptimality_bound ≤ tol`` (a run that reaches
-        ``iterations`` with ``tol`` below the certificate's round-off floor says so).
+        Stop once the certified ``suboptimality_bound ≤ tol`` for every instance (a run that
+        reaches ``iterations`` with ``tol`` below the certificate's round-off floor says so).
     V_star : array, optional
         ``V*`` for ``τ = 0`` (default :func:`rltheory.mdp.policy_iteration`).
     soft : SoftSolution, optional
@@ -251,10 +259,11 @@ def softmax_policy_gradient(
         ``suboptimality_inf`` (``τ = 0``), ``optimal_action_prob``
         (``min_s π_t(a*(s)|s)`` with ``a* = greedy(Q*)``, ``τ = 0``; Mei's ``c`` is its
         running minimum), ``min_prob`` (``min_{s,a} π_t(a|s)``, the ``c`` of Mei et al.'s
-        Thm 6 for ``τ > 0``), ``grad_norm`` (Euclidean, per instance) and, for ``τ = 0``,
-        ``suboptimality_bound`` (certified ``≥ V*(ρ) − V^{π_t}(ρ)``: the computed gap plus the
-        errors of the computed ``V^{π_t}``, of ``V*`` and of the ``ρ``-weighting, round-off
-        included; :class:`~rltheory.algorithms._policy_opt.GapCertificate`).
+        Thm 6 for ``τ > 0``), ``grad_norm`` (Euclidean, per instance) and
+        ``suboptimality_bound`` (certified ``≥`` the traced suboptimality's exact value: the
+        computed gap plus the errors of the computed ``V^{π_t}`` (or ``V_τ^{π_t}``), of ``V*``
+        (or the reference's ``soft.bound``) and of the ``ρ``-weighting, round-off included;
+        :class:`~rltheory.algorithms._policy_opt.GapCertificate`).
 
     Raises
     ------
@@ -300,8 +309,12 @@ def softmax_policy_gradient(
         V_star = cert.V_star
         a_star = greedy(_q_values(mdp, V_star))
         star_mask = xp.astype(a_star[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
-    elif soft is None:
-        soft = soft_reference(mdp, tau=tau)
+    else:
+        if soft is None:
+            soft = soft_reference(mdp, tau=tau)
+        ro = _Roundoff(mdp)
+        # ‖soft.V − V*_τ‖∞ ≤ soft.bound (V = τ·logsumexp(Q/τ) is 1-Lipschitz in ‖Q‖∞) plus its rounding
+        ref_v = soft.bound + higham_gamma(mdp.A + 4, ro.u) * (xp.max(xp.abs(soft.V), axis=-1) + tau)
     loop = Loop("softmax_policy_gradient", iterations, tol, xp)
     t = 0
     while True:
@@ -315,15 +328,17 @@ def softmax_policy_gradient(
             m["optimal_action_prob"] = xp.min(xp.sum(pi * star_mask, axis=-1), axis=-1)
         else:
             V, Q = regularized_values(mdp, pi, tau=tau)
-            adv = Q - tau * log_softmax(theta, xp) - V[..., None]
+            logpi = log_softmax(theta, xp)
+            adv = Q - tau * logpi - V[..., None]
             m = {"suboptimality": expected_value(soft.V - V, rho)}
+            nu = xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)
+            floor = (ref_v + _soft_evaluation_error(mdp, pi, logpi, V, Q, tau, ro, nu)
+                     + weighting_error(soft.V - V, rho, ro.u))
+            m["suboptimality_bound"] = (m["suboptimality"] + floor) * (1.0 + 4.0 * ro.u)
         grad = _state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)
         m["min_prob"] = xp.min(pi, axis=(-2, -1))
         m["grad_norm"] = xp.sqrt(xp.sum(grad * grad, axis=(-2, -1)))
-        if tau == 0.0:
-            if loop.record_certified(t, m["suboptimality_bound"], floor, **m):
-                break
-        elif loop.record(t, m["suboptimality"], **m):
+        if loop.record_certified(t, m["suboptimality_bound"], floor, **m):
             break
         theta = theta + eta * grad
         t += 1

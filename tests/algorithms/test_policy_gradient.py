@@ -374,6 +374,21 @@ def test_pg_certified_stop_in_float64(driver, eta, tol):
     assert exact <= b[-1]
 
 
+def test_entropy_softmax_pg_stop_is_certified_on_float32_models():
+    # τ = 0.1, float32, γ = 0.999: the float32 soft reference and regularised evaluations are each
+    # off by tens, so the computed regularised suboptimality was −30.3 after one iteration and the
+    # old rule returned converged=True at a true suboptimality of 2.36 (16 of 40 such float32
+    # runs). Now the stop is on suboptimality_bound, which covers the float64 truth.
+    m32, m64 = _float32_twin(1)
+    with pytest.warns(ConvergenceWarning, match=r"tol is below the round-off floor"):
+        res = softmax_policy_gradient(m32, eta=1.0, tau=0.1, iterations=20, tol=1e-3)
+    assert res.converged is False and np.min(res.trace["suboptimality"]) < 0
+    ref = soft_reference(m64, tau=0.1)
+    pi = np.asarray(res.policy, dtype=np.float64)
+    V, _ = regularized_values(m64, pi / pi.sum(-1, keepdims=True), tau=0.1)
+    assert float(np.mean(np.asarray(ref.V) - np.asarray(V))) - float(ref.bound) <= res.trace["suboptimality_bound"][-1]
+
+
 def test_entropy_npg_stop_counts_probabilities_that_underflowed():
     # float32, τ = 0.01: the soft-optimal policy has probabilities far below float32's range, so
     # the evaluated (and returned) policy has exact zeros and its log-policy error is infinite.
