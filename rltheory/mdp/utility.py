@@ -384,11 +384,18 @@ def solve_general_utility(
         cvxpy solver name. Default: CLARABEL with gap and feasibility tolerances 1e-12,
         then 1e-11, 1e-10 and its defaults (1e-8, which leave first-order errors ~1e-4 in
         ``d*`` for entropy objectives, whose value is flat at the optimum), stopping at the
-        first ``optimal`` run with KKT residual <= 1e-7; if none gets there, SCS with
-        tolerances 1e-12 is tried last (without ``solver_options``): on a 2×2 entropy
+        first ``optimal`` run with KKT residual <= 1e-7, which is returned; if none gets there,
+        SCS with tolerances 1e-12 is tried last (without ``solver_options``): on a 2×2 entropy
         instance where the four CLARABEL rungs reached residuals 1.6e-6, 1.5e-6, 6.3e-6 and
-        7.6e-5, SCS certified 3.5e-14. The run with the smallest residual is kept. Each rung
-        is a fresh solve (no warm start, which would keep the first rung's settings).
+        7.6e-5, SCS certified 3.5e-14. Otherwise the run with the smallest residual is kept.
+        Each rung is a fresh solve (no warm start, which would keep the first rung's settings).
+        A rung whose residual exceeds 1e-7 is first refined by Newton steps on the KKT
+        system of its active set in log-occupancy coordinates (:func:`_polish`; kept only
+        where its residual is smaller, and reported with the rung's status): a linear
+        objective in a KL trust region whose optimum puts 3.1e-10 on a pair (multiplier
+        0.043) read 1.8e-4, 2.6e-4, 1.6e-4 and 5.0e-5 on the CLARABEL rungs and 0.72 on SCS, since the
+        reduced gradient's slope ``λ/d`` there is 1.4e8, and 2.2e-16 after refinement. With
+        ``solver`` given, that solver's single run is reported as it is (no refinement).
     solver_options : dict, optional
         Keyword options passed to ``cvxpy.Problem.solve``.
 
@@ -475,12 +482,24 @@ def solve_general_utility(
             if prob.status in (cp.INFEASIBLE, cp.UNBOUNDED, cp.INFEASIBLE_INACCURATE):
                 break
             continue
-        out = _certify(d, flow, nonneg, gcons, cons, objective, M, c, S, A, rho, rhos)
+        point = (
+            np.asarray(d.value, dtype=float),
+            np.asarray(flow.dual_value, dtype=float).reshape(-1),
+            np.array([max(float(k.dual_value), 0.0) for k in gcons]),
+        )
+        out = _certify(*point, cons, objective, M, c, S, A, rho, rhos)
+        if solver is None and out["kkt_residual"] > 1e-7:
+            polished = _polish(*point, cons, objective, M, c, S, A, rho, rhos)
+            if polished is not None:
+                refined = _certify(*polished, cons, objective, M, c, S, A, rho, rhos)
+                if refined["kkt_residual"] < out["kkt_residual"]:
+                    out = refined
         out["status"] = prob.status
+        if prob.status == cp.OPTIMAL and out["kkt_residual"] <= 1e-7:
+            best = (out["kkt_residual"], out)  # certified and reported optimal: returned as it is
+            break
         if best is None or out["kkt_residual"] < best[0]:
             best = (out["kkt_residual"], out)
-        if prob.status == cp.OPTIMAL and out["kkt_residual"] <= 1e-7:
-            break
     if best is None:
         raise SolverError(
             f"cvxpy found no optimum of the general-utility program ({'; '.join(statuses)})", status=prob.status
@@ -527,24 +546,26 @@ def _scale(f: OccupancyFunction, S: int, A: int, b: float = 0.0) -> float:
 
 
 def _certify(
-    d: Any, flow: Any, nonneg: Any, gcons: list, cons: list, objective: OccupancyFunction,
+    x: np.ndarray, nu: np.ndarray, lam: np.ndarray, cons: list, objective: OccupancyFunction,
     M: np.ndarray, c: np.ndarray, S: int, A: int, rho: float, rhos: Sequence[float],
 ) -> dict[str, Any]:
-    """Policy, values and the KKT residual of the current cvxpy solution.
+    """Policy, values and the KKT residual of a primal-dual point of the solved program.
 
-    The program was solved for ``F/ρ`` and ``G_i/ρ_i ≤ b_i/ρ_i``: the multipliers are scaled back to
-    the original units, and the residual is measured in the solved (unit) scale."""
-    x = np.clip(np.asarray(d.value, dtype=float), 0.0, None)
+    The program was solved for ``F/ρ`` and ``G_i/ρ_i ≤ b_i/ρ_i``: ``x`` is ``d[S*A]``, ``nu`` and ``lam``
+    are that program's multipliers of the flow equalities and of the ``G_i`` (``lam`` clipped at 0);
+    the multipliers are scaled back to the original units, and the residual is measured in the
+    solved (unit) scale."""
+    x = np.clip(np.asarray(x, dtype=float), 0.0, None)
     D = x.reshape(S, A)
     mass = D.sum(-1)
     visited = mass > 1e-9
     pi = np.where(visited[:, None], D / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
     rhos = np.asarray(rhos, dtype=float)  # one per constraint
-    lam = np.array([max(float(k.dual_value), 0.0) for k in gcons]) * rho / rhos
+    lam = np.maximum(np.asarray(lam, dtype=float), 0.0) * rho / rhos
     gvals = np.array([G.value(D) for G, _ in cons])
     grad = objective.gradient(D)
     lgrad = grad - sum((lam[i] * cons[i][0].gradient(D) for i in range(len(cons))), np.zeros((S, A)))
-    nu = rho * np.asarray(flow.dual_value, dtype=float).reshape(-1)
+    nu = rho * np.asarray(nu, dtype=float).reshape(-1)
     g = lgrad.reshape(-1) - M.T @ nu  # reduced gradient: optimal iff g <= 0 and g ⊙ d = 0 (g = −s)
     fin = np.isfinite(g)
     bs = np.array([float(b) for _, b in cons])
@@ -562,3 +583,110 @@ def _certify(
         occupancy=D, policy=pi, value=float(objective.value(D)), constraint_values=gvals, duals=lam,
         shadow_reward=grad, lagrangian_reward=lgrad, kkt_residual=float(max(parts)),
     )
+
+
+def _polish(
+    x: np.ndarray, nu: np.ndarray, lam: np.ndarray, cons: list, objective: OccupancyFunction,
+    M: np.ndarray, c: np.ndarray, S: int, A: int, rho: float, rhos: Sequence[float],
+    *, steps: int = 12, delta: float = 1e-4,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Newton refinement of a solver's point on its active set, in log-occupancy coordinates.
+
+    The active set is read off the natural residual: a pair is *positive* where ``d ≥ −g`` (``g``
+    the reduced gradient of :func:`solve_general_utility`, solved scale) and ``d > 0``, else it is
+    fixed at 0 (as are pairs where ``g`` is not finite); a constraint is *active* where
+    ``λ ≥ −(G − b)`` and ``λ > 0``, else its multiplier is fixed at 0. On that set the KKT
+    conditions are the square system
+
+        g_P(d) = 0,   M d = c,   G_i(d) = b_i (i active)
+
+    in ``(u_P, ν, λ_active)`` with ``d_P = exp(u_P)``. Log coordinates make a log-gradient term
+    ``λ log d`` (KL, entropy) contribute ``λ`` to the Jacobian however small ``d`` is, where its
+    derivative in ``d`` is ``λ/d`` (1.4e8 at ``d = 3e-10``, ``λ = 0.04``: an absolute error of 1e-12
+    in ``d``, the interior-point solver's precision, is 1.8e-4 in ``g``). The Jacobian of ``g_P`` is
+    by central differences in ``u`` (exact for those terms; error ``O(δ²)`` else), the rest analytic;
+    steps are least-squares solutions (``M`` has a redundant row for average reward), halved until
+    the largest equation residual decreases; at most ``steps`` of them, stopping once it is 1e-14
+    (the equations are in the solved, unit scale). Returns the refined ``(x, ν, λ)`` in the solved scale,
+    or ``None`` when no step decreases it; the caller keeps the refined point only where its KKT
+    residual (which also checks the signs ``g ≤ 0`` on the zero pairs, ``λ ≥ 0``, ``G ≤ b``) is smaller.
+    Cost per step: ``2|P|`` gradient evaluations and a least-squares solve of size ``|P| + rows(M)``."""
+    rhos = np.asarray(rhos, dtype=float)
+    bs = np.array([float(b) for _, b in cons])
+    x = np.asarray(x, dtype=float)
+    n, m = x.size, len(cons)
+
+    def grads(z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        D = z.reshape(S, A)
+        with np.errstate(all="ignore"):
+            return (np.asarray(objective.gradient(D), dtype=float).reshape(-1) / rho,
+                    [np.asarray(G.gradient(D), dtype=float).reshape(-1) / r for (G, _), r in zip(cons, rhos, strict=True)])
+
+    gF, gG = grads(np.clip(x, 0.0, None))
+    with np.errstate(all="ignore"):
+        g = gF - sum((lam[i] * gG[i] for i in range(m)), np.zeros(n)) - M.T @ nu
+        viol = np.array([(G.value(np.clip(x, 0.0, None).reshape(S, A)) - b) / r
+                         for (G, b), r in zip(cons, rhos, strict=True)])
+    pos = np.isfinite(g) & (x > 0) & (x >= -g)
+    act = [i for i in range(m) if lam[i] > 0 and lam[i] >= -viol[i]]
+    if not pos.any():
+        return None
+    P = np.flatnonzero(pos)
+    k, p = len(act), P.size
+
+    def residual(u: np.ndarray, nu: np.ndarray, la: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        z = np.zeros(n)
+        z[P] = np.exp(u)
+        gF, gG = grads(z)
+        h = gF - sum((la[j] * gG[i] for j, i in enumerate(act)), np.zeros(n))
+        with np.errstate(all="ignore"):
+            Gv = [(cons[i][0].value(z.reshape(S, A)) - bs[i]) / rhos[i] for i in act]
+        e = np.concatenate([h[P] - M.T[P] @ nu, M @ z - c, Gv])
+        return (z, e) if np.all(np.isfinite(e)) else None
+
+    u, la = np.log(x[P]), lam[act].astype(float)
+    nu = np.asarray(nu, dtype=float).copy()
+    cur = residual(u, nu, la)
+    if cur is None:
+        return None
+    improved = False
+    for _ in range(steps):
+        z, e = cur
+        err = float(np.max(np.abs(e)))
+        if err <= 1e-14:  # the unit-scale equations are at round-off level
+            break
+        J = np.zeros((e.size, p + nu.size + k))
+        for col, j in enumerate(P):  # ∂h_P/∂u_j by central differences in log d_j
+            zp, zm = z.copy(), z.copy()
+            zp[j] *= math.exp(delta)
+            zm[j] *= math.exp(-delta)
+            (fp, Gp), (fm, Gm) = grads(zp), grads(zm)
+            hp = fp - sum((la[a] * Gp[i] for a, i in enumerate(act)), np.zeros(n))
+            hm = fm - sum((la[a] * Gm[i] for a, i in enumerate(act)), np.zeros(n))
+            J[:p, col] = (hp[P] - hm[P]) / (2 * delta)
+        gF, gG = grads(z)
+        J[:p, p:p + nu.size] = -M.T[P]
+        for a, i in enumerate(act):
+            J[:p, p + nu.size + a] = -gG[i][P]
+            J[p + M.shape[0] + a, :p] = gG[i][P] * z[P]
+        J[p:p + M.shape[0], :p] = M[:, P] * z[P]
+        if not np.all(np.isfinite(J)):
+            return None
+        step = np.linalg.lstsq(J, -e, rcond=None)[0]
+        t = 1.0
+        while t > 1e-6:
+            du = t * step[:p]
+            if np.max(np.abs(du), initial=0.0) <= 30.0:  # keep exp(u) representable
+                new = residual(u + du, nu + t * step[p:p + nu.size], la + t * step[p + nu.size:])
+                if new is not None and float(np.max(np.abs(new[1]))) < err:
+                    break
+            t /= 2
+        else:
+            break
+        u, nu, la = u + t * step[:p], nu + t * step[p:p + nu.size], la + t * step[p + nu.size:]
+        cur, improved = new, True
+    if not improved:
+        return None
+    lam_out = np.zeros(m)
+    lam_out[act] = la
+    return cur[0], nu, lam_out
