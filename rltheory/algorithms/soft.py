@@ -200,7 +200,7 @@ class SoftSolution:
     trace: Trace
 
 
-def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, A: int) -> Any:
+def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, mdp: FiniteMDP) -> Any:
     r"""Error of one computed ``T_τ Q`` against the exact operator at the computed ``Q``.
 
     ``V = τ(m + log Σ_a exp(Q/τ − m))`` (``m = max Q/τ``): the division moves ``Q/τ`` by
@@ -208,40 +208,62 @@ def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, A: in
     positive terms and the ``log`` of a number in ``[1, A]`` cost ``(A + 4)u`` relative, the
     final ``m + L`` and ``τ·`` ``u`` of ``‖V‖∞`` each; doubled for ``exp``/``log`` accurate to
     one ulp rather than half. Then ``R + γPV`` errs by ``_Roundoff.sweep`` at ``‖V‖∞``.
+
+    Those are relative errors (Higham's model without underflow). A result in the subnormal
+    range errs by up to half the subnormal spacing ``s`` instead (one ulp, ``s``, for
+    ``exp``/``log``; sums are exact there): the ``S`` products of ``PV`` and the ``γ·``
+    (``(S + 1)s/2``, and the sum passes them on times ``1 + γ_S ≤ 2``), and in ``V`` the
+    division ``Q/τ`` (``τs/2``), the ``A`` exponentials (``s`` each in a sum ``≥ 1``, so ``As``
+    in its ``log``, times ``τ``), the ``log`` and the ``τ·`` (``τs + s``), carried by ``γP``:
+    ``e_u = (S + 1)s + γ(τ(A + 2) + 1)s``, doubled. Negligible unless the values are within
+    a factor ``~1/ε`` of the underflow threshold, but positive: the round-off floor of a
+    scale-free problem (``r = 0``, ``A = 1``) is not 0.
     """
-    u = ro.u
+    u, S, A = ro.u, mdp.S, mdp.A
+    s = 2.0 * u * float(mdp.xp.finfo(mdp.dtype).smallest_normal)  # the subnormal spacing
     e_lse = 2.0 * u * (2.0 * q_norm + 2.0 * v_norm + tau * (math.log(A) + A + 4.0)) if A else 0.0 * q_norm
-    return ro._sweep(v_norm) + ro.gamma * e_lse
+    e_under = 2.0 * s * ((S + 1.0) + ro.gamma * (tau * (A + 2.0) + 1.0))
+    return ro._sweep(v_norm) + ro.gamma * e_lse + e_under
 
 
 def soft_reference(mdp: FiniteMDP, *, tau: float) -> SoftSolution:
     r"""``Q*_τ`` by :func:`soft_value_iteration` to the accuracy round-off allows, as a reference.
 
-    The target is ``max(1e-12, 16ε·γ/(1−γ)·q̄ + 2f)`` with ``q̄ = (‖r‖∞ + τ log|A|)/(1−γ)``
-    (``‖Q*_τ‖∞ ≤ q̄``): ``16ε·γ/(1−γ)·q̄`` leaves room for the rounding of
-    ``Q_{k+1} − Q_k`` (``ε‖Q‖∞`` per entry, times ``γ/(1−γ)``) and ``f`` is the round-off
-    allowance that :func:`soft_value_iteration` adds to its certificate, at ``‖Q‖∞ = q̄``. A
-    fixed absolute target (1e-12) lies below that floor once ``γ ≥ 0.99`` or the rewards are
-    large, and the iteration then ran to its cap with a
+    The target is ``max(1e-12·min(1, r̄), 16ε·γ/(1−γ)·q̄ + 2f)`` with
+    ``r̄ = ‖r‖∞ + τ log|A|`` and ``q̄ = r̄/(1−γ)`` (``‖Q*_τ‖∞ ≤ q̄``): ``16ε·γ/(1−γ)·q̄`` leaves
+    room for the rounding of ``Q_{k+1} − Q_k`` (``ε‖Q‖∞`` per entry, times ``γ/(1−γ)``) and
+    ``f`` is the round-off allowance that :func:`soft_value_iteration` adds to its certificate,
+    at ``‖Q‖∞ = q̄``. A fixed absolute target (1e-12) lies below that floor once ``γ ≥ 0.99`` or
+    the rewards are large, and the iteration then ran to its cap with a
     :class:`~rltheory.errors.ConvergenceWarning` although its answer was as good as the
-    arithmetic allows. The drivers that trace errors against ``Q*_τ`` (entropy-regularised NPG
-    and PG, and their bound constants) use this when no reference is passed.
+    arithmetic allows; and it is far too coarse for small rewards: at rewards and ``τ`` scaled
+    by ``2^-30`` (``q̄ ≈ 1e-8``) the reference was accurate to only 1e-3 of the unscaled units,
+    and the entropy-regularised softmax PG traced a suboptimality off by 9.7e-4 (its final
+    value is 0.0174) with policies bit-identical to the unscaled run's (``S = 5``, ``A = 3``,
+    ``γ = 0.9``, ``τ = 0.1``). ``1e-12·min(1, r̄)`` is the stricter of
+    1e-12 absolute and 1e-12 relative to the per-step scale ``r̄``, so the reference's accuracy
+    scales with the problem's below unit rewards (and is as before at and above them). The
+    drivers that trace errors against ``Q*_τ`` (entropy-regularised NPG and PG, and their
+    bound constants) use this when no reference is passed.
     """
     return soft_value_iteration(mdp, tau=tau, tol=_reachable_tol(mdp, tau, 1e-12))
 
 
 def _reachable_tol(mdp: FiniteMDP, tau: float, at_least: float) -> float:
-    """``max(at_least, 16ε·γ/(1−γ)·q̄ + 2f)``: the smallest target :func:`soft_value_iteration`
-    can certify on ``mdp`` without meeting its round-off floor (see :func:`soft_reference`)."""
+    """``max(at_least·min(1, r̄), 16ε·γ/(1−γ)·q̄ + 2f)``, ``r̄ = ‖r‖∞ + τ log|A| = (1−γ)q̄``: the
+    target ``at_least`` (meant for rewards of unit size), relative to the problem's scale below
+    it, and never below what :func:`soft_value_iteration` can certify on ``mdp`` without meeting
+    its round-off floor (see :func:`soft_reference`)."""
     g = float(mdp.gamma)
     xp = mdp.xp
     r_max = float(xp.max(xp.abs(mdp.R))) if mdp.R.size else 0.0
-    q_max = (r_max + tau * math.log(mdp.A)) / (1.0 - g)
+    r_bar = r_max + tau * math.log(mdp.A)
+    q_max = r_bar / (1.0 - g)
     floor = 16.0 * float(xp.finfo(mdp.dtype).eps) * g / (1.0 - g) * q_max
     ro = _Roundoff(mdp)
-    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp.A) / (1.0 - g)
+    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp) / (1.0 - g)
     f_max = float(xp.max(f)) if getattr(f, "ndim", 0) else float(f)
-    return max(at_least, floor + 2.0 * f_max)
+    return max(at_least * min(1.0, r_bar), floor + 2.0 * f_max)
 
 
 def soft_value_iteration(
@@ -325,7 +347,7 @@ def soft_value_iteration(
         k += 1
         # ‖Q_{k+1} − Q*‖ ≤ (γ‖Q_{k+1} − Q_k‖ + e_k)/(1−γ) with e_k the round-off of the computed
         # T_τ Q_k; the computed difference is within 2u of the exact one
-        floor = _soft_sweep_error(ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp.A) / (1.0 - g)
+        floor = _soft_sweep_error(ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp) / (1.0 - g)
         bound = (g * (1.0 + 2.0 * ro.u) / (1.0 - g)) * res + floor
         rec.record(k, residual=res, bound=bound)
         Q = Qn
@@ -338,7 +360,7 @@ def soft_value_iteration(
             # γ^k·γ/(1−γ)·‖Q_1 − Q_0‖∞ below what the round-off allowance leaves of tol; the
             # allowance grows with ‖Q_k‖∞ ≤ ‖Q_1‖∞ + 2γ/(1−γ)‖Q_1 − Q_0‖∞ (for the cap only)
             q_hat = xp.max(xp.abs(Qn), axis=red) + (2.0 * g / (1.0 - g)) * res
-            f_hat = _soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp.A) / (1.0 - g)
+            f_hat = _soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp) / (1.0 - g)
             room = tol - float(xp.max(f_hat))
             need = contraction_steps(g, g * (1.0 + 2.0 * ro.u) / (1.0 - g) * r0, room if room > 0 else tol)
             max_iter = int(min(10**6, max(need, 1) + 10))
