@@ -416,7 +416,9 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     ``16·max(SA, d)·ε·max|ψ|`` — the rounding level, where the centring of compatible
     features leaves one null direction per state — are dropped. With tabular features
     the weighted residual stays at ~1e-13·max|A^π| even for policies with probabilities
-    down to ``e^{-200}`` (tested).
+    down to ``e^{-200}`` (tested). The targets are ``A^π(s, a) = Σ_{b≠a} π(b|s)(Q^π(s, a) −
+    Q^π(s, b))``, so ``Σ_a π(a|s)A^π(s, a) = 0`` holds to round-off relative to each term even
+    where ``Q − V`` would cancel (the likely action of a near-deterministic state).
 
     Examples
     --------
@@ -440,24 +442,62 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
 
 
 def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any, scale: float | None = None,
-                       err: Any = None) -> tuple[Any, Any]:
+                       err: Any = None, one_hot: Any = None) -> tuple[Any, Any]:
     """:func:`compatible_critic` on a validated policy ``p``, features ``P_`` and ``rho`` (loops).
 
     ``scale``: what the entries of ``P_`` are known to up to a few ``ε`` (default ``max|P_|``;
     for ``P_ = φ − E_πφ`` it is ``2·max|φ|``, see :func:`_weighted_min_norm`); ``err``
-    ``(S, A, d)``: the same per entry (``|φ| + E_π|φ|``), which replaces it."""
+    ``(S, A, d)``: the same per entry (``|φ| + E_π|φ|``), which replaces it. ``one_hot``: the
+    features ``φ`` ``(S, A, d)`` of which ``P_`` are the compatible features, given only when
+    they are one-hot up to column order and scale (:func:`features._is_one_hot`); the critic is
+    then the closed form :func:`_one_hot_critic`, exact to round-off for every policy."""
     xp = mdp.xp
-    V = evaluate_policy(mdp, p)
-    adv = _q_values(mdp, V) - V[..., None]
+    Q = _q_values(mdp, evaluate_policy(mdp, p))
+    # A^π(s, a) = Σ_{b≠a} π(b|s)(Q(s, a) − Q(s, b)) (the b = a term is exactly 0): Q − V is known
+    # only to ε·|Q| absolute, so at a near-deterministic state A(s, a*) ≈ −Σ_b π(b|s)A(s, b) came
+    # out as noise far above its size, on the row of weight ≈ d(s)
+    adv = xp.sum(p[..., None, :] * (Q[..., :, None] - Q[..., None, :]), axis=-1)
     dsa = _state_occupancy(mdp, p, rho)[..., None] * p
     k = P_.shape[-1]
     X = xp.reshape(P_, (mdp.S * mdp.A, k))
     wts = xp.reshape(dsa, (mdp.S * mdp.A,))
     y = xp.reshape(adv, (mdp.S * mdp.A,))
-    E = None if err is None else xp.reshape(err, (mdp.S * mdp.A, k))
-    w = _weighted_min_norm(X, wts, y, xp, scale=scale, err=E)
+    if one_hot is not None:
+        w = _one_hot_critic(one_hot, dsa, adv, xp)
+    else:
+        E = None if err is None else xp.reshape(err, (mdp.S * mdp.A, k))
+        w = _weighted_min_norm(X, wts, y, xp, scale=scale, err=E)
     resid = xp.sqrt(xp.sum(wts * (X @ w - y) ** 2))
     return w, resid
+
+
+def _one_hot_critic(f: Any, dsa: Any, adv: Any, xp: Any) -> Any:
+    r"""Closed-form compatible critic for one-hot features ``φ(s, a) = c_{sa}·e_{j(s,a)}``.
+
+    ``f`` ``(S, A, d)``: each ``φ(s, a)`` has one nonzero entry ``c_{sa}``, in a column ``j(s, a)``
+    no other pair uses; ``dsa = d(s)π(a|s)`` and ``adv`` ``(S, A)``. With ``u_a = c_{sa} w_{j(s,a)}``,
+    ``ψ(s, a)ᵀw = u_a − Σ_b π(b|s) u_b``, whose range on a state is ``{t : Σ_a π(a|s) t_a = 0}``;
+    the ``π``-weighted projection of ``A(s, ·)`` onto it is ``A − Σ_b π(b|s)A(s, b)``, reached by
+    ``u = A(s, ·) + k_s``. So for ``π > 0`` the weighted least-squares solutions are exactly
+    ``w_{j(s,a)} = (A(s, a) + k_s)/c_{sa}`` on the states with ``d(s) > 0``, anything elsewhere,
+    and the minimum-norm one takes 0 elsewhere and ``k_s = −Σ_a A(s, a)/c_{sa}² / Σ_a 1/c_{sa}²``
+    (``−mean_a A(s, a)`` for ``c = 1``). Every entry costs a few roundings of ``A(s, a)`` and
+    ``k_s``, whatever the weights: no solve, so no direction of weight 1e-66 is lost or swamped.
+
+    An action whose ``π(a|s)`` is 0 on a state with ``d(s) > 0`` keeps its
+    ``(A(s, a) + k_s)/c_{sa}``: the limit as ``π(a|s) → 0⁺`` (a softmax policy's zeros are
+    underflow of positive probabilities, and NPG, ``π' ∝ π·exp(ηA/(1−γ))`` in log space, still
+    moves them), not the minimum-norm 0 of a zero-weight row.
+    """
+    c = xp.sum(f, axis=-1)  # the one nonzero entry of each φ(s, a)
+    live = xp.broadcast_to(xp.sum(dsa, axis=-1, keepdims=True) > 0, dsa.shape)
+    inv2 = xp.where(live, 1.0 / xp.where(live, c, xp.ones_like(c)) ** 2, xp.zeros_like(c))
+    tot = xp.sum(inv2, axis=-1, keepdims=True)
+    k = -xp.sum(adv * inv2, axis=-1, keepdims=True) / xp.where(tot > 0, tot, xp.ones_like(tot))
+    coef = xp.where(live, (adv + k) * inv2, xp.zeros_like(adv))  # = w_{j(s,a)}/c_{sa}
+    S, A, d = f.shape
+    # each column of f has at most one nonzero entry, so this sum has one term per column
+    return xp.reshape(xp.reshape(coef, (1, S * A)) @ xp.reshape(f, (S * A, d)), (d,))
 
 
 def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None, err: Any = None) -> Any:
@@ -470,8 +510,18 @@ def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None
     comes out of a cancellation that leaves every entry small (an entry is then known to
     ``ε`` times the size of what cancelled, not ``ε·max|X|``). ``err`` (``(n, k)``, optional):
     per-entry sizes to which ``X`` is known up to a few ``ε`` (for ``ψ = φ − E_πφ``:
-    ``|φ| + E_π|φ|``); the cut is then per direction, at the size of the image of those
-    errors, instead of one absolute level (``scale`` is then unused).
+    ``|φ| + E_π|φ|``); the cut is then per direction, at the larger of the image of those
+    errors and the SVD's own absolute error ``ε·σ_max`` (``scale`` is then unused).
+
+    Guarantee: a direction is kept only where its singular value exceeds
+    ``16·max(n, k)·ε`` times both its data's rounding level and ``σ_max``, so the perturbation
+    the SVD itself commits (it is exact for ``√wts·X`` plus ``O(ε·σ_max)``) and the data's
+    rounding are each below ``1/(16·max(n, k))`` of every kept singular value, and
+    ``‖w‖ ≤ ‖√wts·y‖/cut``. Directions whose singular value is below
+    ``ε·σ_max`` — rows of relative weight under about ``ε²`` that alone determine them — are
+    dropped, not solved: no dense SVD resolves them (one kept at ``σ = 3.4e-33`` with
+    ``σ_max = 1.4e-6`` gave weights ``(−4499, 9000, −4500)`` for advantages ``< 1``).
+    :func:`_one_hot_critic` solves the one-hot case for every weight instead.
     """
     sw = xp.sqrt(wts)
     Xw = sw[:, None] * X
@@ -488,12 +538,14 @@ def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None
     eps = float(xp.finfo(Xw.dtype).eps)
     if err is not None:
         # Per-direction rounding level ‖√wts ⊙ (err |v_j|)‖ of each right singular direction v_j:
-        # a state's centring null direction sits at it (σ_j ≈ ε·√d(s)) and is cut, while an action
-        # of weight d(s)π(a|s) = 1e-59, whose entries are known relatively (σ_j ≈ √(dπ), level
-        # ≈ ε·√(dπ)), is kept. The absolute cut below (≈ 1e-13) dropped it, and exact NAC stopped
-        # moving that action where NPG, its closed form, does not.
+        # a state's centring null direction sits at it (σ_j ≈ ε·√d(s)) and is cut. But the SVD
+        # itself is only normwise backward stable: the computed σ_j and v_j carry errors of about
+        # ε·σ_max, so a direction of weight d(s)π(a|s) = 7.9e-66 (σ_j = 3.4e-33, cut from its level
+        # 4.9e-43, while ε·σ_max = 3e-22) is noise that survived this level alone, and the critic
+        # came out as (−4499, 9000, −4500) for advantages below 1. Both levels bound the cut.
         level = xp.sqrt(xp.sum((sw[:, None] * (err @ xp.abs(xp.matrix_transpose(Vh)))) ** 2, axis=0))
-        cut = xp.maximum(16.0 * max(X.shape) * eps * level, xp.full_like(sv, 1e-300))
+        smax = xp.max(sv) if sv.shape[0] else xp.zeros((), dtype=sv.dtype, device=sv.device)
+        cut = xp.maximum(16.0 * max(X.shape) * eps * xp.maximum(level, smax), xp.full_like(sv, 1e-300))
     else:
         if scale is None:
             scale = float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0

@@ -225,3 +225,17 @@ def _compatible_features_loo(f: Any, p: Any) -> tuple[Any, Any]:
         err.append(r[..., None] * af[..., a, :] + e)
     return xp.stack(psi, axis=-2), xp.stack(err, axis=-2)
 
+
+def _is_one_hot(f: Any) -> bool:
+    r"""Whether ``φ(s, a) = c_{sa}·e_{j(s,a)}``: one nonzero entry per ``(s, a)``, no column shared.
+
+    Tabular features up to the order and scale of the columns (``f`` ``(S, A, d)``, validated);
+    their compatible critic has the closed form ``critics._one_hot_critic``. Host sync: one bool.
+    """
+    xp = array_namespace(f)
+    if f.ndim != 3:
+        return False
+    nz = xp.astype(f != 0, xp.int64)
+    per_row = xp.sum(nz, axis=-1)
+    per_col = xp.sum(xp.reshape(nz, (-1, f.shape[-1])), axis=0)
+    return bool(xp.all(per_row == 1)) and bool(xp.all(per_col <= 1))
