@@ -93,9 +93,10 @@ class TestPolicyOptCommon:
 
     def test_cap_with_tol_warns_and_reports_not_converged(self):
         # projected gradient from uniform with eta = 0.1 on the bandit (gamma = 0): pi(1) = 0.5 + 0.05 after one
-        # step, so the gap 1 - pi(1) = 0.45 > tol at the cap.
+        # step, so the gap 1 - pi(1) = 0.45 > tol at the cap (the stop is on the certified gap, which is
+        # 0.45 up to its round-off allowance of ~1e-16).
         with pytest.warns(ConvergenceWarning, match=r"projected_policy_gradient reached iterations=1 with "
-                                                      r"suboptimality 0\.45 > tol=1e-06") as rec:
+                                                      r"certified suboptimality 0\.45 > tol=1e-06") as rec:
             res = projected_policy_gradient(_bandit(0.0), eta=0.1, iterations=1, tol=1e-6)
         assert res.converged is False
         assert res.iterations == 1
