@@ -40,13 +40,9 @@ optimization. ICLR.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._numerics import higham_gamma
-from ..backend import array_namespace
-from ..errors import ConvergenceWarning
 from ..mdp.bellman import (
     _q_values,
     _state_occupancy,
@@ -54,7 +50,6 @@ from ..mdp.bellman import (
     evaluate_policy,
     expected_value,
 )
-from ..mdp.discounted import _Roundoff, policy_iteration
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
     PolicyOptimizationResult,
@@ -63,7 +58,7 @@ from ._policy_opt import (
     discount,
     initial_distribution,
     initial_policy,
-    prepare,
+    prepare_certified,
     project_simplex,
     safe_log,
 )
@@ -315,8 +310,9 @@ def policy_mirror_descent(
         ``suboptimality_inf``, ``suboptimality_bound`` and ``step_size``.
         ``suboptimality_bound ≥ V*(ρ) − V^{π_k}(ρ)`` is certified: the computed suboptimality
         plus the round-off floor (the errors of the computed ``V^{π_k}`` and ``V*`` from their
-        Bellman residuals, :func:`_evaluation_error` and :func:`rltheory.mdp.policy_iteration`'s
-        bound; a ``V_star`` passed in is taken as exact). ``tol`` stops the run once
+        Bellman residuals and :func:`rltheory.mdp.policy_iteration`'s bound, and of the
+        ``ρ``-weighting: :class:`~rltheory.algorithms._policy_opt.GapCertificate`; a ``V_star``
+        passed in is taken as exact). ``tol`` stops the run once
         ``suboptimality_bound ≤ tol`` for every instance (``converged=True``); a run that
         reaches ``iterations`` first has ``converged=False`` and a
         :class:`~rltheory.errors.ConvergenceWarning`, which names the round-off floor when
@@ -357,21 +353,11 @@ def policy_mirror_descent(
     >>> bool(res.trace["suboptimality"][-1] < 1e-12)
     True
     """
-    e_star: Any = 0.0  # a V_star passed in is taken as exact
-    sol = None
-    if V_star is None and isinstance(mdp, FiniteMDP) and mdp.gamma is not None:
-        sol = policy_iteration(mdp)
-        V_star = sol.V
-    _, iterations, tol, rho, V_star, pi, loop = prepare(
+    _, iterations, tol, rho, cert, pi, loop = prepare_certified(
         mdp, "policy_mirror_descent", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
     )
     rule = _step_rule(step_sizes, iterations)
     xp = mdp.xp
-    ro = _Roundoff(mdp)
-    if sol is not None:
-        # ‖V − V*‖∞ ≤ ‖V − V^{π_PI}‖∞ + ‖V^{π_PI} − V*‖∞ (policy_iteration's bound is the latter)
-        one_hot = xp.astype(sol.policy[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
-        e_star = sol.bound + _evaluation_error(mdp, one_hot, sol.V, ro)
     # the default KL update carries its logits (scaled, _kl_logits) rather than π: a probability
     # that rounds to 0 is not dropped from the support (exact PMD keeps every π_k(a|s) > 0 where
     # π_0(a|s) > 0), and nothing overflows as η_k grows
@@ -380,65 +366,20 @@ def policy_mirror_descent(
     k = 0
     while True:
         V = evaluate_policy(mdp, pi)
-        gap = V_star - V
+        Q = _q_values(mdp, V)
+        gap = cert.V_star - V
         sub = expected_value(gap, rho)
-        floor = e_star + _evaluation_error(mdp, pi, V, ro) + _weighting_error(gap, rho, ro.u)
-        bound = (sub + floor) * (1.0 + 4.0 * ro.u)
+        floor, bound = cert(mdp, pi, V, rho, sub, Q)
         eta = check_positive(float(rule(k)), f"step_sizes({k})")
         metrics = {"suboptimality": sub, "suboptimality_inf": xp.max(gap, axis=-1),
                    "suboptimality_bound": bound, "step_size": eta}
-        if (tol is not None and k >= iterations and float(xp.max(bound)) > tol
-                and float(xp.max(floor)) >= tol):
-            # at the cap, with tol below what round-off lets this dtype certify: say so
-            loop.rec.record(k, **metrics)
-            loop.t, loop.converged = k, False
-            warnings.warn(
-                f"policy_mirror_descent reached iterations={iterations} with certified suboptimality "
-                f"{float(xp.max(bound)):.3g} > tol={tol:g}; tol is below the round-off floor "
-                f"{float(xp.max(floor)):.3g} of the certificate in this dtype",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-            break
-        if loop.record(k, bound, **metrics):
+        if loop.record_certified(k, bound, floor, **metrics):
             break
         if kl:
-            phi, c = _kl_logits(phi, c, _q_values(mdp, V), eta, xp)
+            phi, c = _kl_logits(phi, c, Q, eta, xp)
             pi = _logit_policy(phi, c, xp)
         else:
             pi = update(mdp, pi, eta=eta)
         k += 1
     return loop.result(pi)
 
-
-def _evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff) -> Any:
-    r"""``≥ ‖V − V^π‖∞`` per instance, for the computed evaluation ``V`` of the stochastic ``π``.
-
-    ``V − V^π = (I − γP_π)^{-1}(V − T^π V)``, so ``‖V − V^π‖∞ ≤ ‖T^π V − V‖∞/(1 − γ)`` (for
-    the stochastic ``P/σ`` and ``π/Σ_a π``). The computed ``T^π V = Σ_a π(a|s) Q_V(s, a)`` is
-    within ``e(V)`` (:class:`rltheory.mdp.discounted._Roundoff`: the entries of ``Q_V``) plus
-    ``(γ_A(1 + ν) + 2ν)(‖Q_V‖∞ + e(V))`` (the sum over ``A`` actions, Higham's ``γ_A``, and the
-    policy's sum defect ``ν ≥ |Σ_a π − 1|``) of the exact one, and the subtraction adds
-    ``2u(‖T^π V‖∞ + ‖V‖∞)``; ``8u`` more covers the division and ``1 − γ``.
-    """
-    xp, u, g = ro.xp, ro.u, ro.gamma
-    Q = _q_values(mdp, V)
-    TV = xp.sum(pi * Q, axis=-1)
-    res = xp.max(xp.abs(TV - V), axis=-1)
-    gA = higham_gamma(mdp.A, u)
-    nu = xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)
-    nu = nu + gA * (1.0 + nu)
-    e = ro.sweep(V)
-    q_max = xp.max(xp.reshape(xp.abs(Q), mdp.batch_shape + (-1,)), axis=-1)
-    e = e + (gA * (1.0 + nu) + 2.0 * nu) * (q_max + e)
-    e = e + 2.0 * u * (xp.max(xp.abs(TV), axis=-1) + xp.max(xp.abs(V), axis=-1))
-    return (res + e) * (1.0 + 8.0 * u) / (1.0 - g)
-
-
-def _weighting_error(gap: Any, rho: Any, u: float) -> Any:
-    """``≥ |computed Σ_s ρ(s) gap(s) − Σ_s ρ̂(s) gap(s)|`` (``ρ̂ = ρ/Σρ``): the sum's ``γ_{S+1}``, the
-    rounding of ``gap`` itself (``u``) and ``ρ``'s sum defect, each times ``max|gap|``."""
-    xp = array_namespace(gap, rho)
-    S = gap.shape[-1]
-    d = xp.max(xp.abs(xp.sum(rho, axis=-1, keepdims=True) - 1.0), axis=-1) + higham_gamma(S, u)
-    return (higham_gamma(S + 2, u) * (1.0 + d) + 2.0 * d) * xp.max(xp.abs(gap), axis=-1)
