@@ -17,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,8 @@ __all__ = [
     "finite_horizon_mdps",
     "constrained_mdps",
     "networked_mdps",
+    "exact_solve",
+    "exact_policy_values",
 ]
 
 
@@ -269,3 +272,58 @@ def networked_mdps(
     r = draw(st.sampled_from([0, 1])) if policy_radius is None else policy_radius
     g = draw(gamma if gamma is not None else st.sampled_from([0.0, 0.5, 0.9]))
     return NetworkedMDP(G, Ps, R, g, None, r)
+
+
+# -- exact references (rational arithmetic) -------------------------------------------------------
+
+
+def exact_solve(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    """``x`` with ``M x = b`` in exact rational arithmetic (Gauss–Jordan with row pivoting on
+    nonzeros): a reference for checking floating-point certificates on tiny instances.
+
+    Raises ``StopIteration`` for a singular ``M``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> exact_solve([[F(2), F(1)], [F(1), F(3)]], [F(3), F(5)])
+    [Fraction(4, 5), Fraction(7, 5)]
+    """
+    n = len(b)
+    M = [list(row) + [bi] for row, bi in zip(M, b, strict=True)]
+    for c in range(n):
+        p = next(i for i in range(c, n) if M[i][c] != 0)
+        M[c], M[p] = M[p], M[c]
+        for i in range(n):
+            if i != c and M[i][c] != 0:
+                f = M[i][c] / M[c][c]
+                M[i] = [x - f * y for x, y in zip(M[i], M[c], strict=True)]
+    return [M[i][n] / M[i][i] for i in range(n)]
+
+
+def exact_policy_values(P: Any, R: Any, gamma: float, pi: Any) -> list[Fraction]:
+    """``V^π`` in exact rational arithmetic for the model every certificate of rltheory is about:
+    the stored ``P`` (``(S, A, S)``) with its rows normalised, and ``π`` (``(S, A)``) with its rows
+    normalised; ``R`` is ``(S, A)``. Every float is read exactly (``Fraction(float(x))``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> exact_policy_values(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), 0.5, np.array([[0.5, 0.5]]))
+    [Fraction(1, 1)]
+    """
+    P, R, pi = np.asarray(P, dtype=np.float64), np.asarray(R, dtype=np.float64), np.asarray(pi, dtype=np.float64)
+    S, A = R.shape
+    G = Fraction(float(gamma))
+    M = [[Fraction(int(s == t)) for t in range(S)] for s in range(S)]
+    b = [Fraction(0)] * S
+    for s in range(S):
+        w = [Fraction(float(x)) for x in pi[s]]
+        w = [x / sum(w) for x in w]
+        for a in range(A):
+            row = [Fraction(float(x)) for x in P[s, a]]
+            sig = sum(row)
+            b[s] += w[a] * Fraction(float(R[s, a]))
+            for t in range(S):
+                M[s][t] -= G * w[a] * row[t] / sig
+    return exact_solve(M, b)

@@ -245,19 +245,6 @@ def gap_metrics(xp: Any, V_star: Any, V: Any, rho: Any) -> dict[str, Any]:
     return {"suboptimality": xp.sum(gap * rho, axis=-1), "suboptimality_inf": xp.max(gap, axis=-1)}
 
 
-def prepare(
-    mdp: Any, what: str, *, iterations: Any, tol: Any, rho: Any, V_star: Any, pi0: Any
-) -> tuple[float, int, float | None, Any, Any, Any, Loop]:
-    """Checks and set-up shared by the exact drivers: ``(γ, T, tol, ρ, V*, π_0, loop)``."""
-    g = discount(mdp, what)
-    iterations = check_iterations(iterations)
-    tol = check_tol(tol)
-    rho = initial_distribution(mdp, rho)
-    V_star = optimal_values(mdp, V_star)
-    pi = initial_policy(mdp, pi0)
-    return g, iterations, tol, rho, V_star, pi, Loop(what, iterations, tol, mdp.xp)
-
-
 def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = None) -> Any:
     r"""``≥ ‖V − V^π‖∞`` per instance, for a computed evaluation ``V`` of the stochastic ``π``.
 
@@ -324,7 +311,8 @@ class GapCertificate:
 def prepare_certified(
     mdp: Any, what: str, *, iterations: Any, tol: Any, rho: Any, V_star: Any, pi0: Any
 ) -> tuple[float, int, float | None, Any, GapCertificate, Any, Loop]:
-    """:func:`prepare` with a :class:`GapCertificate` in place of ``V*`` (its ``V_star``)."""
+    """Checks and set-up shared by the exact drivers: ``(γ, T, tol, ρ, certificate, π_0, loop)``;
+    the :class:`GapCertificate` holds ``V*`` (its ``V_star``) and the error of ``V*``."""
     g = discount(mdp, what)
     iterations = check_iterations(iterations)
     tol = check_tol(tol)

@@ -11,20 +11,7 @@ from rltheory.algorithms import domo_vi
 from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.zoo import random_mdp
-
-
-def _solve(M: list, b: list) -> list:
-    """Gauss–Jordan elimination in exact rationals."""
-    n = len(b)
-    M = [row[:] + [b[i]] for i, row in enumerate(M)]
-    for c in range(n):
-        p = next(r for r in range(c, n) if M[r][c] != 0)
-        M[c], M[p] = M[p], M[c]
-        for r in range(n):
-            if r != c and M[r][c] != 0:
-                f = M[r][c] / M[c][c]
-                M[r] = [x - f * y for x, y in zip(M[r], M[c], strict=True)]
-    return [M[i][n] / M[i][i] for i in range(n)]
+from rltheory.testing import exact_solve
 
 
 def _exact_error(mdp: FiniteMDP, Q: np.ndarray) -> float:
@@ -39,7 +26,7 @@ def _exact_error(mdp: FiniteMDP, Q: np.ndarray) -> float:
     V = None
     for pol in itertools.product(range(A), repeat=S):
         M = [[(i == j) - g * Pf[i][pol[i]][j] for j in range(S)] for i in range(S)]
-        Vp = _solve(M, [Rf[i][pol[i]] for i in range(S)])
+        Vp = exact_solve(M, [Rf[i][pol[i]] for i in range(S)])
         V = Vp if V is None else [max(x, y) for x, y in zip(V, Vp, strict=True)]
     Qs = [[Rf[s][a] + g * sum(Pf[s][a][t] * V[t] for t in range(S)) for a in range(A)] for s in range(S)]
     return float(max(abs(Fraction(float(Q[s, a])) - Qs[s][a]) for s in range(S) for a in range(A)))

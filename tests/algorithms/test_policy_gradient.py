@@ -43,7 +43,7 @@ from rltheory.bounds.policy_optimization import (
 from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import FiniteMDP, advantage, evaluate_policy, policy_iteration, state_occupancy
 from rltheory.mdp.zoo import random_mdp
-from rltheory.testing import discounts, finite_mdps, policies
+from rltheory.testing import discounts, exact_policy_values, finite_mdps, policies
 
 
 def _value(mdp, theta, rho, tau):
@@ -550,35 +550,6 @@ def test_warm_evaluation_certificate_bounds_the_true_error_at_every_call():
     assert ev.exact_solves < B * 41  # the warm steps replaced most LU solves
 
 
-def _exact_values(P, R, g, pi):
-    """``V^π`` in exact rational arithmetic for the model the certificate is about: ``P`` with
-    its rows normalised, ``π`` (``(S, A)``) with its rows normalised (Gauss–Jordan on Fractions)."""
-    from fractions import Fraction
-
-    S, A = R.shape
-    G = Fraction(float(g))
-    M = [[Fraction(int(s == t)) for t in range(S)] for s in range(S)]
-    b = [Fraction(0)] * S
-    for s in range(S):
-        w = [Fraction(float(x)) for x in pi[s]]
-        w = [x / sum(w) for x in w]
-        for a in range(A):
-            row = [Fraction(float(x)) for x in P[s, a]]
-            sig = sum(row)
-            b[s] += w[a] * Fraction(float(R[s, a]))
-            for t in range(S):
-                M[s][t] -= G * w[a] * row[t] / sig
-    for i in range(S):
-        k = next(k for k in range(i, S) if M[k][i] != 0)
-        M[i], M[k], b[i], b[k] = M[k], M[i], b[k], b[i]
-        for k in range(S):
-            if k != i and M[k][i] != 0:
-                f = M[k][i] / M[i][i]
-                M[k] = [x - f * y for x, y in zip(M[k], M[i], strict=True)]
-                b[k] -= f * b[i]
-    return [b[i] / M[i][i] for i in range(S)]
-
-
 def test_evaluation_bound_covers_the_exact_error_of_one_state_models():
     # With one state V^π = r/(1 − γ). The computed residual r − (1 − γ)V is often exactly 0
     # while V is off by an ulp: the certificate residual/(1 − γ) then claimed 0 (274 of 300 such
@@ -618,7 +589,7 @@ def test_evaluation_bound_covers_the_exact_error_along_warm_npg_runs():
             pi /= pi.sum(1, keepdims=True)
             V, adv, bound = ev.evaluate(pi)
             for b in range(8):
-                exact = _exact_values(P[b], R[b], g, pi[b].T)
+                exact = exact_policy_values(P[b], R[b], g, pi[b].T)
                 err = max(abs(Fraction(float(V[b, s])) - exact[s]) for s in range(3))
                 assert err <= Fraction(float(bound[b])), (seed, b, float(err), bound[b])
                 worst = max(worst, float(err) / bound[b])

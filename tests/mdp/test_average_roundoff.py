@@ -22,6 +22,7 @@ from rltheory.mdp import (
     average_policy_iteration,
     relative_value_iteration,
 )
+from rltheory.testing import exact_solve
 
 
 def _probe_model(seed: int, dtype: type, scale: float) -> FiniteMDP:
@@ -32,19 +33,6 @@ def _probe_model(seed: int, dtype: type, scale: float) -> FiniteMDP:
     P, R = P.astype(dtype), (R * scale).astype(dtype)
     P = (P / P.sum(-1, keepdims=True)).astype(dtype)
     return FiniteMDP(P, R, gamma=None)
-
-
-def _solve_exact(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
-    n = len(b)
-    M = [row[:] + [bi] for row, bi in zip(M, b, strict=True)]
-    for c in range(n):
-        p = next(i for i in range(c, n) if M[i][c] != 0)
-        M[c], M[p] = M[p], M[c]
-        for i in range(n):
-            if i != c and M[i][c] != 0:
-                f = M[i][c] / M[c][c]
-                M[i] = [x - f * y for x, y in zip(M[i], M[c], strict=True)]
-    return [M[i][n] / M[i][i] for i in range(n)]
 
 
 def _reference_gains(mdp: FiniteMDP) -> tuple[float, dict[tuple[int, ...], float]]:
@@ -59,7 +47,7 @@ def _reference_gains(mdp: FiniteMDP) -> tuple[float, dict[tuple[int, ...], float
     for pi in itertools.product(range(A), repeat=S):
         M = [[Fraction(int(i == j)) - Pf[j][pi[j]][i] for j in range(S)] for i in range(S)]
         M[-1] = [Fraction(1)] * S
-        mu = _solve_exact(M, [Fraction(0)] * (S - 1) + [Fraction(1)])
+        mu = exact_solve(M, [Fraction(0)] * (S - 1) + [Fraction(1)])
         gains[pi] = sum(m * Fraction(float(R[s, pi[s]])) for s, m in enumerate(mu))
     return max(gains.values()), gains
 

@@ -145,15 +145,20 @@ def test_solver_ladder_rungs_are_independent_solves():
     assert ladder.kkt_residual <= alone.kkt_residual <= 1e-5
 
 
+def _kl_trust_region(seed: int) -> tuple[FiniteMDP, np.ndarray, float]:
+    """``(mdp, d_u, b)``: a 3×3 model, the uniform policy's occupancy and the radius half-way to the
+    unconstrained optimum, ``b = KL(d_free ‖ d_u)/2``."""
+    mdp = _random_model(seed, 3, 3, 0.7)
+    du = np.asarray(occupancy_measure(mdp, np.full((3, 3), 1.0 / 3)))
+    free = solve_general_utility(mdp, linear_utility(mdp.R))
+    return mdp, du, 0.5 * kl_divergence(du).value(free.occupancy)
+
+
 def test_kkt_residual_certifies_an_optimum_with_mass_below_solver_precision_and_flags_a_loose_solve():
     # Found by the stress profile: a linear objective in a KL trust region whose optimum puts
     # ~1e-20 on two pairs; the solver returns ~1e-13 there, where λ·log d is off by O(1).
     # The natural residual |min(d, −g)| certifies the answer; the old |g + s| read 8e-3.
-    S = A = 3
-    mdp = _random_model(47773252, S, A, 0.7)
-    du = np.asarray(occupancy_measure(mdp, np.full((S, A), 1.0 / A)))
-    free = solve_general_utility(mdp, linear_utility(mdp.R))
-    b = 0.5 * kl_divergence(du).value(free.occupancy)
+    mdp, du, b = _kl_trust_region(47773252)
     tight = solve_general_utility(mdp, linear_utility(mdp.R), [(kl_divergence(du), b)])
     assert tight.status == "optimal" and tight.kkt_residual <= 1e-6
     assert tight.occupancy[0, :2].max() < 1e-6 and tight.duals[0] > 0
@@ -169,11 +174,7 @@ def test_kl_trust_region_with_a_near_zero_pair_is_certified_to_the_ladder_target
     # turns the interior-point solver's absolute error ~1e-12 in d into ~1e-4 in g. The CLARABEL rungs
     # read 1.8e-4, 2.6e-4, 1.6e-4 and 5.0e-5, SCS 0.72 (it returned d(1, 1) = 1.6e-17), so the ladder returned 5.0e-5.
     # A Newton refinement of the KKT system in log d on the active set now certifies 2.2e-16.
-    S = A = 3
-    mdp = _random_model(11322, S, A, 0.7)
-    du = np.asarray(occupancy_measure(mdp, np.full((S, A), 1.0 / A)))
-    free = solve_general_utility(mdp, linear_utility(mdp.R))
-    b = 0.5 * kl_divergence(du).value(free.occupancy)
+    mdp, du, b = _kl_trust_region(11322)
     cons = [(kl_divergence(du), b)]
     raw = solve_general_utility(mdp, linear_utility(mdp.R), cons, solver="CLARABEL",
                                 solver_options={"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12})
