@@ -388,6 +388,14 @@ def improper_policy_gradient(
     grid search over the simplex). The mixture class need not contain an optimal
     policy of the MDP, so ``suboptimality`` converges to the class's gap.
 
+    Limitation (floating point, ``natural=True``): the pseudo-inverse cuts the Fisher matrix's
+    singular directions below ``≈ 16·M·ε`` of its largest, and a controller of weight ``w_m``
+    contributes directions of size ``≈ w_m``. From a start (or an iterate) where a controller's
+    weight is below ``≈ 1e-14`` its direction is cut, and the run cannot move towards it even when
+    the exact natural step would (a one-state bandit with the better controller at weight
+    ``4e-18`` stays at suboptimality 1). The exact step there is of size ``≈ 1/w_m`` and cancels
+    in floating point; start from interior weights (the default ``θ = 0``).
+
     Examples
     --------
     >>> import numpy as np
