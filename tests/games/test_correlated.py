@@ -115,6 +115,42 @@ def test_max_entropy_ce_is_a_ce_with_maximal_entropy():
     assert ent.gap <= 1e-6
 
 
+def test_max_entropy_ce_on_a_face_of_the_simplex():
+    """Where every CE is zero on some joint actions the entropy program has no strictly feasible
+    point; it is solved on the CE support (one LP) instead.
+
+    Prisoner's dilemma (closed form): D strictly dominates C for both players, so the point mass on
+    (D, D) is the only CE; a support of one joint action leaves nothing to optimise, and the gap is
+    the round-off allowance of 4 joint actions (~1e-15). The full program put 4e-9 on each other
+    cell.
+
+    The 2x3x2 game from seed 32707 (a stress-run find): the per-cell LP maxima ``max_CE μ(a)``
+    sum to 1, so the CE is unique (any CE has ``μ(a) ≤ max_a`` and total mass 1) and lies on 4 of
+    the 12 joint actions. Clarabel stalled on the full program ("optimal_inaccurate") with 4.3e-4 on a
+    joint action no CE uses and a CE gap of 2.7e-6. Its feasibility tolerance is 1e-8 on rows
+    scaled to a largest entry of 1, and the largest row scale here is 2.26, so a converged solve
+    has gap ≤ 2.3e-8."""
+    from scipy.optimize import linprog
+
+    pd = max_entropy_ce(prisoners_dilemma())
+    np.testing.assert_array_equal(pd.distribution, [[0.0, 0.0], [0.0, 1.0]])
+    assert pd.gap <= 1e-14
+
+    U = np.random.default_rng(32707).standard_normal((3, 2, 3, 2))
+    G = ce_constraints(U)
+    K = G.shape[1]
+    ref = np.empty(K)
+    for a in range(K):
+        res = linprog(-np.eye(K)[a], A_ub=G, b_ub=np.zeros(len(G)), A_eq=np.ones((1, K)), b_eq=[1.0],
+                      bounds=(0, None), method="highs")
+        assert res.status == 0
+        ref[a] = -res.fun
+    assert ref.sum() == pytest.approx(1.0, abs=1e-7) and np.count_nonzero(ref > 1e-7) == 4  # the CE is unique
+    ent = max_entropy_ce(U)
+    np.testing.assert_allclose(ent.distribution.reshape(-1), ref, atol=1e-6)
+    assert ent.gap <= 1e-8 * np.abs(G).max(axis=1).max()
+
+
 def test_invalid_normal_form():
     with pytest.raises(InvalidModelError, match="one payoff table per player"):
         max_welfare_ce(np.zeros((3, 2, 2)))
