@@ -331,7 +331,11 @@ class _NPGChunk:
         self.V_star, self.rho, self.step, self.xp = V_star, rho, step, xp
         self.nu_step = softmax_sum_defect(self.pi.shape[1], xp.finfo(self.pi.dtype).eps)  # of logit_step's policies
         # per instance, in chunk order (never compacted): the certificate's fixed part and ρ's weighting factor
-        self.fixed, self.c_rho, self.up = fixed, c_rho, 1.0 + 4.0 * u
+        # suboptimality_bound = up·gap + a·evaluation_bound + f with a = (1 + c_ρ)·up, f = fixed·up
+        self.up = 1.0 + 4.0 * u
+        self.stopping = False  # whether advance() needs suboptimality_bound at every iterate (tol given)
+        self.frozen_rows: dict[str, np.ndarray] | None = None  # the constant rows once every instance settled
+        self.a_up, self.f_up = (1.0 + c_rho) * self.up, fixed * self.up
         self.t, self.adv, self.last = 0, None, None
         self.rows: dict[str, list[Any]] = {}
         self.wall: list[float] = []
@@ -354,8 +358,13 @@ class _NPGChunk:
 
     def _certify(self, rows: dict[str, Any]) -> None:
         """Add ``suboptimality_bound`` to a full (chunk-order) row of metrics (see the driver)."""
-        rows["suboptimality_bound"] = (rows["suboptimality"] + rows["evaluation_bound"] * (1.0 + self.c_rho)
-                                       + self.fixed) * self.up
+        if isinstance(rows["evaluation_bound"], np.ndarray):  # in place: single instances feel each op
+            b = np.multiply(rows["evaluation_bound"], self.a_up)
+            b += self.f_up
+            b += self.up * rows["suboptimality"]
+        else:
+            b = rows["evaluation_bound"] * self.a_up + self.f_up + self.up * rows["suboptimality"]
+        rows["suboptimality_bound"] = b
 
     def _evaluate(self) -> None:
         if not self.freeze:
@@ -368,6 +377,13 @@ class _NPGChunk:
                 self.clock.mark()
             else:
                 self.wall.append(self.elapsed)
+            return
+        if not self.slot.shape[0] and self.frozen_rows is not None:  # all settled: the rows stay constant
+            self.last = self.frozen_rows
+            for k, v in self.frozen_rows.items():
+                if k != "suboptimality_bound":
+                    self.rows[k].append(v)
+            self.wall.append(self.elapsed)
             return
         full = {k: v.copy() for k, v in self.f_rows.items()}  # the settled rows' constant values
         if self.slot.shape[0]:
@@ -382,10 +398,13 @@ class _NPGChunk:
                 done, f_bound = self.ev.settled(self.open_actions)
                 if done.any():
                     self._retire(done, last | {"evaluation_bound": f_bound})
-        self._certify(full)
-        self.last = full
         for k, v in full.items():
             self.rows.setdefault(k, []).append(v)
+        if self.stopping or not self.slot.shape[0]:  # (the trace's rows are formed at the end: trace_rows)
+            self._certify(full)
+        self.last = full
+        if not self.slot.shape[0]:
+            self.frozen_rows = full
         self.wall.append(self.elapsed)
 
     def _nu(self) -> float | None:
@@ -416,7 +435,10 @@ class _NPGChunk:
         iterate's evaluation.
         """
         if self.clock is None:
-            return {k: np.asarray(v, dtype=float) for k, v in self.rows.items()}, np.asarray(self.wall)
+            rows = {k: np.asarray(v, dtype=float) for k, v in self.rows.items()}
+            if self.freeze:  # suboptimality_bound for all iterates at once (the same operations as _certify)
+                self._certify(rows)
+            return rows, np.asarray(self.wall)
         return {k: stack_rows(v) for k, v in self.rows.items()}, self.clock.times()
 
     def policy(self) -> Any:
@@ -434,8 +456,12 @@ class _NPGChunk:
     def advance(self, T: int, tol: float | None) -> int:
         """Iterate up to ``t = T``, or until every instance's certified suboptimality is ``≤ tol``; return ``t``."""
         xp, t0 = self.xp, time.perf_counter()
+        self.stopping = tol is not None
         if self.last is None:
             self._evaluate()
+        self.stopping = tol is not None
+        if self.stopping and self.last is not None and "suboptimality_bound" not in self.last:
+            self._certify(self.last)
         while self.t < T and not (tol is not None and float(xp.max(self.last["suboptimality_bound"])) <= tol):
             if not self.freeze or self.slot.shape[0]:
                 self.pi, self.theta = logit_step(self.theta, self.step * self.adv, xp)
