@@ -245,6 +245,17 @@ def gap_metrics(xp: Any, V_star: Any, V: Any, rho: Any) -> dict[str, Any]:
     return {"suboptimality": xp.sum(gap * rho, axis=-1), "suboptimality_inf": xp.max(gap, axis=-1)}
 
 
+def underflow_error(n_products: int, dtype: Any, xp: Any) -> float:
+    r"""``2n·s`` with ``s`` the subnormal spacing of ``dtype`` (``2u`` times the smallest normal
+    number): ``≥`` the absolute error that ``n`` products whose results are subnormal add to a
+    computed sum, passed on by at most a factor 2 (Higham 2002, §2.1, eq. (2.8): a product errs by
+    ``|δ| ≤ u`` relative plus ``|η| ≤ s/2`` absolute; sums and differences in the subnormal range
+    are exact). Negligible unless values are within ``~1/ε`` of the underflow threshold, but it
+    keeps a certificate there from being 0 while the exact error is not."""
+    fi = xp.finfo(dtype)
+    return 2.0 * n_products * float(fi.eps) * float(fi.smallest_normal)
+
+
 def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = None) -> Any:
     r"""``≥ ‖V − V^π‖∞`` per instance, for a computed evaluation ``V`` of the stochastic ``π``.
 
@@ -253,8 +264,13 @@ def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = No
     within ``e(V)`` (:class:`rltheory.mdp.discounted._Roundoff`: the entries of ``Q_V``) plus
     ``(γ_A(1 + ν) + 2ν)(‖Q_V‖∞ + e(V))`` (the sum over ``A`` actions, Higham's ``γ_A``, and the
     policy's sum defect ``ν ≥ |Σ_a π − 1|``) of the exact one, and the subtraction adds
-    ``2u(‖T^π V‖∞ + ‖V‖∞)``; ``8u`` more covers the division and ``1 − γ``. ``Q``: the
-    computed ``Q_V`` when the caller has it.
+    ``2u(‖T^π V‖∞ + ‖V‖∞)``; ``8u`` more covers the division and ``1 − γ``. Those are
+    relative errors (Higham's model without underflow); products whose result is subnormal err
+    by up to half the subnormal spacing instead (:func:`underflow_error`: the ``S + 1``
+    products of ``Q_V``, passed on twice, the ``A`` of the sum over actions and a few of the
+    allowance itself). Without that term values near the underflow threshold were certified 0:
+    a float32 one-state model with rewards ~5e-41 had ``‖V − V^π‖∞ = 1.9e-45`` and a bound of 0.
+    ``Q``: the computed ``Q_V`` when the caller has it.
     """
     xp, u, g = ro.xp, ro.u, ro.gamma
     Q = _q_values(mdp, V) if Q is None else Q
@@ -267,16 +283,19 @@ def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = No
     q_max = xp.max(xp.reshape(xp.abs(Q), tuple(Q.shape[:-2]) + (-1,)), axis=-1)
     e = e + (gA * (1.0 + nu) + 2.0 * nu) * (q_max + e)
     e = e + 2.0 * u * (xp.max(xp.abs(TV), axis=-1) + xp.max(xp.abs(V), axis=-1))
+    e = e + underflow_error(2 * mdp.S + mdp.A + 8, mdp.dtype, xp)
     return (res + e) * (1.0 + 8.0 * u) / (1.0 - g)
 
 
 def weighting_error(gap: Any, rho: Any, u: float) -> Any:
     """``≥ |computed Σ_s ρ(s) gap(s) − Σ_s ρ̂(s) gap(s)|`` (``ρ̂ = ρ/Σρ``): the sum's ``γ_{S+1}``, the
-    rounding of ``gap`` itself (``u``) and ``ρ``'s sum defect, each times ``max|gap|``."""
+    rounding of ``gap`` itself (``u``) and ``ρ``'s sum defect, each times ``max|gap|``, and the
+    ``S`` products' underflow (:func:`underflow_error`)."""
     xp = array_namespace(gap, rho)
     S = gap.shape[-1]
     d = xp.max(xp.abs(xp.sum(rho, axis=-1, keepdims=True) - 1.0), axis=-1) + higham_gamma(S, u)
-    return (higham_gamma(S + 2, u) * (1.0 + d) + 2.0 * d) * xp.max(xp.abs(gap), axis=-1)
+    return ((higham_gamma(S + 2, u) * (1.0 + d) + 2.0 * d) * xp.max(xp.abs(gap), axis=-1)
+            + underflow_error(S + 4, gap.dtype, xp))
 
 
 class GapCertificate:

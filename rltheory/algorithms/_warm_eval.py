@@ -119,6 +119,11 @@ class WarmEvaluator:
         self.a_A = higham_gamma(A, self.u)
         sums = xp.reshape(xp.sum(P, axis=-1), (B, -1))
         self.delta = xp.max(xp.abs(sums - 1.0), axis=-1) + higham_gamma(S, self.u)
+        # underflow (products with subnormal results): absolute, in the residual and, through the
+        # stored K = I − γP, proportional to ‖V‖∞ (see _allowance)
+        fi = xp.finfo(P.dtype)
+        s_sub = float(fi.eps) * float(fi.smallest_normal)  # the subnormal spacing
+        self.under = (2.0 * (2 * S + A + 8) * s_sub, 2.0 * S * s_sub)
         self.W: Any = None
         self.history: list[tuple[Any, Any]] = []
         self.residual: Any = None  # ‖r_π − M_π V‖∞ per instance, of the last evaluation
@@ -166,7 +171,13 @@ class WarmEvaluator:
           Lemma 3.1 and eq. (3.4));
         * ``(γ_A(1 + ν) + 2ν)(1 + γ_{S+3})·s_V``: the sum over ``A`` actions and the
           normalisation of ``π`` (``|1 − 1/Σπ|·Σπ ≤ 2ν`` for ``ν ≤ 1/3``);
-        * ``γδ‖V‖∞``: ``P`` against ``P̃`` (``‖γ(P − P̃)_π V‖∞ ≤ γδ‖V‖∞``).
+        * ``γδ‖V‖∞``: ``P`` against ``P̃`` (``‖γ(P − P̃)_π V‖∞ ≤ γδ‖V‖∞``);
+        * underflow, which the relative bounds above leave out (Higham 2002, eq. (2.8)): a product
+          with a subnormal result errs by up to half the subnormal spacing ``s``, so the ``S``
+          products of ``KV``, the ``A`` over actions and a few of the allowance add
+          ``2(2S + A + 8)s``, and the stored entries ``γP(s, s')`` that underflowed add
+          ``2Ss‖V‖∞`` (see :func:`~rltheory.algorithms._policy_opt.underflow_error`). Without it
+          a one-state float32 model with rewards ~5e-41 was certified 0 with ``V`` an ulp off.
 
         So ``e = c₁ + c₂‖V‖∞`` with per-instance ``(c₁, c₂)`` that depend on ``ν`` only through
         the first factor (cached for a scalar ``ν``; an array ``ν`` is measured by
@@ -176,7 +187,8 @@ class WarmEvaluator:
             c1, c2 = self._coef[1:]
         else:
             k = self.a_S + (self.a_A * (1.0 + nu) + 2.0 * nu) * (1.0 + self.a_S)
-            c1, c2 = k * self.r_max, k * (1.0 + self.gamma * (1.0 + self.delta)) + self.gamma * self.delta
+            c1 = k * self.r_max + self.under[0]
+            c2 = k * (1.0 + self.gamma * (1.0 + self.delta)) + self.gamma * self.delta + self.under[1]
             if isinstance(nu, float):
                 self._coef = (nu, c1, c2)
         return c1 + c2 * v_norm

@@ -62,6 +62,7 @@ from ._policy_opt import (
     prepare_certified,
     safe_log,
     softmax_sum_defect,
+    underflow_error,
     warn_at_cap,
     weighting_error,
 )
@@ -265,7 +266,8 @@ def natural_policy_gradient(
     # the ρ-weighting's error is c_ρ·max|V* − V| (weighting_error) with |V| ≤ ‖R‖∞/(1−γ) + evaluation_bound
     c_rho = weighting_error(xp.ones_like(V_star), rho, cert.ro.u)
     r_max = xp.max(xp.reshape(xp.abs(mdp.R), batch + (-1,)), axis=-1)
-    fixed = cert.e_star + c_rho * (xp.max(xp.abs(V_star), axis=-1) + r_max / (1.0 - g))
+    fixed = (cert.e_star + c_rho * (xp.max(xp.abs(V_star), axis=-1) + r_max / (1.0 - g))
+             + underflow_error(S + 4, mdp.dtype, xp))  # (weighting_error's absolute part)
     fixed, c_rho = (xp.reshape(xp.broadcast_to(xp.asarray(x, dtype=mdp.dtype, device=mdp.P.device), batch), (n,))
                     for x in (fixed, c_rho))
     flat = (xp.reshape(mdp.P, (n, S, A, S)), xp.reshape(mdp.R, (n, S, A)), xp.reshape(pi, (n, S, A)),
