@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -72,7 +73,8 @@ def check_tol(tol: Any) -> float | None:
     """``tol`` is ``None`` (fixed budget) or a number ≥ 0."""
     if tol is None:
         return None
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol >= 0):
+    # numbers.Real: also numpy scalars, e.g. a float32 model's own bound (np.float32 is not a float)
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not (tol >= 0):
         raise ValueError(f"tol must be None or a number >= 0; got {tol!r}")
     return float(tol)
 

@@ -114,3 +114,14 @@ def test_npg_evaluation_bound_counts_underflow(batch: int) -> None:
         V0 = Fraction(float(v_star[0])) - Fraction(float(sub[i]))
         assert abs(V0 - exact) > 0
         assert Fraction(float(ev[i])) >= abs(V0 - exact), (i, float(abs(V0 - exact)), float(ev[i]))
+
+
+def test_tol_may_be_a_numpy_scalar() -> None:
+    # A float32 model's certificate is a np.float32, which is not a Python float: tol=np.float32(...)
+    # raised "tol must be None or a number >= 0". Bools and negative values are still refused.
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=np.float32), np.array([[0.0, 1.0]], dtype=np.float32), 0.5)
+    res = natural_policy_gradient(mdp, eta=10.0, iterations=50, tol=np.float32(1e-3))
+    assert res.converged is True
+    for bad in (True, np.float32(-1.0), "1e-3"):
+        with pytest.raises(ValueError, match="tol must be None or a number >= 0"):
+            natural_policy_gradient(mdp, eta=1.0, iterations=1, tol=bad)
