@@ -227,6 +227,12 @@ def project_simplex(y: Any, xp: Any) -> Any:
     >>> project_simplex(xp.asarray([[0.5, 0.5], [2.0, 0.0]]), xp).tolist()
     [[0.5, 0.5], [1.0, 0.0]]
     """
+    return _project_to_sum(y, 1.0, xp)
+
+
+def _project_to_sum(y: Any, total: float, xp: Any) -> Any:
+    """Euclidean projection of each row onto ``{x ≥ 0 : Σ x = total}`` (``total > 0``): the same
+    threshold with ``total`` in place of 1."""
     n = y.shape[-1]
     # Π(y + c·1) = Π(y): shift each row to maximum 0 first. Without it, rows of size ≳ 1e16
     # (PMD with geometrically increasing steps reaches η ~ 1e16 in ~55 steps) lost the "− 1"
@@ -235,8 +241,24 @@ def project_simplex(y: Any, xp: Any) -> Any:
     u = xp.sort(y, axis=-1, descending=True)
     css = xp.cumulative_sum(u, axis=-1)
     k = xp.arange(1, n + 1, dtype=y.dtype, device=y.device)
-    theta = xp.max((css - 1.0) / k, axis=-1, keepdims=True)
+    theta = xp.max((css - total) / k, axis=-1, keepdims=True)
     return xp.maximum(y - theta, xp.zeros_like(y))
+
+
+def project_step(pi: Any, d: Any, eta: float, xp: Any) -> Any:
+    r"""``Π(π + η d)`` row by row, also where ``η d`` overflows.
+
+    ``Π(c z) = c·Π_{1/c}(z)`` for ``c > 0`` (``Π_r``: projection onto ``{x ≥ 0 : Σ x = r}``), so
+    where ``π + η d`` is not finite the step is taken as ``η·Π_{1/η}(π/η + d)`` — the same point
+    in exact arithmetic, with every intermediate of the size of ``d``. (Projected PG and Euclidean
+    PMD with ``η = 1e308``, or rewards ``1e300`` and ``η = 1e8``, produced ``inf − inf`` and raised
+    "pi must be finite" for an input the caller never passed.)
+    """
+    with np.errstate(over="ignore"):  # (numpy's overflow warning: the overflow is handled below)
+        y = pi + eta * d
+    if bool(xp.all(xp.isfinite(y))) or not bool(xp.all(xp.isfinite(d))):
+        return project_simplex(y, xp)
+    return eta * _project_to_sum(pi / eta + d, 1.0 / eta, xp)
 
 
 def gap_metrics(xp: Any, V_star: Any, V: Any, rho: Any) -> dict[str, Any]:

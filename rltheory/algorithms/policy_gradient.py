@@ -65,7 +65,7 @@ from ._policy_opt import (
     gap_metrics,
     initial_distribution,
     prepare_certified,
-    project_simplex,
+    project_step,
     weighting_error,
 )
 from .npg import (
@@ -211,7 +211,7 @@ def projected_gradient_step(mdp: FiniteMDP, pi: Any, *, eta: float, rho: Any = N
     rho = initial_distribution(mdp, rho)
     V = evaluate_policy(mdp, pi)
     grad = _state_occupancy(mdp, pi, rho)[..., None] * _q_values(mdp, V) / (1.0 - g)
-    return project_simplex(pi + eta * grad, xp)
+    return project_step(pi, grad, eta, xp)
 
 
 # -- drivers ------------------------------------------------------------------------
@@ -402,6 +402,6 @@ def projected_policy_gradient(
         if loop.record_certified(t, m["suboptimality_bound"], floor, **m):
             break
         grad = _state_occupancy(mdp, pi, rho)[..., None] * Q / (1.0 - g)
-        pi = project_simplex(pi + eta * grad, xp)
+        pi = project_step(pi, grad, eta, xp)
         t += 1
     return loop.result(pi)

@@ -60,6 +60,7 @@ from ._policy_opt import (
     initial_policy,
     prepare_certified,
     project_simplex,
+    project_step,
     safe_log,
 )
 from .soft import log_softmax, softmax
@@ -162,7 +163,7 @@ def pmd_euclidean_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
     discount(mdp, "pmd_euclidean_step")
     eta = check_positive(eta, "eta")
     pi = as_stochastic_policy(mdp, pi)
-    return project_simplex(pi + eta * _q_values(mdp, evaluate_policy(mdp, pi)), mdp.xp)
+    return project_step(pi, _q_values(mdp, evaluate_policy(mdp, pi)), eta, mdp.xp)
 
 
 def mdpo_step(

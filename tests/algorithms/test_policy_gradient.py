@@ -422,6 +422,41 @@ def test_entropy_npg_error_bounds_cover_the_float64_truth():
     assert res64.converged is True and res64.trace["q_error_bound"][-1] <= 1e-8
 
 
+def test_projection_step_scaled_form_equals_the_direct_projection():
+    # project_step takes Π(π + ηd) as η·Π_{1/η}(π/η + d) where π + ηd overflows; the two forms
+    # are the same point (Π(cz) = cΠ_{1/c}(z)): checked where both are finite.
+    import array_api_compat.numpy as xp
+
+    from rltheory.algorithms._policy_opt import _project_to_sum, project_simplex
+
+    rng = np.random.default_rng(5)
+    for eta in (0.3, 7.0, 1e3):
+        pi = rng.dirichlet(np.ones(4), size=(6,))
+        d = rng.standard_normal((6, 4))
+        direct = project_simplex(pi + eta * d, xp)
+        scaled = eta * _project_to_sum(pi / eta + d, 1.0 / eta, xp)
+        np.testing.assert_allclose(scaled, direct, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(scaled.sum(-1), 1.0, atol=1e-12)
+
+
+def test_projected_pg_and_euclidean_pmd_take_steps_whose_size_overflows():
+    # R = (0, 1e300) with η = 1e8 (and R = (0, 1) with η = 1e308): π + η∇ overflowed to inf,
+    # the projection formed inf − inf and the next evaluation raised "pi must be finite" for an
+    # input the caller never passed. The step is the vertex of the better action.
+    from rltheory.algorithms.policy_mirror_descent import pmd_euclidean_step, policy_mirror_descent
+
+    huge = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1e300]]), gamma=0.9)
+    res = projected_policy_gradient(huge, eta=1e8, iterations=2)
+    np.testing.assert_allclose(res.policy, [[0.0, 1.0]], rtol=0, atol=4e-16)  # (the scaled form's rounding)
+    assert res.trace["suboptimality"][-1] <= 1e-15 * 1e301
+    unit = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.9)
+    step = pmd_euclidean_step(unit, np.full((1, 2), 0.5), eta=1e308)
+    np.testing.assert_allclose(step, [[0.0, 1.0]], rtol=0, atol=4e-16)
+    res = policy_mirror_descent(unit, step_sizes=1e308, iterations=2, update=pmd_euclidean_step)
+    np.testing.assert_allclose(res.policy, [[0.0, 1.0]], rtol=0, atol=4e-16)
+    assert res.trace["suboptimality_bound"][-1] <= 1e-12
+
+
 def test_softmax_pg_plateau_is_slower_than_npg_on_the_same_instance():
     mdp = random_mdp(8, 3, gamma=0.9, rng=3)
     pg = softmax_policy_gradient(mdp, eta=(1 - 0.9) ** 3 / 8, iterations=200)
