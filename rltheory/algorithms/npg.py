@@ -177,6 +177,25 @@ def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
     return softmax((1.0 - eta * tau / (1.0 - g)) * xp.log(pi) + (eta / (1.0 - g)) * Q, xp)
 
 
+def _check_logit_range(mdp: FiniteMDP, eta: float, iterations: int, g: float) -> None:
+    """Reject a step whose logit updates could leave the dtype's range (they would turn to NaN).
+
+    The logits move by ``η/(1−γ)·A`` per iteration with ``|A| ≤ 2‖R‖∞/(1−γ)``; over ``T``
+    iterations (and the closed-form advance of settled instances) that is at most
+    ``T·η·2‖R‖∞/(1−γ)²``, which must stay below an eighth of the largest float.
+    """
+    xp = mdp.xp
+    r_max = float(xp.max(xp.abs(mdp.R))) if math.prod(mdp.R.shape) else 0.0
+    reach = max(iterations, 1) * eta * 2.0 * r_max / (1.0 - g) ** 2
+    limit = float(xp.finfo(mdp.dtype).max) / 8.0
+    if reach > limit:
+        raise ValueError(
+            f"eta={eta:g} is too large for this model: over {iterations} iterations the logit updates "
+            f"eta*A/(1-gamma) can exceed {limit:.3g} (an eighth of the largest {mdp.dtype} number) and turn to "
+            "NaN; any eta with eta*max|R|/(1-gamma)^2 >> 1 already takes policy iteration's steps"
+        )
+
+
 def natural_policy_gradient(
     mdp: FiniteMDP,
     *,
@@ -256,6 +275,7 @@ def natural_policy_gradient(
     (True, None)
     """
     eta = check_positive(eta, "eta")
+    _check_logit_range(mdp, eta, check_iterations(iterations), discount(mdp, "natural_policy_gradient"))
     g, iterations, tol, rho, cert, pi, _ = prepare_certified(
         mdp, "natural_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
     )

@@ -457,6 +457,21 @@ def test_projected_pg_and_euclidean_pmd_take_steps_whose_size_overflows():
     assert res.trace["suboptimality_bound"][-1] <= 1e-12
 
 
+@pytest.mark.parametrize("dtype, eta", [(np.float64, 1e306), (np.float32, 1e38)])
+def test_npg_rejects_a_step_whose_logits_would_overflow(dtype, eta):
+    # eta = 1e308 (float64) or 1e38 (float32) on a unit-reward bandit: the scores eta*A/(1-gamma)
+    # overflowed, inf - inf made the policy NaN, and the run returned it without a word. A step
+    # whose updates can leave the range is now a located error; 1e300 (float64) still runs.
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=dtype), np.array([[0.0, 1.0]], dtype=dtype), gamma=0.9)
+    with pytest.raises(ValueError, match=re.escape(f"eta={eta:g}") + r" is too large for this model: over 5 "
+                                         r"iterations the logit "
+                                         rf"updates eta\*A/\(1-gamma\) can exceed .* \(an eighth of the largest "
+                                         rf"{np.dtype(dtype).name} number\)"):
+        natural_policy_gradient(mdp, eta=eta, iterations=5)
+    ok = natural_policy_gradient(mdp, eta=eta * 1e-8, iterations=5)
+    np.testing.assert_array_equal(ok.policy, [[0.0, 1.0]])
+
+
 def test_softmax_pg_plateau_is_slower_than_npg_on_the_same_instance():
     mdp = random_mdp(8, 3, gamma=0.9, rng=3)
     pg = softmax_policy_gradient(mdp, eta=(1 - 0.9) ** 3 / 8, iterations=200)
