@@ -6,7 +6,7 @@ import math
 import warnings
 from typing import Any
 
-__all__ = ["HIGHS_OPTIONS", "contraction_steps", "higham_gamma", "highs_linprog", "unit_range"]
+__all__ = ["HIGHS_OPTIONS", "contraction_steps", "higham_gamma", "highs_linprog", "subnormal_spacing", "unit_range"]
 
 # small_matrix_value: HiGHS treats |entries| below it as zero (default 1e-9; 1e-12 is the least it
 # accepts). Transition probabilities of 1e-10 are legitimate model entries, and dropping them
@@ -21,6 +21,14 @@ def higham_gamma(n: int, u: float) -> float:
     of the terms' absolute values) of the exact one, for any order of summation (Higham 2002,
     *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Lemma 3.1 and eq. (3.4))."""
     return n * u / (1.0 - n * u)
+
+
+def subnormal_spacing(dtype: Any, xp: Any) -> float:
+    """The spacing ``s = ε·f_min`` of the subnormal numbers of ``dtype`` (``ε`` the machine epsilon,
+    ``f_min`` the smallest normal number): a product whose result is subnormal errs by at most
+    ``s/2`` absolutely (Higham 2002, §2.1, eq. (2.8)), which the relative model ``γ_n`` misses."""
+    fi = xp.finfo(dtype)
+    return float(fi.eps) * float(fi.smallest_normal)
 
 
 def contraction_steps(g: float, start: float, tol: float, *, strict: bool = False) -> int:

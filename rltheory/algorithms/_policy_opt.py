@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import higham_gamma
+from .._numerics import higham_gamma, subnormal_spacing
 from .._validate import as_distribution, as_real_array, check_int, check_real
 from ..backend import array_namespace, is_numpy
 from ..errors import ConvergenceWarning
@@ -276,11 +276,15 @@ def underflow_error(n_products: int, dtype: Any, xp: Any) -> float:
     ``|δ| ≤ u`` relative plus ``|η| ≤ s/2`` absolute; sums and differences in the subnormal range
     are exact). Negligible unless values are within ``~1/ε`` of the underflow threshold, but it
     keeps a certificate there from being 0 while the exact error is not."""
-    fi = xp.finfo(dtype)
-    return 2.0 * n_products * float(fi.eps) * float(fi.smallest_normal)
+    return 2.0 * n_products * subnormal_spacing(dtype, xp)
 
 
-def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = None) -> Any:
+def sum_defect(pi: Any, xp: Any) -> Any:
+    """``max_s |Σ_a π(a|s) − 1|`` per instance, as computed (callers add ``γ_A`` for the sum's own rounding)."""
+    return xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)
+
+
+def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = None, nu: Any = None) -> Any:
     r"""``≥ ‖V − V^π‖∞`` per instance, for a computed evaluation ``V`` of the stochastic ``π``.
 
     ``V − V^π = (I − γP_π)^{-1}(V − T^π V)``, so ``‖V − V^π‖∞ ≤ ‖T^π V − V‖∞/(1 − γ)`` (for
@@ -294,14 +298,14 @@ def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = No
     products of ``Q_V``, passed on twice, the ``A`` of the sum over actions and a few of the
     allowance itself). Without that term values near the underflow threshold were certified 0:
     a float32 one-state model with rewards ~5e-41 had ``‖V − V^π‖∞ = 1.9e-45`` and a bound of 0.
-    ``Q``: the computed ``Q_V`` when the caller has it.
+    ``Q``, ``nu``: the computed ``Q_V`` and :func:`sum_defect` of ``pi``, when the caller has them.
     """
     xp, u, g = ro.xp, ro.u, ro.gamma
     Q = _q_values(mdp, V) if Q is None else Q
     TV = xp.sum(pi * Q, axis=-1)
     res = xp.max(xp.abs(TV - V), axis=-1)
     gA = higham_gamma(mdp.A, u)
-    nu = xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)
+    nu = sum_defect(pi, xp) if nu is None else nu
     nu = nu + gA * (1.0 + nu)
     e = ro.sweep(V)
     q_max = xp.max(xp.reshape(xp.abs(Q), tuple(Q.shape[:-2]) + (-1,)), axis=-1)
@@ -309,6 +313,25 @@ def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = No
     e = e + 2.0 * u * (xp.max(xp.abs(TV), axis=-1) + xp.max(xp.abs(V), axis=-1))
     e = e + underflow_error(2 * mdp.S + mdp.A + 8, mdp.dtype, xp)
     return (res + e) * (1.0 + 8.0 * u) / (1.0 - g)
+
+
+def soft_evaluation_error(mdp: FiniteMDP, pi: Any, logpi: Any, V: Any, Q: Any, tau: float, ro: _Roundoff,
+                          nu: Any) -> Any:
+    r"""``≥ ‖V − V_τ^π‖∞`` per instance for the computed regularised values ``V`` (and ``Q = R + γPV``).
+
+    ``V_τ^π`` is the value of ``π`` under the reward ``R(s, a) − τ log π(a|s)``
+    (:func:`~rltheory.algorithms.soft.regularized_values`), so
+    :func:`evaluation_error` applies with
+    ``Q' = Q − τ·logπ`` (0 where ``π = 0``: ``0·log 0 = 0``); ``Q'`` itself is rounded by at most
+    ``4u(|Q| + τ|log π|)``, and ``logπ`` misses ``log`` of the stored ``π`` (normalised) by at most
+    ``4u + 2ν`` (``exp``'s and the normalisation's rounding, ``ν`` = :func:`sum_defect`), each over ``1 − γ``.
+    """
+    xp, u, g = ro.xp, ro.u, ro.gamma
+    red = (-2, -1)
+    shaped = xp.where(pi > 0, Q - tau * logpi, xp.zeros_like(Q))
+    lmax = xp.max(xp.where(pi > 0, xp.abs(logpi), xp.zeros_like(logpi)), axis=red)
+    extra = 4.0 * u * (xp.max(xp.abs(Q), axis=red) + tau * lmax) + tau * (4.0 * u + 2.0 * nu)
+    return evaluation_error(mdp, pi, V, ro, shaped, nu) + extra * (1.0 + 8.0 * u) / (1.0 - g)
 
 
 def weighting_error(gap: Any, rho: Any, u: float) -> Any:

@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import higham_gamma
+from .._numerics import higham_gamma, subnormal_spacing
 from ..backend import is_numpy
 
 __all__ = ["WarmEvaluator", "action_major", "compact", "compact_plan"]
@@ -121,8 +121,7 @@ class WarmEvaluator:
         self.delta = xp.max(xp.abs(sums - 1.0), axis=-1) + higham_gamma(S, self.u)
         # underflow (products with subnormal results): absolute, in the residual and, through the
         # stored K = I − γP, proportional to ‖V‖∞ (see _allowance)
-        fi = xp.finfo(P.dtype)
-        s_sub = float(fi.eps) * float(fi.smallest_normal)  # the subnormal spacing
+        s_sub = subnormal_spacing(P.dtype, xp)
         self.under = (2.0 * (2 * S + A + 8) * s_sub, 2.0 * S * s_sub)
         self.W: Any = None
         self.history: list[tuple[Any, Any]] = []

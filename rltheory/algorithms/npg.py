@@ -53,7 +53,6 @@ from ._policy_opt import (
     check_positive,
     check_tol,
     discount,
-    evaluation_error,
     gap_metrics,
     initial_distribution,
     initial_policy,
@@ -61,7 +60,9 @@ from ._policy_opt import (
     multiplicative_update,
     prepare_certified,
     safe_log,
+    soft_evaluation_error,
     softmax_sum_defect,
+    sum_defect,
     underflow_error,
     warn_at_cap,
     weighting_error,
@@ -495,25 +496,6 @@ class _NPGChunk:
         return self.t
 
 
-def _soft_evaluation_error(mdp: FiniteMDP, pi: Any, logpi: Any, V: Any, Q: Any, tau: float, ro: _Roundoff,
-                           nu: Any) -> Any:
-    r"""``≥ ‖V − V_τ^π‖∞`` per instance for the computed regularised values ``V`` (and ``Q = R + γPV``).
-
-    ``V_τ^π`` is the value of ``π`` under the reward ``R(s, a) − τ log π(a|s)``
-    (:func:`~rltheory.algorithms.soft.regularized_values`), so
-    :func:`~rltheory.algorithms._policy_opt.evaluation_error` applies with
-    ``Q' = Q − τ·logπ`` (0 where ``π = 0``: ``0·log 0 = 0``); ``Q'`` itself is rounded by at most
-    ``4u(|Q| + τ|log π|)``, and ``logπ`` misses ``log`` of the stored ``π`` (normalised) by at most
-    ``4u + 2ν`` (``exp``'s and the normalisation's rounding, ``ν`` the sum defect), each over ``1 − γ``.
-    """
-    xp, u, g = ro.xp, ro.u, ro.gamma
-    red = (-2, -1)
-    shaped = xp.where(pi > 0, Q - tau * logpi, xp.zeros_like(Q))
-    lmax = xp.max(xp.where(pi > 0, xp.abs(logpi), xp.zeros_like(logpi)), axis=red)
-    extra = 4.0 * u * (xp.max(xp.abs(Q), axis=red) + tau * lmax) + tau * (4.0 * u + 2.0 * nu)
-    return evaluation_error(mdp, pi, V, ro, shaped) + extra * (1.0 + 8.0 * u) / (1.0 - g)
-
-
 def entropy_regularized_npg(
     mdp: FiniteMDP,
     *,
@@ -610,8 +592,8 @@ def entropy_regularized_npg(
         q_err = xp.max(xp.abs(soft.Q - Q), axis=red)
         # π_t is the evaluated (and returned) pi: where exp underflowed to 0 its log is −∞
         log_err = xp.max(xp.where(pi > 0, xp.abs(soft.log_policy - logpi), xp.inf), axis=red)
-        nu = xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)  # the evaluated policy's sum defect
-        eval_err = _soft_evaluation_error(mdp, pi, logpi, V, Q, tau, ro, nu)
+        nu = sum_defect(pi, xp)  # the evaluated policy's
+        eval_err = soft_evaluation_error(mdp, pi, logpi, V, Q, tau, ro, nu)
         q_bound = (q_err + ref_q + g * eval_err + ro.sweep(V)) * (1.0 + 4.0 * u)
         # logpi against the exact log-softmax of the logits and against log of the stored, normalised pi
         log_round = higham_gamma(mdp.A + 4, u) * (xp.max(xp.abs(logits), axis=red) + 1.0) + 4.0 * u + 2.0 * nu

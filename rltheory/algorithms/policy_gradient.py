@@ -66,10 +66,11 @@ from ._policy_opt import (
     initial_distribution,
     prepare_certified,
     project_step,
+    soft_evaluation_error,
+    sum_defect,
     weighting_error,
 )
 from .npg import (
-    _soft_evaluation_error,
     entropy_npg_step,
     entropy_regularized_npg,
     natural_policy_gradient,
@@ -331,8 +332,7 @@ def softmax_policy_gradient(
             logpi = log_softmax(theta, xp)
             adv = Q - tau * logpi - V[..., None]
             m = {"suboptimality": expected_value(soft.V - V, rho)}
-            nu = xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)
-            floor = (ref_v + _soft_evaluation_error(mdp, pi, logpi, V, Q, tau, ro, nu)
+            floor = (ref_v + soft_evaluation_error(mdp, pi, logpi, V, Q, tau, ro, sum_defect(pi, xp))
                      + weighting_error(soft.V - V, rho, ro.u))
             m["suboptimality_bound"] = (m["suboptimality"] + floor) * (1.0 + 4.0 * ro.u)
         grad = _state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)

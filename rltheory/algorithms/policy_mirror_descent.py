@@ -43,6 +43,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._numerics import subnormal_spacing
 from ..mdp.bellman import (
     _q_values,
     _state_occupancy,
@@ -136,7 +137,7 @@ def _logit_policy(phi: Any, c: float, xp: Any) -> Any:
     """
     fi = xp.finfo(phi.dtype)
     big = float(fi.max)
-    s_min = float(fi.smallest_normal) * float(fi.eps)
+    s_min = subnormal_spacing(phi.dtype, xp)
     L = 8.0 - math.log(s_min)
     if L / c < s_min:
         e = xp.where(phi < 0, xp.full_like(phi, -math.inf), xp.zeros_like(phi))

@@ -33,7 +33,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from .._numerics import contraction_steps
+from .._numerics import contraction_steps, subnormal_spacing
 from .._validate import check_finite, check_tolerance
 from ..backend import as_float
 from ..errors import ConvergenceWarning
@@ -220,7 +220,7 @@ def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, mdp: 
     scale-free problem (``r = 0``, ``A = 1``) is not 0.
     """
     u, S, A = ro.u, mdp.S, mdp.A
-    s = 2.0 * u * float(mdp.xp.finfo(mdp.dtype).smallest_normal)  # the subnormal spacing
+    s = subnormal_spacing(mdp.dtype, mdp.xp)
     e_lse = 2.0 * u * (2.0 * q_norm + 2.0 * v_norm + tau * (math.log(A) + A + 4.0)) if A else 0.0 * q_norm
     e_under = 2.0 * s * ((S + 1.0) + ro.gamma * (tau * (A + 2.0) + 1.0))
     return ro._sweep(v_norm) + ro.gamma * e_lse + e_under
