@@ -483,8 +483,9 @@ def from_quantecon(
     Raises
     ------
     InvalidModelError
-        Inconsistent shapes or indices (located), a duplicated pair, a state with
-        no feasible action, or an infeasible pair without ``pad_infeasible``.
+        Inconsistent shapes or indices (located), a NaN reward (located; only ``-inf``
+        marks an infeasible action), a duplicated pair, a state with no feasible action,
+        or an infeasible pair without ``pad_infeasible``.
 
     Examples
     --------
@@ -508,6 +509,11 @@ def from_quantecon(
                 f"product form needs R of shape (S, A) and Q of shape (S, A, S); got R {Rq.shape}, Q {Qq.shape}"
             )
         S, A = Rq.shape
+        if np.any(np.isnan(Rq)):  # NaN > -inf is False: it would pass for an infeasible action
+            s, a = (int(i) for i in np.argwhere(np.isnan(Rq))[0])
+            raise InvalidModelError(
+                f"R must be a number, or -inf for an infeasible action, in product form; R[{s}, {a}] = nan"
+            )
         feasible = Rq > -np.inf
         s_idx, a_idx = np.nonzero(feasible)
         Rq, Qq = Rq[feasible], Qq[feasible]
