@@ -95,23 +95,39 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
     Raises
     ------
     InvalidModelError
-        The file is not an ``.npz`` archive (a truncated or foreign file), lacks the header or an array, its header is not a JSON object with
+        The file is not an ``.npz`` archive (a truncated, corrupted or foreign file), lacks
+        the header or an array, its header is not a JSON object with
         ``S`` and ``A``, names an unknown kind or format version, or holds an invalid
         dataset (the located message of the dataset class, prefixed with the path).
+    OSError
+        The file cannot be opened (``FileNotFoundError``, ``IsADirectoryError``, ...).
     """
     p = Path(path)
-    try:
-        loaded = np.load(p, allow_pickle=False)
-        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a bare .npy array
-            raise ValueError(f"it holds a single {type(loaded).__name__}, not an .npz archive")
-        with loaded as z:
-            arrs = {k: z[k] for k in z.files}
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
-        # numpy's own messages name neither the file nor the format (a text file reads as
-        # "contains pickled (object) data"; a truncated archive as "File is not a zip file")
-        raise InvalidModelError(
-            f"{p}: not a dataset archive written by save_dataset ({type(exc).__name__}: {exc})"
-        ) from None
+    # opened outside the parsing ``try``: a missing or unreadable file keeps its own OSError
+    with open(p, "rb") as fh:
+        try:
+            loaded = np.load(fh, allow_pickle=False)
+            if not isinstance(loaded, np.lib.npyio.NpzFile):  # a bare .npy array
+                raise ValueError(f"it holds a single {type(loaded).__name__}, not an .npz archive")
+            with loaded as z:
+                arrs = {k: z[k] for k in z.files}
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            EOFError,
+            ValueError,
+            NotImplementedError,
+            RuntimeError,
+            OSError,
+        ) as exc:
+            # numpy's and zipfile's own messages name neither the file nor the format (a text
+            # file reads as "contains pickled (object) data", a truncated archive as "File is
+            # not a zip file"; a corrupted directory entry gives NotImplementedError "That
+            # compression method is not supported", RuntimeError "... is encrypted" or
+            # OSError "Invalid argument" from a seek before the start)
+            raise InvalidModelError(
+                f"{p}: not a dataset archive written by save_dataset ({type(exc).__name__}: {exc})"
+            ) from None
     if "header" not in arrs:
         raise InvalidModelError(
             f"{p}: not an rltheory dataset (no 'header' entry; entries: {sorted(arrs)})"

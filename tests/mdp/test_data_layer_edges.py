@@ -1,0 +1,51 @@
+"""Edge cases of the offline data layer outside the ranges the main tests draw from.
+
+Every test here failed on the code before its fix (the commit message names the defect).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from rltheory.errors import InvalidModelError
+from rltheory.mdp.offline_data import EpisodeDataset, load_dataset, save_dataset
+
+
+def _episodes() -> EpisodeDataset:
+    return EpisodeDataset(np.zeros((3, 3), int), np.zeros((3, 2), int), np.zeros((3, 2)), S=2, A=2)
+
+
+# ----------------------------------------------------------------------------- load_dataset
+def _patched(raw: bytes, offset: int, fmt: str, value: int) -> bytes:
+    b = bytearray(raw)
+    struct.pack_into(fmt, b, offset, value)
+    return bytes(b)
+
+
+def test_load_dataset_names_the_file_for_corrupted_zip_metadata(tmp_path):
+    # a flipped bit in the zip directory (compression method, encryption flag, version, the
+    # directory's offset) made zipfile raise NotImplementedError, RuntimeError or OSError,
+    # which load_dataset let through without naming the file or the format
+    raw = save_dataset(_episodes(), tmp_path / "d.npz").read_bytes()
+    cd = raw.find(b"PK\x01\x02")  # first central-directory entry
+    eocd = raw.find(b"PK\x05\x06")  # end-of-central-directory record
+    assert 0 < cd < eocd
+    files = {
+        "method.npz": _patched(raw, cd + 10, "<H", 99),  # compression method 99
+        "encrypted.npz": _patched(raw, cd + 8, "<H", 1),  # flag bit 0: encrypted
+        "version.npz": _patched(raw, cd + 6, "<H", 0xFF),  # needs zip version 25.5
+        "patched.npz": _patched(raw, cd + 8, "<H", 1 << 5),  # compressed patched data
+        "offset.npz": _patched(raw, eocd + 16, "<I", 0xFFFFFFFF),  # directory offset past EOF
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(InvalidModelError, match=rf"{name}: not a dataset archive written by save_dataset"):
+            load_dataset(tmp_path / name)
+    # a missing file still says so (it is not a corrupted archive)
+    with pytest.raises(FileNotFoundError):
+        load_dataset(tmp_path / "absent.npz")
+    with pytest.raises(IsADirectoryError):
+        load_dataset(tmp_path)
