@@ -87,8 +87,9 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
       transition is made absorbing with reward 0 (its own rows in ``P`` are
       never used by the episode). This is exact on every state reachable from
       ``μ`` unless such a state, having dynamics of its own, is also entered by a
-      non-terminal transition from a reachable state or has initial probability;
-      that case raises with the offending transition named. (Taxi's states with
+      non-terminal transition from a reachable state or has initial probability
+      (every state has under the uniform ``μ`` of an env without
+      ``initial_state_distrib``); that case raises with the offending transition named. (Taxi's states with
       the passenger already delivered but the taxi elsewhere are unreachable and
       keep their table rows.)
     * ``terminal="extra"``: one absorbing zero-reward state with index ``S`` is
@@ -198,14 +199,16 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
     own_absorbing = np.all(P[np.arange(S), :, np.arange(S)] == 1.0, axis=1) & np.all(
         R == 0.0, axis=1
     )
-    if mu is not None:
-        bad_start = np.flatnonzero(done_into & (mu > 0) & ~own_absorbing)
-        if bad_start.size:
-            t = int(bad_start[0])
-            raise InvalidModelError(
-                f"state s={t} ends episodes but has initial probability mu[{t}] = {mu[t]}; "
-                "use terminal='extra'"
-            )
+    # without initial_state_distrib the model's μ is uniform: every state is a start state
+    starts = np.full(S, 1.0 / S) if mu is None else mu
+    bad_start = np.flatnonzero(done_into & (starts > 0) & ~own_absorbing)
+    if bad_start.size:
+        t = int(bad_start[0])
+        source = " (uniform: the env has no initial_state_distrib)" if mu is None else ""
+        raise InvalidModelError(
+            f"state s={t} ends episodes but has initial probability mu[{t}] = {starts[t]}{source}; "
+            "use terminal='extra'"
+        )
     # states reachable from the start without an episode ending (every state if μ is unknown)
     reach = np.ones(S, dtype=bool) if mu is None else mu > 0
     src = np.array([e[0] for e in live], dtype=np.int64)

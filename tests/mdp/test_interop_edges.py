@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rltheory.errors import InvalidModelError
-from rltheory.mdp import from_quantecon
+from rltheory.mdp import from_gymnasium, from_quantecon
 
 
 # ---- QuantEcon ----------------------------------------------------------------------------------
@@ -25,3 +25,44 @@ def test_quantecon_product_form_nan_reward_is_not_an_infeasible_action(pad):
     np.testing.assert_array_equal(
         from_quantecon(R, Q, 0.9, pad_infeasible=True).R, [[1.0, 1.0], [0.0, 0.0]]
     )
+
+
+# ---- from_gymnasium ----------------------------------------------------------------------------
+gym = pytest.importorskip("gymnasium")
+
+
+class _TableEnv:
+    """Minimal toy-text-like env: Discrete spaces and a transition table P."""
+
+    def __init__(self, table, S, A, isd=None):
+        self.P = table
+        self.observation_space = gym.spaces.Discrete(S)
+        self.action_space = gym.spaces.Discrete(A)
+        if isd is not None:
+            self.initial_state_distrib = np.asarray(isd)
+
+    @property
+    def unwrapped(self):
+        return self
+
+
+def test_inplace_terminal_without_initial_distribution_refuses_a_start_state_with_dynamics():
+    # No initial_state_distrib: the model's μ is uniform, so state 1 (entered only by episode
+    # ends, but earning 5 per step of its own) is a start state. In place, the old code made it
+    # absorbing with reward 0 without a word: V(1) = 0 instead of 5/(1 − γ) = 10, V(μ) 0.5 for 5.5.
+    table = {0: {0: [(1.0, 1, 1.0, True)]}, 1: {0: [(1.0, 1, 5.0, False)]}}
+    env = _TableEnv(table, 2, 1)
+    with pytest.raises(
+        InvalidModelError,
+        match=r"state s=1 ends episodes but has initial probability mu\[1\] = 0\.5 "
+        r"\(uniform: the env has no initial_state_distrib\); use terminal='extra'",
+    ):
+        from_gymnasium(env, 0.5)
+    extra = from_gymnasium(env, 0.5, terminal="extra")
+    np.testing.assert_array_equal(np.asarray(extra.P)[:, 0], [[0, 0, 1], [0, 1, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(np.asarray(extra.R)[:, 0], [1.0, 5.0, 0.0])
+    # a terminal state that is already absorbing with reward 0 stays fine without μ
+    ok = {0: {0: [(1.0, 1, 1.0, True)]}, 1: {0: [(1.0, 1, 0.0, True)]}}
+    m = from_gymnasium(_TableEnv(ok, 2, 1), 0.5)
+    np.testing.assert_array_equal(np.asarray(m.P)[:, 0], [[0, 1], [0, 1]])
+    np.testing.assert_array_equal(np.asarray(m.R)[:, 0], [1.0, 0.0])
