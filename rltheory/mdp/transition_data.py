@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_probability
-from ..backend import require_host, to_numpy
+from ..backend import as_float, require_host, to_numpy
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
@@ -46,6 +46,8 @@ class TransitionDataset:
     InvalidModelError
         Empty (``N = 0``), lengths that differ, indices out of range (``[i=…]`` and
         the value are named), non-finite rewards.
+    TypeError
+        String or complex rewards (``TransitionDataset.rewards`` is named).
     """
 
     states: Any
@@ -62,7 +64,10 @@ class TransitionDataset:
         arrs = {}
         for f in ("states", "actions", "next_states"):
             arrs[f] = _int_array(getattr(self, f), f, cls)
-        rw = np.asarray(to_numpy(self.rewards), dtype=np.float64)
+        # string and complex rewards get as_float's TypeError naming the field (a cast parsed
+        # text as numbers, dropped the imaginary part, or failed with numpy's unlocated
+        # 'could not convert string to float'), as in EpisodeDataset
+        rw = as_float(to_numpy(self.rewards), np, np.float64, field=f"{cls}.rewards")
         for f, a in (*arrs.items(), ("rewards", rw)):
             if a.ndim != 1:
                 raise InvalidModelError(

@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 from rltheory.errors import InvalidModelError
-from rltheory.mdp.offline_data import EpisodeDataset, load_dataset, save_dataset
+from rltheory.mdp.offline_data import (
+    EpisodeDataset,
+    TransitionDataset,
+    load_dataset,
+    save_dataset,
+)
 
 
 def _episodes() -> EpisodeDataset:
@@ -49,3 +54,23 @@ def test_load_dataset_names_the_file_for_corrupted_zip_metadata(tmp_path):
         load_dataset(tmp_path / "absent.npz")
     with pytest.raises(IsADirectoryError):
         load_dataset(tmp_path)
+
+
+# ----------------------------------------------------------------------------- TransitionDataset
+@pytest.mark.parametrize(
+    "rewards",
+    [np.array(["1.5"]), np.array(["abc"]), np.array([1.0 + 2.0j]), [1.0 + 0.0j]],
+    ids=["numeric-text", "text", "complex", "complex-list"],
+)
+def test_transition_dataset_refuses_text_and_complex_rewards(rewards):
+    # the rewards were cast with np.asarray(..., float64): "1.5" was parsed into 1.5, "abc"
+    # raised numpy's unlocated "could not convert string to float", and 1+2j lost its
+    # imaginary part with only a ComplexWarning (EpisodeDataset already refused all three)
+    with pytest.raises(TypeError, match=r"TransitionDataset\.rewards must hold real numbers"):
+        TransitionDataset([0], [0], rewards, [0], 1, 1)
+
+
+def test_transition_dataset_keeps_real_rewards_exactly():
+    d = TransitionDataset([0, 0], [0, 0], np.array([-0.0, 0.1], dtype=np.float32), [0, 0], 1, 1)
+    assert d.rewards.dtype == np.float64
+    assert d.rewards.tolist() == [-0.0, float(np.float32(0.1))] and np.signbit(d.rewards[0])
