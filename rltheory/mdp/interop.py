@@ -115,6 +115,9 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
     ------
     TypeError
         Non-discrete spaces, or no ``unwrapped.P`` table.
+    ValueError
+        A bad ``terminal``, or an env whose ``step`` does not follow its table
+        (Taxi with ``fickle_passenger=True``).
     InvalidModelError
         A malformed table entry (located as ``env.P[s][a][k]``), probabilities that do
         not sum to 1 (reported by :class:`FiniteMDP`), or an inexact in-place terminal.
@@ -135,6 +138,13 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
         raise TypeError(
             f"from_gymnasium needs a toy-text env with a transition table env.unwrapped.P; "
             f"{type(u).__name__} has none"
+        )
+    if bool(getattr(u, "fickle_passenger", False)):
+        # Taxi's step() redraws the destination outside the table (gymnasium >= 1.2)
+        raise ValueError(
+            f"{type(u).__name__} has fickle_passenger=True: step() changes the passenger's "
+            "destination outside env.P, so the table is not the env's model; make it with "
+            "fickle_passenger=False"
         )
     S = _discrete_n(env.observation_space, "env.observation_space")
     A = _discrete_n(env.action_space, "env.action_space")
