@@ -15,6 +15,15 @@ def _int_array(x: Any, field: str, cls: str) -> np.ndarray:
     a = np.asarray(to_numpy(x))
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
         raise InvalidModelError(f"{cls}.{field} must hold integer indices; got dtype {a.dtype}")
+    top = np.iinfo(np.int64).max
+    if a.dtype.kind == "u" and a.size and a.max() > top:
+        # the int64 cast would wrap 2**64 - 1 to -1: a wrong value in the range message, or
+        # a valid negative index where one is allowed
+        idx = tuple(int(i) for i in np.argwhere(a > top)[0])
+        raise InvalidModelError(
+            f"{cls}.{field}[{', '.join(map(str, idx))}] = {int(a[idx])} is not an index "
+            f"(above the int64 maximum {top})"
+        )
     return a.astype(np.int64, copy=False)
 
 

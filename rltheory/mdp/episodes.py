@@ -162,13 +162,14 @@ class EpisodeDataset:
                 f"{where}: episodes must hold integer indices or booleans; got dtype {idx.dtype}"
             )
         else:
-            idx = idx.astype(np.int64)
+            # range-checked before the int64 cast, which wraps uint64 2**64 - 1 to the valid -1
             bad = np.flatnonzero((idx < -self.K) | (idx >= self.K))
             if bad.size:
                 j = int(bad[0])
                 raise InvalidModelError(
                     f"{where}: episodes[{j}] = {int(idx[j])} is not an episode index in [-{self.K}, {self.K})"
                 )
+            idx = idx.astype(np.int64)
         return EpisodeDataset(
             self.states[idx], self.actions[idx], self.rewards[idx], self.S, self.A
         )

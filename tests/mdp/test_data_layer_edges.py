@@ -74,3 +74,33 @@ def test_transition_dataset_keeps_real_rewards_exactly():
     d = TransitionDataset([0, 0], [0, 0], np.array([-0.0, 0.1], dtype=np.float32), [0, 0], 1, 1)
     assert d.rewards.dtype == np.float64
     assert d.rewards.tolist() == [-0.0, float(np.float32(0.1))] and np.signbit(d.rewards[0])
+
+
+# ----------------------------------------------------------------------------- unsigned indices
+def test_subset_refuses_uint64_indices_that_wrap_to_negative():
+    # the indices were cast to int64 before the range check: uint64 2**64 - 1 became -1 and
+    # silently selected the last episode; Python 2**63 (a uint64 array) was reported as
+    # -9223372036854775808 (both are out of range)
+    d = EpisodeDataset(np.array([[0, 1], [1, 0]]), [[0], [1]], [[1.0], [2.0]], S=2, A=2)
+    top = 2**64 - 1
+    with pytest.raises(InvalidModelError, match=rf"episodes\[0\] = {top} is not an episode index in \[-2, 2\)"):
+        d.subset(np.array([top], dtype=np.uint64))
+    with pytest.raises(InvalidModelError, match=rf"episodes\[1\] = {2**63} is not an episode index"):
+        d.subset(np.array([0, 2**63], dtype=np.uint64))
+    with pytest.raises(InvalidModelError, match=rf"episodes\[0\] = {2**63} is not an episode index"):
+        d.subset([2**63])
+    assert d.subset(np.array([1], dtype=np.uint64)).states.tolist() == [[1, 0]]
+
+
+@pytest.mark.parametrize("field", ["states", "actions"])
+def test_uint64_indices_are_reported_with_their_value(field):
+    # states[0, 1] = 2**64 - 1 (uint64) was reported as "= -1 is not a state index"
+    top = 2**64 - 1
+    arrs = {"states": np.array([[0, 1]], dtype=np.uint64), "actions": np.array([[0]], dtype=np.uint64)}
+    arrs[field][0, -1] = top
+    with pytest.raises(InvalidModelError, match=rf"EpisodeDataset\.{field}\[0, {1 if field == 'states' else 0}\] = {top} is not an index"):
+        EpisodeDataset(arrs["states"], arrs["actions"], [[0.0]], S=2, A=2)
+    with pytest.raises(InvalidModelError, match=rf"TransitionDataset\.next_states\[1\] = {top} is not an index"):
+        TransitionDataset([0, 0], [0, 0], [0.0, 0.0], np.array([0, top], dtype=np.uint64), 1, 1)
+    ok = EpisodeDataset(np.array([[0, 1]], dtype=np.uint64), np.array([[1]], dtype=np.uint8), [[0.0]], S=2, A=2)
+    assert ok.states.dtype == ok.actions.dtype == np.int64 and ok.states.tolist() == [[0, 1]]
