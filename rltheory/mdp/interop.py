@@ -10,6 +10,9 @@ r"""Interoperability: gymnasium toy-text environments, mdptoolbox and QuantEcon 
 =================================  ============================================
 
 All converters run on the host (numpy); device models raise ``TypeError``.
+Arrays keep their floating dtype both ways (float32 stays float32, so a float32
+model, whose rows sum to 1 only to float32 rounding, round-trips and is
+validated at float32's tolerance); other inputs become float64.
 Layouts of the other libraries are converted, never guessed: a wrong shape
 raises :class:`~rltheory.errors.InvalidModelError` naming the argument, the
 layout expected and the shape received, and the resulting model is validated
@@ -49,15 +52,14 @@ def _single_host(mdp: FiniteMDP, what: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"{what} converts a single MDP; got batch_shape={mdp.batch_shape} (index it: mdp[i])"
         )
-    return (
-        require_host(mdp.P, what).astype(np.float64),
-        require_host(mdp.R, what).astype(np.float64),
-    )
+    # copies in the model's own dtype (a float32 model exports float32)
+    return np.array(require_host(mdp.P, what)), np.array(require_host(mdp.R, what))
 
 
 def _dense(x: Any) -> np.ndarray:
-    """numpy array from a dense array or a scipy sparse matrix."""
-    return np.asarray(x.toarray() if hasattr(x, "toarray") else x, dtype=np.float64)
+    """numpy array from a dense array or a scipy sparse matrix; float32 stays float32, else float64."""
+    a = np.asarray(x.toarray() if hasattr(x, "toarray") else x)
+    return a.astype(a.dtype if a.dtype in (np.float32, np.float64) else np.float64, copy=False)
 
 
 # -- gymnasium ----------------------------------------------------------------------
@@ -72,7 +74,9 @@ def _discrete_n(space: Any, field: str) -> int:
     return int(n)
 
 
-def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> FiniteMDP:
+def from_gymnasium(
+    env: Any, gamma: float, *, terminal: str = "inplace", dtype: Any = None
+) -> FiniteMDP:
     r"""The FiniteMDP of a gymnasium toy-text environment, read from ``env.unwrapped.P``.
 
     ``env.unwrapped.P[s][a]`` is a list of ``(p, s', r, done)`` tuples (FrozenLake,
@@ -105,6 +109,10 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
     gamma : float in [0, 1)
         Discount of the resulting model.
     terminal : {"inplace", "extra"}
+    dtype : {numpy.float64, numpy.float32}, optional
+        Dtype of the model (validated at its tolerance); by default float64, or the
+        model's own dtype for an env made by :func:`to_gymnasium` (``env.model_dtype``),
+        so that a float32 model, whose rows sum to 1 only to float32 rounding, round-trips.
 
     Returns
     -------
@@ -116,7 +124,7 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
     TypeError
         Non-discrete spaces, or no ``unwrapped.P`` table.
     ValueError
-        A bad ``terminal``, or an env whose ``step`` does not follow its table
+        A bad ``terminal`` or ``dtype``, or an env whose ``step`` does not follow its table
         (Taxi with ``fickle_passenger=True``).
     InvalidModelError
         A malformed table entry (located as ``env.P[s][a][k]``), probabilities that do
@@ -132,6 +140,14 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
     if terminal not in ("inplace", "extra"):
         raise ValueError(f"terminal must be 'inplace' or 'extra'; got {terminal!r}")
     check_discount(gamma, allow_none=False)
+    if dtype is None:
+        dtype = getattr(getattr(env, "unwrapped", env), "model_dtype", np.float64)
+    try:
+        model_dtype = np.dtype(dtype)
+    except TypeError:
+        model_dtype = None
+    if model_dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be numpy.float32 or numpy.float64; got {dtype!r}")
     u = getattr(env, "unwrapped", env)
     table = getattr(u, "P", None)
     if table is None:
@@ -203,7 +219,7 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
         P[S, :, S] = 1.0
         if mu is not None:
             mu = np.concatenate([mu, [0.0]])
-        return FiniteMDP(P, R, gamma, mu)
+        return FiniteMDP(P.astype(model_dtype), R, gamma, mu)
     terminal_states = np.flatnonzero(done_into)
     # a state that is already absorbing with reward 0 loses nothing by being made so
     own_absorbing = np.all(P[np.arange(S), :, np.arange(S)] == 1.0, axis=1) & np.all(
@@ -240,7 +256,7 @@ def from_gymnasium(env: Any, gamma: float, *, terminal: str = "inplace") -> Fini
     P[terminal_states] = 0.0
     P[terminal_states, :, terminal_states] = 1.0
     R[terminal_states] = 0.0
-    return FiniteMDP(P, R, gamma, mu)
+    return FiniteMDP(P.astype(model_dtype), R, gamma, mu)
 
 
 @cache
@@ -257,8 +273,9 @@ def _env_class() -> type:
         after ``max_episode_steps`` steps when that is set. Randomness comes from
         ``self.np_random`` (seeded by ``seed`` and by ``reset(seed=...)``).
 
-        ``P`` (toy-text table ``P[s][a] = [(p, s', r, done), ...]``) and
-        ``initial_state_distrib`` are exposed, so :func:`from_gymnasium` recovers the model.
+        ``P`` (toy-text table ``P[s][a] = [(p, s', r, done), ...]``),
+        ``initial_state_distrib`` and ``model_dtype`` are exposed, so
+        :func:`from_gymnasium` recovers the model.
         """
 
         metadata = {"render_modes": []}
@@ -270,9 +287,11 @@ def _env_class() -> type:
             R: np.ndarray,
             seed: int | None,
             max_steps: int | None,
+            model_dtype: Any,
         ):
             super().__init__()
             self.mdp = mdp
+            self.model_dtype = np.dtype(model_dtype)
             self.render_mode = None
             S, A = P.shape[0], P.shape[1]
             self.observation_space = gymnasium.spaces.Discrete(S, seed=seed)
@@ -339,8 +358,8 @@ def to_gymnasium(
     absorbing with zero reward under every action (the discounted return after
     it is 0, so stopping there changes no return); ``truncated`` becomes True after
     ``max_episode_steps`` steps when given. The env's ``P`` table and
-    ``initial_state_distrib`` make ``from_gymnasium(to_gymnasium(m), m.gamma)``
-    reproduce ``m``.
+    ``initial_state_distrib`` (and ``model_dtype``) make
+    ``from_gymnasium(to_gymnasium(m), m.gamma)`` reproduce ``m``, float32 models included.
 
     Parameters
     ----------
@@ -374,7 +393,14 @@ def to_gymnasium(
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise TypeError(f"seed must be an int or None; got {seed!r}")
-    return _env_class()(mdp, P, R, None if seed is None else int(seed), max_episode_steps)
+    return _env_class()(
+        mdp,
+        P.astype(np.float64),
+        R.astype(np.float64),
+        None if seed is None else int(seed),
+        max_episode_steps,
+        P.dtype,
+    )
 
 
 # -- mdptoolbox ---------------------------------------------------------------------
@@ -514,7 +540,7 @@ def from_quantecon(
         s_indices, a_indices = getattr(ddp, "s_indices", None), getattr(ddp, "a_indices", None)
     if Q is None or beta is None:
         raise ValueError("from_quantecon needs a DiscreteDP, or arrays R, Q and beta")
-    Rq = np.asarray(R, dtype=np.float64)
+    Rq = _dense(R)
     Qq = _dense(Q)
     if s_indices is None and a_indices is None:  # product form
         if Rq.ndim != 2 or Qq.shape != Rq.shape + (Rq.shape[0],):
@@ -570,8 +596,8 @@ def from_quantecon(
     empty = np.flatnonzero(~feasible.any(axis=1))
     if empty.size:
         raise InvalidModelError(f"state s={empty[0]} has no feasible action")
-    P = np.zeros((S, A, S))
-    Rs = np.zeros((S, A))
+    P = np.zeros((S, A, S), dtype=Qq.dtype)
+    Rs = np.zeros((S, A), dtype=Rq.dtype)
     P[s_idx, a_idx] = Qq
     Rs[s_idx, a_idx] = Rq
     missing = np.argwhere(~feasible)

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from rltheory.errors import InvalidModelError
-from rltheory.mdp import from_gymnasium, from_quantecon
+from rltheory.mdp import (
+    FiniteMDP,
+    from_gymnasium,
+    from_mdptoolbox,
+    from_quantecon,
+    to_gymnasium,
+    to_mdptoolbox,
+    to_quantecon_sa,
+)
 
 
 # ---- QuantEcon ----------------------------------------------------------------------------------
@@ -77,3 +85,82 @@ def test_taxi_with_a_fickle_passenger_is_refused():
     with pytest.raises(ValueError, match=r"TaxiEnv has fickle_passenger=True: step\(\) changes"):
         from_gymnasium(gym.make("Taxi-v4", fickle_passenger=True), 0.9)
     assert from_gymnasium(gym.make("Taxi-v4", is_rainy=True), 0.9).S == 500
+
+
+# ---- float32 round trips ------------------------------------------------------------------------
+def _random_model(S, A, dtype, seed):
+    rng = np.random.default_rng(seed)
+    P = rng.random((S, A, S)).astype(dtype)
+    P /= P.sum(-1, keepdims=True)  # rows sum to 1 only to the dtype's rounding
+    mu = rng.random(S).astype(dtype)
+    return FiniteMDP(P, rng.random((S, A)).astype(dtype), 0.9, mu / mu.sum())
+
+
+def _through_mdptoolbox(m):
+    return from_mdptoolbox(*to_mdptoolbox(m), m.gamma, mu=m.mu)
+
+
+def _through_quantecon(m):
+    R, Q, s_idx, a_idx = to_quantecon_sa(m)
+    return from_quantecon(R, Q, m.gamma, s_idx, a_idx).replace(mu=m.mu)
+
+
+def _through_gymnasium(m):
+    return from_gymnasium(to_gymnasium(m), m.gamma)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("S, A", [(1, 1), (1, 3), (3, 1), (20, 4), (60, 3)])
+@pytest.mark.parametrize(
+    "through",
+    [_through_mdptoolbox, _through_quantecon, _through_gymnasium],
+    ids=["mdptoolbox", "quantecon", "gymnasium"],
+)
+def test_layout_round_trips_are_exact_and_keep_the_dtype(through, S, A, dtype):
+    # A float32 model's rows sum to 1 only to float32 rounding (3e-8 at S = 3, 1.7e-7 at S = 20);
+    # the exporters cast to float64 and the importers built float64 models, validated at float64's
+    # 1e-8: every float32 round trip with S >= 3 raised "each P[s, a, :] must sum to 1", and the
+    # others came back float64.
+    m = _random_model(S, A, dtype, seed=S * 10 + A)
+    back = through(m)
+    assert back.P.dtype == dtype and back.R.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(back.P), np.asarray(m.P))
+    np.testing.assert_array_equal(np.asarray(back.R), np.asarray(m.R))
+    np.testing.assert_array_equal(
+        np.asarray(back.initial_distribution()), np.asarray(m.initial_distribution())
+    )
+
+
+def test_exports_are_copies_and_float32_inputs_stay_float32():
+    m = _random_model(
+        4, 1, np.float32, seed=0
+    )  # A = 1: (S, 1, S) -> (1, S, S) is a contiguous view
+    P0, R0 = np.array(m.P), np.array(m.R)
+    for arrays in (to_mdptoolbox(m), to_quantecon_sa(m)[:2]):
+        for x in arrays:
+            assert x.dtype == np.float32
+            x[...] = -1.0
+    np.testing.assert_array_equal(m.P, P0)
+    np.testing.assert_array_equal(m.R, R0)
+    sparse = pytest.importorskip("scipy.sparse")
+    P, R = to_mdptoolbox(m)
+    assert from_mdptoolbox([sparse.csr_matrix(p) for p in P], R, 0.9).P.dtype == np.float32
+    # integer inputs still become float64
+    assert (
+        from_mdptoolbox(np.ones((1, 1, 1), dtype=int), np.zeros(1, dtype=int), 0.9).P.dtype
+        == np.float64
+    )
+
+
+def test_from_gymnasium_dtype_argument():
+    env = _TableEnv({0: {0: [(1.0, 0, 0.5, False)]}}, 1, 1)
+    assert from_gymnasium(env, 0.9).P.dtype == np.float64
+    assert from_gymnasium(env, 0.9, dtype=np.float32).R.dtype == np.float32
+    with pytest.raises(
+        ValueError, match=r"dtype must be numpy.float32 or numpy.float64; got 'int64'"
+    ):
+        from_gymnasium(env, 0.9, dtype="int64")
+    with pytest.raises(
+        ValueError, match=r"dtype must be numpy.float32 or numpy.float64; got 'f16'"
+    ):
+        from_gymnasium(env, 0.9, dtype="f16")
