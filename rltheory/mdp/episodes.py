@@ -220,7 +220,8 @@ class EmpiricalModel:
     P : array, shape (H, S, J, S)
         ``P̂_h(s'|s, a) = n_h(s, a, s')/n_h(s, a)``; rows with ``n_h(s, a) = 0`` are zero.
     R : array, shape (n, H, S, J)
-        ``r̂_{i,h}(s, a)`` = mean observed reward (0 where unvisited).
+        ``r̂_{i,h}(s, a)`` = mean observed reward (0 where unvisited); finite for any
+        finite rewards (the sum is taken in a scaled form that cannot overflow).
     behaviour : array, shape (H, S, J)
         ``π̂_{b,h}(a|s) = n_h(s, a)/n_h(s)``; rows of unvisited states are zero.
     action_shape : tuple of int
@@ -236,6 +237,22 @@ class EmpiricalModel:
     def visited(self) -> np.ndarray:
         """Boolean mask ``n_h(s, a) > 0``."""
         return self.counts > 0
+
+
+def _cell_means(cell: np.ndarray, r: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Mean of ``r`` over each cell, ``Σ_{j: cell_j = c} r_j / n_c``, without overflow.
+
+    Each cell's sum is taken of ``r / 2^e`` with ``2^e ≤ max_c |r| < 2^{e+1}``, so every
+    term is below 2 in magnitude and the sum cannot overflow (the plain sum of two
+    rewards ``1e308`` is ``inf``). Scaling by a power of two is exact, so away from the
+    underflow range the result is bit-identical to ``(Σ r) / n``; the product is kept in
+    ``[−max |r|, max |r|]``, where the exact mean lies.
+    """
+    big = np.zeros(n.shape[0])
+    np.maximum.at(big, cell, np.abs(r))
+    scale = np.ldexp(1.0, np.frexp(big)[1] - 1)
+    total = np.bincount(cell, weights=r / scale[cell], minlength=n.shape[0])
+    return np.clip(total / n * scale, -big, big)
 
 
 def empirical_model(data: EpisodeDataset) -> EmpiricalModel:
@@ -259,15 +276,10 @@ def empirical_model(data: EpisodeDataset) -> EmpiricalModel:
         H, S, J, S
     )
     rw = data.rewards if data.rewards.ndim == 3 else data.rewards[..., None]
-    rsum = np.stack(
-        [
-            np.bincount(sa.ravel(), weights=rw[..., i].ravel(), minlength=H * S * J)
-            for i in range(rw.shape[-1])
-        ]
-    )
     safe = np.maximum(counts, 1)
     P = trans / safe[..., None]
-    R = rsum.reshape(-1, H, S, J) / safe[None]
+    R = np.stack([_cell_means(sa.ravel(), rw[..., i].ravel(), safe.ravel()) for i in range(rw.shape[-1])])
+    R = R.reshape(-1, H, S, J)
     ns = counts.sum(-1, keepdims=True)
     beh = counts / np.maximum(ns, 1)
     return EmpiricalModel(counts, P, R, beh, data.action_shape)

@@ -14,6 +14,7 @@ from rltheory.errors import InvalidModelError
 from rltheory.mdp.offline_data import (
     EpisodeDataset,
     TransitionDataset,
+    empirical_model,
     load_dataset,
     save_dataset,
 )
@@ -104,3 +105,71 @@ def test_uint64_indices_are_reported_with_their_value(field):
         TransitionDataset([0, 0], [0, 0], [0.0, 0.0], np.array([0, top], dtype=np.uint64), 1, 1)
     ok = EpisodeDataset(np.array([[0, 1]], dtype=np.uint64), np.array([[1]], dtype=np.uint8), [[0.0]], S=2, A=2)
     assert ok.states.dtype == ok.actions.dtype == np.int64 and ok.states.tolist() == [[0, 1]]
+
+
+# ----------------------------------------------------------------------------- empirical_model
+def test_empirical_mean_reward_does_not_overflow():
+    # r̂ was (Σ r)/n: two rewards 1e308 at the same (h, s, a) summed to inf, so the mean of
+    # finite rewards was inf (and -1e308, 1.5e308, 1.5e308 gave inf instead of 6.667e307)
+    top = np.finfo(np.float64).max
+    d = EpisodeDataset(np.zeros((2, 2), int), np.zeros((2, 1), int), np.full((2, 1), 1e308), S=1, A=1)
+    assert empirical_model(d).R[0, 0, 0, 0] == 1e308
+    d = EpisodeDataset(np.zeros((3, 2), int), np.zeros((3, 1), int), np.array([[-1e308], [1.5e308], [1.5e308]]), S=1, A=1)
+    assert empirical_model(d).R[0, 0, 0, 0] == pytest.approx(1e308 / 3 * 2, rel=4 * np.finfo(float).eps)
+    d = EpisodeDataset(np.zeros((4, 2), int), np.zeros((4, 1), int), np.full((4, 1), -top), S=1, A=1)
+    assert empirical_model(d).R[0, 0, 0, 0] == -top
+    # per-player rewards of a game, one cell huge and one subnormal: both means exact
+    tiny = 5e-324
+    rw = np.array([[[1e308, tiny]], [[1e308, 3 * tiny]]])
+    g = EpisodeDataset(np.zeros((2, 2), int), np.zeros((2, 1, 2), int), rw, S=1, A=(1, 1))
+    assert empirical_model(g).R[:, 0, 0, 0].tolist() == [1e308, 2 * tiny]
+
+
+def _recount(d: EpisodeDataset):
+    import math
+
+    J = int(np.prod(d.action_shape))
+    n = d.rewards.shape[-1] if d.rewards.ndim == 3 else 1
+    counts = np.zeros((d.H, d.S, J), int)
+    trans = np.zeros((d.H, d.S, J, d.S), int)
+    cells: dict = {}
+    ja = d.joint_actions()
+    rw = d.rewards.reshape(d.K, d.H, n)
+    for k in range(d.K):
+        for h in range(d.H):
+            s, a = int(d.states[k, h]), int(ja[k, h])
+            counts[h, s, a] += 1
+            trans[h, s, a, int(d.states[k, h + 1])] += 1
+            cells.setdefault((h, s, a), []).append(rw[k, h])
+    R = np.zeros((n, d.H, d.S, J))
+    for (h, s, a), rs in cells.items():
+        for i in range(n):
+            R[i, h, s, a] = math.fsum(r[i] for r in rs) / len(rs)
+    return counts, trans, R
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_empirical_model_matches_a_brute_force_recount(seed):
+    # includes S = 1, A = 1, H = 1, K = 1 and joint actions of 1-3 players
+    rng = np.random.default_rng(seed)
+    K, H, S = (int(x) for x in rng.integers(1, 5, 3))
+    n = int(rng.integers(0, 4))
+    sizes = tuple(int(x) for x in rng.integers(1, 4, max(n, 1)))
+    states = rng.integers(0, S, (K, H + 1))
+    if n:
+        actions = np.stack([rng.integers(0, a, (K, H)) for a in sizes], -1)
+        d = EpisodeDataset(states, actions, rng.normal(size=(K, H, n)) * 10.0 ** rng.integers(-300, 300), S, sizes)
+    else:
+        actions = rng.integers(0, sizes[0], (K, H))
+        d = EpisodeDataset(states, actions, rng.normal(size=(K, H)) * 10.0 ** rng.integers(-300, 300), S, sizes[0])
+    m = empirical_model(d)
+    counts, trans, R = _recount(d)
+    assert np.array_equal(m.counts, counts)
+    visited = counts > 0
+    assert np.array_equal(m.P[visited] * counts[visited][:, None], trans[visited])
+    assert not m.P[~visited].any() and not m.R[:, ~visited].any()
+    # the sum of K terms is within (K - 1) eps of the exact (fsum) sum, relative to Σ|r|
+    mag = np.abs(R) + np.max(np.abs(d.rewards))
+    assert np.all(np.abs(m.R - R) <= 2 * K * np.finfo(float).eps * mag)
+    ns = counts.sum(-1, keepdims=True)
+    assert np.allclose(m.behaviour * np.maximum(ns, 1), counts, rtol=0, atol=1e-12 * K)
