@@ -405,18 +405,28 @@ def equilibrium_gap(P: Any, R: Any, policy: Any, *, concept: str = "nash", mu: A
 
 
 def _equilibrium_gap(P: np.ndarray, R: np.ndarray, pol: np.ndarray, concept: str, mu: np.ndarray) -> float:
-    """:func:`equilibrium_gap` on validated float64 arrays (no checks)."""
+    """:func:`equilibrium_gap` on validated float64 arrays (no checks).
+
+    The gap is positively homogeneous in ``R`` (every value and best-deviation value scales
+    with it), so the recursion runs on ``R·2^{−e}`` with ``2^e`` the binade of ``max|R|`` and the
+    result is scaled back: exact (a power of two) and the same bits at ordinary scales, but
+    ``H`` steps of rewards near the float maximum no longer overflow to ``inf − inf = NaN``.
+    """
     H, S = P.shape[0], P.shape[1]
     shape = tuple(int(a) for a in P.shape[2:-1])
     n, J = len(shape), int(np.prod(shape))
     Pj = P.reshape(H, S, J, S)
-    Rj = R.reshape(n, H, S, J)
+    top = float(np.max(np.abs(R)))
+    e = math.frexp(top)[1] if top > 0.0 else 0
+    Rj = np.ldexp(R, -e).reshape(n, H, S, J)
 
     def exact(h: int, i: int, v_lo: np.ndarray, v_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return Rj[i, h] + Pj[h] @ v_lo, Rj[i, h] + Pj[h] @ v_hi
 
     _, lo_V, hi_V = _backward(H, S, shape, exact, concept, pol)
-    return float(np.sum(np.maximum(0.0, (hi_V[:, 0] - lo_V[:, 0]) @ mu)))
+    gap = float(np.sum(np.maximum(0.0, (hi_V[:, 0] - lo_V[:, 0]) @ mu)))
+    with np.errstate(over="ignore"):  # a gap beyond the float range is inf
+        return float(np.ldexp(gap, e))
 
 
 def _estimator(data: EpisodeDataset, delta: float, n_candidates: int, features: Any, beta: Any, ridge: float,
