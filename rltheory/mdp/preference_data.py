@@ -37,6 +37,14 @@ def _check_pair(a: Any, b: Any, where: str) -> None:
             f"{where}: first (K={a.K}, H={a.H}, S={a.S}, A={a.action_shape}) and second "
             f"(K={b.K}, H={b.H}, S={b.S}, A={b.action_shape}) must have the same sizes"
         )
+    if a.actions.ndim != b.actions.ndim:
+        # A = 3 and A = (3,) have the same sizes, but save_dataset keeps one A for both
+        # halves, so such a pair could be saved and never loaded again
+        raise InvalidModelError(
+            f"{where}: first has actions of shape {a.actions.shape} (A={a.A!r}) and second "
+            f"{b.actions.shape} (A={b.A!r}); give both halves A as an int (actions (K, H)) or "
+            "both as a tuple (actions (K, H, n))"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,14 +54,16 @@ class PreferenceDataset:
     Parameters
     ----------
     first, second : EpisodeDataset
-        The compared trajectories; same ``K``, ``H``, ``S``, ``A``.
+        The compared trajectories; same ``K``, ``H``, ``S``, ``A`` (both an int or both a
+        tuple, so that both hold actions of the same shape).
     labels : int array, shape (K, n)
         ``labels[k, i] = 1`` when player ``i`` prefers ``first`` episode ``k``.
 
     Raises
     ------
     InvalidModelError
-        The two halves disagree in shape, or a label is not 0/1 (located).
+        The two halves disagree in shape (``A = 3`` with ``A = (3,)`` included), or a label
+        is not 0/1 (located).
     """
 
     first: EpisodeDataset

@@ -13,6 +13,7 @@ import pytest
 from rltheory.errors import InvalidModelError
 from rltheory.mdp.offline_data import (
     EpisodeDataset,
+    PreferenceDataset,
     TransitionDataset,
     empirical_model,
     load_dataset,
@@ -173,3 +174,20 @@ def test_empirical_model_matches_a_brute_force_recount(seed):
     assert np.all(np.abs(m.R - R) <= 2 * K * np.finfo(float).eps * mag)
     ns = counts.sum(-1, keepdims=True)
     assert np.allclose(m.behaviour * np.maximum(ns, 1), counts, rtol=0, atol=1e-12 * K)
+
+
+# ----------------------------------------------------------------------------- PreferenceDataset
+def test_preference_halves_must_hold_actions_of_the_same_shape(tmp_path):
+    # first with A = (3,) (actions (K, H, 1)) and second with A = 3 (actions (K, H)) were
+    # accepted as "the same sizes"; save_dataset wrote one A for both, and load_dataset then
+    # refused its own file ("EpisodeDataset.actions must have shape (1, 1, 1) ... got (1, 1)")
+    tup = EpisodeDataset(np.zeros((1, 2), int), np.zeros((1, 1, 1), int), np.zeros((1, 1, 1)), S=1, A=(3,))
+    flat = EpisodeDataset(np.zeros((1, 2), int), np.zeros((1, 1), int), np.zeros((1, 1)), S=1, A=3)
+    for a, b in ((tup, flat), (flat, tup)):
+        with pytest.raises(InvalidModelError, match=r"PreferenceDataset: first has actions of shape .* give both halves A as an int"):
+            PreferenceDataset(a, b, [1])
+    for a in (tup, flat):
+        path = save_dataset(PreferenceDataset(a, a, [1]), tmp_path / "p.npz")
+        back = load_dataset(path)
+        assert back.first.actions.shape == back.second.actions.shape == a.actions.shape
+        assert back.first.A == a.A and back.labels.tolist() == [[1]]
