@@ -73,7 +73,6 @@ from .._validate import (
     check_real,
     real_scalar,
 )
-from ..bounds.offline import hoeffding_radius
 from ..errors import InvalidModelError, SolverError
 from ..games.bimatrix import lemke_howson
 from ..mdp.offline_data import EpisodeDataset
@@ -182,12 +181,12 @@ def _joint_steps(data: EpisodeDataset, split: bool) -> list[_Step]:
 class _Estimator:
     """Per-step interval estimates ``[mean ∓ radius]`` of ``E[r_i + V(s') | s, a]``."""
 
-    def __init__(self, data: EpisodeDataset, *, delta_step: float, features: Any, beta: Any, ridge: float,
+    def __init__(self, data: EpisodeDataset, *, log_inv_delta: float, features: Any, beta: Any, ridge: float,
                  split: bool) -> None:
         self.H, self.S = data.H, data.S
         self.J = int(np.prod(data.action_shape))
         self.steps = _joint_steps(data, split)
-        self.delta_step = delta_step
+        self.log_inv_delta = log_inv_delta  # ln(1/δ') of one interval (δ' itself may underflow)
         self.counts = np.stack([_group(st, self.S, self.J, np.zeros(st.s.shape[0]))[0] for st in self.steps]).astype(np.int64)
         self.phi = None
         if features is not None:
@@ -206,7 +205,7 @@ class _Estimator:
                 if isinstance(beta, str):
                     B = float(self.H - h)
                     logdet = np.linalg.slogdet(Lam)[1] - d * math.log(ridge)
-                    self.beta.append(0.5 * B * math.sqrt(2.0 * math.log(1.0 / delta_step) + logdet) + math.sqrt(ridge * d) * B)
+                    self.beta.append(0.5 * B * math.sqrt(2.0 * log_inv_delta + logdet) + math.sqrt(ridge * d) * B)
                 else:
                     self.beta.append(float(beta))
 
@@ -217,7 +216,9 @@ class _Estimator:
         B = float(self.H - h)
         if self.phi is None:
             n, mean, _ = _group(st, self.S, self.J, y)
-            return mean, hoeffding_radius(n, B, self.delta_step), n > 0
+            # hoeffding_radius(n, B, δ') = B √(ln(2/δ')/(2n)) (B for n = 0, capped at B), from ln(1/δ')
+            r = B * np.sqrt((math.log(2.0) + self.log_inv_delta) / (2.0 * np.maximum(n, 1.0)))
+            return mean, np.where(n > 0, np.minimum(r, B), B), n > 0
         mean = (self.W[h] @ y).reshape(self.S, self.J)
         return mean, self.beta[h] * self.Z[h], np.ones((self.S, self.J), dtype=bool)
 
@@ -433,8 +434,11 @@ def _estimator(data: EpisodeDataset, delta: float, n_candidates: int, features: 
                split: bool) -> _Estimator:
     n, H, S = data.n_players, data.H, data.S
     J = int(np.prod(data.action_shape))
-    # union over players, steps, (s, a) pairs, the two value functions and the candidates
-    delta_step = delta / (2 * n * H * n_candidates * (S * J if features is None else 1))
+    # union over players, steps, (s, a) pairs, the two value functions and the candidates:
+    # δ' = δ / (2 n H |Π| S J), kept as ln(1/δ') = ln(2 n H |Π| S J) − ln δ because δ' itself
+    # underflows (δ = 5e-324, or δ = 1e-320 with a few hundred events) and 1/δ' overflows
+    # (δ' < 5.6e-309), which made the self-normalised β infinite and β·‖φ‖ = inf·0 = NaN
+    log_inv_delta = math.log(2 * n * H * n_candidates * (S * J if features is None else 1)) - math.log(delta)
     if features is not None and beta is None:
         raise ValueError("linear intervals need beta (a number or 'self-normalized')")
     if isinstance(beta, str):
@@ -449,7 +453,7 @@ def _estimator(data: EpisodeDataset, delta: float, n_candidates: int, features: 
         beta = b
     if features is not None:
         check_real(ridge, "ridge", low=0.0)
-    return _Estimator(data, delta_step=delta_step, features=features, beta=beta, ridge=ridge, split=split)
+    return _Estimator(data, log_inv_delta=log_inv_delta, features=features, beta=beta, ridge=ridge, split=split)
 
 
 def interval_gap_bound(

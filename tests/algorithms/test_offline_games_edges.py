@@ -1,4 +1,4 @@
-"""Offline Markov games at the edges: overflowing rewards in the exact gap."""
+"""Offline Markov games at the edges: overflowing rewards in the exact gap, extreme confidence levels."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
-from rltheory.algorithms.offline_games import equilibrium_gap
+from rltheory.algorithms.offline_games import equilibrium_gap, interval_gap_bound
+from rltheory.mdp.offline_data import EpisodeDataset
 
 
 # ----------------------------------------------------------------------------- exact gap, huge rewards
@@ -54,3 +56,67 @@ def test_equilibrium_gap_scales_exactly_with_a_power_of_two():
     assert base > 0
     for k in (-1000, -300, 300, 1000):
         assert equilibrium_gap(P, np.ldexp(R, k), pol) == math.ldexp(base, k)
+
+
+# ----------------------------------------------------------------------------- extreme confidence levels
+def _coordination_data(K: int) -> EpisodeDataset:
+    """One-shot 2×2 coordination game (both players get 1 at (0, 0) and (1, 1), else 0), K episodes
+    cycling through the four joint actions: n = K/4 samples of each, deterministic rewards."""
+    a = np.stack(np.divmod(np.arange(K) % 4, 2), axis=-1)[:, None, :]  # [K, 1, 2]
+    r = np.repeat((a[..., :1] == a[..., 1:]).astype(np.float64), 2, axis=-1)
+    return EpisodeDataset(np.zeros((K, 2), dtype=np.int64), a, r, S=1, A=(2, 2))
+
+
+def test_hoeffding_intervals_at_the_smallest_positive_delta():
+    """δ = 5e-324 is a probability in (0, 1); the per-interval level δ' = δ/(2 n H |Π| S J) = δ/16
+    underflows to 0 and the old code raised 'delta must be a probability in (0, 1); got 0.0' for a
+    δ the caller never passed. The radius is B √(ln(2/δ')/(2n)) with ln(2/δ') = ln 2 + ln 16 − ln δ."""
+    d = _coordination_data(8000)
+    pol = np.eye(4)[0].reshape(1, 1, 2, 2)  # coordinated (0, 0), both players' reward 1
+    res = interval_gap_bound(d, pol, delta=5e-324)
+    n = 2000.0
+    assert np.all(res.counts == 2000)
+    L = math.log(2.0) + math.log(16) - math.log(5e-324)
+    radius = math.sqrt(L / (2.0 * n))
+    assert 0.0 < radius < 1.0
+    # deterministic rewards: the empirical mean of (0, 0) is exactly 1
+    np.testing.assert_allclose(res.lower[:, 0, 0], 1.0 - radius, rtol=1e-13)
+    # a smaller δ never tightens the certificate
+    b = [float(interval_gap_bound(d, pol, delta=dl).gap_bound[0]) for dl in (0.1, 1e-300, 5e-324)]
+    assert b[0] <= b[1] <= b[2] <= 2.0
+
+
+def test_self_normalized_beta_when_one_over_delta_overflows():
+    """Linear intervals, β = 'self-normalized': β = ½B√(2 ln(1/δ') + ln det Λ − d ln λ) + √(λd)·B.
+    With δ = 1e-310, 1/δ' overflowed to inf, so β = inf and a zero feature vector got the radius
+    inf·0 = NaN: NaN bounds and a NaN certificate. ln(1/δ') = ln(2 n H |Π|) − ln δ is finite."""
+    d = _coordination_data(400)
+    pol = np.eye(4)[0].reshape(1, 1, 2, 2)
+    feats = np.eye(4).reshape(1, 4, 4)
+    feats[0, 3] = 0.0  # joint action (1, 1) has φ = 0: its fitted value and radius are 0
+    res = interval_gap_bound(d, pol, delta=1e-310, features=feats, beta="self-normalized")
+    assert np.all(np.isfinite(res.lower)) and np.all(np.isfinite(res.upper))
+    assert np.isfinite(res.gap_bound).all()
+    # (0, 0) is the equilibrium of the coordination game: true values 1, gap 0 ≤ Ĝ ≤ 2
+    assert np.all(res.lower[:, 0, 0] <= 1.0) and np.all(res.upper[:, 0, 0] >= 1.0)
+    assert 0.0 <= res.gap_bound[0] <= 2.0
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-320])
+def test_self_normalized_beta_at_subnormal_delta_does_not_divide_by_zero(delta):
+    """δ = 5e-324: δ' = δ/4 rounds to 0 and 1.0/δ' raised ZeroDivisionError."""
+    d = _coordination_data(400)
+    pol = np.eye(4)[0].reshape(1, 1, 2, 2)
+    res = interval_gap_bound(d, pol, delta=delta, features=np.eye(4).reshape(1, 4, 4), beta="self-normalized")
+    assert np.isfinite(res.gap_bound).all() and 0.0 <= res.gap_bound[0] <= 2.0
+
+
+def test_astronomical_candidate_count_is_a_union_bound_not_an_overflow():
+    """n_candidates = 10^400 is a valid (if vacuous) union bound; δ/(… · 10^400) raised
+    OverflowError ('int too large to convert to float'). ln(2/δ') = ln 2 + ln(16·10^400) − ln δ."""
+    d = _coordination_data(8000)
+    pol = np.eye(4)[0].reshape(1, 1, 2, 2)
+    res = interval_gap_bound(d, pol, n_candidates=10**400)
+    n = 2000.0
+    L = math.log(2.0) + math.log(16) + 400 * math.log(10) - math.log(0.1)
+    np.testing.assert_allclose(res.lower[:, 0, 0], max(0.0, 1.0 - math.sqrt(L / (2.0 * n))), rtol=1e-13)
