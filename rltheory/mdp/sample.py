@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import PROB_ATOL
 from .._validate import check_int as _count
 from ..backend import require_host
 from .bellman import as_stochastic_policy
@@ -160,20 +161,30 @@ class Trajectories:
 
 
 def _initial_distribution(mu: Any, S: int) -> np.ndarray:
-    """``mu`` as a float64 probability vector of shape ``(S,)``; a located ``ValueError`` otherwise."""
+    """``mu`` as a float64 probability vector of shape ``(S,)``; a located ``ValueError`` otherwise.
+
+    The rule is :class:`FiniteMDP`'s for ``μ`` (:func:`rltheory._validate.check_probability`):
+    entries ``≥ −atol`` (rounding negatives, never drawn) and a sum within ``atol·(1 + √S)`` of 1,
+    ``atol = max(1e-8, 16·eps)`` of a float32 or float64 input, so a model's own ``μ`` passes.
+    """
     what = f"mu must be a probability vector of shape ({S},)"
     try:
-        mu0 = np.asarray(mu, dtype=np.float64)
+        given = np.asarray(mu)
+        mu0 = given.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{what}; got {mu!r} ({exc})") from None
     if mu0.shape != (S,):
         raise ValueError(f"{what}; got shape {mu0.shape}: {mu!r}")
-    bad = np.flatnonzero(~np.isfinite(mu0) | (mu0 < 0))
+    eps = np.finfo(given.dtype if given.dtype == np.float32 else np.float64).eps
+    atol = max(PROB_ATOL, 16.0 * float(eps))
+    bad = np.flatnonzero(~np.isfinite(mu0) | (mu0 < -atol))
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"{what}; entry mu[{i}] = {float(mu0[i])} is not a finite number >= 0")
-    if abs(mu0.sum() - 1) > 1e-8:
-        raise ValueError(f"{what}; its entries sum to {mu0.sum():.12g}, not 1 (atol=1e-08)")
+    if not abs(mu0.sum() - 1) <= atol * (1 + S**0.5):
+        raise ValueError(
+            f"{what}; its entries sum to {mu0.sum():.12g}, not 1 (atol={atol:g}·(1 + √S))"
+        )
     return mu0
 
 
@@ -199,7 +210,8 @@ def rollout(
     horizon, n_episodes : int ≥ 1
     rng : numpy.random.Generator or int
     mu : array (S,), optional
-        Initial distribution; the model's ``μ`` (uniform if unset) by default.
+        Initial distribution; the model's ``μ`` (uniform if unset) by default. Checked
+        to :class:`FiniteMDP`'s tolerance for ``μ`` (a ``ValueError`` names the entry or the sum).
 
     Returns
     -------
