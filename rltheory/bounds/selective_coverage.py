@@ -74,6 +74,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_probability, check_real, real_scalar
 from ..backend import require_host
 
 __all__ = [
@@ -91,6 +92,10 @@ def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) 
     H, S = Pf.shape[0], Pf.shape[1]
     acts = tuple(int(a) for a in Pf.shape[2:-1])
     n, J = len(acts), int(np.prod(acts))
+    if Pf.shape[-1] != S or 0 in Pf.shape:
+        raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) with every axis non-empty; got {Pf.shape}")
+    # a NaN or a row off the simplex went through every value, ratio and comparison unnoticed
+    check_probability(Pf, "P", ("h", "s") + tuple(f"a{i + 1}" for i in range(n)) + ("s'",), "P[h, s, a_1, ..., a_n, :]")
     Rf = np.asarray(require_host(R, what), dtype=np.float64)
     if Rf.shape != (n, H, S) + acts:
         raise ValueError(f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {Rf.shape}")
@@ -198,6 +203,7 @@ def _joint(pols: list[np.ndarray]) -> np.ndarray:
 def _prepare(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, tol: float, what: str) -> tuple:
     """Validated arrays and the candidate's part ``C_cov(π)`` (``∞`` if its pessimistic completion is not exact)."""
     Pj, Rj, pols, rho, m, acts = _game(P, R, policies, d_data, mu, what)
+    tol = check_real(tol, "tol", low=0.0)  # NaN failed every comparison: no condition could fail
     joint = _joint(pols)
     V, Vlo = _candidate(Pj, Rj, joint, rho)
     worst = _ratio_on_support(_occupancy(Pj, joint, m, rho), rho)
@@ -226,13 +232,20 @@ def selective_concentrability(
         Data occupancy ``ρ_h(s, a)``.
     mu : array (S,), optional
         Initial distribution (uniform).
-    tol : float
+    tol : float ≥ 0
         Tolerance of the value conditions and of greediness.
 
     Returns
     -------
     float
         ``≤ unilateral_concentrability(P, policies, d_data, mu)``.
+
+    Raises
+    ------
+    ValueError
+        A ``P`` of the wrong shape, with a non-finite entry or a row off the simplex (located);
+        rewards outside ``[0, 1]``; a negative or non-finite ``d_data`` entry; a policy row off
+        the simplex; a ``mu`` that is not a distribution; a ``tol`` that is not a finite number ``≥ 0``.
 
     Notes
     -----
@@ -345,7 +358,7 @@ def selective_coverage_witness(*, behaviour_weight: float = 0.8) -> dict[str, An
     >>> round(1 / 0.8**2, 6)
     1.5625
     """
-    w = float(behaviour_weight)
+    w = real_scalar(behaviour_weight)  # NaN (refused below) for strings and bools
     if not 0.0 < w < 1.0:
         raise ValueError(f"behaviour_weight must lie in (0, 1); got {behaviour_weight!r}")
     H, S = 2, 2
