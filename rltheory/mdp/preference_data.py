@@ -9,6 +9,7 @@ Bradley, R. A., Terry, M. E. (1952). Rank analysis of incomplete block designs. 
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,8 +163,8 @@ def sample_preferences(
     """
     gen = _rng(rng)
     if (
-        isinstance(scale, bool)
-        or not isinstance(scale, (int, float))
+        isinstance(scale, (bool, np.bool_))
+        or not isinstance(scale, numbers.Real)  # numpy scalars included (np.float32(2.0))
         or not np.isfinite(scale)
         or scale <= 0
     ):

@@ -17,6 +17,7 @@ from rltheory.mdp.offline_data import (
     TransitionDataset,
     empirical_model,
     load_dataset,
+    sample_preferences,
     save_dataset,
 )
 
@@ -191,3 +192,21 @@ def test_preference_halves_must_hold_actions_of_the_same_shape(tmp_path):
         back = load_dataset(path)
         assert back.first.actions.shape == back.second.actions.shape == a.actions.shape
         assert back.first.A == a.A and back.labels.tolist() == [[1]]
+
+
+@pytest.mark.parametrize("scale", [np.float32(2.0), np.int64(2), np.float64(2.0), 2, 2.0])
+def test_sample_preferences_accepts_numpy_scalar_scales(scale):
+    # scale had to be a Python int or float: np.float32(2.0) and np.int64(2) raised
+    # "scale must be a positive finite number; got np.float32(2.0)"
+    a = EpisodeDataset(np.zeros((64, 2), int), np.ones((64, 1), int), np.zeros((64, 1)), S=1, A=2)
+    b = EpisodeDataset(np.zeros((64, 2), int), np.zeros((64, 1), int), np.zeros((64, 1)), S=1, A=2)
+    R = np.array([[[0.0, 0.5]]])
+    got = sample_preferences(a, b, R, rng=7, scale=scale).labels
+    assert np.array_equal(got, sample_preferences(a, b, R, rng=7, scale=2.0).labels)
+
+
+@pytest.mark.parametrize("scale", [True, np.bool_(True), np.float32("nan"), np.float64("inf"), np.int64(0), -1.0, "2"])
+def test_sample_preferences_still_refuses_bad_scales(scale):
+    a = EpisodeDataset(np.zeros((2, 2), int), np.ones((2, 1), int), np.zeros((2, 1)), S=1, A=2)
+    with pytest.raises(ValueError, match="scale must be a positive finite number"):
+        sample_preferences(a, a, np.zeros((1, 1, 2)), rng=0, scale=scale)
