@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_discount
+from .._validate import PROB_ATOL, check_discount
 from ..backend import require_host
 from ..errors import InvalidModelError
 from .model import FiniteMDP
@@ -82,6 +82,9 @@ def from_gymnasium(
     ``env.unwrapped.P[s][a]`` is a list of ``(p, s', r, done)`` tuples (FrozenLake,
     Taxi, CliffWalking, and :func:`to_gymnasium` envs). Entries are accumulated:
     ``P(s'|s, a) = Σ p`` over entries to ``s'`` and ``r(s, a) = Σ p·r`` over all entries.
+    Each ``p`` must lie in ``[0, 1]`` to :class:`FiniteMDP`'s tolerance ``atol = max(1e-8, 16·eps)``
+    (so a model's rounding entries such as ``−1e−10``, which :func:`to_gymnasium` writes, come
+    back; they end no episode), and each sum to 1 to ``atol·(1 + √S)``; nothing is renormalised.
     ``μ`` is ``env.unwrapped.initial_state_distrib`` when the env has it (uniform otherwise).
 
     Episode ends (``done=True``) become absorbing zero-reward states, so the
@@ -148,6 +151,8 @@ def from_gymnasium(
         model_dtype = None
     if model_dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be numpy.float32 or numpy.float64; got {dtype!r}")
+    # FiniteMDP's rule for entries of P (rltheory._validate.check_probability)
+    atol = max(PROB_ATOL, 16.0 * float(np.finfo(model_dtype).eps))
     u = getattr(env, "unwrapped", env)
     table = getattr(u, "P", None)
     if table is None:
@@ -187,9 +192,9 @@ def from_gymnasium(
                     raise InvalidModelError(
                         f"env.P[{s}][{a}][{k}] must be a tuple (p, s', r, done); got {entry!r}"
                     ) from None
-                if not (np.isfinite(p) and 0.0 <= p <= 1.0 + 1e-12):
+                if not (np.isfinite(p) and -atol <= p <= 1.0 + atol):
                     raise InvalidModelError(
-                        f"env.P[{s}][{a}][{k}] has probability p={p}, not in [0, 1]"
+                        f"env.P[{s}][{a}][{k}] has probability p={p}, not in [0, 1] (atol={atol:g})"
                     )
                 if not 0 <= s2i < S or s2i != s2:
                     raise InvalidModelError(
@@ -204,10 +209,11 @@ def from_gymnasium(
                 R[s, a] += p * (r - r_ref[s, a])
                 if bool(done):
                     P[s, a, S if extra else s2i] += p
-                    done_into[s2i] = True
+                    done_into[s2i] |= p > 0.0  # a rounding negative ends no episode
                 else:
                     P[s, a, s2i] += p
-                    live.append((s, a, k, s2i))
+                    if p > 0.0:
+                        live.append((s, a, k, s2i))
     # Σ p r = r_ref + Σ p (r − r_ref) as Σ p = 1; the second form is exactly r when every entry has the
     # same reward (to_gymnasium's tables: Σ_t P(t|s,a)·r rounded r = 0.6017... by one ulp)
     R += np.where(np.isnan(r_ref), 0.0, r_ref)

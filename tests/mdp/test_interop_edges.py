@@ -164,3 +164,62 @@ def test_from_gymnasium_dtype_argument():
         ValueError, match=r"dtype must be numpy.float32 or numpy.float64; got 'f16'"
     ):
         from_gymnasium(env, 0.9, dtype="f16")
+
+
+# ---- the model's tolerance for table entries ----------------------------------------------------
+def test_rounding_entries_of_a_valid_model_survive_the_gymnasium_round_trip():
+    # FiniteMDP accepts entries >= -1e-8 and row sums within 1e-8·(1 + √S); to_gymnasium writes
+    # the model's entries as they are, but from_gymnasium refused any p < 0 or p > 1 + 1e-12:
+    # "env.P[0][0][1] has probability p=-1e-10, not in [0, 1]" for a model it had just exported.
+    P = np.array(
+        [
+            [[0.5 + 1e-10, -1e-10, 0.5]],
+            [[0.0, 0.0, 1.0]],
+            [[-1e-10, 1.0 + 1e-10, 0.0]],
+        ]
+    )
+    m = FiniteMDP(P, np.array([[1.0], [0.0], [2.0]]), 0.9, [1.0, 0.0, 0.0])
+    back = from_gymnasium(to_gymnasium(m), 0.9)
+    np.testing.assert_array_equal(np.asarray(back.P), P)
+    np.testing.assert_array_equal(np.asarray(back.R), np.asarray(m.R))
+
+
+@pytest.mark.parametrize(
+    "entries, match",
+    [
+        ([(1.0 + 1e-9, 0, 0.0, False)], None),  # the sum of the next row, accepted either way
+        ([(0.5 + 1e-9, 0, 0.0, False), (0.5, 0, 0.0, False)], None),
+        ([(1.0 + 1e-9, 0, 0.0, False), (-1e-9, 0, 0.0, False)], None),
+        (
+            [(1.0 + 3e-8, 0, 0.0, False)],
+            r"env.P\[0\]\[0\]\[0\] has probability p=1\.00000003, not in \[0, 1\] \(atol=1e-08\)",
+        ),
+        (
+            [(1.0, 0, 0.0, False), (-2e-8, 0, 0.0, False)],
+            r"env.P\[0\]\[0\]\[1\] has probability p=-2e-08, not in \[0, 1\] \(atol=1e-08\)",
+        ),
+        (  # entries within [-atol, 1 + atol] whose sum is not 1 within 1e-8·(1 + √1)
+            [(0.5 + 1.5e-8, 0, 0.0, False), (0.5 + 1.5e-8, 0, 0.0, False)],
+            r"each P\[s, a, :\] must sum to 1 .*sums to 1\.00000003",
+        ),
+    ],
+)
+def test_table_probabilities_follow_the_model_tolerance(entries, match):
+    env = _TableEnv({0: {0: entries}}, 1, 1)
+    if match is None:
+        m = from_gymnasium(env, 0.9)
+        assert float(np.asarray(m.P)[0, 0, 0]) == sum(e[0] for e in entries)  # never renormalised
+    else:
+        with pytest.raises(InvalidModelError, match=match):
+            from_gymnasium(env, 0.9)
+
+
+def test_a_rounding_negative_episode_end_ends_no_episode():
+    # p = -1e-10 is probability 0: the state it "enters" keeps its own dynamics in place
+    table = {
+        0: {0: [(1.0 + 1e-10, 0, 0.0, False), (-1e-10, 1, 0.0, True)]},
+        1: {0: [(1.0, 1, 5.0, False)]},
+    }
+    m = from_gymnasium(_TableEnv(table, 2, 1), 0.5)
+    np.testing.assert_array_equal(np.asarray(m.P)[:, 0], [[1.0 + 1e-10, -1e-10], [0.0, 1.0]])
+    np.testing.assert_array_equal(np.asarray(m.R)[:, 0], [0.0, 5.0])
