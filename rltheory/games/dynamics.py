@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite
+from .._validate import check_finite, real_scalar
 from ..backend import array_namespace, as_float, one_hot
 from ..trace import Trace, TraceRecorder
 from .matrix import _duality_gap, as_matrix_games
@@ -154,9 +154,10 @@ def _softmax(z: Any, xp: Any) -> Any:
 
 
 def _check_T(T: Any) -> int:
-    if isinstance(T, bool) or not isinstance(T, int) or T < 1:
+    """``T`` must be an integer ``≥ 1`` (Python or numpy, not bool); returned as ``int``."""
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
         raise ValueError(f"T (number of rounds) must be a positive integer; got {T!r}")
-    return T
+    return int(T)
 
 
 def _payoff_range(A: Any, xp: Any) -> Any:
@@ -169,14 +170,11 @@ def _payoff_range(A: Any, xp: Any) -> Any:
 def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
     if eta is None:
         return default
-    if (
-        isinstance(eta, bool)
-        or not isinstance(eta, (int, float))
-        or not eta > 0
-        or not math.isfinite(eta)
-    ):
+    # a Python or numpy real scalar (not a bool); an int beyond the float range reads as inf
+    e = real_scalar(eta)
+    if not (e > 0 and math.isfinite(e)):
         raise ValueError(f"eta must be a positive finite number; got {eta!r}")
-    return xp.full(tuple(like.shape), float(eta), dtype=like.dtype, device=like.device)
+    return xp.full(tuple(like.shape), e, dtype=like.dtype, device=like.device)
 
 
 def _scaled_steps(eta: Any, unit_step: float, R: Any, xp: Any) -> tuple[Any, Any]:
