@@ -50,7 +50,7 @@ import numpy as np
 from .._validate import as_action_table, check_probability
 from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
-from ._dataset_checks import _policy_host, _positive, _reward_mode
+from ._dataset_checks import _check_finite_host, _policy_host, _positive, _reward_mode
 from .dataset_io import FORMAT_VERSION, load_dataset, save_dataset  # noqa: F401 (FORMAT_VERSION re-exported)
 from .episodes import EmpiricalModel, EpisodeDataset, empirical_model
 from .model import FiniteHorizonMDP
@@ -305,6 +305,15 @@ def sample_game_episodes(
     EpisodeDataset
         With ``actions[k, h, i]`` and ``rewards[k, h, i]`` per player.
 
+    Raises
+    ------
+    InvalidModelError
+        ``P`` or ``R`` of the wrong shape (an empty axis included), a row of ``P``,
+        ``behaviour`` or ``mu`` that is not a distribution, or a non-finite ``R`` (the
+        first entry is named).
+    ValueError
+        ``behaviour`` or ``mu`` of the wrong shape; Bernoulli rewards outside [0, 1].
+
     Examples
     --------
     >>> import numpy as np
@@ -324,10 +333,17 @@ def sample_game_episodes(
     n = len(acts)
     if Ph.shape[-1] != S:
         raise InvalidModelError(f"P's last axis must have S = {S} entries; got shape {Ph.shape}")
+    if 0 in Ph.shape:
+        raise InvalidModelError(
+            f"P must have H, S and every A_i >= 1 (shape (H, S, A_1, ..., A_n, S)); got {Ph.shape}"
+        )
     if Rh.shape != (n, H, S) + acts:
         raise InvalidModelError(
             f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {Rh.shape}"
         )
+    # a NaN mean was blamed on the sampled EpisodeDataset.rewards, or with Bernoulli rewards
+    # silently read as 0 (u < nan is False)
+    _check_finite_host(Rh, "R", "sample_game_episodes", ("i", "h", "s") + tuple(f"a{j + 1}" for j in range(n)))
     J = int(np.prod(acts))
     Pf = Ph.reshape(H, S, J, S)
     check_probability(Pf, "P", ("h", "s", "joint a", "s'"), "P[h, s, a_1..a_n, :]")
@@ -339,6 +355,8 @@ def sample_game_episodes(
     bf = beh.reshape(H, S, J)
     check_probability(bf, "behaviour", ("h", "s", "joint a"), "behaviour[h, s, ...]")
     mu0 = np.full(S, 1.0 / S) if mu is None else np.asarray(mu, dtype=np.float64)
+    if mu0.shape != (S,):  # numpy's broadcast error or an IndexError otherwise
+        raise ValueError(f"mu must have shape (S,) = ({S},); got {mu0.shape}")
     check_probability(mu0, "mu", ("s",), "mu")
     Rf = np.moveaxis(Rh.reshape(n, H, S, J), 0, -1)
     bern = _reward_mode(rewards, Rf)

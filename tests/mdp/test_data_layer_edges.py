@@ -17,6 +17,7 @@ from rltheory.mdp.offline_data import (
     TransitionDataset,
     empirical_model,
     load_dataset,
+    sample_game_episodes,
     sample_preferences,
     save_dataset,
 )
@@ -210,3 +211,35 @@ def test_sample_preferences_still_refuses_bad_scales(scale):
     a = EpisodeDataset(np.zeros((2, 2), int), np.ones((2, 1), int), np.zeros((2, 1)), S=1, A=2)
     with pytest.raises(ValueError, match="scale must be a positive finite number"):
         sample_preferences(a, a, np.zeros((1, 1, 2)), rng=0, scale=scale)
+
+
+# ----------------------------------------------------------------------------- sample_game_episodes
+def _game():
+    # two players with 2 and 1 actions, S = 2, H = 1
+    return np.full((1, 2, 2, 1, 2), 0.5), np.zeros((2, 1, 2, 2, 1)), np.full((1, 2, 2, 1), 0.5)
+
+
+@pytest.mark.parametrize("mu", [[0.0, 0.0, 1.0], [[0.5, 0.5]], 1.0], ids=["long", "2-D", "scalar"])
+def test_game_sampler_names_a_wrong_initial_distribution_shape(mu):
+    # numpy's "operands could not be broadcast together" (long, 2-D) or IndexError (scalar)
+    P, R, beh = _game()
+    with pytest.raises(ValueError, match=r"mu must have shape \(S,\) = \(2,\); got"):
+        sample_game_episodes(P, R, beh, 5, rng=0, mu=mu)
+
+
+@pytest.mark.parametrize(("rewards", "bad"), [("mean", np.nan), ("mean", np.inf), ("bernoulli", np.nan)])
+def test_game_sampler_refuses_non_finite_mean_rewards(rewards, bad):
+    # a NaN mean was blamed on the sampled data ("EpisodeDataset.rewards[k=1, h=0, i=0] =
+    # nan must be finite"), and with Bernoulli rewards it was silently drawn as reward 0
+    P, R, beh = _game()
+    R[1, 0, 1, 1, 0] = bad
+    with pytest.raises(InvalidModelError, match=rf"sample_game_episodes\.R\[i=1, h=0, s=1, a1=1, a2=0\] = {bad} must be finite"):
+        sample_game_episodes(P, R, beh, 50, rng=0, rewards=rewards)
+
+
+def test_game_sampler_names_an_empty_axis():
+    # S = 0 raised ZeroDivisionError (the uniform mu = 1/S)
+    with pytest.raises(InvalidModelError, match=r"P must have H, S and every A_i >= 1 .* got \(1, 0, 1, 0\)"):
+        sample_game_episodes(np.ones((1, 0, 1, 0)), np.zeros((1, 1, 0, 1)), np.ones((1, 0, 1)), 5, rng=0)
+    with pytest.raises(InvalidModelError, match=r"P must have H, S and every A_i >= 1 .* got \(1, 1, 0, 1\)"):
+        sample_game_episodes(np.ones((1, 1, 0, 1)), np.zeros((1, 1, 1, 0)), np.ones((1, 1, 0)), 5, rng=0)
