@@ -174,6 +174,7 @@ def from_gymnasium(
     P = np.zeros((n, A, n))
     R = np.zeros((n, A))
     r_ref = np.full((n, A), np.nan)  # first reward of each (s, a): R = r_ref + Σ p (r − r_ref)
+    R_direct = np.zeros((n, A))  # Σ p r, where r − r_ref overflows (rewards near ±1.8e308)
     done_into = np.zeros(n, dtype=bool)  # targets of terminal transitions
     live: list[tuple[int, int, int, int]] = []  # non-terminal entries (s, a, k, s')
     for s in range(S):
@@ -206,7 +207,9 @@ def from_gymnasium(
                     continue
                 if np.isnan(r_ref[s, a]):
                     r_ref[s, a] = r
-                R[s, a] += p * (r - r_ref[s, a])
+                with np.errstate(over="ignore", invalid="ignore"):  # R_direct takes over there
+                    R[s, a] += p * (r - r_ref[s, a])
+                R_direct[s, a] += p * r
                 if bool(done):
                     P[s, a, S if extra else s2i] += p
                     done_into[s2i] |= p > 0.0  # a rounding negative ends no episode
@@ -217,6 +220,7 @@ def from_gymnasium(
     # Σ p r = r_ref + Σ p (r − r_ref) as Σ p = 1; the second form is exactly r when every entry has the
     # same reward (to_gymnasium's tables: Σ_t P(t|s,a)·r rounded r = 0.6017... by one ulp)
     R += np.where(np.isnan(r_ref), 0.0, r_ref)
+    R = np.where(np.isfinite(R), R, R_direct)
     mu = getattr(u, "initial_state_distrib", None)
     mu = None if mu is None else np.asarray(mu, dtype=np.float64).reshape(-1)
     if mu is not None and mu.shape != (S,):

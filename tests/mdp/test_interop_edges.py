@@ -3,6 +3,8 @@ and the real env, float32 round trips, NaN and tolerance edges, envs the table d
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,17 @@ def test_a_rounding_negative_episode_end_ends_no_episode():
     m = from_gymnasium(_TableEnv(table, 2, 1), 0.5)
     np.testing.assert_array_equal(np.asarray(m.P)[:, 0], [[1.0 + 1e-10, -1e-10], [0.0, 1.0]])
     np.testing.assert_array_equal(np.asarray(m.R)[:, 0], [0.0, 5.0])
+
+
+def test_expected_reward_of_rewards_near_the_float_range():
+    # r(s, a) = Σ p r was formed as r_ref + Σ p (r − r_ref), and r − r_ref overflows for rewards of
+    # opposite sign near 1.8e308: (±1e308 with p = 1/2) raised "R must be finite; R(s=0, a=0) = -inf"
+    # for a table whose expected reward is 0.
+    table = {
+        0: {0: [(0.5, 0, 1e308, False), (0.5, 0, -1e308, False)]},
+        1: {0: [(0.25, 0, 1.5e308, False), (0.75, 1, -1e308, False)]},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning either
+        m = from_gymnasium(_TableEnv(table, 2, 1), 0.5)
+    np.testing.assert_array_equal(np.asarray(m.R)[:, 0], [0.0, 0.25 * 1.5e308 - 0.75 * 1e308])
