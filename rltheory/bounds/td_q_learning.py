@@ -82,6 +82,23 @@ def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0
     return _nonneg(projection_error, "projection_error") * (1.0 - _real_scalar(lam) * g) / (1.0 - g)
 
 
+def _log_union(n_pairs: int, horizon: int, delta: Any) -> float:
+    """``log(2 n T/δ)``, finite whenever the logarithm is: ``2nT/δ`` itself may lie beyond the float range.
+
+    ``n`` and ``T`` are Python integers of any size and ``δ`` may be subnormal, so the quotient can
+    overflow (``inf``, or an ``OverflowError`` for an integer above ``1.8e308``) while its logarithm
+    is a few hundred; then the logarithm is taken term by term (``math.log`` is exact enough on big
+    integers). Otherwise the quotient's logarithm as before, to the bit.
+    """
+    try:
+        x = 2.0 * n_pairs * horizon / delta
+    except OverflowError:
+        x = math.inf
+    if math.isfinite(x):
+        return math.log(x)
+    return math.log(2.0) + math.log(n_pairs) + math.log(horizon) - math.log(_real_scalar(delta))
+
+
 def q_learning_bound(
     t: Any,
     *,
@@ -128,6 +145,9 @@ def q_learning_bound(
     weighted sum with ``Σ w² ≤ α/(2−α) ≤ α``; Hoeffding and a union bound over the
     ``nT`` entries give ``max ‖E_i‖ ≤ γ sp(V*) √(α log(2nT/δ)/2)``.
 
+    ``log(2nT/δ)`` is finite for any integers ``n``, ``T`` and any ``δ > 0``, also where ``2nT/δ``
+    lies beyond the float range (``T = 10**400``, or ``δ = 1e-320``).
+
     Examples
     --------
     >>> b = q_learning_bound([0], alpha=0.1, gamma=0.0, initial_error=1.0, value_span=1.0,
@@ -144,5 +164,5 @@ def q_learning_bound(
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
     n_pairs, horizon = _count(n_pairs, "n_pairs"), _count(horizon, "horizon")
     span, e0 = _nonneg(value_span, "value_span"), _nonneg(initial_error, "initial_error")
-    noise = g * span * math.sqrt(alpha * math.log(2.0 * n_pairs * horizon / delta) / 2.0)
+    noise = g * span * math.sqrt(alpha * _log_union(n_pairs, horizon, delta) / 2.0)
     return (1.0 - alpha * (1.0 - g)) ** t * e0 + noise / (1.0 - g)
