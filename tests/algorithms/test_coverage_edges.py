@@ -1,0 +1,60 @@
+"""Coverage coefficients (rltheory.bounds.coverage) at the edges: float32, extreme scales, bad settings."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rltheory.bounds.coverage import relative_condition_number
+
+
+def _rotation(k: int, seed: int) -> np.ndarray:
+    return np.linalg.qr(np.random.default_rng(seed).standard_normal((k, k)))[0]
+
+
+# ----------------------------------------------------------------------------- relative condition number
+@pytest.mark.parametrize("rtol", [math.nan, -1.0, math.inf, True, "1e-10"])
+def test_relative_condition_number_checks_rtol(rtol):
+    """rtol = NaN kept no eigenvalue and skipped the null-space test (0.0 for κ = 1); rtol = −1
+    kept the zero eigenvalues (1/√0, NaN, 0.0); True was rtol = 1 (0.0); a string raised
+    numpy's TypeError."""
+    assert relative_condition_number(np.eye(2), np.eye(2)) == pytest.approx(1.0, rel=1e-15)
+    with pytest.raises(ValueError, match="rtol must be a finite number >= 0; got "):
+        relative_condition_number(np.eye(2), np.eye(2), rtol=rtol)
+
+
+@pytest.mark.parametrize("c_t, c_d, want", [(1e300, 1e-300, math.inf), (1e150, 1e-150, 1e300), (1e-320, 1e-320, 1.0),
+                                             (1e-310, 1e-300, 1e-10)])
+def test_relative_condition_number_at_extreme_scales(c_t, c_d, want):
+    """κ(c_t Σ, c_d Σ') = (c_t/c_d)·κ(Σ, Σ'); with Σ = Σ' = I (formed as U Uᵀ, U a rotation, so
+    not exactly diagonal) κ = c_t/c_d. Old: 1e300 against 1e-300 formed 1e150·1e300·1e150 = inf, inf·0 = NaN
+    off the diagonal and returned 0.0 (the bound below the quantity); 1e-320 against 1e-320 fell
+    under the rank cut's absolute floor 1e-300 and returned 0.0 for κ = 1; 1e-310 against 1e-300
+    returned 0.0 for 1e-10."""
+    U = _rotation(3, 0)
+    I3 = U @ U.T
+    got = relative_condition_number(c_t * I3, c_d * I3)
+    if math.isinf(want):
+        assert got == math.inf
+    else:
+        assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_relative_condition_number_in_float32_cuts_rounding_eigenvalues():
+    """Σ_data = U diag(1, 0.5, 0) Uᵀ is singular; against Σ_target = I, κ = ∞, and against
+    Σ_target = U diag(2, 0.5, 0) Uᵀ, κ = 2. In float32 the computed null eigenvalue of Σ_data is
+    rounding noise ≈ 1e-9·max w, above the default rtol = 1e-10: the old code kept it as range
+    and returned κ ≈ 7.9e8 and 6.4. The cut is now never below k·eps(float32)."""
+    U = _rotation(3, 1)
+    D = (U @ np.diag([1.0, 0.5, 0.0]) @ U.T).astype(np.float32)
+    T = (U @ np.diag([2.0, 0.5, 0.0]) @ U.T).astype(np.float32)
+    assert relative_condition_number(np.eye(3, dtype=np.float32), D) == math.inf
+    eps32 = float(np.finfo(np.float32).eps)
+    assert relative_condition_number(T, D) == pytest.approx(2.0, rel=64 * eps32)
+    # float64: the same matrices agree with the exact value to rounding
+    D64 = U @ np.diag([1.0, 0.5, 0.0]) @ U.T
+    T64 = U @ np.diag([2.0, 0.5, 0.0]) @ U.T
+    assert relative_condition_number(np.eye(3), D64) == math.inf
+    assert relative_condition_number(T64, D64) == pytest.approx(2.0, rel=1e-13)
