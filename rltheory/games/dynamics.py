@@ -245,8 +245,19 @@ def fictitious_play(A: Any, T: int) -> DynamicsResult:
     r"""Simultaneous fictitious play: ``x_{t+1} = e_{argmax_i (A ȳ_t)_i}``, ``y_{t+1} = e_{argmin_j (x̄_tᵀA)_j}``.
 
     Starts from uniform strategies; ties go to the lowest index. ``gap_avg → 0`` in every
-    zero-sum game (Robinson 1951), possibly as slowly as ``t^{−1/(m+n−2)}`` (Shapiro 1958);
-    no rate bound is asserted.
+    zero-sum game (Robinson 1951) at the rate ``O(t^{−1/(m+n−2)})`` (Shapiro 1958); no
+    rate bound is asserted.
+
+    Notes
+    -----
+    The best responses are computed against the play counts, not the rounded averages:
+    ``n t ȳ_t = 1 + n c_t`` (``c_t`` the column player's pure-play counts after the uniform
+    first round) is a vector of integers, scaled by a power of two ``2^{−p} ≥ 1/(n t)``
+    (exact). For payoffs on a common binary grid (integers, halves, ...) of moderate size the
+    utilities are then computed exactly and an exact tie goes to the lowest index, as
+    stated; with ``A ȳ_t`` formed from the rounded ``ȳ_t`` round-off broke such ties
+    either way. For other payoffs a tie may still be broken by the rounding of the
+    products ``A_ij w_j``.
 
     Examples
     --------
@@ -262,14 +273,18 @@ def fictitious_play(A: Any, T: int) -> DynamicsResult:
 
     def init(A: Any) -> tuple[Any, Any, Any]:
         x, y = _uniform(A, xp)
-        return x, y, (xp.zeros_like(x), xp.zeros_like(y), 0)
+        return x, y, (xp.ones_like(x), xp.ones_like(y), 1)
 
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
-        sx, sy, k = st  # sums of the plays before this round
-        sx, sy, k = sx + x, sy + y, k + 1
-        xn = one_hot(xp.argmax((A @ (sy / k)[..., None])[..., 0], axis=-1), m, xp, A.dtype)
-        yn = one_hot(xp.argmin(((sx / k)[..., None, :] @ A)[..., 0, :], axis=-1), n, xp, A.dtype)
-        return xn, yn, (sx, sy, k)
+        # wx = m Σ_{s≤k} x_s, wy = n Σ_{s≤k} y_s: integers (the uniform x_1 counts 1 per row)
+        wx, wy, k = st
+        if k > 1:
+            wx, wy = wx + m * x, wy + n * y
+        # 2^-p with 2^p ≥ max(m, n) k: exact scaling, weights summing to ≤ 1 (no overflow)
+        scale = 2.0 ** -math.ceil(math.log2(max(m, n) * k))
+        xn = one_hot(xp.argmax((A @ (wy * scale)[..., None])[..., 0], axis=-1), m, xp, A.dtype)
+        yn = one_hot(xp.argmin(((wx * scale)[..., None, :] @ A)[..., 0, :], axis=-1), n, xp, A.dtype)
+        return xn, yn, (wx, wy, k + 1)
 
     x, y, xl, yl, tr = _run(A, T, init, update)
     return DynamicsResult(x, y, xl, yl, None, tr, T)

@@ -4,6 +4,8 @@ before its fix (see the commit that added it)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -49,3 +51,45 @@ def test_bad_step_is_a_located_value_error(f, eta):
 def test_bad_horizon_is_a_located_value_error(f, T):
     with pytest.raises(ValueError, match=r"T \(number of rounds\) must be a positive integer; got"):
         f(_GAME, T)
+
+
+def _exact_fictitious_play(A, T):
+    """Fictitious play in rational arithmetic, ties to the lowest index: the average plays."""
+    A = [[Fraction(float(a)) for a in row] for row in A]
+    m, n = len(A), len(A[0])
+    x, y = [Fraction(1, m)] * m, [Fraction(1, n)] * n
+    sx, sy = list(x), list(y)
+    for _ in range(T - 1):
+        u = [sum(A[i][j] * sy[j] for j in range(n)) for i in range(m)]
+        v = [sum(sx[i] * A[i][j] for i in range(m)) for j in range(n)]
+        bi = u.index(max(u))  # list.index: the lowest index attaining the max
+        bj = v.index(min(v))
+        sx = [s + (i == bi) for i, s in enumerate(sx)]
+        sy = [s + (j == bj) for j, s in enumerate(sy)]
+    return np.array([float(s / T) for s in sx]), np.array([float(s / T) for s in sy])
+
+
+@pytest.mark.parametrize(
+    "A",
+    [
+        # ȳ_11 makes both rows' utilities equal in exact arithmetic; the old code formed
+        # A ȳ_t from the rounded average (1/3 + counts)/t and played row 2 in round 12
+        [[0.0, 1.0, 1.0], [1.0, -1.0, -1.0]],
+        [[1.0, 1.0], [-1.0, 0.0], [1.0, 0.0]],
+        [[-1.0, 1.0, 0.0], [-1.0, 1.0, 0.0], [1.0, 0.0, 1.0]],
+        [[0.0, -1.0, 2.0], [-1.0, 1.0, -1.0], [0.0, 2.0, -2.0]],
+        [[0.5, -0.25, 0.75], [0.25, 0.5, -0.5]],  # a binary grid other than the integers
+    ],
+)
+def test_fictitious_play_breaks_exact_ties_to_the_lowest_index(A):
+    A = np.array(A)
+    T = 60
+    x, y = _exact_fictitious_play(A, T)
+    res = fictitious_play(A, T)
+    # the averages of T plays, summed in floating point: within T ulps of the exact ones
+    np.testing.assert_allclose(res.x, x, rtol=0, atol=T * 2.0**-52)
+    np.testing.assert_allclose(res.y, y, rtol=0, atol=T * 2.0**-52)
+    # and batched, with a row of another game beside it, the same plays
+    both = fictitious_play(np.stack([A, A[::-1]]), T)
+    np.testing.assert_array_equal(both.x[0], res.x)
+    np.testing.assert_array_equal(both.y[0], res.y)
