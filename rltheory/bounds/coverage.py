@@ -282,7 +282,13 @@ def feature_covariance(features: Any, d: Any) -> Any:
     check_finite(phi, "features", ("s", "a", "j"))
     check_occupancy(w, "d")
     k = phi.shape[-1]
-    lead = tuple(w.shape[:-2]) if w.ndim - 2 >= phi.ndim - 3 else tuple(phi.shape[:-3])
+    try:  # the longer lead alone was taken before: (H, S, A, k) with (1, S, A) failed in broadcast_to
+        lead = tuple(np.broadcast_shapes(tuple(phi.shape[:-3]), tuple(w.shape[:-2])))
+    except ValueError:
+        raise ValueError(
+            f"the leading axes of features {tuple(phi.shape[:-3])} and d {tuple(w.shape[:-2])} do not broadcast "
+            f"(features (..., S, A, k) = {tuple(phi.shape)}, d (..., S, A) = {tuple(w.shape)})"
+        ) from None
     SA = phi.shape[-3] * phi.shape[-2]
     phi_b = xp.reshape(xp.broadcast_to(phi, lead + tuple(phi.shape[-3:])), lead + (SA, k))
     w_b = xp.reshape(xp.broadcast_to(w, lead + tuple(w.shape[-2:])), lead + (SA, 1))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from rltheory.bounds.coverage import relative_condition_number
+from rltheory.bounds.coverage import feature_covariance, relative_condition_number
 
 
 def _rotation(k: int, seed: int) -> np.ndarray:
@@ -58,3 +58,23 @@ def test_relative_condition_number_in_float32_cuts_rounding_eigenvalues():
     T64 = U @ np.diag([2.0, 0.5, 0.0]) @ U.T
     assert relative_condition_number(np.eye(3), D64) == math.inf
     assert relative_condition_number(T64, D64) == pytest.approx(2.0, rel=1e-13)
+
+
+# ----------------------------------------------------------------------------- feature covariance
+def test_feature_covariance_broadcasts_leading_axes_both_ways():
+    """Leading axes broadcast (docstring): per-step features (H, S, A, k) with one weight table
+    (1, S, A) give H covariances Σ_h = Σ_{s,a} d(s, a) φ_h(s, a) φ_h(s, a)ᵀ. The old code took the
+    longer lead alone and called broadcast_to(features, (1, S, A, k)): numpy's bare 'operands could
+    not be broadcast' for valid input; (3, S, A, k) with (2, 1, S, A) likewise."""
+    rng = np.random.default_rng(0)
+    phi = rng.random((3, 2, 2, 4))
+    w = rng.dirichlet(np.ones(4)).reshape(1, 2, 2)
+    want = np.stack([sum(w[0, s, a] * np.outer(phi[h, s, a], phi[h, s, a]) for s in range(2) for a in range(2))
+                     for h in range(3)])
+    np.testing.assert_allclose(feature_covariance(phi, w), want, rtol=1e-14)
+    w2 = np.stack([w, rng.dirichlet(np.ones(4)).reshape(1, 2, 2)])  # (2, 1, S, A)
+    out = feature_covariance(phi, w2)
+    assert out.shape == (2, 3, 4, 4)
+    np.testing.assert_allclose(out[0], want, rtol=1e-14)
+    with pytest.raises(ValueError, match=r"leading axes of features \(3,\) and d \(2,\) do not broadcast"):
+        feature_covariance(phi, np.full((2, 2, 2), 0.25))
