@@ -157,6 +157,15 @@ def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     the occupancy LP ``max t`` s.t. the flow constraints and ``⟨c_i, q⟩ ≤ b_i − t``
     (HiGHS, host only). Slater's condition holds iff ``ξ > 0``.
 
+    Notes
+    -----
+    HiGHS's tolerances are absolute and it drops matrix entries below ``1e-12``, so the LP
+    is solved with row ``i`` divided by ``ρ_i = max(max|c_i|, |b_i|)`` and ``t = ρ_min s``
+    (``ρ_min = min_i ρ_i``; the column of ``s`` is ``ρ_min/ρ_i ≤ 1``): the same feasible set,
+    solved at unit scale (as :func:`rltheory.mdp.solve_cmdp` does); ``ξ = ρ_min s*``. If HiGHS
+    fails there (a negative ``ξ`` set by a row ``≥ 1e12`` times larger makes ``|s*|`` huge),
+    ``t = ρ_max s`` is solved instead.
+
     Examples
     --------
     >>> import numpy as np
@@ -175,17 +184,26 @@ def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     n = S * A
     flow, mass = occupancy_constraints(cmdp.mdp, "slater_slack", normalised=False)
     A_eq = np.hstack([flow, np.zeros((S, 1))])
-    A_ub = np.hstack([C.reshape(cmdp.m, n), np.ones((cmdp.m, 1))])
+    # unit-scale rows (HiGHS tolerances are absolute): costs of size 1e-12 gave ξ off by a factor
+    # up to 5, and a positive ξ (Slater "holds") for a CMDP whose exact ξ is negative
+    rho = np.maximum(np.max(np.abs(C.reshape(cmdp.m, n)), axis=1), np.abs(b))
+    rho = np.where(rho > 0, rho, 1.0)
     c = np.zeros(n + 1)
     c[-1] = -1.0
-    res = highs_linprog(c, A_ub=A_ub, b_ub=b, A_eq=A_eq, b_eq=mass, bounds=[(0, None)] * n + [(None, None)],
-                        method="highs")
+    # t = unit·s: unit = ρ_min resolves a small positive ξ set by the smallest row; when ξ < 0 is
+    # set by a row ≥ 1e12 times larger, s = ξ/ρ_min leaves HiGHS's range and unit = ρ_max is tried
+    for unit in dict.fromkeys((float(rho.min()), float(rho.max()))):
+        A_ub = np.hstack([C.reshape(cmdp.m, n) / rho[:, None], (unit / rho)[:, None]])
+        res = highs_linprog(c, A_ub=A_ub, b_ub=b / rho, A_eq=A_eq, b_eq=mass,
+                            bounds=[(0, None)] * n + [(None, None)], method="highs")
+        if res.status == 0:
+            break
     if res.status != 0:
         from ..errors import SolverError  # noqa: PLC0415
 
         raise SolverError(f"slater_slack LP failed: {res.message}", res.status)
     q = np.maximum(res.x[:n].reshape(S, A), 0.0)
-    return float(res.x[-1]), _average_policy(q)
+    return unit * float(res.x[-1]), _average_policy(q)
 
 
 def _lambda_radius(cmdp: ConstrainedMDP, R: np.ndarray, g: float, Lambda: float | None) -> float:
