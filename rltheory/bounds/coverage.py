@@ -142,7 +142,7 @@ def single_policy_concentrability(d_target: Any, d_data: Any) -> float:
     """
     xp = array_namespace(d_target, d_data)
     t = as_float(d_target, xp)
-    d = as_float(d_data, xp, t.dtype)
+    d = as_float(d_data, xp)  # each in its own float dtype; the ratio is taken in the promoted one
     if tuple(t.shape) != tuple(d.shape):
         raise ValueError(f"d_target has shape {tuple(t.shape)} but d_data has shape {tuple(d.shape)}")
     check_occupancy(t, "d_target")
@@ -151,8 +151,14 @@ def single_policy_concentrability(d_target: Any, d_data: Any) -> float:
 
 
 def _concentrability(t: Any, d: Any) -> float:
-    """``max_{t > 0} t/d`` of validated arrays (``d_target`` may be a pointwise sup, not a law)."""
+    """``max_{t > 0} t/d`` of validated arrays (``d_target`` may be a pointwise sup, not a law).
+
+    Computed in the promoted dtype of ``t`` and ``d``: casting float64 data to a float32 target's
+    dtype rounded a weight of 1e-50 to 0 and reported ``∞`` for a ratio of 5e49.
+    """
     xp = array_namespace(t, d)
+    dt = xp.result_type(t.dtype, d.dtype)
+    t, d = xp.astype(t, dt, copy=False), xp.astype(d, dt, copy=False)
     support = t > 0
     if bool(xp.any(support & (d <= 0))):
         return float("inf")
@@ -256,7 +262,7 @@ def all_policy_concentrability(model: FiniteHorizonMDP | FiniteMDP, d_data: Any)
     """
     xp = model.xp
     sup = max_occupancy(model)
-    d = as_float(d_data, xp, sup.dtype)
+    d = as_float(d_data, xp)
     if tuple(d.shape) != tuple(sup.shape):
         raise ValueError(f"d_data must have shape {tuple(sup.shape)}; got {tuple(d.shape)}")
     check_occupancy(d, "d_data")
@@ -499,7 +505,7 @@ def unilateral_concentrability(P: Any, policies: list[Any], d_data: Any, mu: Any
     n = Pf.ndim - 3
     H, S = Pf.shape[0], Pf.shape[1]
     acts = tuple(int(a) for a in Pf.shape[2:-1])
-    rho = as_float(d_data, xp, Pf.dtype)
+    rho = as_float(d_data, xp)
     if tuple(rho.shape) != (H, S) + acts:
         raise ValueError(
             f"d_data must have shape (H, S, A_1, ..., A_n) = {(H, S) + acts} (from P of shape {tuple(Pf.shape)}); "

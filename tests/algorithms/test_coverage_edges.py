@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from rltheory.bounds.coverage import feature_covariance, relative_condition_number
+from rltheory.bounds.coverage import (
+    all_policy_concentrability,
+    feature_covariance,
+    relative_condition_number,
+    single_policy_concentrability,
+    unilateral_concentrability,
+)
+from rltheory.mdp import FiniteHorizonMDP
 
 
 def _rotation(k: int, seed: int) -> np.ndarray:
@@ -78,3 +85,23 @@ def test_feature_covariance_broadcasts_leading_axes_both_ways():
     np.testing.assert_allclose(out[0], want, rtol=1e-14)
     with pytest.raises(ValueError, match=r"leading axes of features \(3,\) and d \(2,\) do not broadcast"):
         feature_covariance(phi, np.full((2, 2, 2), 0.25))
+
+
+# ----------------------------------------------------------------------------- concentrability ratios, mixed dtypes
+def test_concentrability_ratios_use_the_promoted_dtype():
+    """A float32 target (or model) with float64 data: the data were cast to float32 first, which
+    rounds a weight of 1e-50 to 0, so C = 0.5/1e-50 = 5e49 (single-policy) and 1/1e-50 = 1e50
+    (all-policy; one state, H = 1, every action reachable) were reported as ∞ (uncovered)."""
+    t = np.array([0.5, 0.5], dtype=np.float32)
+    d = np.array([1.0 - 1e-50, 1e-50])
+    assert single_policy_concentrability(t, d) == pytest.approx(0.5 / 1e-50, rel=1e-15)
+    fh = FiniteHorizonMDP.stationary(np.ones((1, 2, 1), dtype=np.float32), np.zeros((1, 2), dtype=np.float32), H=1)
+    assert all_policy_concentrability(fh, d.reshape(1, 1, 2)) == pytest.approx(1e50, rel=1e-15)
+    # unilateral: one-shot 2×2 game, both players uniform; sup over player 1's deviations of the
+    # occupancy of (0, 1) is 1 · ½ (player 2 plays 1 w.p. ½), data weight 1e-50: ratio 5e49
+    pi = [np.full((1, 1, 2), 0.5, dtype=np.float32)] * 2
+    rho = np.array([[[[0.5, 1e-50], [0.5, 0.5]]]])
+    assert unilateral_concentrability(np.ones((1, 1, 2, 2, 1), dtype=np.float32), pi, rho) == pytest.approx(
+        0.5 / 1e-50, rel=1e-15
+    )
+
