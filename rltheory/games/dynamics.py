@@ -160,6 +160,20 @@ def _check_T(T: Any) -> int:
     return int(T)
 
 
+def _pow2_scale(A: Any, xp: Any) -> Any:
+    """A power of two ``s = 2^⌊log₂ max|A|⌋`` per game (1 where ``A = 0``), so ``max|A/s| ∈ [½, 2)``.
+
+    Dividing by ``s`` is exact (unless a quotient is subnormal), and sums, products and
+    differences of the quotients are the scaled ones bit for bit wherever neither under- nor
+    overflows: a dynamic that is invariant to a positive payoff scale runs on ``A / s`` with
+    the iterates of ``A`` at ordinary scales and without overflow near the float range.
+    """
+    flat = xp.reshape(xp.abs(A), tuple(A.shape[:-2]) + (A.shape[-2] * A.shape[-1],))
+    amax = xp.max(flat, axis=-1)
+    amax = xp.where(amax > 0.0, amax, 1.0)
+    return xp.full_like(amax, 2.0) ** xp.floor(xp.log2(amax))
+
+
 def _payoff_range(A: Any, xp: Any) -> Any:
     """``max A − min A`` per game (1 where the game is constant)."""
     flat = xp.reshape(A, tuple(A.shape[:-2]) + (A.shape[-2] * A.shape[-1],))
@@ -298,6 +312,14 @@ def regret_matching(A: Any, T: int, *, plus: bool = False) -> DynamicsResult:
     lies in ``[−R, R]``), so ``gap(x̄_t, ȳ_t) ≤ R(√m + √n)/√t``
     (:func:`rltheory.bounds.games.regret_matching_gap_bound`).
 
+    Notes
+    -----
+    ``x_t ∝ [R_{t−1}]_+`` is unchanged when the payoffs are multiplied by ``c > 0``, so the
+    regrets are accumulated on ``A / s`` with ``s`` a power of two within a factor 2 of
+    ``max|A|``: the same numbers as on ``A`` scaled exactly by ``1/s`` (bit-identical plays
+    at ordinary scales), and regrets ``≤ 4t`` that cannot overflow when the payoffs are near
+    the float range (where ``u_t − ⟨x_t, u_t⟩`` on ``A`` itself can be ``±inf``).
+
     References
     ----------
     Hart & Mas-Colell (2000); Zinkevich et al. (2007), Thm 3; Tammelin et al. (2015).
@@ -328,7 +350,10 @@ def regret_matching(A: Any, T: int, *, plus: bool = False) -> DynamicsResult:
             Rx, Ry = xp.where(Rx > 0.0, Rx, 0.0), xp.where(Ry > 0.0, Ry, 0.0)
         return match(Rx), match(Ry), (Rx, Ry)
 
-    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update)
+    # x ∝ [R]_+ does not change when A is scaled: regrets of A / s (≤ 4t in size, s a power
+    # of two, so bit for bit those of A at ordinary scales) cannot overflow near the float range
+    play = A / _pow2_scale(A, xp)[..., None, None]
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=play)
     return DynamicsResult(x, y, xl, yl, None, tr, T)
 
 

@@ -93,3 +93,17 @@ def test_fictitious_play_breaks_exact_ties_to_the_lowest_index(A):
     both = fictitious_play(np.stack([A, A[::-1]]), T)
     np.testing.assert_array_equal(both.x[0], res.x)
     np.testing.assert_array_equal(both.y[0], res.y)
+
+
+@pytest.mark.parametrize("plus", [False, True])
+@pytest.mark.parametrize("c", [2.0**1022, 2.0**-1000, 2.0**-1070])
+def test_regret_matching_is_scale_free_to_the_ends_of_the_float_range(plus, c):
+    # x ∝ [R]_+ is invariant to the payoff scale, and c·A is exact for a power of two c
+    # (3·2^-1070 is a subnormal multiple of 2^-1074), so the plays must be those of A. On
+    # c = 2^1022 the old code's regrets u − ⟨x, u⟩ overflowed to ±inf within a few rounds and
+    # every strategy (and gap) became NaN; on c = 2^-1070 subnormal products rounded.
+    ref = regret_matching(_GAME, 60, plus=plus)
+    out = regret_matching(_GAME * c, 60, plus=plus)
+    for name in ("x", "y", "x_last", "y_last"):
+        np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
+    assert not np.any(np.isnan(out.trace["gap_avg"]))
