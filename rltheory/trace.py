@@ -89,21 +89,84 @@ def _encode_array(a: np.ndarray, where: str) -> dict:
 
 
 def _decode_array(d: Any, where: str) -> np.ndarray:
+    """The array of an ``{"dtype", "shape", "data"}`` object; a located ``ValueError`` otherwise.
+
+    Every entry must be a value of the declared kind, as :func:`_encode_array` writes it:
+    ``true``/``false`` for booleans, integers in the dtype's range for integer dtypes, and
+    numbers or ``"nan"``/``"inf"``/``"-inf"`` within the dtype's range for floats. Nothing
+    is cast silently (``null`` is not NaN, ``1.5`` is not the integer 1, ``true`` is not 1.0).
+    """
     if not isinstance(d, dict) or set(d) != {"dtype", "shape", "data"}:
         raise ValueError(f"{where} must be an object with keys dtype, shape, data")
-    dtype = np.dtype(d["dtype"])
+    if not isinstance(d["dtype"], str):
+        raise ValueError(f"{where}: dtype must be a NumPy dtype string such as '<f8'; got {d['dtype']!r}")
+    try:
+        dtype = np.dtype(d["dtype"])
+    except TypeError:
+        raise ValueError(f"{where}: dtype {d['dtype']!r} is not a NumPy dtype") from None
     if dtype.kind not in "biuf":
         raise ValueError(f"{where}: unsupported dtype {d['dtype']!r}")
-    shape = tuple(int(s) for s in d["shape"])
+    shape = d["shape"]
+    if not isinstance(shape, list) or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in shape):
+        raise ValueError(f"{where}: shape must be a list of non-negative integers; got {shape!r}")
+    size = math.prod(shape)  # exact (np.prod wraps around past the int64 range)
     data = d["data"]
-    if not isinstance(data, list) or len(data) != int(np.prod(shape, dtype=np.int64)):
-        raise ValueError(f"{where}: data has {len(data) if isinstance(data, list) else '?'} entries, shape {shape} needs {int(np.prod(shape))}")
+    if not isinstance(data, list) or len(data) != size:
+        raise ValueError(f"{where}: data has {len(data) if isinstance(data, list) else '?'} entries, shape {tuple(shape)} needs {size}")
     special = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-    vals = [special[v] if isinstance(v, str) and v in special else v for v in data]
-    bad = next((i for i, v in enumerate(vals) if isinstance(v, str)), None)
+    if dtype.kind == "f":
+        data = [special.get(v, v) if isinstance(v, str) else v for v in data]
+    bad = next((i for i, v in enumerate(data) if _entry_problem(v, dtype) is not None), None)
+    if bad is None and dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            out = np.asarray([v if isinstance(v, float) or abs(v) <= 2**1024 else (math.inf if v > 0 else -math.inf)
+                              for v in data], dtype=dtype)
+        finite_in = np.asarray([isinstance(v, int) or math.isfinite(v) for v in data], dtype=bool)
+        over = finite_in & ~np.isfinite(out)  # a finite number past the dtype's range is not inf
+        if not np.any(over):
+            return out.reshape(shape)
+        bad = int(np.flatnonzero(over)[0])
+        raise ValueError(f"{where}: data[{bad}] = {d['data'][bad]!r:.60} is too large for {dtype.name}")
     if bad is not None:
-        raise ValueError(f"{where}: non-numeric entry in data; data[{bad}] = {vals[bad]!r} (only numbers, 'nan', 'inf', '-inf')")
-    return np.asarray(vals, dtype=dtype).reshape(shape)
+        v = d["data"][bad]
+        if dtype.kind == "f":
+            raise ValueError(f"{where}: non-numeric entry in data; data[{bad}] = {v!r:.60} "
+                             f"({_entry_problem(data[bad], dtype)})")
+        raise ValueError(f"{where}: data[{bad}] = {v!r:.60} is {_entry_problem(v, dtype)}")
+    return np.asarray(data, dtype=dtype).reshape(shape)
+
+
+def _entry_problem(v: Any, dtype: np.dtype) -> str | None:
+    """Why ``v`` is not an entry of a ``dtype`` array as :func:`_encode_array` writes it; ``None`` if it is."""
+    if dtype.kind == "b":
+        return None if isinstance(v, bool) else "not a boolean (only true, false)"
+    if dtype.kind == "f":
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return None
+        return "only numbers, 'nan', 'inf', '-inf'"
+    if isinstance(v, int) and not isinstance(v, bool):
+        info = np.iinfo(dtype)
+        if info.min <= v <= info.max:
+            return None
+        return f"{'too large for' if v > info.max else 'below the range of'} {dtype.name} ([{info.min}, {info.max}])"
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"{'infinity' if v == v else 'nan'}, not an integer ({dtype.name})"
+    return f"not an integer ({dtype.name})"
+
+
+def _iteration_array(a: np.ndarray, where: str) -> np.ndarray:
+    """``a`` as int64 iteration indices; a located ``ValueError`` for a value that is not one."""
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"{where} must hold integers; got dtype {a.dtype}")
+    if a.dtype.kind in "iu":
+        bad = a > np.iinfo(np.int64).max if a.dtype.kind == "u" else np.zeros(a.shape, dtype=bool)
+    else:
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(a) | (a != np.floor(a)) | (np.abs(a) >= 2.0**63)
+    if np.any(bad):
+        i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape))
+        raise ValueError(f"{where}{list(i)} = {a[i].item()!r} is not an int64 iteration index")
+    return a.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -165,14 +228,18 @@ class Trace:
             if not isinstance(d, dict) or d.get("format") != _FORMAT:
                 found = d.get("format") if isinstance(d, dict) else type(d).__name__
                 raise ValueError(f"not an rltheory trace (format field is {found!r}, expected {_FORMAT!r})")
-            if d.get("version") != _VERSION:
+            version = d.get("version")
+            if isinstance(version, bool) or not isinstance(version, int) or version != _VERSION:
                 raise ValueError(f"unsupported trace version {d.get('version')!r} (this rltheory reads {_VERSION})")
             missing = {"iteration", "wall_time", "metrics", "final"} - set(d)
             if missing:
                 raise ValueError(f"missing fields {sorted(missing)}")
+            for group in ("metrics", "final"):
+                if not isinstance(d[group], dict):
+                    raise ValueError(f"{group} must be an object of named arrays; got {type(d[group]).__name__}")
             trace = cls(
                 metrics={str(k): _decode_array(v, f"metrics[{k!r}]") for k, v in d["metrics"].items()},
-                iteration=_decode_array(d["iteration"], "iteration").astype(np.int64),
+                iteration=_iteration_array(_decode_array(d["iteration"], "iteration"), "iteration"),
                 wall_time=_decode_array(d["wall_time"], "wall_time").astype(float),
                 final={str(k): _decode_array(v, f"final[{k!r}]") for k, v in d["final"].items()},
             )
@@ -274,7 +341,7 @@ class Trace:
                     raise ValueError(f"not a supported rltheory trace (format {tag!r}, expected {_FORMAT}/{_VERSION})")
                 metrics = {f[len("metric/"):]: z[f] for f in files if f.startswith("metric/")}
                 final = {f[len("final/"):]: z[f] for f in files if f.startswith("final/")}
-                trace = cls(metrics=metrics, iteration=z["iteration"].astype(np.int64),
+                trace = cls(metrics=metrics, iteration=_iteration_array(z["iteration"], "iteration"),
                             wall_time=z["wall_time"].astype(float), final=final)
             trace._check_consistent()
         except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError, OverflowError) as exc:

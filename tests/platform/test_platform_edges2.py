@@ -1,0 +1,95 @@
+"""Platform edges outside the ranges of the other platform tests: corrupted trace entries that
+were cast silently, metric names the .npz format cannot hold, the CLI's output folder and
+arguments, rate fits at the edge of the float range."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from rltheory.trace import ResultFileError, Trace
+
+
+def _trace_dict() -> dict:
+    return Trace(
+        metrics={"m": np.array([0.5, 0.25]), "i": np.array([1, 2]), "b": np.array([True, False]),
+                 "h": np.array([1.0, 2.0], dtype=np.float16)},
+        iteration=np.arange(2), wall_time=np.array([0.0, 0.1]),
+    ).to_dict()
+
+
+def _set(path, value):
+    def edit(d):
+        *keys, last = path
+        for k in keys:
+            d = d[k]
+        d[last] = value
+    return edit
+
+
+@pytest.mark.parametrize(("edit", "msg"), [
+    # each of these loaded without a word before: null became NaN, true became 1.0, 1.5 the
+    # integer 1, 'nan' and 2 the boolean True, 1e10 float16 inf, an iteration 1.7 became 1
+    (_set(("metrics", "m", "data", 0), None), r"metrics\['m'\]: non-numeric entry in data; data\[0\] = None"),
+    (_set(("metrics", "m", "data", 0), True), r"metrics\['m'\]: non-numeric entry in data; data\[0\] = True"),
+    (_set(("metrics", "i", "data", 0), 1.5), r"metrics\['i'\]: data\[0\] = 1.5 is not an integer \(int64\)"),
+    (_set(("metrics", "b", "data", 0), "nan"), r"metrics\['b'\]: data\[0\] = 'nan' is not a boolean"),
+    (_set(("metrics", "b", "data", 1), 2), r"metrics\['b'\]: data\[1\] = 2 is not a boolean"),
+    (_set(("metrics", "h", "data", 0), 1e10), r"metrics\['h'\]: data\[0\] = 10000000000.0 is too large for float16"),
+    (_set(("iteration", "data", 1), 1.7), r"iteration: data\[1\] = 1.7 is not an integer \(int64\)"),
+    (_set(("metrics", "m", "shape"), [2.5]), r"metrics\['m'\]: shape must be a list of non-negative integers"),
+    (_set(("metrics", "m", "shape"), "2"), r"metrics\['m'\]: shape must be a list of non-negative integers"),
+    (_set(("metrics", "m", "dtype"), None), r"metrics\['m'\]: dtype must be a NumPy dtype string"),
+    (_set(("version",), True), r"unsupported trace version True"),
+    (_set(("version",), 1.0), r"unsupported trace version 1.0"),
+    # these raised, but without the field: "int too large to convert to float", "'list' object
+    # has no attribute 'items'", "data type 'junk' not understood"; and 2^40 x 2^40 "needs 0"
+    (_set(("metrics", "m", "data", 0), 10**400), r"metrics\['m'\]: data\[0\] = 1000.* is too large for float64"),
+    (_set(("metrics",), []), r"metrics must be an object of named arrays; got list"),
+    (_set(("metrics", "m", "dtype"), "junk"), r"metrics\['m'\]: dtype 'junk' is not a NumPy dtype"),
+    (_set(("metrics", "m", "shape"), [2**40, 2**40]), r"shape \(1099511627776, 1099511627776\) needs 1208925819614629174706176"),
+])
+def test_json_entries_of_the_wrong_kind_are_located_not_cast(tmp_path, edit, msg):
+    d = copy.deepcopy(_trace_dict())
+    edit(d)
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(d))
+    with pytest.raises(ResultFileError, match=msg) as info:
+        Trace.load(p)
+    assert str(info.value).startswith(f"{p}: ")
+
+
+def test_a_float_iteration_must_be_integral_in_both_formats(tmp_path):
+    # iteration NaN in a float array became -9223372036854775808 (with a RuntimeWarning only)
+    d = _trace_dict()
+    d["iteration"] = {"dtype": "<f8", "shape": [2], "data": ["nan", 1.0]}
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(d))
+    with pytest.raises(ResultFileError, match=r"iteration\[0\] = nan is not an int64 iteration index"):
+        Trace.load(p)
+    for it in (np.array([0.0, 1.5]), np.array([0, 2**64 - 1], dtype=np.uint64)):
+        q = tmp_path / "t.npz"
+        np.savez(q, __format__=np.asarray("rltheory.trace/1"), iteration=it, wall_time=np.zeros(2))
+        with pytest.raises(ResultFileError, match=rf"{q.name}: .*iteration\[1\] = .* is not an int64 iteration index"):
+            Trace.load(q)
+    # integral floats (a Trace built with np.arange(2.0)) still load, as int64
+    back = Trace.load(Trace(iteration=np.arange(2.0), wall_time=np.zeros(2)).save(tmp_path / "f.json"))
+    assert back.iteration.dtype == np.int64 and back.iteration.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("ext", ["json", "npz"])
+def test_written_entries_of_every_kind_still_round_trip(tmp_path, ext):
+    t = Trace(
+        metrics={"f": np.array([np.nan, np.inf, -np.inf, -0.0, 5e-324, 1.7976931348623157e308]),
+                 "i": np.array([-(2**63), 2**63 - 1, 0, 1, 2, 3]), "u": np.array([0, 2**64 - 1] * 3, dtype=np.uint64),
+                 "b": np.array([True, False] * 3), "h": np.array([65504, -65504, np.inf, 0, 1, 2], dtype=np.float16)},
+        iteration=np.arange(6), wall_time=np.zeros(6),
+    )
+    back = Trace.load(t.save(tmp_path / f"t.{ext}"))
+    for k, v in t.metrics.items():
+        assert back[k].dtype == v.dtype
+        np.testing.assert_array_equal(back[k], v)
+        assert np.array_equal(np.signbit(back[k]), np.signbit(v)) or v.dtype.kind != "f"
