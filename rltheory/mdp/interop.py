@@ -203,6 +203,13 @@ def from_gymnasium(
                     )
                 if not np.isfinite(r):
                     raise InvalidModelError(f"env.P[{s}][{a}][{k}] has reward r={r}, not finite")
+                if not (
+                    isinstance(done, np.bool_)
+                    or (isinstance(done, (int, np.integer)) and done in (0, 1))
+                ):  # bool("False") is True
+                    raise InvalidModelError(
+                        f"env.P[{s}][{a}][{k}] has done={done!r}, not a bool (or 0/1)"
+                    )
                 if p == 0.0:
                     continue
                 if np.isnan(r_ref[s, a]):

@@ -239,3 +239,21 @@ def test_expected_reward_of_rewards_near_the_float_range():
         warnings.simplefilter("error")  # no overflow warning either
         m = from_gymnasium(_TableEnv(table, 2, 1), 0.5)
     np.testing.assert_array_equal(np.asarray(m.R)[:, 0], [0.0, 0.25 * 1.5e308 - 0.75 * 1e308])
+
+
+@pytest.mark.parametrize("done", ["False", None, 2, 0.0, np.array([True, False])])
+def test_done_flags_must_be_booleans(done):
+    # done went through bool(): "False" (a table read from text) ended the episode, None and 0.0
+    # did not, and a two-element array raised numpy's "truth value ... is ambiguous"
+    table = {0: {0: [(1.0, 1, 1.0, done)]}, 1: {0: [(1.0, 1, 5.0, False)]}}
+    with pytest.raises(
+        InvalidModelError, match=r"env.P\[0\]\[0\]\[0\] has done=.*, not a bool \(or 0/1\)"
+    ):
+        from_gymnasium(_TableEnv(table, 2, 1, isd=[1.0, 0.0]), 0.5)
+
+
+@pytest.mark.parametrize("done", [True, np.True_, 1, np.int64(1)])
+def test_done_flags_may_be_numpy_booleans_or_0_1(done):
+    table = {0: {0: [(1.0, 1, 1.0, done)]}, 1: {0: [(1.0, 1, 0.0, True)]}}
+    m = from_gymnasium(_TableEnv(table, 2, 1, isd=[1.0, 0.0]), 0.5)
+    np.testing.assert_array_equal(np.asarray(m.P)[:, 0], [[0.0, 1.0], [0.0, 1.0]])
