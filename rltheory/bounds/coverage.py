@@ -260,8 +260,8 @@ def all_policy_concentrability(model: FiniteHorizonMDP | FiniteMDP, d_data: Any)
     >>> all_policy_concentrability(fh, np.array([[[0.25, 0.75]]]))
     4.0
     """
+    sup = max_occupancy(model)  # first: its TypeError names a non-model (model.xp raised AttributeError)
     xp = model.xp
-    sup = max_occupancy(model)
     d = as_float(d_data, xp)
     if tuple(d.shape) != tuple(sup.shape):
         raise ValueError(f"d_data must have shape {tuple(sup.shape)}; got {tuple(d.shape)}")

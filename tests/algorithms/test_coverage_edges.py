@@ -105,3 +105,9 @@ def test_concentrability_ratios_use_the_promoted_dtype():
         0.5 / 1e-50, rel=1e-15
     )
 
+
+def test_all_policy_concentrability_of_a_non_model_is_a_type_error():
+    """all_policy_concentrability('x', d) read model.xp first: AttributeError instead of
+    max_occupancy's TypeError naming what it needs."""
+    with pytest.raises(TypeError, match="max_occupancy needs a FiniteHorizonMDP or a discounted FiniteMDP; got str"):
+        all_policy_concentrability("x", np.ones(2) / 2)
