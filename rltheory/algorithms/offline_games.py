@@ -561,8 +561,9 @@ def gap_relaxation_equilibrium(
     Raises
     ------
     ValueError
-        No candidates, or a ``mu`` that is not a distribution over the ``S`` states (shape,
-        non-finite or negative entry, sum), located.
+        No candidates, a candidate that is not a joint policy of the dataset's shape (named
+        ``candidates[j]``, its bad entry located), or a ``mu`` that is not a distribution over the
+        ``S`` states (shape, non-finite or negative entry, sum), located.
 
     Examples
     --------
@@ -582,6 +583,8 @@ def gap_relaxation_equilibrium(
     if mu is not None and np.shape(mu) != (data.S,):
         raise ValueError(f"mu must have shape (S,) = ({data.S},); got {np.shape(mu)}")
     m = np.full(data.S, 1.0 / data.S) if mu is None else as_distribution(mu, "mu", data.S, np, np.float64)
+    # checked here under their own names: interval_gap_bound's message said 'policy' for any of them
+    candidates = [_policy_array(p, data.H, data.S, data.action_shape, f"candidates[{j}]") for j, p in enumerate(candidates)]
     results = [
         interval_gap_bound(data, p, concept=concept, delta=delta, n_candidates=len(candidates), features=features,
                            beta=beta, ridge=ridge, split=split)

@@ -8,7 +8,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rltheory.algorithms.offline_games import equilibrium_gap, interval_gap_bound
+from rltheory.algorithms.offline_games import (
+    equilibrium_gap,
+    gap_relaxation_equilibrium,
+    interval_gap_bound,
+)
 from rltheory.mdp.offline_data import EpisodeDataset
 
 
@@ -120,3 +124,21 @@ def test_astronomical_candidate_count_is_a_union_bound_not_an_overflow():
     n = 2000.0
     L = math.log(2.0) + math.log(16) + 400 * math.log(10) - math.log(0.1)
     np.testing.assert_allclose(res.lower[:, 0, 0], max(0.0, 1.0 - math.sqrt(L / (2.0 * n))), rtol=1e-13)
+
+
+# ----------------------------------------------------------------------------- candidate checks
+def test_gap_relaxation_names_the_bad_candidate():
+    """A NaN entry in candidates[2], or candidates[1] of the wrong shape, was reported as
+    'policy must be finite; policy(h=0, ...)' / 'policy must have shape ...': no candidate index."""
+    d = _coordination_data(40)
+    c = [np.eye(4)[j].reshape(1, 1, 2, 2) for j in range(4)]
+    bad = c[2].copy()
+    bad[0, 0, 1, 1] = np.nan
+    with pytest.raises(ValueError, match=r"candidates\[2\] must be finite; candidates\[2\]\(h=0, s=0, a1=1, a2=1\) = nan"):
+        gap_relaxation_equilibrium(d, [c[0], c[1], bad])
+    with pytest.raises(ValueError, match=r"candidates\[1\] must have shape \(H, S, A_1, \.\.\., A_n\) = \(1, 1, 2, 2\); got \(1, 1, 2, 3\)"):
+        gap_relaxation_equilibrium(d, [c[0], np.full((1, 1, 2, 3), 1 / 6)])
+    neg = np.array([[[[1.5, -0.5], [0.0, 0.0]]]])
+    with pytest.raises(ValueError, match=r"candidates\[3\] must be non-negative; most negative entry candidates\[3\]\(h=0, s=0, a1=0, a2=1\)"):
+        gap_relaxation_equilibrium(d, c[:3] + [neg])
+    assert gap_relaxation_equilibrium(d, c).candidate in (0, 3)
