@@ -210,10 +210,18 @@ def npg_pd_bounds(
     if not lam_star < Lam:
         raise ValueError(f"Lambda must exceed ||lambda*||_1 = {lam_star}; got Lambda={Lam}")
     c = float(np.max(cspan))
-    G1, G2 = float(G.sum()), float((G**2).sum())
-    P = D0 / (e1 * t) + rspan / ((1.0 - g) ** 2 * t) + e2 * G1 * c / (1.0 - g) ** 2
-    gap = P + e2 * G2 / 2.0
-    viol = (P + Lam**2 / (2.0 * e2 * t) + e2 * G2 / 2.0) / (Lam - lam_star)
+    # ‖G‖₁ and ‖G‖₂² as Gmax·Σu and Gmax²·Σu² (u = G/Gmax ≤ 1), each multiplied into η_2 first, and
+    # Λ²/(2η_2 t(Λ − ‖λ*‖₁)) as (Λ/(2η_2 t))·(Λ/(Λ − ‖λ*‖₁)): finite whenever the bound is
+    # (G = 1e308 with span(c) = 0 gave inf·0 = NaN, and Λ = 1e200 an OverflowError from Λ**2)
+    Gmax = float(G.max())
+    u = G / Gmax if Gmax > 0 else np.zeros_like(G)
+    drift = 0.0 if c == 0 or Gmax == 0 else (e2 * c / (1.0 - g) ** 2) * Gmax * float(u.sum())
+    quad = (e2 * Gmax / 2.0) * Gmax * float((u**2).sum())
+    with np.errstate(over="ignore"):  # inf only where the bound itself exceeds the float range
+        P = D0 / (e1 * t) + rspan / ((1.0 - g) ** 2 * t) + drift
+        gap = P + quad
+        margin = Lam - lam_star
+        viol = (P + quad) / margin + (Lam / (2.0 * e2 * t)) * (Lam / margin)
     return NPGPDBounds(gap, viol)
 
 

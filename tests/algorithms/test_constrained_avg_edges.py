@@ -3,10 +3,14 @@ cost scales far from 1, extreme but finite bound arguments, located errors."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from rltheory.algorithms.constrained import slater_slack
+from rltheory.bounds.constrained import npg_pd_bounds
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp
 
@@ -52,3 +56,44 @@ def test_slater_slack_with_constraints_of_different_scales(seed):
     assert xi == pytest.approx(expected, rel=1e-9)
     _, costs = evaluate_cmdp(mixed, pi)
     assert float(np.min(np.asarray(mixed.b) - np.asarray(costs))) == pytest.approx(expected, rel=1e-9)
+
+
+# ------------------------------------------------------------------ npg_pd_bounds at extreme finite arguments
+def _npg_pd_bounds_exact(t, *, gamma, eta1, eta2, Lambda, G, D0, rspan, cspan, lam_star):
+    """The two bounds of npg_pd_bounds' docstring in exact rational arithmetic (D0 as a given float)."""
+    F = Fraction
+    g, e1, e2, Lam, t = F(gamma), F(eta1), F(eta2), F(Lambda), F(t)
+    G1, G2, c = sum(F(x) for x in G), sum(F(x) ** 2 for x in G), max(F(x) for x in cspan)
+    P = F(D0) / (e1 * t) + F(rspan) / ((1 - g) ** 2 * t) + e2 * G1 * c / (1 - g) ** 2
+    return P + e2 * G2 / 2, (P + Lam**2 / (2 * e2 * t) + e2 * G2 / 2) / (Lam - F(lam_star))
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        # ‖G‖₁ = 2e308 overflowed and met span(c) = 0: e2·inf·0 = NaN (true gap ≈ 1e296; the true
+        # violation ≈ Λ/(η_2 t) = 4e320 at t = 1 is beyond the float range: inf there)
+        dict(eta2=1e-320, G=[1e308, 1e308], cspan=[0.0, 0.0], Lambda=4.0),
+        # Λ**2 = 1e400 raised OverflowError: (34, 'Numerical result out of range') (true violation ≈ 1e200)
+        dict(eta2=1.0, G=[1.0], cspan=[1.0], Lambda=1e200),
+        # ‖G‖₂² = 1.09e400 overflowed: gap inf (true ≈ 2.7e149)
+        dict(eta2=1e-250, G=[1e200, 3e199], cspan=[1.0, 2.0], Lambda=1e-100),
+        # ordinary magnitudes: the rewritten products agree with the rational value
+        dict(eta2=0.1, G=[2.0, 0.5, 1.0], cspan=[1.0, 0.3, 0.0], Lambda=8.0),
+    ],
+)
+def test_npg_pd_bounds_finite_when_the_bound_is(kw):
+    """The bound equals its rational value to 1e-12 whenever that value is a float, and is inf (never NaN,
+    never an exception) only where it exceeds the float range."""
+    t = np.array([1.0, 7.0, 1e6])
+    out = npg_pd_bounds(t, gamma=0.9, eta1=2.0, eta2=kw["eta2"], Lambda=kw["Lambda"], cost_deviation=kw["G"],
+                        n_actions=3, reward_span=1.5, cost_span=kw["cspan"])
+    for k, tk in enumerate(t):
+        gap, viol = _npg_pd_bounds_exact(tk, gamma=0.9, eta1=2.0, eta2=kw["eta2"], Lambda=kw["Lambda"], G=kw["G"],
+                                         D0=math.log(3), rspan=1.5, cspan=kw["cspan"], lam_star=kw["Lambda"] / 2)
+        for got, exact in ((out.gap[k], gap), (out.violation[k], viol)):
+            if exact > Fraction(np.finfo(float).max):
+                assert got == math.inf
+            else:
+                assert not math.isnan(got)
+                assert got == pytest.approx(float(exact), rel=1e-12)
