@@ -112,7 +112,8 @@ def behaviour_policy(
         :func:`adversarial_policy`).
     drop : bool array, shape (..., S, A), optional
         State-action pairs the behaviour never takes (``π_b(a|s) = 0``); each row is
-        renormalised.
+        renormalised. Integer or float 0/1 entries are read as booleans; any other value
+        is refused.
 
     Returns
     -------
@@ -121,8 +122,10 @@ def behaviour_policy(
     Raises
     ------
     ValueError
-        ``alpha`` outside [0, 1], shapes that disagree, an unknown ``other``, or a row
-        left with no mass after dropping (the row is named).
+        ``alpha`` outside [0, 1], shapes that disagree, an unknown ``other`` (or, for a
+        deterministic ``target``, an ``other`` that is not a stochastic array and so
+        does not give ``A``), a ``drop`` entry that is not boolean or 0/1, or a row left
+        with no mass after dropping (the row is named).
 
     Notes
     -----
@@ -147,11 +150,17 @@ def behaviour_policy(
         raise ValueError(f"alpha must be a number in [0, 1]; got {alpha!r}")
     t = np.asarray(target)
     if np.issubdtype(t.dtype, np.integer):
-        if isinstance(other, str):
+        o_arr = None if isinstance(other, str) else np.asarray(other)
+        # A is read from other's last axis, which only a stochastic (..., S, A) array has: a
+        # deterministic other's last axis is S (two deterministic S = 3 policies gave a
+        # 3-action policy whatever A was) and a scalar has none (IndexError)
+        if o_arr is None or o_arr.ndim < 2 or np.issubdtype(o_arr.dtype, np.integer):
+            got = repr(other) if o_arr is None else f"an array of dtype {o_arr.dtype} and shape {o_arr.shape}"
             raise ValueError(
-                "a deterministic target needs the number of actions: pass other as an (..., S, A) array"
+                "a deterministic target needs the number of actions: pass other as a stochastic "
+                f"(..., S, A) array; got {got}"
             )
-        t = _policy_host(t, np.asarray(other).shape[-1], "target")
+        t = _policy_host(t, o_arr.shape[-1], "target")
     else:
         t = _policy_host(t, None, "target")
     if isinstance(other, str):
@@ -164,7 +173,16 @@ def behaviour_policy(
             raise ValueError(f"other has shape {o.shape} but target has shape {t.shape}")
     pb = float(alpha) * t + (1.0 - float(alpha)) * o
     if drop is not None:
-        m = np.asarray(drop, dtype=bool)
+        m = np.asarray(drop)
+        if m.dtype != bool:
+            # a cast to bool read 0.5, 2 and the text "False" as True (dropped)
+            ok = np.isin(m, (0, 1)) if m.dtype.kind in "iuf" else np.zeros(m.shape, bool)
+            if not ok.all():
+                idx = tuple(int(i) for i in np.argwhere(~ok)[0]) if m.ndim else ()
+                raise ValueError(
+                    f"drop must be a boolean mask (or 0/1 entries); drop{list(idx)} = {m[idx].item()!r}"
+                )
+            m = m.astype(bool)
         if m.shape != pb.shape:
             raise ValueError(f"drop must have the policy's shape {pb.shape}; got {m.shape}")
         pb = np.where(m, 0.0, pb)

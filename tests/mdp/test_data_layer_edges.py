@@ -15,6 +15,7 @@ from rltheory.mdp.offline_data import (
     EpisodeDataset,
     PreferenceDataset,
     TransitionDataset,
+    behaviour_policy,
     empirical_model,
     load_dataset,
     sample_game_episodes,
@@ -243,3 +244,30 @@ def test_game_sampler_names_an_empty_axis():
         sample_game_episodes(np.ones((1, 0, 1, 0)), np.zeros((1, 1, 0, 1)), np.ones((1, 0, 1)), 5, rng=0)
     with pytest.raises(InvalidModelError, match=r"P must have H, S and every A_i >= 1 .* got \(1, 1, 0, 1\)"):
         sample_game_episodes(np.ones((1, 1, 0, 1)), np.zeros((1, 1, 1, 0)), np.ones((1, 1, 0)), 5, rng=0)
+
+
+# ----------------------------------------------------------------------------- behaviour_policy
+def test_deterministic_target_needs_a_stochastic_other():
+    # A was read from other's last axis: for a deterministic other that axis is S, so two
+    # deterministic policies on S = 3 states (A = 2) gave a 3-action policy with 0.5 on an
+    # action that does not exist; a scalar other raised IndexError
+    with pytest.raises(ValueError, match=r"deterministic target needs the number of actions: .* got an array of dtype int64 and shape \(3,\)"):
+        behaviour_policy(np.array([0, 1, 1]), 0.5, other=np.array([1, 0, 0]))
+    with pytest.raises(ValueError, match=r"deterministic target needs the number of actions: .* shape \(\)"):
+        behaviour_policy(np.array([0, 1]), 0.5, other=5)
+    got = behaviour_policy(np.array([0, 1, 1]), 0.5, other=np.full((3, 2), 0.5))
+    assert got.tolist() == [[0.75, 0.25], [0.25, 0.75], [0.25, 0.75]]
+
+
+@pytest.mark.parametrize(
+    ("drop", "where"),
+    [([[0.5, 0.0]], r"drop\[0, 0\] = 0\.5$"), ([[0, 2]], r"drop\[0, 1\] = 2$"),
+     ([["False", "False"]], r"drop\[0, 0\] = 'False'$")],
+)
+def test_drop_must_be_a_boolean_mask(drop, where):
+    # np.asarray(drop, dtype=bool) read 0.5, 2 and "False" as True: [[0.5, 0]] silently
+    # dropped action 0, [["False", "False"]] dropped both ("no mass left")
+    with pytest.raises(ValueError, match=rf"drop must be a boolean mask \(or 0/1 entries\); {where}"):
+        behaviour_policy([[0.5, 0.5]], 0.5, drop=drop)
+    assert behaviour_policy([[0.5, 0.5]], 0.5, drop=[[1, 0]]).tolist() == [[0.0, 1.0]]
+    assert behaviour_policy([[0.5, 0.5]], 0.5, drop=[[0.0, 1.0]]).tolist() == [[1.0, 0.0]]
