@@ -174,11 +174,16 @@ def _pow2_scale(A: Any, xp: Any) -> Any:
     return xp.full_like(amax, 2.0) ** xp.floor(xp.log2(amax))
 
 
-def _payoff_range(A: Any, xp: Any) -> Any:
-    """``max A − min A`` per game (1 where the game is constant)."""
-    flat = xp.reshape(A, tuple(A.shape[:-2]) + (A.shape[-2] * A.shape[-1],))
-    rng = xp.max(flat, axis=-1) - xp.min(flat, axis=-1)
-    return xp.where(rng > 0.0, rng, 1.0)
+def _payoff_range(A: Any, xp: Any) -> tuple[Any, Any]:
+    """``(ρ, s)`` with ``ρ s = R = max A − min A`` per game (``ρ = s = 1``, i.e. ``R = 1``, where
+    the game is constant); ``s`` is :func:`_pow2_scale`, so ``ρ`` is finite where ``R``
+    overflows (entries of both signs near the float range) and ``(A/s)/ρ`` is ``A/R`` bit for
+    bit where it does not."""
+    s = _pow2_scale(A, xp)
+    G = A / s[..., None, None]
+    flat = xp.reshape(G, tuple(G.shape[:-2]) + (G.shape[-2] * G.shape[-1],))
+    rho = xp.max(flat, axis=-1) - xp.min(flat, axis=-1)
+    return xp.where(rho > 0.0, rho, 1.0), xp.where(rho > 0.0, s, 1.0)
 
 
 def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
@@ -191,21 +196,24 @@ def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
     return xp.full(tuple(like.shape), e, dtype=like.dtype, device=like.device)
 
 
-def _scaled_steps(eta: Any, unit_step: float, R: Any, xp: Any) -> tuple[Any, Any]:
+def _scaled_steps(eta: Any, unit_step: float, rho: Any, s: Any, xp: Any) -> tuple[Any, Any]:
     """Step sizes of a multiplicative-weights dynamic run on the normalised games ``A / R``.
 
-    Returns ``(η, η R)``: the step ``η`` on the payoffs ``A`` (the given ``eta``, or the
-    default ``unit_step / R``) and the step ``η R`` that multiplies the normalised
-    utilities. ``exp(η Σ_s A y_s) = exp(η R Σ_s (A/R) y_s)``, so the iterates are those of
-    step ``η`` on ``A``; but the default ``η R = unit_step`` stays finite when ``R`` is
-    subnormal and ``unit_step / R`` overflows (``η`` is then reported as ``inf``).
+    ``R = ρ s`` (:func:`_payoff_range`). Returns ``(η, η R)``: the step ``η`` on the payoffs
+    ``A`` (the given ``eta``, or the default ``unit_step / R``) and the step ``η R`` that
+    multiplies the normalised utilities. ``exp(η Σ_s A y_s) = exp(η R Σ_s (A/R) y_s)``, so
+    the iterates are those of step ``η`` on ``A``; but the default ``η R = unit_step`` stays
+    finite when ``R`` is subnormal and ``unit_step / R`` overflows (``η`` is then reported
+    as ``inf``), and ``η = (unit_step/ρ)/s`` is the correctly rounded ``unit_step / R`` where
+    ``R`` itself overflows.
     """
     if eta is None:
-        unit = xp.full(tuple(R.shape), unit_step, dtype=R.dtype, device=R.device)
+        unit = xp.full(tuple(rho.shape), unit_step, dtype=rho.dtype, device=rho.device)
         with np.errstate(over="ignore"):  # numpy warns; the overflow to inf is intended
-            return unit / R, unit
-    e = _eta(eta, None, xp, R)
-    return e, e * R
+            return (unit / rho) / s, unit
+    e = _eta(eta, None, xp, rho)
+    with np.errstate(over="ignore"):  # η R beyond the float range: the softmax handles inf
+        return e, (e * s) * rho
 
 
 Step = Callable[[Any, Any, Any, Any], tuple[Any, Any, Any]]
@@ -378,7 +386,9 @@ def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     (``exp(η Σ A y_s) = exp(η R Σ (A/R) y_s)``): the default iterates do not depend on the
     payoff scale, and stay finite for a subnormal ``R`` (below ~1e-308), where
     ``√(8 ln m / T)/R`` overflows; that step is then reported as ``inf``
-    (:class:`DynamicsResult`).
+    (:class:`DynamicsResult`). ``A / R`` is formed as ``(A/s)/(R/s)`` with ``s`` a power of
+    two near ``max|A|`` (the same bits), so that a game whose payoffs span more than the float
+    range (``R > 1.8e308``) is normalised too.
 
     Examples
     --------
@@ -391,9 +401,9 @@ def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     A = as_matrix_games(A, "A", xp)
     T = _check_T(T)
     m, n = A.shape[-2], A.shape[-1]
-    R = _payoff_range(A, xp)
-    ex, ux = _scaled_steps(eta, math.sqrt(8.0 * math.log(m) / T), R, xp)
-    ey, uy = _scaled_steps(eta, math.sqrt(8.0 * math.log(n) / T), R, xp)
+    rho, s = _payoff_range(A, xp)  # R = ρ s
+    ex, ux = _scaled_steps(eta, math.sqrt(8.0 * math.log(m) / T), rho, s, xp)
+    ey, uy = _scaled_steps(eta, math.sqrt(8.0 * math.log(n) / T), rho, s, xp)
 
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
         U, Vc = st  # cumulative utilities of the normalised games A / R
@@ -401,7 +411,7 @@ def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
         U, Vc = U + u, Vc + v
         return _softmax(ux[..., None] * U, xp), _softmax(uy[..., None] * Vc, xp), (U, Vc)
 
-    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=A / R[..., None, None])
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=(A / s[..., None, None]) / rho[..., None, None])
     return DynamicsResult(x, y, xl, yl, (ex, ey), tr, T)
 
 
@@ -416,7 +426,7 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
     last iterate converges linearly for ``η ≤ 1/(8 max|A|)`` (Wei et al. 2021, Thm 3).
     As in :func:`hedge`, the weights are computed on ``A / R`` with step ``η R``, so the
     default iterates are scale-free and finite for a subnormal ``R`` (where the reported
-    ``η = 1/(√2 R)`` is ``inf``).
+    ``η = 1/(√2 R)`` is ``inf``) and for an ``R`` beyond the float range.
 
     Examples
     --------
@@ -428,8 +438,8 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
     xp = array_namespace(A)
     A = as_matrix_games(A, "A", xp)
     T = _check_T(T)
-    R = _payoff_range(A, xp)
-    e, ue = _scaled_steps(eta, 1.0 / (math.sqrt(8.0) * 0.5), R, xp)  # η R = R/(√8 L), L = R/2
+    rho, s = _payoff_range(A, xp)  # R = ρ s
+    e, ue = _scaled_steps(eta, 1.0 / (math.sqrt(8.0) * 0.5), rho, s, xp)  # η R = R/(√8 L), L = R/2
 
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
         U, Vc = st  # cumulative utilities of the normalised games A / R
@@ -437,7 +447,7 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
         U, Vc = U + u, Vc + v
         return _softmax(ue[..., None] * (U + u), xp), _softmax(ue[..., None] * (Vc + v), xp), (U, Vc)
 
-    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=A / R[..., None, None])
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=(A / s[..., None, None]) / rho[..., None, None])
     return DynamicsResult(x, y, xl, yl, (e, e), tr, T)
 
 

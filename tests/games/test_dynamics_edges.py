@@ -107,3 +107,19 @@ def test_regret_matching_is_scale_free_to_the_ends_of_the_float_range(plus, c):
     for name in ("x", "y", "x_last", "y_last"):
         np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
     assert not np.any(np.isnan(out.trace["gap_avg"]))
+
+
+@pytest.mark.parametrize("f", [hedge, optimistic_hedge])
+def test_payoff_range_beyond_the_float_range(f):
+    # 2^1022 · A has entries up to 3·2^1022 ≈ 1.3e308 of both signs: R = 6·2^1022 overflows.
+    # The old code normalised by R = inf, played A/inf = 0 and stayed at the uniform
+    # strategies with a reported step of 0. The normalised games are A/6 in both runs (exact
+    # scalings), so the iterates must be those of A, and the step is ref.eta · 2^-1022
+    # (a subnormal: rounded once, in both).
+    c = 2.0**1022
+    ref = f(_GAME, 60)
+    out = f(_GAME * c, 60)
+    for name in ("x", "y", "x_last", "y_last"):
+        np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
+    for k in (0, 1):
+        assert out.eta[k] == ref.eta[k] / c and out.eta[k] > 0
