@@ -33,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import require_host
+from .._validate import PROB_ATOL, _where, check_finite, check_probability
+from ..backend import as_float, require_host
+from ..errors import InvalidModelError
 from ..mdp.horizon import backward_induction
 from ..mdp.model import FiniteHorizonMDP
 from .bimatrix import _nash_conv, lemke_howson
@@ -170,17 +172,51 @@ def correlated_value_iteration(
     return FiniteHorizonEquilibrium(pol, V, worst)
 
 
-def finite_horizon_values(game: MarkovGame, policy: Any) -> np.ndarray:
-    r"""``V[i, h, s]`` of a joint Markov policy ``policy[H, S, A_1, ..., A_n]`` (undiscounted)."""
-    pol = np.asarray(policy, dtype=float)
-    game = _undiscounted(game, 1, "finite_horizon_values")  # the type and gamma; H is checked below
+def _markov_policy(game: MarkovGame, policy: Any, name: str) -> np.ndarray:
+    """``policy[H, S, A_1, ..., A_n]`` validated: real, finite, each ``policy[h, s]`` a distribution.
+
+    Raises ``TypeError`` for text or complex entries, ``ValueError`` for a wrong shape and
+    :class:`~rltheory.errors.InvalidModelError` (a ``ValueError``) naming ``(h, s, a1, ...)`` and
+    the value for a NaN or negative entry, or ``(h, s)`` and the sum for a row off the simplex.
+    """
+    game = _undiscounted(game, 1, name)  # the type and gamma; H is checked below
+    src = np.asarray(policy) if isinstance(policy, (list, tuple)) else policy
+    atol = PROB_ATOL  # a float32 policy was rounded in float32: judged at its 16·eps
+    if getattr(getattr(src, "dtype", None), "kind", None) == "f":
+        atol = max(atol, 16.0 * float(np.finfo(src.dtype).eps))
+    pol = np.asarray(as_float(src, np, field="policy"), dtype=np.float64)
     want = (game.S,) + game.actions
     if pol.ndim != 1 + len(want) or pol.shape[1:] != want:  # a 0-d policy included (no IndexError)
         raise ValueError(
             f"policy must have shape (H, S, A_1, ..., A_n) = (H, {', '.join(map(str, want))}); got {pol.shape}"
         )
+    _undiscounted(game, pol.shape[0], name)
+    names = ("h", "s") + tuple(f"a{k + 1}" for k in range(game.n_players))
+    check_finite(pol, "policy", names)
+    if np.any(pol < -atol):
+        idx = tuple(int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
+        raise InvalidModelError(
+            f"policy must be non-negative; most negative entry policy{_where(idx, names)} = {pol[idx]:.6g}"
+        )
+    check_probability(
+        pol.reshape(pol.shape[:2] + (-1,)), "policy", ("h", "s", "a"), "policy[h, s, ...]", atol=atol
+    )
+    return pol
+
+
+def finite_horizon_values(game: MarkovGame, policy: Any) -> np.ndarray:
+    r"""``V[i, h, s]`` of a joint Markov policy ``policy[H, S, A_1, ..., A_n]`` (undiscounted).
+
+    Raises
+    ------
+    TypeError
+        ``game`` not a :class:`MarkovGame`, or ``policy`` holding text or complex numbers.
+    ValueError
+        ``gamma`` not None, a wrong shape, or a ``policy[h, s]`` that is not a distribution over
+        joint actions (NaN or negative entry located as ``(h, s, a1, ...)``, a bad sum as ``(h, s)``).
+    """
+    pol = _markov_policy(game, policy, "finite_horizon_values")
     H = pol.shape[0]
-    _undiscounted(game, H, "finite_horizon_values")
     V = np.zeros((game.n_players, H + 1, game.S))
     for h in range(H - 1, -1, -1):
         V[:, h] = _values(_backup(game, V[:, h + 1]), pol[h])
@@ -196,8 +232,8 @@ def finite_horizon_nash_conv(game: MarkovGame, policy: Any) -> float:
     by :func:`rltheory.mdp.backward_induction` on player ``i``'s induced
     :class:`~rltheory.mdp.FiniteHorizonMDP`.
     """
-    pol = np.asarray(policy, dtype=float)
-    V = finite_horizon_values(game, pol)  # validates game and policy shape first
+    pol = _markov_policy(game, policy, "finite_horizon_nash_conv")
+    V = finite_horizon_values(game, pol)
     H = pol.shape[0]
     P, R = np.asarray(game.P), np.asarray(game.R)
     n = game.n_players
