@@ -8,6 +8,7 @@ learners (behaviour trajectories, reward noise, recording).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -84,6 +85,24 @@ def _noise(x: Any) -> float:
     return check_real(x, "reward_noise", low=0.0)
 
 
+def _scale(gamma: float, *arrays: Any) -> float:
+    """A power of two ``c`` to run a learner on ``c·(r, Q_0, σ)`` and divide its results by: exact.
+
+    Every learner of the family is positively homogeneous in ``(r, Q_0, reward_noise)`` for fixed
+    random draws (``max``, ``argmax`` and the step sizes commute with ``x ↦ c x``, ``c > 0``), and
+    multiplying by a power of two is exact in floating point, so the run on the scaled inputs is,
+    to the bit, ``c`` times the run on the inputs. ``c = 1`` unless ``m = max(|r|, |Q_0|, σ)`` has
+    ``m/(1−γ) > 2^1000``: tables of size ``m/(1−γ)`` near the float range overflowed in the
+    intermediate ``target − Q`` (rewards ``±1e308``: ``Q = inf`` or NaN where ``Q*`` is finite);
+    then ``c = 2^{−e}`` with ``2^{e−1} ≤ m < 2^e`` (entries below ``2^{−1074}`` of ``m``'s binade
+    round to 0).
+    """
+    m = max((float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0)) for x in arrays), default=0.0)
+    if not m * 2.0**-1000 / (1.0 - gamma) > 1.0:
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(m)[1])
+
+
 @dataclass(frozen=True, eq=False)
 class QLearningResult:
     """Result of a tabular Q-learning variant.
@@ -113,11 +132,16 @@ class QLearningResult:
     extra: dict | None = None
 
 
-def _metrics(Q: np.ndarray, Q_star: np.ndarray, rho: np.ndarray) -> dict[str, np.ndarray]:
-    return {
-        "error": np.abs(Q - Q_star).max(axis=(-2, -1)),
-        "value_bias": ((Q.max(-1) - Q_star.max(-1)) * rho).sum(-1),
-    }
+def _metrics(Q: np.ndarray, Q_star: np.ndarray, rho: np.ndarray, c: float = 1.0) -> dict[str, np.ndarray]:
+    """The trace metrics of ``Q/c`` against ``Q*/c`` (both given scaled by the power of two ``c``, :func:`_scale`).
+
+    A metric beyond the float range (``‖Q_t − Q*‖∞ = 2e308``) is ``inf``, its value rounded.
+    """
+    with np.errstate(over="ignore"):
+        return {
+            "error": np.abs(Q - Q_star).max(axis=(-2, -1)) / c,
+            "value_bias": ((Q.max(-1) - Q_star.max(-1)) * rho).sum(-1) / c,
+        }
 
 
 def _record_now(t: int, every: int, last: int) -> bool:
@@ -138,17 +162,27 @@ def _behaviour(mdp: FiniteMDP, behavior: Any) -> np.ndarray:
 
 
 class _Runs:
-    """Shared state of trajectory-based learners: trajectories, counts, noise, recording."""
+    """Shared state of trajectory-based learners: trajectories, counts, noise, recording.
 
-    def __init__(self, mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, what, step_size):
+    Values live scaled by the power of two ``c`` of :func:`_scale` (``c = 1`` at ordinary sizes):
+    rewards, noise, ``Q0`` (``self.Q0``) and ``Q*`` (``self.Qs``) are stored times ``c``; the trace
+    metrics are divided by ``c`` and so must every returned table (:meth:`out`).
+    """
+
+    def __init__(self, mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, what, step_size,
+                 Q0=None):
         self.P, self.R, self.g = _model(mdp, what)
         self.step_size = _schedule(step_size)
         self.steps = _int(steps, "steps")
         self.n_runs = _int(n_runs, "n_runs")
         self.every = _int(record_every, "record_every")
         self.noise = _noise(reward_noise)
+        shape = (self.n_runs, mdp.S, mdp.A)
+        Q0 = np.zeros(shape) if Q0 is None else _q0(mdp, Q0, shape)
         self.gen = _rng(rng)
         self.Qs = _q_star(mdp, Q_star)
+        self.c = _scale(self.g, self.R, Q0, self.noise)
+        self.Q0, self.Qs, self.noise = Q0 * self.c, self.Qs * self.c, self.noise * self.c
         self.rho = np.asarray(require_host(mdp.initial_distribution(), "rho"), float)
         self.tr = rollout(mdp, _behaviour(mdp, behavior), self.steps, self.n_runs, self.gen)
         self.S, self.A = mdp.S, mdp.A
@@ -156,7 +190,8 @@ class _Runs:
         self.rec = TraceRecorder()
 
     def reward(self, t: int) -> np.ndarray:
-        r = self.tr.rewards[:, t]
+        """Scaled reward ``c·(r_t + ξ_t)`` of every run."""
+        r = self.tr.rewards[:, t] * self.c
         return r + self.noise * self.gen.standard_normal(self.n_runs) if self.noise else r
 
     def transition(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -175,5 +210,9 @@ class _Runs:
 
     def record(self, t: int, Q: np.ndarray, **more: Any) -> None:
         if _record_now(t, self.every, self.steps):
-            self.rec.record(t, **_metrics(Q, self.Qs, self.rho), **more)
+            self.rec.record(t, **_metrics(Q, self.Qs, self.rho, self.c), **more)
+
+    def out(self, x: np.ndarray) -> np.ndarray:
+        """A scaled table back in the units of the model."""
+        return x / self.c
 

@@ -18,6 +18,11 @@ Sample-based learners run on the host (numpy) with an explicit
   iteration (:func:`domo_vi`), in :mod:`rltheory.algorithms.domo`. All are
   re-exported here.
 
+Every learner is positively homogeneous in the rewards, ``Q0`` and the reward noise for fixed random
+draws; where ``max(|r|, |Q0|, σ)/(1−γ) > 2^1000`` it runs on these scaled by a power of two and
+scales its tables and trace back (exact), so that tables near the float range do not overflow in
+``target − Q`` (a NaN or ``inf`` table where ``Q*`` is finite). Elsewhere it computes the same bits.
+
 References
 ----------
 Watkins, C., Dayan, P. (1992). Q-learning. Machine Learning 8.
@@ -59,6 +64,7 @@ from ._q_common import (
     _record_now,
     _rng,
     _Runs,
+    _scale,
     _schedule,
 )
 from .domo import DoMoResult, domo_vi
@@ -218,8 +224,10 @@ def synchronous_q_learning(
     rho = np.broadcast_to(require_host(mdp.initial_distribution(), "rho"), Qs.shape[:-1])
     shape = mdp.batch_shape + (mdp.S, mdp.A)
     Q = np.zeros(shape) if Q0 is None else _q0(mdp, Q0, shape)
+    c = _scale(g, R, Q, noise)  # run on c·(r, Q0, σ), exactly; c = 1 unless near the float range
+    R, Q, Qs, noise = R * c, Q * c, Qs * c, noise * c
     rec = TraceRecorder()
-    rec.record(0, **_metrics(Q, Qs, rho))
+    rec.record(0, **_metrics(Q, Qs, rho, c))
     for t in range(iterations):
         nxt = np.argmax(sample_transitions(mdp, 1, gen), axis=-1)  # (..., S, A)
         V = Q.max(-1)
@@ -229,8 +237,8 @@ def synchronous_q_learning(
         a = float(_alpha(step_size, t))
         Q = (1.0 - a) * Q + a * target
         if _record_now(t + 1, record_every, iterations):
-            rec.record(t + 1, **_metrics(Q, Qs, rho))
-    return QLearningResult(Q=Q, steps=iterations, updates=iterations, trace=rec.finish())
+            rec.record(t + 1, **_metrics(Q, Qs, rho, c))
+    return QLearningResult(Q=Q / c, steps=iterations, updates=iterations, trace=rec.finish())
 
 
 
@@ -288,12 +296,12 @@ def q_learning(
     >>> bool(res.trace["error"][-1, 0] < 0.01)
     True
     """
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning", step_size)
-    Q = np.zeros((run.n_runs, run.S, run.A)) if Q0 is None else _q0(mdp, Q0, (run.n_runs, run.S, run.A))
+    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning", step_size, Q0)
+    Q = run.Q0
     n = np.zeros((run.n_runs, run.S, run.A))
     run.record(0, Q)
     for t in range(run.steps):
         s, a, s1 = run.transition(t)
         run.q_update(Q, n, step_size, s, a, run.reward(t), s1)
         run.record(t + 1, Q)
-    return QLearningResult(Q=Q, steps=run.steps, updates=run.steps, trace=run.rec.finish())
+    return QLearningResult(Q=run.out(Q), steps=run.steps, updates=run.steps, trace=run.rec.finish())

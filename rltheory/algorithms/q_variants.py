@@ -92,7 +92,7 @@ def q_learning_replay(
     K = _int(replay_updates, "replay_updates", 0)
     B = _int(buffer_size, "buffer_size")
     run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning_replay", step_size)
-    Q = np.zeros((run.n_runs, run.S, run.A))
+    Q = run.Q0
     n = np.zeros_like(Q)
     buf_r = np.zeros((run.n_runs, run.steps))
     run.record(0, Q, updates=np.zeros(run.n_runs))
@@ -112,7 +112,7 @@ def q_learning_replay(
                              buf_r[run.runs, j], run.tr.states[run.runs, j + 1])
                 updates += 1
         run.record(t + 1, Q, updates=np.full(run.n_runs, float(updates)))
-    return QLearningResult(Q=Q, steps=run.steps, updates=updates, trace=run.rec.finish())
+    return QLearningResult(Q=run.out(Q), steps=run.steps, updates=updates, trace=run.rec.finish())
 
 
 def double_q_learning(
@@ -157,15 +157,15 @@ def double_q_learning(
     True
     """
     run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "double_q_learning", step_size)
-    QA = np.zeros((run.n_runs, run.S, run.A))
+    QA = run.Q0
     QB = np.zeros_like(QA)
     nA = np.zeros_like(QA)
     nB = np.zeros_like(QA)
 
     def rec(t: int) -> None:
         if _record_now(t, run.every, run.steps):
-            m = _metrics(0.5 * (QA + QB), run.Qs, run.rho)
-            m["value_bias"] = _metrics(QA, run.Qs, run.rho)["value_bias"]
+            m = _metrics(0.5 * (QA + QB), run.Qs, run.rho, run.c)
+            m["value_bias"] = _metrics(QA, run.Qs, run.rho, run.c)["value_bias"]
             run.rec.record(t, **m)
 
     rec(0)
@@ -184,7 +184,8 @@ def double_q_learning(
         nB[iB, s[iB], a[iB]] += 1
         rec(t + 1)
     return QLearningResult(
-        Q=0.5 * (QA + QB), steps=run.steps, updates=run.steps, trace=run.rec.finish(), extra={"Q_A": QA, "Q_B": QB}
+        Q=run.out(0.5 * (QA + QB)), steps=run.steps, updates=run.steps, trace=run.rec.finish(),
+        extra={"Q_A": run.out(QA), "Q_B": run.out(QB)},
     )
 
 
@@ -254,5 +255,6 @@ def va_learning(
         nA[run.runs, s, a] += 1
         run.record(t + 1, V[..., None] + Adv)
     return QLearningResult(
-        Q=V[..., None] + Adv, steps=run.steps, updates=run.steps, trace=run.rec.finish(), extra={"V": V, "A": Adv}
+        Q=run.out(V[..., None] + Adv), steps=run.steps, updates=run.steps, trace=run.rec.finish(),
+        extra={"V": run.out(V), "A": run.out(Adv)},
     )

@@ -8,7 +8,17 @@ import math
 import numpy as np
 import pytest
 
+from rltheory.algorithms.q_learning import (
+    constant_step,
+    double_q_learning,
+    q_learning,
+    q_learning_replay,
+    synchronous_q_learning,
+    va_learning,
+)
 from rltheory.bounds import q_learning_bound
+from rltheory.mdp import FiniteMDP, policy_iteration
+from rltheory.mdp.zoo import random_mdp
 
 _QL = dict(alpha=0.1, gamma=0.5, initial_error=1.0, value_span=1.0)
 
@@ -36,3 +46,66 @@ def test_q_learning_bound_is_monotone_in_the_horizon_across_the_float_range():
     assert all(a < b for a, b in zip(vals, vals[1:], strict=False))
     # ordinary sizes are unchanged to the bit: log(2nT/δ) as one quotient
     assert vals[0] == 0.95**3 + 0.5 * math.sqrt(0.1 * math.log(2.0 * 6 * 100 / 0.05) / 2.0) / 0.5
+
+
+# ------------------------------------------------------------------------------ tables near the float range
+
+def _learners(Qs: np.ndarray, c: float) -> dict:
+    """Every learner on one seed; ``Q*``, ``Q0`` and the reward noise given in the units of ``c·r``."""
+    kw = dict(rng=1, Q_star=c * Qs, reward_noise=0.5 * c)
+    traj = dict(kw, steps=300, n_runs=4)
+    return {
+        "synchronous": lambda m: synchronous_q_learning(m, iterations=30, step_size=constant_step(0.7),
+                                                        Q0=-c * np.ones(Qs.shape), **kw),
+        "q_learning": lambda m: q_learning(m, step_size=constant_step(0.9), Q0=-c * np.ones(Qs.shape), **traj),
+        "replay": lambda m: q_learning_replay(m, step_size=constant_step(0.9), replay_every=2, replay_updates=3,
+                                              buffer_size=20, **traj),
+        "double": lambda m: double_q_learning(m, step_size=constant_step(0.9), **traj),
+        "va": lambda m: va_learning(m, step_size=constant_step(0.3), **traj),
+    }
+
+
+@pytest.mark.parametrize("name", ["synchronous", "q_learning", "replay", "double", "va"])
+@pytest.mark.parametrize("k", [1000, 1021])
+def test_learners_are_positively_homogeneous_up_to_the_float_range(name, k):
+    # For fixed random draws every learner is positively homogeneous in (r, Q0, σ): max, argmax and the
+    # step sizes commute with x -> c x, and c = 2^k is exact in floating point, so the run on c·r is
+    # c times the run on r, to the bit, as long as the results are representable. Here max|Q*| = 2.2
+    # and the tables reach 1.4·2^1021 = 3.4e308/2.4: within the float range. The old code formed
+    # target − Q beyond it and returned NaN (replay, k = 1021).
+    base = random_mdp(3, 2, gamma=0.9, rng=2)
+    small = FiniteMDP(np.asarray(base.P), 2 * np.asarray(base.R) - 1, 0.9)
+    c = 2.0**k
+    big = FiniteMDP(np.asarray(base.P), np.asarray(small.R) * c, 0.9)
+    Qs = np.asarray(policy_iteration(small).Q)
+    a = _learners(Qs, 1.0)[name](small)
+    b = _learners(Qs, c)[name](big)
+    assert np.all(np.isfinite(b.Q))
+    np.testing.assert_array_equal(b.Q, c * a.Q)
+    for key in ("error", "value_bias"):
+        np.testing.assert_array_equal(b.trace[key], c * a.trace[key])
+    for key in a.extra or {}:
+        np.testing.assert_array_equal(b.extra[key], c * a.extra[key])
+
+
+def test_q_learning_from_an_opposite_start_near_the_float_range():
+    # S = A = 1, γ = 0, r = 1e308, Q0 = −1e308, α = 1/2: Q_1 = (Q0 + r)/2 = 0, Q_2 = 5e307, Q_3 = 7.5e307
+    # (exact in binary: halvings of 1e308). The old update Q + α(r − Q) formed r − Q0 = 2e308 = inf: NaN.
+    mdp = FiniteMDP(np.ones((1, 1, 1)), np.array([[1e308]]), 0.0)
+    res = q_learning(mdp, steps=3, step_size=constant_step(0.5), rng=0, Q0=[[-1e308]])
+    assert res.Q[0, 0, 0] == 1e308 - 1e308 / 4
+    # the trace: ‖Q_0 − Q*‖∞ = 2e308 is beyond the float range (inf), then 1e308, 5e307, 2.5e307
+    np.testing.assert_array_equal(res.trace["error"][:, 0], [np.inf, 1e308, 5e307, 2.5e307])
+
+
+def test_double_q_mean_of_two_tables_near_the_float_range():
+    # S = 1, A = 2, γ = 0, r = (2^1023, −2^1023), α = 1: each table's entry is r(a) after its first update,
+    # so once both tables have seen both actions Q = (Q_A + Q_B)/2 = r. The old mean formed Q_A + Q_B =
+    # 2^1024 = inf.
+    r = 2.0**1023
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[r, -r]]), 0.0)
+    res = double_q_learning(mdp, steps=200, step_size=constant_step(1.0), rng=0)
+    np.testing.assert_array_equal(res.extra["Q_A"][0, 0], [r, -r])
+    np.testing.assert_array_equal(res.extra["Q_B"][0, 0], [r, -r])
+    np.testing.assert_array_equal(res.Q[0, 0], [r, -r])
+    assert res.trace["error"][-1, 0] == 0.0
