@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import require_host
+from ..backend import as_float, require_host
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
@@ -97,7 +97,8 @@ class PreferenceDataset:
 
 def _step_rewards(data: EpisodeDataset, R: Any) -> np.ndarray:
     """``r_{i,h}(s_h^k, a_h^k)`` of every episode, player and step: shape (n, K, H) (checked ``R``)."""
-    Rh = np.asarray(require_host(R, "trajectory_returns"), dtype=np.float64)
+    # as_float: a float64 cast parsed text R as numbers and dropped an imaginary part
+    Rh = as_float(require_host(R, "trajectory_returns"), np, np.float64, field="trajectory_returns R")
     if data.n_players == 1 and Rh.ndim == 3:
         Rh = Rh[None]
     want = (data.n_players, data.H, data.S) + data.action_shape
@@ -121,6 +122,8 @@ def trajectory_returns(data: EpisodeDataset, R: Any) -> np.ndarray:
     ------
     InvalidModelError
         ``R`` has the wrong shape, or a non-finite entry (the first is named).
+    TypeError
+        ``R`` holds text or complex numbers.
     """
     return _step_rewards(data, R).sum(axis=-1).T
 

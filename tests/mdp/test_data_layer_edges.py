@@ -21,6 +21,7 @@ from rltheory.mdp.offline_data import (
     sample_game_episodes,
     sample_preferences,
     save_dataset,
+    trajectory_returns,
 )
 
 
@@ -271,3 +272,17 @@ def test_drop_must_be_a_boolean_mask(drop, where):
         behaviour_policy([[0.5, 0.5]], 0.5, drop=drop)
     assert behaviour_policy([[0.5, 0.5]], 0.5, drop=[[1, 0]]).tolist() == [[0.0, 1.0]]
     assert behaviour_policy([[0.5, 0.5]], 0.5, drop=[[0.0, 1.0]]).tolist() == [[1.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    "R", [np.array([[["1", "2", "3"]]]), np.array([[[1 + 1j, 2, 3]]])], ids=["text", "complex"]
+)
+def test_trajectory_returns_refuses_text_and_complex_rewards(R):
+    # R was cast with np.asarray(..., float64): the text "1" was read as the reward 1.0 and
+    # 1+1j lost its imaginary part with only a ComplexWarning (both returned [[1.0]])
+    d = EpisodeDataset(np.zeros((1, 2), int), np.zeros((1, 1), int), np.zeros((1, 1)), S=1, A=3)
+    with pytest.raises(TypeError, match="trajectory_returns R must hold real numbers"):
+        trajectory_returns(d, R)
+    with pytest.raises(TypeError, match="trajectory_returns R must hold real numbers"):
+        sample_preferences(d, d, R, rng=0)
+    assert trajectory_returns(d, np.array([[[1.0, 2.0, 3.0]]], dtype=np.float32)).tolist() == [[1.0]]
