@@ -447,8 +447,12 @@ def induced_mdp(P: Any, R: Any, policies: list[Any], player: int, mu: Any = None
     if Pf.ndim < 4:
         raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S); got {tuple(Pf.shape)}")
     n = Pf.ndim - 3
-    if not 0 <= player < n or len(policies) != n:
-        raise ValueError(f"player must be in [0, {n}) and policies must list {n} policies; got player={player}, {len(policies)} policies")
+    # an integer (Python or numpy, not bool): player=0.5 matched no j below and reached an unrelated
+    # shape error, player='0' numpy's comparison TypeError, player=True acted as 1
+    ok = not isinstance(player, bool) and isinstance(player, (int, np.integer)) and 0 <= player < n
+    if not ok or len(policies) != n:
+        raise ValueError(f"player must be in [0, {n}) and policies must list {n} policies; got player={player!r}, {len(policies)} policies")
+    player = int(player)
     H, S = Pf.shape[0], Pf.shape[1]
     acts = tuple(int(a) for a in Pf.shape[2:-1])
     W = _others_weight(xp, policies, player, H, S, acts, Pf)  # [H, S, A_1..A_n], 1 along axis i

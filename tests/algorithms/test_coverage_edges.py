@@ -10,6 +10,7 @@ import pytest
 from rltheory.bounds.coverage import (
     all_policy_concentrability,
     feature_covariance,
+    induced_mdp,
     relative_condition_number,
     single_policy_concentrability,
     unilateral_concentrability,
@@ -111,3 +112,15 @@ def test_all_policy_concentrability_of_a_non_model_is_a_type_error():
     max_occupancy's TypeError naming what it needs."""
     with pytest.raises(TypeError, match="max_occupancy needs a FiniteHorizonMDP or a discounted FiniteMDP; got str"):
         all_policy_concentrability("x", np.ones(2) / 2)
+
+
+@pytest.mark.parametrize("player", [0.5, "0", True, 1.0, None])
+def test_induced_mdp_player_must_be_an_integer_index(player):
+    """player = 0.5 matched no player in the product and failed later with an unrelated
+    'P must have shape (..., H, S, A, S); got shape (1, 1, 1)'; '0' raised numpy's comparison
+    TypeError; True and 1.0 were accepted as player 1."""
+    P = np.ones((1, 1, 2, 2, 1))
+    pols = [np.full((1, 1, 2), 0.5)] * 2
+    assert induced_mdp(P, None, pols, np.int64(1)).A == 2
+    with pytest.raises(ValueError, match=r"player must be in \[0, 2\) and policies must list 2 policies; got player="):
+        induced_mdp(P, None, pols, player)
