@@ -169,6 +169,26 @@ def _iteration_array(a: np.ndarray, where: str) -> np.ndarray:
     return a.astype(np.int64)
 
 
+def _check_npz_name(prefix: str, name: Any, where: str) -> None:
+    """Refuse a name that the zip directory of an ``.npz`` cannot hold as written.
+
+    A zip member name is UTF-8 bytes of at most 65535 (``prefix + name + ".npy"``) and is cut
+    at a NUL character when read back, so such a name would be stored as another one.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"{where}: names must be strings; got {type(name).__name__}")
+    if "\x00" in name:
+        raise ValueError(f"{where}: a name containing NUL cannot be stored in .npz (the zip name is cut there); "
+                         "rename it or save as .json")
+    try:
+        size = len(f"{prefix}{name}.npy".encode())
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{where}: the name is not valid Unicode text ({exc.reason}); rename it or save as .json") from None
+    if size > 65535:
+        raise ValueError(f"{where}: the name is too long for .npz ({size} UTF-8 bytes with {prefix!r} and '.npy'; "
+                         "a zip name holds at most 65535); rename it or save as .json")
+
+
 @dataclass(frozen=True)
 class Trace:
     """Per-iteration metrics of an iterative routine.
@@ -269,10 +289,13 @@ class Trace:
             The suffix is neither ``.json`` nor ``.npz``, or the trace is inconsistent
             (``iteration``/``wall_time`` lengths differ, a metric's first axis is not the
             number of records, e.g. a 0-d metric): :meth:`load` would reject the file.
+            For ``.npz``, also a metric/final name that a zip member name cannot hold as
+            written: one containing NUL (cut there on reading), a lone surrogate (not
+            UTF-8), or longer than 65535 UTF-8 bytes.
         TypeError
             An array with no faithful form in the format (JSON: not boolean/integer/float,
-            or wider than float64; ``.npz``: object arrays, which would need pickle).
-            Nothing is written in either case.
+            or wider than float64; ``.npz``: object arrays, which would need pickle), or
+            (``.npz``) a name that is not a string. Nothing is written in any case.
         """
         path = Path(path)
         suffix = path.suffix.lower()
@@ -291,9 +314,10 @@ class Trace:
             }
             for prefix, group in (("metric/", self.metrics), ("final/", self.final)):
                 for k, v in group.items():
+                    where = f"{'metrics' if prefix == 'metric/' else 'final'}[{k!r:.60}]"
+                    _check_npz_name(prefix, k, where)
                     a = np.asarray(to_numpy(v))
                     if a.dtype.hasobject:  # would be pickled, and load() never unpickles
-                        where = f"{'metrics' if prefix == 'metric/' else 'final'}[{k!r}]"
                         raise TypeError(
                             f"{where}: object arrays cannot be saved (pickle-free format); got dtype {a.dtype}"
                         )

@@ -93,3 +93,34 @@ def test_written_entries_of_every_kind_still_round_trip(tmp_path, ext):
         assert back[k].dtype == v.dtype
         np.testing.assert_array_equal(back[k], v)
         assert np.array_equal(np.signbit(back[k]), np.signbit(v)) or v.dtype.kind != "f"
+
+
+@pytest.mark.parametrize(("name", "msg"), [
+    # saved, then loaded back as the metric 'a': zip cuts member names at NUL
+    ("a\x00b", r"metrics\['a\\x00b'\]: a name containing NUL cannot be stored in .npz"),
+    # UnicodeEncodeError "surrogates not allowed", naming no metric
+    ("x\udcff", r"metrics\['x\\udcff'\]: the name is not valid Unicode text"),
+    # struct.error "ushort format requires 0 <= number <= 65535"
+    ("a" * 70000, r"metrics\['aaaa.*: the name is too long for .npz \(70011 UTF-8 bytes"),
+], ids=["nul", "surrogate", "70000-chars"])
+def test_npz_refuses_a_metric_name_a_zip_cannot_hold(tmp_path, name, msg):
+    path = tmp_path / "t.npz"
+    Trace().save(path)
+    before = path.read_bytes()
+    t = Trace(metrics={name: np.zeros(1)}, iteration=np.arange(1), wall_time=np.zeros(1))
+    with pytest.raises(ValueError, match=msg):
+        t.save(path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["t.npz"]
+    back = Trace.load(t.save(tmp_path / "t.json"))  # JSON holds the name as it is
+    assert back.names == [name]
+
+
+def test_npz_keeps_unicode_long_and_reserved_looking_names(tmp_path):
+    names = ["ρ‖v−v*‖∞ 😀", "", "a/b", "__format__", "iteration", "metric/x", "a.npy", "b" * 60000]
+    t = Trace(metrics={n: np.full(1, float(i)) for i, n in enumerate(names)},
+              final={"wall_time": np.ones(2), "__format__": np.zeros(1)}, iteration=np.arange(1), wall_time=np.zeros(1))
+    for ext in ("npz", "json"):
+        back = Trace.load(t.save(tmp_path / f"t.{ext}"))
+        assert back.names == sorted(names) and sorted(back.final) == ["__format__", "wall_time"]
+        for i, n in enumerate(names):
+            assert back[n].tolist() == [float(i)]
