@@ -24,6 +24,7 @@ theorem), Thm 4.3.2.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -151,7 +152,7 @@ def shapley_value_iteration(
     game : ZeroSumMarkovGame
         Possibly batched; all games are swept together.
     tol : float, default 1e-8
-        Target for the certified error ``‖V − V*‖∞``.
+        Target for the certified error ``‖V − V*‖∞`` (any real number > 0, numpy scalars included).
     max_iter : int, optional
         Sweep cap; default is the a-priori count
         ``⌈log(tol(1−γ)/(γ‖TV_0 − V_0‖∞)) / log γ⌉ + 2`` (enough by the contraction).
@@ -208,13 +209,16 @@ def shapley_value_iteration(
     (10.0, True)
     """
     game = _check_game(game, "shapley_value_iteration")
-    if isinstance(tol, bool) or not (isinstance(tol, (int, float)) and tol > 0):
+    # numbers.Real / numbers.Integral: numpy scalars too (a float32 game's own bound is a
+    # np.float32, a size computed with numpy a np.int64); bools (np.bool_ is not Integral) refused
+    if isinstance(tol, bool) or not (isinstance(tol, numbers.Real) and tol > 0):
         raise ValueError(f"tol must be a positive number; got {tol!r}")
-    check_tolerance(tol)  # finite
+    tol = check_tolerance(float(tol))  # finite
     if max_iter is not None and (
-        isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1
+        isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1
     ):
         raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
+    max_iter = None if max_iter is None else int(max_iter)
     xp, g = game.xp, game.gamma
     V = (
         xp.zeros(game.batch_shape + (game.S,), dtype=game.dtype, device=game.P.device)

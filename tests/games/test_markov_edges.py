@@ -14,9 +14,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rltheory.games import MarkovGame
+from rltheory.games import MarkovGame, ZeroSumMarkovGame, shapley_value_iteration
 from rltheory.games.general_sum import finite_horizon_nash_conv, finite_horizon_values
-from rltheory.games.zoo import prisoners_dilemma
+from rltheory.games.zoo import matching_pennies, prisoners_dilemma
 
 
 def _repeated_dilemma() -> MarkovGame:
@@ -58,3 +58,22 @@ def test_finite_horizon_values_of_a_valid_policy_are_exact():
     # against a uniform opponent defecting pays (5 + 1)/2 = 3 per step and the policy 9/4, so each
     # player's best response gains 2·(3 − 9/4) = 3/2 and NashConv is 3
     assert Fraction(finite_horizon_nash_conv(_repeated_dilemma(), np.full((2, 1, 2, 2), 0.25))) == 3
+
+
+# --------------------------------------------------------------------------- shapley
+def test_shapley_settings_may_be_numpy_scalars():
+    # A float32 game's own certificate is a np.float32 (not a Python float) and sizes computed with
+    # numpy are np.int64: tol=np.float32(1e-4) raised "tol must be a positive number" and
+    # max_iter=np.int64(500) "max_iter must be a positive integer or None". One state, rewards
+    # matching pennies + 1: V* = 1/(1 − 0.5) = 2.
+    g = ZeroSumMarkovGame(
+        np.ones((1, 2, 2, 1), dtype=np.float32), (matching_pennies()[None] + 1).astype(np.float32), 0.5
+    )
+    res = shapley_value_iteration(g, tol=np.float32(1e-4), max_iter=np.int64(500))
+    assert res.converged and abs(float(res.V[0]) - 2.0) <= float(res.bound) <= 1e-4
+    for tol in (True, np.float32(-1.0), np.float64(np.nan), "1e-4"):
+        with pytest.raises(ValueError, match="tol must be a positive number"):
+            shapley_value_iteration(g, tol=tol)
+    for max_iter in (np.True_, np.int64(0), np.float64(3.0)):
+        with pytest.raises(ValueError, match="max_iter must be a positive integer or None"):
+            shapley_value_iteration(g, max_iter=max_iter)
