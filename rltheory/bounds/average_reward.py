@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _count, _nonneg, _real_scalar
+from ._argcheck import _count, _nonneg, _real_scalar, _times
 
 __all__ = ["MAC_EXPONENT", "markov_average_bias", "mlmc_expected_samples", "mac_rate"]
 
@@ -101,18 +101,27 @@ def mac_rate(T: Any, *, tau_mix: float = 1.0, T_max: int = 2, C: float = 1.0) ->
     et al. (2024), with logarithmic factors in ``T_max``. The abstract states no
     explicit constant, so ``C`` is a free scale; experiments check the exponent.
 
+    Raises
+    ------
+    ValueError
+        ``T`` with an entry below 1, not finite or an integer beyond the float range (its
+        index and value named); ``tau_mix`` not a finite number ``≥ 1``; ``T_max`` not an
+        integer ``≥ 2``; ``C`` not a finite number ``≥ 0``.
+
     Examples
     --------
     >>> mac_rate([1, 4], tau_mix=4.0, T_max=4, C=0.5).tolist()
     [2.0, 1.0]
     """
-    t = np.asarray(T, dtype=float)
-    if np.any(~np.isfinite(t)) or np.any(t < 1):
-        raise ValueError(f"T must be >= 1; got {T!r}")
-    if not _real_scalar(tau_mix) >= 1:
+    # T through _times: an integer beyond the float range raised a bare OverflowError
+    t = _times(T, "T")
+    tau = _real_scalar(tau_mix)
+    if not tau >= 1:
         raise ValueError(f"tau_mix must be >= 1; got {tau_mix!r}")
+    if not math.isfinite(tau):  # tau_mix = inf gave inf, and NaN (0·inf) with C = 0
+        raise ValueError(f"tau_mix must be a finite number >= 1; got {tau_mix!r}")
     T_max = _count(T_max, "T_max", 2)
     c = _real_scalar(C)
     if not (math.isfinite(c) and c >= 0):
         raise ValueError(f"C must be a finite number >= 0; got {C!r}")
-    return c * math.sqrt(_real_scalar(tau_mix)) * math.log2(T_max) * t ** MAC_EXPONENT
+    return c * math.sqrt(tau) * math.log2(T_max) * t ** MAC_EXPONENT

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.constrained import slater_slack
+from rltheory.bounds.average_reward import mac_rate
 from rltheory.bounds.constrained import npg_pd_bounds
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp
@@ -97,3 +98,23 @@ def test_npg_pd_bounds_finite_when_the_bound_is(kw):
             else:
                 assert not math.isnan(got)
                 assert got == pytest.approx(float(exact), rel=1e-12)
+
+
+# ------------------------------------------------------------------ mac_rate arguments
+@pytest.mark.parametrize("C", [1.0, 0.0])
+def test_mac_rate_rejects_infinite_tau_mix(C):
+    """τ_mix = inf passed the ``>= 1`` check: the rate was inf, and NaN (0·inf) with C = 0."""
+    with pytest.raises(ValueError, match=r"tau_mix must be a finite number >= 1; got inf"):
+        mac_rate([4.0], tau_mix=math.inf, T_max=4, C=C)
+    with pytest.raises(ValueError, match=r"tau_mix must be >= 1; got 0\.5"):
+        mac_rate([4.0], tau_mix=0.5)
+
+
+def test_mac_rate_locates_bad_times():
+    """T = 10**400 raised numpy's bare OverflowError; T entries are now checked like every bound's times."""
+    with pytest.raises(ValueError, match=r"T must be >= 1 and finite as a float; got an integer beyond the float range"):
+        mac_rate(10**400)
+    with pytest.raises(ValueError, match=r"T must be >= 1; T\[1\] = 0\.5"):
+        mac_rate([4, 0.5])
+    # C √τ log₂(T_max) / √T = 0.5 · 2 · 2 / 2
+    assert mac_rate(np.int64(4), tau_mix=np.float32(4.0), T_max=np.int64(4), C=0.5) == 1.0
