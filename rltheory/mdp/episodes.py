@@ -179,6 +179,9 @@ class EpisodeDataset:
     ) -> None:
         """Raise a located :class:`InvalidModelError` when the dataset does not fit a model.
 
+        ``S``, ``H`` and each entry of ``A`` must be integers ``>= 1`` (located
+        :class:`InvalidModelError` otherwise; a float is not truncated).
+
         Examples
         --------
         >>> import numpy as np
@@ -188,17 +191,18 @@ class EpisodeDataset:
         ...
         rltheory.errors.InvalidModelError: wrong horizon: the dataset has H = 3 (states shape (2, 4)) but the model has H = 5
         """
-        if H is not None and int(H) != self.H:
+        # sizes are checked as integers first: int(H) truncated H = 3.7 to a matching 3
+        if H is not None and _positive(H, "check_compatible: H") != self.H:
             raise InvalidModelError(
                 f"wrong horizon: the dataset has H = {self.H} (states shape {self.states.shape}) "
                 f"but the model has H = {int(H)}"
             )
-        if S is not None and int(S) != self.S:
+        if S is not None and _positive(S, "check_compatible: S") != self.S:
             raise InvalidModelError(
                 f"the dataset has S = {self.S} states but the model has S = {int(S)}"
             )
         if A is not None:
-            want = tuple(A) if isinstance(A, (tuple, list)) else (int(A),)
+            want = _action_sizes(A, "check_compatible: model")
             if want != self.action_shape:
                 raise InvalidModelError(
                     f"the dataset has action sizes {self.action_shape} but the model has {want}"

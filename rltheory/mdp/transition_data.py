@@ -99,12 +99,13 @@ class TransitionDataset:
         return int(self.states.shape[0])
 
     def check_compatible(self, *, S: int | None = None, A: int | None = None) -> None:
-        """Located error when the dataset's ``S``/``A`` differ from a model's."""
-        if S is not None and int(S) != self.S:
+        """Located error when the dataset's ``S``/``A`` differ from a model's (or are not integers >= 1)."""
+        # int(S) truncated S = 2.5 to a matching 2
+        if S is not None and _positive(S, "check_compatible: S") != self.S:
             raise InvalidModelError(
                 f"the dataset has S = {self.S} states but the model has S = {int(S)}"
             )
-        if A is not None and int(A) != self.A:
+        if A is not None and _positive(A, "check_compatible: A") != self.A:
             raise InvalidModelError(
                 f"the dataset has A = {self.A} actions but the model has A = {int(A)}"
             )

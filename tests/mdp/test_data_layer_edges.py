@@ -286,3 +286,27 @@ def test_trajectory_returns_refuses_text_and_complex_rewards(R):
     with pytest.raises(TypeError, match="trajectory_returns R must hold real numbers"):
         sample_preferences(d, d, R, rng=0)
     assert trajectory_returns(d, np.array([[[1.0, 2.0, 3.0]]], dtype=np.float32)).tolist() == [[1.0]]
+
+
+# ----------------------------------------------------------------------------- check_compatible
+def test_check_compatible_does_not_truncate_sizes():
+    # int(H) and int(S) truncated: a dataset with H = 2, S = 2 was "compatible" with H = 2.7
+    # and S = 2.5; A = np.array([2]) raised numpy's "only 0-dimensional arrays can be
+    # converted to Python scalars"
+    d = EpisodeDataset(np.zeros((1, 3), int), np.zeros((1, 2), int), np.zeros((1, 2)), S=2, A=2)
+    with pytest.raises(InvalidModelError, match=r"check_compatible: H must be an integer >= 1; got 2\.7"):
+        d.check_compatible(H=2.7)
+    with pytest.raises(InvalidModelError, match=r"check_compatible: S must be an integer >= 1; got 2\.5"):
+        d.check_compatible(S=2.5)
+    with pytest.raises(InvalidModelError, match=r"check_compatible: model\.A must be an integer >= 1; got array\(\[2\]\)"):
+        d.check_compatible(A=np.array([2]))
+    d.check_compatible(S=np.int64(2), A=2, H=np.int32(2))  # numpy integers are sizes
+    d.check_compatible(A=[2])
+    with pytest.raises(InvalidModelError, match=r"action sizes \(2,\) but the model has \(3,\)"):
+        d.check_compatible(A=3)
+    t = TransitionDataset([0], [1], [0.0], [1], 2, 2)
+    with pytest.raises(InvalidModelError, match=r"check_compatible: S must be an integer >= 1; got 2\.5"):
+        t.check_compatible(S=2.5)
+    with pytest.raises(InvalidModelError, match=r"check_compatible: A must be an integer >= 1; got 2\.9"):
+        t.check_compatible(A=2.9)
+    t.check_compatible(S=np.int64(2), A=2)
