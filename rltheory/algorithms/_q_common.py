@@ -38,8 +38,18 @@ def _alpha(step_size: StepSize, n: Any) -> np.ndarray:
 
     A NaN, an infinite, a negative or a ``> 1`` step raises ``ValueError`` naming the argument
     the schedule got and the value it returned (it used to turn the table into NaN silently).
+    A result that is not one step per count (``[0.1]`` for the scalar ``t``, two steps for one
+    run) raises ``ValueError`` naming both shapes (numpy's broadcasting or ``float()`` error before).
     """
     a = np.asarray(step_size(n), dtype=float)
+    try:
+        fits = np.broadcast_shapes(a.shape, np.shape(n)) == np.shape(n)
+    except ValueError:
+        fits = False
+    if not fits:
+        at = (f"step_size({np.asarray(n).item()!r})" if np.ndim(n) == 0
+              else f"step_size(n) for counts n of shape {np.shape(n)}")
+        raise ValueError(f"step_size must return one step per count; {at} returned shape {a.shape}")
     ok = (a >= 0.0) & (a <= 1.0)
     if not np.all(ok):
         i = np.argwhere(~np.broadcast_to(ok, np.broadcast_shapes(ok.shape, np.shape(n))))[0]

@@ -109,3 +109,35 @@ def test_double_q_mean_of_two_tables_near_the_float_range():
     np.testing.assert_array_equal(res.extra["Q_B"][0, 0], [r, -r])
     np.testing.assert_array_equal(res.Q[0, 0], [r, -r])
     assert res.trace["error"][-1, 0] == 0.0
+
+
+# ------------------------------------------------------------------------------ step-size schedules
+
+
+@pytest.mark.parametrize("rule", [lambda n: np.array([0.1, 0.2]), lambda n: [0.1], lambda n: np.full((2, 1), 0.1)],
+                         ids=["two-steps", "list-of-one", "column"])
+def test_schedules_returning_the_wrong_shape_raise_a_located_error(rule):
+    # one step per count: a scalar for the synchronous sweep t, one per run for the trajectory learners
+    # (double Q asks for the runs that update each table: 0 or 1 of them here). The old code raised
+    # numpy's "only 0-dimensional arrays can be converted to Python scalars" or "non-broadcastable
+    # output operand with shape (1,) ..." from inside the update.
+    mdp = random_mdp(3, 2, gamma=0.9, rng=0)
+    with pytest.raises(ValueError, match=r"step_size must return one step per count; step_size\(0\) returned "
+                                         r"shape \((1|2),"):
+        synchronous_q_learning(mdp, iterations=3, step_size=rule, rng=0)
+    if np.shape(rule(0)) == (1,):  # one step for the one run: fine for the trajectory learners
+        return
+    msg = r"step_size must return one step per count; step_size\(n\) for counts n of shape \((0|1),\) returned shape"
+    for learner in (q_learning, double_q_learning, va_learning):
+        with pytest.raises(ValueError, match=msg):
+            learner(mdp, steps=3, step_size=rule, rng=0)
+    with pytest.raises(ValueError, match=msg):
+        q_learning_replay(mdp, steps=3, step_size=rule, rng=0, replay_every=1, replay_updates=1, buffer_size=2)
+
+
+def test_schedules_may_return_a_scalar_or_one_step_per_run():
+    # a schedule that ignores its argument (a plain float) broadcasts over the runs, as before
+    mdp = random_mdp(3, 2, gamma=0.9, rng=0)
+    a = q_learning(mdp, steps=20, step_size=lambda n: 0.3, rng=4, n_runs=3).Q
+    b = q_learning(mdp, steps=20, step_size=constant_step(0.3), rng=4, n_runs=3).Q
+    np.testing.assert_array_equal(a, b)
