@@ -439,6 +439,8 @@ def _estimator(data: EpisodeDataset, delta: float, n_candidates: int, features: 
     # underflows (δ = 5e-324, or δ = 1e-320 with a few hundred events) and 1/δ' overflows
     # (δ' < 5.6e-309), which made the self-normalised β infinite and β·‖φ‖ = inf·0 = NaN
     log_inv_delta = math.log(2 * n * H * n_candidates * (S * J if features is None else 1)) - math.log(delta)
+    if not isinstance(split, (bool, np.bool_)):  # split='False' is truthy: it split the data
+        raise ValueError(f"split must be True or False; got {split!r}")
     if features is not None and beta is None:
         raise ValueError("linear intervals need beta (a number or 'self-normalized')")
     if isinstance(beta, str):

@@ -12,6 +12,7 @@ from rltheory.algorithms.offline_games import (
     equilibrium_gap,
     gap_relaxation_equilibrium,
     interval_gap_bound,
+    pessimistic_equilibrium_vi,
 )
 from rltheory.mdp.offline_data import EpisodeDataset
 
@@ -142,3 +143,16 @@ def test_gap_relaxation_names_the_bad_candidate():
     with pytest.raises(ValueError, match=r"candidates\[3\] must be non-negative; most negative entry candidates\[3\]\(h=0, s=0, a1=0, a2=1\)"):
         gap_relaxation_equilibrium(d, c[:3] + [neg])
     assert gap_relaxation_equilibrium(d, c).candidate in (0, 3)
+
+
+@pytest.mark.parametrize("split", ["False", 0, None, 1.0])
+def test_split_must_be_a_bool(split):
+    """split='False' is truthy and split the data (the opposite of what was asked); 0 / None / 1.0
+    were read as booleans too."""
+    d = _coordination_data(40)
+    pol = np.eye(4)[0].reshape(1, 1, 2, 2)
+    assert interval_gap_bound(d, pol, split=np.bool_(False)).gap_bound.shape == (1,)
+    with pytest.raises(ValueError, match="split must be True or False; got "):
+        interval_gap_bound(d, pol, split=split)
+    with pytest.raises(ValueError, match="split must be True or False; got "):
+        pessimistic_equilibrium_vi(d, split=split)
