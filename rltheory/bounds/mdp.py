@@ -352,8 +352,10 @@ def vi_sweep_error(mdp: Any) -> float:
     with ``δ ≥ max |σ − 1|`` (the computed row sums' distance from 1 plus ``γ_S``), ``P``
     differs from the stochastic ``P/σ`` by at most ``δ`` in the ``∞``-norm, so the sweep
     is the stochastic model's ``T`` plus an error at most
-    ``ε₁ = a‖R‖∞ + γ(a + δ)‖v‖∞`` with ``a = γ_{n+2}``. From ``v_0 = 0``,
-    ``‖v_k‖∞ ≤ (‖R‖∞ + ε₁)/(1 − γ)``, hence ``ε₁ ≤ (a + b)‖R‖∞/(1 − b)`` with
+    ``ε₁ = a‖R‖∞ + γ(a + δ)‖v‖∞ + η`` with ``a = γ_{n+2}`` and ``η`` the underflow allowance
+    ``2(S + 2)s`` (``s`` the dtype's subnormal spacing: products with subnormal results err
+    absolutely, Higham 2002, eq. (2.8)). From ``v_0 = 0``,
+    ``‖v_k‖∞ ≤ (‖R‖∞ + ε₁)/(1 − γ)``, hence ``ε₁ ≤ ((a + b)‖R‖∞ + η)/(1 − b)`` with
     ``b = γ(a + δ)/(1 − γ)``. The differences ``Δ = T v − v`` the rule reads are rounded too
     (at most ``u|Δ|``, ``‖Δ‖∞ ≤ 2(‖R‖∞ + ε₁)/(1 − γ)``): folded in, the bound returned is
     ``ε = ε₁ + u(‖R‖∞ + ε₁)``. ``inf`` when ``b ≥ 1``.
@@ -380,7 +382,7 @@ def vi_sweep_error(mdp: Any) -> float:
     if not b < 1.0:
         return math.inf
     r = float(np.max(np.asarray(to_numpy(ro.r_max), dtype=float), initial=0.0))
-    e1 = (a + b) * r / (1.0 - b)
+    e1 = ((a + b) * r + ro.under) / (1.0 - b)
     return e1 + u * (r + e1)
 
 
