@@ -11,6 +11,7 @@ import pytest
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import (
     FiniteMDP,
+    evaluate_policy,
     from_gymnasium,
     from_mdptoolbox,
     from_quantecon,
@@ -257,3 +258,101 @@ def test_done_flags_may_be_numpy_booleans_or_0_1(done):
     table = {0: {0: [(1.0, 1, 1.0, done)]}, 1: {0: [(1.0, 1, 0.0, True)]}}
     m = from_gymnasium(_TableEnv(table, 2, 1, isd=[1.0, 0.0]), 0.5)
     np.testing.assert_array_equal(np.asarray(m.P)[:, 0], [[0.0, 1.0], [0.0, 1.0]])
+
+
+# ---- every toy-text variant against its own table ------------------------------------------------
+TOY_TEXT = [
+    ("FrozenLake-v1", {}),
+    ("FrozenLake-v1", {"is_slippery": False}),
+    ("FrozenLake-v1", {"map_name": "8x8"}),
+    ("FrozenLake-v1", {"map_name": "8x8", "is_slippery": False}),
+    ("FrozenLake-v1", {"desc": ["SFH", "FHG", "FFF"]}),
+    # two start cells, two goals, per-step reward, a hole penalty and success rate 1/2
+    (
+        "FrozenLake-v1",
+        {"desc": ["SFS", "FHG", "GFF"], "success_rate": 0.5, "reward_schedule": (2, -1, 0.5)},
+    ),
+    ("Taxi-v4", {}),
+    ("Taxi-v4", {"is_rainy": True}),
+    ("CliffWalking-v1", {}),
+    ("CliffWalking-v1", {"is_slippery": True}),
+]
+
+
+def _make(name, kwargs):
+    if name not in gym.registry:
+        pytest.skip(f"{name} is not registered in gymnasium {gym.__version__}")
+    try:
+        return gym.make(name, **kwargs)
+    except TypeError as exc:  # an option this gymnasium version lacks
+        pytest.skip(f"{name}{kwargs}: {exc}")
+
+
+def _reference_extra(u, S, A):
+    """The 'extra' model written out from the table: Σ p into s' (or into S on done), Σ p r."""
+    P = np.zeros((S + 1, A, S + 1))
+    R = np.zeros((S + 1, A))
+    for s in range(S):
+        for a in range(A):
+            for p, s2, r, done in u.P[s][a]:
+                P[s, a, S if done else s2] += p
+                R[s, a] += p * r
+    P[S, :, S] = 1.0
+    return P, R
+
+
+@pytest.mark.parametrize("name, kwargs", TOY_TEXT, ids=lambda x: str(x))
+def test_every_toy_text_variant_equals_its_table(name, kwargs):
+    env = _make(name, kwargs)
+    u = env.unwrapped
+    S, A = int(env.observation_space.n), int(env.action_space.n)
+    gamma = 0.95
+    extra = from_gymnasium(env, gamma, terminal="extra")
+    P_ref, R_ref = _reference_extra(u, S, A)
+    np.testing.assert_array_equal(np.asarray(extra.P), P_ref)  # same sums in the same order
+    scale = max(1.0, float(np.abs(R_ref).max()))
+    np.testing.assert_allclose(
+        np.asarray(extra.R), R_ref, rtol=0, atol=4 * np.finfo(float).eps * scale
+    )
+    np.testing.assert_array_equal(np.asarray(extra.mu), np.append(u.initial_state_distrib, 0.0))
+    # in place: the same values on every state the episode can visit; episode ends absorbing, reward 0
+    inplace = from_gymnasium(env, gamma)
+    mu = np.asarray(inplace.mu)
+    for seed in range(3):  # the same start value under any policy (three random ones)
+        pi = np.random.default_rng(seed).integers(A, size=S)
+        v_in = mu @ evaluate_policy(inplace, pi)
+        v_extra = np.asarray(extra.mu) @ evaluate_policy(extra, np.append(pi, 0))
+        assert abs(v_in - v_extra) <= 1e-9 * scale / (1 - gamma)
+    ends = sorted(
+        {s2 for s in range(S) for a in range(A) for p, s2, r, d in u.P[s][a] if d and p > 0}
+    )
+    P_in, R_in = np.asarray(inplace.P), np.asarray(inplace.R)
+    for t in ends:
+        np.testing.assert_array_equal(P_in[t, :, t], 1.0)
+        np.testing.assert_array_equal(R_in[t], 0.0)
+
+
+def test_custom_frozenlake_value_matches_episodes_of_the_real_env():
+    # Two start cells, two goals (+2), a hole (−1), +0.5 on every frozen cell entered, success rate 1/2:
+    # the rewards depend on the next state and are kept on the episode-ending transition. The MDP value
+    # from μ under a fixed policy equals the mean discounted return of real episodes within 4 standard
+    # errors (fixed seeds; truncation at the env's 100 steps costs at most 0.9^100·2/0.1 = 5e-4).
+    env = _make(
+        "FrozenLake-v1",
+        {"desc": ["SFS", "FHG", "GFF"], "success_rate": 0.5, "reward_schedule": (2, -1, 0.5)},
+    )
+    gamma = 0.9
+    mdp = from_gymnasium(env, gamma)
+    pi = np.array([1, 2, 1, 0, 0, 0, 2, 2, 3])  # down / right / left moves towards the goals
+    v = float(np.asarray(mdp.mu) @ evaluate_policy(mdp, pi))
+    G = np.empty(1500)
+    for e in range(G.size):
+        s, _ = env.reset(seed=e)
+        g, disc, done = 0.0, 1.0, False
+        while not done:
+            s, r, term, trunc, _ = env.step(int(pi[s]))
+            g += disc * r
+            disc *= gamma
+            done = term or trunc
+        G[e] = g
+    assert abs(G.mean() - v) <= 4 * G.std(ddof=1) / np.sqrt(G.size) + 5e-4
