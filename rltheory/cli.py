@@ -15,14 +15,18 @@ any claim fails. With ``--seeds`` (``START:STOP`` or ``0,3,7``) it runs each exp
 every seed instead and writes ``DIR/NAME.seeds.json``: each claim's verdict and measured
 number per seed, the failing seeds and, for interval claims, the binomial tail of the
 misses (:mod:`rltheory.experiments.robustness`); it exits with status 1 if any run failed.
-Files are written atomically.
+Files are written atomically. Status 2 means the command could not do its work: bad
+arguments, or an ``--out`` folder that cannot be created or written (tested before any
+experiment runs) or a file that could not be written; the message names the folder or file.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,7 +67,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from . import experiments  # noqa: PLC0415
     from .plot import png_bytes  # noqa: PLC0415
-    from .trace import write_atomic  # noqa: PLC0415
 
     known = experiments.names()
     if args.all:
@@ -102,11 +105,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         result = exp.run(config, seed=seed, progress=not args.quiet)
         elapsed = time.perf_counter() - t0
-        png = write_atomic(out / f"{name}.png", png_bytes(exp.plot(result)))
+        png = _write(out / f"{name}.png", png_bytes(exp.plot(result)))
+        if png is None:
+            return 2
         record = result.to_json_dict()
         record.update({"title": exp.title, "seed": seed, "preset": "full" if args.full else "quick",
                        "elapsed_s": elapsed})
-        js = write_atomic(out / f"{name}.json", json.dumps(record, indent=1, allow_nan=False))
+        js = _write(out / f"{name}.json", json.dumps(record, indent=1, allow_nan=False))
+        if js is None:
+            return 2
         verdict = "PASS" if result.passed else "FAIL"
         print(f"{name}: {verdict} ({len(result.checks)} checks, {elapsed:.1f} s) -> {png}, {js}")
         if not args.quiet or not result.passed:
@@ -125,7 +132,6 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
     """``reproduce --seeds``: one seed-robustness report per experiment."""
     from . import experiments  # noqa: PLC0415
     from .experiments.robustness import seed_robustness  # noqa: PLC0415
-    from .trace import write_atomic  # noqa: PLC0415
 
     out = _out_dir(args.out)
     if out is None:
@@ -133,7 +139,9 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
     failed = []
     for name in todo:
         rep = seed_robustness(experiments.get(name), seeds, full=args.full, progress=not args.quiet)
-        js = write_atomic(out / f"{name}.seeds.json", json.dumps(rep.to_json_dict(), indent=1, allow_nan=False))
+        js = _write(out / f"{name}.seeds.json", json.dumps(rep.to_json_dict(), indent=1, allow_nan=False))
+        if js is None:
+            return 2
         ok = sum(rep.run_passed)
         print(f"{name}: {ok}/{len(seeds)} seeds pass ({len(rep.claims)} claims, {sum(rep.elapsed_s):.1f} s) -> {js}")
         for c in rep.claims:
@@ -240,7 +248,25 @@ def _out_dir(path: str) -> Path | None:
     except OSError as exc:
         print(f"rltheory reproduce: cannot create --out {path!r}: {exc.strerror or exc}", file=sys.stderr)
         return None
+    try:  # before any experiment runs: a folder that exists need not take files
+        fd, probe = tempfile.mkstemp(prefix=".rltheory-write-test.", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        print(f"rltheory reproduce: cannot write to --out {path!r}: {exc.strerror or exc}", file=sys.stderr)
+        return None
     return out
+
+
+def _write(path: Path, data: bytes | str) -> Path | None:
+    """:func:`~rltheory.trace.write_atomic`, or ``None`` after a message naming the file when it fails."""
+    from .trace import write_atomic  # noqa: PLC0415
+
+    try:
+        return write_atomic(path, data)
+    except OSError as exc:
+        print(f"rltheory reproduce: cannot write {str(path)!r}: {exc.strerror or exc}", file=sys.stderr)
+        return None
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -124,3 +124,62 @@ def test_npz_keeps_unicode_long_and_reserved_looking_names(tmp_path):
         assert back.names == sorted(names) and sorted(back.final) == ["__format__", "wall_time"]
         for i, n in enumerate(names):
             assert back[n].tolist() == [float(i)]
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+@pytest.fixture
+def toy_cli(monkeypatch):
+    from _platform_toy import ToyConfig
+
+    from rltheory.bounds import Claim, check_bound
+    from rltheory.experiments import Experiment, ExperimentResult, base
+    from rltheory.plot import figure
+
+    runs = []
+
+    def run(config, *, seed=0, progress=False):
+        runs.append(seed)
+        return ExperimentResult("toy-out", {"n": config.n}, {}, [
+            Claim("small", "x ≤ 1", "made up", None, "bound").check(check_bound([0.5], [1.0]))])
+
+    monkeypatch.setitem(base._REGISTRY, "toy-out", Experiment("toy-out", "A passing toy", ToyConfig, run,
+                                                              lambda r: figure()[0]))
+    return runs
+
+
+@pytest.mark.parametrize("extra", [[], ["--seeds", "0:2"]])
+def test_reproduce_refuses_an_out_folder_it_cannot_write_before_running(tmp_path, capsys, monkeypatch, toy_cli, extra):
+    # an existing folder that takes no files (read-only mount, no permission): the experiment
+    # ran to the end, then write_atomic's FileNotFoundError/PermissionError escaped as a
+    # traceback with status 1, the status of a failed claim
+    import tempfile
+
+    from rltheory.cli import main
+
+    def refuse(*args, dir=None, **kwargs):
+        if dir is not None and str(dir).startswith(str(tmp_path)):
+            raise PermissionError(13, "Permission denied")
+        return real(*args, dir=dir, **kwargs)
+
+    real = tempfile.mkstemp
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    assert main(["reproduce", "toy-out", "--quiet", "--out", str(tmp_path), *extra]) == 2
+    assert f"cannot write to --out {str(tmp_path)!r}: Permission denied" in capsys.readouterr().err
+    assert toy_cli == []  # refused before any run
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reproduce_names_a_file_it_could_not_write(tmp_path, capsys, monkeypatch, toy_cli):
+    # a write that fails after the folder test (disk full): a located message and status 2
+    from rltheory import trace
+    from rltheory.cli import main
+
+    def full(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(trace, "write_atomic", full)
+    for extra, name in (([], "toy-out.png"), (["--seeds", "0:2"], "toy-out.seeds.json")):
+        assert main(["reproduce", "toy-out", "--quiet", "--out", str(tmp_path), *extra]) == 2
+        assert f"cannot write {str(tmp_path / name)!r}: No space left on device" in capsys.readouterr().err
