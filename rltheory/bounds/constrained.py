@@ -57,6 +57,14 @@ __all__ = [
 FOSP_EXPONENT = -2.0 / 3.0
 
 
+def _inv_root(T: int, q: int) -> float:
+    """``T^{-1/q}`` for an integer ``T ≥ 1`` of any size: ``float(T)`` raises ``OverflowError`` beyond
+    ``1.8e308``, so ``T = 2^k m`` with ``q | k`` and ``m < 2^{64+q}`` exact to ``2^{-64}``, and the power of
+    two is applied by ``ldexp`` (exact; it underflows to 0 only where ``T^{-1/q}`` does)."""
+    k = max(T.bit_length() - 64, 0) // q * q
+    return math.ldexp(float(T >> k) ** (-1.0 / q), -(k // q))
+
+
 def npg_pd_step_sizes(T: int, *, gamma: float, n_actions: int) -> tuple[float, float]:
     r"""Step sizes of Ding et al. (2020, Thm 1): ``η_1 = 2 log|A|``, ``η_2 = 2(1−γ)/√T``.
 
@@ -72,7 +80,8 @@ def npg_pd_step_sizes(T: int, *, gamma: float, n_actions: int) -> tuple[float, f
     T, n_actions = _count(T, "T"), _count(n_actions, "n_actions")
     g = _gamma(gamma)
     eta1 = 2.0 * math.log(n_actions) if n_actions > 1 else 1.0
-    return eta1, 2.0 * (1.0 - g) / math.sqrt(T)
+    # math.sqrt(T) raised OverflowError for T = 10**400 (η_2 = 2(1−γ)·1e-200 is a float)
+    return eta1, 2.0 * (1.0 - g) / math.sqrt(T) if T < 2**1000 else 2.0 * (1.0 - g) * _inv_root(T, 2)
 
 
 def slater_dual_radius(*, gamma: float, slack: float, reward_span: float = 1.0) -> tuple[float, float]:
@@ -242,7 +251,9 @@ def fosp_schedule(T: int, *, eta_theta: float = 1.0, eta_mu: float = 1.0, delta_
     (1.0, 1.0, 0.1)
     """
     T = _count(T, "T")
-    return _pos(eta_theta, "eta_theta"), _pos(eta_mu, "eta_mu"), _pos(delta_scale, "delta_scale") * float(T) ** (-1.0 / 3.0)
+    # float(T) raised OverflowError for T = 10**400 (δ = 1e-133·delta_scale is a float)
+    root = float(T) ** (-1.0 / 3.0) if T < 2**1000 else _inv_root(T, 3)
+    return _pos(eta_theta, "eta_theta"), _pos(eta_mu, "eta_mu"), _pos(delta_scale, "delta_scale") * root
 
 
 def fosp_rate(T: Any, *, C: float = 1.0) -> np.ndarray:

@@ -11,7 +11,7 @@ import pytest
 
 from rltheory.algorithms.constrained import slater_slack
 from rltheory.bounds.average_reward import mac_rate
-from rltheory.bounds.constrained import npg_pd_bounds
+from rltheory.bounds.constrained import fosp_schedule, npg_pd_bounds, npg_pd_step_sizes
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp
 
@@ -118,3 +118,18 @@ def test_mac_rate_locates_bad_times():
         mac_rate([4, 0.5])
     # C √τ log₂(T_max) / √T = 0.5 · 2 · 2 / 2
     assert mac_rate(np.int64(4), tau_mix=np.float32(4.0), T_max=np.int64(4), C=0.5) == 1.0
+
+
+# ------------------------------------------------------------------ step-size schedules at huge horizons
+@pytest.mark.parametrize("k", [400, 1000, 5000])
+def test_schedules_at_horizons_beyond_the_float_range(k):
+    """T = 10**k is a valid horizon (an integer >= 1) and η_2 = 2(1−γ)/√T, δ = T^{-1/3} are floats (or 0 where
+    they underflow); math.sqrt(T) and float(T) raised OverflowError before."""
+    T = 10**k
+    _, eta2 = npg_pd_step_sizes(T, gamma=0.5, n_actions=2)
+    assert eta2 == pytest.approx(10.0 ** (-k / 2), rel=1e-13, abs=0.0) if k / 2 < 323 else eta2 == 0.0
+    delta = fosp_schedule(T, delta_scale=2.0)[2]
+    assert delta == pytest.approx(2.0 * 10.0 ** (-k / 3), rel=1e-13) if k / 3 < 323 else delta == 0.0
+    # the large-T path continues the ordinary one: T = 3 · 2^1000 ± 1 against T / 2^1000 scaled exactly
+    for T in (3 * 2**1000 - 1, 3 * 2**1000 + 1):
+        assert npg_pd_step_sizes(T, gamma=0.5, n_actions=2)[1] == pytest.approx(2**-500 / math.sqrt(3), rel=1e-15)
