@@ -50,7 +50,8 @@ class DoMoResult:
         ``error`` = ``‖Q_ref − Q_k‖∞`` against the reference ``Q_ref`` (``Q_star``) and ``bound``, a
         certified upper bound on both ``‖Q* − Q_k‖∞`` and ``error``: ``γ^{nk} ‖Q* − Q_0‖∞`` plus the
         round-off of the computed iterates and of ``Q_ref`` (see :func:`domo_vi`), where
-        ``T Q_0 ≥ Q_0`` (the default start), else ``+inf`` for ``k ≥ 1``.
+        ``T Q_0 ≥ Q_0`` (the default start) or ``λ = 0, m = 1`` (value iteration with ``n``-step
+        lookahead, a ``γ^n``-contraction from any start), else ``+inf`` for ``k ≥ 1``.
     """
 
     Q: np.ndarray
@@ -131,7 +132,8 @@ def domo_vi(
     Q0 : array, optional
         Start; default ``min(r)/(1−γ)``, which satisfies ``T Q_0 ≥ Q_0``. For a start that does
         not (checked to ``16ε`` of its size) the trace's ``bound`` is ``+inf`` after step 0
-        (the ``γ^n`` rate does not apply; the error can grow).
+        (the ``γ^n`` rate does not apply; the error can grow), except for ``λ = 0, m = 1``, where
+        ``Q_{k+1} = T^n Q_k`` contracts from any start.
     Q_star : array, optional
         Reference ``Q_ref`` for the trace's ``error`` (default: policy iteration on the float64
         row-normalised model). Its own distance from ``Q*`` is certified by its Bellman residual,
@@ -263,7 +265,7 @@ def domo_vi(
         step = float(np.abs(new - Q).max())
         Q = new
         b = up * (gn * b + g * (w + eps / (1.0 - g)) + xi)
-        rec.record(k, error=norm(Qs - Q), bound=np.where(certified, up * (b + eta), np.inf))
+        rec.record(k, error=norm(Qs - Q), bound=np.where(certified | vi, up * (b + eta), np.inf))
         if step <= tol:
             converged = True
             break

@@ -10,6 +10,7 @@ import pytest
 
 from rltheory.algorithms.q_learning import (
     constant_step,
+    domo_vi,
     double_q_learning,
     q_learning,
     q_learning_replay,
@@ -17,6 +18,7 @@ from rltheory.algorithms.q_learning import (
     va_learning,
 )
 from rltheory.bounds import q_learning_bound
+from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.zoo import random_mdp
 
@@ -141,3 +143,24 @@ def test_schedules_may_return_a_scalar_or_one_step_per_run():
     a = q_learning(mdp, steps=20, step_size=lambda n: 0.3, rng=4, n_runs=3).Q
     b = q_learning(mdp, steps=20, step_size=constant_step(0.3), rng=4, n_runs=3).Q
     np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------------------------------------ DoMo-VI
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_domo_vi_bound_is_finite_from_any_start_for_value_iteration(n):
+    # λ = 0, m = 1: Q_{k+1} = T^n Q_k, a γ^n-contraction from any start, so ‖Q* − Q_k‖∞ ≤ γ^{nk}‖Q* − Q_0‖∞
+    # without T Q_0 ≥ Q_0 (the docstring's own round-off recursion says so: ε is not counted). The
+    # trace reported +inf for k ≥ 1. S = 1, r = (1, 0), γ = 0.9: Q* = (10, 9); Q_0 = (8, 9.5) has
+    # T Q_0 = (9.55, 8.55), not ≥ Q_0, and ‖Q* − Q_0‖∞ = 2.
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[1.0, 0.0]]), 0.9)
+    with pytest.warns(ConvergenceWarning, match="iterations=6"):
+        res = domo_vi(mdp, Q0=np.array([[8.0, 9.5]]), n_improve=n, m_eval=1, lam=0.0, iterations=6, tol=1e-300)
+    rate = 2.0 * 0.9 ** (n * np.arange(7))
+    bound, err = res.trace["bound"], res.trace["error"]
+    assert np.all(np.isfinite(bound))
+    assert np.all(err <= bound)
+    # the rate plus a round-off allowance of relative 1e-12 of ‖Q*‖∞ = 10 (as in test_domo_roundoff.py)
+    assert np.all(bound >= rate) and np.all(bound - rate <= 1e-12 * 10.0)
+    np.testing.assert_allclose(res.Q, [[10.0, 9.0]], atol=2.0 * 0.9 ** (6 * n) + 1e-13)
