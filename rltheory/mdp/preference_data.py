@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import as_float, require_host
+from ..backend import as_float, require_host, to_numpy
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
@@ -57,8 +57,9 @@ class PreferenceDataset:
     first, second : EpisodeDataset
         The compared trajectories; same ``K``, ``H``, ``S``, ``A`` (both an int or both a
         tuple, so that both hold actions of the same shape).
-    labels : int array, shape (K, n)
-        ``labels[k, i] = 1`` when player ``i`` prefers ``first`` episode ``k``.
+    labels : int or bool array, shape (K, n) (or (K,) for one player)
+        ``labels[k, i] = 1`` when player ``i`` prefers ``first`` episode ``k``; stored as
+        int64.
 
     Raises
     ------
@@ -75,12 +76,16 @@ class PreferenceDataset:
         cls = "PreferenceDataset"
         a = self.first
         _check_pair(a, self.second, cls)
-        y = _int_array(self.labels, "labels", cls)
-        if y.ndim == 1:
+        raw = np.asarray(to_numpy(self.labels))
+        # indicators 1[τ ≻ τ'] may come as booleans (they were refused as "integer indices")
+        y = _int_array(raw.astype(np.int64) if raw.dtype == bool else raw, "labels", cls)
+        if y.ndim == 1 and a.n_players == 1:
             y = y[:, None]
         if y.shape != (a.K, a.n_players):
+            # the shape as given (a 1-D (K,) was reported as the reshaped (K, 1))
             raise InvalidModelError(
-                f"{cls}.labels must have shape (K, n) = {(a.K, a.n_players)}; got {y.shape}"
+                f"{cls}.labels must have shape (K, n) = {(a.K, a.n_players)}; got {raw.shape}"
+                f"{' (one player may also give shape (K,))' if a.n_players == 1 else ''}"
             )
         _check_range(y, 2, "labels", cls, ("k", "i"), "a 0/1")
         object.__setattr__(self, "labels", y)

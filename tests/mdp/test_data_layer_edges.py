@@ -310,3 +310,23 @@ def test_check_compatible_does_not_truncate_sizes():
     with pytest.raises(InvalidModelError, match=r"check_compatible: A must be an integer >= 1; got 2\.9"):
         t.check_compatible(A=2.9)
     t.check_compatible(S=np.int64(2), A=2)
+
+
+# ----------------------------------------------------------------------------- preference labels
+def test_preference_labels_shape_message_and_boolean_labels(tmp_path):
+    # 1-D labels for a two-player dataset were reported with their reshaped shape
+    # ("got (1, 1)" for a (1,) input); boolean labels 1[τ ≻ τ'] were refused as
+    # "labels must hold integer indices; got dtype bool"
+    g = EpisodeDataset(np.zeros((1, 2), int), np.zeros((1, 1, 2), int), np.zeros((1, 1, 2)), S=1, A=(2, 2))
+    with pytest.raises(InvalidModelError, match=r"labels must have shape \(K, n\) = \(1, 2\); got \(1,\)$"):
+        PreferenceDataset(g, g, [1])
+    one = EpisodeDataset(np.zeros((2, 2), int), np.zeros((2, 1), int), np.zeros((2, 1)), S=1, A=2)
+    with pytest.raises(InvalidModelError, match=r"labels must have shape \(K, n\) = \(2, 1\); got \(3,\) \(one player may"):
+        PreferenceDataset(one, one, [1, 0, 1])
+    p = PreferenceDataset(g, g, np.array([[True, False]]))
+    assert p.labels.dtype == np.int64 and p.labels.tolist() == [[1, 0]]
+    q = PreferenceDataset(one, one, np.array([True, False]))
+    assert q.labels.tolist() == [[1], [0]]
+    assert load_dataset(save_dataset(p, tmp_path / "p")).labels.tolist() == [[1, 0]]
+    with pytest.raises(InvalidModelError, match=r"labels\[k=0, i=0\] = 2 is not a 0/1 index"):
+        PreferenceDataset(one, one, [2, 0])
