@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import higham_gamma, unit_range
+from .._numerics import higham_gamma, subnormal_spacing, unit_range
 from .._validate import as_distribution, check_finite, check_int, check_ndim, check_real
 from ..backend import array_namespace, as_float, is_host, one_hot, require_host, to_numpy
 from ..errors import InvalidModelError, SolverError
@@ -127,6 +127,13 @@ def _gap_allowance(A: Any, x: Any, y: Any, xp: Any) -> Any:
     ``gap + ε`` and of ``ε`` itself (the same bound holds for ``xᵀAy``, a sum of ``n`` then
     ``m`` products). The same allowance as :class:`rltheory.mdp.discounted._Roundoff`'s
     (Higham's ``γ`` plus the stored distribution's sum defect), for a matrix game.
+
+    Plus the underflow the relative model leaves out, ``η = 2(m + n + 6)s`` (``s`` the dtype's
+    subnormal spacing, :func:`~rltheory._numerics.subnormal_spacing`): a product with a subnormal
+    result errs by up to ``s/2`` absolutely (Higham 2002, eq. (2.8)), and a gap or ``xᵀAy`` takes
+    ``m + n`` of them. Without it, games with payoffs ~1e-310 (float32: ~1e-40) got gap
+    certificates below the exact gap (125 of 300 random strategy pairs; ``solve_zero_sum``
+    reported 0 for 52 of 300 games whose exact gap was up to 2.4e-47 in float32).
     """
     m, n = A.shape[-2], A.shape[-1]
     u = float(xp.finfo(A.dtype).eps) / 2.0
@@ -137,7 +144,8 @@ def _gap_allowance(A: Any, x: Any, y: Any, xp: Any) -> Any:
     a_max = xp.max(xp.abs(xp.reshape(A, tuple(A.shape[:-2]) + (m * n,))), axis=-1)
     dx = xp.abs(xp.sum(x, axis=-1) - 1.0) + gam(m)
     dy = xp.abs(xp.sum(y, axis=-1) - 1.0) + gam(n)
-    return a_max * ((1.0 + dy) * gam(n + 3) + dy + (1.0 + dx) * gam(m + 3) + dx)
+    eta = 2.0 * (m + n + 6) * subnormal_spacing(A.dtype, xp)
+    return a_max * ((1.0 + dy) * gam(n + 3) + dy + (1.0 + dx) * gam(m + 3) + dx) + eta
 
 
 def _duality_gap(A: Any, x: Any, y: Any, xp: Any) -> Any:
