@@ -74,13 +74,23 @@ def _discrete_n(space: Any, field: str) -> int:
     return int(n)
 
 
+def _entry(table: Any, i: int) -> Any:
+    """``table[i]`` of a dict (toy-text) or a sequence (``P[s][a]`` as lists); None when absent."""
+    if hasattr(table, "get"):
+        return table.get(i)
+    try:
+        return table[i]
+    except (IndexError, KeyError, TypeError):
+        return None
+
+
 def from_gymnasium(
     env: Any, gamma: float, *, terminal: str = "inplace", dtype: Any = None
 ) -> FiniteMDP:
     r"""The FiniteMDP of a gymnasium toy-text environment, read from ``env.unwrapped.P``.
 
     ``env.unwrapped.P[s][a]`` is a list of ``(p, s', r, done)`` tuples (FrozenLake,
-    Taxi, CliffWalking, and :func:`to_gymnasium` envs). Entries are accumulated:
+    Taxi, CliffWalking, and :func:`to_gymnasium` envs; ``P`` and ``P[s]`` may be dicts or lists). Entries are accumulated:
     ``P(s'|s, a) = Σ p`` over entries to ``s'`` and ``r(s, a) = Σ p·r`` over all entries.
     Each ``p`` must lie in ``[0, 1]`` to :class:`FiniteMDP`'s tolerance ``atol = max(1e-8, 16·eps)``
     (so a model's rounding entries such as ``−1e−10``, which :func:`to_gymnasium` writes, come
@@ -178,11 +188,11 @@ def from_gymnasium(
     done_into = np.zeros(n, dtype=bool)  # targets of terminal transitions
     live: list[tuple[int, int, int, int]] = []  # non-terminal entries (s, a, k, s')
     for s in range(S):
-        row = table.get(s) if hasattr(table, "get") else None
+        row = _entry(table, s)
         if row is None:
             raise InvalidModelError(f"env.P has no entry for state s={s} (S={S})")
         for a in range(A):
-            entries = row.get(a) if hasattr(row, "get") else None
+            entries = _entry(row, a)
             if entries is None:
                 raise InvalidModelError(f"env.P[{s}] has no entry for action a={a} (A={A})")
             for k, entry in enumerate(entries):

@@ -356,3 +356,24 @@ def test_custom_frozenlake_value_matches_episodes_of_the_real_env():
             done = term or trunc
         G[e] = g
     assert abs(G.mean() - v) <= 4 * G.std(ddof=1) / np.sqrt(G.size) + 5e-4
+
+
+def test_tables_may_be_lists():
+    # P[s][a] as nested lists (a common hand-written layout) was reported as
+    # "env.P has no entry for state s=0" although it had one: only dict.get was tried
+    table = [
+        [[(1.0, 1, 1.0, False)], [(0.5, 0, 0.0, False), (0.5, 1, 2.0, False)]],
+        [[(1.0, 1, 0.0, True)], [(1.0, 0, 3.0, False)]],
+    ]
+    m = from_gymnasium(_TableEnv(table, 2, 2, isd=[1.0, 0.0]), 0.9, terminal="extra")
+    ref = from_gymnasium(
+        _TableEnv({s: dict(enumerate(row)) for s, row in enumerate(table)}, 2, 2, isd=[1.0, 0.0]),
+        0.9,
+        terminal="extra",
+    )
+    np.testing.assert_array_equal(np.asarray(m.P), np.asarray(ref.P))
+    np.testing.assert_array_equal(np.asarray(m.R), [[1.0, 1.0], [0.0, 3.0], [0.0, 0.0]])
+    with pytest.raises(InvalidModelError, match=r"env.P has no entry for state s=1 \(S=2\)"):
+        from_gymnasium(_TableEnv(table[:1], 2, 2), 0.9)
+    with pytest.raises(InvalidModelError, match=r"env.P\[1\] has no entry for action a=1 \(A=2\)"):
+        from_gymnasium(_TableEnv([table[0], table[1][:1]], 2, 2), 0.9)
