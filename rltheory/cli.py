@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -237,6 +238,17 @@ def _seed(text: str) -> int:
     return seed
 
 
+def _tolerance(text: str) -> float:
+    """``solve --tol``: a positive finite number (the solvers' own rule, checked before solving)."""
+    try:
+        tol = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
+    if not 0 < tol < math.inf:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be a positive finite number; got {text}")
+    return tol
+
+
 def _out_dir(path: str) -> Path | None:
     """The ``--out`` folder, created when missing; ``None`` (after a message) when it cannot be."""
     out = Path(path)
@@ -291,7 +303,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--method", choices=["vi", "pi", "mpi", "lp"], default="vi")
     s.add_argument("--wall", type=_cell, action="append", default=[], metavar="ROW,COL",
                    help="a wall cell (repeat for more); drawn as # in the printed policy")
-    s.add_argument("--tol", type=float, default=1e-8, help="certificate target for vi/mpi")
+    s.add_argument("--tol", type=_tolerance, default=1e-8, help="certificate target for vi/mpi (a positive number)")
     s.set_defaults(func=_cmd_solve)
     return p
 

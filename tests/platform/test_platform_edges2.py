@@ -183,3 +183,23 @@ def test_reproduce_names_a_file_it_could_not_write(tmp_path, capsys, monkeypatch
     for extra, name in (([], "toy-out.png"), (["--seeds", "0:2"], "toy-out.seeds.json")):
         assert main(["reproduce", "toy-out", "--quiet", "--out", str(tmp_path), *extra]) == 2
         assert f"cannot write {str(tmp_path / name)!r}: No space left on device" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("tol", ["-1", "0", "nan", "inf", "abc"])
+def test_solve_refuses_a_bad_tolerance_with_a_usage_error(capsys, tol):
+    # --tol -1 / 0 / nan / inf reached value_iteration's ValueError as a traceback (status 1)
+    from rltheory.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", "gridworld", "--size", "3", "--tol", tol])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --tol: " in err and ("positive finite number" in err or "invalid float value" in err)
+
+
+def test_solve_tolerance_still_reaches_the_solver(capsys):
+    from rltheory.cli import main
+
+    assert main(["solve", "gridworld", "--size", "3", "--method", "mpi", "--tol", "1e-3"]) == 0
+    cert = float(capsys.readouterr().out.split("||V* - V^pi||_inf <= ")[1].split()[0])
+    assert 0 <= cert <= 1e-3
