@@ -98,7 +98,8 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
         The file is not an ``.npz`` archive (a truncated, corrupted or foreign file), lacks
         the header or an array, its header is not a JSON object with
         ``S`` and ``A``, names an unknown kind or format version, or holds an invalid
-        dataset (the located message of the dataset class, prefixed with the path).
+        dataset (the located message of the dataset class, prefixed with the path; text
+        or complex rewards included).
     OSError
         The file cannot be opened (``FileNotFoundError``, ``IsADirectoryError``, ...).
     """
@@ -159,5 +160,7 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
         raise InvalidModelError(f"{p}: {kind} archive lacks arrays {missing}")
     try:
         return _build(kind, arrs, meta)
-    except InvalidModelError as exc:
+    except (InvalidModelError, TypeError) as exc:
+        # a TypeError here is the dataset class refusing an array of the file (text or
+        # complex rewards), which escaped without the path
         raise InvalidModelError(f"{p}: {exc}") from None

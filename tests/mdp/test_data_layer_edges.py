@@ -330,3 +330,20 @@ def test_preference_labels_shape_message_and_boolean_labels(tmp_path):
     assert load_dataset(save_dataset(p, tmp_path / "p")).labels.tolist() == [[1, 0]]
     with pytest.raises(InvalidModelError, match=r"labels\[k=0, i=0\] = 2 is not a 0/1 index"):
         PreferenceDataset(one, one, [2, 0])
+
+
+# ----------------------------------------------------------------------------- load_dataset contents
+def _archive(path, header: dict, **arrs) -> None:
+    import json
+
+    np.savez(path, header=np.asarray(json.dumps(header)), **arrs)
+
+
+@pytest.mark.parametrize("rewards", [np.array([["a", "b"], ["c", "d"]]), np.zeros((2, 2), complex)], ids=["text", "complex"])
+def test_load_dataset_names_the_file_for_text_or_complex_rewards(tmp_path, rewards):
+    # the dataset class's TypeError escaped load_dataset without the path (its docstring
+    # promises the located message prefixed with the path)
+    header = {"kind": "EpisodeDataset", "format_version": 1, "S": 2, "A": 2}
+    _archive(tmp_path / "r.npz", header, states=np.zeros((2, 3), int), actions=np.zeros((2, 2), int), rewards=rewards)
+    with pytest.raises(InvalidModelError, match=r"r\.npz: EpisodeDataset\.rewards must hold real numbers"):
+        load_dataset(tmp_path / "r.npz")
