@@ -145,7 +145,9 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
     kind = meta.get("kind")
     if kind not in ("EpisodeDataset", "TransitionDataset", "PreferenceDataset"):
         raise InvalidModelError(f"{p}: unknown dataset kind {kind!r}")
-    if meta.get("format_version") != FORMAT_VERSION:
+    version = meta.get("format_version")
+    # the integer itself: JSON true and 1.0 compared equal to 1 and were read as version 1
+    if type(version) is not int or version != FORMAT_VERSION:
         raise InvalidModelError(
             f"{p}: format_version {meta.get('format_version')!r} is not {FORMAT_VERSION}"
         )

@@ -347,3 +347,15 @@ def test_load_dataset_names_the_file_for_text_or_complex_rewards(tmp_path, rewar
     _archive(tmp_path / "r.npz", header, states=np.zeros((2, 3), int), actions=np.zeros((2, 2), int), rewards=rewards)
     with pytest.raises(InvalidModelError, match=r"r\.npz: EpisodeDataset\.rewards must hold real numbers"):
         load_dataset(tmp_path / "r.npz")
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1", 2, None])
+def test_load_dataset_requires_the_integer_format_version(tmp_path, version):
+    # format_version true and 1.0 compared equal to 1 and were accepted as version 1
+    header = {"kind": "EpisodeDataset", "format_version": version, "S": 2, "A": 2}
+    _archive(tmp_path / "v.npz", header, states=np.zeros((2, 3), int), actions=np.zeros((2, 2), int), rewards=np.zeros((2, 2)))
+    with pytest.raises(InvalidModelError, match=rf"v\.npz: format_version {version!r} is not 1"):
+        load_dataset(tmp_path / "v.npz")
+    header["format_version"] = 1
+    _archive(tmp_path / "v.npz", header, states=np.zeros((2, 3), int), actions=np.zeros((2, 2), int), rewards=np.zeros((2, 2)))
+    assert load_dataset(tmp_path / "v.npz").K == 2
