@@ -57,6 +57,13 @@ def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
     (LPW Prop. 4.5, convexity of TV in the start law); average over ``k``. For a
     chain with ``d(k) ≤ 2^{-⌊k/τ_mix⌋}`` the bound is ``≤ 2τ_mix span(f)/N``.
 
+    Raises
+    ------
+    ValueError
+        ``tv`` not 1-D or an entry outside ``[0, 1]`` (index and value named); ``N`` not integers
+        in ``[1, len(tv)]`` (bools and strings included; the first bad entry named); ``span`` not a
+        finite number ``≥ 0``. An empty ``N`` gives an empty array.
+
     Examples
     --------
     >>> markov_average_bias([1, 2, 4], [1.0, 0.5, 0.25, 0.125], 1.0).tolist()
@@ -65,9 +72,17 @@ def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
     d = _nonneg(tv, "tv", maximum=1.0 + 1e-12)
     if d.ndim != 1:
         raise ValueError(f"tv must be a 1-D array of total-variation distances d(0), d(1), ...; got shape {d.shape}")
+    # an empty N raised numpy's "zero-size array to reduction operation maximum", a string N a
+    # UFuncTypeError, and bools passed as 1: N is now read as numbers (not bools) and the first
+    # bad entry is named
     n = np.asarray(N)
-    if np.any(n < 1) or np.any(n != np.floor(n)) or np.max(n) > d.shape[0]:
-        raise ValueError(f"N must be integers in [1, len(tv)={d.shape[0]}]; got {N!r}")
+    rule = f"N must be integers in [1, len(tv)={d.shape[0]}]; got {N!r}"
+    if n.dtype.kind not in "iuf":  # bools, strings, integers beyond int64 (object)
+        raise ValueError(rule)
+    bad = ~np.isfinite(n) | (n < 1) | (n != np.floor(n)) | (n > d.shape[0])
+    if np.any(bad):
+        i = tuple(int(j) for j in np.argwhere(bad)[0])
+        raise ValueError(rule + (f" (N{list(i)} = {n[i].item()!r})" if n.ndim else ""))
     sp = _real_scalar(span)
     if not (math.isfinite(sp) and sp >= 0):
         raise ValueError(f"span must be a finite number >= 0; got {span!r}")

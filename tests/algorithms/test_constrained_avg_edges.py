@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.constrained import slater_slack
-from rltheory.bounds.average_reward import mac_rate
+from rltheory.bounds.average_reward import mac_rate, markov_average_bias
 from rltheory.bounds.constrained import fosp_schedule, npg_pd_bounds, npg_pd_step_sizes
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp
@@ -133,3 +133,30 @@ def test_schedules_at_horizons_beyond_the_float_range(k):
     # the large-T path continues the ordinary one: T = 3 · 2^1000 ± 1 against T / 2^1000 scaled exactly
     for T in (3 * 2**1000 - 1, 3 * 2**1000 + 1):
         assert npg_pd_step_sizes(T, gamma=0.5, n_actions=2)[1] == pytest.approx(2**-500 / math.sqrt(3), rel=1e-15)
+
+
+# ------------------------------------------------------------------ markov_average_bias arguments
+@pytest.mark.parametrize(
+    "N, match",
+    [
+        # before: numpy's UFuncTypeError ("ufunc 'less' did not contain a loop ...")
+        ("a", r"N must be integers in \[1, len\(tv\)=3\]; got 'a'"),
+        # before: accepted as N = 1
+        ([True], r"N must be integers in \[1, len\(tv\)=3\]; got \[True\]"),
+        # the first bad entry is named
+        ([1, 2.5], r"got \[1, 2\.5\] \(N\[1\] = 2\.5\)"),
+        ([[1, 4]], r"\(N\[0, 1\] = 4\)"),
+    ],
+)
+def test_markov_average_bias_locates_bad_lengths(N, match):
+    with pytest.raises(ValueError, match=match):
+        markov_average_bias(N, [1.0, 0.5, 0.25], 1.0)
+
+
+def test_markov_average_bias_of_no_lengths_is_empty():
+    """N = [] raised numpy's 'zero-size array to reduction operation maximum'; like every bound taking an
+    array of times it now returns an empty array."""
+    out = markov_average_bias([], [1.0, 0.5, 0.25], 1.0)
+    assert out.shape == (0,)
+    # (span/N) Σ_{k<N} d(k) = (2/2)(1 + 0.5)
+    assert markov_average_bias([2], [1.0, 0.5, 0.25], 2.0).tolist() == [1.5]
