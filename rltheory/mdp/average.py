@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._numerics import higham_gamma, highs_linprog
+from .._numerics import higham_gamma, highs_linprog, subnormal_spacing
 from .._validate import as_real_array, check_positive_int, check_tolerance, real_scalar
 from ..backend import from_host, require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
@@ -593,7 +593,9 @@ def _multichain_lp_residual(xp: Any, mdp: FiniteMDP, g: Any, h: Any, x: Any, alp
     bound on the exact one: the differences are formed centred (:func:`_centered`: rounding
     relative to ``sp(g)``, ``sp(h)`` rather than to ``|h|``, within :func:`_centred_error`), ``x − g``
     is rounded by ``u``, the two sums by Higham's ``γ_{SA}`` and ``γ_{S+1}`` (the latter also covers
-    ``α`` rounded to the model's dtype). Without the allowances the computed residual was 0 while the
+    ``α`` rounded to the model's dtype), and their ``SA + S`` products by the underflow term
+    ``2(SA + S + 2)s`` (``s`` the subnormal spacing; a product with a subnormal result errs by up
+    to ``s/2`` absolutely). Without the allowances the computed residual was 0 while the
     exact one was 0.031 (float32, rewards ~1e6) and 2.9e-11 (float64).
     """
     ro = _roundoff(mdp)
@@ -606,7 +608,8 @@ def _multichain_lp_residual(xp: Any, mdp: FiniteMDP, g: Any, h: Any, x: Any, alp
     value = xp.sum(x * mdp.R, axis=(-2, -1))
     wg = xp.sum(alpha * g, axis=-1)
     gap = (xp.abs(wg - value) * (1.0 + 2.0 * u) + higham_gamma(S * A, u) * xp.sum(xp.abs(x * mdp.R), axis=(-2, -1))
-           + higham_gamma(S + 1, u) * xp.sum(xp.abs(alpha * g), axis=-1))
+           + higham_gamma(S + 1, u) * xp.sum(xp.abs(alpha * g), axis=-1)
+           + 2.0 * (S * A + S + 2) * subnormal_spacing(mdp.dtype, xp))
     zero = xp.zeros_like(gap)
     return xp.maximum(xp.maximum(xp.maximum(inf1, zero), xp.maximum(inf2, zero)), gap) * (1.0 + 4.0 * u)
 
