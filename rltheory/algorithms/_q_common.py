@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validate import as_real_array, check_finite, check_real
 from .._validate import check_int as _int
-from ..backend import require_host
+from ..backend import as_float, require_host
 from ..mdp.bellman import as_stochastic_policy
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
@@ -84,7 +84,8 @@ def _q0(mdp: FiniteMDP, Q0: Any, shape: tuple[int, ...]) -> np.ndarray:
 def _q_star(mdp: FiniteMDP, Q_star: Any) -> np.ndarray:
     if Q_star is None:
         return np.asarray(require_host(policy_iteration(mdp).Q, "Q_star"), dtype=float)
-    Q_star = np.asarray(Q_star, dtype=float)
+    # complex and string arrays: TypeError naming Q_star (a float cast dropped the imaginary part)
+    Q_star = np.asarray(as_float(require_host(Q_star, "Q_star"), np, np.float64, field="Q_star"))
     if Q_star.shape != mdp.batch_shape + (mdp.S, mdp.A):
         raise ValueError(f"Q_star must have shape {mdp.batch_shape + (mdp.S, mdp.A)}; got {Q_star.shape}")
     check_finite(Q_star, "Q_star", ("s", "a"))

@@ -164,3 +164,22 @@ def test_domo_vi_bound_is_finite_from_any_start_for_value_iteration(n):
     # the rate plus a round-off allowance of relative 1e-12 of ‖Q*‖∞ = 10 (as in test_domo_roundoff.py)
     assert np.all(bound >= rate) and np.all(bound - rate <= 1e-12 * 10.0)
     np.testing.assert_allclose(res.Q, [[10.0, 9.0]], atol=2.0 * 0.9 ** (6 * n) + 1e-13)
+
+
+# ------------------------------------------------------------------------------ the reference Q*
+
+
+@pytest.mark.parametrize("bad", [np.full((3, 2), 1.0 + 2.0j), np.full((3, 2), "1.0")], ids=["complex", "string"])
+def test_a_complex_or_string_reference_q_star_is_refused(bad):
+    # the old np.asarray(Q_star, dtype=float) dropped the imaginary part (numpy only warns; the trace
+    # was measured against Re Q_star) and parsed text as numbers; the library's rule for arrays is a
+    # TypeError naming the argument (rltheory.backend.as_float)
+    mdp = random_mdp(3, 2, gamma=0.9, rng=0)
+    msg = r"Q_star must hold real numbers; got a (complex|string) array"
+    with pytest.raises(TypeError, match=msg):
+        synchronous_q_learning(mdp, iterations=2, step_size=constant_step(0.5), rng=0, Q_star=bad)
+    for learner in (q_learning, double_q_learning, va_learning):
+        with pytest.raises(TypeError, match=msg):
+            learner(mdp, steps=2, step_size=constant_step(0.5), rng=0, Q_star=bad)
+    with pytest.raises(TypeError, match=msg):
+        domo_vi(mdp, Q_star=bad)
