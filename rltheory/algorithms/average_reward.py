@@ -110,6 +110,29 @@ def _features(features: Any, S: int) -> np.ndarray:
     return Phi
 
 
+def _policy(pi: Any, S: int, A: int) -> np.ndarray:
+    """``pi`` as a float ``(S, A)`` array of distributions; a located ``ValueError`` otherwise.
+
+    Entries ``≥ −1e-12`` and row sums within ``1e-8`` of 1 (round-off of a computed policy).
+    """
+    rule = f"pi must be a stochastic policy of shape (S, A) = {(S, A)}"
+    raw = np.asarray(pi)
+    if raw.dtype.kind not in "iuf":  # bools, strings, objects
+        raise ValueError(f"{rule}; got an array of dtype {raw.dtype.name}")
+    pol = raw.astype(float)
+    if pol.shape != (S, A):
+        raise ValueError(f"{rule}; got shape {pol.shape}")
+    check_finite(pol, "pi", ("s", "a"))
+    if np.any(pol < -1e-12):
+        s, a = (int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
+        raise ValueError(f"{rule}; most negative entry pi(s={s}, a={a}) = {float(pol[s, a])!r}")
+    dev = np.abs(pol.sum(-1) - 1.0)
+    if np.any(dev > 1e-8):
+        s = int(np.argmax(dev))
+        raise ValueError(f"{rule}; each pi[s, :] must sum to 1, row s={s} sums to {float(pol[s].sum())!r}")
+    return pol
+
+
 def _cdf(p: np.ndarray) -> np.ndarray:
     c = np.cumsum(p, axis=-1)
     return c / c[..., -1:]
@@ -291,9 +314,7 @@ def differential_td(
     """
     P, R = _avg_model(mdp, "differential_td")
     S, A = R.shape
-    pol = np.asarray(pi, dtype=float)
-    if pol.shape != (S, A) or np.any(pol < -1e-12) or np.any(np.abs(pol.sum(-1) - 1) > 1e-8):
-        raise ValueError(f"pi must be a stochastic policy of shape (S, A) = {(S, A)}")
+    pol = _policy(pi, S, A)
     T = _count(steps, "steps")
     every = _count(record_every, "record_every")
     _check_schedules(alpha=alpha, beta=beta)

@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from rltheory.algorithms.average_reward import differential_td
 from rltheory.algorithms.constrained import slater_slack
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias
 from rltheory.bounds.constrained import fosp_schedule, npg_pd_bounds, npg_pd_step_sizes
@@ -160,3 +161,25 @@ def test_markov_average_bias_of_no_lengths_is_empty():
     assert out.shape == (0,)
     # (span/N) Σ_{k<N} d(k) = (2/2)(1 + 0.5)
     assert markov_average_bias([2], [1.0, 0.5, 0.25], 2.0).tolist() == [1.5]
+
+
+# ------------------------------------------------------------------ differential_td: located policy errors
+def _avg_mdp(seed: int = 0, S: int = 3, A: int = 2) -> FiniteMDP:
+    rng = np.random.default_rng(seed)
+    return FiniteMDP(rng.dirichlet(np.ones(S), size=(S, A)), rng.random((S, A)), None)
+
+
+@pytest.mark.parametrize(
+    "pi, match",
+    [
+        # before, every case read only "pi must be a stochastic policy of shape (S, A) = (3, 2)"
+        (np.array([[0.5, 0.5], [1.5, -0.5], [0.5, 0.5]]), r"most negative entry pi\(s=1, a=1\) = -0\.5$"),
+        (np.array([[0.5, 0.5], [0.5, 0.5], [0.7, 0.7]]), r"each pi\[s, :\] must sum to 1, row s=2 sums to 1\.4"),
+        (np.full((2, 2), 0.5), r"got shape \(2, 2\)$"),
+        # a bool array of the right shape was refused for its "shape"
+        (np.ones((3, 2), dtype=bool), r"got an array of dtype bool$"),
+    ],
+)
+def test_differential_td_locates_bad_policies(pi, match):
+    with pytest.raises(ValueError, match=r"pi must be a stochastic policy of shape \(S, A\) = \(3, 2\); " + match):
+        differential_td(_avg_mdp(), pi, steps=5, rng=0)
