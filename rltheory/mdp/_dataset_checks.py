@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_probability
-from ..backend import require_host, to_numpy
+from ..backend import as_float, require_host, to_numpy
 from ..errors import InvalidModelError
 
 
@@ -25,6 +25,18 @@ def _int_array(x: Any, field: str, cls: str) -> np.ndarray:
             f"(above the int64 maximum {top})"
         )
     return a.astype(np.int64, copy=False)
+
+
+def _real_host(x: Any, field: str) -> np.ndarray:
+    """``x`` as a float64 host array; ``TypeError`` naming ``field`` unless it holds real numbers.
+
+    as_float refuses text and complex arrays; dates, durations and structured records
+    are refused here (a float cast read 2020-01-01 as the reward 18262.0).
+    """
+    a = np.asarray(to_numpy(x))
+    if a.dtype.kind in "mMV":
+        raise TypeError(f"{field} must hold real numbers; got dtype {a.dtype}")
+    return as_float(a, np, np.float64, field=field)
 
 
 def _locate(names: tuple[str, ...], idx: tuple[int, ...]) -> str:

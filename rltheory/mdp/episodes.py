@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import as_float, to_numpy
+from ..backend import to_numpy
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _action_sizes,
@@ -26,6 +26,7 @@ from ._dataset_checks import (
     _check_range,
     _int_array,
     _positive,
+    _real_host,
 )
 
 __all__ = ["EpisodeDataset", "EmpiricalModel", "empirical_model"]
@@ -54,6 +55,9 @@ class EpisodeDataset:
         Empty dataset (``K = 0`` or ``H = 0``), shapes that disagree, a state or
         action index out of range (the first offending ``[k=…, h=…]`` and its value are
         named), non-integer indices or non-finite rewards.
+    TypeError
+        Rewards that are not real numbers: text, complex, dates, records
+        (``EpisodeDataset.rewards`` is named).
 
     Examples
     --------
@@ -76,9 +80,10 @@ class EpisodeDataset:
         n = len(A)
         st = _int_array(self.states, "states", cls)
         ac = _int_array(self.actions, "actions", cls)
-        # string and complex rewards get as_float's TypeError naming the field (a cast parsed
-        # text, or failed with numpy's unlocated 'could not convert string to float')
-        rw = as_float(to_numpy(self.rewards), np, np.float64, field=f"{cls}.rewards")
+        # string, complex, date and record rewards get a TypeError naming the field (a cast
+        # parsed text, failed with numpy's unlocated 'could not convert string to float', or
+        # read a date as a number)
+        rw = _real_host(self.rewards, f"{cls}.rewards")
         if st.ndim != 2:
             raise InvalidModelError(f"{cls}.states must have shape (K, H+1); got {st.shape}")
         K, H = st.shape[0], st.shape[1] - 1

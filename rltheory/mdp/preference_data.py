@@ -15,12 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import as_float, require_host, to_numpy
+from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
     _check_range,
     _int_array,
+    _real_host,
 )
 from .episodes import EpisodeDataset
 from .sample import _rng
@@ -102,8 +103,8 @@ class PreferenceDataset:
 
 def _step_rewards(data: EpisodeDataset, R: Any) -> np.ndarray:
     """``r_{i,h}(s_h^k, a_h^k)`` of every episode, player and step: shape (n, K, H) (checked ``R``)."""
-    # as_float: a float64 cast parsed text R as numbers and dropped an imaginary part
-    Rh = as_float(require_host(R, "trajectory_returns"), np, np.float64, field="trajectory_returns R")
+    # a float64 cast parsed text R as numbers, dropped an imaginary part, read dates as numbers
+    Rh = _real_host(require_host(R, "trajectory_returns"), "trajectory_returns R")
     if data.n_players == 1 and Rh.ndim == 3:
         Rh = Rh[None]
     want = (data.n_players, data.H, data.S) + data.action_shape
@@ -128,7 +129,7 @@ def trajectory_returns(data: EpisodeDataset, R: Any) -> np.ndarray:
     InvalidModelError
         ``R`` has the wrong shape, or a non-finite entry (the first is named).
     TypeError
-        ``R`` holds text or complex numbers.
+        ``R`` does not hold real numbers (text, complex, dates, records).
     """
     return _step_rewards(data, R).sum(axis=-1).T
 

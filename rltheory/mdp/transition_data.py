@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_probability
-from ..backend import as_float, require_host, to_numpy
+from ..backend import require_host
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
     _check_range,
     _int_array,
     _positive,
+    _real_host,
     _reward_mode,
 )
 from .model import FiniteMDP
@@ -47,7 +48,8 @@ class TransitionDataset:
         Empty (``N = 0``), lengths that differ, indices out of range (``[i=…]`` and
         the value are named), non-finite rewards.
     TypeError
-        String or complex rewards (``TransitionDataset.rewards`` is named).
+        Rewards that are not real numbers: text, complex, dates, records
+        (``TransitionDataset.rewards`` is named).
     """
 
     states: Any
@@ -64,10 +66,10 @@ class TransitionDataset:
         arrs = {}
         for f in ("states", "actions", "next_states"):
             arrs[f] = _int_array(getattr(self, f), f, cls)
-        # string and complex rewards get as_float's TypeError naming the field (a cast parsed
-        # text as numbers, dropped the imaginary part, or failed with numpy's unlocated
-        # 'could not convert string to float'), as in EpisodeDataset
-        rw = as_float(to_numpy(self.rewards), np, np.float64, field=f"{cls}.rewards")
+        # string, complex, date and record rewards get a TypeError naming the field (a cast
+        # parsed text as numbers, dropped the imaginary part, read a date as a number, or
+        # failed with numpy's unlocated 'could not convert string to float')
+        rw = _real_host(self.rewards, f"{cls}.rewards")
         for f, a in (*arrs.items(), ("rewards", rw)):
             if a.ndim != 1:
                 raise InvalidModelError(

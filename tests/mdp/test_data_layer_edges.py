@@ -359,3 +359,23 @@ def test_load_dataset_requires_the_integer_format_version(tmp_path, version):
     header["format_version"] = 1
     _archive(tmp_path / "v.npz", header, states=np.zeros((2, 3), int), actions=np.zeros((2, 2), int), rewards=np.zeros((2, 2)))
     assert load_dataset(tmp_path / "v.npz").K == 2
+
+
+# ----------------------------------------------------------------------------- non-numeric rewards
+@pytest.mark.parametrize(
+    "rewards",
+    [np.array([["2020-01-01"]], dtype="datetime64[D]"), np.ones((1, 1), dtype="timedelta64[s]"),
+     np.ones((1, 1), dtype=[("x", float)])],
+    ids=["date", "duration", "record"],
+)
+def test_rewards_must_be_real_numbers_not_dates_or_records(rewards):
+    # a float cast read the date 2020-01-01 as the reward 18262.0, one second as 1.0 and a
+    # one-field record as its field, in EpisodeDataset, TransitionDataset and trajectory_returns
+    with pytest.raises(TypeError, match=r"EpisodeDataset\.rewards must hold real numbers; got dtype"):
+        EpisodeDataset([[0, 0]], [[0]], rewards, S=1, A=1)
+    with pytest.raises(TypeError, match=r"TransitionDataset\.rewards must hold real numbers; got dtype"):
+        TransitionDataset([0], [0], rewards[0], [0], 1, 1)
+    d = EpisodeDataset([[0, 0]], [[0]], [[0.0]], S=1, A=1)
+    with pytest.raises(TypeError, match=r"trajectory_returns R must hold real numbers; got dtype"):
+        trajectory_returns(d, rewards[None])
+    assert EpisodeDataset([[0, 0]], [[0]], np.array([[3]], dtype=np.int8), S=1, A=1).rewards.tolist() == [[3.0]]
