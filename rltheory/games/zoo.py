@@ -219,6 +219,8 @@ def random_zero_sum_markov_game(
 
     ``branching=None`` uses all ``S`` successors (dense kernel); otherwise it must be a
     positive integer (``ValueError``), and ``branching ≥ S`` is the dense kernel too.
+    ``S, A, B`` must be positive integers and ``batch_shape`` non-negative ones (``ValueError``
+    naming the entry).
 
     Examples
     --------
@@ -231,7 +233,8 @@ def random_zero_sum_markov_game(
     ):
         raise ValueError(f"branching must be a positive integer or None; got {branching!r}")
     S, A, B = (check_positive_int(v, name) for v, name in ((S, "S"), (A, "A"), (B, "B")))
-    lead = tuple(batch_shape) + (S, A, B)
+    batch = tuple(check_int(k, f"batch_shape[{i}]", minimum=0) for i, k in enumerate(batch_shape))
+    lead = batch + (S, A, B)
     W = rng.exponential(size=lead + (S,))
     if branching is not None and branching < S:
         keep = np.argsort(rng.random(lead + (S,)), axis=-1) < branching
@@ -249,15 +252,22 @@ def cooperative_markov_game(
     Any optimal policy of the team MDP (joint actions) is a Nash equilibrium; the
     deterministic team-optimal joint policy is one in pure product form.
 
+    ``S`` and each entry of ``actions`` (one per player) must be positive integers
+    (``ValueError`` naming the entry otherwise).
+
     Examples
     --------
     >>> import numpy as np
     >>> cooperative_markov_game(np.random.default_rng(0), 3, (2, 2), 0.9)
     MarkovGame(n=2, S=3, actions=(2, 2), gamma=0.9)
     """
-    lead = (S,) + tuple(actions)
+    S = check_positive_int(S, "S")
+    sizes = tuple(check_positive_int(a, f"actions[{i}]") for i, a in enumerate(actions))
+    if not sizes:
+        raise ValueError(f"actions must give one action count per player (at least one); got {tuple(actions)!r}")
+    lead = (S,) + sizes
     W = rng.exponential(size=lead + (S,))
     P = W / W.sum(-1, keepdims=True)
     r = rng.uniform(0.0, 1.0, size=lead)
-    R: Any = np.broadcast_to(r, (len(actions),) + lead).copy()
+    R: Any = np.broadcast_to(r, (len(sizes),) + lead).copy()
     return MarkovGame(P, R, gamma)

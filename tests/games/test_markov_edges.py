@@ -17,6 +17,7 @@ import pytest
 from rltheory.games import MarkovGame, ZeroSumMarkovGame, exploitability, shapley_value_iteration
 from rltheory.games.general_sum import finite_horizon_nash_conv, finite_horizon_values
 from rltheory.games.zoo import (
+    cooperative_markov_game,
     matching_pennies,
     prisoners_dilemma,
     random_zero_sum_markov_game,
@@ -116,3 +117,22 @@ def test_exploitability_is_never_negative():
     rps = ZeroSumMarkovGame(np.ones((1, 3, 3, 1)), rock_paper_scissors((1.0, 2.0, 3.0))[None], 0.9)
     x = np.array([[3.0, 1.0, 2.0]]) / 6
     assert 0.0 <= float(exploitability(rps, x, x).gap) <= 1e-14
+
+
+# --------------------------------------------------------------------------- zoo
+def test_markov_game_builders_name_a_bad_size():
+    # numpy's "negative dimensions are not allowed" / "'float' object cannot be interpreted as an
+    # integer" reached the user, and actions=() an error about P's shape
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"batch_shape\[1\] must be an integer >= 0; got -1"):
+        random_zero_sum_markov_game(rng, 2, 2, 2, 0.5, batch_shape=(3, -1))
+    with pytest.raises(ValueError, match=r"S must be a positive integer; got 2.5"):
+        cooperative_markov_game(rng, 2.5, (2, 2), 0.5)
+    with pytest.raises(ValueError, match=r"actions\[1\] must be a positive integer; got -1"):
+        cooperative_markov_game(rng, 2, (2, -1), 0.5)
+    with pytest.raises(ValueError, match=r"actions must give one action count per player \(at least one\); got \(\)"):
+        cooperative_markov_game(rng, 2, (), 0.5)
+    # numpy integers are sizes too
+    g = cooperative_markov_game(rng, np.int64(2), (np.int64(2), 3), 0.5)
+    assert (g.S, g.actions) == (2, (2, 3))
+    assert random_zero_sum_markov_game(rng, 2, 1, 3, 0.5, batch_shape=(np.int64(2), 0)).batch_shape == (2, 0)
