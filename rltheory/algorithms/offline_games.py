@@ -19,7 +19,7 @@ on the confidence event — NashConv for Nash/CCE, the CE gap for CE, one framew
 the three solution concepts. Two learners minimise it:
 
 * :func:`pessimistic_equilibrium_vi` — stage-wise: backward over ``h``, at every state
-  the stage policy minimising ``Σ_i [dev_i(σ; Q̄_i^†) − σ·Q̲_i]`` (an LP for CE/CCE; for
+  the stage policy minimising ``Σ_i max(0, dev_i(σ; Q̄_i^†) − σ·Q̲_i)`` (an LP for CE/CCE; for
   Nash, the best product policy among the pure profiles and the Lemke–Howson equilibria
   of the pessimistic and point-estimate stage games). The policy at step ``h`` depends
   only on data of steps ``≥ h``, so with split data the certificate needs no union bound
@@ -250,7 +250,7 @@ def _deviation(concept: str, sig: np.ndarray, q: np.ndarray, i: int) -> float:
 
 
 def _stage_lp(concept: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """``min_σ Σ_i [dev_i(σ; hi_i) − σ·lo_i]`` over joint distributions σ (CE / CCE), by HiGHS.
+    """``min_σ Σ_i max(0, dev_i(σ; hi_i) − σ·lo_i)`` over joint distributions σ (CE / CCE), by HiGHS.
 
     One positive affine map sends ``lo`` and ``hi`` together into ``[0, 1]`` first: the shift cancels
     between the two terms and the scale multiplies the objective, so the minimisers are the same,
@@ -281,14 +281,28 @@ def _stage_lp(concept: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
                 ts.append(n_t)
                 n_t += 1
             t_index.append(ts)
-    A_ub = np.zeros((len(rows), J + n_t))
+    # CCE: a player's term dev_i − σ·lo_i can be negative (a correlated device may pay more than every
+    # fixed deviation), so the objective is Σ_i g_i with g_i ≥ 0, g_i ≥ t_i − σ·lo_i; minimising the
+    # plain sum let one player's negative term pay for another's profitable deviation. CE terms are
+    # ≥ 0 (dev_i(σ; hi) ≥ σ·hi_i ≥ σ·lo_i: a_i' = a_i), so CE keeps the plain sum.
+    n_g = n if concept == "cce" else 0
+    A_ub = np.zeros((len(rows) + n_g, J + n_t + n_g))
     for r, (coef, t) in enumerate(rows):
         A_ub[r, :J] = coef
         A_ub[r, J + t] = -1.0
-    c = np.concatenate([-lo.reshape(n, J).sum(0), np.ones(n_t)])
-    A_eq = np.concatenate([np.ones(J), np.zeros(n_t)])[None]
-    bounds = [(0, None)] * J + [(None, None)] * n_t
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs")
+    for i in range(n_g):  # t_i − σ·lo_i − g_i ≤ 0
+        r = len(rows) + i
+        A_ub[r, :J] = -lo[i].reshape(J)
+        A_ub[r, J + t_index[i][0]] = 1.0
+        A_ub[r, J + n_t + i] = -1.0
+    if n_g:
+        c = np.concatenate([np.zeros(J + n_t), np.ones(n_g)])
+    else:
+        c = np.concatenate([-lo.reshape(n, J).sum(0), np.ones(n_t)])
+    A_eq = np.concatenate([np.ones(J), np.zeros(n_t + n_g)])[None]
+    bounds = [(0, None)] * J + [(None, None)] * n_t + [(0, None)] * n_g
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(len(rows) + n_g), A_eq=A_eq, b_eq=[1.0], bounds=bounds,
+                  method="highs")
     if res.status != 0:
         raise SolverError(f"stage gap LP failed: {res.message}", status=res.status)
     sig = np.clip(res.x[:J], 0.0, None)
@@ -502,7 +516,7 @@ def pessimistic_equilibrium_vi(
     far) and ``V̄_{h+1}^†`` (optimistic deviation values) form ``Q̲_i`` and ``Q̄_i^†``
     (:func:`interval_gap_bound`) and choose at every ``s``
 
-        ``π̂_h(s) = argmin_σ Σ_i [ dev_i(σ; Q̄_i^†(s)) − σ·Q̲_i(s) ]``
+        ``π̂_h(s) = argmin_σ Σ_i max(0, dev_i(σ; Q̄_i^†(s)) − σ·Q̲_i(s))``
 
     (LP over joint distributions for CE/CCE; for Nash, product policies among the pure
     profiles and the Lemke–Howson equilibria of ``Q̲`` and of ``(Q̲ + Q̄)/2``).
@@ -517,7 +531,10 @@ def pessimistic_equilibrium_vi(
     Notes
     -----
     With exact intervals (infinite data) the recursion is Nash / CE / CCE value
-    iteration (``Q̲ = Q̄``) and the gap is 0. Under unilateral coverage every quantity
+    iteration (``Q̲ = Q̄``) and the gap is 0. The positive parts matter for CCE only: a
+    player's CCE term can be negative (a correlated device may pay more than every fixed
+    deviation), and minimising the plain sum traded one player's negative term against
+    another's profitable deviation (for Nash and CE every term is ``≥ 0``). Under unilateral coverage every quantity
     the certificate needs is estimated at rate ``1/√n``; under single-policy coverage
     the deviation values stay uncertain and the certificate — and, by the lower
     bound of Cui & Du (2022), any learner's gap — does not vanish.

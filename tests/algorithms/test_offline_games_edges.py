@@ -14,7 +14,7 @@ from rltheory.algorithms.offline_games import (
     interval_gap_bound,
     pessimistic_equilibrium_vi,
 )
-from rltheory.mdp.offline_data import EpisodeDataset
+from rltheory.mdp.offline_data import EpisodeDataset, sample_game_episodes
 
 
 # ----------------------------------------------------------------------------- exact gap, huge rewards
@@ -156,3 +156,46 @@ def test_split_must_be_a_bool(split):
         interval_gap_bound(d, pol, split=split)
     with pytest.raises(ValueError, match="split must be True or False; got "):
         pessimistic_equilibrium_vi(d, split=split)
+
+
+# ----------------------------------------------------------------------------- CCE stage objective
+def _exact_cce(P: np.ndarray, R: np.ndarray, K: int, seed: int):
+    """pessimistic_equilibrium_vi with exact intervals: deterministic transitions, mean rewards,
+    one-hot joint features with β = 0 (Q̲ = Q̄ = the fitted mean = the exact backup; ridge 1e-12
+    only keeps Λ invertible at unvisited states, which no policy reaches)."""
+    H, S = P.shape[:2]
+    shape = P.shape[2:-1]
+    J = int(np.prod(shape))
+    d = sample_game_episodes(P, R, np.full((H, S) + shape, 1.0 / J), K, rng=seed)  # K < 8192
+    feats = np.eye(S * J).reshape(S, J, S * J)
+    return pessimistic_equilibrium_vi(d, concept="cce", features=feats, beta=0.0, ridge=1e-12, split=False)
+
+
+def test_exact_cce_recursion_returns_a_cce_in_a_one_shot_game():
+    """r1 = [[0.54, 0.94], [0.82, 0]], r2 = [[0.86, 0.03], [0.73, 0.18]] (rows: player 1). With exact
+    intervals the stage problem is min_σ Σ_i max(0, dev_i(σ) − σ·r_i), whose value is 0 at every
+    CCE (e.g. the pure Nash equilibrium (1, 0): player 1 gets 0.82 ≥ 0.54, player 2 gets 0.73 ≥
+    0.18). The old LP minimised the plain sum Σ_i (dev_i − σ·r_i), where a negative term of one
+    player pays for a profitable deviation of the other: it returned a correlated σ that is not a
+    CCE (CCE gap > 0) although the docstring promises gap 0 with exact intervals."""
+    r1 = np.array([[0.54, 0.94], [0.82, 0.0]])
+    r2 = np.array([[0.86, 0.03], [0.73, 0.18]])
+    R = np.stack([r1, r2])[:, None, None]
+    P = np.ones((1, 1, 2, 2, 1))
+    res = _exact_cce(P, R, 4000, 0)
+    # HiGHS returns a vertex of the unit-scaled LP: the gap is round-off (≤ 1e-15 observed)
+    assert equilibrium_gap(P, R, res.policy, concept="cce") <= 1e-9
+    assert res.gap_bound[0] <= 1e-9
+
+
+def test_exact_cce_recursion_has_zero_gap_on_random_games():
+    """The Notes' claim (exact intervals: CCE value iteration, gap 0) on 30 seeded random games,
+    H ≤ 3, S ≤ 2, two or three players with 1–2 actions, deterministic transitions."""
+    rng = np.random.default_rng(2)
+    for t in range(30):
+        H, S, n = int(rng.integers(1, 4)), int(rng.integers(1, 3)), 2 + t % 2
+        shape = tuple(int(a) for a in rng.integers(1, 3, size=n))
+        P = np.eye(S)[rng.integers(0, S, size=(H, S) + shape)]
+        R = rng.random((n, H, S) + shape)
+        res = _exact_cce(P, R, 3000, t)
+        assert equilibrium_gap(P, R, res.policy, concept="cce") <= 1e-9, (t, H, S, shape)
