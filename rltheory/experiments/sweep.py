@@ -234,8 +234,9 @@ def sweep(
     ResultFileError
         ``results_path`` exists but is not this function's results file.
     Exception
-        The first exception raised by ``fn``, after every point that finished
-        has been written to ``results_path``; points not yet started are cancelled.
+        The first exception raised by ``fn`` (or the ``ValueError`` of the first result
+        that is not JSON-serialisable), after every other point that finished has been
+        written to ``results_path``; points not yet started are cancelled.
 
     Examples
     --------
@@ -313,17 +314,19 @@ def sweep(
                 if fut.cancelled():
                     continue
                 exc = fut.exception()
+                result, secs = fut.result() if exc is None else (None, 0.0)
+                if exc is None:
+                    try:
+                        result = json.loads(_dumps(result))
+                    except TypeError as err:
+                        exc = ValueError(f"fn result for config {c!r}, seed {s} is not JSON-serialisable: {err}")
+                        exc.__cause__ = err
                 if exc is not None:
                     if first_error is None:
                         first_error = exc
                         for other in pending:  # stop what has not started; let running points finish
                             other.cancel()
                     continue
-                result, secs = fut.result()
-                try:
-                    result = json.loads(_dumps(result))
-                except TypeError as err:
-                    raise ValueError(f"fn result for config {c!r}, seed {s} is not JSON-serialisable: {err}") from err
                 # the config as the results file holds it (tuples -> lists, ...), so a point reads
                 # the same whether computed now or on a rerun; fn itself got the grid entry as given
                 done[k] = SweepPoint(config=json.loads(_dumps(c)), seed=s, result=result, wall_time=float(secs))

@@ -203,3 +203,31 @@ def test_solve_tolerance_still_reaches_the_solver(capsys):
     assert main(["solve", "gridworld", "--size", "3", "--method", "mpi", "--tol", "1e-3"]) == 0
     cert = float(capsys.readouterr().out.split("||V* - V^pi||_inf <= ")[1].split()[0])
     assert 0 <= cert <= 1e-3
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+def _set_at_zero(config, seed):
+    """A set (not JSON) at x = 0, at once; the other points finish later."""
+    import time
+
+    if config["x"] == 0:
+        return {1, 2}
+    time.sleep(0.2)
+    return config["x"] + seed
+
+
+def test_a_result_that_is_not_json_keeps_the_points_that_finish(tmp_path):
+    # the ValueError was raised from inside the collection loop: points 1, 2, 3, still
+    # running, finished unrecorded (the results file kept only its header), so a rerun
+    # recomputed them; fn's own exceptions already let running points finish and be written
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rltheory.experiments.sweep import load_results, sweep
+
+    path = tmp_path / "r.jsonl"
+    with ThreadPoolExecutor(4) as ex, pytest.raises(ValueError, match=r"config \{'x': 0\}, seed 5 is not JSON-serialisable"):
+        sweep(_set_at_zero, {"x": [0, 1, 2, 3]}, [5], executor=ex, results_path=path)
+    done = load_results(path, fn=_set_at_zero)
+    assert sorted((p.config["x"], p.result) for p in done.values()) == [(1, 6), (2, 7), (3, 8)]
