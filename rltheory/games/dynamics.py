@@ -147,9 +147,22 @@ def _project_simplex(v: Any) -> Any:
     return xp.where(z > 0.0, z, 0.0)
 
 
-def _softmax(z: Any, xp: Any) -> Any:
-    z = z - xp.max(z, axis=-1, keepdims=True)
-    e = xp.exp(z)
+def _softmax(c: Any, U: Any, xp: Any) -> Any:
+    r"""``softmax(c U)`` along the last axis, ``c[...]`` a step ``≥ 0`` per game (``inf`` allowed).
+
+    Computed as ``exp(cU − max cU)``. Where ``cU`` leaves the float range (a step ``η R``
+    beyond ~1.8e308 divided by the cumulative utilities) that forms ``inf − inf``; those rows
+    use ``exp(c (U − max U))`` instead, the same distribution, with ``c·0 = 0`` at the
+    maximisers: for ``c = inf`` the uniform distribution on ``argmax U``, the limit of
+    ``softmax(cU)`` as ``c → ∞``.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # NaN rows are replaced below
+        z = c[..., None] * U
+        d = z - xp.max(z, axis=-1, keepdims=True)
+        D = U - xp.max(U, axis=-1, keepdims=True)
+        alt = xp.where(D < 0.0, c[..., None] * D, 0.0)
+    d = xp.where(xp.any(xp.isnan(d), axis=-1, keepdims=True), alt, d)
+    e = xp.exp(d)
     return e / xp.sum(e, axis=-1, keepdims=True)
 
 
@@ -193,7 +206,8 @@ def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
     e = real_scalar(eta)
     if not (e > 0 and math.isfinite(e)):
         raise ValueError(f"eta must be a positive finite number; got {eta!r}")
-    return xp.full(tuple(like.shape), e, dtype=like.dtype, device=like.device)
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, the c → ∞ limit (_softmax)
+        return xp.full(tuple(like.shape), e, dtype=like.dtype, device=like.device)
 
 
 def _scaled_steps(eta: Any, unit_step: float, rho: Any, s: Any, xp: Any) -> tuple[Any, Any]:
@@ -409,7 +423,7 @@ def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
         U, Vc = st  # cumulative utilities of the normalised games A / R
         u, v = uv
         U, Vc = U + u, Vc + v
-        return _softmax(ux[..., None] * U, xp), _softmax(uy[..., None] * Vc, xp), (U, Vc)
+        return _softmax(ux, U, xp), _softmax(uy, Vc, xp), (U, Vc)
 
     x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=(A / s[..., None, None]) / rho[..., None, None])
     return DynamicsResult(x, y, xl, yl, (ex, ey), tr, T)
@@ -445,7 +459,7 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
         U, Vc = st  # cumulative utilities of the normalised games A / R
         u, v = uv
         U, Vc = U + u, Vc + v
-        return _softmax(ue[..., None] * (U + u), xp), _softmax(ue[..., None] * (Vc + v), xp), (U, Vc)
+        return _softmax(ue, U + u, xp), _softmax(ue, Vc + v, xp), (U, Vc)
 
     x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=(A / s[..., None, None]) / rho[..., None, None])
     return DynamicsResult(x, y, xl, yl, (e, e), tr, T)

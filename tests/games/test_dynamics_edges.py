@@ -123,3 +123,29 @@ def test_payoff_range_beyond_the_float_range(f):
         np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
     for k in (0, 1):
         assert out.eta[k] == ref.eta[k] / c and out.eta[k] > 0
+
+
+# Payoffs of range 4 on four actions: A / R, the uniform first plays and every cumulative
+# utility are dyadic with few bits, so all sums are exact and ties are exact ties.
+_DYADIC = np.array(
+    [[0.0, 1.0, -1.0, 2.0], [-2.0, 0.0, 1.0, 1.0], [1.0, -1.0, 0.0, -2.0], [2.0, 2.0, -2.0, 0.0]]
+)
+
+
+@pytest.mark.parametrize("f", [hedge, optimistic_hedge])
+@pytest.mark.parametrize(
+    ("dtype", "huge", "large"), [(np.float64, 1e308, 1e150), (np.float32, 1e300, 1e30)]
+)
+def test_step_beyond_the_float_range_is_the_large_step_limit(f, dtype, huge, large):
+    # η R Σ u leaves the float range for η = 1e308 (float64) or 1e300 (float32, where η itself
+    # is inf); the old softmax formed inf − inf and every strategy was NaN. The plays here are
+    # 0, 1/2 or 1 after the uniform first round, so the cumulative utilities of A / 4 differ
+    # by multiples of 1/16 or not at all (exactly), and already η = `large`
+    # sends every non-maximiser's weight to exp(−1e28) = 0: both steps give the limit
+    # (uniform on argmax of the cumulative utilities), the same plays bit for bit.
+    A = _DYADIC.astype(dtype)
+    ref = f(A, 40, eta=large)
+    out = f(A, 40, eta=huge)
+    for name in ("x", "y", "x_last", "y_last"):
+        np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
+    np.testing.assert_array_equal(out.trace["gap_avg"], ref.trace["gap_avg"])
