@@ -101,13 +101,15 @@ def from_gymnasium(
     discounted value of the MDP equals the expected discounted episodic return:
 
     * ``terminal="inplace"`` (default): every state ``s'`` reached by a terminal
-      transition is made absorbing with reward 0 (its own rows in ``P`` are
-      never used by the episode). This is exact on every state reachable from
-      ``μ`` unless such a state, having dynamics of its own, is also entered by a
-      non-terminal transition from a reachable state or has initial probability
-      (every state has under the uniform ``μ`` of an env without
-      ``initial_state_distrib``); that case raises with the offending transition named. (Taxi's states with
-      the passenger already delivered but the taxi elsewhere are unreachable and
+      transition from a reachable state (one an episode from ``μ`` visits before
+      it ends) is made absorbing with reward 0 (its own rows in ``P`` are never
+      used by the episode; terminal transitions in rows no episode uses end
+      nothing). This is exact on every reachable state unless such a state,
+      having dynamics of its own, is also entered by a non-terminal transition
+      from a reachable state or has initial probability (every state has under
+      the uniform ``μ`` of an env without ``initial_state_distrib``); that case
+      raises with the offending transition named. (Taxi's states with the
+      passenger already delivered but the taxi elsewhere are unreachable and
       keep their table rows.)
     * ``terminal="extra"``: one absorbing zero-reward state with index ``S`` is
       added and every terminal transition goes there; always exact.
@@ -185,8 +187,8 @@ def from_gymnasium(
     R = np.zeros((n, A))
     r_ref = np.full((n, A), np.nan)  # first reward of each (s, a): R = r_ref + Σ p (r − r_ref)
     R_direct = np.zeros((n, A))  # Σ p r, where r − r_ref overflows (rewards near ±1.8e308)
-    done_into = np.zeros(n, dtype=bool)  # targets of terminal transitions
-    live: list[tuple[int, int, int, int]] = []  # non-terminal entries (s, a, k, s')
+    ends: list[tuple[int, int]] = []  # terminal entries (s, s') with p > 0
+    live: list[tuple[int, int, int, int]] = []  # non-terminal entries (s, a, k, s') with p > 0
     for s in range(S):
         row = _entry(table, s)
         if row is None:
@@ -229,7 +231,8 @@ def from_gymnasium(
                 R_direct[s, a] += p * r
                 if bool(done):
                     P[s, a, S if extra else s2i] += p
-                    done_into[s2i] |= p > 0.0  # a rounding negative ends no episode
+                    if p > 0.0:  # a rounding negative ends no episode
+                        ends.append((s, s2i))
                 else:
                     P[s, a, s2i] += p
                     if p > 0.0:
@@ -247,14 +250,27 @@ def from_gymnasium(
         if mu is not None:
             mu = np.concatenate([mu, [0.0]])
         return FiniteMDP(P.astype(model_dtype), R, gamma, mu)
-    terminal_states = np.flatnonzero(done_into)
     # a state that is already absorbing with reward 0 loses nothing by being made so
     own_absorbing = np.all(P[np.arange(S), :, np.arange(S)] == 1.0, axis=1) & np.all(
         R == 0.0, axis=1
     )
     # without initial_state_distrib the model's μ is uniform: every state is a start state
     starts = np.full(S, 1.0 / S) if mu is None else mu
-    bad_start = np.flatnonzero(done_into & (starts > 0) & ~own_absorbing)
+    # states whose rows an episode uses: the starts and what they reach without an episode ending
+    used = starts > 0
+    src = np.array([e[0] for e in live], dtype=np.int64)
+    dst = np.array([e[3] for e in live], dtype=np.int64)
+    while True:
+        new = used.copy()
+        new[dst[used[src]]] = True
+        if np.array_equal(new, used):
+            break
+        used = new
+    # the states episodes end in (rows of states no episode uses, e.g. terminal ones, end none)
+    ends_into = np.zeros(S, dtype=bool)
+    for s0, t0 in ends:
+        ends_into[t0] |= bool(used[s0])
+    bad_start = np.flatnonzero(ends_into & (starts > 0) & ~own_absorbing)
     if bad_start.size:
         t = int(bad_start[0])
         source = " (uniform: the env has no initial_state_distrib)" if mu is None else ""
@@ -262,17 +278,9 @@ def from_gymnasium(
             f"state s={t} ends episodes but has initial probability mu[{t}] = {starts[t]}{source}; "
             "use terminal='extra'"
         )
-    # states reachable from the start without an episode ending (every state if μ is unknown)
-    reach = np.ones(S, dtype=bool) if mu is None else mu > 0
-    src = np.array([e[0] for e in live], dtype=np.int64)
-    dst = np.array([e[3] for e in live], dtype=np.int64)
-    while True:
-        new = np.zeros(S, dtype=bool)
-        new[dst[reach[src] & ~done_into[src]]] = True
-        if not np.any(new & ~reach):
-            break
-        reach |= new
-    conflict = np.flatnonzero(reach[src] & ~done_into[src] & done_into[dst] & ~own_absorbing[dst])
+    # (entered from a state no episode ends in: one exists whenever any conflict does, and it
+    # names where the episode first enters such a state)
+    conflict = np.flatnonzero(used[src] & ~ends_into[src] & ends_into[dst] & ~own_absorbing[dst])
     if conflict.size:
         s0, a0, k0, t0 = live[int(conflict[0])]
         raise InvalidModelError(
@@ -280,6 +288,7 @@ def from_gymnasium(
             f"env.P[{s0}][{a0}][{k0}] from a reachable state; making it absorbing would change "
             "the model: use terminal='extra'"
         )
+    terminal_states = np.flatnonzero(ends_into)
     P[terminal_states] = 0.0
     P[terminal_states, :, terminal_states] = 1.0
     R[terminal_states] = 0.0

@@ -377,3 +377,28 @@ def test_tables_may_be_lists():
         from_gymnasium(_TableEnv(table[:1], 2, 2), 0.9)
     with pytest.raises(InvalidModelError, match=r"env.P\[1\] has no entry for action a=1 \(A=2\)"):
         from_gymnasium(_TableEnv([table[0], table[1][:1]], 2, 2), 0.9)
+
+
+def test_terminal_transitions_in_rows_no_episode_uses_end_nothing():
+    # State 1 ends every episode (entered from the start by a terminal transition); its own row,
+    # which no episode uses, "resets" to the start with done=True. The old code counted that entry
+    # and refused the exact conversion: "state s=0 ends episodes but has initial probability
+    # mu[0] = 1.0" (likewise for a target entered only from an unreachable state, state 3 here).
+    table = {
+        0: {0: [(1.0, 1, 1.0, True)], 1: [(1.0, 2, 0.0, False)]},
+        1: {0: [(1.0, 0, 0.0, True)], 1: [(1.0, 0, 0.0, True)]},
+        2: {0: [(1.0, 0, 2.0, False)], 1: [(1.0, 1, 1.0, True)]},
+        3: {0: [(1.0, 2, 0.0, True)], 1: [(1.0, 3, 0.0, False)]},  # unreachable from μ
+    }
+    env = _TableEnv(table, 4, 2, isd=[1.0, 0.0, 0.0, 0.0])
+    m = from_gymnasium(env, 0.5)
+    P, R = np.asarray(m.P), np.asarray(m.R)
+    np.testing.assert_array_equal(P[1], [[0, 1, 0, 0], [0, 1, 0, 0]])  # absorbing, reward 0
+    np.testing.assert_array_equal(R[1], 0.0)
+    np.testing.assert_array_equal(P[[0, 2, 3]].argmax(-1), [[1, 2], [0, 1], [2, 3]])  # rows kept
+    np.testing.assert_array_equal(R[[0, 2]], [[1.0, 0.0], [2.0, 1.0]])
+    extra = from_gymnasium(env, 0.5, terminal="extra")
+    for pi in ([0, 0, 0, 0], [1, 0, 1, 0], [1, 0, 0, 0]):
+        assert evaluate_policy(m, pi)[0] == pytest.approx(
+            evaluate_policy(extra, pi + [0])[0], abs=1e-12
+        )
