@@ -237,14 +237,29 @@ def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: f
     """
     P, R, C, b, mu, g = _cmdp(cmdp, "npg_pd_step")
     e1, e2, Lam = _positive(eta1, "eta1"), _positive(eta2, "eta2"), _positive(Lambda, "Lambda")
-    lam = np.asarray(to_numpy(lam), dtype=float)
-    if lam.shape != (cmdp.m,) or np.any(~np.isfinite(lam)) or np.any(lam < 0):
-        raise ValueError(f"lam must be a finite non-negative vector of shape (m,) = ({cmdp.m},); got {lam!r}")
+    lam = _duals(lam, cmdp.m)
     pi = np.asarray(to_numpy(pi), dtype=float)
     RL = R - np.tensordot(lam, C, axes=(0, 0))
     pi_next = npg_step(cmdp.mdp.replace(R=RL), pi, eta=e1)
     Vc = _values(cmdp.mdp, C, pi, mu)
     return pi_next, np.clip(lam + e2 * (Vc - b), 0.0, Lam)
+
+
+def _duals(lam: Any, m: int) -> np.ndarray:
+    """``λ`` as a float vector of shape ``(m,)`` with finite entries ``≥ 0``; a located ``ValueError``
+    otherwise (bools are not multipliers: ``[True]`` was read as ``λ = 1``)."""
+    rule = f"lam must be a finite non-negative vector of shape (m,) = ({m},)"
+    raw = np.asarray(to_numpy(lam))
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(f"{rule}; got an array of dtype {raw.dtype.name}")
+    x = raw.astype(float)
+    if x.shape != (m,):
+        raise ValueError(f"{rule}; got shape {x.shape}")
+    bad = ~np.isfinite(x) | (x < 0)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{rule}; lam[{i}] = {float(x[i])!r}")
+    return x
 
 
 def _reference(cmdp: ConstrainedMDP, reference: float | None) -> float:

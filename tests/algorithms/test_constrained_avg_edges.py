@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.average_reward import differential_td
-from rltheory.algorithms.constrained import slater_slack
+from rltheory.algorithms.constrained import npg_pd_step, slater_slack
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias
 from rltheory.bounds.constrained import fosp_schedule, npg_pd_bounds, npg_pd_step_sizes
 from rltheory.mdp import FiniteMDP
@@ -183,3 +183,32 @@ def _avg_mdp(seed: int = 0, S: int = 3, A: int = 2) -> FiniteMDP:
 def test_differential_td_locates_bad_policies(pi, match):
     with pytest.raises(ValueError, match=r"pi must be a stochastic policy of shape \(S, A\) = \(3, 2\); " + match):
         differential_td(_avg_mdp(), pi, steps=5, rng=0)
+
+
+# ------------------------------------------------------------------ npg_pd_step: located dual errors
+def _two_constraint_bandit() -> ConstrainedMDP:
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
+    return ConstrainedMDP(mdp, np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([0.5, 0.75]))
+
+
+@pytest.mark.parametrize(
+    "lam, match",
+    [
+        # before: accepted and read as λ = (1, 0)
+        (np.array([True, False]), r"got an array of dtype bool$"),
+        # before: "... got array([0., nan])" without the index
+        (np.array([0.0, np.nan]), r"lam\[1\] = nan$"),
+        (np.array([0.5, -0.25]), r"lam\[1\] = -0\.25$"),
+        (np.array([0.5]), r"got shape \(1,\)$"),
+    ],
+)
+def test_npg_pd_step_locates_bad_duals(lam, match):
+    with pytest.raises(ValueError, match=r"lam must be a finite non-negative vector of shape \(m,\) = \(2,\); " + match):
+        npg_pd_step(_two_constraint_bandit(), np.full((1, 2), 0.5), lam, eta1=1.0, eta2=1.0, Lambda=10.0)
+
+
+def test_npg_pd_step_two_constraints_reference():
+    """γ = 0, one state, π = (1/2, 1/2): V_c = (1/2, 1/2); λ' = Π_[0, Λ](λ + η_2 (V_c − b)) =
+    clip((1, 0.1) + (0, −0.25)) = (1, 0); integer duals are numbers."""
+    _, lam = npg_pd_step(_two_constraint_bandit(), np.full((1, 2), 0.5), [1, 0.1], eta1=1.0, eta2=1.0, Lambda=10.0)
+    assert lam.tolist() == [1.0, 0.0]
