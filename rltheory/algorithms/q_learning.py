@@ -189,7 +189,8 @@ def synchronous_q_learning(
     Q0 : array, optional
         Start (default ``0``).
     Q_star : array, optional
-        Exact ``Q*`` (default :func:`rltheory.mdp.policy_iteration`).
+        Exact ``Q*`` (default :func:`rltheory.mdp.policy_iteration` on the model sampled: for a
+        float32 model its float64 row-normalised copy).
     reward_noise : float ≥ 0
         Standard deviation of zero-mean Gaussian reward noise.
     record_every : int ≥ 1
