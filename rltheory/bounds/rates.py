@@ -452,7 +452,8 @@ class BoundCheck:
         negative (``|bound| / |measured|``, 1 when they are equal); ``inf`` where a bound
         ``≤ 0`` is exceeded and 0 where a zero bound is met (``measured ≤ 0``).
     holds : bool
-        ``measured <= bound + rtol·|bound| + atol`` at every point.
+        ``measured <= bound + rtol·|bound| + atol`` at every point (a ``bool``: a
+        ``numpy.bool_`` is converted, anything else is a ``TypeError``).
     argmax : tuple of int
         Index of the worst ratio (a 1-tuple for 1-D input).
     n : int
@@ -470,6 +471,11 @@ class BoundCheck:
     rtol: float = 0.0
     atol: float = 0.0
     worst_excess: float = math.nan
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.holds, (bool, np.bool_)):  # bool(nan) and bool("no") are True
+            raise TypeError(f"BoundCheck.holds must be a bool; got {self.holds!r} ({type(self.holds).__name__})")
+        object.__setattr__(self, "holds", bool(self.holds))
 
     def to_dict(self) -> dict:
         """JSON-ready summary."""
@@ -652,6 +658,8 @@ class ClaimCheck:
     fit : RateFit or None
     bound_check : BoundCheck or None
     passed : bool
+        ``None`` (the default) to compute it with :meth:`Claim.judge`; else a ``bool``
+        (``numpy.bool_`` accepted; anything else, e.g. NaN, is a ``TypeError``).
     """
 
     claim: Claim
@@ -675,8 +683,13 @@ class ClaimCheck:
                     f"{'a BoundCheck' if self.claim.kind == 'bound' else 'a RateFit'} as evidence"
                 )
             object.__setattr__(self, "passed", self.claim.judge(evidence))
-        else:
+        elif isinstance(self.passed, (bool, np.bool_)):
             object.__setattr__(self, "passed", bool(self.passed))
+        else:  # bool(nan) and bool("no") are True: a verdict must be a bool
+            raise TypeError(
+                f"ClaimCheck for {self.claim.name!r}: passed must be None or a bool; got {self.passed!r} "
+                f"({type(self.passed).__name__})"
+            )
 
     @property
     def measured(self) -> float:

@@ -231,3 +231,32 @@ def test_a_result_that_is_not_json_keeps_the_points_that_finish(tmp_path):
         sweep(_set_at_zero, {"x": [0, 1, 2, 3]}, [5], executor=ex, results_path=path)
     done = load_results(path, fn=_set_at_zero)
     assert sorted((p.config["x"], p.result) for p in done.values()) == [(1, 6), (2, 7), (3, 8)]
+
+
+# --------------------------------------------------------------------------- claims
+
+
+@pytest.mark.parametrize("verdict", [float("nan"), np.float64("nan"), "no", 1, np.array([True, False])])
+def test_a_verdict_that_is_not_a_bool_is_refused(verdict):
+    # bool(nan) and bool("no") are True: a BoundCheck with holds=nan (experiments build them
+    # directly, e.g. marlhf-coverage) passed its claim, and so did ClaimCheck(..., passed=nan)
+    import math
+
+    from rltheory.bounds.rates import BoundCheck, Claim, ClaimCheck, check_bound
+
+    claim = Claim("b", "x ≤ 1", "made up", None, "bound")
+    with pytest.raises(TypeError, match=r"BoundCheck.holds must be a bool; got"):
+        BoundCheck(worst_ratio=math.nan, holds=verdict, argmax=(0,), n=1)
+    with pytest.raises(TypeError, match=r"ClaimCheck for 'b': passed must be None or a bool; got"):
+        ClaimCheck(claim, check_bound([2.0], [1.0]), passed=verdict)
+
+
+def test_bool_verdicts_are_kept():
+    from rltheory.bounds.rates import BoundCheck, Claim, ClaimCheck, check_bound
+
+    claim = Claim("b", "x ≤ 1", "made up", None, "bound")
+    bc = BoundCheck(worst_ratio=0.5, holds=np.bool_(True), argmax=(0,), n=1)
+    assert bc.holds is True and claim.check(bc).passed is True
+    assert ClaimCheck(claim, check_bound([2.0], [1.0]), passed=np.bool_(True)).passed is True
+    assert ClaimCheck(claim, check_bound([0.5], [1.0]), passed=False).passed is False
+    assert claim.check(check_bound([2.0], [1.0])).passed is False
