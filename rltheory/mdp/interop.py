@@ -112,7 +112,9 @@ def from_gymnasium(
       passenger already delivered but the taxi elsewhere are unreachable and
       keep their table rows.)
     * ``terminal="extra"``: one absorbing zero-reward state with index ``S`` is
-      added and every terminal transition goes there; always exact.
+      added and every terminal transition goes there; always exact. It has
+      initial probability 0 (``μ`` is uniform over the env's ``S`` states when
+      the env has no ``initial_state_distrib``).
 
     The reward of the terminal transition itself is kept (CliffWalking's −1 on
     entering the goal, FrozenLake's +1 on entering the goal).
@@ -247,8 +249,8 @@ def from_gymnasium(
         raise InvalidModelError(f"env.initial_state_distrib must have shape ({S},); got {mu.shape}")
     if extra:
         P[S, :, S] = 1.0
-        if mu is not None:
-            mu = np.concatenate([mu, [0.0]])
+        # the added state is no start state (a uniform μ is uniform over the env's S states)
+        mu = np.concatenate([np.full(S, 1.0 / S) if mu is None else mu, [0.0]])
         return FiniteMDP(P.astype(model_dtype), R, gamma, mu)
     # a state that is already absorbing with reward 0 loses nothing by being made so
     own_absorbing = np.all(P[np.arange(S), :, np.arange(S)] == 1.0, axis=1) & np.all(

@@ -402,3 +402,16 @@ def test_terminal_transitions_in_rows_no_episode_uses_end_nothing():
         assert evaluate_policy(m, pi)[0] == pytest.approx(
             evaluate_policy(extra, pi + [0])[0], abs=1e-12
         )
+
+
+def test_extra_end_state_is_no_start_state_without_an_initial_distribution():
+    # Without initial_state_distrib the extra model kept mu = None, i.e. uniform over S + 1 states:
+    # the artificial end state had initial probability 1/(S + 1) and V(μ) was 3/4 of the in-place
+    # model's (here 1·3/4 = 0.75 against 1.0 on a one-step episode earning 1 from every env state).
+    table = {s: {0: [(1.0, (s + 1) % 3, 1.0, True)]} for s in range(3)}
+    extra = from_gymnasium(_TableEnv(table, 3, 1), 0.5, terminal="extra")
+    np.testing.assert_array_equal(
+        np.asarray(extra.initial_distribution()), [1 / 3, 1 / 3, 1 / 3, 0.0]
+    )
+    v = np.asarray(extra.initial_distribution()) @ evaluate_policy(extra, [0, 0, 0, 0])
+    assert v == pytest.approx(1.0, abs=1e-15)
