@@ -206,13 +206,28 @@ def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     return unit * float(res.x[-1]), _average_policy(q)
 
 
+def _slater_culprits(cmdp: ConstrainedMDP) -> str:
+    """Where Slater's condition fails: each constraint that no policy satisfies strictly on its own
+    (``min_π V_{c_i}^π(μ) ≥ b_i``: infeasible if ``>``, tight if ``=``), or the constraints jointly."""
+    mu = np.asarray(to_numpy(cmdp.mdp.initial_distribution()), dtype=float)
+    parts = []
+    for i in range(cmdp.m):
+        low = 0.0 - float(np.asarray(policy_iteration(cmdp.mdp.replace(R=-cmdp.C[i])).V) @ mu)  # no "-0"
+        b_i = float(np.asarray(to_numpy(cmdp.b))[i])
+        if not low < b_i:
+            kind = "infeasible" if low > b_i else "tight"
+            parts.append(f"constraint {i} is {kind}: min_pi V_c{i}(mu) = {low:.6g} >= b[{i}] = {b_i:.6g}")
+    return "; ".join(parts) if parts else "each constraint holds strictly alone, but no policy satisfies all strictly"
+
+
 def _lambda_radius(cmdp: ConstrainedMDP, R: np.ndarray, g: float, Lambda: float | None) -> float:
     if Lambda is not None:
         return _positive(Lambda, "Lambda")
     xi, _ = slater_slack(cmdp)
     if not xi > 0:
         raise InvalidModelError(
-            f"Slater's condition fails (max_pi min_i b_i - V_ci = {xi:.6g} <= 0); give Lambda explicitly"
+            f"Slater's condition fails (max_pi min_i b_i - V_ci = {xi + 0.0:.6g} <= 0): {_slater_culprits(cmdp)}; "
+            "give Lambda explicitly"
         )
     span = float(R.max() - R.min())
     return 2.0 * max(span, 1e-12) / ((1.0 - g) * xi)

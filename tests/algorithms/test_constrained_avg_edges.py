@@ -10,9 +10,15 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.average_reward import differential_td
-from rltheory.algorithms.constrained import npg_pd_step, slater_slack
+from rltheory.algorithms.constrained import (
+    npg_pd_step,
+    npg_primal_dual,
+    sample_npg_primal_dual,
+    slater_slack,
+)
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias
 from rltheory.bounds.constrained import fosp_schedule, npg_pd_bounds, npg_pd_step_sizes
+from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp
 
@@ -212,3 +218,28 @@ def test_npg_pd_step_two_constraints_reference():
     clip((1, 0.1) + (0, −0.25)) = (1, 0); integer duals are numbers."""
     _, lam = npg_pd_step(_two_constraint_bandit(), np.full((1, 2), 0.5), [1, 0.1], eta1=1.0, eta2=1.0, Lambda=10.0)
     assert lam.tolist() == [1.0, 0.0]
+
+
+# ------------------------------------------------------------------ Slater failure names the constraint
+_BANDIT = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+
+
+@pytest.mark.parametrize(
+    "C, b, match",
+    [
+        # γ = 1/2, one state: V_c = 2 Σ_a π(a) c(a). Constraint 1 costs 1 for both actions: min V_c1 = 2 > 1.5
+        ([[[0.0, 1.0]], [[1.0, 1.0]]], [1.0, 1.5],
+         r"\(max_pi min_i b_i - V_ci = -0\.5 <= 0\): constraint 1 is infeasible: min_pi V_c1\(mu\) = 2 >= b\[1\] = 1\.5"),
+        # b = min V_c = 0: feasible but tight (no strictly feasible policy)
+        ([[[0.0, 1.0]]], [0.0], r"= 0 <= 0\): constraint 0 is tight: min_pi V_c0\(mu\) = 0 >= b\[0\] = 0;"),
+        # each alone holds strictly, jointly π(1) < 1/4 and π(0) < 1/4 is impossible
+        ([[[0.0, 1.0]], [[1.0, 0.0]]], [0.5, 0.5], r"each constraint holds strictly alone, but no policy satisfies all"),
+    ],
+)
+def test_slater_failure_names_the_constraint(C, b, match):
+    """Before: only 'Slater's condition fails (max_pi min_i b_i - V_ci = -0.5 <= 0); give Lambda explicitly'."""
+    cmdp = ConstrainedMDP(_BANDIT, np.array(C), np.array(b))
+    with pytest.raises(InvalidModelError, match=match):
+        npg_primal_dual(cmdp, iterations=3)
+    with pytest.raises(InvalidModelError, match=r"give Lambda explicitly"):
+        sample_npg_primal_dual(cmdp, iterations=3, rollouts=1, rng=0)
