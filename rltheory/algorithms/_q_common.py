@@ -59,8 +59,29 @@ def _alpha(step_size: StepSize, n: Any) -> np.ndarray:
     return a
 
 
+_FACTORIES: dict[Any, str] = {}  # schedule factory -> how to call it (filled by q_learning.py)
+
+
+def _factory(example: str) -> Callable[[Callable[..., StepSize]], Callable[..., StepSize]]:
+    """Register a schedule factory, so that passing it uncalled is named (:func:`_schedule`)."""
+
+    def register(f: Callable[..., StepSize]) -> Callable[..., StepSize]:
+        _FACTORIES[f] = example
+        return f
+
+    return register
+
+
 def _schedule(step_size: Any) -> StepSize:
-    """``step_size`` must be a callable schedule (a bare number is a common slip: name it)."""
+    """``step_size`` must be a callable schedule (a bare number is a common slip: name it).
+
+    A factory passed uncalled (``step_size=constant_step``) is callable too, but calling it with
+    a count raised a misleading "alpha must lie in (0, 1]; got 0" (or "gamma must lie in [0, 1);
+    got array([0.])"); it raises ``TypeError`` naming the factory and how to call it.
+    """
+    if any(step_size is f for f in _FACTORIES):  # identity: a list or an array is unhashable
+        raise TypeError(f"step_size must be a schedule n -> alpha_n; got the factory {step_size.__name__} "
+                        f"itself: call it, e.g. step_size={_FACTORIES[step_size]}")
     if not callable(step_size):
         raise TypeError(f"step_size must be a callable n -> alpha_n (e.g. constant_step(0.1)); "
                         f"got {type(step_size).__name__} {step_size!r}")

@@ -55,6 +55,7 @@ from ._q_common import (
     QLearningResult,
     StepSize,
     _alpha,
+    _factory,
     _int,
     _metrics,
     _model,
@@ -89,6 +90,7 @@ __all__ = [
 # -- step-size schedules ----------------------------------------------------------------
 
 
+@_factory("constant_step(0.1)")
 def constant_step(alpha: float) -> StepSize:
     """``α_n = α`` for every count ``n``.
 
@@ -107,6 +109,7 @@ def constant_step(alpha: float) -> StepSize:
     return rule
 
 
+@_factory("linear_step()")
 def linear_step() -> StepSize:
     """``α_n = 1/(n + 1)`` (sample averages; Q-learning then converges only like ``n^{-(1−γ)}``, Szepesvári 1997).
 
@@ -118,6 +121,7 @@ def linear_step() -> StepSize:
     return lambda n: 1.0 / (np.asarray(n, dtype=float) + 1.0)
 
 
+@_factory("rescaled_linear_step(gamma)")
 def rescaled_linear_step(gamma: float, *, alpha0: float = 1.0) -> StepSize:
     """``α_n = 1/(1/α₀ + (1−γ) n)`` (Wainwright 2019; the rescaled linear rule of the sharp analyses).
 
@@ -143,6 +147,7 @@ def rescaled_linear_step(gamma: float, *, alpha0: float = 1.0) -> StepSize:
     return lambda n: 1.0 / (c + (1.0 - g) * np.asarray(n, dtype=float))
 
 
+@_factory("polynomial_step(0.8)")
 def polynomial_step(omega: float) -> StepSize:
     """``α_n = 1/(n + 1)^ω``, ``ω ∈ (1/2, 1]`` (Even-Dar & Mansour 2003).
 

@@ -12,8 +12,11 @@ from rltheory.algorithms.q_learning import (
     constant_step,
     domo_vi,
     double_q_learning,
+    linear_step,
+    polynomial_step,
     q_learning,
     q_learning_replay,
+    rescaled_linear_step,
     synchronous_q_learning,
     va_learning,
 )
@@ -202,3 +205,28 @@ def test_trace_of_a_float32_model_is_measured_against_the_float64_q_star():
     assert a.trace["error"][-1] <= 1e-14 * 10.0  # ‖Q*‖∞ <= 10: rounding only
     q = q_learning(m32, steps=4000, step_size=constant_step(1.0), rng=0)
     assert q.trace["error"][-1, 0] <= 1e-14 * 10.0
+
+
+@pytest.mark.parametrize(("factory", "call"), [(constant_step, r"constant_step\(0\.1\)"), (linear_step, r"linear_step\(\)"),
+                                               (rescaled_linear_step, r"rescaled_linear_step\(gamma\)"),
+                                               (polynomial_step, r"polynomial_step\(0\.8\)")],
+                         ids=["constant", "linear", "rescaled", "polynomial"])
+def test_a_schedule_factory_passed_uncalled_is_named(factory, call):
+    # step_size=constant_step (not constant_step(0.1)) is callable, so it was called with the count and
+    # failed inside the factory: "alpha must lie in (0, 1]; got 0", "gamma must lie in [0, 1); got
+    # array([0.])", "omega must lie in (1/2, 1]; got 0", or numpy's "float() argument must be ... not
+    # 'function'"
+    mdp = random_mdp(3, 2, gamma=0.9, rng=0)
+    msg = rf"step_size must be a schedule n -> alpha_n; got the factory {factory.__name__} itself: call it, e.g. " \
+          rf"step_size={call}"
+    with pytest.raises(TypeError, match=msg):
+        synchronous_q_learning(mdp, iterations=2, step_size=factory, rng=0)
+    for learner in (q_learning, double_q_learning, va_learning):
+        with pytest.raises(TypeError, match=msg):
+            learner(mdp, steps=2, step_size=factory, rng=0)
+    with pytest.raises(TypeError, match=msg):
+        q_learning_replay(mdp, steps=2, step_size=factory, rng=0, replay_every=1, replay_updates=1, buffer_size=2)
+    # bare numbers and arrays (unhashable) still get their own message
+    for bare in (0.1, [0.1], np.array([0.1])):
+        with pytest.raises(TypeError, match=r"step_size must be a callable n -> alpha_n"):
+            q_learning(mdp, steps=2, step_size=bare, rng=0)
