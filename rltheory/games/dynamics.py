@@ -475,6 +475,13 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     :func:`rltheory.bounds.games.optimistic_gap_bound`); the last iterate converges linearly
     (Wei et al. 2021, Thm 5).
 
+    The iterates are computed on ``A / s`` with step ``η s`` (``s`` a power of two within a
+    factor 2 of ``max|A|``; ``η A y = η s (A/s) y`` exactly): bit for bit those of ``A`` at
+    ordinary scales, and ``‖A‖_F = s ‖A/s‖_F`` neither overflows (payoffs beyond ~1e154,
+    where ``A·A`` is inf and the step was 0) nor underflows (below ~1e-154, where the step
+    was ``1/√8`` whatever the scale). For a subnormal ``‖A‖_F`` the reported ``η`` is
+    ``inf`` while the iterates use the finite ``η s``, as in :func:`hedge`.
+
     Examples
     --------
     >>> from rltheory.games.zoo import matching_pennies
@@ -485,9 +492,20 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     xp = array_namespace(A)
     A = as_matrix_games(A, "A", xp)
     T = _check_T(T)
-    fro = xp.sqrt(xp.sum(xp.reshape(A * A, tuple(A.shape[:-2]) + (-1,)), axis=-1))
+    # on A / s (s a power of two: the same iterates bit for bit), ‖A/s‖_F ∈ [½, 2√(mn)]
+    # neither overflows (A·A beyond 1.8e308 for payoffs ~1e154) nor underflows (~1e-154)
+    s = _pow2_scale(A, xp)
+    G = A / s[..., None, None]
+    fro = xp.sqrt(xp.sum(xp.reshape(G * G, tuple(G.shape[:-2]) + (-1,)), axis=-1))
     fro = xp.where(fro > 0.0, fro, 1.0)
-    e = _eta(eta, 1.0 / (math.sqrt(8.0) * fro), xp, fro)
+    if eta is None:  # η = 1/(√8 ‖A‖_F), η s = 1/(√8 ‖A/s‖_F) on the scaled game
+        es = 1.0 / (math.sqrt(8.0) * fro)
+        with np.errstate(over="ignore"):  # a subnormal ‖A‖_F: η beyond the float range (inf)
+            e = es / s
+    else:
+        e = _eta(eta, None, xp, fro)
+        with np.errstate(over="ignore"):
+            es = e * s
 
     def init(A: Any) -> tuple[Any, Any, Any]:
         x, y = _uniform(A, xp)
@@ -496,13 +514,13 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
         xh, yh = st
         u, v = uv
-        xh = _project_simplex(xh + e[..., None] * u)
-        yh = _project_simplex(yh + e[..., None] * v)
+        xh = _project_simplex(xh + es[..., None] * u)
+        yh = _project_simplex(yh + es[..., None] * v)
         return (
-            _project_simplex(xh + e[..., None] * u),
-            _project_simplex(yh + e[..., None] * v),
+            _project_simplex(xh + es[..., None] * u),
+            _project_simplex(yh + es[..., None] * v),
             (xh, yh),
         )
 
-    x, y, xl, yl, tr = _run(A, T, init, update)
+    x, y, xl, yl, tr = _run(A, T, init, update, play=G)
     return DynamicsResult(x, y, xl, yl, (e, e), tr, T)

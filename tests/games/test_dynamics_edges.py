@@ -149,3 +149,18 @@ def test_step_beyond_the_float_range_is_the_large_step_limit(f, dtype, huge, lar
     for name in ("x", "y", "x_last", "y_last"):
         np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
     np.testing.assert_array_equal(out.trace["gap_avg"], ref.trace["gap_avg"])
+
+
+@pytest.mark.parametrize("c", [2.0**600, 2.0**1020, 2.0**-600, 2.0**-1000, 2.0**-1070])
+def test_ogda_default_step_follows_the_payoff_scale(c):
+    # OGDA's default step is 1/(√8 ‖A‖_F), so η·(cA)y = η_A·Ay: on c·A (exact, c a power of
+    # two; 3·2^-1070 is subnormal) the iterates must be those of A and η = η_A / c. The old
+    # code formed ‖A‖_F from A·A, which is inf for c = 2^600 (step 0: the players never moved)
+    # and 0 for c = 2^-600 (step 1/√8, ~10^180 times too small: they never moved either).
+    ref = ogda(_GAME, 60)
+    out = ogda(_GAME * c, 60)
+    for name in ("x", "y", "x_last", "y_last"):
+        np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
+    with np.errstate(over="ignore"):
+        want = ref.eta[0] / c  # inf for c = 2^-1070 (beyond the float range), as documented
+    assert out.eta[0] == want
