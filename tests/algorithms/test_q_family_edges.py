@@ -230,3 +230,19 @@ def test_a_schedule_factory_passed_uncalled_is_named(factory, call):
     for bare in (0.1, [0.1], np.array([0.1])):
         with pytest.raises(TypeError, match=r"step_size must be a callable n -> alpha_n"):
             q_learning(mdp, steps=2, step_size=bare, rng=0)
+
+
+@pytest.mark.parametrize("alpha", [0.3, 0.5])
+def test_va_learning_with_rewards_at_the_top_of_the_float_range(alpha):
+    # S = 1, A = 2, γ = 0, r = ±1.25·2^1023: y − V(s) passes 2^1024 after a run of one action, so the old
+    # update returned NaN; by positive homogeneity (exact for a power of two) the run is 2^1023 times
+    # the run on r = ±1.25, whose V, A and Q stay below 2 in magnitude
+    c = 2.0**1023
+    one = va_learning(FiniteMDP(np.ones((1, 2, 1)), np.array([[1.25, -1.25]]), 0.0), steps=200,
+                      step_size=constant_step(alpha), rng=0)
+    big = va_learning(FiniteMDP(np.ones((1, 2, 1)), np.array([[1.25 * c, -1.25 * c]]), 0.0), steps=200,
+                      step_size=constant_step(alpha), rng=0)
+    assert np.all(np.isfinite(big.Q))
+    np.testing.assert_array_equal(big.Q, c * one.Q)
+    np.testing.assert_array_equal(big.extra["V"], c * one.extra["V"])
+    np.testing.assert_array_equal(big.extra["A"], c * one.extra["A"])
