@@ -165,7 +165,7 @@ class QLearningResult:
     converged : None
         Fixed sample budget (no stopping rule).
     extra : dict
-        Variant-specific final quantities (``Q_B`` for double Q, ``V`` and ``A`` for VA).
+        Variant-specific final quantities (``Q_A`` and ``Q_B`` for double Q, ``V`` and ``A`` for VA).
     """
 
     Q: np.ndarray
