@@ -415,3 +415,52 @@ def test_extra_end_state_is_no_start_state_without_an_initial_distribution():
     )
     v = np.asarray(extra.initial_distribution()) @ evaluate_policy(extra, [0, 0, 0, 0])
     assert v == pytest.approx(1.0, abs=1e-15)
+
+
+def test_inplace_is_exact_whenever_it_is_accepted_on_random_tables():
+    # The docstring's claim, checked on 400 random tables (S <= 5, A <= 2, up to 3 entries per row,
+    # repeated targets, done on 30% of entries, some absorbing zero-reward rows, μ given or not):
+    # whenever the in-place conversion is accepted, its start value under random policies equals
+    # that of the always-exact "extra" encoding.
+    rng = np.random.default_rng(0)
+    accepted = 0
+    for _ in range(400):
+        S, A = int(rng.integers(1, 6)), int(rng.integers(1, 3))
+        table = {}
+        for s in range(S):
+            table[s] = {}
+            for a in range(A):
+                p = rng.dirichlet(np.ones(int(rng.integers(1, 4))))
+                table[s][a] = [
+                    (
+                        float(q),
+                        int(rng.integers(S)),
+                        float(rng.integers(-2, 3)),
+                        bool(rng.random() < 0.3),
+                    )
+                    for q in p
+                ]
+            if rng.random() < 0.3:
+                table[s] = {a: [(1.0, s, 0.0, bool(rng.random() < 0.5))] for a in range(A)}
+        isd = None
+        if rng.random() < 0.7:
+            isd = rng.dirichlet(np.ones(S)) * (rng.random(S) < 0.5)
+            isd[0] += isd.sum() == 0
+            isd /= isd.sum()
+        env = _TableEnv(table, S, A, isd)
+        extra = from_gymnasium(env, 0.7, terminal="extra")
+        try:
+            m = from_gymnasium(env, 0.7)
+        except InvalidModelError as exc:
+            assert "use terminal='extra'" in str(exc)
+            continue
+        accepted += 1
+        mu = np.asarray(m.initial_distribution())
+        np.testing.assert_array_equal(np.asarray(extra.initial_distribution()), np.append(mu, 0.0))
+        for _ in range(3):
+            pi = rng.integers(A, size=S)
+            v = mu @ evaluate_policy(m, pi)
+            assert v == pytest.approx(
+                np.append(mu, 0.0) @ evaluate_policy(extra, np.append(pi, 0)), abs=1e-9
+            )
+    assert accepted >= 100
