@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_positive_int
+from .._validate import check_positive_int, real_scalar
 
 __all__ = [
     "RateFit",
@@ -514,7 +514,9 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
     ------
     ValueError
         Shapes do not broadcast, either input is empty or non-finite (the
-        message names the index), or a tolerance is negative.
+        message names the index; an integer beyond the float range counts as
+        non-finite), or a tolerance is negative, non-finite or not a real number
+        (a bool or a string).
 
     Notes
     -----
@@ -534,10 +536,12 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
     >>> c.holds, round(c.worst_ratio, 6), c.argmax
     (False, 1.4, (1,))
     """
-    if not (0.0 <= rtol < math.inf and 0.0 <= atol < math.inf):  # `not` form: NaN is rejected too
+    r, a = real_scalar(rtol), real_scalar(atol)  # NaN for a bool or a string: refused below
+    if not (0.0 <= r < math.inf and 0.0 <= a < math.inf):  # `not` form: NaN is rejected too
         raise ValueError(f"rtol and atol must be finite and non-negative; got rtol={rtol!r}, atol={atol!r}")
-    m = np.asarray(measured, dtype=float)
-    b = np.asarray(bound, dtype=float)
+    rtol, atol = r, a
+    m = _float_array(measured, "measured")
+    b = _float_array(bound, "bound")
     try:
         m, b = np.broadcast_arrays(m, b)
     except ValueError:
@@ -567,6 +571,18 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
         atol=float(atol),
         worst_excess=float(np.max(excess)),
     )
+
+
+def _float_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 array; an integer beyond the float range is a located ``ValueError``."""
+    try:
+        return np.asarray(x, dtype=float)
+    except OverflowError:
+        obj = np.asarray(x, dtype=object)
+        for i in np.ndindex(obj.shape):
+            if real_scalar(obj[i]) in (math.inf, -math.inf):
+                raise ValueError(f"{name} must be finite; {name}{list(i)} = {obj[i]!r:.40} is beyond the float range") from None
+        raise
 
 
 @dataclass(frozen=True)

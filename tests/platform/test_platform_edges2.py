@@ -260,3 +260,27 @@ def test_bool_verdicts_are_kept():
     assert ClaimCheck(claim, check_bound([2.0], [1.0]), passed=np.bool_(True)).passed is True
     assert ClaimCheck(claim, check_bound([0.5], [1.0]), passed=False).passed is False
     assert claim.check(check_bound([2.0], [1.0])).passed is False
+
+
+@pytest.mark.parametrize(("measured", "bound", "msg"), [
+    # OverflowError 'int too large to convert to float', naming neither argument nor entry
+    ([10**400], [1.0], r"measured must be finite; measured\[0\] = 1000.* is beyond the float range"),
+    ([[1.0, 0.5]], [[1.0, -(10**400)]], r"bound must be finite; bound\[0, 1\] = -1000.* is beyond the float range"),
+])
+def test_check_bound_locates_an_integer_beyond_the_float_range(measured, bound, msg):
+    from rltheory.bounds.rates import check_bound
+
+    with pytest.raises(ValueError, match=msg):
+        check_bound(measured, bound)
+
+
+@pytest.mark.parametrize("kwargs", [{"rtol": True}, {"atol": True}, {"rtol": "0.1"}, {"atol": 10**400}])
+def test_check_bound_tolerances_are_real_numbers(kwargs):
+    # rtol=True was read as a 100% allowance (2 <= 1 + 1·1 held); rtol='0.1' raised
+    # "'<=' not supported between instances of 'float' and 'str'"; atol 10**400 an OverflowError
+    from rltheory.bounds.rates import check_bound
+
+    with pytest.raises(ValueError, match=r"rtol and atol must be finite and non-negative; got rtol="):
+        check_bound([2.0], [1.0], **kwargs)
+    c = check_bound([2.0], [1.0], rtol=np.float32(1.0), atol=np.int64(0))  # numpy scalars are numbers
+    assert c.holds and c.rtol == 1.0 and type(c.rtol) is float
