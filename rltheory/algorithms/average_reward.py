@@ -803,7 +803,7 @@ class SmoothActionMDP:
     Raises
     ------
     InvalidModelError
-        Shapes disagree, non-finite entries, or ``c < 0``.
+        Shapes disagree or ``S = 0``, non-finite entries, or ``c < 0``.
     """
 
     L: Any
@@ -816,9 +816,9 @@ class SmoothActionMDP:
         L, K = np.asarray(self.L, dtype=float), np.asarray(self.K, dtype=float)
         r0, r1 = np.asarray(self.r0, dtype=float), np.asarray(self.r1, dtype=float)
         S = L.shape[0] if L.ndim == 2 else -1
-        if L.shape != (S, S) or K.shape != (S, S) or r0.shape != (S,) or r1.shape != (S,):
+        if S < 1 or L.shape != (S, S) or K.shape != (S, S) or r0.shape != (S,) or r1.shape != (S,):
             raise InvalidModelError(
-                f"SmoothActionMDP needs L, K of shape (S, S) and r0, r1 of shape (S,); got "
+                f"SmoothActionMDP needs L, K of shape (S, S) and r0, r1 of shape (S,) with S >= 1; got "
                 f"{L.shape}, {K.shape}, {r0.shape}, {r1.shape}"
             )
         for name, arr, axes in (("L", L, ("s", "s'")), ("K", K, ("s", "s'")), ("r0", r0, ("s",)), ("r1", r1, ("s",))):
@@ -866,10 +866,16 @@ def dpg_gradient(model: SmoothActionMDP, theta: Any) -> tuple[np.ndarray, float]
     ``∂_u P(s'|s, u) = P(s'|s, u)(K[s, s'] − Σ_{s''} P(s''|s, u) K[s, s''])``.
 
     Returns ``(∇J, J)``.
+
+    Raises
+    ------
+    ValueError
+        ``theta`` not of shape ``(S,)``; a NaN or infinite entry (``InvalidModelError``, naming it).
     """
     th = np.asarray(theta, dtype=float)
     if th.shape != (model.S,):
         raise ValueError(f"theta must have shape (S,) = ({model.S},); got {th.shape}")
+    check_finite(th, "theta", ("s",))  # a NaN entry returned a NaN gradient and gain
     g, h, mu = model.gain_bias(th)
     P = model.kernel(th)
     dP = P * (model.K - (P * model.K).sum(axis=1, keepdims=True))
@@ -915,18 +921,25 @@ def off_policy_dpg(
     theta : ndarray (S,)
     trace : Trace
         ``gain`` (exact ``J(θ_t)``), ``grad_norm_sq`` (exact ``‖∇J(θ_t)‖²``), ``gain_estimate``.
+
+    Raises
+    ------
+    ValueError
+        ``noise`` not a finite number ``≥ 0`` (numpy scalars accepted, bools not); ``steps`` or
+        ``record_every`` not an integer ``≥ 1``; ``theta0`` not of shape ``(S,)`` or with a NaN or
+        infinite entry (``InvalidModelError``, naming it).
     """
     if not isinstance(model, SmoothActionMDP):
         raise TypeError(f"off_policy_dpg needs a SmoothActionMDP; got {type(model).__name__}")
     T = _count(steps, "steps")
     every = _count(record_every, "record_every")
-    if isinstance(noise, bool) or not (isinstance(noise, (int, float)) and noise >= 0 and math.isfinite(noise)):
-        raise ValueError(f"noise must be a finite number >= 0; got {noise!r}")
+    noise = check_real(noise, "noise", low=0.0)  # numpy scalars too (np.float32(0.5) was refused)
     gen = _rng(rng)
     S = model.S
     theta = np.zeros(S) if theta0 is None else np.array(theta0, dtype=float)
     if theta.shape != (S,):
         raise ValueError(f"theta0 must have shape (S,) = ({S},); got {theta.shape}")
+    check_finite(theta, "theta0", ("s",))  # a NaN entry ran silently to a NaN policy
     v = np.zeros(S)
     w = np.zeros(S)
     eta = 0.0

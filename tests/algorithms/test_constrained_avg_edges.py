@@ -9,7 +9,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rltheory.algorithms.average_reward import differential_td
+from rltheory.algorithms.average_reward import (
+    SmoothActionMDP,
+    differential_td,
+    dpg_gradient,
+    off_policy_dpg,
+)
 from rltheory.algorithms.constrained import (
     npg_pd_step,
     npg_primal_dual,
@@ -243,3 +248,32 @@ def test_slater_failure_names_the_constraint(C, b, match):
         npg_primal_dual(cmdp, iterations=3)
     with pytest.raises(InvalidModelError, match=r"give Lambda explicitly"):
         sample_npg_primal_dual(cmdp, iterations=3, rollouts=1, rng=0)
+
+
+# ------------------------------------------------------------------ off-policy DPG arguments
+def _smooth2() -> SmoothActionMDP:
+    return SmoothActionMDP(np.zeros((2, 2)), np.eye(2), np.zeros(2), np.ones(2))
+
+
+def test_off_policy_dpg_accepts_numpy_noise():
+    """noise=np.float32(0.5) was refused ('noise must be a finite number >= 0; got np.float32(0.5)')."""
+    a, tr_a = off_policy_dpg(_smooth2(), steps=50, rng=3, noise=0.5, record_every=50)
+    b, tr_b = off_policy_dpg(_smooth2(), steps=50, rng=3, noise=np.float32(0.5), record_every=50)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(tr_a["gain"], tr_b["gain"])
+    with pytest.raises(ValueError, match=r"noise must be a finite number >= 0; got True"):
+        off_policy_dpg(_smooth2(), steps=5, rng=0, noise=True)
+
+
+def test_dpg_non_finite_theta_is_located():
+    """A NaN θ ran silently: off_policy_dpg returned θ = [nan, ...] and dpg_gradient (nan, nan), nan."""
+    with pytest.raises(InvalidModelError, match=r"theta0 must be finite; theta0\(s=0\) = nan"):
+        off_policy_dpg(_smooth2(), steps=5, rng=0, theta0=[np.nan, 0.0])
+    with pytest.raises(InvalidModelError, match=r"theta must be finite; theta\(s=1\) = inf"):
+        dpg_gradient(_smooth2(), [0.0, np.inf])
+
+
+def test_smooth_action_mdp_needs_a_state():
+    """S = 0 (empty L, K, r0, r1) was accepted as a model."""
+    with pytest.raises(InvalidModelError, match=r"with S >= 1; got \(0, 0\)"):
+        SmoothActionMDP(np.zeros((0, 0)), np.zeros((0, 0)), np.zeros(0), np.zeros(0))
