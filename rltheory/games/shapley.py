@@ -24,14 +24,17 @@ theorem), Thm 4.3.2.
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .._numerics import contraction_steps
 from .._validate import check_finite, check_tolerance
-from ..backend import as_float
+from ..backend import as_float, to_numpy
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import evaluate_policy
 from ..mdp.discounted import _Roundoff
@@ -164,6 +167,14 @@ def shapley_value_iteration(
     ShapleyResult
         ``.V``, ``.policies = (x, y)``, ``.trace`` plus the certificates.
 
+    Raises
+    ------
+    ValueError
+        Bad ``tol``, ``max_iter`` or ``V0``; or a game whose values and stage payoffs can reach
+        ``max(max|r| + γ‖V_0‖∞, max|r|/(1−γ))`` above a quarter of the dtype's largest number, where
+        the sweeps would overflow (the message names the instance and the bound; values scale with
+        ``r``, so the game can be solved with ``r`` divided by a power of 2).
+
     Warns
     -----
     ConvergenceWarning
@@ -228,12 +239,17 @@ def shapley_value_iteration(
     if tuple(V.shape) != game.batch_shape + (game.S,):
         raise ValueError(f"V0 must have shape {game.batch_shape + (game.S,)}; got {tuple(V.shape)}")
     check_finite(V, "V0", ("s",))
+    _check_range(game, V)
     rec = TraceRecorder()
     step = _shapley_operator(game, V)
     fac = g / (1.0 - g)
     if max_iter is None:
         d0 = float(xp.max(xp.abs(step.TV - V))) if game.S else 0.0
-        max_iter = max(2, contraction_steps(g, fac * d0, tol) + 2)  # γ^k·γ/(1−γ)·d0 ≤ tol
+        if d0 > 0.0 and not math.isfinite(fac * d0):  # γ/(1−γ)·d0 beyond the float range: in logs
+            steps = math.ceil((math.log(fac) + math.log(d0) - math.log(tol)) / -math.log(g))
+        else:
+            steps = contraction_steps(g, fac * d0, tol)
+        max_iter = max(2, steps + 2)  # γ^k·γ/(1−γ)·d0 ≤ tol
     converged = False
     it = 0
     bound = None
@@ -269,6 +285,41 @@ def shapley_value_iteration(
     res_next = (1.0 + 2.0 * ro.u) * xp.max(xp.abs(step.TV - V), axis=-1)
     pol_bound = 2.0 * (res_next + xp.max(step.gap, axis=-1) + ro.sweep(V)) / (1.0 - g)
     return ShapleyResult(V, (step.x, step.y), it, converged, bound, pol_bound, rec.finish())
+
+
+def _check_range(game: ZeroSumMarkovGame, V0: Any) -> None:
+    r"""Refuse a game whose iterates can leave the float range (located ``ValueError``).
+
+    From ``V_0`` every iterate and stage payoff obeys ``‖V_k‖∞, |Q_{V_k}| ≤ M = max(max|r| +
+    γ‖V_0‖∞, max|r|/(1−γ))`` (``‖TV‖∞ ≤ max|r| + γ‖V‖∞``), and the sweep differences ``TV − V``
+    are at most ``2M``; ``M`` up to a quarter of the dtype's largest number keeps all of them
+    (and the stage solver's rescaling) finite. Beyond it the sweep formed ``inf`` stage payoffs.
+    """
+    xp = game.xp
+    if math.prod(game.R.shape) == 0:
+        return
+    lead = game.batch_shape
+    r_max = xp.max(xp.abs(xp.reshape(game.R, lead + (-1,))), axis=-1)
+    v_max = xp.max(xp.abs(V0), axis=-1)
+    g, big = game.gamma, float(xp.finfo(game.dtype).max)
+    # M ≤ big/4 without forming M (no overflow): halves of the two terms, and r_max ≤ (1−γ)·big/4
+    ok = (0.5 * r_max + (0.5 * g) * v_max <= big / 8.0) & (r_max <= (1.0 - g) * (big / 4.0))
+    if bool(xp.all(ok)):
+        return
+    r_h, v_h = to_numpy(r_max).astype(float), to_numpy(v_max).astype(float)
+    rank = np.maximum(r_h / big + g * (v_h / big), (r_h / big) / (1.0 - g))  # M/big, no overflow
+    idx = tuple(int(i) for i in np.unravel_index(np.argmax(rank), rank.shape))
+    r, v = float(r_h[idx]), float(v_h[idx])
+    M = max(r + g * v, r / (1.0 - g))  # Python floats: inf beyond float64, no warning
+    shown = f"{M:.4g}" if math.isfinite(M) else f"more than {np.finfo(np.float64).max:.4g}"
+    where = f" at batch index {idx}" if lead else ""
+    raise ValueError(
+        f"shapley_value_iteration: the values and stage payoffs can reach M = max(max|R| + gamma*max|V0|, "
+        f"max|R|/(1-gamma)) = {shown}{where} (max|R| = {r:.4g}, max|V0| = {v:.4g}, gamma = {g}), beyond a "
+        f"quarter of the largest {getattr(game.dtype, 'name', game.dtype)} ({big:.4g}): Q = r + gamma P V and "
+        f"the sweep differences would overflow. Values scale with R (V*(cR) = c V*(R)): solve the game with "
+        f"R and V0 divided by a power of 2 and scale V back"
+    )
 
 
 def _roundoff(game: ZeroSumMarkovGame) -> _Roundoff:

@@ -85,6 +85,41 @@ def test_shapley_settings_may_be_numpy_scalars():
             shapley_value_iteration(g, max_iter=max_iter)
 
 
+@pytest.mark.parametrize(
+    "scale, gamma, dtype",
+    [
+        # V* = 5e307/(1 − 0.9) = 5e308 is beyond float64: OverflowError "cannot convert float infinity
+        # to integer" (the a-priori sweep count of γ/(1−γ)·‖TV_0 − V_0‖ = inf)
+        (1e308, 0.9, np.float64),
+        # V* = 0.85e308/(1 − 0.5) = 1.7e308, but Q = r + γPV reaches 2.55e308: "A must be finite;
+        # A(batch=(0,), i=0, j=0) = inf", naming an array the caller never passed
+        (1.7e308, 0.5, np.float64),
+        # the same in float32 (largest 3.4e38): V* = 5e38
+        (1e38, 0.9, np.float32),
+    ],
+)
+def test_shapley_refuses_values_beyond_the_float_range(scale, gamma, dtype):
+    # one state, R = scale·(matching pennies + 1)/2 (entries scale and 0): val R = scale/2
+    R = ((matching_pennies()[None] + 1.0) / 2.0 * scale).astype(dtype)
+    g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1), dtype=dtype), R, gamma)
+    with pytest.raises(ValueError, match=r"values and stage payoffs can reach M = .* beyond a quarter of the largest"):
+        shapley_value_iteration(g)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # first bound: honestly inf
+def test_shapley_a_priori_sweep_count_does_not_overflow():
+    # Two states that swap every step, matching pennies in each (V* = 0), γ = 0.99 and
+    # V_0 = (1e307, −1e307): ‖TV_0 − V_0‖∞ = 1.99e307 and the default cap's
+    # γ/(1−γ)·‖TV_0 − V_0‖∞ = 1.97e309 overflowed (OverflowError "cannot convert float infinity to
+    # integer") although every iterate is in range (‖V_k‖∞ = 0.99^k·1e307). The count is now
+    # taken in logarithms: log(1.97e309/1e303)/(−log 0.99) = 1443 sweeps at tol = 1e303.
+    P = np.zeros((2, 2, 2, 2))
+    P[0, ..., 1] = P[1, ..., 0] = 1.0
+    g = ZeroSumMarkovGame(P, np.stack([matching_pennies()] * 2), 0.99)
+    res = shapley_value_iteration(g, V0=np.array([1e307, -1e307]), tol=1e303)
+    assert res.converged and np.max(np.abs(np.asarray(res.V))) <= float(res.bound) <= 1e303
+
+
 # --------------------------------------------------------------------------- exploit
 def test_exploitability_is_never_negative():
     # V^{μ,BR} ≤ V* ≤ V^{BR,ν} statewise (Shapley 1953), so the exact gap is ≥ 0 at every state. The
