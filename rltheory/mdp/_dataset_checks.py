@@ -39,6 +39,17 @@ def _real_host(x: Any, field: str) -> np.ndarray:
     return as_float(a, np, np.float64, field=field)
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only copy of a validated array, so the caller's buffer cannot change the dataset.
+
+    Without it the dataset shared memory with its input: writing 7 into the caller's
+    ``states`` after construction made a validated ``S = 2`` dataset hold state 7.
+    """
+    b = np.array(a, copy=True)
+    b.setflags(write=False)
+    return b
+
+
 def _locate(names: tuple[str, ...], idx: tuple[int, ...]) -> str:
     return "[" + ", ".join(f"{n}={int(i)}" for n, i in zip(names, idx, strict=True)) + "]"
 

@@ -24,6 +24,7 @@ from ._dataset_checks import (
     _action_sizes,
     _check_finite_host,
     _check_range,
+    _frozen,
     _int_array,
     _positive,
     _real_host,
@@ -48,6 +49,9 @@ class EpisodeDataset:
         Number of states.
     A : int or tuple of int
         Number of actions, or per-player action counts ``(A_1, …, A_n)`` for games.
+
+    The arrays are stored as read-only copies (int64 indices, float64 rewards), so the
+    validated dataset does not change when the caller's arrays do.
 
     Raises
     ------
@@ -111,9 +115,9 @@ class EpisodeDataset:
                     ac[..., i], A[i], f"actions[..., {i}]", cls, ("k", "h"), f"a player-{i} action"
                 )
         _check_finite_host(rw, "rewards", cls, ("k", "h", "i")[: rw.ndim])
-        object.__setattr__(self, "states", st)
-        object.__setattr__(self, "actions", ac)
-        object.__setattr__(self, "rewards", rw)
+        object.__setattr__(self, "states", _frozen(st))
+        object.__setattr__(self, "actions", _frozen(ac))
+        object.__setattr__(self, "rewards", _frozen(rw))
         object.__setattr__(self, "S", S)
         object.__setattr__(self, "A", A[0] if ac.ndim == 2 else A)
 

@@ -20,6 +20,7 @@ from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
     _check_range,
+    _frozen,
     _int_array,
     _real_host,
 )
@@ -60,7 +61,7 @@ class PreferenceDataset:
         tuple, so that both hold actions of the same shape).
     labels : int or bool array, shape (K, n) (or (K,) for one player)
         ``labels[k, i] = 1`` when player ``i`` prefers ``first`` episode ``k``; stored as
-        int64.
+        a read-only int64 copy.
 
     Raises
     ------
@@ -89,7 +90,7 @@ class PreferenceDataset:
                 f"{' (one player may also give shape (K,))' if a.n_players == 1 else ''}"
             )
         _check_range(y, 2, "labels", cls, ("k", "i"), "a 0/1")
-        object.__setattr__(self, "labels", y)
+        object.__setattr__(self, "labels", _frozen(y))
 
     @property
     def K(self) -> int:

@@ -21,6 +21,7 @@ from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
     _check_range,
+    _frozen,
     _int_array,
     _positive,
     _real_host,
@@ -41,6 +42,8 @@ class TransitionDataset:
     states, actions, next_states : int arrays, shape (N,)
     rewards : float array, shape (N,)
     S, A : int
+
+    The arrays are stored as read-only copies (int64 indices, float64 rewards).
 
     Raises
     ------
@@ -90,8 +93,8 @@ class TransitionDataset:
         _check_range(arrs["actions"], A, "actions", cls, ("i",), "an action")
         _check_finite_host(rw, "rewards", cls, ("i",))
         for f, a in arrs.items():
-            object.__setattr__(self, f, a)
-        object.__setattr__(self, "rewards", rw)
+            object.__setattr__(self, f, _frozen(a))
+        object.__setattr__(self, "rewards", _frozen(rw))
         object.__setattr__(self, "S", S)
         object.__setattr__(self, "A", A)
 

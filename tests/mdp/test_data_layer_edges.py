@@ -379,3 +379,33 @@ def test_rewards_must_be_real_numbers_not_dates_or_records(rewards):
     with pytest.raises(TypeError, match=r"trajectory_returns R must hold real numbers; got dtype"):
         trajectory_returns(d, rewards[None])
     assert EpisodeDataset([[0, 0]], [[0]], np.array([[3]], dtype=np.int8), S=1, A=1).rewards.tolist() == [[3.0]]
+
+
+# ----------------------------------------------------------------------------- frozen arrays
+def test_datasets_do_not_alias_the_callers_arrays():
+    # the validated arrays were the caller's own (int64 / float64 inputs were not copied):
+    # writing 7 into the caller's states after construction gave an S = 2 dataset a state 7
+    # (empirical_model then failed with numpy's "cannot reshape array of size 15"), and a
+    # write into d.rewards changed the caller's array
+    st, ac, rw = np.zeros((2, 3), np.int64), np.zeros((2, 2), np.int64), np.zeros((2, 2))
+    d = EpisodeDataset(st, ac, rw, S=2, A=2)
+    st[0, 0], ac[0, 0], rw[0, 0] = 7, 5, np.nan
+    assert d.states.max() == 0 and d.actions.max() == 0 and np.isfinite(d.rewards).all()
+    assert empirical_model(d).counts.sum() == 4
+    for a in (d.states, d.actions, d.rewards):
+        with pytest.raises(ValueError, match="read-only"):
+            a[0, 0] = 1
+    s, a, r, s2 = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2), np.zeros(2, np.int64)
+    t = TransitionDataset(s, a, r, s2, 1, 1)
+    s[0] = a[0] = s2[0] = 9
+    r[0] = np.inf
+    assert (t.states.max(), t.actions.max(), t.next_states.max(), t.rewards[0]) == (0, 0, 0, 0.0)
+    with pytest.raises(ValueError, match="read-only"):
+        t.next_states[0] = 1
+    y = np.ones((2, 1), np.int64)
+    one = EpisodeDataset(np.zeros((2, 2), int), np.zeros((2, 1), int), np.zeros((2, 1)), S=1, A=2)
+    p = PreferenceDataset(one, one, y)
+    y[0, 0] = 5
+    assert p.labels.tolist() == [[1], [1]]
+    with pytest.raises(ValueError, match="read-only"):
+        p.labels[0, 0] = 0
