@@ -96,8 +96,8 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
             raise ValueError(f"deterministic policy {field} must have shape (..., S) with S >= 1; got {p.shape}")
         if A is None:
             raise ValueError(f"{field} is deterministic (integer); give A to one-hot encode it")
-        _check_range(
-            p.astype(np.int64),
+        _check_range(  # on p itself: an int64 cast wrapped uint64 2**64 - 1 to the value -1
+            p,
             A,
             field,
             "policy",

@@ -409,3 +409,12 @@ def test_datasets_do_not_alias_the_callers_arrays():
     assert p.labels.tolist() == [[1], [1]]
     with pytest.raises(ValueError, match="read-only"):
         p.labels[0, 0] = 0
+
+
+def test_deterministic_policy_reports_a_uint64_action_with_its_value():
+    # the range check ran on p.astype(int64): uint64 2**64 - 1 was reported as "= -1"
+    top = 2**64 - 1
+    with pytest.raises(InvalidModelError, match=rf"policy\.target\[ax0=1\] = {top} is not an action index in \[0, 2\)"):
+        behaviour_policy(np.array([0, top], dtype=np.uint64), 0.5, other=np.full((2, 2), 0.5))
+    got = behaviour_policy(np.array([0, 1], dtype=np.uint64), 1.0, other=np.full((2, 2), 0.5))
+    assert got.tolist() == [[1.0, 0.0], [0.0, 1.0]]
