@@ -226,6 +226,7 @@ class _Runs:
         self.gen = _rng(rng)
         self.Qs = _q_star(mdp, Q_star)
         self.c = _scale(self.g, self.R, Q0, self.noise)
+        self.noisy = self.noise > 0  # before scaling: a σ that underflows still draws (same stream)
         self.Q0, self.Qs, self.noise = Q0 * self.c, self.Qs * self.c, self.noise * self.c
         self.rho = np.asarray(require_host(mdp.initial_distribution(), "rho"), float)
         self.tr = rollout(mdp, _behaviour(mdp, behavior), self.steps, self.n_runs, self.gen)
@@ -236,7 +237,7 @@ class _Runs:
     def reward(self, t: int) -> np.ndarray:
         """Scaled reward ``c·(r_t + ξ_t)`` of every run."""
         r = self.tr.rewards[:, t] * self.c
-        return r + self.noise * self.gen.standard_normal(self.n_runs) if self.noise else r
+        return r + self.noise * self.gen.standard_normal(self.n_runs) if self.noisy else r
 
     def transition(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(s_t, a_t, s_{t+1})`` of every run."""

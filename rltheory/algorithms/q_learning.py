@@ -231,6 +231,7 @@ def synchronous_q_learning(
     shape = mdp.batch_shape + (mdp.S, mdp.A)
     Q = np.zeros(shape) if Q0 is None else _q0(mdp, Q0, shape)
     c = _scale(g, R, Q, noise)  # run on c·(r, Q0, σ), exactly; c = 1 unless near the float range
+    noisy = noise > 0  # before scaling: a σ that underflows still draws (same stream)
     R, Q, Qs, noise = R * c, Q * c, Qs * c, noise * c
     rec = TraceRecorder()
     rec.record(0, **_metrics(Q, Qs, rho, c))
@@ -238,7 +239,7 @@ def synchronous_q_learning(
         nxt = np.argmax(sample_transitions(mdp, 1, gen), axis=-1)  # (..., S, A)
         V = Q.max(-1)
         target = R + g * np.take_along_axis(V, nxt.reshape(V.shape[:-1] + (-1,)), axis=-1).reshape(shape)
-        if noise:
+        if noisy:
             target = target + noise * gen.standard_normal(shape)
         a = float(_alpha(step_size, t))
         Q = (1.0 - a) * Q + a * target

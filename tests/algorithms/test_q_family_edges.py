@@ -246,3 +246,16 @@ def test_va_learning_with_rewards_at_the_top_of_the_float_range(alpha):
     np.testing.assert_array_equal(big.Q, c * one.Q)
     np.testing.assert_array_equal(big.extra["V"], c * one.extra["V"])
     np.testing.assert_array_equal(big.extra["A"], c * one.extra["A"])
+
+
+def test_a_reward_noise_that_underflows_when_scaled_still_draws_its_samples():
+    # rewards ±2^1023 make the learners run on inputs scaled by 2^-1024 (dac3fc5); σ = 5e-324 then
+    # scales to 0, but the run must draw its noise as for any σ > 0, so that the generator's stream
+    # (the synchronous transitions, double Q's table picks) is the one of the unscaled run: the same Q
+    # as with σ = 1e-3 (drawn, and far below the rounding of entries of size 1e307)
+    mdp = FiniteMDP(np.full((2, 2, 2), 0.5), np.array([[2.0**1023, 0.0], [0.0, -(2.0**1023)]]), 0.5)
+    for run in (lambda s: synchronous_q_learning(mdp, iterations=5, step_size=constant_step(0.5), rng=3,
+                                                 reward_noise=s).Q,
+                lambda s: double_q_learning(mdp, steps=50, step_size=constant_step(0.5), rng=3, reward_noise=s).Q):
+        np.testing.assert_array_equal(run(5e-324), run(1e-3))
+        assert not np.array_equal(run(5e-324), run(0.0))  # the stream without noise draws differs
