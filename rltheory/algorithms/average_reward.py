@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_real, real_scalar
+from .._validate import check_finite, check_probability, check_real, real_scalar
 from ..backend import require_host
 from ..errors import InvalidModelError
 from ..mdp.average import average_policy_iteration, gain_bias
@@ -614,10 +614,24 @@ def mac_sample_terms(
     Raises
     ------
     ValueError
-        ``s``, ``s2`` not state indices in ``[0, S)`` (``S = Phi.shape[0]``), ``a`` not an
-        action index in ``[0, A)`` (``A = pi_s.shape[-1]``), ``r`` or ``eta`` not finite numbers.
+        ``Phi`` not of shape ``(S, d)`` with ``S ≥ 1``, ``pi_s`` not a distribution of shape
+        ``(A,)``, ``omega`` not of shape ``(d,)``; a NaN or infinite entry of ``Phi``, ``pi_s``
+        or ``omega`` (``InvalidModelError``, naming the index and the value); ``s``, ``s2`` not
+        state indices in ``[0, S)``, ``a`` not an action index in ``[0, A)``, ``r`` or ``eta``
+        not finite numbers.
     """
-    Phi, pi_s = np.asarray(Phi), np.asarray(pi_s)
+    # the arrays were not checked: an omega of the wrong length failed inside numpy's matmul, a
+    # NaN in Phi, pi_s or omega returned NaN terms, and a (1, A) pi_s passed as a row
+    Phi, pi_s, omega = np.asarray(Phi, dtype=float), np.asarray(pi_s, dtype=float), np.asarray(omega, dtype=float)
+    if Phi.ndim != 2 or Phi.shape[0] == 0:
+        raise ValueError(f"Phi must have shape (S, d) with S >= 1; got {Phi.shape}")
+    check_finite(Phi, "Phi", ("s", "i"))
+    if pi_s.ndim != 1 or pi_s.shape[0] == 0:
+        raise ValueError(f"pi_s must have shape (A,) with A >= 1 (the policy at s); got {pi_s.shape}")
+    check_probability(pi_s, "pi_s", ("a",), "pi_s")
+    if omega.shape != (Phi.shape[1],):
+        raise ValueError(f"omega must have shape (d,) = ({Phi.shape[1]},) (one weight per feature); got {omega.shape}")
+    check_finite(omega, "omega", ("i",))
     for name, v, n in (("s", s, Phi.shape[0]), ("a", a, pi_s.shape[-1]), ("s2", s2, Phi.shape[0])):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
             raise ValueError(f"{name} must be an index in [0, {n}); got {v!r}")

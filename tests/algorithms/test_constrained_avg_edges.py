@@ -13,6 +13,7 @@ from rltheory.algorithms.average_reward import (
     SmoothActionMDP,
     differential_td,
     dpg_gradient,
+    mac_sample_terms,
     off_policy_dpg,
 )
 from rltheory.algorithms.constrained import (
@@ -277,3 +278,33 @@ def test_smooth_action_mdp_needs_a_state():
     """S = 0 (empty L, K, r0, r1) was accepted as a model."""
     with pytest.raises(InvalidModelError, match=r"with S >= 1; got \(0, 0\)"):
         SmoothActionMDP(np.zeros((0, 0)), np.zeros((0, 0)), np.zeros(0), np.zeros(0))
+
+
+# ------------------------------------------------------------------ mac_sample_terms arrays
+@pytest.mark.parametrize(
+    "kw, err, match",
+    [
+        # before: numpy's "matmul: Input operand 1 has a mismatch in its core dimension 0"
+        (dict(omega=np.zeros(2)), ValueError, r"omega must have shape \(d,\) = \(3,\) \(one weight per feature\); got \(2,\)"),
+        # before: NaN terms returned
+        (dict(omega=np.array([0.0, np.nan, 0.0])), InvalidModelError, r"omega must be finite; omega\(i=1\) = nan"),
+        (dict(pi_s=np.array([0.5, np.nan])), InvalidModelError, r"pi_s must be finite; pi_s\(a=1\) = nan"),
+        (dict(Phi=np.array([[np.inf, 0, 0], [0, 1, 0], [0, 0, 1]])), InvalidModelError, r"Phi must be finite; Phi\(s=0, i=0\) = inf"),
+        # before: a (1, A) row was used as pi(.|s)
+        (dict(pi_s=np.array([[0.5, 0.5]])), ValueError, r"pi_s must have shape \(A,\) with A >= 1 \(the policy at s\); got \(1, 2\)"),
+        (dict(pi_s=np.array([0.5, 0.7])), InvalidModelError, r"each pi_s must sum to 1"),
+    ],
+)
+def test_mac_sample_terms_checks_its_arrays(kw, err, match):
+    args = dict(Phi=np.eye(3), pi_s=np.array([0.5, 0.5]), s=0, a=1, r=1.0, s2=2, omega=np.zeros(3), eta=0.0)
+    args.update(kw)
+    with pytest.raises(err, match=match):
+        mac_sample_terms(**args)
+
+
+def test_mac_sample_terms_reference():
+    """δ = r − η + φ(s')ᵀω − φ(s)ᵀω = 1 − 0.25 + 3 − 1 = 2.75; actor row s: δ(e_a − π(·|s))."""
+    f, h, g = mac_sample_terms(np.eye(3), np.array([0.25, 0.75]), 0, 1, 1.0, 2, np.array([1.0, 2.0, 3.0]), 0.25)
+    assert f == 0.75
+    assert h.tolist() == [2.75, 0.0, 0.0]
+    assert g.tolist() == [[-2.75 * 0.25, 2.75 * 0.25], [0.0, 0.0], [0.0, 0.0]]
