@@ -113,11 +113,22 @@ def project_simplex(v: Any) -> Any:
     decreasingly, ``ρ = max{j : u_j − (Σ_{r≤j} u_r − 1)/j > 0}``, ``θ = (Σ_{r≤ρ} u_r − 1)/ρ``
     and ``z = max(v − θ, 0)``.
 
+    Notes
+    -----
+    Computed on ``w = max(v − max v, −2)``, the same projection: ``Π_Δ(v + t1) = Π_Δ(v)``,
+    and since ``z_max = max v − θ ≤ 1`` every ``v_i ≤ max v − 1`` lies below ``θ`` and
+    stays there when raised to ``max v − 2``. The sums ``Σ_{r≤j} u_r`` are then of size
+    ``≤ 2j`` whatever the scale of ``v``; on ``v`` itself ``Σ u_r − 1`` cancels
+    catastrophically once ``|v| ≳ 1/u`` (``v = (1e17, 1e17)`` gave ``(inf, inf)`` and
+    ``(1e16 + 2, 1e16)`` gave ``(2, 0)``).
+
     Examples
     --------
     >>> import numpy as np
     >>> project_simplex(np.array([0.5, 0.5, 2.0])).tolist()
     [0.0, 0.0, 1.0]
+    >>> project_simplex(np.array([1e17, 1e17])).tolist()
+    [0.5, 0.5]
 
     ``v[..., k]`` (``k ≥ 1``; lists accepted) must be finite (``ValueError`` naming ``v``
     and the offending entry otherwise).
@@ -133,9 +144,12 @@ def project_simplex(v: Any) -> Any:
 
 
 def _project_simplex(v: Any) -> Any:
-    """:func:`project_simplex` without validation (the dynamics loops)."""
+    """:func:`project_simplex` without validation (the dynamics loops); ``−inf`` entries allowed."""
     xp = array_namespace(v)
     k = v.shape[-1]
+    with np.errstate(over="ignore"):  # −inf where v spans more than the float range: clamped
+        v = v - xp.max(v, axis=-1, keepdims=True)
+    v = xp.where(v > -2.0, v, -2.0)  # out of the support either way (Notes of project_simplex)
     u = xp.sort(v, axis=-1, descending=True)
     css = xp.cumulative_sum(u, axis=-1)
     j = xp.arange(1, k + 1, dtype=v.dtype, device=v.device)

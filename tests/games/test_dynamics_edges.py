@@ -9,7 +9,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rltheory.games import fictitious_play, hedge, ogda, optimistic_hedge, regret_matching
+from rltheory.games import (
+    fictitious_play,
+    hedge,
+    ogda,
+    optimistic_hedge,
+    project_simplex,
+    regret_matching,
+)
 
 _ALL = [fictitious_play, regret_matching, hedge, optimistic_hedge, ogda]
 _STEPPED = [hedge, optimistic_hedge, ogda]
@@ -164,3 +171,36 @@ def test_ogda_default_step_follows_the_payoff_scale(c):
     with np.errstate(over="ignore"):
         want = ref.eta[0] / c  # inf for c = 2^-1070 (beyond the float range), as documented
     assert out.eta[0] == want
+
+
+def _exact_projection(v):
+    """Π_Δ(v) in rational arithmetic (the sort-based rule), as floats."""
+    q = [Fraction(float(a)) for a in v]
+    u = sorted(q, reverse=True)
+    css, rho = Fraction(0), 0
+    for j, uj in enumerate(u, start=1):
+        css += uj
+        if uj - (css - 1) / j > 0:
+            rho, theta = j, (css - 1) / j
+    assert rho >= 1
+    return np.array([float(max(a - theta, 0)) for a in q])
+
+
+@pytest.mark.parametrize(
+    "v",
+    [
+        [1e17, 1e17],  # old: r = 0, θ = x/0, (inf, inf)
+        [1e16 + 2, 1e16],  # old: (2, 0), off the simplex
+        [1e300, 1e300, 0.0],
+        [-1e20, -1e20, -1e20 - 3e4],
+        [3e8, 3e8 + 0.5, 3e8 - 0.25],
+        [1e308, -1e308],  # v − max v overflows to −inf: clamped, still (1, 0)
+        [2.0**60 + 2.0**8, 2.0**60, 2.0**60 - 2.0**8],
+    ],
+)
+def test_project_simplex_at_large_magnitudes(v):
+    # Σ_{r≤j} u_r − 1 cancelled catastrophically once |v| ≳ 1/u; the projection is shift
+    # invariant and is now computed on v − max v.
+    z = project_simplex(np.array(v))
+    np.testing.assert_allclose(z, _exact_projection(v), rtol=0, atol=4 * 2.0**-52)
+    assert z.min() >= 0 and abs(z.sum() - 1.0) <= 4 * 2.0**-52
