@@ -467,10 +467,16 @@ def to_mdptoolbox(mdp: FiniteMDP) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(P.transpose(1, 0, 2)), R.copy()
 
 
-def _stacked(x: Any) -> np.ndarray:
+def _stacked(x: Any, field: str) -> np.ndarray:
     """numpy array from an array, or from a list / object array of per-action (sparse) matrices."""
     if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.dtype == np.object_):
-        return np.stack([_dense(e) for e in x])
+        mats = [_dense(e) for e in x]
+        if not mats or len({m.shape for m in mats}) != 1:
+            raise InvalidModelError(
+                f"{field} given as a sequence needs A >= 1 per-action matrices of one shape; "
+                f"got shapes {[m.shape for m in mats]}"
+            )
+        return np.stack(mats)
     return _dense(x)
 
 
@@ -498,13 +504,13 @@ def from_mdptoolbox(P: Any, R: Any, gamma: float, *, mu: Any = None) -> FiniteMD
     >>> m.P.shape, m.R.tolist()
     ((2, 1, 2), [[1.0], [2.0]])
     """
-    Pa = _stacked(P)
+    Pa = _stacked(P, "P")
     if Pa.ndim != 3 or Pa.shape[1] != Pa.shape[2]:
         raise InvalidModelError(
             f"P must have the mdptoolbox layout (A, S, S); got shape {Pa.shape}"
         )
     A, S = Pa.shape[0], Pa.shape[1]
-    Ra = _stacked(R)
+    Ra = _stacked(R, "R")
     if Ra.shape == (S,):
         Rs = np.repeat(Ra[:, None], A, axis=1)
     elif Ra.shape == (S, A):

@@ -464,3 +464,23 @@ def test_inplace_is_exact_whenever_it_is_accepted_on_random_tables():
                 np.append(mu, 0.0) @ evaluate_policy(extra, np.append(pi, 0)), abs=1e-9
             )
     assert accepted >= 100
+
+
+def test_from_mdptoolbox_sequences_of_matrices_are_checked():
+    # an empty list or per-action matrices of different shapes reached np.stack, which raised
+    # "need at least one array to stack" / "all input arrays must have the same shape" unlocated
+    eye = np.eye(2)
+    with pytest.raises(
+        InvalidModelError, match=r"P given as a sequence needs A >= 1 .*got shapes \[\]"
+    ):
+        from_mdptoolbox([], np.zeros(2), 0.9)
+    with pytest.raises(
+        InvalidModelError, match=r"P given as a sequence .*got shapes \[\(2, 2\), \(3, 3\)\]"
+    ):
+        from_mdptoolbox([eye, np.eye(3)], np.zeros(2), 0.9)
+    with pytest.raises(
+        InvalidModelError, match=r"R given as a sequence .*got shapes \[\(2, 2\), \(2, 3\)\]"
+    ):
+        from_mdptoolbox([eye, eye], [np.zeros((2, 2)), np.zeros((2, 3))], 0.9)
+    m = from_mdptoolbox([eye, eye[::-1]], [np.ones((2, 2)), 2 * np.ones((2, 2))], 0.9)
+    np.testing.assert_array_equal(m.R, [[1.0, 2.0], [1.0, 2.0]])
