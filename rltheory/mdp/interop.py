@@ -90,11 +90,12 @@ def from_gymnasium(
     r"""The FiniteMDP of a gymnasium toy-text environment, read from ``env.unwrapped.P``.
 
     ``env.unwrapped.P[s][a]`` is a list of ``(p, s', r, done)`` tuples (FrozenLake,
-    Taxi, CliffWalking, and :func:`to_gymnasium` envs; ``P`` and ``P[s]`` may be dicts or lists). Entries are accumulated:
-    ``P(s'|s, a) = Σ p`` over entries to ``s'`` and ``r(s, a) = Σ p·r`` over all entries.
-    Each ``p`` must lie in ``[0, 1]`` to :class:`FiniteMDP`'s tolerance ``atol = max(1e-8, 16·eps)``
-    (so a model's rounding entries such as ``−1e−10``, which :func:`to_gymnasium` writes, come
-    back; they end no episode), and each sum to 1 to ``atol·(1 + √S)``; nothing is renormalised.
+    Taxi, CliffWalking, and :func:`to_gymnasium` envs; ``P`` and ``P[s]`` may be dicts
+    or lists). Entries are accumulated: ``P(s'|s, a) = Σ p`` over entries to ``s'``
+    and ``r(s, a) = Σ p·r`` over all entries. Each ``p`` must lie in ``[0, 1]`` to
+    :class:`FiniteMDP`'s tolerance ``atol = max(1e-8, 16·eps)`` (so a model's rounding
+    entries such as ``−1e−10``, which :func:`to_gymnasium` writes, come back; they end
+    no episode) and each row sum to 1 to ``atol·(1 + √S)``; nothing is renormalised.
     ``μ`` is ``env.unwrapped.initial_state_distrib`` when the env has it (uniform otherwise).
 
     Episode ends (``done=True``) become absorbing zero-reward states, so the
@@ -122,11 +123,11 @@ def from_gymnasium(
     Time limits are not in the table: ``gym.make`` wraps toy-text envs in a
     ``TimeLimit`` (``max_episode_steps``: 100 for FrozenLake-v1, 200 for
     FrozenLake8x8-v1 and Taxi, none for CliffWalking) whose truncation the model
-    does not have, so its value is that of the
-    untruncated episode. The two differ by at most ``γ^H·max|r|/(1 − γ)`` for a
-    limit ``H``, which is negligible at ``γ = 0.9`` (``3e-4`` on FrozenLake) but not
-    near 1: FrozenLake 4x4's optimal start value is 0.786 at ``γ = 0.999`` and
-    0.713 for episodes cut at 100 steps.
+    does not have, so its value is that of the untruncated episode. The two
+    differ by at most ``γ^H·max|r|/(1 − γ)`` for a limit ``H``, which is negligible
+    at ``γ = 0.9`` (``3e-4`` on FrozenLake) but not near 1: FrozenLake 4x4's
+    optimal start value is 0.786 at ``γ = 0.999`` and 0.713 for episodes cut at
+    100 steps.
 
     Parameters
     ----------
