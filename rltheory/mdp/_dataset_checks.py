@@ -105,13 +105,16 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
             "an action",
         )
         return np.eye(A)[p]
-    p = p.astype(np.float64)
+    # checked in its own float dtype, whose eps sets check_probability's tolerance: a float32
+    # policy normalised in float32 (rows 1 ± 1.3e-7) failed the float64 atol 1e-8 after a cast
+    if p.dtype not in (np.float32, np.float64):
+        p = p.astype(np.float64)
     if p.ndim < 2 or p.size == 0:
         raise ValueError(f"stochastic policy {field} must have shape (..., S, A) with S, A >= 1; got {p.shape}")
     check_probability(
         p, field, tuple(f"ax{j}" for j in range(p.ndim - 1)) + ("a",), f"{field}[..., :]"
     )
-    return p
+    return p.astype(np.float64)
 
 
 def _reward_mode(rewards: str, R: np.ndarray) -> bool:

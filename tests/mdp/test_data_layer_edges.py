@@ -418,3 +418,24 @@ def test_deterministic_policy_reports_a_uint64_action_with_its_value():
         behaviour_policy(np.array([0, top], dtype=np.uint64), 0.5, other=np.full((2, 2), 0.5))
     got = behaviour_policy(np.array([0, 1], dtype=np.uint64), 1.0, other=np.full((2, 2), 0.5))
     assert got.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_float32_policies_are_checked_at_float32_tolerance():
+    # _policy_host cast to float64 before check_probability, so a float32 policy normalised
+    # in float32 (this row sums to 1 - 1.0e-7 in float64) failed "must sum to 1 (atol=1e-08)"
+    # (rows of 7 may be off by 1e-8 (1 + √7) = 3.6e-8) in behaviour_policy and sample_episodes
+    from rltheory.mdp import FiniteHorizonMDP
+    from rltheory.mdp.offline_data import sample_episodes
+
+    # exact float32 values (0.9000000357627869 is float32(0.8) + float32(0.1), not float32(0.9))
+    x = np.array([[0.9000000357627869, 0.9000000357627869, 0.30000001192092896, 1.0,
+                   0.20000000298023224, 0.4000000059604645, 0.30000001192092896]], dtype=np.float32)
+    p = x / x.sum(-1, keepdims=True)
+    dev = abs(float(p.astype(np.float64).sum()) - 1.0)
+    assert 1e-8 * (1 + 7**0.5) < dev < 16 * np.finfo(np.float32).eps  # off for float64, fine for float32
+    pb = behaviour_policy(p, 0.5)
+    assert pb.dtype == np.float64 and abs(pb.sum() - 1.0) <= 1e-15
+    fh = FiniteHorizonMDP.stationary(np.ones((1, 7, 1)), np.zeros((1, 7)), H=1)
+    assert sample_episodes(fh, p, 3, rng=0).actions.shape == (3, 1)
+    with pytest.raises(InvalidModelError, match=r"must sum to 1 \(atol=1\.9"):
+        behaviour_policy(np.array([[0.5, 0.5001]], dtype=np.float32), 0.5)
