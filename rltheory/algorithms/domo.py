@@ -27,7 +27,7 @@ from ..mdp.bellman import _greedy, _q_values
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
-from ._q_common import _behaviour, _int, _model, _q0, _q_star
+from ._q_common import _behaviour, _int, _model, _q0, _q_star, _scale
 
 __all__ = ["DoMoResult", "domo_vi"]
 
@@ -185,6 +185,12 @@ def domo_vi(
     ``γ‖Q* − W‖∞`` of ``Q*`` from any ``W``, and ``ε`` is not counted. In exact arithmetic from
     ``T Q_0 ≥ Q_0``, ``w = ε = ξ = 0`` and this is the rate ``γ^{nk}``.
 
+    *Float range.* Everything above is positively homogeneous in ``(r, Q_0, Q_ref)``; where
+    ``max(|r|, |Q_0|)/(1 − γ) > 2^1000`` the iteration runs on these times a power of two ``c`` and
+    divides ``Q``, ``error`` and ``bound`` by ``c`` (exact; the stopping test compares
+    ``‖Q_{k+1} − Q_k‖∞/c`` with ``tol``), so that ``T Q_0 − Q_0`` beyond the float range does not
+    turn the iterates into NaN (``r = ±2^1023``, ``γ = 0.05``). Elsewhere ``c = 1``.
+
     Examples
     --------
     >>> import numpy as np
@@ -210,6 +216,12 @@ def domo_vi(
     P = np.asarray(P, dtype=np.float64)
     P = P / P.sum(-1, keepdims=True)
     R = np.asarray(R, dtype=np.float64)
+    shape = mdp.batch_shape + (mdp.S, mdp.A)
+    Q0 = None if Q0 is None else _q0(mdp, Q0, shape)
+    # DoMo-VI is positively homogeneous in (r, Q_0, Q_ref): near the float range run on the inputs
+    # times a power of two c (exact; c = 1 elsewhere) and divide the results by c
+    c = _scale(g, R, *(() if Q0 is None else (Q0,)))
+    R = R * c
     model = FiniteMDP(P, R, g)
     ro = _Roundoff(model)
     u = ro.u
@@ -225,12 +237,11 @@ def domo_vi(
 
     up = 1.0 + 8.0 * u  # the rounding of the bound's own few operations
     mu = _behaviour(mdp, behavior)
-    Qs = _q_star(model, Q_star)
-    shape = mdp.batch_shape + (mdp.S, mdp.A)
+    Qs = _q_star(model, Q_star) if Q_star is None else _q_star(model, Q_star) * c
     if Q0 is None:
         Q = np.broadcast_to(R.min(axis=(-2, -1))[..., None, None] / (1.0 - g), shape).copy()
     else:
-        Q = _q0(mdp, Q0, shape)
+        Q = Q0 * c
     # ‖Q_ref − Q*‖∞ ≤ ‖T Q_ref − Q_ref‖∞/(1 − γ), T Q_ref computed to sweep(Q_ref)
     eta = up * (norm(np.asarray(_q_values(model, Qs.max(-1))) - Qs) * (1.0 + 2.0 * u) + sweep(Qs)) / (1.0 - g)
     err0 = norm(Qs - Q)
@@ -241,7 +252,12 @@ def domo_vi(
     slack = 16.0 * np.finfo(float).eps * np.maximum(np.abs(Q), np.abs(TQ0)).max(axis=(-2, -1))
     certified = np.all(TQ0 - Q >= -slack[..., None, None], axis=(-2, -1))
     rec = TraceRecorder()
-    rec.record(0, error=err0, bound=up * (b + eta))
+
+    def record(k: int, error: np.ndarray, bound: np.ndarray) -> None:
+        with np.errstate(over="ignore"):  # a value beyond the float range is inf
+            rec.record(k, error=error / c, bound=bound / c)
+
+    record(0, err0, up * (b + eta))
     pi = np.argmax(Q, axis=-1)
     converged = False
     k = 0
@@ -265,11 +281,13 @@ def domo_vi(
         step = float(np.abs(new - Q).max())
         Q = new
         b = up * (gn * b + g * (w + eps / (1.0 - g)) + xi)
-        rec.record(k, error=norm(Qs - Q), bound=np.where(certified | vi, up * (b + eta), np.inf))
-        if step <= tol:
+        record(k, norm(Qs - Q), np.where(certified | vi, up * (b + eta), np.inf))
+        if step / c <= tol:
             converged = True
             break
     if not converged and iterations > 0:
         warnings.warn(f"domo_vi reached iterations={iterations} before ‖Q_k+1 − Q_k‖∞ <= {tol:g}",
                       ConvergenceWarning, stacklevel=2)
+    with np.errstate(over="ignore"):
+        Q = Q / c
     return DoMoResult(Q=Q, policy=pi, iterations=k, converged=converged, trace=rec.finish())

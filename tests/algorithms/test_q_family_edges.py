@@ -4,6 +4,7 @@ ranges the other tests draw from (each test failed on the code before its fix)."
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -259,3 +260,22 @@ def test_a_reward_noise_that_underflows_when_scaled_still_draws_its_samples():
                 lambda s: double_q_learning(mdp, steps=50, step_size=constant_step(0.5), rng=3, reward_noise=s).Q):
         np.testing.assert_array_equal(run(5e-324), run(1e-3))
         assert not np.array_equal(run(5e-324), run(0.0))  # the stream without noise draws differs
+
+
+@pytest.mark.parametrize(("n", "m", "lam"), [(1, 1, 0.0), (1, 1, 1.0), (2, 2, 0.5)])
+def test_domo_vi_near_the_top_of_the_float_range(n, m, lam):
+    # S = 1, r = (2^1023, −2^1023), γ = 1/20: V* = r0/(1 − γ) = 9.46e307 and Q* = (V*, −r0 + γV*) =
+    # (9.46e307, −8.52e307), both representable. From Q_0 = min r/(1 − γ) = −V*, T Q_0 − Q_0 = 2V* lies
+    # beyond the float range: the old Retrace step formed inf − inf and returned Q = NaN, converged=False
+    # (n = 1), and the bound was inf throughout (n = 2: ‖Q* − Q_0‖∞ = 2V*). DoMo-VI is positively
+    # homogeneous in (r, Q_0, Q_ref) and now runs on these times 2^-1024 (exact).
+    r0, g = Fraction(2) ** 1023, Fraction(1, 20)
+    v = r0 / (1 - g)
+    exact = [v, -r0 + g * v]
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[2.0**1023, -(2.0**1023)]]), 0.05)
+    res = domo_vi(mdp, n_improve=n, m_eval=m, lam=lam)
+    assert res.converged and np.all(np.isfinite(res.Q))
+    err = max(abs(Fraction(float(res.Q[0, a])) - exact[a]) for a in range(2))
+    assert err <= Fraction(float(res.trace["bound"][-1]))  # the certificate holds, finite
+    assert res.trace["bound"][-1] <= 1e-12 * float(v)
+    assert np.all(res.trace["error"] <= res.trace["bound"])
