@@ -14,7 +14,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rltheory.games import MarkovGame, ZeroSumMarkovGame, exploitability, shapley_value_iteration
+from rltheory.games import (
+    MarkovGame,
+    ZeroSumMarkovGame,
+    exploitability,
+    nash_conv,
+    shapley_value_iteration,
+)
 from rltheory.games.general_sum import finite_horizon_nash_conv, finite_horizon_values
 from rltheory.games.zoo import (
     cooperative_markov_game,
@@ -171,3 +177,22 @@ def test_markov_game_builders_name_a_bad_size():
     g = cooperative_markov_game(rng, np.int64(2), (np.int64(2), 3), 0.5)
     assert (g.S, g.actions) == (2, (2, 3))
     assert random_zero_sum_markov_game(rng, 2, 1, 3, 0.5, batch_shape=(np.int64(2), 0)).batch_shape == (2, 0)
+
+
+@pytest.mark.parametrize("dtype, scale", [(np.float64, 1e308), (np.float32, 1e38)])
+def test_exploitability_refuses_values_beyond_the_float_range(dtype, scale):
+    # One state, R = scale·(matching pennies + 1)/2 (entries scale and 0), γ = 0.9: every value of
+    # the uniform pair is 10·scale/2 = 5·scale, beyond the dtype's range. exploitability and
+    # nash_conv returned NaN (inf − inf of the two best-response values, with RuntimeWarnings only)
+    # although the pair is the equilibrium (exact gap 0).
+    R = ((matching_pennies()[None] + 1.0) / 2.0 * scale).astype(dtype)
+    g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1), dtype=dtype), R, 0.9)
+    half = np.full((1, 2), 0.5)
+    with pytest.raises(ValueError, match=r"exploitability: the values can reach max\|R\|/\(1-gamma\) = .* beyond half"):
+        exploitability(g, half, half)
+    with pytest.raises(ValueError, match=r"nash_conv: the values can reach max\|R\|/\(1-gamma\) = .* beyond half"):
+        nash_conv(g.as_markov_game(), [half, half])
+    # in range (values 5·scale/16 ≤ half the largest number), the equilibrium's gap is 0
+    g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1), dtype=dtype), R / 16, 0.9)
+    assert float(exploitability(g, half, half).gap) == 0.0
+    assert float(nash_conv(g.as_markov_game(), [half, half])) == 0.0
