@@ -39,6 +39,7 @@ video recommendation. WWW. §3 (stage 1: auxiliary policies; stage 2: KL-regular
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -153,6 +154,7 @@ def _average_policy(d_sum: np.ndarray) -> np.ndarray:
 def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     r"""Largest uniform Slater slack ``ξ = max_π min_i (b_i − V_{c_i}^π(μ))`` and a maximiser.
 
+    ``m = 0``: ``ξ = +∞`` (a minimum over no constraints) with the uniform policy.
     ``m = 1``: ``ξ = b − min_π V_c^π(μ)`` by policy iteration on ``−c``. ``m > 1``:
     the occupancy LP ``max t`` s.t. the flow constraints and ``⟨c_i, q⟩ ≤ b_i − t``
     (HiGHS, host only). Slater's condition holds iff ``ξ > 0``.
@@ -177,6 +179,8 @@ def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     """
     _, R, C, b, mu, _ = _cmdp(cmdp, "slater_slack")
     S, A = R.shape
+    if cmdp.m == 0:  # the LP's ρ_min raised numpy's "zero-size array to reduction operation minimum"
+        return math.inf, np.full((S, A), 1.0 / A)
     if cmdp.m == 1:
         sol = policy_iteration(cmdp.mdp.replace(R=-C[0]))
         pi = np.eye(A)[np.asarray(sol.policy)]
@@ -223,6 +227,8 @@ def _slater_culprits(cmdp: ConstrainedMDP) -> str:
 def _lambda_radius(cmdp: ConstrainedMDP, R: np.ndarray, g: float, Lambda: float | None) -> float:
     if Lambda is not None:
         return _positive(Lambda, "Lambda")
+    if cmdp.m == 0:  # no multiplier: the box [0, Λ]^0 is the same for every Λ
+        return 1.0
     xi, _ = slater_slack(cmdp)
     if not xi > 0:
         raise InvalidModelError(
@@ -305,9 +311,9 @@ def _record_pd(rec: TraceRecorder, t: int, vals: np.ndarray, sums: list, b: np.n
     rec.record(
         t,
         gap=Vstar - vals[0],
-        violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
+        violation=float(np.max(np.maximum(vals[1:] - b, 0.0), initial=0.0)),  # 0 with no constraint (m = 0)
         avg_gap=Vstar - sums[0] / t,
-        avg_violation=float(np.max(np.maximum(sums[1] / t - b, 0.0))),
+        avg_violation=float(np.max(np.maximum(sums[1] / t - b, 0.0), initial=0.0)),
         lam_norm=float(lam.sum()),
     )
 
@@ -333,7 +339,9 @@ def npg_primal_dual(
         Steps; default :func:`rltheory.bounds.constrained.npg_pd_step_sizes`
         (``η_1 = 2 log|A|``, ``η_2 = 2(1−γ)/√T``).
     Lambda : float, optional
-        Dual radius; default ``2 span(r)/((1−γ)ξ)`` with ``ξ`` from :func:`slater_slack`.
+        Dual radius; default ``2 span(r)/((1−γ)ξ)`` with ``ξ`` from :func:`slater_slack`
+        (``1`` for ``m = 0``, where there is no multiplier, any ``Λ`` is inert and the method is
+        NPG on ``r``).
     reference : float, optional
         ``V_r*(μ)``; default :func:`rltheory.mdp.solve_cmdp`.
 
@@ -695,7 +703,8 @@ def lagrangian_policy_gradient(
         pi = np.asarray(_softmax_policy(theta))
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
         vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu)
-        rec.record(t, value=vals[0], gap=Vstar - vals[0], violation=float(np.max(np.maximum(vals[1:] - b, 0.0))),
+        rec.record(t, value=vals[0], gap=Vstar - vals[0],
+                   violation=float(np.max(np.maximum(vals[1:] - b, 0.0), initial=0.0)),
                    lam_norm=float(lam.sum()))
         RL = R - np.tensordot(lam, C, axes=(0, 0))
         theta = theta + et * np.asarray(softmax_gradient(cmdp.mdp.replace(R=RL), theta))

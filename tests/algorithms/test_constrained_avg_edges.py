@@ -17,15 +17,17 @@ from rltheory.algorithms.average_reward import (
     off_policy_dpg,
 )
 from rltheory.algorithms.constrained import (
+    lagrangian_policy_gradient,
     npg_pd_step,
     npg_primal_dual,
     sample_npg_primal_dual,
     slater_slack,
 )
+from rltheory.algorithms.policy_gradient import npg_step
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias
 from rltheory.bounds.constrained import fosp_schedule, npg_pd_bounds, npg_pd_step_sizes
 from rltheory.errors import InvalidModelError
-from rltheory.mdp import FiniteMDP
+from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp
 
 
@@ -308,3 +310,27 @@ def test_mac_sample_terms_reference():
     assert f == 0.75
     assert h.tolist() == [2.75, 0.0, 0.0]
     assert g.tolist() == [[-2.75 * 0.25, 2.75 * 0.25], [0.0, 0.0], [0.0, 0.0]]
+
+
+# ------------------------------------------------------------------ CMDPs with no constraint (m = 0)
+def test_primal_dual_methods_accept_a_cmdp_without_constraints():
+    """m = 0 is a valid ConstrainedMDP (solve_cmdp solves it as the plain MDP LP). Before, slater_slack and
+    NPG-PD raised numpy's 'zero-size array to reduction operation minimum' and the Lagrangian policy gradient
+    '... maximum'. With no constraint ξ = +inf, there is no multiplier, NPG-PD is NPG on r (same iterates as
+    npg_step with η_1 = 2 log|A|), and every violation is 0."""
+    rng = np.random.default_rng(0)
+    S, A = 3, 2
+    mdp = FiniteMDP(rng.dirichlet(np.ones(S), size=(S, A)), rng.random((S, A)), 0.7)
+    free = ConstrainedMDP(mdp, np.zeros((0, S, A)), np.zeros(0))
+    xi, pi0 = slater_slack(free)
+    assert xi == math.inf and np.array_equal(pi0, np.full((S, A), 0.5))
+    res = npg_primal_dual(free, iterations=30)
+    pi = np.full((S, A), 0.5)
+    for _ in range(30):
+        pi = np.asarray(npg_step(mdp, pi, eta=2 * math.log(2)))
+    np.testing.assert_allclose(res.policy, pi, rtol=0, atol=1e-14)
+    assert res.duals.shape == (0,) and np.all(res.trace["violation"] == 0) and np.all(res.trace["avg_violation"] == 0)
+    assert res.reference == pytest.approx(float(np.asarray(policy_iteration(mdp).V) @ np.full(S, 1 / S)), abs=1e-9)
+    assert np.all(sample_npg_primal_dual(free, iterations=3, rollouts=2, rng=0).trace["violation"] == 0)
+    lpg = lagrangian_policy_gradient(free, iterations=3, eta_theta=1.0, eta_lambda=1.0, Lambda=1.0)
+    assert np.all(lpg.trace["violation"] == 0)
