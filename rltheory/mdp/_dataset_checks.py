@@ -117,6 +117,20 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
     return p.astype(np.float64)
 
 
+def _distribution_host(x: np.ndarray, field: str, names: tuple[str, ...], row: str) -> np.ndarray:
+    """``x`` checked as distributions along its last axis in its own float dtype, returned as float64.
+
+    check_probability's tolerance follows the dtype's eps; a float64 cast first made a
+    float32 distribution (an occupancy measure of a float32 model, rows 1 ± 4.5e-7) fail
+    the float64 tolerance 1e-8.
+    """
+    a = np.asarray(x)
+    if a.dtype not in (np.float32, np.float64):
+        a = a.astype(np.float64)
+    check_probability(a, field, names, row)
+    return a.astype(np.float64)
+
+
 def _reward_mode(rewards: str, R: np.ndarray) -> bool:
     if rewards not in ("mean", "bernoulli"):
         raise ValueError(f"rewards must be 'mean' or 'bernoulli'; got {rewards!r}")

@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability
 from ..backend import require_host
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
     _check_range,
+    _distribution_host,
     _frozen,
     _int_array,
     _positive,
@@ -146,12 +146,12 @@ def sample_transition_dataset(
     R = require_host(mdp.R, "sample_transition_dataset").astype(np.float64)
     bern = _reward_mode(rewards, R)
     v = np.asarray(
-        require_host(nu, "sample_transition_dataset") if not isinstance(nu, list) else nu,
-        dtype=np.float64,
+        require_host(nu, "sample_transition_dataset") if not isinstance(nu, list) else nu
     )
     if v.shape != (mdp.S, mdp.A):
         raise ValueError(f"nu must have shape (S, A) = {(mdp.S, mdp.A)}; got {v.shape}")
-    check_probability(v.reshape(-1), "nu", ("s*A+a",), "nu")
+    # checked in nu's own dtype: a float32 occupancy measure is a distribution to float32 accuracy
+    v = _distribution_host(v.reshape(-1), "nu", ("s*A+a",), "nu").reshape(mdp.S, mdp.A)
     n = _positive(N, "N")
     flat = _draw(np.broadcast_to(_cdf(v.reshape(1, -1)), (n, v.size)), gen.random(n))
     s, a = flat // mdp.A, flat % mdp.A

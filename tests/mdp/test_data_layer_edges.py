@@ -439,3 +439,32 @@ def test_float32_policies_are_checked_at_float32_tolerance():
     assert sample_episodes(fh, p, 3, rng=0).actions.shape == (3, 1)
     with pytest.raises(InvalidModelError, match=r"must sum to 1 \(atol=1\.9"):
         behaviour_policy(np.array([[0.5, 0.5001]], dtype=np.float32), 0.5)
+
+
+def _float32_row() -> np.ndarray:
+    """A float32 distribution over 7 entries whose float64 sum is 1 - 1.0e-7."""
+    x = np.array([0.9000000357627869, 0.9000000357627869, 0.30000001192092896, 1.0,
+                  0.20000000298023224, 0.4000000059604645, 0.30000001192092896], dtype=np.float32)
+    return x / x.sum()
+
+
+def test_transition_sampler_accepts_a_float32_data_distribution():
+    # nu was cast to float64 before check_probability, so a float32 nu (e.g. the occupancy
+    # measure of a float32 model, as the docstring suggests) failed "each nu must sum to 1
+    # (atol=1e-08)": 42 of 50 random float32 6x4 models in a probe
+    from rltheory.mdp import FiniteMDP, occupancy_measure
+    from rltheory.mdp.offline_data import sample_transition_dataset
+
+    nu = _float32_row().reshape(7, 1)
+    assert abs(float(nu.astype(np.float64).sum()) - 1.0) > 1e-8 * (1 + 7**0.5)
+    mdp = FiniteMDP(np.full((7, 1, 7), 1 / 7, np.float32), np.zeros((7, 1), np.float32), 0.9)
+    d = sample_transition_dataset(mdp, nu, 50, rng=0)
+    assert d.N == 50 and d.states.max() < 7
+    rng = np.random.default_rng(3)
+    P = rng.random((6, 4, 6)).astype(np.float32)
+    P /= P.sum(-1, keepdims=True)
+    mdp = FiniteMDP(P, rng.random((6, 4)).astype(np.float32), 0.9)
+    occ = occupancy_measure(mdp, np.full((6, 4), 0.25, np.float32), np.full(6, 1 / 6, np.float32))
+    assert sample_transition_dataset(mdp, occ, 20, rng=1).N == 20
+    with pytest.raises(InvalidModelError, match=r"each nu must sum to 1 \(atol=1\.9"):
+        sample_transition_dataset(mdp, occ * np.float32(1.001), 20, rng=1)
