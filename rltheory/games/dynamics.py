@@ -161,6 +161,21 @@ def _project_simplex(v: Any) -> Any:
     return xp.where(z > 0.0, z, 0.0)
 
 
+def _simplex_step(a: Any, c: Any, g: Any, xp: Any) -> Any:
+    r"""``Π_Δ(a + c g)`` per row, ``c[...] > 0`` a step per game (``inf`` allowed).
+
+    Where ``a + c g`` leaves the float range (a step beyond ~1.8e308 divided by the
+    utilities) it is ``Π_Δ(a + c (g − max g))`` instead, the same point
+    (``Π_Δ(z + t1) = Π_Δ(z)``), with ``c·0 = 0`` at the maximisers of ``g`` and ``−inf``
+    elsewhere at worst, which :func:`_project_simplex` clamps.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # non-finite rows are replaced below
+        v = a + c[..., None] * g
+        D = g - xp.max(g, axis=-1, keepdims=True)
+        alt = a + xp.where(D < 0.0, c[..., None] * D, 0.0)
+    return _project_simplex(xp.where(xp.all(xp.isfinite(v), axis=-1, keepdims=True), v, alt))
+
+
 def _softmax(c: Any, U: Any, xp: Any) -> Any:
     r"""``softmax(c U)`` along the last axis, ``c[...]`` a step ``≥ 0`` per game (``inf`` allowed).
 
@@ -528,13 +543,9 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     def update(x: Any, y: Any, st: Any, uv: Any) -> tuple[Any, Any, Any]:
         xh, yh = st
         u, v = uv
-        xh = _project_simplex(xh + es[..., None] * u)
-        yh = _project_simplex(yh + es[..., None] * v)
-        return (
-            _project_simplex(xh + es[..., None] * u),
-            _project_simplex(yh + es[..., None] * v),
-            (xh, yh),
-        )
+        xh = _simplex_step(xh, es, u, xp)
+        yh = _simplex_step(yh, es, v, xp)
+        return _simplex_step(xh, es, u, xp), _simplex_step(yh, es, v, xp), (xh, yh)
 
     x, y, xl, yl, tr = _run(A, T, init, update, play=G)
     return DynamicsResult(x, y, xl, yl, (e, e), tr, T)

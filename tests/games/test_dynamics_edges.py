@@ -204,3 +204,19 @@ def test_project_simplex_at_large_magnitudes(v):
     z = project_simplex(np.array(v))
     np.testing.assert_allclose(z, _exact_projection(v), rtol=0, atol=4 * 2.0**-52)
     assert z.min() >= 0 and abs(z.sum() - 1.0) <= 4 * 2.0**-52
+
+
+@pytest.mark.parametrize(
+    ("dtype", "huge", "large"), [(np.float64, 1e308, 1e150), (np.float32, 1e300, 1e30)]
+)
+def test_ogda_step_beyond_the_float_range_is_the_large_step_limit(dtype, huge, large):
+    # x̂ + η u overflowed to ±inf for η = 1e308 (η s = inf) and the projection returned zeros,
+    # off the simplex (NaN once it subtracted max v). Utility differences of the dyadic game are multiples of 1/16 or
+    # exactly 0, and x̂ ∈ [0, 1], so η = `large` already projects onto the maximisers of u:
+    # both steps give the same plays bit for bit.
+    A = _DYADIC.astype(dtype)
+    ref = ogda(A, 40, eta=large)
+    out = ogda(A, 40, eta=huge)
+    for name in ("x", "y", "x_last", "y_last"):
+        np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
+    np.testing.assert_array_equal(out.trace["gap_avg"], ref.trace["gap_avg"])
