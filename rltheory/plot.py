@@ -162,7 +162,8 @@ def value_heatmap(
         left blank), or a wall-free ``(rows, cols)`` grid with state
         ``s`` at ``divmod(s, cols)``.
     policy : array_like of int, shape (S,), optional
-        Deterministic policy; action ``a`` is drawn as an arrow along ``moves[a]``.
+        Deterministic policy; action ``a`` is drawn as an arrow along ``moves[a]``
+        (integer-valued floats are accepted; no other value is rounded).
     moves : sequence of (d_row, d_col), optional
         Displacement of each action; defaults to the gridworld's actions
         ``("up", "right", "down", "left")`` for a GridWorld, required otherwise.
@@ -177,7 +178,10 @@ def value_heatmap(
     Raises
     ------
     ValueError
-        Sizes do not match the grid, ``moves`` missing, or an action index outside ``moves``.
+        Sizes do not match the grid, ``moves`` missing, or a policy entry that is not an
+        action index of ``moves`` (negative, too large, fractional or NaN).
+    TypeError
+        ``policy`` holds text, booleans or objects instead of action indices.
     """
     v = np.asarray(to_numpy(V), dtype=float).reshape(-1)
     img, r, c = _on_grid(v, grid, "V")
@@ -188,14 +192,18 @@ def value_heatmap(
             if not isinstance(grid, GridWorld):
                 raise ValueError("value_heatmap: policy arrows on a (rows, cols) grid need moves (one (d_row, d_col) per action)")
             moves = [_DIRECTIONS[name] for name in GRID_ACTIONS]
-        pi = np.asarray(to_numpy(policy)).reshape(-1).astype(int)
-        if pi.shape[0] != v.shape[0]:
-            raise ValueError(f"policy has {pi.shape[0]} entries but V has {v.shape[0]}")
+        raw = np.asarray(to_numpy(policy)).reshape(-1)
+        if raw.shape[0] != v.shape[0]:
+            raise ValueError(f"policy has {raw.shape[0]} entries but V has {v.shape[0]}")
         mv = np.asarray(moves, dtype=float).reshape(-1, 2)
-        bad = (pi < 0) | (pi >= mv.shape[0])
+        if raw.dtype.kind not in "iuf":  # text, bools, objects: no action indices
+            raise TypeError(f"policy must hold integer action indices; got dtype {raw.dtype}")
+        with np.errstate(invalid="ignore"):  # checked before any cast: 1.7 is no index, NaN is not -2^63
+            bad = ~(raw >= 0) | ~(raw < mv.shape[0]) | (raw != np.floor(raw) if raw.dtype.kind == "f" else False)
         if np.any(bad):
             s = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"policy[{s}] = {pi[s]} is not an action index in 0..{mv.shape[0] - 1}")
+            raise ValueError(f"policy[{s}] = {raw[s].item()!r} is not an action index in 0..{mv.shape[0] - 1}")
+        pi = raw.astype(np.int64)
         d = mv[pi]
         length = np.hypot(d[:, 0], d[:, 1])
         go = length > 0

@@ -284,3 +284,26 @@ def test_check_bound_tolerances_are_real_numbers(kwargs):
         check_bound([2.0], [1.0], **kwargs)
     c = check_bound([2.0], [1.0], rtol=np.float32(1.0), atol=np.int64(0))  # numpy scalars are numbers
     assert c.holds and c.rtol == 1.0 and type(c.rtol) is float
+
+
+# --------------------------------------------------------------------------- plot
+
+
+@pytest.mark.parametrize(("policy", "exc", "msg"), [
+    # 1.7 was cut to action 1 and drawn; NaN became -2^63 and uint64 2^64-1 became -1 in the message
+    (np.array([1.7, 0, 0, 0]), ValueError, r"policy\[0\] = 1.7 is not an action index in 0..1"),
+    (np.array([0, np.nan, 0, 0]), ValueError, r"policy\[1\] = nan is not an action index in 0..1"),
+    (np.array([0, 0, 2**64 - 1, 0], dtype=np.uint64), ValueError,
+     r"policy\[2\] = 18446744073709551615 is not an action index in 0..1"),
+    # text '1' and booleans were cast to action indices and drawn
+    (np.array(["1", "0", "0", "0"]), TypeError, r"policy must hold integer action indices; got dtype <U1"),
+    (np.array([True, False, True, False]), TypeError, r"policy must hold integer action indices; got dtype bool"),
+])
+def test_value_heatmap_refuses_policies_that_are_not_action_indices(policy, exc, msg):
+    from rltheory.plot import figure, value_heatmap
+
+    fig, axes = figure()
+    with pytest.raises(exc, match=msg):
+        value_heatmap(axes[0, 0], np.arange(4.0), (2, 2), policy=policy, moves=[(0, 1), (1, 0)])
+    # integer-valued floats (a policy stored as float) are indices
+    value_heatmap(axes[0, 0], np.arange(4.0), (2, 2), policy=np.array([1.0, 0, 1, 0]), moves=[(0, 1), (1, 0)])
