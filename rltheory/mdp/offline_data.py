@@ -47,10 +47,16 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_action_table, check_probability
+from .._validate import as_action_table
 from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
-from ._dataset_checks import _check_finite_host, _policy_host, _positive, _reward_mode
+from ._dataset_checks import (
+    _check_finite_host,
+    _distribution_host,
+    _policy_host,
+    _positive,
+    _reward_mode,
+)
 from .dataset_io import FORMAT_VERSION, load_dataset, save_dataset  # noqa: F401 (FORMAT_VERSION re-exported)
 from .episodes import EmpiricalModel, EpisodeDataset, empirical_model
 from .model import FiniteHorizonMDP
@@ -342,7 +348,10 @@ def sample_game_episodes(
     ([[1, 1], [1, 1]], [[1.0, -1.0], [1.0, -1.0]])
     """
     gen = _rng(rng)
-    Ph = np.asarray(require_host(P, "sample_game_episodes"), dtype=np.float64)
+    # P, behaviour and mu keep their float32/float64 dtype until checked: check_probability's
+    # tolerance follows the dtype's eps, and a float32 game normalised in float32 failed the
+    # float64 tolerance 1e-8 after a cast
+    Ph = np.asarray(require_host(P, "sample_game_episodes"))
     Rh = np.asarray(require_host(R, "sample_game_episodes"), dtype=np.float64)
     if Ph.ndim < 4:
         raise InvalidModelError(f"P must have shape (H, S, A_1, ..., A_n, S); got {Ph.shape}")
@@ -363,19 +372,17 @@ def sample_game_episodes(
     # silently read as 0 (u < nan is False)
     _check_finite_host(Rh, "R", "sample_game_episodes", ("i", "h", "s") + tuple(f"a{j + 1}" for j in range(n)))
     J = int(np.prod(acts))
-    Pf = Ph.reshape(H, S, J, S)
-    check_probability(Pf, "P", ("h", "s", "joint a", "s'"), "P[h, s, a_1..a_n, :]")
-    beh = np.asarray(require_host(behaviour, "sample_game_episodes"), dtype=np.float64)
+    Pf = _distribution_host(Ph.reshape(H, S, J, S), "P", ("h", "s", "joint a", "s'"), "P[h, s, a_1..a_n, :]")
+    beh = np.asarray(require_host(behaviour, "sample_game_episodes"))
     if beh.shape != (H, S) + acts:
         raise ValueError(
             f"behaviour must have shape (H, S, A_1, ..., A_n) = {(H, S) + acts}; got {beh.shape}"
         )
-    bf = beh.reshape(H, S, J)
-    check_probability(bf, "behaviour", ("h", "s", "joint a"), "behaviour[h, s, ...]")
-    mu0 = np.full(S, 1.0 / S) if mu is None else np.asarray(mu, dtype=np.float64)
+    bf = _distribution_host(beh.reshape(H, S, J), "behaviour", ("h", "s", "joint a"), "behaviour[h, s, ...]")
+    mu0 = np.full(S, 1.0 / S) if mu is None else np.asarray(mu)
     if mu0.shape != (S,):  # numpy's broadcast error or an IndexError otherwise
         raise ValueError(f"mu must have shape (S,) = ({S},); got {mu0.shape}")
-    check_probability(mu0, "mu", ("s",), "mu")
+    mu0 = _distribution_host(mu0, "mu", ("s",), "mu")
     Rf = np.moveaxis(Rh.reshape(n, H, S, J), 0, -1)
     bern = _reward_mode(rewards, Rf)
     st, ja, rw = _rollout(Pf, Rf, bf, mu0, _positive(K, "K"), gen, bern)

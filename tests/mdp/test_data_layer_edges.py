@@ -468,3 +468,25 @@ def test_transition_sampler_accepts_a_float32_data_distribution():
     assert sample_transition_dataset(mdp, occ, 20, rng=1).N == 20
     with pytest.raises(InvalidModelError, match=r"each nu must sum to 1 \(atol=1\.9"):
         sample_transition_dataset(mdp, occ * np.float32(1.001), 20, rng=1)
+
+
+@pytest.mark.parametrize("which", ["P", "behaviour", "mu"])
+def test_game_sampler_accepts_float32_distributions(which):
+    # P, behaviour and mu were cast to float64 before check_probability, so a float32 row
+    # normalised in float32 (summing to 1 - 1.0e-7 in float64) failed "must sum to 1 (atol=1e-08)"
+    row = _float32_row()
+    P = np.full((1, 7, 7, 1, 7), 1 / 7)
+    beh = np.full((1, 7, 7, 1), 1 / 7)
+    mu = np.full(7, 1 / 7)
+    if which == "P":
+        P = np.broadcast_to(row, P.shape).astype(np.float32)
+    elif which == "behaviour":
+        beh = np.broadcast_to(row[:, None], beh.shape).astype(np.float32)
+    else:
+        mu = row
+    d = sample_game_episodes(P, np.zeros((2, 1, 7, 7, 1)), beh, 30, rng=0, mu=mu)
+    assert d.K == 30 and d.rewards.dtype == np.float64
+    bad = {"P": P, "behaviour": beh, "mu": mu}[which] * np.float32(1.001)
+    kw = {"P": P, "behaviour": beh, "mu": mu, which: bad}
+    with pytest.raises(InvalidModelError, match=rf"{which}.* must sum to 1 \(atol=1\.9"):
+        sample_game_episodes(kw["P"], np.zeros((2, 1, 7, 7, 1)), kw["behaviour"], 30, rng=0, mu=kw["mu"])
