@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _count, _gamma, _nonneg, _pos, _times
+from ._argcheck import _count, _gamma, _nonneg, _pos, _real_scalar, _times
 
 __all__ = [
     "NPGPDBounds",
@@ -280,6 +280,7 @@ def truncation_envelope(kappa: Any, *, phi: float, c: float = 1.0) -> np.ndarray
     [1.0, 0.25, 0.0625]
     """
     k = _nonneg(kappa, "kappa")
-    if not (isinstance(phi, (int, float, np.floating)) and 0.0 < phi < 1.0):
+    p = _real_scalar(phi)  # numpy scalars and 0-d arrays (np.array(0.5) was refused); NaN for bools
+    if not 0.0 < p < 1.0:
         raise ValueError(f"phi must lie in (0, 1); got {phi!r}")
-    return _pos(c, "c", allow_zero=True) * float(phi) ** (2.0 * k)
+    return _pos(c, "c", allow_zero=True) * p ** (2.0 * k)

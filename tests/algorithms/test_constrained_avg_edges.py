@@ -25,7 +25,12 @@ from rltheory.algorithms.constrained import (
 )
 from rltheory.algorithms.policy_gradient import npg_step
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias
-from rltheory.bounds.constrained import fosp_schedule, npg_pd_bounds, npg_pd_step_sizes
+from rltheory.bounds.constrained import (
+    fosp_schedule,
+    npg_pd_bounds,
+    npg_pd_step_sizes,
+    truncation_envelope,
+)
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp
@@ -334,3 +339,12 @@ def test_primal_dual_methods_accept_a_cmdp_without_constraints():
     assert np.all(sample_npg_primal_dual(free, iterations=3, rollouts=2, rng=0).trace["violation"] == 0)
     lpg = lagrangian_policy_gradient(free, iterations=3, eta_theta=1.0, eta_lambda=1.0, Lambda=1.0)
     assert np.all(lpg.trace["violation"] == 0)
+
+
+def test_truncation_envelope_reads_phi_like_every_scalar_argument():
+    """phi = np.array(0.5) (a 0-d array, read as a number by every other bound argument) was refused with
+    'phi must lie in (0, 1); got array(0.5)'. c φ^{2κ} = 1, 1/4, 1/16; bools stay refused."""
+    assert truncation_envelope([0, 1, 2], phi=np.array(0.5)).tolist() == [1.0, 0.25, 0.0625]
+    assert truncation_envelope([1], phi=np.float32(0.5)).tolist() == [0.25]
+    with pytest.raises(ValueError, match=r"phi must lie in \(0, 1\); got array\(True\)"):
+        truncation_envelope([1], phi=np.array(True))
