@@ -55,6 +55,7 @@ from ._dataset_checks import (
     _distribution_host,
     _policy_host,
     _positive,
+    _real_host,
     _reward_mode,
 )
 from .dataset_io import FORMAT_VERSION, load_dataset, save_dataset  # noqa: F401 (FORMAT_VERSION re-exported)
@@ -90,14 +91,15 @@ def adversarial_policy(Q: Any) -> np.ndarray:
     Used as the "other" component of :func:`behaviour_policy` so that the data
     concentrate on the actions a greedy learner must avoid. Ties go to the lowest index.
     ``Q`` must have shape ``(..., S, A)`` and finite entries (``ValueError`` naming ``Q``
-    and the offending entry otherwise).
+    and the offending entry otherwise) and hold real numbers (``TypeError`` otherwise).
 
     Examples
     --------
     >>> adversarial_policy([[1.0, 0.0], [2.0, 3.0]]).tolist()
     [[0.0, 1.0], [1.0, 0.0]]
     """
-    q = as_action_table(np.asarray(to_numpy(Q), dtype=np.float64), "Q", np)
+    # a float64 cast parsed a text Q and dropped the imaginary part of a complex one
+    q = as_action_table(_real_host(Q, "adversarial_policy Q"), "Q", np)
     return np.eye(q.shape[-1])[np.argmin(q, axis=-1)]
 
 
@@ -337,6 +339,8 @@ def sample_game_episodes(
         first entry is named).
     ValueError
         ``behaviour`` or ``mu`` of the wrong shape; Bernoulli rewards outside [0, 1].
+    TypeError
+        ``R`` does not hold real numbers (text, complex, dates).
 
     Examples
     --------
@@ -352,7 +356,8 @@ def sample_game_episodes(
     # tolerance follows the dtype's eps, and a float32 game normalised in float32 failed the
     # float64 tolerance 1e-8 after a cast
     Ph = np.asarray(require_host(P, "sample_game_episodes"))
-    Rh = np.asarray(require_host(R, "sample_game_episodes"), dtype=np.float64)
+    # R of text or complex numbers: a float64 cast parsed "1" as a reward, dropped 1j silently
+    Rh = _real_host(require_host(R, "sample_game_episodes"), "sample_game_episodes R")
     if Ph.ndim < 4:
         raise InvalidModelError(f"P must have shape (H, S, A_1, ..., A_n, S); got {Ph.shape}")
     H, S = Ph.shape[0], Ph.shape[1]

@@ -15,6 +15,7 @@ from rltheory.mdp.offline_data import (
     EpisodeDataset,
     PreferenceDataset,
     TransitionDataset,
+    adversarial_policy,
     behaviour_policy,
     empirical_model,
     load_dataset,
@@ -490,3 +491,15 @@ def test_game_sampler_accepts_float32_distributions(which):
     kw = {"P": P, "behaviour": beh, "mu": mu, which: bad}
     with pytest.raises(InvalidModelError, match=rf"{which}.* must sum to 1 \(atol=1\.9"):
         sample_game_episodes(kw["P"], np.zeros((2, 1, 7, 7, 1)), kw["behaviour"], 30, rng=0, mu=kw["mu"])
+
+
+@pytest.mark.parametrize("kind", ["text", "complex"])
+def test_game_rewards_and_adversarial_q_must_be_real(kind):
+    # both were cast with np.asarray(..., float64): R = "1" was sampled as reward 1.0, a
+    # complex R or Q lost its imaginary part (Q = [[1+5j, 2]] gave the worst action 0)
+    R = np.array([[[["1", "0"]]]]) if kind == "text" else np.zeros((1, 1, 1, 2)) + 1j
+    with pytest.raises(TypeError, match="sample_game_episodes R must hold real numbers"):
+        sample_game_episodes(np.ones((1, 1, 2, 1)), R, np.full((1, 1, 2), 0.5), 2, rng=0)
+    Q = np.array([["1", "0"]]) if kind == "text" else np.array([[1 + 5j, 2]])
+    with pytest.raises(TypeError, match="adversarial_policy Q must hold real numbers"):
+        adversarial_policy(Q)
