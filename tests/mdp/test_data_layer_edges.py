@@ -503,3 +503,30 @@ def test_game_rewards_and_adversarial_q_must_be_real(kind):
     Q = np.array([["1", "0"]]) if kind == "text" else np.array([[1 + 5j, 2]])
     with pytest.raises(TypeError, match="adversarial_policy Q must hold real numbers"):
         adversarial_policy(Q)
+
+
+# ----------------------------------------------------------------------------- round trip
+def _bits(a: np.ndarray) -> bytes:
+    return a.dtype.str.encode() + str(a.shape).encode() + np.ascontiguousarray(a).tobytes()
+
+
+def test_save_load_round_trip_is_bit_exact_at_the_edges(tmp_path):
+    # S = A = H = K = 1, a one-player game with A = (1,), -0.0, the smallest subnormal and the
+    # largest float, bool labels; every array must come back with its dtype, shape and bits
+    top = np.finfo(np.float64).max
+    one = EpisodeDataset([[0, 0]], [[0]], [[-0.0]], S=1, A=1)
+    game = EpisodeDataset(np.array([[0, 1, 0], [1, 1, 1]]), np.zeros((2, 2, 1), int),
+                          np.array([[[5e-324], [-top]], [[-0.0], [0.1]]]), S=2, A=(1,))
+    trans = TransitionDataset([1, 0], [0, 1], [-0.0, 5e-324], [0, 1], 2, 2)
+    prefs = PreferenceDataset(game, game, np.array([[True], [False]]))
+    for i, d in enumerate((one, game, trans, prefs)):
+        e = load_dataset(save_dataset(d, tmp_path / f"d{i}"))
+        assert type(e) is type(d)
+        halves = [(d.first, e.first), (d.second, e.second)] if i == 3 else [(d, e)]
+        for x, y in halves:
+            fields = ("states", "actions", "rewards") + (("next_states",) if i == 2 else ())
+            for f in fields:
+                assert _bits(getattr(x, f)) == _bits(getattr(y, f)), (i, f)
+            assert (x.S, x.A) == (y.S, y.A) and type(x.A) is type(y.A)
+        if i == 3:
+            assert _bits(d.labels) == _bits(e.labels)
