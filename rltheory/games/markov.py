@@ -34,12 +34,27 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_policy_array, check_discount, check_ndim, check_probability
+from .._validate import as_policy_array, check_discount, check_finite, check_ndim, check_probability
 from ..backend import array_namespace, as_float
 from ..errors import InvalidModelError
 from ..mdp.model import FiniteMDP, _ArrayModel, _prepare_mu, _prepare_rewards
 
-__all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy"]
+__all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy", "check_batches"]
+
+
+def check_batches(named: list[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
+    """The broadcast of the batch shapes in ``named`` (``(name, shape)`` pairs), or a ``ValueError``
+    naming those that do not broadcast together, e.g. ``"the batch shapes of the game (2,) and nu
+    (3,) do not broadcast together"``."""
+    shape: tuple[int, ...] = ()
+    for k, (_, b) in enumerate(named):
+        try:
+            shape = tuple(np.broadcast_shapes(shape, tuple(b)))
+        except ValueError:
+            items = [f"{n} {tuple(bb)}" for n, bb in named[: k + 1]]
+            listed = ", ".join(items[:-1]) + " and " + items[-1]
+            raise ValueError(f"the batch shapes of {listed} do not broadcast together") from None
+    return shape
 
 
 def as_policy(
@@ -143,20 +158,41 @@ class ZeroSumMarkovGame(_ArrayModel):
         return ZeroSumMarkovGame(self.P[idx], self.R[idx], self.gamma, mu)
 
     def stage_games(self, V: Any) -> Any:
-        r"""``Q_V(s, a, b) = r(s, a, b) + γ Σ_s' P(s'|s, a, b) V(s')`` for ``V[..., S]``."""
+        r"""``Q_V(s, a, b) = r(s, a, b) + γ Σ_s' P(s'|s, a, b) V(s')`` for ``V[..., S]``.
+
+        Raises
+        ------
+        ValueError
+            ``V`` not of shape ``(..., S)`` with a batch that broadcasts against the game's, or
+            not finite (the first offending entry located).
+        """
+        V = as_float(V, self.xp, self.dtype, field="V")
+        if V.ndim < 1 or tuple(V.shape[-1:]) != (self.S,):
+            raise ValueError(f"V must have shape (..., S) = (..., {self.S}); got {tuple(V.shape)}")
+        check_batches([("the game", self.batch_shape), ("V", tuple(V.shape[:-1]))])
+        check_finite(V, "V", ("s",))
+        return self._stage_games(V)
+
+    def _stage_games(self, V: Any) -> Any:
+        """:meth:`stage_games` of a validated floating ``V`` (Shapley's sweeps)."""
         xp = self.xp
-        V = as_float(V, xp, self.dtype)
         S, A, B = self.S, self.A, self.B
         PV = xp.reshape(self.P, self.batch_shape + (S * A * B, S)) @ V[..., None]
         return self.R + self.gamma * xp.reshape(PV, tuple(PV.shape[:-2]) + (S, A, B))
 
     def row_policy(self, mu: Any) -> Any:
-        """``mu`` as a row policy ``[..., S, A]`` (validated; int ``[..., S]`` allowed)."""
-        return as_policy(mu, self.S, self.A, self.xp, self.dtype, "mu")
+        """``mu`` as a row policy ``[..., S, A]`` (validated; int ``[..., S]`` allowed; its batch must
+        broadcast against the game's)."""
+        mu = as_policy(mu, self.S, self.A, self.xp, self.dtype, "mu")
+        check_batches([("the game", self.batch_shape), ("mu", tuple(mu.shape[:-2]))])
+        return mu
 
     def col_policy(self, nu: Any) -> Any:
-        """``nu`` as a column policy ``[..., S, B]`` (validated; int ``[..., S]`` allowed)."""
-        return as_policy(nu, self.S, self.B, self.xp, self.dtype, "nu", "B")
+        """``nu`` as a column policy ``[..., S, B]`` (validated; int ``[..., S]`` allowed; its batch must
+        broadcast against the game's)."""
+        nu = as_policy(nu, self.S, self.B, self.xp, self.dtype, "nu", "B")
+        check_batches([("the game", self.batch_shape), ("nu", tuple(nu.shape[:-2]))])
+        return nu
 
     def row_mdp(self, nu: Any) -> FiniteMDP:
         r"""The row player's MDP against ``ν``: ``P_ν(s'|s,a) = Σ_b ν(b|s) P(s'|s,a,b)``, ``r_ν = Σ_b ν r``."""

@@ -40,7 +40,7 @@ from ..mdp.bellman import evaluate_policy
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
-from .markov import ZeroSumMarkovGame
+from .markov import ZeroSumMarkovGame, check_batches
 from .matrix import solve_zero_sum
 
 __all__ = [
@@ -107,7 +107,7 @@ def shapley_operator(game: ZeroSumMarkovGame, V: Any) -> ShapleyStep:
 
 def _shapley_operator(game: ZeroSumMarkovGame, V: Any) -> ShapleyStep:
     """:func:`shapley_operator` on a validated ``V`` (the value-iteration loop)."""
-    sol = solve_zero_sum(game.stage_games(V))
+    sol = solve_zero_sum(game._stage_games(V))
     return ShapleyStep(sol.value, sol.x, sol.y, sol.gap)
 
 
@@ -349,4 +349,6 @@ def evaluate_policy_pair(game: ZeroSumMarkovGame, mu: Any, nu: Any) -> Any:
     array([2.])
     """
     game = _check_game(game, "evaluate_policy_pair")
-    return evaluate_policy(game.row_mdp(nu), game.row_policy(mu))
+    nu, mu = game.col_policy(nu), game.row_policy(mu)  # nu first, as the induced MDPs are built
+    check_batches([("the game", game.batch_shape), ("mu", tuple(mu.shape[:-2])), ("nu", tuple(nu.shape[:-2]))])
+    return evaluate_policy(game.row_mdp(nu), mu)

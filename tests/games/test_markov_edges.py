@@ -9,6 +9,7 @@ them is optimal, Puterman 1994, Thm 6.2.10).
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -17,6 +18,7 @@ import pytest
 from rltheory.games import (
     MarkovGame,
     ZeroSumMarkovGame,
+    evaluate_policy_pair,
     exploitability,
     nash_conv,
     shapley_value_iteration,
@@ -196,3 +198,29 @@ def test_exploitability_refuses_values_beyond_the_float_range(dtype, scale):
     g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1), dtype=dtype), R / 16, 0.9)
     assert float(exploitability(g, half, half).gap) == 0.0
     assert float(nash_conv(g.as_markov_game(), [half, half])) == 0.0
+
+
+# --------------------------------------------------------------------------- markov
+def test_stage_games_and_policy_batches_are_checked():
+    g = random_zero_sum_markov_game(np.random.default_rng(0), 3, 2, 2, 0.9, batch_shape=(2,))
+    # numpy's "matmul: Input operand 1 has a mismatch in its core dimension 0 ..." reached the user
+    with pytest.raises(ValueError, match=re.escape("V must have shape (..., S) = (..., 3); got (4,)")):
+        g.stage_games(np.zeros(4))
+    # a NaN value gave NaN stage games without a word
+    with pytest.raises(ValueError, match=re.escape("V must be finite; V(s=1) = nan")):
+        g.stage_games(np.array([0.0, np.nan, 0.0]))
+    # policies whose batch does not broadcast with the game's: numpy's "operands could not be
+    # broadcast together with shapes (2,3,2,2,3) (3,3,1,2,1)"
+    pure = np.zeros((3, 3), dtype=int)
+    with pytest.raises(ValueError, match=re.escape("batch shapes of the game (2,) and nu (3,) do not broadcast")):
+        exploitability(g, pure, pure)
+    with pytest.raises(ValueError, match=re.escape("batch shapes of the game (2,) and mu (3,) do not broadcast")):
+        evaluate_policy_pair(g, pure, pure[:2])
+    one = g[0]
+    with pytest.raises(ValueError, match=re.escape("batch shapes of the game (), mu (3,) and nu (2,) do not broadcast")):
+        evaluate_policy_pair(one, pure, pure[:2])
+    with pytest.raises(ValueError, match=re.escape("batch shapes of the game (), mu (3,) and nu (2,) do not broadcast")):
+        exploitability(one, pure, pure[:2])
+    # broadcasting batches still work: an unbatched game against two column policies
+    V = np.asarray(evaluate_policy_pair(one, pure[0], pure[:2]))
+    assert V.shape == (2, 3) and np.array_equal(V[0], V[1])
