@@ -777,9 +777,12 @@ def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float =
         # below the floor at γ ≥ 0.99 and every solve ended with a ConvergenceWarning)
         return soft_value_iteration(mdp, tau=temp, tol=_reachable_tol(mdp, temp, 1e-10) if tol is None else tol)
 
-    aux = np.stack([np.asarray(solve(cmdp.mdp.replace(R=-C[i]), t).policy) for i in range(cmdp.m)])
+    stage1 = [solve(cmdp.mdp.replace(R=-C[i]), t) for i in range(cmdp.m)]
+    aux = np.stack([np.asarray(s1.policy) for s1 in stage1])
     W = float(w.sum())
-    logp = np.tensordot(w, np.log(aux), axes=(0, 0))
+    # log π_i = (Q_i − V_i)/τ exactly: np.log(π_i) was −inf where π_i underflowed (costs of span
+    # ~1e3 at τ = 0.1), and stage 2 failed with "R must be finite; R(s=0, a=1) = -inf"
+    logp = np.tensordot(w, np.stack([np.asarray(s1.log_policy) for s1 in stage1]), axes=(0, 0))
     sol = solve(cmdp.mdp.replace(R=R + logp), W)
     pi = np.asarray(sol.policy)
     value, costs = evaluate_cmdp(cmdp, pi)

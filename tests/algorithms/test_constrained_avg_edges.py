@@ -22,6 +22,7 @@ from rltheory.algorithms.constrained import (
     npg_primal_dual,
     sample_npg_primal_dual,
     slater_slack,
+    two_stage_constrained_ac,
 )
 from rltheory.algorithms.policy_gradient import npg_step
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias
@@ -348,3 +349,18 @@ def test_truncation_envelope_reads_phi_like_every_scalar_argument():
     assert truncation_envelope([1], phi=np.float32(0.5)).tolist() == [0.25]
     with pytest.raises(ValueError, match=r"phi must lie in \(0, 1\); got array\(True\)"):
         truncation_envelope([1], phi=np.array(True))
+
+
+# ------------------------------------------------------------------ two-stage AC when π_i underflows
+def test_two_stage_uses_the_exact_log_of_underflowing_auxiliary_policies():
+    """γ = 0, one state, c = (0, 1000), τ = 0.1: π_1 ∝ exp(−c/τ) = (1, e^{−10⁴}), whose second entry underflows
+    to 0. Stage 2 with r = (0, 1000), w = 0.1 (W = w): π ∝ π_1 exp(r/W) = (1, e^{−10⁴ + 10⁴}) = (1/2, 1/2), so
+    V_r = V_c = 500. Before, np.log(π_1) = −inf entered the stage-2 reward: InvalidModelError 'R must be finite;
+    R(s=0, a=1) = -inf' (and a divide-by-zero RuntimeWarning)."""
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1000.0]]), gamma=0.0)
+    cmdp = ConstrainedMDP(mdp, np.array([[[0.0, 1000.0]]]), np.array([600.0]))
+    res = two_stage_constrained_ac(cmdp, weights=[0.1], tau=0.1)
+    assert res.auxiliary[0, 0, 1] == 0.0  # π_1(1) = e^{-10000} underflows
+    np.testing.assert_allclose(res.policy, [[0.5, 0.5]], rtol=0, atol=1e-12)
+    assert res.value == pytest.approx(500.0, rel=1e-12)
+    assert float(res.costs[0]) == pytest.approx(500.0, rel=1e-12)
