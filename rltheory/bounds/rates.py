@@ -149,8 +149,8 @@ def _prepare(
     t: Any, err: Any, window: tuple[float, float] | None, log_t: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated ``(t, x, err)`` inside the window; ``err`` keeps its replicate rows when 2-D."""
-    t = np.asarray(t, dtype=float)
-    err = np.asarray(err, dtype=float)
+    t = _real_array(t, "t")
+    err = _real_array(err, "err")
     if t.ndim != 1 or err.ndim not in (1, 2):
         raise ValueError(f"t must be 1-D and err 1-D or 2-D (runs, points); got shapes {t.shape} and {err.shape}")
     if t.shape[0] != err.shape[-1]:
@@ -162,7 +162,9 @@ def _prepare(
         i = int(np.flatnonzero(np.isnan(t))[0])
         raise ValueError(f"t must not contain NaN; t[{i}] = nan")
     if window is not None:
-        lo, hi = window
+        if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
+            raise ValueError(f"window must be a pair (t_lo, t_hi) of numbers; got {window!r}")
+        lo, hi = real_scalar(window[0]), real_scalar(window[1])  # NaN for text or bools: refused below
         if not lo <= hi:
             raise ValueError(f"window must satisfy t_lo <= t_hi; got {window}")
         keep = (t >= lo) & (t <= hi)
@@ -187,6 +189,28 @@ def _prepare(
     if np.ptp(x) == 0:
         raise ValueError("t must take at least two distinct values in the window")
     return t, x, err
+
+
+def _real_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 array of real numbers: text, bools and complex numbers are a
+    ``TypeError`` (``np.asarray(["0.5"], float)`` would parse text), an integer beyond the
+    float range a located ``ValueError``; ``None`` becomes NaN (refused later, with its index)."""
+    a = np.asarray(x)
+    if a.dtype.kind == "O":
+        for i in np.ndindex(a.shape):
+            v = a[i]
+            if v is None:
+                continue
+            if isinstance(v, (bool, np.bool_, str, bytes, complex, np.complexfloating)) or not isinstance(
+                v, (int, float, np.integer, np.floating)
+            ):
+                raise TypeError(f"{name} must hold real numbers; {name}{list(i)} = {v!r:.40} ({type(v).__name__})")
+            if real_scalar(v) in (math.inf, -math.inf) and isinstance(v, (int, np.integer)):
+                raise ValueError(f"{name} must be finite; {name}{list(i)} = {v!r:.40} is beyond the float range")
+        return np.asarray([math.nan if v is None else float(v) for v in a.reshape(-1)], dtype=float).reshape(a.shape)
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {a.dtype}")
+    return a.astype(float)
 
 
 def _ols(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -240,9 +264,13 @@ def _fit(
     level: float,
     kind: str,
 ) -> RateFit:
-    if not 0 < level < 1:
+    if not 0 < real_scalar(level) < 1:  # NaN for text and bools
         raise ValueError(f"level must lie in (0, 1); got {level!r}")
     n_boot = check_positive_int(n_boot, "n_boot")  # 2.7 was truncated to 2, True read as 1
+    if not isinstance(seed, np.random.Generator) and (
+        isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise ValueError(f"seed must be an integer >= 0 or a numpy.random.Generator; got {seed!r}")
     t, x, e = _prepare(t, err, window, log_t=(kind == "algebraic"))
     n = x.shape[0]
     if e.ndim == 2:  # runs in rows: Student t interval over the runs' own slopes

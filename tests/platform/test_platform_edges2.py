@@ -307,3 +307,45 @@ def test_value_heatmap_refuses_policies_that_are_not_action_indices(policy, exc,
         value_heatmap(axes[0, 0], np.arange(4.0), (2, 2), policy=policy, moves=[(0, 1), (1, 0)])
     # integer-valued floats (a policy stored as float) are indices
     value_heatmap(axes[0, 0], np.arange(4.0), (2, 2), policy=np.array([1.0, 0, 1, 0]), moves=[(0, 1), (1, 0)])
+
+
+# --------------------------------------------------------------------------- rate fits
+
+
+@pytest.mark.parametrize(("kwargs", "exc", "msg"), [
+    # text was parsed: fit_rate([1, 2, 4], ['1', '0.5', '0.25']) returned slope -1
+    ({"err": ["1", "0.5", "0.25"]}, TypeError, r"err must hold real numbers; got an array of dtype <U4"),
+    ({"t": ["1", "2", "4"]}, TypeError, r"t must hold real numbers; got an array of dtype <U1"),
+    # booleans were read as 1.0: a constant series, slope 0
+    ({"err": [True, True, True]}, TypeError, r"err must hold real numbers; got an array of dtype bool"),
+    # "float() argument must be ... not 'complex'" / "int too large to convert to float"
+    ({"err": [1 + 0j, 0.5, 0.25]}, TypeError, r"err must hold real numbers; got an array of dtype complex128"),
+    ({"err": [[1, 0.5, 0.25], [1, 0.5, 10**400]]}, ValueError, r"err must be finite; err\[1, 2\] = 1000.* is beyond the float range"),
+    # numpy's "expected non-negative integer"; seed=True was seed 1
+    ({"seed": -1}, ValueError, r"seed must be an integer >= 0 or a numpy.random.Generator; got -1"),
+    ({"seed": True}, ValueError, r"seed must be an integer >= 0 or a numpy.random.Generator; got True"),
+    ({"seed": 1.5}, ValueError, r"seed must be an integer >= 0 or a numpy.random.Generator; got 1.5"),
+    # "cannot unpack non-iterable int object", "too many values to unpack", "'<=' not supported"
+    ({"window": 3}, ValueError, r"window must be a pair \(t_lo, t_hi\) of numbers; got 3"),
+    ({"window": (1, 2, 3)}, ValueError, r"window must be a pair \(t_lo, t_hi\) of numbers; got \(1, 2, 3\)"),
+    ({"window": (1, "a")}, ValueError, r"window must satisfy t_lo <= t_hi; got \(1, 'a'\)"),
+    ({"level": "0.9"}, ValueError, r"level must lie in \(0, 1\); got '0.9'"),
+])
+def test_fit_arguments_that_are_not_real_numbers_are_refused(kwargs, exc, msg):
+    from rltheory.bounds.rates import fit_rate
+
+    args = {"t": [1, 2, 4], "err": [1.0, 0.5, 0.3]} | kwargs
+    with pytest.raises(exc, match=msg):
+        fit_rate(args.pop("t"), args.pop("err"), **args)
+
+
+def test_fit_still_takes_numpy_scalars_generators_and_float32():
+    from rltheory.bounds.rates import fit_linear_rate, fit_rate
+
+    t, e = np.array([1, 2, 4]), np.array([1.0, 0.5, 0.3])
+    ref = fit_rate(t, e, seed=3)
+    assert fit_rate(t, e, seed=np.int64(3)).ci == ref.ci
+    assert fit_rate(t, e, seed=np.random.default_rng(3), window=np.array([1, 4])).ci == ref.ci
+    k = np.arange(20, dtype=np.float32)
+    fit = fit_linear_rate(k, (0.5 ** k).astype(np.float32), level=np.float32(0.9))
+    assert abs(fit.rate - 0.5) <= 4 * np.finfo(float).eps and fit.contains(0.5)  # exact data: the rate to round-off
