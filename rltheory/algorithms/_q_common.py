@@ -135,16 +135,17 @@ def _scale(gamma: float, *arrays: Any) -> float:
     Every learner of the family is positively homogeneous in ``(r, Q_0, reward_noise)`` for fixed
     random draws (``max``, ``argmax`` and the step sizes commute with ``x ↦ c x``, ``c > 0``), and
     multiplying by a power of two is exact in floating point, so the run on the scaled inputs is,
-    to the bit, ``c`` times the run on the inputs. ``c = 1`` unless ``m = max(|r|, |Q_0|, σ)`` has
-    ``m/(1−γ) > 2^1000``: tables of size ``m/(1−γ)`` near the float range overflowed in the
-    intermediate ``target − Q`` (rewards ``±1e308``: ``Q = inf`` or NaN where ``Q*`` is finite);
-    then ``c = 2^{−e}`` with ``2^{e−1} ≤ m < 2^e`` (entries below ``2^{−1074}`` of ``m``'s binade
-    round to 0).
+    to the bit, ``c`` times the run on the inputs. ``c = 1`` unless ``M = max(|r|, |Q_0|, σ)/(1−γ)``
+    exceeds ``2^1000``: tables of size ``M`` near the float range overflowed in the intermediate
+    ``target − Q`` (rewards ``±1e308``: ``Q = inf`` or NaN where ``Q*`` is finite); then ``c`` is the
+    largest power of two with ``c M < 2^1000`` (``c ≥ 2^-77``), which leaves ``2^24`` of headroom and
+    only rounds entries below ``2^-1074/c ≤ 1.6e-301`` (in float64: a float32 ``r`` is cast first).
     """
     m = max((float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0)) for x in arrays), default=0.0)
-    if not m * 2.0**-1000 / (1.0 - gamma) > 1.0:
+    M = m * 2.0**-1000 / (1.0 - gamma)  # M·2^-1000 (no overflow: m·2^-1000 < 2^25, 1/(1−γ) < 2^54)
+    if not M > 1.0:
         return 1.0
-    return math.ldexp(1.0, -math.frexp(m)[1])
+    return math.ldexp(1.0, -math.frexp(M)[1])
 
 
 @dataclass(frozen=True, eq=False)

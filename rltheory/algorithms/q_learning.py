@@ -232,7 +232,7 @@ def synchronous_q_learning(
     Q = np.zeros(shape) if Q0 is None else _q0(mdp, Q0, shape)
     c = _scale(g, R, Q, noise)  # run on c·(r, Q0, σ), exactly; c = 1 unless near the float range
     noisy = noise > 0  # before scaling: a σ that underflows still draws (same stream)
-    R, Q, Qs, noise = R * c, Q * c, Qs * c, noise * c
+    R, Q, Qs, noise = np.asarray(R, dtype=np.float64) * c, Q * c, Qs * c, noise * c  # float32 r: no underflow
     rec = TraceRecorder()
     rec.record(0, **_metrics(Q, Qs, rho, c))
     for t in range(iterations):

@@ -279,3 +279,24 @@ def test_domo_vi_near_the_top_of_the_float_range(n, m, lam):
     assert err <= Fraction(float(res.trace["bound"][-1]))  # the certificate holds, finite
     assert res.trace["bound"][-1] <= 1e-12 * float(v)
     assert np.all(res.trace["error"] <= res.trace["bound"])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scaling_for_a_huge_start_keeps_ordinary_rewards_exact(dtype):
+    # Q0 = 1e307, γ = 1/2 triggers the run on scaled inputs (M = 2e307 > 2^1000). α = 1 on deterministic
+    # transitions is value iteration, Q_{t+1} = r + γ max_b Q_t(s', b), computed here directly in float64;
+    # after 1100 sweeps 2^-1100·1e307 is below the rounding of Q* ~ 1. The first scaling (2^-1020, to
+    # max |input| ~ 1) made float32 rewards 0 (Q → 0 instead of Q*) and put float64 rewards below 1/4
+    # in the subnormal range; now c = 2^-21, just below 2^1000 for M, and float32 rewards are cast first.
+    rng = np.random.default_rng(0)
+    nxt = rng.integers(0, 4, size=(4, 2))
+    R = rng.random((4, 2)).astype(dtype)
+    mdp = FiniteMDP(np.eye(4)[nxt].astype(dtype), R, 0.5)
+    res = synchronous_q_learning(mdp, iterations=1100, step_size=constant_step(1.0), rng=0, Q0=np.full((4, 2), 1e307),
+                                 record_every=1100)
+    Q = np.full((4, 2), 1e307)
+    r64 = R.astype(np.float64)
+    for _ in range(1100):
+        Q = r64 + 0.5 * Q.max(-1)[nxt]
+    assert np.abs(Q).max() < 2.0  # Q* in [0, 2]: the start has decayed away
+    np.testing.assert_array_equal(res.Q, Q)
