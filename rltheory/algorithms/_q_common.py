@@ -138,8 +138,9 @@ def _scale(gamma: float, *arrays: Any) -> float:
     to the bit, ``c`` times the run on the inputs. ``c = 1`` unless ``M = max(|r|, |Q_0|, σ)/(1−γ)``
     exceeds ``2^1000``: tables of size ``M`` near the float range overflowed in the intermediate
     ``target − Q`` (rewards ``±1e308``: ``Q = inf`` or NaN where ``Q*`` is finite); then ``c`` is the
-    largest power of two with ``c M < 2^1000`` (``c ≥ 2^-77``), which leaves ``2^24`` of headroom and
-    only rounds entries below ``2^-1074/c ≤ 1.6e-301`` (in float64: a float32 ``r`` is cast first).
+    largest power of two with ``c M < 2^1000`` (``c ≥ 2^-78``), which leaves ``2^24`` of headroom;
+    only entries below ``2^-1022/c ≤ 2^-944 ≈ 2.5e-284`` become subnormal and lose bits (in float64:
+    a float32 ``r`` is cast first).
     """
     m = max((float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0)) for x in arrays), default=0.0)
     M = m * 2.0**-1000 / (1.0 - gamma)  # M·2^-1000 (no overflow: m·2^-1000 < 2^25, 1/(1−γ) < 2^54)
