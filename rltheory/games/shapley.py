@@ -84,6 +84,12 @@ def shapley_operator(game: ZeroSumMarkovGame, V: Any) -> ShapleyStep:
     -------
     ShapleyStep
 
+    Raises
+    ------
+    ValueError
+        ``V`` not of shape ``(..., S)`` or not finite; or stage payoffs that can reach
+        ``max|r| + γ‖V‖∞`` above half the dtype's largest number (they would overflow).
+
     Notes
     -----
     γ-contraction in ``‖·‖∞`` and monotone (Shapley 1953, Thm 1). The stage games are
@@ -102,6 +108,7 @@ def shapley_operator(game: ZeroSumMarkovGame, V: Any) -> ShapleyStep:
     if tuple(V.shape[-1:]) != (game.S,):
         raise ValueError(f"V must have shape (..., S) = (..., {game.S}); got {tuple(V.shape)}")
     check_finite(V, "V", ("s",))
+    _check_range(game, V, sweeps=False)
     return _shapley_operator(game, V)
 
 
@@ -287,13 +294,15 @@ def shapley_value_iteration(
     return ShapleyResult(V, (step.x, step.y), it, converged, bound, pol_bound, rec.finish())
 
 
-def _check_range(game: ZeroSumMarkovGame, V0: Any) -> None:
+def _check_range(game: ZeroSumMarkovGame, V0: Any, *, sweeps: bool = True) -> None:
     r"""Refuse a game whose iterates can leave the float range (located ``ValueError``).
 
     From ``V_0`` every iterate and stage payoff obeys ``‖V_k‖∞, |Q_{V_k}| ≤ M = max(max|r| +
     γ‖V_0‖∞, max|r|/(1−γ))`` (``‖TV‖∞ ≤ max|r| + γ‖V‖∞``), and the sweep differences ``TV − V``
     are at most ``2M``; ``M`` up to a quarter of the dtype's largest number keeps all of them
     (and the stage solver's rescaling) finite. Beyond it the sweep formed ``inf`` stage payoffs.
+    ``sweeps=False`` checks one application of the operator: ``M = max|r| + γ‖V_0‖∞`` up to half
+    the largest number (only ``Q`` must be finite; the stage solver rescales finite payoffs).
     """
     xp = game.xp
     if math.prod(game.R.shape) == 0:
@@ -303,22 +312,36 @@ def _check_range(game: ZeroSumMarkovGame, V0: Any) -> None:
     v_max = xp.max(xp.abs(V0), axis=-1)
     g, big = game.gamma, float(xp.finfo(game.dtype).max)
     # M ≤ big/4 without forming M (no overflow): halves of the two terms, and r_max ≤ (1−γ)·big/4
-    ok = (0.5 * r_max + (0.5 * g) * v_max <= big / 8.0) & (r_max <= (1.0 - g) * (big / 4.0))
+    # one application needs only Q finite (the stage solver rescales any finite payoffs): M ≤ big/2
+    limit = big / 4.0 if sweeps else big / 2.0
+    ok = 0.5 * r_max + (0.5 * g) * v_max <= limit / 2.0
+    if sweeps:
+        ok = ok & (r_max <= (1.0 - g) * (big / 4.0))
     if bool(xp.all(ok)):
         return
     r_h, v_h = to_numpy(r_max).astype(float), to_numpy(v_max).astype(float)
-    rank = np.maximum(r_h / big + g * (v_h / big), (r_h / big) / (1.0 - g))  # M/big, no overflow
+    rank = r_h / big + g * (v_h / big)  # M/big, no overflow
+    if sweeps:
+        rank = np.maximum(rank, (r_h / big) / (1.0 - g))
     idx = tuple(int(i) for i in np.unravel_index(np.argmax(rank), rank.shape))
     r, v = float(r_h[idx]), float(v_h[idx])
-    M = max(r + g * v, r / (1.0 - g))  # Python floats: inf beyond float64, no warning
+    M = max(r + g * v, r / (1.0 - g)) if sweeps else r + g * v  # Python floats: inf, no warning
     shown = f"{M:.4g}" if math.isfinite(M) else f"more than {np.finfo(np.float64).max:.4g}"
     where = f" at batch index {idx}" if lead else ""
+    tail = (
+        f"(max|R| = {r:.4g}, max|V{'0' if sweeps else ''}| = {v:.4g}, gamma = {g}), beyond "
+        f"{'a quarter' if sweeps else 'half'} of the largest {getattr(game.dtype, 'name', game.dtype)} ({big:.4g})"
+    )
+    if not sweeps:
+        raise ValueError(
+            f"shapley_operator: the stage payoffs can reach M = max|R| + gamma*max|V| = {shown}{where} {tail}: "
+            f"Q = r + gamma P V would overflow"
+        )
     raise ValueError(
         f"shapley_value_iteration: the values and stage payoffs can reach M = max(max|R| + gamma*max|V0|, "
-        f"max|R|/(1-gamma)) = {shown}{where} (max|R| = {r:.4g}, max|V0| = {v:.4g}, gamma = {g}), beyond a "
-        f"quarter of the largest {getattr(game.dtype, 'name', game.dtype)} ({big:.4g}): Q = r + gamma P V and "
-        f"the sweep differences would overflow. Values scale with R (V*(cR) = c V*(R)): solve the game with "
-        f"R and V0 divided by a power of 2 and scale V back"
+        f"max|R|/(1-gamma)) = {shown}{where} {tail}: Q = r + gamma P V and the sweep differences would "
+        f"overflow. Values scale with R (V*(cR) = c V*(R)): solve the game with R and V0 divided by a "
+        f"power of 2 and scale V back"
     )
 
 

@@ -21,6 +21,7 @@ from rltheory.games import (
     evaluate_policy_pair,
     exploitability,
     nash_conv,
+    shapley_operator,
     shapley_value_iteration,
 )
 from rltheory.games.general_sum import finite_horizon_nash_conv, finite_horizon_values
@@ -224,3 +225,16 @@ def test_stage_games_and_policy_batches_are_checked():
     # broadcasting batches still work: an unbatched game against two column policies
     V = np.asarray(evaluate_policy_pair(one, pure[0], pure[:2]))
     assert V.shape == (2, 3) and np.array_equal(V[0], V[1])
+
+
+def test_shapley_operator_refuses_stage_payoffs_beyond_the_float_range():
+    # R entries ±1e308, γ = 0.9, V = 1.7e308: Q = r + γV reaches 2.5e308 and the stage solver
+    # reported "A must be finite; A(batch=(0,), i=0, j=0) = inf", an array the caller never passed
+    g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1)), matching_pennies()[None] * 1e308, 0.9)
+    with pytest.raises(ValueError, match=r"shapley_operator: the stage payoffs can reach M = max\|R\| \+ gamma\*max\|V\| = "):
+        shapley_operator(g, np.array([1.7e308]))
+    # in range (R entries ±1e307, stage payoffs up to 1.9e307): T V = val(R + γV) = 0 + 0.9·1e307
+    # (matching pennies has value 0), up to the rounding of payoffs of size 1e307
+    g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1)), matching_pennies()[None] * 1e307, 0.9)
+    step = shapley_operator(g, np.array([1e307]))
+    assert abs(float(step.TV[0]) - 9e306) <= 1e-12 * 1e307
