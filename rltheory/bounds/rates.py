@@ -307,6 +307,13 @@ def _fit(
             lo_s, hi_s = float(min(q[0], slope)), float(max(q[1], slope))
         half = _hc3_half_width(xc, y, float(a[0]), slope, level)
         lo_s, hi_s = min(lo_s, slope - half), max(hi_s, slope + half)
+    if not (math.isfinite(slope) and math.isfinite(lo_s) and math.isfinite(hi_s)):
+        # only overflow gets here (a slope of NaN judges nothing; an interval (-inf, inf) would
+        # contain every claimed rate): geometric fits with t spread beyond ~1e154
+        raise ValueError(
+            f"the least-squares fit overflows float64: t spans [{float(t.min())!r}, {float(t.max())!r}] "
+            f"(slope {slope!r}, interval [{lo_s!r}, {hi_s!r}]); rescale t"
+        )
     slope_ci = (lo_s, hi_s)
     ci = slope_ci if kind == "algebraic" else (_exp(lo_s), _exp(hi_s))
     return RateFit(

@@ -349,3 +349,18 @@ def test_fit_still_takes_numpy_scalars_generators_and_float32():
     k = np.arange(20, dtype=np.float32)
     fit = fit_linear_rate(k, (0.5 ** k).astype(np.float32), level=np.float32(0.9))
     assert abs(fit.rate - 0.5) <= 4 * np.finfo(float).eps and fit.contains(0.5)  # exact data: the rate to round-off
+
+
+def test_a_geometric_fit_that_overflows_raises_instead_of_returning_nan():
+    # t = 1e308, 1.5e308, 1.7e308: the mean of t overflowed and fit_linear_rate returned slope,
+    # ci and slope_ci all NaN without a word (the run-wise fit too)
+    import warnings
+
+    from rltheory.bounds.rates import fit_linear_rate
+
+    t = [1e308, 1.5e308, 1.7e308]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for err in ([1.0, 0.5, 0.25], [[1.0, 0.5, 0.25], [1.0, 0.5, 0.2]]):
+            with pytest.raises(ValueError, match=r"the least-squares fit overflows float64: t spans \[1e\+308, 1.7e\+308\]"):
+                fit_linear_rate(t, err)
