@@ -391,5 +391,19 @@ def sample_game_episodes(
     Rf = np.moveaxis(Rh.reshape(n, H, S, J), 0, -1)
     bern = _reward_mode(rewards, Rf)
     st, ja, rw = _rollout(Pf, Rf, bf, mu0, _positive(K, "K"), gen, bern)
-    ac = np.stack(np.unravel_index(ja, acts), axis=-1)
-    return EpisodeDataset(st, ac, rw, S, acts)
+    return EpisodeDataset(st, _joint_actions(ja, acts), rw, S, acts)
+
+
+def _joint_actions(ja: np.ndarray, acts: tuple[int, ...]) -> np.ndarray:
+    """The players' actions ``(..., n)`` of the C-order joint indices ``ja`` over ``A_1 × ... × A_n``.
+
+    Mixed-radix digits by integer division, not ``np.unravel_index``: numpy 2.4.6 returns wrong
+    coordinates for some 2-D index arrays (e.g. shape ``(40000, 1)``: ``K`` episodes of horizon 1),
+    which recorded joint actions that did not match the sampled rewards.
+    """
+    out = np.empty(ja.shape + (len(acts),), dtype=np.int64)
+    rest = ja.astype(np.int64, copy=True)
+    for i in range(len(acts) - 1, -1, -1):
+        out[..., i] = rest % acts[i]
+        rest //= acts[i]
+    return out
