@@ -406,12 +406,14 @@ class TraceRecorder:
             else:
                 try:
                     h = np.asarray(to_numpy(v))
+                    if h.dtype.kind in "SUV":  # np.asarray(h, float) would parse '1.5' into 1.5
+                        raise TypeError(f"it holds text/bytes (dtype {h.dtype}), not numbers")
                     if h.dtype.kind == "c":  # a real value stored as complex is fine; else it would be cut
                         if np.any(h.imag != 0):
                             raise TypeError("its imaginary part is not 0 and would be discarded")
                         h = h.real
                     row = np.asarray(h, dtype=float)
-                except (TypeError, ValueError) as exc:
+                except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: an int past the float range
                     raise ValueError(
                         f"TraceRecorder.record: metric {k!r} at iteration {iteration} must be a real "
                         f"number or array; got {v!r:.80} ({exc})"

@@ -364,3 +364,19 @@ def test_a_geometric_fit_that_overflows_raises_instead_of_returning_nan():
         for err in ([1.0, 0.5, 0.25], [[1.0, 0.5, 0.25], [1.0, 0.5, 0.2]]):
             with pytest.raises(ValueError, match=r"the least-squares fit overflows float64: t spans \[1e\+308, 1.7e\+308\]"):
                 fit_linear_rate(t, err)
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("1.5", r"it holds text/bytes \(dtype <U3\), not numbers"),  # was recorded as 1.5
+    (np.array(["1", "2"]), r"it holds text/bytes \(dtype <U1\), not numbers"),  # was [1.0, 2.0]
+    (b"1", r"it holds text/bytes \(dtype \|S1\), not numbers"),
+    (10**400, r"int too large to convert to float"),  # a bare OverflowError, naming no metric
+])
+def test_recorder_refuses_text_and_integers_past_the_float_range(value, why):
+    from rltheory.trace import TraceRecorder
+
+    rec = TraceRecorder()
+    rec.record(0, err=0.5)
+    with pytest.raises(ValueError, match=rf"TraceRecorder.record: metric 'err' at iteration 1 must be a real number or array; got .*\({why}\)"):
+        rec.record(1, err=value)
+    assert rec.finish()["err"].tolist() == [0.5]  # the refused record left nothing behind
