@@ -84,10 +84,27 @@ def _undiscounted(game: Any, H: Any, name: str) -> MarkovGame:
     return game
 
 
-def _backup(game: MarkovGame, V_next: np.ndarray) -> np.ndarray:
-    """``Q[i, s, a] = R_i(s, a) + Σ_s' P(s'|s, a) V_next[i, s']``."""
+def _backup(game: MarkovGame, V_next: np.ndarray, h: int, name: str) -> np.ndarray:
+    """``Q[i, s, a] = R_i(s, a) + Σ_s' P(s'|s, a) V_next[i, s']`` at step ``h``.
+
+    A ``Q`` beyond the float range (the values of ``H − h`` steps of rewards can reach
+    ``(H − h)·max|R|``) is a ``ValueError`` locating ``(h, i, s, a1, ...)``: the stage solvers would
+    report their own arrays (``A``, ``U``) as non-finite, and values would silently be ``inf``.
+    """
     P, R = np.asarray(game.P), np.asarray(game.R)
-    return R + np.tensordot(V_next, P, axes=([1], [P.ndim - 1])).reshape(R.shape) * 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        Q = R + np.tensordot(V_next, P, axes=([1], [P.ndim - 1])).reshape(R.shape) * 1.0
+    if not np.all(np.isfinite(Q)):
+        idx = tuple(int(k) for k in np.argwhere(~np.isfinite(Q))[0])
+        names = ("i", "s") + tuple(f"a{k + 1}" for k in range(game.n_players))
+        where = ", ".join(f"{n}={k}" for n, k in zip(names, idx, strict=True))
+        raise ValueError(
+            f"{name}: the stage payoffs Q_{{i,h}}(s, a) = R_i(s, a) + sum_s' P V_{{i,h+1}}(s') overflow at "
+            f"h={h}: Q({where}) = {Q[idx]} (max|R| = {float(np.max(np.abs(R))):.4g}); the values exceed the "
+            f"float range. Equilibria are invariant under R -> cR (c > 0) and values scale with c: solve "
+            f"with R divided by a power of 2 and scale V back"
+        )
+    return Q
 
 
 def _values(Q: np.ndarray, pi: np.ndarray) -> np.ndarray:
@@ -128,7 +145,7 @@ def nash_value_iteration(game: MarkovGame, H: int) -> FiniteHorizonEquilibrium:
     pol = np.zeros((H, S, A1, A2))
     worst = 0.0
     for h in range(H - 1, -1, -1):
-        Q = _backup(game, V[:, h + 1])
+        Q = _backup(game, V[:, h + 1], h, "nash_value_iteration")
         for s in range(S):
             x, y = lemke_howson(Q[0, s], Q[1, s])
             pol[h, s] = np.outer(x, y)
@@ -163,7 +180,7 @@ def correlated_value_iteration(
     pol = np.zeros((H, S) + game.actions)
     worst = 0.0
     for h in range(H - 1, -1, -1):
-        Q = _backup(game, V[:, h + 1])
+        Q = _backup(game, V[:, h + 1], h, "correlated_value_iteration")
         for s in range(S):
             ce = solve(Q[:, s])
             pol[h, s] = ce.distribution
@@ -219,7 +236,7 @@ def finite_horizon_values(game: MarkovGame, policy: Any) -> np.ndarray:
     H = pol.shape[0]
     V = np.zeros((game.n_players, H + 1, game.S))
     for h in range(H - 1, -1, -1):
-        V[:, h] = _values(_backup(game, V[:, h + 1]), pol[h])
+        V[:, h] = _values(_backup(game, V[:, h + 1], h, "finite_horizon_values"), pol[h])
     return V
 
 

@@ -24,8 +24,14 @@ from rltheory.games import (
     shapley_operator,
     shapley_value_iteration,
 )
-from rltheory.games.general_sum import finite_horizon_nash_conv, finite_horizon_values
+from rltheory.games.general_sum import (
+    correlated_value_iteration,
+    finite_horizon_nash_conv,
+    finite_horizon_values,
+    nash_value_iteration,
+)
 from rltheory.games.zoo import (
+    battle_of_the_sexes,
     cooperative_markov_game,
     matching_pennies,
     prisoners_dilemma,
@@ -238,3 +244,27 @@ def test_shapley_operator_refuses_stage_payoffs_beyond_the_float_range():
     g = ZeroSumMarkovGame(np.ones((1, 2, 2, 1)), matching_pennies()[None] * 1e307, 0.9)
     step = shapley_operator(g, np.array([1e307]))
     assert abs(float(step.TV[0]) - 9e306) <= 1e-12 * 1e307
+
+
+@pytest.mark.parametrize("fn", ["nash", "correlated", "values"])
+def test_finite_horizon_values_beyond_the_float_range_are_located(fn):
+    # Repeated battle of the sexes with payoffs (2, 1)·1e308/2 = (1e308, 5e307), H = 3: always
+    # coordinating on (0, 0) pays player 0 3e308, beyond float64; Lemke-Howson's and the welfare
+    # CE's stage equilibria here are pure coordinations, whose values reach 2e308 at h = 1. nash_value_iteration raised
+    # Lemke-Howson's "A must be finite; A(i=0, j=0) = inf" and correlated_value_iteration "U must be
+    # finite; U(i=0, a1=0, a2=0) = inf" (arrays the caller never passed); finite_horizon_values
+    # returned inf without a word.
+    g = MarkovGame(np.ones((1, 2, 2, 1)), battle_of_the_sexes()[:, None] / 2 * 1e308, None)
+    # V_2 is the last stage's equilibrium value (up to 1e308), so Q at h = 1 is the first to overflow
+    match = r"Q_\{i,h\}\(s, a\) = R_i\(s, a\) \+ sum_s' P V_\{i,h\+1\}\(s'\) overflow at h=1: Q\(i=\d, s=0, a1=\d, a2=\d\) = inf"
+    with pytest.raises(ValueError, match=match):
+        if fn == "nash":
+            nash_value_iteration(g, 3)
+        elif fn == "correlated":
+            correlated_value_iteration(g, 3)
+        else:
+            pure = np.zeros((3, 1, 2, 2))
+            pure[:, 0, 0, 0] = 1.0
+            finite_horizon_values(g, pure)
+    # H = 1 is in range: the stage game itself, equilibrium values at most 1e308
+    assert np.all(np.isfinite(nash_value_iteration(g, 1).V))
