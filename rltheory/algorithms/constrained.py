@@ -126,7 +126,7 @@ class PrimalDualResult:
     trace : Trace
         Per-iterate metrics (see each driver).
     theta : ndarray or None
-        Final logits (policy-gradient drivers).
+        Final logits (policy-gradient and NPG-PD drivers; ``policy = softmax(theta)``).
     reference : float
         Optimal value the gap is measured against.
     Lambda : float
@@ -283,6 +283,15 @@ def _duals(lam: Any, m: int) -> np.ndarray:
     return x
 
 
+def _lagrangian_advantage(cmdp: ConstrainedMDP, P: np.ndarray, R: np.ndarray, C: np.ndarray, pi: np.ndarray,
+                          lam: np.ndarray, g: float) -> np.ndarray:
+    """``A_L^π = Q_L^π − V_L^π`` of the Lagrangian reward ``r_L = r − λ·c`` (every action, in or out of
+    the support of ``π``)."""
+    RL = R - np.tensordot(lam, C, axes=(0, 0))
+    V = np.asarray(evaluate_policy(cmdp.mdp.replace(R=RL), pi))
+    return RL + g * (P @ V) - V[:, None]
+
+
 def _reference(cmdp: ConstrainedMDP, reference: float | None) -> float:
     if reference is not None:
         return check_real(reference, "reference")
@@ -358,11 +367,18 @@ def npg_primal_dual(
     :func:`rltheory.bounds.constrained.npg_pd_bounds`): with ``η_2 ∝ 1/√T`` the
     averaged gap and violation are ``O(1/((1−γ)^2 √T))`` and ``O(1/((1−γ)^2 ξ √T))``,
     independent of ``S`` and ``A`` (apart from ``log|A|``). The last iterate need not converge.
+
+    The iterate is carried as logits, as in Ding et al.'s Algorithm 1:
+    ``θ_{t+1} = θ_t + η_1 A_L^{π_t}/(1−γ)``, ``π_t = softmax(θ_t)`` — the recursion of
+    :func:`npg_pd_step` (``π' ∝ π exp(η_1 A_L/(1−γ))``), but a probability that underflows to 0
+    (reward or cost gaps of ``~10³/(η_1)`` per step) is not absorbing: ``θ`` keeps it and a later
+    ``λ`` can move the policy back. ``theta`` of the result holds the final logits.
     """
     P, R, C, b, mu, g = _cmdp(cmdp, "npg_primal_dual")
     T = _count(iterations, "iterations")
     S, A = R.shape
     eta1, eta2, Lam, Vstar = _npg_pd_setup(cmdp, T, eta1, eta2, Lambda, reference)
+    theta = np.zeros((S, A))
     pi = np.full((S, A), 1.0 / A)
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
@@ -370,9 +386,16 @@ def npg_primal_dual(
     sums = [0.0, np.zeros(cmdp.m)]
     for t in range(T):
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
-        _record_pd(rec, t + 1, _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu), sums, b, Vstar, lam)
-        pi, lam = npg_pd_step(cmdp, pi, lam, eta1=eta1, eta2=eta2, Lambda=Lam)
-    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), None, Vstar, Lam)
+        vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu)
+        _record_pd(rec, t + 1, vals, sums, b, Vstar, lam)
+        # npg_pd_step's recursion on the logits (Ding et al. 2020, Algorithm 1: θ += η_1 A_L/(1−γ),
+        # π = softmax θ): the multiplicative π' ∝ π exp(·) keeps an entry that underflowed to 0 at 0
+        # for ever, so once λ grew no step could move back to a cheap action
+        theta = theta + eta1 * _lagrangian_advantage(cmdp, P, R, C, pi, lam, g) / (1.0 - g)
+        theta -= theta.max(axis=-1, keepdims=True)
+        lam = np.clip(lam + eta2 * (vals[1:] - b), 0.0, Lam)
+        pi = np.asarray(_softmax_policy(theta))
+    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
 
 
 # ---------------------------------------------------------- Monte Carlo estimates
@@ -442,8 +465,8 @@ def sample_npg_primal_dual(
     Each iteration draws ``rollouts`` geometric-horizon roll-outs per ``(s, a)``
     (:func:`_mc_q`) for the reward and every cost, forms ``Q̂_L = Q̂_r − λ·Q̂_c``,
     ``Â_L = Q̂_L − Σ_a π Q̂_L`` and ``V̂_c(μ) = Σ_s μ(s) Σ_a π(a|s) Q̂_c(s, a)``, then
-    takes the NPG-PD step with these estimates. The trace is the exact one of
-    :func:`npg_primal_dual` (values of the iterates, not of the estimates).
+    takes the NPG-PD step with these estimates (on the logits, as :func:`npg_primal_dual`).
+    The trace is the exact one of :func:`npg_primal_dual` (values of the iterates, not of the estimates).
 
     Notes
     -----
@@ -457,6 +480,7 @@ def sample_npg_primal_dual(
     gen = _rng(rng)
     S, A = R.shape
     e1, e2, Lam, Vstar = _npg_pd_setup(cmdp, T, eta1, eta2, Lambda, reference)
+    theta = np.zeros((S, A))
     pi = np.full((S, A), 1.0 / A)
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
@@ -470,10 +494,11 @@ def sample_npg_primal_dual(
         QL = Qh[0] - np.tensordot(lam, Qh[1:], axes=(0, 0))
         AL = QL - (pi * QL).sum(-1, keepdims=True)
         Vc = ((pi[None] * Qh[1:]).sum(-1)) @ mu
-        w = pi * np.exp(e1 * (AL - AL.max(-1, keepdims=True)) / (1.0 - g))
-        pi = w / w.sum(-1, keepdims=True)
+        theta = theta + e1 * AL / (1.0 - g)  # on the logits, as npg_primal_dual (no absorbing zeros)
+        theta -= theta.max(axis=-1, keepdims=True)
+        pi = np.asarray(_softmax_policy(theta))
         lam = np.clip(lam + e2 * (Vc - b), 0.0, Lam)
-    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), None, Vstar, Lam)
+    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
 
 
 # ------------------------------------------------ policy-gradient primal-dual (GU)

@@ -24,7 +24,7 @@ from rltheory.algorithms.constrained import (
     slater_slack,
     two_stage_constrained_ac,
 )
-from rltheory.algorithms.policy_gradient import npg_step
+from rltheory.algorithms.policy_gradient import _softmax_policy, npg_step
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias
 from rltheory.bounds.constrained import (
     fosp_schedule,
@@ -34,7 +34,7 @@ from rltheory.bounds.constrained import (
 )
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteMDP, policy_iteration
-from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp
+from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
 
 
 def _slater_model(seed: int) -> tuple[FiniteMDP, np.ndarray, np.ndarray]:
@@ -364,3 +364,51 @@ def test_two_stage_uses_the_exact_log_of_underflowing_auxiliary_policies():
     np.testing.assert_allclose(res.policy, [[0.5, 0.5]], rtol=0, atol=1e-12)
     assert res.value == pytest.approx(500.0, rel=1e-12)
     assert float(res.costs[0]) == pytest.approx(500.0, rel=1e-12)
+
+
+# ------------------------------------------------------------------ NPG-PD with underflowing probabilities
+def _bounds_at_every_iterate(cmdp: ConstrainedMDP, res, T: int):
+    """npg_pd_bounds for the default run (η from npg_pd_step_sizes, Λ from Slater, ‖λ*‖₁ from the LP duals)."""
+    R, C, b, g = np.asarray(cmdp.mdp.R), np.asarray(cmdp.C), np.asarray(cmdp.b), cmdp.gamma
+    eta1, eta2 = npg_pd_step_sizes(T, gamma=g, n_actions=cmdp.A)
+    G = np.maximum(np.abs(b - C.min(axis=(1, 2)) / (1 - g)), np.abs(C.max(axis=(1, 2)) / (1 - g) - b))
+    lam_star = min(float(np.sum(solve_cmdp(cmdp).duals)), res.Lambda / 2)
+    return npg_pd_bounds(res.trace.iteration, gamma=g, eta1=eta1, eta2=eta2, Lambda=res.Lambda, cost_deviation=G,
+                         n_actions=cmdp.A, reward_span=float(np.ptp(R)), cost_span=np.ptp(C, axis=(1, 2)),
+                         lam_star_l1=lam_star)
+
+
+def test_npg_pd_recovers_an_action_whose_probability_underflowed():
+    """One state, γ = 0, rewards (231, −215, 382), costs (311, −92, 328) ≤ −87 (Slater: ξ = 5, λ* = 1.42).
+    The first step (λ_0 = 0) multiplies π(1) by exp(2 log 3 · (−215 − 132.7)) = e^{−764} = 0 in floating
+    point (relative to the best action); the multiplicative update π' ∝ π exp(·) then kept π(1) = 0 for ever
+    although λ ≥ 70 makes action 1 (the only cheap one) the Lagrangian optimum: the run sat on action 0
+    with averaged violation above the theorem's bound from t = 6 on (379 > 361; 396 > 291 at T = 60). On the logits (Ding et al. 2020, Algorithm 1) the bounds hold at every
+    iterate and the last policy moves to action 1."""
+    mdp = FiniteMDP(np.ones((1, 3, 1)), np.array([[231.0, -215.0, 382.0]]), gamma=0.0)
+    cmdp = ConstrainedMDP(mdp, np.array([[[311.0, -92.0, 328.0]]]), np.array([-87.0]))
+    T = 60
+    res = npg_primal_dual(cmdp, iterations=T)
+    bd = _bounds_at_every_iterate(cmdp, res, T)
+    tol = 1e-9 * (1 + abs(res.reference))
+    assert np.all(res.trace["avg_gap"] <= bd.gap + tol)
+    assert np.all(res.trace["avg_violation"] <= bd.violation + tol)
+    assert res.policy[0, 1] > 0.5
+    np.testing.assert_allclose(res.policy, np.asarray(_softmax_policy(res.theta)), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_npg_pd_driver_step_is_npg_pd_step(seed):
+    """The driver's logit recursion and npg_pd_step's π' ∝ π exp(η_1 A_L/(1−γ)) are the same map: two
+    iterations of the driver equal two npg_pd_steps (with λ from the same rule), m = 2 constraints."""
+    rng = np.random.default_rng(seed)
+    S, A = 3, 3
+    mdp = FiniteMDP(rng.dirichlet(np.ones(S), size=(S, A)), rng.random((S, A)), 0.8)
+    C = rng.random((2, S, A))
+    cmdp = ConstrainedMDP(mdp, C, np.array([3.0, 3.0]))
+    res = npg_primal_dual(cmdp, iterations=2, eta1=1.3, eta2=0.7, Lambda=5.0, reference=0.0)
+    pi, lam = np.full((S, A), 1.0 / A), np.zeros(2)
+    for _ in range(2):
+        pi, lam = npg_pd_step(cmdp, pi, lam, eta1=1.3, eta2=0.7, Lambda=5.0)
+    np.testing.assert_allclose(res.policy, pi, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(res.duals, lam, rtol=0, atol=1e-14)
