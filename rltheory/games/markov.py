@@ -34,12 +34,38 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_policy_array, check_discount, check_finite, check_ndim, check_probability
-from ..backend import array_namespace, as_float
+from .._validate import (
+    _where,
+    as_policy_array,
+    check_discount,
+    check_finite,
+    check_ndim,
+    check_probability,
+)
+from ..backend import array_namespace, as_float, to_numpy
 from ..errors import InvalidModelError
 from ..mdp.model import FiniteMDP, _ArrayModel, _prepare_mu, _prepare_rewards
 
 __all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy", "check_batches"]
+
+
+def _rewards_in_dtype(xp: Any, R: Any, dtype: Any, names: tuple[str, ...]) -> Any:
+    """``R`` cast to the model's dtype (``P``'s); a finite entry that overflows in the cast is an
+    :class:`~rltheory.errors.InvalidModelError` giving its index, its value and the dtype (the
+    finiteness check after the cast would report ``inf``, a value the caller never passed).
+    ``names`` name ``R``'s trailing axes."""
+    src = as_float(R, xp, field="R")
+    with np.errstate(over="ignore"):  # an overflowing cast is reported below, with its index
+        out = as_float(src, xp, dtype)
+    if bool(xp.all(xp.isfinite(out) | ~xp.isfinite(src))):
+        return out
+    h_src, h_out = to_numpy(src), to_numpy(out)
+    idx = tuple(int(i) for i in np.argwhere(np.isfinite(h_src) & ~np.isfinite(h_out))[0])
+    raise InvalidModelError(
+        f"R{_where(idx, names[-min(len(names), len(idx)):])} = {float(h_src[idx]):.6g} is beyond the range of "
+        f"P's dtype {getattr(dtype, 'name', dtype)} (largest {float(xp.finfo(dtype).max):.4g}); rewards are "
+        f"stored in P's dtype"
+    )
 
 
 def check_batches(named: list[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
@@ -111,7 +137,6 @@ class ZeroSumMarkovGame(_ArrayModel):
     def __post_init__(self) -> None:
         xp = array_namespace(self.P, self.R, self.mu)
         P = as_float(self.P, xp)
-        R = as_float(self.R, xp, P.dtype)
         check_ndim(P, "P", 4, "(..., S, A, B, S)")
         S, A, B = P.shape[-4], P.shape[-3], P.shape[-2]
         if P.shape[-1] != S or min(S, A, B) < 1:
@@ -119,6 +144,8 @@ class ZeroSumMarkovGame(_ArrayModel):
                 f"P must have shape (..., S, A, B, S) with S, A, B >= 1 and matching state axes; got {tuple(P.shape)}"
             )
         names = ("s", "a", "b", "s'")
+        R = as_float(self.R, xp, field="R")
+        R = _rewards_in_dtype(xp, R, P.dtype, names if R.ndim == P.ndim else names[:-1])
         check_probability(P, "P", names, "P[s, a, b, :]")
         R = _prepare_rewards(xp, P, R, "R", names, layout="(…, S, A, B)")
         gamma = check_discount(self.gamma, allow_none=False)
@@ -264,7 +291,6 @@ class MarkovGame(_ArrayModel):
     def __post_init__(self) -> None:
         xp = array_namespace(self.P, self.R, self.mu)
         P = as_float(self.P, xp)
-        R = as_float(self.R, xp, P.dtype)
         check_ndim(P, "P", 3, "(S, A_1, ..., A_n, S)")
         S, n = P.shape[0], P.ndim - 2
         if P.shape[-1] != S or min(P.shape) < 1:
@@ -273,6 +299,7 @@ class MarkovGame(_ArrayModel):
                 f"got {tuple(P.shape)}"
             )
         names = ("s",) + tuple(f"a{k + 1}" for k in range(n)) + ("s'",)
+        R = _rewards_in_dtype(xp, self.R, P.dtype, ("i",) + names[:-1])
         check_probability(P, "P", names, "P[s, a_1, ..., a_n, :]")
         if R.ndim != n + 2 or R.shape[0] != n:
             raise InvalidModelError(

@@ -268,3 +268,24 @@ def test_finite_horizon_values_beyond_the_float_range_are_located(fn):
             finite_horizon_values(g, pure)
     # H = 1 is in range: the stage game itself, equilibrium values at most 1e308
     assert np.all(np.isfinite(nash_value_iteration(g, 1).V))
+
+
+def test_rewards_beyond_the_models_dtype_are_named():
+    # Rewards are stored in P's dtype. A float64 reward of 1e300 in a float32 game became inf in
+    # the cast and was reported as "R must be finite; R(s=0, a=0, b=1) = inf", a value the caller
+    # never passed; now the message gives the value and the dtype it does not fit.
+    P = np.ones((1, 2, 2, 1), dtype=np.float32)
+    R = np.zeros((1, 2, 2))
+    R[0, 0, 1] = 1e300
+    with pytest.raises(ValueError, match=r"R\(s=0, a=0, b=1\) = 1e\+300 is beyond the range of P's dtype float32"):
+        ZeroSumMarkovGame(P, R, 0.9)
+    U = np.zeros((2, 1, 2, 2))
+    U[1, 0, 1, 0] = -1e39
+    with pytest.raises(ValueError, match=r"R\(i=1, s=0, a1=1, a2=0\) = -1e\+39 is beyond the range of P's dtype float32"):
+        MarkovGame(P, U, 0.9)
+    # a non-finite reward is still reported as such, and values in range are stored in float32
+    R[0, 0, 1] = np.nan
+    with pytest.raises(ValueError, match=r"R must be finite; R\(s=0, a=0, b=1\) = nan"):
+        ZeroSumMarkovGame(P, R, 0.9)
+    R[0, 0, 1] = 1e30
+    assert ZeroSumMarkovGame(P, R, 0.9).R.dtype == np.float32
