@@ -169,6 +169,20 @@ def _iteration_array(a: np.ndarray, where: str) -> np.ndarray:
     return a.astype(np.int64)
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names a key twice (``json.loads`` would keep the last silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """``object_pairs_hook`` for :func:`json.loads` that refuses a repeated key."""
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(f"the key {k!r:.60} appears twice in one JSON object")
+        out[k] = v
+    return out
+
+
 def _check_npz_name(prefix: str, name: Any, where: str) -> None:
     """Refuse a name that the zip directory of an ``.npz`` cannot hold as written.
 
@@ -347,9 +361,11 @@ class Trace:
             return cls._load_npz(raw, path)
         if raw.lstrip()[:1] == b"{":
             try:
-                d = json.loads(raw.decode("utf-8"))
+                d = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise ResultFileError(f"{path}: corrupt or truncated JSON ({exc})") from exc
+            except _DuplicateKey as exc:
+                raise ResultFileError(f"{path}: {exc}; save() never writes one (a corrupt or merged file)") from None
             return cls.from_dict(d, source=str(path))
         raise ResultFileError(f"{path}: neither an rltheory JSON trace nor an .npz archive (starts with {raw[:8]!r})")
 

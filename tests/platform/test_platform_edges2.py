@@ -380,3 +380,18 @@ def test_recorder_refuses_text_and_integers_past_the_float_range(value, why):
     with pytest.raises(ValueError, match=rf"TraceRecorder.record: metric 'err' at iteration 1 must be a real number or array; got .*\({why}\)"):
         rec.record(1, err=value)
     assert rec.finish()["err"].tolist() == [0.5]  # the refused record left nothing behind
+
+
+def test_a_json_trace_that_names_a_metric_twice_is_refused(tmp_path):
+    # json.loads kept the last of two "m" entries: a merged or corrupt file silently lost a metric
+    text = ('{"format": "rltheory.trace", "version": 1, '
+            '"iteration": {"dtype": "<i8", "shape": [1], "data": [0]}, '
+            '"wall_time": {"dtype": "<f8", "shape": [1], "data": [0.0]}, '
+            '"metrics": {"m": {"dtype": "<f8", "shape": [1], "data": [1.0]}, '
+            '"m": {"dtype": "<f8", "shape": [1], "data": [2.0]}}, "final": {}}')
+    p = tmp_path / "t.json"
+    p.write_text(text)
+    with pytest.raises(ResultFileError, match=rf"{p.name}: the key 'm' appears twice in one JSON object"):
+        Trace.load(p)
+    p.write_text(text.replace('"m": {"dtype": "<f8", "shape": [1], "data": [2.0]}', '"n": {"dtype": "<f8", "shape": [1], "data": [2.0]}'))
+    assert Trace.load(p).names == ["m", "n"]
