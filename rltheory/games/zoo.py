@@ -5,7 +5,8 @@ normal-form payoff array ``U[2, m, n]`` (``U[0]`` row player, ``U[1]`` column
 player) that :func:`~rltheory.games.nash_equilibria` takes as ``(U[0], U[1])`` and
 the correlated-equilibrium LPs take as ``U``. Markov-game builders return validated
 :class:`~rltheory.games.ZeroSumMarkovGame` / :class:`~rltheory.games.MarkovGame`.
-Random generators take an explicit ``numpy.random.Generator``.
+Random generators take an explicit ``numpy.random.Generator`` or an int seed (as the MDP zoo;
+never the global RNG): anything else is a ``TypeError``, a negative seed a ``ValueError``.
 
 References
 ----------
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_int, check_positive_int
+from ..mdp.zoo import _generator
 from .markov import MarkovGame, ZeroSumMarkovGame
 
 __all__ = [
@@ -105,17 +107,17 @@ def battle_of_the_sexes() -> np.ndarray:
 
 
 def random_matrix_games(
-    rng: np.random.Generator, shape: tuple[int, ...], m: int, n: int
+    rng: np.random.Generator | int, shape: tuple[int, ...], m: int, n: int
 ) -> np.ndarray:
     """``A[*shape, m, n]`` with i.i.d. standard normal entries (nondegenerate with probability 1)."""
     for i, k in enumerate(shape):
         check_int(k, f"shape[{i}]", minimum=0)
-    return rng.standard_normal(tuple(shape) + (check_positive_int(m, "m"), check_positive_int(n, "n")))
+    return _generator(rng).standard_normal(tuple(shape) + (check_positive_int(m, "m"), check_positive_int(n, "n")))
 
 
-def random_bimatrix_game(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
+def random_bimatrix_game(rng: np.random.Generator | int, m: int, n: int) -> np.ndarray:
     """``U[2, m, n]`` with i.i.d. standard normal payoffs (nondegenerate with probability 1)."""
-    return rng.standard_normal((2, check_positive_int(m, "m"), check_positive_int(n, "n")))
+    return _generator(rng).standard_normal((2, check_positive_int(m, "m"), check_positive_int(n, "n")))
 
 
 #: Soccer action moves (row, col): N, S, E, W, stand.
@@ -206,7 +208,7 @@ def littman_soccer(gamma: float = 0.9) -> ZeroSumMarkovGame:
 
 
 def random_zero_sum_markov_game(
-    rng: np.random.Generator,
+    rng: np.random.Generator | int,
     S: int,
     A: int,
     B: int,
@@ -235,6 +237,7 @@ def random_zero_sum_markov_game(
     S, A, B = (check_positive_int(v, name) for v, name in ((S, "S"), (A, "A"), (B, "B")))
     batch = tuple(check_int(k, f"batch_shape[{i}]", minimum=0) for i, k in enumerate(batch_shape))
     lead = batch + (S, A, B)
+    rng = _generator(rng)
     W = rng.exponential(size=lead + (S,))
     if branching is not None and branching < S:
         keep = np.argsort(rng.random(lead + (S,)), axis=-1) < branching
@@ -245,7 +248,7 @@ def random_zero_sum_markov_game(
 
 
 def cooperative_markov_game(
-    rng: np.random.Generator, S: int, actions: tuple[int, ...], gamma: float | None
+    rng: np.random.Generator | int, S: int, actions: tuple[int, ...], gamma: float | None
 ) -> MarkovGame:
     r"""Identical-interest Markov game: every player receives the same ``r(s, a) ~ U[0, 1]``.
 
@@ -266,6 +269,7 @@ def cooperative_markov_game(
     if not sizes:
         raise ValueError(f"actions must give one action count per player (at least one); got {tuple(actions)!r}")
     lead = (S,) + sizes
+    rng = _generator(rng)
     W = rng.exponential(size=lead + (S,))
     P = W / W.sum(-1, keepdims=True)
     r = rng.uniform(0.0, 1.0, size=lead)

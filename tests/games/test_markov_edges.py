@@ -289,3 +289,25 @@ def test_rewards_beyond_the_models_dtype_are_named():
         ZeroSumMarkovGame(P, R, 0.9)
     R[0, 0, 1] = 1e30
     assert ZeroSumMarkovGame(P, R, 0.9).R.dtype == np.float32
+
+
+def test_random_game_builders_take_a_generator_or_a_seed():
+    # The MDP zoo takes a Generator or an int seed (never the global RNG); the game builders crashed
+    # with "AttributeError: 'int' object has no attribute 'exponential'" (None and strings likewise).
+    from rltheory.games.zoo import random_bimatrix_game, random_matrix_games
+
+    calls = [
+        (random_zero_sum_markov_game, (3, 2, 2, 0.9)),
+        (random_matrix_games, ((2,), 2, 2)),
+        (random_bimatrix_game, (2, 3)),
+        (cooperative_markov_game, (2, (2, 2), 0.9)),
+    ]
+    for fn, args in calls:
+        a, b = fn(7, *args), fn(np.random.default_rng(7), *args)  # a seed is default_rng(seed)
+        a, b = (x if isinstance(x, np.ndarray) else np.asarray(x.R) for x in (a, b))
+        assert np.array_equal(a, b), fn.__name__
+        for bad in (None, "7", 1.5, True):
+            with pytest.raises(TypeError, match=r"rng must be a numpy.random.Generator or an int seed"):
+                fn(bad, *args)
+        with pytest.raises(ValueError, match=r"rng must be a numpy.random.Generator or an int seed >= 0; got -1"):
+            fn(-1, *args)
