@@ -97,9 +97,18 @@ def _key(config: Mapping, seed: int) -> str:
 
 
 def _fn_name(fn: Callable) -> str:
+    """``module.qualname`` of ``fn``; for a :func:`functools.partial`, with its bound arguments
+    (as JSON, else their ``repr``), so that two partials of one function never share results."""
     base = fn.func if isinstance(fn, functools.partial) else fn
     mod = getattr(base, "__module__", None) or "?"
-    return f"{mod}.{getattr(base, '__qualname__', type(base).__name__)}"
+    name = f"{mod}.{getattr(base, '__qualname__', type(base).__name__)}"
+    if isinstance(fn, functools.partial) and (fn.args or fn.keywords):
+        try:
+            bound = _dumps({"args": list(fn.args), "keywords": dict(fn.keywords)})
+        except (TypeError, ValueError):
+            bound = repr((fn.args, fn.keywords))
+        name += f" with {bound}"
+    return name
 
 
 def _run_point(fn: Callable, config: dict, seed: int) -> tuple[Any, float]:
@@ -203,7 +212,8 @@ def sweep(
         ``fn(config: dict, seed: int) -> JSON-serialisable result`` (numbers, lists,
         dicts; numpy arrays/scalars are converted). It must be importable by name
         (a module-level function) to run in worker processes, and it should take all
-        its randomness from ``seed``.
+        its randomness from ``seed``. The results file is tied to ``fn``'s module and
+        qualified name (and, for a :func:`functools.partial`, its bound arguments).
     grid : sequence of dict, or dict of sequences
         The configurations; a dict of sequences is expanded with :func:`grid_product`.
         Values must be JSON-serialisable (they form the point's key).

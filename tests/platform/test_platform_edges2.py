@@ -395,3 +395,26 @@ def test_a_json_trace_that_names_a_metric_twice_is_refused(tmp_path):
         Trace.load(p)
     p.write_text(text.replace('"m": {"dtype": "<f8", "shape": [1], "data": [2.0]}', '"n": {"dtype": "<f8", "shape": [1], "data": [2.0]}'))
     assert Trace.load(p).names == ["m", "n"]
+
+
+def _scaled(config, seed, *, k):
+    return k * config["x"] + seed
+
+
+def test_two_partials_of_one_function_do_not_share_a_results_file(tmp_path):
+    # the header named only the partial's function: a rerun with partial(_scaled, k=3) on the
+    # results of partial(_scaled, k=2) returned the k=2 numbers as cached, without a word
+    import functools
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rltheory.experiments.sweep import sweep
+    from rltheory.trace import ResultFileError
+
+    path = tmp_path / "r.jsonl"
+    with ThreadPoolExecutor(2) as ex:
+        first = sweep(functools.partial(_scaled, k=2), {"x": [1, 2]}, [0], executor=ex, results_path=path)
+        assert [p.result for p in first] == [2, 4]
+        with pytest.raises(ResultFileError, match=r"results belong to .*_scaled with .*\"k\":2.*, not .*_scaled with .*\"k\":3"):
+            sweep(functools.partial(_scaled, k=3), {"x": [1, 2]}, [0], executor=ex, results_path=path)
+        again = sweep(functools.partial(_scaled, k=2), {"x": [1, 2]}, [0], executor=ex, results_path=path)
+        assert [(p.result, p.cached) for p in again] == [(2, True), (4, True)]  # the same partial resumes
