@@ -531,7 +531,7 @@ def mlmc_combine(x: Any, J: int, T_max: int) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     if x.ndim == 0 or x.shape[0] == 0:
         raise ValueError(f"x must have shape (N, ...) with N >= 1 samples; got {x.shape}")
-    if 2**J <= T_max and x.shape[0] < 2**J:
+    if J < T_max.bit_length() and x.shape[0] < 2**J:  # 2^J <= T_max
         raise ValueError(f"mlmc_combine needs at least 2^J = {2**J} samples; got {x.shape[0]}")
     check_finite(x, "x", _axis_names("k", x.ndim))
     return _mlmc_combine(x, J, T_max)
@@ -539,7 +539,9 @@ def mlmc_combine(x: Any, J: int, T_max: int) -> np.ndarray:
 
 def _mlmc_combine(x: np.ndarray, J: int, T_max: int) -> np.ndarray:
     """:func:`mlmc_combine` on validated host samples (MAC's inner loop)."""
-    if 2**J > T_max:
+    # 2^J > T_max  <=>  J >= bit_length(T_max): forming 2**J for a large level (J = 1e9: 15 s and a
+    # 125 MB integer; J = 1e12 never returned) only to compare it with T_max
+    if J >= T_max.bit_length():
         return x[0]
     return x[0] + 2**J * (x[: 2**J].mean(axis=0) - x[: 2 ** (J - 1)].mean(axis=0))
 

@@ -14,6 +14,7 @@ from rltheory.algorithms.average_reward import (
     differential_td,
     dpg_gradient,
     mac_sample_terms,
+    mlmc_combine,
     off_policy_dpg,
 )
 from rltheory.algorithms.constrained import (
@@ -412,3 +413,27 @@ def test_npg_pd_driver_step_is_npg_pd_step(seed):
         pi, lam = npg_pd_step(cmdp, pi, lam, eta1=1.3, eta2=0.7, Lambda=5.0)
     np.testing.assert_allclose(res.policy, pi, rtol=0, atol=1e-14)
     np.testing.assert_allclose(res.duals, lam, rtol=0, atol=1e-14)
+
+
+# ------------------------------------------------------------------ MLMC at large levels
+def test_mlmc_combine_large_level_needs_no_huge_integer():
+    """J = 10**8 is a valid level (an integer >= 1) with 2^J > T_max: X^MLMC = x_0. The old test 2**J > T_max
+    built the 12.5 MB integer 2**J first (J = 1e9: 15 s; J = 1e12 never returned); the level is now compared
+    through T_max's bit length. Peak traced memory of the call stays below 1 MB."""
+    import tracemalloc
+
+    x = np.array([1.0, 3.0, 5.0, 7.0])
+    tracemalloc.start()
+    try:
+        out = mlmc_combine(x, 10**8, 8)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert float(out) == 1.0
+    assert peak < 1_000_000
+    # the level test is exactly 2^J <= T_max, T_max not a power of two included
+    for T_max in range(1, 40):
+        for J in range(1, 7):
+            xs = np.arange(1.0, 2.0**J + 1)
+            expected = xs[0] if 2**J > T_max else xs[0] + 2**J * (xs.mean() - xs[: 2 ** (J - 1)].mean())
+            assert float(mlmc_combine(xs, J, T_max)) == expected
