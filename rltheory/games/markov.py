@@ -177,12 +177,15 @@ class ZeroSumMarkovGame(_ArrayModel):
         if not self.batch_shape:
             raise IndexError("a single (unbatched) ZeroSumMarkovGame cannot be indexed")
         idx = index if isinstance(index, tuple) else (index,)
+        # the index addresses the batch axes only: trailing full slices pin the model axes, so an
+        # Ellipsis (g[..., 0]) selects along the last batch axis, not along s' or b
+        full = (slice(None),)
         mu = (
-            self.initial_distribution()[idx]
+            self.initial_distribution()[idx + full]
             if self.mu is not None and self.mu.ndim > 1
             else self.mu
         )
-        return ZeroSumMarkovGame(self.P[idx], self.R[idx], self.gamma, mu)
+        return ZeroSumMarkovGame(self.P[idx + full * 4], self.R[idx + full * 3], self.gamma, mu)
 
     def stage_games(self, V: Any) -> Any:
         r"""``Q_V(s, a, b) = r(s, a, b) + γ Σ_s' P(s'|s, a, b) V(s')`` for ``V[..., S]``.

@@ -311,3 +311,21 @@ def test_random_game_builders_take_a_generator_or_a_seed():
                 fn(bad, *args)
         with pytest.raises(ValueError, match=r"rng must be a numpy.random.Generator or an int seed >= 0; got -1"):
             fn(-1, *args)
+
+
+def test_indexing_a_batch_of_games_addresses_only_the_batch_axes():
+    # g[..., 0] indexed the last axis of P and R (the successor state s' of P, the column action b
+    # of R), so a batch of two 2-state games with uniform kernels came back as one unbatched game
+    # built from P(s' = 0 | ·) and R(·, b = 0) reinterpreted as (S, A, B, S) and (S, A, B).
+    P = np.full((2, 2, 2, 2, 2), 0.5)
+    R = np.arange(16.0).reshape(2, 2, 2, 2)
+    last = ZeroSumMarkovGame(P, R, 0.5)[..., 1]
+    assert last.batch_shape == () and np.array_equal(last.R, R[1]) and np.array_equal(last.P, P[1])
+    # with a batched mu, mu[..., 1] (its state axis) raised "each mu[:] must sum to 1 ... sums to 0.75"
+    mu = np.array([[1.0, 0.0], [0.25, 0.75]])
+    g = ZeroSumMarkovGame(P, R, 0.5, mu)
+    last = g[..., 1]
+    assert last.batch_shape == () and np.array_equal(last.R, R[1]) and np.array_equal(last.mu, mu[1])
+    assert g[None, ...].batch_shape == (1, 2) and np.array_equal(g[None, ...].R, R[None])
+    with pytest.raises(IndexError):
+        g[0, 1]  # more indices than batch axes
