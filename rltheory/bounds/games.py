@@ -43,28 +43,46 @@ def hedge_regret_bound(t: Any, k: int, eta: float, payoff_range: float) -> np.nd
     r"""``Reg(t) ≤ ln k / η + η t R² / 8`` for Hedge with fixed step ``η`` on gains of range ``R``.
 
     Cesa-Bianchi & Lugosi (2006), Theorem 2.2 (stated for losses in [0, 1]; gains of range
-    ``R`` are the affine image, with ``η`` acting on the unscaled gains).
+    ``R`` are the affine image, with ``η`` acting on the unscaled gains). With one action
+    (``k = 1``) the regret is 0 and ``ln k / η = 0`` for every ``η ≥ 0``, so ``η = 0`` is
+    accepted there: it is :func:`~rltheory.games.hedge`'s default step ``√(8 ln 1/T)/R``.
 
     Examples
     --------
     >>> float(hedge_regret_bound(100, 2, 0.1, 1.0))
     8.181471805599453
+    >>> float(hedge_regret_bound(100, 1, 0.0, 1.0))
+    0.0
     """
-    tt, kk = _times(t), _count(k, "k")
-    e, R = _pos(eta, "eta"), _pos(payoff_range, "payoff_range")
-    return math.log(kk) / e + e * tt * R * R / 8.0
+    return _hedge_regret(t, k, eta, payoff_range, "k", "eta")
+
+
+def _hedge_regret(t: Any, k: Any, eta: Any, payoff_range: Any, k_name: str, eta_name: str) -> np.ndarray:
+    """:func:`hedge_regret_bound` with the errors naming the caller's arguments."""
+    tt, kk = _times(t), _count(k, k_name)
+    e = _pos(eta, eta_name, allow_zero=kk == 1)
+    R = _pos(payoff_range, "payoff_range")
+    return (math.log(kk) / e if kk > 1 else 0.0) + e * tt * R * R / 8.0
 
 
 def hedge_gap_bound(
     t: Any, m: int, n: int, eta_x: float, eta_y: float, payoff_range: float
 ) -> np.ndarray:
-    r"""``gap(x̄_t, ȳ_t) ≤ [Reg_x(t) + Reg_y(t)] / t`` with the Hedge regret bounds of both players."""
+    r"""``gap(x̄_t, ȳ_t) ≤ [Reg_x(t) + Reg_y(t)] / t`` with the Hedge regret bounds of both players.
+
+    Errors name the player's own argument (``m``/``eta_x`` or ``n``/``eta_y``); a player with
+    one action may have step 0 (:func:`hedge_regret_bound`), as the steps
+    :func:`~rltheory.games.hedge` reports for a ``1×n`` or ``m×1`` game are.
+
+    Examples
+    --------
+    >>> round(float(hedge_gap_bound(8, 1, 2, 0.0, 1.0, 1.0)), 6)  # (ln 2/1 + 1·8·1/8)/8
+    0.211643
+    """
     tt = _times(t)
-    _count(m, "m")  # (checked here so that the error names the player's own action count)
-    _count(n, "n")
     return (
-        hedge_regret_bound(tt, m, eta_x, payoff_range)
-        + hedge_regret_bound(tt, n, eta_y, payoff_range)
+        _hedge_regret(tt, m, eta_x, payoff_range, "m", "eta_x")
+        + _hedge_regret(tt, n, eta_y, payoff_range, "n", "eta_y")
     ) / tt
 
 

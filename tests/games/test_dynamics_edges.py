@@ -4,11 +4,13 @@ before its fix (see the commit that added it)."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+from rltheory.bounds.games import hedge_gap_bound, hedge_regret_bound
 from rltheory.games import (
     fictitious_play,
     hedge,
@@ -220,3 +222,42 @@ def test_ogda_step_beyond_the_float_range_is_the_large_step_limit(dtype, huge, l
     for name in ("x", "y", "x_last", "y_last"):
         np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
     np.testing.assert_array_equal(out.trace["gap_avg"], ref.trace["gap_avg"])
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (3, 1), (1, 1)])
+def test_hedge_gap_bound_takes_the_steps_hedge_reports_for_one_action(shape):
+    # hedge's default step for a player with one action is √(8 ln 1/T)/R = 0; hedge_gap_bound
+    # refused it ('eta must be a finite number > 0; got 0.0'), so the library's bound could not
+    # be evaluated on a 1×n game with the library's own steps. A single action has regret 0
+    # (ln 1/η = 0 for every η ≥ 0): its term is 0, and the bound holds at every iterate.
+    A = np.random.default_rng(7).standard_normal(shape)
+    T = 200
+    res = hedge(A, T)
+    t = np.arange(1, T + 1)
+    R = float(np.ptp(A)) or 1.0
+    b = hedge_gap_bound(t, *shape, res.eta[0], res.eta[1], R)
+    want = (
+        sum(
+            (math.log(k) / float(e) + float(e) * t * R * R / 8.0) if k > 1 else 0.0
+            for k, e in zip(shape, res.eta, strict=True)
+        )
+        / t
+    )
+    np.testing.assert_allclose(b, want, rtol=1e-15)
+    assert np.all(res.trace["gap_avg"] <= b + 1e-9 * R) if shape != (1, 1) else np.all(b == 0.0)
+    assert float(hedge_regret_bound(5, 1, 0.0, 1.0)) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((10, 2, 2, -1.0, 0.1, 1.0), r"eta_x must be a finite number > 0; got -1\.0"),
+        ((10, 2, 2, 0.1, 0.0, 1.0), r"eta_y must be a finite number > 0; got 0\.0"),
+        ((10, 2, 1, 0.1, -1.0, 1.0), r"eta_y must be a finite number >= 0; got -1\.0"),
+        ((10, 2, 2, 0.1, np.nan, 1.0), r"eta_y must be a finite number > 0; got nan"),
+    ],
+)
+def test_hedge_gap_bound_names_the_players_step(args, match):
+    # both players' steps were checked as 'eta', so the message did not say which was bad
+    with pytest.raises(ValueError, match=match):
+        hedge_gap_bound(*args)
