@@ -1,6 +1,8 @@
 """Platform edges outside the ranges of the other platform tests: corrupted trace entries that
-were cast silently, metric names the .npz format cannot hold, the CLI's output folder and
-arguments, rate fits at the edge of the float range."""
+were cast silently, metric names the .npz format cannot hold, recorder values that are text,
+the CLI's output folder and arguments, sweeps that lost finished points or shared a results
+file between partials, verdicts that were not bools, and rate fits and bound checks given
+text, bools or numbers past the float range."""
 
 from __future__ import annotations
 
