@@ -195,6 +195,8 @@ def _markov_policy(game: MarkovGame, policy: Any, name: str) -> np.ndarray:
     Raises ``TypeError`` for text or complex entries, ``ValueError`` for a wrong shape and
     :class:`~rltheory.errors.InvalidModelError` (a ``ValueError``) naming ``(h, s, a1, ...)`` and
     the value for a NaN or negative entry, or ``(h, s)`` and the sum for a row off the simplex.
+    A float32 policy is judged at float32's ``16·eps`` and its rows are divided by their sums
+    (as :func:`rltheory._validate.as_policy_array` does), so the induced MDPs are stochastic.
     """
     game = _undiscounted(game, 1, name)  # the type and gamma; H is checked below
     src = np.asarray(policy) if isinstance(policy, (list, tuple)) else policy
@@ -215,9 +217,10 @@ def _markov_policy(game: MarkovGame, policy: Any, name: str) -> np.ndarray:
         raise InvalidModelError(
             f"policy must be non-negative; most negative entry policy{_where(idx, names)} = {pol[idx]:.6g}"
         )
-    check_probability(
-        pol.reshape(pol.shape[:2] + (-1,)), "policy", ("h", "s", "a"), "policy[h, s, ...]", atol=atol
-    )
+    rows = pol.reshape(pol.shape[:2] + (-1,))
+    check_probability(rows, "policy", ("h", "s", "a"), "policy[h, s, ...]", atol=atol)
+    if atol > PROB_ATOL:  # rounded at a coarser precision (float32): exact distributions from here on
+        pol = (rows / rows.sum(axis=-1, keepdims=True)).reshape(pol.shape)
     return pol
 
 

@@ -329,3 +329,18 @@ def test_indexing_a_batch_of_games_addresses_only_the_batch_axes():
     assert g[None, ...].batch_shape == (1, 2) and np.array_equal(g[None, ...].R, R[None])
     with pytest.raises(IndexError):
         g[0, 1]  # more indices than batch axes
+
+
+def test_finite_horizon_nash_conv_takes_a_float32_policy():
+    # A float32 policy's rows sum to 1 only to float32 rounding (here 1 − 3.0e-8 in float64). The
+    # induced MDPs built from it were refused: "each P[h, s, a, :] must sum to 1 (atol=1e-08); worst
+    # row (h=0, s=0, a=1) sums to 0.999999970198". Such rows are now judged at float32's tolerance
+    # and renormalised, as stationary policies are (rltheory._validate.as_policy_array).
+    rng = np.random.default_rng(3)
+    W = rng.exponential(size=(3, 3, 3, 3))
+    g = MarkovGame(W / W.sum(-1, keepdims=True), rng.normal(size=(2, 3, 3, 3)), None)
+    eq = correlated_value_iteration(g, 4)
+    p32 = eq.policy.astype(np.float32)
+    assert 0.0 <= finite_horizon_nash_conv(g, p32) <= 1e-5  # a CE perturbed by float32 rounding
+    V = finite_horizon_values(g, p32)
+    np.testing.assert_allclose(V, eq.V, rtol=0, atol=1e-5 * np.abs(eq.V).max())
