@@ -25,6 +25,9 @@ Lagrangian ``L(π, λ) = V_r^π(μ) − Σ_i λ_i (V_{c_i}^π(μ) − b_i)``.
   (Cai et al. 2023) in tabular form: stage 1 learns a soft-optimal policy
   ``π_i`` for each cost, stage 2 maximises ``V_r`` minus KL-proximity to them.
 
+Every routine here runs on the host (HiGHS LPs, numpy loops): a model from another host
+namespace (``array_api_strict``) is copied to numpy once; device arrays raise ``TypeError``.
+
 References
 ----------
 Ding, D., Zhang, K., Başar, T., Jovanović, M. R. (2020). Natural policy gradient primal-dual
@@ -48,7 +51,7 @@ import numpy as np
 
 from .._numerics import highs_linprog
 from .._validate import check_finite, check_real
-from ..backend import require_host, to_numpy
+from ..backend import array_namespace, is_numpy, require_host, to_numpy
 from ..errors import InvalidModelError
 from ..mdp._occupancy_lp import occupancy_constraints
 from ..mdp.bellman import evaluate_policy, occupancy_measure
@@ -88,6 +91,25 @@ def _cmdp(cmdp: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     b = require_host(cmdp.b, what).astype(float)
     mu = np.asarray(to_numpy(cmdp.mdp.initial_distribution()), dtype=float)
     return P, R, C, b, mu, float(cmdp.gamma)
+
+
+def _host_mdp(mdp: FiniteMDP, what: str) -> FiniteMDP:
+    """``mdp`` with numpy arrays (itself when it has them): these routines mix the model with numpy
+    arrays (``mdp.replace(R=...)``), which an ``array_api_strict`` model refused with "inputs come from
+    different array libraries"; device arrays raise ``TypeError`` (host only)."""
+    if is_numpy(array_namespace(mdp.P)):
+        return mdp
+    mu = None if mdp.mu is None else require_host(mdp.mu, what)
+    return FiniteMDP(require_host(mdp.P, what), require_host(mdp.R, what), mdp.gamma, mu=mu)
+
+
+def _host_cmdp(cmdp: Any, what: str) -> ConstrainedMDP:
+    """:func:`_host_mdp` for a :class:`ConstrainedMDP` (``TypeError`` for anything else)."""
+    if not isinstance(cmdp, ConstrainedMDP):
+        raise TypeError(f"{what} expects a ConstrainedMDP; got {type(cmdp).__name__}")
+    if is_numpy(array_namespace(cmdp.mdp.P)):
+        return cmdp
+    return ConstrainedMDP(_host_mdp(cmdp.mdp, what), require_host(cmdp.C, what), require_host(cmdp.b, what))
 
 
 def _check_delta(delta: Any) -> float:
@@ -177,6 +199,7 @@ def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     >>> xi, pi.tolist()
     (1.0, [[1.0, 0.0]])
     """
+    cmdp = _host_cmdp(cmdp, "slater_slack")
     _, R, C, b, mu, _ = _cmdp(cmdp, "slater_slack")
     S, A = R.shape
     if cmdp.m == 0:  # the LP's ρ_min raised numpy's "zero-size array to reduction operation minimum"
@@ -256,6 +279,7 @@ def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: f
     >>> lam.tolist()   # V_c = 1/2 > 1/4: the multiplier rises by 1/4
     [0.25]
     """
+    cmdp = _host_cmdp(cmdp, "npg_pd_step")
     P, R, C, b, mu, g = _cmdp(cmdp, "npg_pd_step")
     e1, e2, Lam = _positive(eta1, "eta1"), _positive(eta2, "eta2"), _positive(Lambda, "Lambda")
     lam = _duals(lam, cmdp.m)
@@ -374,6 +398,7 @@ def npg_primal_dual(
     (reward or cost gaps of ``~10³/(η_1)`` per step) is not absorbing: ``θ`` keeps it and a later
     ``λ`` can move the policy back. ``theta`` of the result holds the final logits.
     """
+    cmdp = _host_cmdp(cmdp, "npg_primal_dual")
     P, R, C, b, mu, g = _cmdp(cmdp, "npg_primal_dual")
     T = _count(iterations, "iterations")
     S, A = R.shape
@@ -474,6 +499,7 @@ def sample_npg_primal_dual(
     ``O(1/(K(1−γ)^2))``; Ding et al. (2020, Thm 3) show the averaged gap and
     violation then stay ``O(1/√T)`` up to an additive ``O(1/√K)`` statistical term.
     """
+    cmdp = _host_cmdp(cmdp, "sample_npg_primal_dual")
     P, R, C, b, mu, g = _cmdp(cmdp, "sample_npg_primal_dual")
     T = _count(iterations, "iterations")
     K = _count(rollouts, "rollouts")
@@ -636,6 +662,7 @@ def general_utility_primal_dual(
         got = (type(mdp).__name__ if not isinstance(mdp, FiniteMDP)
                else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}")
         raise ValueError(f"general_utility_primal_dual needs a single discounted FiniteMDP; got {got}")
+    mdp = _host_mdp(mdp, "general_utility_primal_dual")
     T, et, em, Lam, delta, K, gen = _pd_settings(iterations, eta_theta, eta_mu, Lambda, delta, rollouts, rng,
                                                  "general_utility_primal_dual", "rollouts")
     Gs, b = _check_utilities(mdp, objective, constraints)
@@ -711,6 +738,7 @@ def lagrangian_policy_gradient(
     This is :func:`general_utility_primal_dual` for linear utilities written in
     value units (test-suite: identical iterates).
     """
+    cmdp = _host_cmdp(cmdp, "lagrangian_policy_gradient")
     P, R, C, b, mu, g = _cmdp(cmdp, "lagrangian_policy_gradient")
     T = _count(iterations, "iterations")
     et, el, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_lambda, "eta_lambda"), _positive(Lambda, "Lambda")
@@ -789,6 +817,7 @@ def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float =
     smallest target above soft VI's round-off floor where that is larger (large weights make the
     stage-2 reward large).
     """
+    cmdp = _host_cmdp(cmdp, "two_stage_constrained_ac")
     P, R, C, b, mu, g = _cmdp(cmdp, "two_stage_constrained_ac")
     w = np.asarray(weights, dtype=float).reshape(-1)
     if np.asarray(weights).dtype == bool or w.shape != (cmdp.m,) or np.any(~np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
@@ -826,6 +855,7 @@ def two_stage_calibrated(
         ``≥ 1`` (all checked before the first solve); even ``w_max`` leaves a constraint
         violated.
     """
+    cmdp = _host_cmdp(cmdp, "two_stage_calibrated")
     _cmdp(cmdp, "two_stage_calibrated")
     tau = _positive(tau, "tau")
     w_max = _positive(w_max, "w_max")

@@ -18,11 +18,13 @@ from rltheory.algorithms.average_reward import (
     off_policy_dpg,
 )
 from rltheory.algorithms.constrained import (
+    general_utility_primal_dual,
     lagrangian_policy_gradient,
     npg_pd_step,
     npg_primal_dual,
     sample_npg_primal_dual,
     slater_slack,
+    two_stage_calibrated,
     two_stage_constrained_ac,
 )
 from rltheory.algorithms.policy_gradient import _softmax_policy, npg_step
@@ -36,6 +38,7 @@ from rltheory.bounds.constrained import (
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
+from rltheory.mdp.utility import linear_utility
 
 
 def _slater_model(seed: int) -> tuple[FiniteMDP, np.ndarray, np.ndarray]:
@@ -437,3 +440,43 @@ def test_mlmc_combine_large_level_needs_no_huge_integer():
             xs = np.arange(1.0, 2.0**J + 1)
             expected = xs[0] if 2**J > T_max else xs[0] + 2**J * (xs.mean() - xs[: 2 ** (J - 1)].mean())
             assert float(mlmc_combine(xs, J, T_max)) == expected
+
+
+# ------------------------------------------------------------------ array_api_strict (host) models
+def _strict_pair():
+    """The same CMDP with numpy arrays and with array_api_strict arrays (a host namespace)."""
+    xps = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(0)
+    S, A = 3, 2
+    P, R, C = rng.dirichlet(np.ones(S), size=(S, A)), rng.random((S, A)), rng.random((1, S, A))
+    mu, b = rng.dirichlet(np.ones(S)), np.array([4.0])
+
+    def make(xpm):
+        mdp = FiniteMDP(xpm.asarray(P), xpm.asarray(R), 0.8, mu=xpm.asarray(mu))
+        return mdp, ConstrainedMDP(mdp, xpm.asarray(C), xpm.asarray(b))
+
+    return make(np), make(xps), (R, C)
+
+
+_RUNS = {
+    "slater_slack": lambda m, c, RC: slater_slack(c)[1],
+    "npg_pd_step": lambda m, c, RC: npg_pd_step(c, np.full((3, 2), 0.5), np.zeros(1), eta1=1.0, eta2=1.0, Lambda=1.0)[0],
+    "npg_primal_dual": lambda m, c, RC: npg_primal_dual(c, iterations=5).trace["avg_gap"],
+    "sample_npg_primal_dual": lambda m, c, RC: sample_npg_primal_dual(c, iterations=3, rollouts=2, rng=1).policy,
+    "lagrangian_policy_gradient": lambda m, c, RC: lagrangian_policy_gradient(
+        c, iterations=3, eta_theta=1.0, eta_lambda=1.0, Lambda=1.0).theta,
+    "two_stage_constrained_ac": lambda m, c, RC: two_stage_constrained_ac(c, weights=[1.0]).policy,
+    "two_stage_calibrated": lambda m, c, RC: two_stage_calibrated(c, bisections=3).policy,
+    "general_utility_primal_dual": lambda m, c, RC: general_utility_primal_dual(
+        m, linear_utility(RC[0]), [(linear_utility(RC[1][0]), 1.0)], iterations=3, eta_theta=1.0, eta_mu=1.0,
+        Lambda=1.0).theta,
+}
+
+
+@pytest.mark.parametrize("name", list(_RUNS))
+def test_constrained_drivers_run_on_array_api_strict_models(name):
+    """A model built from array_api_strict arrays (host memory, the test-suite's second backend) failed in
+    every constrained driver with "inputs come from different array libraries" (cmdp.mdp.replace(R=numpy)
+    mixed the namespaces). The host-only drivers now take a numpy copy: results equal the numpy model's."""
+    (m_np, c_np), (m_x, c_x), RC = _strict_pair()
+    np.testing.assert_array_equal(_RUNS[name](m_x, c_x, RC), _RUNS[name](m_np, c_np, RC))
