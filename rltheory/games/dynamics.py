@@ -385,6 +385,8 @@ def regret_matching(A: Any, T: int, *, plus: bool = False) -> DynamicsResult:
     xp = array_namespace(A)
     A = as_matrix_games(A, "A", xp)
     T = _check_T(T)
+    if not isinstance(plus, (bool, np.bool_)):  # "False", None or 2 would pick a rule silently
+        raise ValueError(f"plus must be True or False; got {plus!r}")
 
     def match(R: Any) -> Any:
         Rp = xp.where(R > 0.0, R, 0.0)

@@ -261,3 +261,19 @@ def test_hedge_gap_bound_names_the_players_step(args, match):
     # both players' steps were checked as 'eta', so the message did not say which was bad
     with pytest.raises(ValueError, match=match):
         hedge_gap_bound(*args)
+
+
+@pytest.mark.parametrize("plus", ["False", None, 0, 1, 2.0, np.array([True])])
+def test_regret_matching_plus_must_be_a_bool(plus):
+    # plus = "False" ran RM+ and plus = None or 0 ran RM, whatever the caller meant
+    with pytest.raises(ValueError, match=r"plus must be True or False; got"):
+        regret_matching(_GAME, 5, plus=plus)
+
+
+def test_regret_matching_plus_takes_numpy_bools():
+    for flag in (False, True):
+        ref = regret_matching(_GAME, 30, plus=flag)
+        out = regret_matching(_GAME, 30, plus=np.bool_(flag))
+        np.testing.assert_array_equal(out.x, ref.x)
+    # and the two rules differ on this game, so the flag is not ignored
+    assert not np.array_equal(regret_matching(_GAME, 30, plus=True).x, regret_matching(_GAME, 30).x)
