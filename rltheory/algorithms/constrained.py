@@ -268,6 +268,8 @@ def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: f
 
     ``A_L`` is the advantage of the Lagrangian reward ``r − λ·c`` under ``π``;
     both updates use the current ``(π, λ)`` (simultaneous, as in Ding et al. 2020, eq. (9)).
+    An entry of ``π`` that is 0 stays 0 (:func:`~rltheory.algorithms.npg_step`); the drivers
+    iterate the same map on logits, where an underflowed probability is not absorbing.
 
     Examples
     --------
