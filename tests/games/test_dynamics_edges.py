@@ -9,6 +9,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rltheory.bounds.games import hedge_gap_bound, hedge_regret_bound
 from rltheory.games import (
@@ -19,6 +21,7 @@ from rltheory.games import (
     project_simplex,
     regret_matching,
 )
+from rltheory.testing import matrix_games
 
 _ALL = [fictitious_play, regret_matching, hedge, optimistic_hedge, ogda]
 _STEPPED = [hedge, optimistic_hedge, ogda]
@@ -277,3 +280,25 @@ def test_regret_matching_plus_takes_numpy_bools():
         np.testing.assert_array_equal(out.x, ref.x)
     # and the two rules differ on this game, so the flag is not ignored
     assert not np.array_equal(regret_matching(_GAME, 30, plus=True).x, regret_matching(_GAME, 30).x)
+
+
+@given(matrix_games(max_actions=4, batch_shape=(2,)), st.sampled_from([-900, -600, 600, 900]))
+@settings(max_examples=25, deadline=None)
+def test_every_dynamic_is_scale_free_far_from_one(A, k):
+    # Every dynamic here is invariant to a positive payoff scale (FP and RM by definition,
+    # Hedge/OMWU/OGDA with their default steps ∝ 1/R or 1/‖A‖_F), and 2^k·A is exact with no
+    # subnormal entry for these games, so the plays on 2^k·A must be those of A bit for bit
+    # and the gaps 2^k times A's, but for the certificate's unscaled underflow term
+    # η = 2(m + n + 6)·2^-1074 (matrix._gap_allowance; all of the gap when A = 0).
+    # Before the fixes OGDA's step was 0 at 2^600 and 2^900 (‖A‖_F overflowed) and 1/√8 at
+    # 2^-600 and 2^-900 (it underflowed).
+    c = 2.0**k
+    eta = 2 * (A.shape[-2] + A.shape[-1] + 6) * 2.0**-1074
+    for f in _ALL:
+        ref = f(A, 30)
+        out = f(A * c, 30)
+        for name in ("x", "y", "x_last", "y_last"):
+            np.testing.assert_array_equal(getattr(out, name), getattr(ref, name))
+        np.testing.assert_allclose(
+            out.trace["gap_avg"] - eta, c * (ref.trace["gap_avg"] - eta), rtol=1e-12, atol=0
+        )
