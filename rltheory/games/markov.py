@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 
 from .._validate import (
+    _renormalised,
+    _source_atol,
     _where,
     as_policy_array,
     check_discount,
@@ -360,16 +362,25 @@ class MarkovGame(_ArrayModel):
         return out
 
     def check_joint(self, pi: Any, field: str = "pi") -> Any:
-        """Validate a correlated stationary policy ``pi[S, A_1, ..., A_n]`` (each ``pi[s]`` a distribution)."""
+        """Validate a correlated stationary policy ``pi[S, A_1, ..., A_n]`` (each ``pi[s]`` a distribution).
+
+        A policy given at a coarser precision than the game's (float32 for a float64 game) is judged
+        at its own ``16·eps`` and its rows are divided by their sums, as
+        :func:`rltheory._validate.as_policy_array` does for per-player policies.
+        """
         xp = self.xp
-        pi = as_float(pi, xp, self.dtype)
+        if isinstance(pi, (list, tuple)):
+            pi = np.asarray(pi)
+        atol = _source_atol(xp.asarray(pi), xp)  # a float32 policy is judged at float32's 16·eps ...
+        pi = as_float(pi, xp, self.dtype, field=field)
         want = (self.S,) + self.actions
         if tuple(pi.shape) != want:
             raise ValueError(
                 f"{field} must have shape (S, A_1, ..., A_n) = {want}; got {tuple(pi.shape)}"
             )
-        check_probability(xp.reshape(pi, (self.S, -1)), field, ("s", "a"), f"{field}[s, ...]")
-        return pi
+        rows = xp.reshape(pi, (self.S, -1))
+        check_probability(rows, field, ("s", "a"), f"{field}[s, ...]", atol=atol)
+        return xp.reshape(_renormalised(rows, atol, xp), want)  # ... and renormalised, as per-player ones
 
     def evaluate(self, pi: Any) -> Any:
         r"""Values ``V_i^π = (I − γP_π)^{-1} r_{i,π}`` of a joint (product or correlated) policy, shape (n, S).

@@ -344,3 +344,19 @@ def test_finite_horizon_nash_conv_takes_a_float32_policy():
     assert 0.0 <= finite_horizon_nash_conv(g, p32) <= 1e-5  # a CE perturbed by float32 rounding
     V = finite_horizon_values(g, p32)
     np.testing.assert_allclose(V, eq.V, rtol=0, atol=1e-5 * np.abs(eq.V).max())
+
+
+def test_a_float32_joint_policy_is_evaluated():
+    # Uniform over 10 x 10 joint actions in float32: each entry fl32(0.01) = 0.0099999998, a row sum
+    # of 1 − 2.2e-8, within float32's rounding and accepted by check_joint, but the one-action chain
+    # evaluate builds from it was refused ("each P[s, a, :] must sum to 1 (atol=1e-08); worst row
+    # (batch=(0,), s=0, a=0) sums to 0.999999977648"), in nash_conv too. The joint policy is now
+    # judged at float32's tolerance and renormalised, as per-player policies are. One state, P = 1:
+    # V_i = mean(R_i)/(1 − γ) and the best response earns max_a mean_b R_i/(1 − γ).
+    R = np.random.default_rng(0).normal(size=(2, 1, 10, 10))
+    g = MarkovGame(np.ones((1, 10, 10, 1)), R, 0.9)
+    joint = np.full((1, 10, 10), 0.01, dtype=np.float32)
+    V = np.asarray(g.evaluate(joint))
+    np.testing.assert_allclose(V[:, 0], R.mean(axis=(2, 3))[:, 0] / 0.1, rtol=1e-12, atol=1e-12)
+    gain = R[0, 0].mean(axis=1).max() - R[0, 0].mean() + R[1, 0].mean(axis=0).max() - R[1, 0].mean()
+    assert float(nash_conv(g, joint)) == pytest.approx(gain / 0.1, rel=1e-12)
