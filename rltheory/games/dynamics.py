@@ -527,7 +527,8 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     # neither overflows (A·A beyond 1.8e308 for payoffs ~1e154) nor underflows (~1e-154)
     s = _pow2_scale(A, xp)
     G = A / s[..., None, None]
-    fro = xp.sqrt(xp.sum(xp.reshape(G * G, tuple(G.shape[:-2]) + (-1,)), axis=-1))
+    mn = G.shape[-2] * G.shape[-1]  # not -1: a batch of no games has size 0
+    fro = xp.sqrt(xp.sum(xp.reshape(G * G, tuple(G.shape[:-2]) + (mn,)), axis=-1))
     fro = xp.where(fro > 0.0, fro, 1.0)
     if eta is None:  # η = 1/(√8 ‖A‖_F), η s = 1/(√8 ‖A/s‖_F) on the scaled game
         es = 1.0 / (math.sqrt(8.0) * fro)

@@ -302,3 +302,13 @@ def test_every_dynamic_is_scale_free_far_from_one(A, k):
         np.testing.assert_allclose(
             out.trace["gap_avg"] - eta, c * (ref.trace["gap_avg"] - eta), rtol=1e-12, atol=0
         )
+
+
+@pytest.mark.parametrize("f", _ALL)
+@pytest.mark.parametrize("batch", [(0,), (3, 0)])
+def test_a_batch_of_no_games_gives_empty_results(f, batch):
+    # ogda reshaped A*A to (..., -1), which numpy cannot do for size 0 ("cannot reshape array
+    # of size 0 into shape (0,newaxis)"); the other dynamics already returned empty results
+    res = f(np.zeros(batch + (2, 3)), 4)
+    assert res.x.shape == batch + (2,) and res.y_last.shape == batch + (3,)
+    assert res.trace["gap_avg"].shape == (4,) + batch
