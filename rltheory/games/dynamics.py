@@ -86,9 +86,13 @@ class DynamicsResult:
         Last iterates.
     eta : tuple or None
         Step sizes ``(η_x, η_y)`` on the payoffs ``A``, as arrays of shape (...) (None for
-        FP and RM). Hedge and OMWU run on ``A / R`` with step ``η R``; where a default
-        ``η ∝ 1/R`` exceeds the float range (a subnormal payoff range ``R``) it is
-        reported as ``inf`` while the iterates use the finite ``η R``.
+        FP and RM). Hedge and OMWU run on ``A / R`` with step ``η R``, OGDA on ``A / s``
+        (``s`` a power of two near ``max|A|``) with step ``η s``; where a default
+        ``η ∝ 1/R`` or ``1/‖A‖_F`` exceeds the float range (a subnormal ``R`` or ``‖A‖_F``)
+        it is reported as ``inf`` while the iterates use the finite ``η R`` or ``η s``. A
+        given ``eta`` beyond the range of ``A``'s dtype (1e300 for float32) is ``inf``
+        too; the iterates are then the large-step limit (:func:`_softmax`,
+        :func:`_simplex_step`).
     trace : Trace
         ``gap_avg[t−1]`` and ``gap_last[t−1]`` (shape (T, ...)) after ``t`` rounds.
     iterations : int
