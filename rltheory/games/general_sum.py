@@ -195,8 +195,8 @@ def _markov_policy(game: MarkovGame, policy: Any, name: str) -> np.ndarray:
     Raises ``TypeError`` for text or complex entries, ``ValueError`` for a wrong shape and
     :class:`~rltheory.errors.InvalidModelError` (a ``ValueError``) naming ``(h, s, a1, ...)`` and
     the value for a NaN or negative entry, or ``(h, s)`` and the sum for a row off the simplex.
-    A float32 policy is judged at float32's ``16·eps`` and its rows are divided by their sums
-    (as :func:`rltheory._validate.as_policy_array` does), so the induced MDPs are stochastic.
+    A float32 policy is judged at float32's ``16·eps``; accepted rows are divided by their sums
+    (within tolerance of 1), so the induced MDPs, checked row by row, are stochastic.
     """
     game = _undiscounted(game, 1, name)  # the type and gamma; H is checked below
     src = np.asarray(policy) if isinstance(policy, (list, tuple)) else policy
@@ -219,9 +219,9 @@ def _markov_policy(game: MarkovGame, policy: Any, name: str) -> np.ndarray:
         )
     rows = pol.reshape(pol.shape[:2] + (-1,))
     check_probability(rows, "policy", ("h", "s", "a"), "policy[h, s, ...]", atol=atol)
-    if atol > PROB_ATOL:  # rounded at a coarser precision (float32): exact distributions from here on
-        pol = (rows / rows.sum(axis=-1, keepdims=True)).reshape(pol.shape)
-    return pol
+    # accepted rows are divided by their sums: a row of K entries passes within atol·(1 + √K) of 1
+    # (and a float32 one at float32's tolerance), but the induced MDPs are judged at atol·(1 + √S)
+    return (rows / rows.sum(axis=-1, keepdims=True)).reshape(pol.shape)
 
 
 def finite_horizon_values(game: MarkovGame, policy: Any) -> np.ndarray:

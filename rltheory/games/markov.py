@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from .._validate import (
-    _renormalised,
     _source_atol,
     _where,
     as_policy_array,
@@ -365,8 +364,9 @@ class MarkovGame(_ArrayModel):
         """Validate a correlated stationary policy ``pi[S, A_1, ..., A_n]`` (each ``pi[s]`` a distribution).
 
         A policy given at a coarser precision than the game's (float32 for a float64 game) is judged
-        at its own ``16·eps`` and its rows are divided by their sums, as
-        :func:`rltheory._validate.as_policy_array` does for per-player policies.
+        at its own ``16·eps``. Accepted rows are divided by their sums (a sum within tolerance of 1,
+        so the change is at most that tolerance): the chains and induced MDPs built from ``pi`` are
+        checked row by row at the tighter tolerance of ``S`` entries.
         """
         xp = self.xp
         if isinstance(pi, (list, tuple)):
@@ -380,7 +380,9 @@ class MarkovGame(_ArrayModel):
             )
         rows = xp.reshape(pi, (self.S, -1))
         check_probability(rows, field, ("s", "a"), f"{field}[s, ...]", atol=atol)
-        return xp.reshape(_renormalised(rows, atol, xp), want)  # ... and renormalised, as per-player ones
+        # ... and renormalised: a row of K entries is accepted within atol·(1 + √K) of 1, but the
+        # chains and induced MDPs built from it are judged row by row at atol·(1 + √S)
+        return xp.reshape(rows / xp.sum(rows, axis=-1, keepdims=True), want)
 
     def evaluate(self, pi: Any) -> Any:
         r"""Values ``V_i^π = (I − γP_π)^{-1} r_{i,π}`` of a joint (product or correlated) policy, shape (n, S).

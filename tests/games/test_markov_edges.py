@@ -360,3 +360,38 @@ def test_a_float32_joint_policy_is_evaluated():
     np.testing.assert_allclose(V[:, 0], R.mean(axis=(2, 3))[:, 0] / 0.1, rtol=1e-12, atol=1e-12)
     gain = R[0, 0].mean(axis=1).max() - R[0, 0].mean() + R[1, 0].mean(axis=0).max() - R[1, 0].mean()
     assert float(nash_conv(g, joint)) == pytest.approx(gain / 0.1, rel=1e-12)
+
+
+def test_a_joint_policy_within_tolerance_is_evaluated():
+    # check_joint accepts a row of K joint actions whose sum is within 1e-8·(1 + √K) of 1 (1.1e-7 for
+    # K = 100), but the chain evaluate builds has one row per state, judged at 1e-8·(1 + √S): a
+    # float64 joint summing to 1 − 5e-8 was accepted and then refused as "each P[s, a, :] must sum
+    # to 1 (atol=1e-08); worst row (batch=(0,), s=0, a=0) sums to 0.99999995". Accepted rows are now
+    # divided by their sums, so the chain is stochastic to rounding.
+    R = np.random.default_rng(0).normal(size=(2, 1, 10, 10))
+    g = MarkovGame(np.ones((1, 10, 10, 1)), R, 0.9)
+    joint = np.full((1, 10, 10), 0.01)
+    joint[0, 0, 0] -= 5e-8
+    w = joint / joint.sum()
+    V = np.asarray(g.evaluate(joint))
+    np.testing.assert_allclose(V[:, 0], (R[:, 0] * w[0]).sum(axis=(1, 2)) / 0.1, rtol=1e-12, atol=1e-12)
+    assert float(nash_conv(g, joint)) >= 0.0
+    with pytest.raises(ValueError, match=r"each pi\[s, \.\.\.\] must sum to 1"):
+        g.evaluate(np.full((1, 10, 10), 0.0101))  # a row summing to 1.01 is still refused
+
+
+def test_a_finite_horizon_policy_within_tolerance_is_evaluated():
+    # The same for Markov policies: policy[h, s] over 100 joint actions summing to 1 − 5e-8 passed
+    # the policy check and the induced finite-horizon MDPs were refused ("each P[h, s, a, :] must
+    # sum to 1 (atol=1e-08) ... sums to 0.99999995").
+    R = np.random.default_rng(0).normal(size=(2, 1, 10, 10))
+    g = MarkovGame(np.ones((1, 10, 10, 1)), R, None)
+    pol = np.full((2, 1, 10, 10), 0.01)
+    pol[:, 0, 0, 0] -= 5e-8
+    w = pol[0, 0] / pol[0, 0].sum()
+    stage = (R[:, 0] * w).sum(axis=(1, 2))
+    np.testing.assert_allclose(finite_horizon_values(g, pol)[:, 0, 0], 2 * stage, rtol=1e-12, atol=1e-12)
+    # coarse deviations against the other player's marginal, over H = 2 identical steps
+    x, y = w.sum(axis=1), w.sum(axis=0)
+    gain = 2 * ((R[0, 0] @ y).max() - stage[0]) + 2 * ((x @ R[1, 0]).max() - stage[1])
+    assert finite_horizon_nash_conv(g, pol) == pytest.approx(gain, rel=1e-12)
