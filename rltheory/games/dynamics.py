@@ -321,12 +321,14 @@ def fictitious_play(A: Any, T: int) -> DynamicsResult:
     -----
     The best responses are computed against the play counts, not the rounded averages:
     ``n t ȳ_t = 1 + n c_t`` (``c_t`` the column player's pure-play counts after the uniform
-    first round) is a vector of integers, scaled by a power of two ``2^{−p} ≥ 1/(n t)``
-    (exact). For payoffs on a common binary grid (integers, halves, ...) of moderate size the
-    utilities are then computed exactly and an exact tie goes to the lowest index, as
-    stated; with ``A ȳ_t`` formed from the rounded ``ȳ_t`` round-off broke such ties
-    either way. For other payoffs a tie may still be broken by the rounding of the
-    products ``A_ij w_j``.
+    first round) is a vector of integers, scaled by a power of two
+    ``2^{−p} ≤ 1/(max(m, n) t)`` (exact; the weights sum to at most 1, so nothing
+    overflows). For payoffs on a common binary grid (integers, halves, ...) with
+    ``max|A|/grid · max(m, n) t < 2^53`` (float32: ``2^24``) the utilities are then computed
+    exactly and an exact tie goes to the lowest index, as stated; with ``A ȳ_t`` formed
+    from the rounded ``ȳ_t`` round-off broke such ties either way. For other payoffs (a
+    decimal such as 0.1 is not on a binary grid) a tie may still be broken by the rounding
+    of the products ``A_ij w_j``.
 
     Examples
     --------
