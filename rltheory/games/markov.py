@@ -89,14 +89,18 @@ def as_policy(
 ) -> Any:
     """A stationary stochastic policy ``pi[..., S, n]`` (an int array ``[..., S]`` is one-hot encoded).
 
-    Thin alias of :func:`rltheory._validate.as_policy_array`, the check every model shares.
+    Checked by :func:`rltheory._validate.as_policy_array`, the check every model shares; accepted
+    rows are then divided by their sums (within tolerance of 1): a row of ``n`` actions passes
+    within ``1e-8·(1 + √n)`` of 1, but the induced MDPs built from it are checked row by row at
+    ``1e-8·(1 + √S)``.
 
     Raises
     ------
     ValueError
         Wrong shape, action index out of range, or rows that are not distributions.
     """
-    return as_policy_array(pi, S, n, xp, dtype, field, action_axis)
+    pi = as_policy_array(pi, S, n, xp, dtype, field, action_axis)
+    return pi / xp.sum(pi, axis=-1, keepdims=True)
 
 
 @dataclass(frozen=True, eq=False)

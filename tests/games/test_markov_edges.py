@@ -18,6 +18,7 @@ import pytest
 from rltheory.games import (
     MarkovGame,
     ZeroSumMarkovGame,
+    best_response,
     evaluate_policy_pair,
     exploitability,
     nash_conv,
@@ -395,3 +396,20 @@ def test_a_finite_horizon_policy_within_tolerance_is_evaluated():
     x, y = w.sum(axis=1), w.sum(axis=0)
     gain = 2 * ((R[0, 0] @ y).max() - stage[0]) + 2 * ((x @ R[1, 0]).max() - stage[1])
     assert finite_horizon_nash_conv(g, pol) == pytest.approx(gain, rel=1e-12)
+
+
+def test_a_policy_within_tolerance_induces_an_mdp():
+    # A column policy over B = 100 actions summing to 1 − 5e-8 passes the policy check (tolerance
+    # 1e-8·(1 + √B)), but the row player's induced MDP P_ν = Σ_b ν(b|s) P(·|s, a, b) was refused at
+    # 1e-8·(1 + √S): exploitability, evaluate_policy_pair and best_response raised "each P[s, a, :]
+    # must sum to 1 (atol=1e-08); worst row (s=0, a=0) sums to 0.99999995". One state, P = 1.
+    R = np.random.default_rng(0).normal(size=(1, 2, 100))
+    g = ZeroSumMarkovGame(np.ones((1, 2, 100, 1)), R, 0.9)
+    nu = np.full((1, 100), 0.01)
+    nu[0, 0] -= 5e-8
+    mu = np.full((1, 2), 0.5)
+    w = nu[0] / nu[0].sum()
+    np.testing.assert_allclose(evaluate_policy_pair(g, mu, nu)[0], (R[0] @ w).mean() / 0.1, rtol=1e-12)
+    exact_gap = ((R[0] @ w).max() - (mu[0] @ R[0]).min()) / 0.1  # V^{BR,ν} − V^{μ,BR}
+    assert float(exploitability(g, mu, nu).gap) == pytest.approx(exact_gap, rel=1e-12)
+    assert float(best_response(g, nu, player=0).V[0]) == pytest.approx((R[0] @ w).max() / 0.1, rel=1e-12)
