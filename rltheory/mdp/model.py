@@ -239,10 +239,15 @@ class FiniteMDP(_ArrayModel):
         if not self.batch_shape:
             raise IndexError("a single (unbatched) FiniteMDP cannot be indexed")
         idx = index if isinstance(index, tuple) else (index,)
+        # the index addresses the batch axes only: trailing full slices pin the model axes, so an
+        # Ellipsis (m[..., 1]) selects along the last batch axis, not along s' of P and a of R
+        # (which returned a different, silently wrong model), and an index longer than the batch
+        # raises numpy's "too many indices" instead of cutting into the model axes
+        full = (slice(None),)
         mu = self.mu
         if mu is not None and mu.ndim > 1:
-            mu = self.initial_distribution()[idx]
-        return FiniteMDP(self.P[idx], self.R[idx], self.gamma, mu)
+            mu = self.initial_distribution()[idx + full]
+        return FiniteMDP(self.P[idx + full * 3], self.R[idx + full * 2], self.gamma, mu)
 
     def __repr__(self) -> str:
         b = f", batch={self.batch_shape}" if self.batch_shape else ""

@@ -269,6 +269,24 @@ def test_indexing_batch():
         FiniteMDP(P[0, 0], R[0, 0], 0.9)[0]
 
 
+def test_indexing_addresses_the_batch_axes_only():
+    # Bug found here: mdp[..., 1] indexed the last axis of P (s') and of R (a), which returned a
+    # different model whenever it validated (e.g. uniform kernels); an index longer than the batch
+    # cut into the model axes the same way. The index now applies to the batch axes only.
+    rng = np.random.default_rng(3)
+    P = np.full((4, 5, 3, 2, 3), 1.0 / 3)  # uniform kernels: P[..., 1] is a valid (S, A) "model"
+    R = rng.random((4, 5, 3, 2))
+    mu = rng.dirichlet(np.ones(3), size=(4, 5))
+    mdp = FiniteMDP(P, R, 0.9, mu)
+    sub = mdp[..., 1]
+    assert sub.batch_shape == (4,) and (sub.S, sub.A) == (3, 2)
+    np.testing.assert_array_equal(sub.R, R[:, 1])
+    np.testing.assert_array_equal(sub.initial_distribution(), mu[:, 1])
+    np.testing.assert_array_equal(mdp[2, ...].R, R[2])
+    with pytest.raises(IndexError, match="too many indices"):
+        mdp[0, 1, 2]
+
+
 @settings(max_examples=20)
 @given(finite_mdps(batch_shape=(2,)))
 def test_strategy_models_are_valid_and_revalidate(mdp):
