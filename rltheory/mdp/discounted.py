@@ -116,6 +116,44 @@ def _require_discounted(mdp: FiniteMDP, name: str) -> float:
     return float(mdp.gamma)
 
 
+def _check_batch(mdp: FiniteMDP, name: str) -> None:
+    """Refuse an empty batch (located ``ValueError``): numpy's reshape and reductions failed on it."""
+    if 0 in mdp.batch_shape:
+        raise ValueError(f"{name}: the batch is empty (batch_shape {mdp.batch_shape}); there is nothing to solve")
+
+
+def _overflow_error(mdp: FiniteMDP, name: str, v: Any, bound: Any = None) -> ValueError:
+    r"""The located error for values ``v`` (a computed ``V`` or ``Tv``) that left the float range.
+
+    ``‖V*‖∞ ≤ max|r|/(1−γ)``, and a computed value beyond the dtype's largest number means ``V*``
+    (or an iterate on the way) is not representable: policy iteration returned ``converged=True``
+    with bound NaN and ``V = inf`` (rewards 1e308, γ = 0.9), value iteration ran with overflow
+    warnings to its cap and the LP failed on an internal "v must be finite". Values scale with
+    ``r``, so such a model can be solved with ``r`` divided by a power of 2 (exact). With ``bound``
+    (value iteration's certificate, per instance) the values are in range but the certificate
+    overflowed (it takes ``γ/(1−γ)·sp(Tv − v)`` and ``‖v‖∞/(1−γ)``-sized terms): the run could
+    only stop unconverged with bound ``inf``, so it is refused with the same remedy.
+    """
+    xp = mdp.xp
+    bad = np.asarray(to_numpy(xp.any(~xp.isfinite(v), axis=-1))).reshape(-1)
+    if bound is not None and not bad.any():
+        bad = ~np.isfinite(np.asarray(to_numpy(bound), dtype=np.float64).reshape(-1))
+    i = int(np.argmax(bad))
+    where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, mdp.batch_shape))})" if mdp.batch_shape else ""
+    R = np.asarray(to_numpy(mdp.R), dtype=np.float64).reshape((-1, mdp.S * mdp.A))
+    g = float(mdp.gamma)
+    with np.errstate(over="ignore"):
+        M = float(np.max(np.abs(R[i]))) / (1.0 - g)
+    what = "the values of this model left" if bound is None or not bool(xp.all(xp.isfinite(v))) else \
+        "the certificate of this model overflows"
+    return ValueError(
+        f"{name}: {what} the {mdp.dtype} range{where}: max|R| = {np.max(np.abs(R[i])):.4g} "
+        f"at gamma = {g:g} (|V| <= max|R|/(1-gamma) = {M:.4g}; largest {mdp.dtype} number "
+        f"{float(xp.finfo(mdp.dtype).max):.4g}); values scale with R, so solve with R divided by a power of 2 "
+        "and scale V back"
+    )
+
+
 def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
     r"""Span certificate of ``v``: returns ``(Q_v, Tv, Δ, bound)``.
 
@@ -165,8 +203,9 @@ class _Roundoff:
         S = mdp.S
         self.a = higham_gamma(S + 2, self.u)
         sums = xp.sum(mdp.P, axis=-1)
-        self.delta = xp.max(xp.reshape(xp.abs(sums - 1.0), mdp.batch_shape + (-1,)), axis=-1) + higham_gamma(S, self.u)
-        self.r_max = xp.max(xp.abs(xp.reshape(mdp.R, mdp.batch_shape + (-1,))), axis=-1)
+        flat = mdp.batch_shape + (S * mdp.A,)  # (explicit: a -1 is ambiguous for an empty batch)
+        self.delta = xp.max(xp.reshape(xp.abs(sums - 1.0), flat), axis=-1) + higham_gamma(S, self.u)
+        self.r_max = xp.max(xp.abs(xp.reshape(mdp.R, flat)), axis=-1)
         self.gamma = float(mdp.gamma if gamma is None else gamma)
         self.under = 2.0 * (S + 2) * subnormal_spacing(mdp.dtype, xp)  # η: products with subnormal results
 
@@ -317,6 +356,7 @@ def value_iteration(
         v = xp.zeros(mdp.batch_shape + (mdp.S,), dtype=mdp.dtype, device=mdp.P.device)
     else:
         v = as_real_array(V0, "V0", (mdp.S,), ("s",), xp, mdp.dtype)
+    _check_batch(mdp, "value_iteration")
     return _certified_sweeps(mdp, v, lambda Q, Tv: Tv, tol, max_iter, "value_iteration")
 
 
@@ -330,10 +370,13 @@ def _certified_sweeps(
     roundoff = _Roundoff(mdp)
     it, cap = 0, max_iter
     while True:
-        Q, Tv, D, _ = bellman_certificate(mdp, v)
-        _, bound, floor = roundoff.span_bounds(v, Tv, D)
+        with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+            Q, Tv, D, _ = bellman_certificate(mdp, v)
+            _, bound, floor = roundoff.span_bounds(v, Tv, D)
         it += 1
         worst = float(xp.max(bound))
+        if not math.isfinite(worst):  # (NaN or inf: the values or the certificate overflowed)
+            raise _overflow_error(mdp, name, Tv, bound)
         span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
         rec.record(it, span=span, bound=bound)
         if cap is None:
@@ -370,6 +413,7 @@ def modified_policy_iteration(
     check_positive_int(max_iter, "max_iter", allow_none=True)
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
         raise ValueError(f"m (partial evaluation sweeps) must be an integer >= 0; got {m!r}")
+    _check_batch(mdp, "modified_policy_iteration")
     xp = mdp.xp
     rmin = xp.min(xp.reshape(mdp.R, mdp.batch_shape + (mdp.S * mdp.A,)), axis=-1)
     v = xp.broadcast_to((rmin / (1.0 - g))[..., None], mdp.batch_shape + (mdp.S,))
@@ -434,6 +478,7 @@ def policy_iteration(
     g = _require_discounted(mdp, "policy_iteration")
     check_positive_int(max_iter, "max_iter", allow_none=True)
     tie_tol = check_real(tie_tol, "tie_tol", low=0.0, allow_none=True)
+    _check_batch(mdp, "policy_iteration")
     xp = mdp.xp
     S, A = mdp.S, mdp.A
     eps = float(xp.finfo(mdp.dtype).eps)
@@ -453,8 +498,11 @@ def policy_iteration(
     it = 0
     prev = None
     while True:
-        V = evaluate_policy(mdp, pi)
-        Q = _q_values(mdp, V)
+        with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+            V = evaluate_policy(mdp, pi)
+            Q = _q_values(mdp, V)
+        if not bool(xp.all(xp.isfinite(Q))):
+            raise _overflow_error(mdp, "policy_iteration", xp.max(xp.abs(Q), axis=-1))
         it += 1
         qmax = xp.max(Q, axis=-1)
         onehot = pi[..., None] == ar
@@ -481,6 +529,8 @@ def policy_iteration(
         hi = xp.max(D, axis=-1)
         eps_d = roundoff.sweep(V) + 2.0 * roundoff.u * xp.maximum(xp.abs(hi), res)
         bound = (hi + res + 2.0 * eps_d) / (1.0 - g)
+        if not math.isfinite(float(xp.max(bound))):  # the certificate overflowed (values in range)
+            raise _overflow_error(mdp, "policy_iteration", V, bound)
         rec.record(it, changed=changed, bound=bound)
         n_changed = int(xp.max(changed)) if changed.ndim else int(changed)
         if n_changed == 0 or it >= max_iter:
@@ -528,6 +578,7 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
 
     g = _require_discounted(mdp, "linear_program")
     P = require_host(mdp.P, "linear_program")
+    _check_batch(mdp, "linear_program")
     R = to_numpy(mdp.R)
     S, A = mdp.S, mdp.A
     batch = mdp.batch_shape
@@ -550,10 +601,14 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
         if res.status != 0:
             where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
             raise SolverError(f"HiGHS failed on the LP{where}: {res.message}", status=res.status)
-        Vs.append(rho / (1.0 - g) * res.x)
+        with np.errstate(over="ignore"):  # (values beyond the float range: refused below)
+            Vs.append(rho / (1.0 - g) * res.x)
         Ds.append(-(1.0 - g) * res.ineqlin.marginals)
     xp = mdp.xp
-    V = from_host(np.stack(Vs).reshape(batch + (S,)), mdp.P, mdp.dtype)
+    with np.errstate(over="ignore"):  # (rho/(1−γ)·x beyond the range: refused below)
+        V = from_host(np.stack(Vs).reshape(batch + (S,)), mdp.P, mdp.dtype)
+    if not bool(xp.all(xp.isfinite(V))):
+        raise _overflow_error(mdp, "linear_program", V)
     d = from_host(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), mdp.P, mdp.dtype)
     Q, Tv, D, _ = bellman_certificate(mdp, V)
     atol = 1e-9 * float(np.max(np.abs(R))) / (1.0 - g)  # ties within 1e-9 of the value scale
