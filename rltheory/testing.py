@@ -17,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from typing import Any
 
@@ -39,6 +40,7 @@ __all__ = [
     "networked_mdps",
     "exact_solve",
     "exact_policy_values",
+    "exact_optimal_values",
 ]
 
 
@@ -327,3 +329,26 @@ def exact_policy_values(P: Any, R: Any, gamma: float, pi: Any) -> list[Fraction]
             for t in range(S):
                 M[s][t] -= G * w[a] * row[t] / sig
     return exact_solve(M, b)
+
+
+def exact_optimal_values(P: Any, R: Any, gamma: float) -> list[Fraction]:
+    """``V*`` in exact rational arithmetic: the componentwise best of the ``A^S`` deterministic
+    policies' :func:`exact_policy_values` (an optimal deterministic policy exists and dominates
+    every policy at every state, Puterman 1994, Thm 6.2.10). For tiny models only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> exact_optimal_values(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), 0.5)
+    [Fraction(2, 1)]
+    """
+    R = np.asarray(R, dtype=np.float64)
+    S, A = R.shape
+    best: list[Fraction] | None = None
+    for actions in itertools.product(range(A), repeat=S):
+        pi = np.zeros((S, A))
+        pi[np.arange(S), actions] = 1.0
+        v = exact_policy_values(P, R, gamma, pi)
+        best = v if best is None else [max(x, y) for x, y in zip(best, v, strict=True)]
+    assert best is not None  # (A^S >= 1 policies)
+    return best

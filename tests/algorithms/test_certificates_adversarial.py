@@ -9,7 +9,6 @@ and ``suboptimality_bound ≥ V*(ρ) − V^{π_t}(ρ)``. The references are rati
 from __future__ import annotations
 
 import functools
-import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -24,25 +23,12 @@ from rltheory.algorithms.policy_gradient import (
 from rltheory.algorithms.policy_mirror_descent import pmd_euclidean_step, policy_mirror_descent
 from rltheory.mdp import FiniteMDP, evaluate_policy
 from rltheory.mdp.discounted import _Roundoff
-from rltheory.testing import exact_policy_values
-
-
-def _exact_optimal(P: np.ndarray, R: np.ndarray, gamma: float) -> list[Fraction]:
-    """``V*`` in rationals: the componentwise best of the ``A^S`` deterministic policies."""
-    S, A = R.shape
-    best: list[Fraction] | None = None
-    for actions in itertools.product(range(A), repeat=S):
-        pi = np.zeros((S, A))
-        pi[np.arange(S), actions] = 1.0
-        v = exact_policy_values(P, R, gamma, pi)
-        best = v if best is None else [max(x, y) for x, y in zip(best, v, strict=True)]
-    assert best is not None
-    return best
+from rltheory.testing import exact_optimal_values, exact_policy_values
 
 
 def _exact_gap(P: np.ndarray, R: np.ndarray, gamma: float, pi: np.ndarray) -> Fraction:
     """``V*(ρ) − V^π(ρ)`` for the uniform ``ρ`` (every driver's default ``μ``)."""
-    v_star = _exact_optimal(P, R, gamma)
+    v_star = exact_optimal_values(P, R, gamma)
     v = exact_policy_values(P, R, gamma, pi)
     return sum((x - y for x, y in zip(v_star, v, strict=True)), Fraction(0)) / len(v)
 

@@ -26,6 +26,8 @@ from rltheory.mdp import (
 
 gym = pytest.importorskip("gymnasium")
 
+from ._table_env import TableEnv as _TableEnv  # noqa: E402 - after the importorskip
+
 
 def _make(*ids):
     """The first registered id (names differ across gymnasium versions)."""
@@ -105,21 +107,6 @@ def test_cliffwalking_import_equals_our_cliff_walking():
     ours = cliff_walking(gamma=0.9).mdp
     theirs = from_gymnasium(_make("CliffWalking-v1", "CliffWalking-v0"), 0.9)
     _assert_same_model(ours, theirs)
-
-
-class _TableEnv:
-    """Minimal toy-text-like env: Discrete spaces and a transition table P."""
-
-    def __init__(self, table, S, A, isd=None):
-        self.P = table
-        self.observation_space = gym.spaces.Discrete(S)
-        self.action_space = gym.spaces.Discrete(A)
-        if isd is not None:
-            self.initial_state_distrib = np.asarray(isd)
-
-    @property
-    def unwrapped(self):
-        return self
 
 
 def test_inplace_terminal_refuses_an_inexact_conversion():

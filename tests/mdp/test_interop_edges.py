@@ -41,20 +41,7 @@ def test_quantecon_product_form_nan_reward_is_not_an_infeasible_action(pad):
 # ---- from_gymnasium ----------------------------------------------------------------------------
 gym = pytest.importorskip("gymnasium")
 
-
-class _TableEnv:
-    """Minimal toy-text-like env: Discrete spaces and a transition table P."""
-
-    def __init__(self, table, S, A, isd=None):
-        self.P = table
-        self.observation_space = gym.spaces.Discrete(S)
-        self.action_space = gym.spaces.Discrete(A)
-        if isd is not None:
-            self.initial_state_distrib = np.asarray(isd)
-
-    @property
-    def unwrapped(self):
-        return self
+from ._table_env import TableEnv as _TableEnv  # noqa: E402 - after the importorskip
 
 
 def test_inplace_terminal_without_initial_distribution_refuses_a_start_state_with_dynamics():

@@ -28,19 +28,7 @@ from rltheory.mdp import (
     value_iteration,
 )
 from rltheory.mdp.average import average_policy_iteration, relative_value_iteration
-from rltheory.testing import exact_policy_values, exact_solve
-
-
-def _exact_v_star(P: np.ndarray, R: np.ndarray, gamma: float) -> list[Fraction]:
-    S, A = R.shape
-    best: list[Fraction] | None = None
-    for d in itertools.product(range(A), repeat=S):
-        pi = np.zeros((S, A))
-        pi[np.arange(S), d] = 1.0
-        v = exact_policy_values(P, R, gamma, pi)
-        best = v if best is None else [max(a, b) for a, b in zip(best, v, strict=True)]
-    assert best is not None
-    return best
+from rltheory.testing import exact_optimal_values, exact_solve
 
 
 def _models(dtype: type, scale: float, n: int) -> list[FiniteMDP]:
@@ -71,7 +59,7 @@ def test_certificates_count_underflow(dtype: type, scale: float, solver: str) ->
     violations = []
     for i, mdp in enumerate(_models(dtype, scale, 12)):
         P, R = np.asarray(mdp.P), np.asarray(mdp.R)
-        v_star = _exact_v_star(P, R, float(mdp.gamma))
+        v_star = exact_optimal_values(P, R, float(mdp.gamma))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tol 1e-300 is below the floor: converged=False is expected
             res = SOLVERS[solver](mdp)
