@@ -186,7 +186,11 @@ def mixing_time_spectral_bounds(relaxation_time: float, eps: float, mu_min: floa
         raise ValueError(f"eps must lie in (0, 1/2) for the lower bound; got {eps}")
     if not 0 < mu_min <= 1:
         raise ValueError(f"mu_min must lie in (0, 1]; got {mu_min}")
-    return (relaxation_time - 1.0) * math.log(1.0 / (2 * eps)), relaxation_time * math.log(1.0 / (eps * mu_min))
+    # -log(2ε) and -(log ε + log μ_min), not log(1/(2ε)) and log(1/(ε μ_min)): ε μ_min underflows to 0
+    # (ZeroDivisionError) for ε = μ_min = 1e-200, and 1/ε overflows to inf for a subnormal ε
+    lo = (relaxation_time - 1.0) * -(math.log(2.0) + math.log(eps))
+    hi = relaxation_time * -(math.log(eps) + math.log(mu_min))
+    return lo, hi
 
 
 def mixing_time_eps_bound(t_mix: int, eps: float) -> int:
