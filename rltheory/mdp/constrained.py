@@ -86,6 +86,8 @@ class ConstrainedMDP:
     InvalidModelError
         ``C`` of the wrong shape or with non-finite entries (index named), ``b`` of
         the wrong length or non-finite, a batched ``mdp``.
+    TypeError
+        Complex or string ``C`` or ``b`` (the field named).
 
     Examples
     --------
@@ -110,12 +112,12 @@ class ConstrainedMDP:
             )
         xp = self.mdp.xp
         S, A = self.mdp.S, self.mdp.A
-        C = as_float(self.C, xp, self.mdp.dtype)
+        C = as_float(self.C, xp, self.mdp.dtype, field="C")
         check_ndim(C, "C", 3, f"(m, S, A) = (m, {S}, {A})")
         if C.ndim != 3 or tuple(C.shape[1:]) != (S, A):
             raise InvalidModelError(f"C must have shape (m, S, A) = (m, {S}, {A}); got {tuple(C.shape)}")
         check_finite(C, "C", ("i", "s", "a"))
-        b = as_float(self.b, xp, self.mdp.dtype)
+        b = as_float(self.b, xp, self.mdp.dtype, field="b")
         if b.ndim != 1 or b.shape[0] != C.shape[0]:
             raise InvalidModelError(
                 f"b must have shape (m,) = ({C.shape[0]},) matching C's {C.shape[0]} constraints; "
