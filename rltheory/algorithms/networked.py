@@ -507,7 +507,14 @@ def networked_policy_gradient(net: NetworkedMDP, thetas: Any, R_agents: Any = No
 
 def _truncate(net: NetworkedMDP, d: Any, Qj: Any, N: tuple[int, ...]) -> Any:
     r"""``Σ_{outside} w Q_j / Σ_{outside} w`` given ``(s, a)_N``, broadcast to ``(S^n, A^n)``;
-    ``d`` holds the weights ``w`` (the occupancy, or ones for the plain average)."""
+    ``d`` holds the weights ``w`` (the occupancy, or ones for the plain average).
+
+    A block ``(s, a)_N`` of zero total weight (never visited under ``d^π``: a zero in
+    ``μ_i`` and an unreachable state, or a softmax probability underflowing to 0) has
+    no conditional expectation; it takes the plain average there instead (any weights
+    are allowed, Qu et al. 2020, Lemma 3), which the gradient multiplies by ``d = 0``.
+    It used to be ``0/0 = nan``, and the NaN reached every gradient entry of the agent.
+    """
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
     keep = N + tuple(n + k for k in N)
@@ -518,7 +525,10 @@ def _truncate(net: NetworkedMDP, d: Any, Qj: Any, N: tuple[int, ...]) -> Any:
         return Qj
     num = xp.sum(dT * qT, axis=drop, keepdims=True)
     den = xp.sum(dT, axis=drop, keepdims=True)
-    out = xp.broadcast_to(num / den, (S,) * n + (A,) * n)
+    visited = den > 0
+    plain = xp.mean(qT, axis=drop, keepdims=True)
+    out = xp.where(visited, num / xp.where(visited, den, xp.ones_like(den)), plain)
+    out = xp.broadcast_to(out, (S,) * n + (A,) * n)
     return xp.reshape(out, (S**n, A**n))
 
 
@@ -558,7 +568,9 @@ def truncated_policy_gradient(
     the agents outside ``N_j^κ``: ``weights="uniform"`` averages them uniformly
     (the "average over the agents outside the κ-hop set" of Ying et al. 2023 and
     Qu et al. 2020, Lemma 3, which allow any weights), ``weights="occupancy"``
-    uses ``w = d^π`` (the conditional expectation given the κ-hop block). For
+    uses ``w = d^π`` (the conditional expectation given the κ-hop block; on a block
+    with zero occupancy, where it is undefined and ``ĝ`` does not depend on it, the
+    plain average). For
     ``κ ≥ diam(G)`` both equal :func:`networked_policy_gradient` exactly.
 
     Raises

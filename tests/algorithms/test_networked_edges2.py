@@ -1,0 +1,65 @@
+"""Networked MDPs and the safe networked primal-dual method outside the drawn ranges:
+blocks of zero occupancy, empty local spaces, graphs with other labels, text arguments."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from rltheory.algorithms.networked import (
+    networked_policy_gradient,
+    sis_network,
+    truncated_policy_gradient,
+    truncation_errors,
+)
+from rltheory.algorithms.networked_pd import (
+    SafeNetworkedProblem,
+    lagrangian_gradient,
+    networked_primal_dual,
+)
+from rltheory.mdp.utility import linear_utility
+
+
+# ------------------------------------------------------------------ zero-occupancy blocks
+def _healthy_forever(n: int = 3, gamma: float = 0.5):
+    """SIS with ``infect = 0`` started all healthy: the joint state stays 0 forever, so every
+    κ-hop block with an infected agent has occupancy exactly 0."""
+    net = sis_network(nx.path_graph(n), gamma=gamma, infect=0.0, treat_cost=0.5)
+    return net.replace(mu_local=np.tile([1.0, 0.0], (n, 1)))
+
+
+def test_occupancy_weighted_truncation_is_finite_on_blocks_never_visited():
+    # Closed form: d(s, a) = 1[s = 0] π(a | 0), r_j(0, a_j) = -c a_j (c = 1/2), uniform π, so
+    # Q_j(0, a) = -c a_j + γ V_j(0) depends on a_j only and every truncation is exact:
+    # ĝ_i[0, b] = π(b)(Q_i(0, b) - Σ_a π(a) Q_i(0, a)) / (1-γ) = 1/2 (-c b + c/2) / (1-γ)
+    # = ±1/4 at γ = 1/2, and ĝ_i[1, :] = 0 (state 1 is never visited).
+    # Old: the occupancy-weighted Q̃_j was 0/0 = nan on the blocks with s_j = 1, and d·nan made
+    # agent i's whole row 1 of ĝ_i nan (truncation_errors: [nan, nan, 0]).
+    net = _healthy_forever()
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    expected = np.array([[0.25, -0.25], [0.0, 0.0]])
+    for gi in networked_policy_gradient(net, th):
+        np.testing.assert_allclose(gi, expected, rtol=0, atol=1e-15)
+    for kappa in range(net.diameter + 1):
+        for weights in ("uniform", "occupancy"):
+            for gi in truncated_policy_gradient(net, th, kappa, weights=weights):
+                np.testing.assert_allclose(gi, expected, rtol=0, atol=1e-15)
+    errs = truncation_errors(net, th, range(net.diameter + 1), weights="occupancy")
+    assert np.all(np.isfinite(errs)) and np.all(errs <= 1e-30)
+
+
+def test_safe_primal_dual_below_the_diameter_runs_on_blocks_never_visited():
+    # lagrangian_gradient(kappa < diam) uses the occupancy weights: old nan rows, and
+    # networked_primal_dual(kappa=0) then stopped with "thetas[0] must be finite" at t = 1.
+    net = _healthy_forever(n=2)
+    f = linear_utility(np.asarray(net.R_local)[0])
+    C = np.array([[0.0, 0.0], [1.0, 1.0]])
+    pb = SafeNetworkedProblem(net, [f, f], [linear_utility(C)] * 2, np.full(2, 0.3))
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    exact, _, _ = lagrangian_gradient(pb, th, np.zeros(2))
+    trunc, _, _ = lagrangian_gradient(pb, th, np.zeros(2), kappa=0)
+    for a, b in zip(trunc, exact, strict=True):  # Q_j depends on (s_j, a_j) only: exact truncation
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-15)
+    res = networked_primal_dual(pb, iterations=3, kappa=0, eta_theta=1.0, eta_mu=1.0, Lambda=1.0)
+    assert all(np.all(np.isfinite(t)) for t in res.thetas)
+    np.testing.assert_allclose(res.trace["grad_error"], 0.0, rtol=0, atol=1e-28)
