@@ -364,7 +364,8 @@ def evaluate_cmdp(cmdp: ConstrainedMDP, pi: Any) -> tuple[float, Any]:
 
 
 def _check_lambda(cmdp: ConstrainedMDP, lam: Any) -> np.ndarray:
-    lam = np.asarray(to_numpy(lam), dtype=float)
+    # as_float refuses complex and text (a float cast dropped λ's imaginary part with only a warning)
+    lam = np.asarray(as_float(to_numpy(lam), np, np.float64, field="lam"), dtype=float)
     if lam.shape != (cmdp.m,):
         raise ValueError(f"lam must have shape (m,) = ({cmdp.m},); got {lam.shape}")
     if not np.all(np.isfinite(lam)) or np.any(lam < 0):
@@ -418,6 +419,13 @@ def dual_function(cmdp: ConstrainedMDP, lam: Any) -> tuple[float, Any]:
     Returns
     -------
     (float, int array (S,))
+
+    Raises
+    ------
+    ValueError
+        ``lam`` not of shape ``(m,)``, or with a negative or non-finite entry (index named).
+    TypeError
+        Complex or string ``lam``.
 
     Examples
     --------
