@@ -73,6 +73,7 @@ from .td_fixed_point import (
     TDFixedPoint,
     _d_basis,
     _features,
+    _weighted_norm,
     expected_td,
     projected_fixed_point,
     projection,
@@ -221,8 +222,7 @@ def td_linear(
     rec = TraceRecorder()
 
     def err(th: np.ndarray) -> np.ndarray:
-        diff = (th - theta_star) @ F.T
-        return np.sqrt((diff**2) @ dd)
+        return _weighted_norm((th - theta_star) @ F.T, dd)  # scaled: no overflow of diff² at large values
 
     rec.record(0, error=err(theta), error_avg=err(theta))
     for t in range(steps):

@@ -46,7 +46,8 @@ def weighted_norm(x: Any, d: Any) -> Any:
     r"""``‖x‖_D = √(Σ_s d(s) x(s)²)`` over the last axis.
 
     ``x[..., S]`` must be finite and ``d[..., S]`` a probability vector (``ValueError``
-    naming the argument, and the offending entry, otherwise).
+    naming the argument, and the offending entry, otherwise). Computed as ``m·‖x/m‖_D`` with
+    ``m = max_s |x(s)|``: no overflow or underflow of ``x²`` anywhere in the float range.
     """
     x, d = _host(x), _host(d)
     xp = array_namespace(x, d)
@@ -67,9 +68,17 @@ def _agree(what: str, x: Any, other: str, y: Any, axis: int) -> None:
 
 
 def _weighted_norm(x: Any, d: Any) -> Any:
-    """:func:`weighted_norm` without validation (library loops)."""
+    """:func:`weighted_norm` without validation (library loops).
+
+    Scaled by ``m = max_s |x(s)|`` (``‖x‖_D = m·‖x/m‖_D``), so that ``x²`` neither overflows
+    (``|x| > 1e154``: the norm came out ``inf``) nor underflows (``|x| < 1e-154``: it came out
+    ``0``, and a bound computed from a projection error of 0 was below the exact error).
+    """
     xp = array_namespace(x, d)
-    return xp.sqrt(xp.sum(d * x * x, axis=-1))
+    m = xp.max(xp.abs(x), axis=-1, keepdims=True)
+    safe = xp.where((m > 0) & (m < xp.inf), m, xp.ones_like(m))
+    y = x / safe
+    return safe[..., 0] * xp.sqrt(xp.sum(d * y * y, axis=-1))
 
 
 def _features(mdp: FiniteMDP, Phi: Any) -> Any:
