@@ -130,7 +130,7 @@ class NetworkedMDP:
     InvalidModelError
         Graph not connected or not labelled ``0..n−1``, a kernel of the wrong
         shape or not stochastic (agent and row named), rewards of the wrong shape
-        or non-finite, ``gamma`` outside [0, 1), ``mu_local`` not distributions.
+        (``S_l = 0`` or ``A_l = 0`` included) or non-finite, ``gamma`` outside [0, 1), ``mu_local`` not distributions.
     """
 
     graph: Any
@@ -160,6 +160,9 @@ class NetworkedMDP:
             raise InvalidModelError(f"R_local must have shape (n, S_l, A_l) with n={n}; got {tuple(R.shape)}")
         check_finite(R, "R_local", ("i", "s_i", "a_i"))
         S, A = int(R.shape[1]), int(R.shape[2])
+        if S < 1 or A < 1:  # empty kernels passed the stochasticity check vacuously
+            raise InvalidModelError(f"R_local must have S_l >= 1 local states and A_l >= 1 local actions; "
+                                    f"got shape {tuple(R.shape)}")
         if len(self.P_local) != n:
             raise InvalidModelError(f"P_local must hold one kernel per agent (n={n}); got {len(self.P_local)}")
         nbrs = neighborhoods(g, 1)

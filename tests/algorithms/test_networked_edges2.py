@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
+import pytest
 
 from rltheory.algorithms.networked import (
+    NetworkedMDP,
+    agent_q_functions,
     networked_policy_gradient,
     sis_network,
     truncated_policy_gradient,
@@ -17,6 +20,7 @@ from rltheory.algorithms.networked_pd import (
     lagrangian_gradient,
     networked_primal_dual,
 )
+from rltheory.errors import InvalidModelError
 from rltheory.mdp.utility import linear_utility
 
 
@@ -63,3 +67,22 @@ def test_safe_primal_dual_below_the_diameter_runs_on_blocks_never_visited():
     res = networked_primal_dual(pb, iterations=3, kappa=0, eta_theta=1.0, eta_mu=1.0, Lambda=1.0)
     assert all(np.all(np.isfinite(t)) for t in res.thetas)
     np.testing.assert_allclose(res.trace["grad_error"], 0.0, rtol=0, atol=1e-28)
+
+
+# ------------------------------------------------------------------ empty local spaces
+@pytest.mark.parametrize(("S", "A"), [(2, 0), (0, 2), (0, 0)])
+def test_empty_local_state_or_action_spaces_are_refused(S, A):
+    # Old: accepted (the empty kernels are vacuously stochastic); A_l = 0 then failed in
+    # local_softmax with numpy's "zero-size array to reduction operation maximum".
+    with pytest.raises(InvalidModelError, match=r"R_local must have S_l >= 1 local states and A_l >= 1 local "
+                                                 rf"actions; got shape \(1, {S}, {A}\)"):
+        NetworkedMDP(nx.path_graph(1), (np.full((S, A, S), 0.5),), np.zeros((1, S, A)), 0.5)
+
+
+def test_one_local_state_and_one_local_action_are_models():
+    # S_l = A_l = 1 on a triangle: one joint state and action, Q_j = r_j/(1-γ), and a zero gradient.
+    net = NetworkedMDP(nx.complete_graph(3), (np.ones((1, 1, 1, 1, 1)),) * 3, np.array([[[1.0]], [[2.0]], [[-3.0]]]),
+                       0.75)
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    np.testing.assert_allclose(np.asarray(agent_q_functions(net, th))[:, 0, 0], [4.0, 8.0, -12.0], rtol=1e-15)
+    assert all(np.all(np.asarray(g) == 0.0) for g in networked_policy_gradient(net, th))
