@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_real, real_scalar
-from ..bounds.offline import empirical_bernstein_radius, hoeffding_radius, pevi_beta
+from ..bounds.offline import _bernstein, _hoeffding, pevi_beta
 from ..mdp.offline_data import EpisodeDataset
 from ._offline_common import (
     OfflineResult,
@@ -195,7 +195,8 @@ def lcb_vi(
     H, S, A = data.H, data.S, data.A
     steps = _steps(data, split=bool(split))
     counts = np.stack([_group(st, S, A, st.r)[0] for st in steps]).astype(np.int64)
-    dstep = dlt / (H * S * A)
+    # ln(1/δ') with δ' = δ/(HSA), from the logarithms: δ' underflows to 0 for a subnormal δ
+    log_inv = math.log(H * S * A) - math.log(dlt)
     given = None
     if isinstance(bonus, str):
         if bonus not in ("hoeffding", "bernstein"):
@@ -212,9 +213,9 @@ def lcb_vi(
         if given is not None:
             b = np.where(n > 0, given[h], B)
         elif bonus == "hoeffding":
-            b = hoeffding_radius(n, B, dstep)
+            b = _hoeffding(n, np.asarray(B), math.log(2.0) + log_inv)  # hoeffding_radius(n, B, δ')
         else:
-            b = empirical_bernstein_radius(n, var, B, dstep)
+            b = _bernstein(n, var, np.asarray(B), math.log(4.0) + log_inv)  # empirical_bernstein_radius(n, V_n, B, δ')
         return mean, b, n > 0
 
     pol, Q, V, G = _recursion(H, S, A, backup, clip=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import real_scalar
-from ..bounds.offline import hoeffding_radius
+from ..bounds.offline import _hoeffding
 from ..errors import InvalidModelError
 from ..mdp.offline_data import TransitionDataset
 from ..trace import Trace, TraceRecorder
@@ -119,7 +119,7 @@ def lcb_vi_discounted(
     else:
         T = int(iterations)
     vmax = 1.0 / (1.0 - gamma)
-    dstep = dl / (T * S * A)
+    log_inv = math.log(T * S * A) - math.log(dl)  # ln(1/δ'), δ' = δ/(TSA), which underflows for a subnormal δ
     V = np.zeros(S)
     pol = np.zeros(S, dtype=np.int64)
     counts = np.zeros((T, S, A), dtype=np.int64)
@@ -130,7 +130,7 @@ def lcb_vi_discounted(
         st = _Step(data.states[idx], data.actions[idx], data.rewards[idx], data.next_states[idx])
         n, mean, _ = _group(st, S, A, st.r + gamma * V[st.s2])
         counts[t] = n.astype(np.int64)
-        b = hoeffding_radius(n, vmax, dstep)
+        b = _hoeffding(n, np.asarray(vmax), math.log(2.0) + log_inv)  # hoeffding_radius(n, V_max, δ')
         Q = np.where(n > 0, np.clip(mean - b, 0.0, vmax), 0.0)
         better = np.max(Q, axis=-1) > V
         pol = np.where(better, np.argmax(Q, axis=-1), pol)

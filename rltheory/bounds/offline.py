@@ -127,7 +127,16 @@ def hoeffding_radius(n: Any, value_range: Any, delta: float) -> np.ndarray:
     """
     d = _prob(delta)
     n, B = _counts_and_range(n, value_range)
-    r = B * np.sqrt(math.log(2.0 / d) / (2.0 * np.maximum(n, 1.0)))
+    return _hoeffding(n, B, math.log(2.0) - math.log(d))
+
+
+def _hoeffding(n: np.ndarray, B: np.ndarray, L: float) -> np.ndarray:
+    """``min(B √(L/(2n)), B)`` (``B`` where ``n = 0``) for ``L = ln(2/δ)`` given in log form.
+
+    Callers pass ``L = ln 2 − ln δ`` (``ln(2HSA) − ln δ`` for a union bound): ``2/δ`` overflows
+    for a subnormal ``δ`` and ``δ/(HSA)`` underflows to 0, while ``L`` stays finite (≤ 746).
+    """
+    r = B * np.sqrt(L / (2.0 * np.maximum(n, 1.0)))
     return np.where(n > 0, np.minimum(r, B), B)
 
 
@@ -151,8 +160,12 @@ def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: f
     shape = np.broadcast_shapes(n.shape, v.shape)
     vb = np.broadcast_to(v, shape)
     _located(vb, ~np.isfinite(vb) & np.broadcast_to(n >= 2, shape), "variance", "finite where n >= 2 (n < 2 gets B)")
+    return _bernstein(n, v, B, math.log(4.0) - math.log(d))
+
+
+def _bernstein(n: np.ndarray, v: np.ndarray, B: np.ndarray, L: float) -> np.ndarray:
+    """The empirical-Bernstein radius for ``L = ln(4/δ)`` given in log form (see :func:`_hoeffding`)."""
     v = np.maximum(v, 0.0)  # a sample variance rounded below 0
-    L = math.log(4.0 / d)
     m = np.maximum(n, 2.0)
     r = np.sqrt(2.0 * v * L / m) + 7.0 * B * L / (3.0 * (m - 1.0))
     return np.where(n >= 2, np.minimum(r, B), B)
@@ -252,7 +265,8 @@ def pevi_beta(d: int, H: int, K: int, xi: float, *, c: float = 1.0) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
     x = _prob(xi, "xi")
-    return _pos(c, "c") * d * H * math.sqrt(math.log(2.0 * d * H * K / x))
+    # ln(2dHK) − ln ξ: the quotient 2dHK/ξ overflows for a subnormal ξ (β was inf at ξ = 1e-320)
+    return _pos(c, "c") * d * H * math.sqrt(math.log(2.0 * d * H * K) - math.log(x))
 
 
 def pevi_bound(d_star: Any, features: Any, Lambda: Any, beta: float) -> float:
@@ -299,7 +313,7 @@ def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> 
     Kh = K // H
     if Kh < 1 or math.isinf(C):
         return float("inf")
-    iota = math.log(2.0 * H * S * A / d)
+    iota = math.log(2.0 * H * S * A) - math.log(d)  # not ln(2HSA/δ): the quotient overflows for a subnormal δ
     return H * (H + 1) * math.sqrt(S * C * iota / Kh)
 
 
@@ -347,7 +361,7 @@ def offline_game_gap_rate(
         raise ValueError(f"C_uni must be >= 0 (a concentrability coefficient, inf allowed); got {C_uni!r}")
     if Kh < 1 or math.isinf(C):
         return float("inf")
-    iota = math.log(4.0 * n * H * S * J * n_candidates / d)
+    iota = math.log(4.0 * n * H * S * J * n_candidates) - math.log(d)  # the quotient overflows for a subnormal δ
     return 2.0 * n * H * (H + 1) * math.sqrt(M * C * iota / Kh)
 
 

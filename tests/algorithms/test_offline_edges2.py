@@ -1,0 +1,99 @@
+"""Offline learners and bounds outside the ranges the other tests draw from (second round).
+
+Covers ``rltheory.bounds.offline`` (confidence radii, PEVI's β, the rates, the elliptical
+bonus), ``rltheory.algorithms.offline`` (LCB-VI, PEVI, certainty equivalence),
+``.offline_discounted`` and ``.conservative``: subnormal failure probabilities, values at
+the edge of the float range, mismatched shapes and non-boolean switches. Each test names
+the old behaviour it pins down; reference values are closed forms derived in the comments.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms.offline import lcb_vi, lcb_vi_discounted, pevi
+from rltheory.bounds.offline import (
+    empirical_bernstein_radius,
+    hoeffding_radius,
+    lcb_vi_rate,
+    offline_game_gap_rate,
+    pevi_beta,
+)
+from rltheory.mdp.offline_data import EpisodeDataset, TransitionDataset
+
+TINY = 1e-320  # subnormal: 2/δ overflows to inf, δ/(HSA) underflows towards 0
+
+
+def _bandit_data() -> EpisodeDataset:
+    """One state, two actions, H = 2; every (h, a) seen twice with reward 1/2.
+
+    With sample splitting step 0 sees episodes 0, 2 (actions 0, 0) and step 1 episodes 1, 3
+    (actions 0, 1).
+    """
+    actions = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
+    return EpisodeDataset(np.zeros((4, 3), int), actions, np.full((4, 2), 0.5), S=1, A=2)
+
+
+# --------------------------------------------------------------------------- subnormal δ
+class TestSubnormalDelta:
+    """``ln(c/δ)`` is computed as ``ln c − ln δ``: finite (≤ 746 + ln c) for every δ in (0, 1)."""
+
+    def test_hoeffding_radius(self):
+        # Bug fixed: ln(2/δ) = ln(inf) made the radius inf, capped to B = 1 (and 0·inf = NaN for B = 0).
+        L = math.log(2.0) - math.log(TINY)
+        assert float(hoeffding_radius(10**6, 1.0, TINY)) == pytest.approx(math.sqrt(L / 2e6), rel=1e-13)
+        assert float(hoeffding_radius(5, 0.0, TINY)) == 0.0
+
+    def test_empirical_bernstein_radius(self):
+        L = math.log(4.0) - math.log(TINY)
+        want = math.sqrt(2 * 0.1 * L / 1e6) + 7 * L / (3 * (1e6 - 1))
+        assert float(empirical_bernstein_radius(10**6, 0.1, 1.0, TINY)) == pytest.approx(want, rel=1e-13)
+        assert float(empirical_bernstein_radius(5, 0.0, 0.0, TINY)) == 0.0
+
+    def test_pevi_beta_and_rates_are_finite(self):
+        # Bug fixed: all three returned inf at ξ = δ = 1e-320.
+        assert pevi_beta(2, 3, 100, TINY) == pytest.approx(6 * math.sqrt(math.log(1200) - math.log(TINY)), rel=1e-13)
+        assert lcb_vi_rate(1.0, 1, 1, 1, 100, TINY) == pytest.approx(
+            2 * math.sqrt((math.log(2) - math.log(TINY)) / 100), rel=1e-13
+        )
+        assert offline_game_gap_rate(1.0, 1, (1, 1), 1, 100, TINY) == pytest.approx(
+            8 * math.sqrt((math.log(8) - math.log(TINY)) / 100), rel=1e-13
+        )
+
+    def test_lcb_vi_at_the_smallest_delta(self):
+        # Bug fixed: δ' = 5e-324/(HSA) = 0 and lcb_vi raised "delta must be a probability in (0, 1); got 0.0"
+        # for the δ the user passed (5e-324). ι = ln(2HSA) − ln δ; step 1 (B = 1) has n = 1 at each action.
+        res = lcb_vi(_bandit_data(), delta=5e-324)
+        iota = math.log(2 * 2 * 1 * 2) - math.log(5e-324)
+        assert res.bonus[1, 0, 0] == pytest.approx(min(1.0, math.sqrt(iota / 2)), rel=1e-13)
+        # step 0 (B = 2): n(a=0) = 2, radius 2 √(ι/4) > 2 is capped at 2; a = 1 unvisited gets 2
+        assert res.bonus[0].tolist() == [[2.0, 2.0]]
+        assert np.all(res.V == 0.0)
+
+    def test_lcb_vi_bernstein_value_is_not_nan(self):
+        # Bug fixed: with δ = 1e-320 the Bernstein radius was 0·inf = NaN where V_n = 0 and n ≥ 2
+        # (step 0, action 0), so V̂_0 = NaN. Now the radius is capped at B = 2 and Q̂ = clip(1 − 2) = 0.
+        res = lcb_vi(_bandit_data(), bonus="bernstein", delta=TINY)
+        assert np.all(np.isfinite(res.bonus)) and np.all(np.isfinite(res.V))
+        assert res.bonus[0, 0, 0] == 2.0 and res.V[0, 0] == 0.0
+
+    def test_pevi_default_beta_at_a_subnormal_delta(self):
+        # Bug fixed: the default β = c d H √ln(2dHK/ξ) was inf and pevi raised "beta must be a finite number".
+        d, phi = _bandit_data(), np.eye(2).reshape(1, 2, 2)
+        beta = pevi_beta(2, 2, 4, TINY)
+        assert math.isfinite(beta)
+        np.testing.assert_array_equal(pevi(d, phi, delta=TINY).bonus, pevi(d, phi, beta=beta, delta=TINY).bonus)
+
+    def test_lcb_vi_discounted_at_a_subnormal_delta(self):
+        # One state and action, reward 1, γ = 0, N = 10^4: T = ⌈ln 10^4⌉ = 10 folds of 1000 tuples;
+        # b = √((ln 2 + ln 10 − ln δ)/2000) ≈ 0.61 and V = 1 − b. Bug fixed: b was V_max = 1 and V = 0.
+        N = 10**4
+        t = TransitionDataset(np.zeros(N, int), np.zeros(N, int), np.ones(N), np.zeros(N, int), S=1, A=1)
+        res = lcb_vi_discounted(t, 0.0, delta=TINY)
+        b = math.sqrt((math.log(2) + math.log(10) - math.log(TINY)) / 2000)
+        assert res.iterations == 10
+        assert res.bonus[0, 0] == pytest.approx(b, rel=1e-13)
+        assert res.V[0] == pytest.approx(1 - b, rel=1e-13)
