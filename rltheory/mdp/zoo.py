@@ -259,7 +259,7 @@ def random_mdp(
     """
     S = check_int(S, "S")
     A = check_int(A, "A")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not alpha > 0:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or not alpha > 0:
         raise ValueError(f"alpha must be a positive number; got {alpha!r}")
     if not math.isfinite(alpha):
         raise ValueError(f"alpha must be finite; got {alpha!r}")
@@ -345,9 +345,14 @@ def _cells_arg(cells: Any, field: str, rows: int, cols: int) -> tuple[tuple[int,
     out = []
     for i, cell in enumerate(cells):
         try:
-            r, c = (int(x) for x in cell)
-        except (TypeError, ValueError):
-            raise ValueError(f"{field}[{i}] must be a cell (row, col); got {cell!r}") from None
+            parts = tuple(cell) if not isinstance(cell, str) else ()
+        except TypeError:
+            parts = ()
+        # a cell is a pair of integers: int() would truncate 1.5, parse "12" into (1, 2) and read
+        # True as 1, silently placing the cell somewhere else
+        if len(parts) != 2 or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in parts):
+            raise ValueError(f"{field}[{i}] must be a cell (row, col) of two ints; got {cell!r}")
+        r, c = (int(x) for x in parts)
         if not (0 <= r < rows and 0 <= c < cols):
             raise ValueError(f"{field}[{i}] = ({r}, {c}) is off the {rows}x{cols} grid")
         out.append((r, c))
@@ -392,7 +397,11 @@ def _grid_model(
         for i, cell in enumerate(group):
             if cell in wall_set:
                 raise ValueError(f"{field}[{i}] = {cell} is also a wall")
-    goal_of = {g: k for k, g in enumerate(goals)}
+    goal_of: dict[tuple[int, int], int] = {}
+    for k, g in enumerate(goals):  # a repeated goal would silently take the last of its rewards
+        if g in goal_of:
+            raise ValueError(f"goals[{k}] = {g} repeats goals[{goal_of[g]}]")
+        goal_of[g] = k
     hazard_set = frozenset(hazards)
     s0 = None if start is None else index[start]
     # deterministic effect of each move: destination state and reward
@@ -486,8 +495,9 @@ def gridworld(
     Raises
     ------
     ValueError
-        Bad size, slip outside [0, 1], cells off the grid, a goal or start on a
-        wall, or a reward list whose length differs from the number of goals.
+        Bad size, slip outside [0, 1], a cell that is not a pair of ints or is off
+        the grid, a goal or start on a wall, a repeated goal, or a reward list whose
+        length differs from the number of goals.
 
     Examples
     --------

@@ -1,0 +1,36 @@
+"""Edge cases of the zoo generators' arguments (cells, goals, numpy scalars)."""
+
+import numpy as np
+import pytest
+
+from rltheory.mdp import gridworld, random_mdp
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [(1.5, 0), "11", (True, False), (1,), (1, 1, 0), np.array([1.0, 1.0])],
+    ids=["float", "text", "bools", "one", "three", "float-array"],
+)
+def test_a_cell_must_be_a_pair_of_ints(cell):
+    # int() used to truncate 1.5 to 1, parse "11" into (1, 1) and read True as 1: the wall landed
+    # on a cell nobody named
+    with pytest.raises(ValueError, match=r"walls\[0\] must be a cell \(row, col\) of two ints"):
+        gridworld(3, walls=[cell])
+
+
+def test_numpy_int_cells_are_cells():
+    g = gridworld(3, walls=np.array([[1, 1]]), goals=[(np.int64(2), np.int32(2))])
+    assert g.walls == frozenset({(1, 1)}) and g.goals == ((2, 2),) and g.mdp.S == 8
+
+
+def test_a_repeated_goal_is_refused():
+    # with goals [(0, 1), (0, 1)] and rewards [1, 5] the first reward was dropped silently
+    with pytest.raises(ValueError, match=r"goals\[1\] = \(0, 1\) repeats goals\[0\]"):
+        gridworld(3, goals=[(0, 1), (0, 1)], rewards=[1.0, 5.0])
+
+
+def test_random_mdp_accepts_a_numpy_integer_alpha():
+    # alpha=np.int64(2) was refused as 'alpha must be a positive number'
+    a = random_mdp(3, 2, gamma=0.5, rng=4, alpha=np.int64(2))
+    b = random_mdp(3, 2, gamma=0.5, rng=4, alpha=2.0)
+    np.testing.assert_array_equal(a.P, b.P)
