@@ -152,8 +152,10 @@ def rvi_asymptotic_rate(P_pi: Any, tau: float) -> float:
     >>> rvi_asymptotic_rate(np.array([[0., 1.], [1., 0.]]), 0.5)  # eigenvalue −1 ↦ 0
     0.0
     """
-    if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not 0 < tau <= 1:
+    t = real_scalar(tau)  # numpy scalars and 0-d arrays as numbers; NaN for bools and anything else
+    if not 0 < t <= 1:
         raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
+    tau = t
     raw = np.asarray(to_numpy(P_pi))
     P = np.asarray(raw, dtype=float)
     if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] == 0:
@@ -178,8 +180,9 @@ def mixing_time_spectral_bounds(relaxation_time: float, eps: float, mu_min: floa
     (0.693147, 4.158883)
     """
     for name, v in (("relaxation_time", relaxation_time), ("eps", eps), ("mu_min", mu_min)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) or not math.isfinite(v):
+        if not math.isfinite(real_scalar(v)):  # numpy scalars and 0-d arrays as numbers; not bools
             raise ValueError(f"{name} must be a finite number; got {v!r}")
+    relaxation_time, eps, mu_min = real_scalar(relaxation_time), real_scalar(eps), real_scalar(mu_min)
     if relaxation_time < 1:
         raise ValueError(f"relaxation_time must be >= 1 (t_rel = 1/γ*, γ* ≤ 1); got {relaxation_time}")
     if not 0 < eps < 0.5:
@@ -203,9 +206,11 @@ def mixing_time_eps_bound(t_mix: int, eps: float) -> int:
     >>> mixing_time_eps_bound(10, 0.01)
     70
     """
-    if isinstance(t_mix, bool) or not isinstance(t_mix, (int, np.integer)) or t_mix < 0:
+    t = t_mix.item() if isinstance(t_mix, np.ndarray) and t_mix.ndim == 0 and t_mix.dtype.kind in "iu" else t_mix
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0:  # mixing_time returns a 0-d int array
         raise ValueError(f"t_mix must be a non-negative integer; got {t_mix!r}")
-    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating)) or not 0 < eps < 1:
+    if not 0 < real_scalar(eps) < 1:
         raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
+    t_mix, eps = int(t), real_scalar(eps)
     # -log2(eps), not log2(1/eps): 1/eps overflows to inf for a subnormal eps
     return int(math.ceil(-math.log2(float(eps)))) * int(t_mix)

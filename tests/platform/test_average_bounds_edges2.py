@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from rltheory.bounds.average import mixing_time_spectral_bounds
+from rltheory.bounds.average import (
+    mixing_time_eps_bound,
+    mixing_time_spectral_bounds,
+    rvi_asymptotic_rate,
+)
+from rltheory.mdp import mixing_time
 
 
 @pytest.mark.parametrize(
@@ -21,3 +27,27 @@ def test_spectral_bounds_at_extreme_eps_and_mu_min(t_rel, eps, mu_min):
     assert lo == pytest.approx((t_rel - 1.0) * -(math.log(2.0) + math.log(eps)), rel=1e-15)
     assert hi == pytest.approx(t_rel * -(math.log(eps) + math.log(mu_min)), rel=1e-15)
     assert math.isfinite(lo) and math.isfinite(hi) and 0 <= lo <= hi
+
+
+def test_numpy_scalars_and_0d_arrays_are_numbers():
+    # np.int64 and 0-d arrays were refused as 'must be a finite number' / 'tau must lie in (0, 1]';
+    # mixing_time returns a 0-d int array, which mixing_time_eps_bound refused as t_mix
+    P = np.array([[0.75, 0.25], [0.25, 0.75]])
+    t = mixing_time(P)
+    assert isinstance(t, np.ndarray) and t.ndim == 0
+    assert mixing_time_eps_bound(t, 0.01) == 7 * int(t) == 7
+    assert mixing_time_eps_bound(np.int64(3), np.array(0.25)) == 6
+    expect = (math.log(2.0), 2.0 * math.log(8.0))  # (t_rel − 1) log(1/(2ε)), t_rel log(1/(ε μ_min))
+    for args in [(np.int64(2), 0.25, 0.5), (np.array(2.0), np.float32(0.25), np.array(0.5))]:
+        assert mixing_time_spectral_bounds(*args) == pytest.approx(expect, rel=1e-15)
+    swap = np.array([[0.0, 1.0], [1.0, 0.0]])  # eigenvalue −1 ↦ 1 − 2τ
+    assert rvi_asymptotic_rate(swap, np.int64(1)) == 1.0
+    assert rvi_asymptotic_rate(swap, np.array(0.25)) == 0.5
+    for bad in (True, np.bool_(True), "0.5", np.array([0.5])):
+        with pytest.raises(ValueError, match=r"tau must lie in \(0, 1\]"):
+            rvi_asymptotic_rate(swap, bad)
+        with pytest.raises(ValueError, match="eps must be a finite number"):
+            mixing_time_spectral_bounds(2.0, bad, 0.5)
+    with pytest.raises(ValueError, match=r"t_mix must be a non-negative integer; got array\(1\.\)"):
+        mixing_time_eps_bound(np.array(1.0), 0.25)
+
