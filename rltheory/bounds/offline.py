@@ -214,7 +214,7 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     r"""``Γ_h(s, a) = β (φ(s, a)ᵀ Λ_h^{-1} φ(s, a))^{1/2}`` for ``φ[S, A, d]`` (or ``[H, S, A, d]``) and ``Λ[H, d, d]``.
 
     ``features`` and ``Lambda`` must be finite (``ValueError`` naming the argument and
-    the offending entry otherwise).
+    the offending entry otherwise); per-step features must have ``Lambda``'s ``H``.
 
     Examples
     --------
@@ -233,6 +233,10 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
         raise ValueError(f"Lambda must be (H, d, d) with d = features.shape[-1] = {phi.shape[-1]}; got {L.shape}")
     if L.shape[0] == 0:
         raise ValueError(f"Lambda must have at least one step (H >= 1); got {L.shape}")
+    if phi.ndim == 4 and phi.shape[0] != L.shape[0]:  # else uninitialised rows (more φ steps) or IndexError
+        raise ValueError(
+            f"per-step features (H, S, A, d) must have Lambda's H = {L.shape[0]} steps; got features of shape {phi.shape}"
+        )
     check_finite(L, "Lambda", ("h", "i", "j"))
     for h in range(L.shape[0]):  # Λ_h = Σ φφᵀ + λI: an indefinite Λ_h would give a 0 bonus, a singular one no solve
         w_min = float(np.linalg.eigvalsh((L[h] + L[h].T) / 2)[0])

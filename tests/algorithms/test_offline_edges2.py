@@ -16,6 +16,7 @@ import pytest
 
 from rltheory.algorithms.offline import lcb_vi, lcb_vi_discounted, pevi
 from rltheory.bounds.offline import (
+    elliptical_bonus,
     empirical_bernstein_radius,
     hoeffding_radius,
     lcb_vi_rate,
@@ -97,3 +98,25 @@ class TestSubnormalDelta:
         assert res.iterations == 10
         assert res.bonus[0, 0] == pytest.approx(b, rel=1e-13)
         assert res.V[0] == pytest.approx(1 - b, rel=1e-13)
+
+
+# --------------------------------------------------------------------------- elliptical bonus
+class TestEllipticalBonusSteps:
+    """Per-step features ``(H, S, A, d)`` must have as many steps as ``Λ``."""
+
+    def test_more_feature_steps_than_lambda(self):
+        # Bug fixed: only out[0] was written and out[1], out[2] were np.empty's uninitialised memory.
+        with pytest.raises(ValueError, match=r"per-step features \(H, S, A, d\) must have Lambda's H = 1 steps; "
+                                             r"got features of shape \(3, 1, 2, 2\)"):
+            elliptical_bonus(np.ones((3, 1, 2, 2)), np.eye(2)[None], 1.0)
+
+    def test_fewer_feature_steps_than_lambda(self):
+        # Bug fixed: IndexError 'index 2 is out of bounds for axis 0 with size 2'.
+        with pytest.raises(ValueError, match=r"must have Lambda's H = 3 steps; got features of shape \(2, 1, 2, 2\)"):
+            elliptical_bonus(np.ones((2, 1, 2, 2)), np.stack([np.eye(2)] * 3), 1.0)
+
+    def test_matching_steps_reference(self):
+        # φ_h = (1, 0), (0, 1) one-hot; Λ_0 = 4I, Λ_1 = diag(1, 9): Γ = β‖φ‖_{Λ⁻¹} = 2·(1/2, 1/2), 2·(1, 1/3)
+        phi = np.broadcast_to(np.eye(2).reshape(1, 1, 2, 2), (2, 1, 2, 2))
+        L = np.stack([4.0 * np.eye(2), np.diag([1.0, 9.0])])
+        np.testing.assert_allclose(elliptical_bonus(phi, L, 2.0), [[[1.0, 1.0]], [[2.0, 2.0 / 3.0]]], rtol=1e-15)
