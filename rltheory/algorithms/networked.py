@@ -88,16 +88,41 @@ def _check_radius(value: Any, name: str) -> int:
     return int(value)
 
 
+def _check_graph(graph: Any, *, model: bool) -> int:
+    """Number of agents of a networkx graph on the nodes ``0..n−1``; located errors otherwise.
+
+    ``model=True`` (a :class:`NetworkedMDP` graph): also undirected, non-empty and connected,
+    and every failure is an :class:`InvalidModelError`. Other node labels used to fail inside
+    networkx ("Source 0 is not in G") or, mixed with integers, in ``sorted`` ("'<' not supported").
+    """
+    if not isinstance(graph, nx.Graph) or (model and graph.is_directed()):
+        msg = f"graph must be {'an undirected' if model else 'a'} networkx.Graph; got {type(graph).__name__}"
+        raise InvalidModelError(msg) if model else TypeError(msg)
+    n = graph.number_of_nodes()
+    if model and n < 1:
+        raise InvalidModelError("graph must have at least one node (agent); got an empty graph")
+    bad = [v for v in graph.nodes if v not in range(n)]
+    if bad:
+        msg = (f"graph nodes must be labelled 0..n-1 (n={n}); got node {bad[0]!r} "
+               f"(networkx.convert_node_labels_to_integers relabels)")
+        raise InvalidModelError(msg) if model else ValueError(msg)
+    if model and not nx.is_connected(graph):
+        raise InvalidModelError(f"graph must be connected; got {nx.number_connected_components(graph)} components")
+    return n
+
+
 def neighborhoods(graph: nx.Graph, radius: int) -> list[tuple[int, ...]]:
     """``N_i^κ = {j : dist(i, j) ≤ κ}`` for every node ``i = 0..n−1`` (sorted tuples).
 
     Raises
     ------
+    TypeError
+        ``graph`` not a ``networkx.Graph``.
     ValueError
-        ``radius`` negative or not an integer.
+        ``radius`` negative or not an integer; nodes not labelled ``0..n−1``.
     """
     radius = _check_radius(radius, "radius")
-    n = graph.number_of_nodes()
+    n = _check_graph(graph, model=False)
     out = []
     for i in range(n):
         dist = nx.single_source_shortest_path_length(graph, i, cutoff=int(radius))
@@ -142,13 +167,7 @@ class NetworkedMDP:
 
     def __post_init__(self) -> None:
         g = self.graph
-        if not isinstance(g, nx.Graph) or g.is_directed():
-            raise InvalidModelError(f"graph must be an undirected networkx.Graph; got {type(g).__name__}")
-        n = g.number_of_nodes()
-        if n < 1 or sorted(g.nodes) != list(range(n)):
-            raise InvalidModelError(f"graph nodes must be labelled 0..n-1; got {sorted(g.nodes)[:8]}")
-        if not nx.is_connected(g):
-            raise InvalidModelError("graph must be connected")
+        n = _check_graph(g, model=True)
         gamma = check_discount(self.gamma, allow_none=False)  # numpy scalars pass, bools do not
         if (isinstance(self.policy_radius, bool) or not isinstance(self.policy_radius, (int, np.integer))
                 or self.policy_radius < 0):
@@ -254,7 +273,8 @@ def sis_network(
     ``1 − (1 − infect)^k``; an infected agent recovers with probability
     ``recover + treat·a_i`` (capped at 1). Reward ``r_i(s_i, a_i) = −s_i − treat_cost·a_i``.
     ``infect``, ``recover`` and ``treat`` are probabilities in ``[0, 1]``; ``treat_cost`` is a
-    finite number (``ValueError`` otherwise).
+    finite number (``ValueError`` otherwise). ``graph`` is checked as in :class:`NetworkedMDP`
+    (``InvalidModelError``).
 
     Examples
     --------
@@ -266,7 +286,7 @@ def sis_network(
     infect, recover, treat = (check_real(v, name, low=0.0, high=1.0)
                               for v, name in ((infect, "infect"), (recover, "recover"), (treat, "treat")))
     treat_cost = check_real(treat_cost, "treat_cost")
-    n = graph.number_of_nodes()
+    n = _check_graph(graph, model=True)  # before the kernels are built on it
     nbrs = neighborhoods(graph, 1)
     Ps = []
     for i in range(n):

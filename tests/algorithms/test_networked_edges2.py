@@ -10,6 +10,7 @@ import pytest
 from rltheory.algorithms.networked import (
     NetworkedMDP,
     agent_q_functions,
+    neighborhoods,
     networked_policy_gradient,
     sis_network,
     truncated_policy_gradient,
@@ -86,3 +87,41 @@ def test_one_local_state_and_one_local_action_are_models():
     th = [np.zeros(s) for s in net.theta_shapes()]
     np.testing.assert_allclose(np.asarray(agent_q_functions(net, th))[:, 0, 0], [4.0, 8.0, -12.0], rtol=1e-15)
     assert all(np.all(np.asarray(g) == 0.0) for g in networked_policy_gradient(net, th))
+
+
+# ------------------------------------------------------------------ graph inputs
+def test_graphs_with_other_labels_get_located_errors():
+    lettered = nx.relabel_nodes(nx.path_graph(3), {0: "a", 1: "b", 2: "c"})
+    # old: networkx.NodeNotFound 'Source 0 is not in G' from inside neighborhoods
+    with pytest.raises(InvalidModelError, match=r"graph nodes must be labelled 0..n-1 \(n=3\); got node 'a'"):
+        sis_network(lettered)
+    with pytest.raises(ValueError, match=r"graph nodes must be labelled 0..n-1 \(n=3\); got node 'a'"):
+        neighborhoods(lettered, 1)
+    mixed = nx.Graph([(0, "x")])  # old: TypeError "'<' not supported between instances of 'str' and 'int'"
+    net = sis_network(nx.path_graph(2))
+    with pytest.raises(InvalidModelError, match=r"graph nodes must be labelled 0..n-1 \(n=2\); got node 'x'"):
+        NetworkedMDP(mixed, net.P_local, net.R_local, 0.5)
+    # old: AttributeError "'str' object has no attribute 'number_of_nodes'"
+    with pytest.raises(InvalidModelError, match=r"graph must be an undirected networkx\.Graph; got str"):
+        sis_network("path")
+    with pytest.raises(TypeError, match=r"graph must be a networkx\.Graph; got list"):
+        neighborhoods([(0, 1)], 1)
+    H = nx.Graph()
+    H.add_nodes_from(range(3))
+    H.add_edge(0, 1)
+    with pytest.raises(InvalidModelError, match="graph must be connected; got 2 components"):
+        sis_network(H)
+    with pytest.raises(InvalidModelError, match="graph must have at least one node"):
+        sis_network(nx.empty_graph(0))
+
+
+def test_self_loops_and_multi_edges_do_not_change_the_neighbourhoods():
+    # N_i^1 of a self-loop is still {i} ∪ neighbours: the model (kernels, gradient) is the plain path's.
+    base = sis_network(nx.path_graph(3), policy_radius=1)
+    looped = nx.MultiGraph(nx.path_graph(3))
+    looped.add_edges_from([(0, 0), (1, 2)])
+    other = sis_network(looped, policy_radius=1)
+    assert other.diameter == base.diameter == 2
+    th = [np.random.default_rng(0).normal(size=s) for s in base.theta_shapes()]
+    for a, b in zip(networked_policy_gradient(other, th), networked_policy_gradient(base, th), strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
