@@ -238,7 +238,9 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
         Singular ``A``: ``Φ`` rank deficient on the support of ``d`` (more columns than states,
         a column vanishing where ``d > 0``, or a singular value of the column-equilibrated
         ``√DΦ`` below ``max(S, k)·ε·σ_max``; the message names the dependent column), or, for an
-        off-policy ``d``, a singular TD matrix.
+        off-policy ``d``, a TD matrix singular to rounding (smallest singular value of its
+        ``D``-orthonormal form at or below ``max(S, k)·ε`` times the size of the products summed
+        into it; the message gives both).
 
     Notes
     -----
@@ -298,6 +300,7 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     b = xp.matrix_transpose(left[:, :k]) @ r
     At = xp.matrix_transpose(left[:, k:]) @ (IgP @ Psi)
     bt = xp.matrix_transpose(left[:, k:]) @ r
+    _check_td_matrix(At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp)
     w = xp.linalg.solve(At, bt[:, None])
     theta = (T @ w)[:, 0]
     values = (Psi @ w)[:, 0]
@@ -306,6 +309,30 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     proj = (Psi @ (xp.matrix_transpose(sdU) @ V[:, None]))[:, 0]  # Π_D V = Ψ Ψᵀ D V
     perr = float(_weighted_norm(proj - V, d))
     return TDFixedPoint(theta=theta, A=A, b=b, d=d, values=values, V=V, error=err, projection_error=perr)
+
+
+def _check_td_matrix(At: Any, level: Any, S: int, xp: Any) -> None:
+    r"""Raise when the TD matrix ``Ã = ΨᵀD M^{-1}(I − γP_π)Ψ`` is singular to rounding.
+
+    ``level = |ΨᵀD M^{-1}|·|I − γP_π|·|Ψ|`` holds the magnitudes of the products summed into each
+    entry, so ``Ã`` is known to ``max(S, k)·ε·‖level‖_F``; a smallest singular value at or below
+    that is indistinguishable from 0. On-policy, ``Ã = I − ΨᵀD·γ(1−λ)M^{-1}P_π·Ψ`` with
+    ``‖γ(1−λ)M^{-1}P_π‖_D ≤ κ = γ(1−λ)/(1−γλ)``, so ``σ_min(Ã) ≥ 1 − κ = (1−γ)/(1−γλ)``
+    (Tsitsiklis & Van Roy 1997, Lemmas 4–6) and only ``γ`` within a few ``ε`` of 1 reaches the
+    cut; an off-policy ``d`` can make ``Ã`` singular (their θ → 2θ example, §IX), and a solve then
+    returned noise of either sign (``θ = 4e16`` where the exact fixed point of the stored model is
+    ``−2.8e16``).
+    """
+    k = At.shape[-1]
+    sv = xp.linalg.svdvals(At)
+    cut = max(S, k) * float(xp.finfo(At.dtype).eps) * float(xp.sqrt(xp.sum(level * level)))
+    smin = float(sv[-1])
+    if not smin > cut:
+        raise np.linalg.LinAlgError(
+            f"the TD matrix A = Phi^T D (I - gamma lam P_pi)^(-1) (I - gamma P_pi) Phi is singular to rounding "
+            f"for this weighting d: smallest singular value {smin:.3g} of its D-orthonormal form <= its "
+            f"rounding level {cut:.3g} (an off-policy d can make A singular; on-policy it is positive definite)"
+        )
 
 
 def expected_td(

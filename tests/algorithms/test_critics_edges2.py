@@ -48,3 +48,52 @@ def test_td_linear_errors_do_not_overflow_at_large_values():
     res = td_linear(_cycle(r), np.array([0, 0]), np.ones((2, 1)), steps=2, step_size=0.5, rng=0)
     assert res.trace["error"][0, 0] == pytest.approx(r, rel=1e-14)
     assert np.all(np.isfinite(res.trace["error"]))
+
+
+# ------------------------------------------------------------------------------ TD matrix singular to rounding
+
+
+def _theta_to_two_theta(gamma: float) -> FiniteMDP:
+    """Tsitsiklis & Van Roy (1997) §IX: both states move to state 1, rewards 1; with φ = (1, 2)
+    the TD matrix is A = d0 (1 − 2γ) + 2 d1 (2 − 2γ)."""
+    P = np.zeros((2, 1, 2))
+    P[:, 0, 1] = 1.0
+    return FiniteMDP(P, np.ones((2, 1)), gamma)
+
+
+def test_an_off_policy_td_matrix_singular_to_rounding_raises():
+    # γ = 0.9, d = (1/3, 2/3): A = 0 in the reals. In the stored floats, exactly (rationals),
+    # A = −5.9e-17 and θ* = b/A = −2.8e16: the fixed point exists but is decided by rounding.
+    # The solve returned θ = +4.0e16 (the wrong sign) without a word; documented: LinAlgError.
+    d = np.array([1 / 3, 2 / 3])
+    g = Fraction(0.9)
+    d0, d1 = Fraction(d[0]), Fraction(d[1])
+    A = d0 * (1 - 2 * g) + 2 * d1 * (2 - 2 * g)
+    b = d0 + 2 * d1
+    assert 0 < -A < Fraction(1, 10**16) and b / A < -1e16
+    with pytest.raises(np.linalg.LinAlgError, match=r"TD matrix .* is singular to rounding for this weighting d: "
+                                                    r"smallest singular value .* <= its rounding level"):
+        projected_fixed_point(_theta_to_two_theta(0.9), np.array([0, 0]), np.array([[1.0], [2.0]]), d=d)
+    # exactly singular in floats (d = (1, 0), γ = 1/2: A = 1 − 2γ = 0): numpy's bare 'Singular matrix' before
+    with pytest.raises(np.linalg.LinAlgError, match="singular to rounding for this weighting d"):
+        projected_fixed_point(_theta_to_two_theta(0.5), np.array([0, 0]), np.array([[1.0], [2.0]]),
+                              d=np.array([1.0, 0.0]))
+
+
+def test_a_well_posed_off_policy_fixed_point_is_still_solved():
+    # γ = 3/4, d = (1/2, 1/2): A = (1 − 3/2)/2 + (2 − 3/2) = 1/4, b = 1/2 + 1 = 3/2, θ* = 6 exactly
+    # (A is not positive definite here, so TD diverges; the fixed point is still defined).
+    fp = projected_fixed_point(_theta_to_two_theta(0.75), np.array([0, 0]), np.array([[1.0], [2.0]]),
+                               d=np.array([0.5, 0.5]))
+    assert float(fp.theta[0]) == pytest.approx(6.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("gamma", [0.0, 1 - 1e-9, 1 - 1e-12])
+def test_on_policy_fixed_point_near_gamma_one_is_not_refused(gamma, lam):
+    # S = 1: V = r/(1 − γ) for the stored γ (1 − γ is exact in floats); σ_min(Ã) = (1−γ)/(1−γλ) is far
+    # above the rounding cut.
+    one = FiniteMDP(np.ones((1, 1, 1)), np.array([[2.0]]), gamma)
+    fp = projected_fixed_point(one, np.array([0]), np.ones((1, 1)), lam=lam)
+    exact = float(2 / (1 - Fraction(gamma)))
+    assert float(fp.values[0]) == pytest.approx(exact, rel=1e-12)
