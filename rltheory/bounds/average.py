@@ -57,10 +57,28 @@ __all__ = [
 
 
 def _discounts(gamma: Any) -> np.ndarray:
-    g = np.asarray(gamma, dtype=float)
+    g = np.asarray(to_numpy(gamma))
+    if g.dtype.kind not in "iuf":  # not bools, strings ("0.5" converts to a float) or complex numbers
+        raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
+    g = g.astype(float)
     if not np.all(np.isfinite(g)) or np.any(g < 0) or np.any(g >= 1):
         raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
     return g
+
+
+def _real_array(x: Any, field: str) -> np.ndarray:
+    """``x`` as a float64 host array (bools as 0/1, like ``as_float``); ``TypeError`` for strings,
+    complex or object data."""
+    a = np.asarray(to_numpy(x))
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{field} must hold real numbers; got an array of dtype {a.dtype}")
+    return a.astype(float)
+
+
+def _check_finite(a: np.ndarray, field: str) -> None:
+    if not np.all(np.isfinite(a)):
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValueError(f"{field} must be finite; {field}{list(idx)} = {a[idx]}")
 
 
 def vanishing_discount_bound(gamma: Any, bias_span: float) -> np.ndarray:
@@ -89,9 +107,23 @@ def laurent_first_order(gamma: Any, g: Any, h: Any) -> np.ndarray:
     ``h`` the bias (``P*h = 0``) gives ``V_γ^π = g/(1−γ) + h + O(1−γ)``, so
     ``(1−γ)V_γ^π − (g + (1−γ)h) = O((1−γ)²)``.
 
+    Parameters
+    ----------
+    gamma : float or array of floats in [0, 1)
+    g : float, or array of shape (S,) (per-state gain)
+    h : array, shape (S,)
+
     Returns
     -------
     array, shape ``gamma.shape + (S,)``
+
+    Raises
+    ------
+    ValueError
+        ``gamma`` outside [0, 1) (or not real), ``g`` or ``h`` of the wrong shape, or a
+        non-finite entry (named with its index).
+    TypeError
+        ``g`` or ``h`` holding strings or complex numbers.
 
     Examples
     --------
@@ -99,8 +131,14 @@ def laurent_first_order(gamma: Any, g: Any, h: Any) -> np.ndarray:
     array([[1.05, 0.95]])
     """
     gm = _discounts(gamma)
-    hh = np.asarray(to_numpy(h), dtype=float)
-    gg = np.asarray(to_numpy(g), dtype=float)
+    hh = _real_array(h, "h")
+    gg = _real_array(g, "g")
+    if hh.ndim != 1 or hh.size == 0:
+        raise ValueError(f"h must have shape (S,) with S >= 1; got {hh.shape}")
+    if gg.ndim != 0 and gg.shape != hh.shape:
+        raise ValueError(f"g must be a number or have the shape of h, {hh.shape}; got {gg.shape}")
+    _check_finite(hh, "h")
+    _check_finite(gg, "g")
     return gg + (1.0 - gm)[..., None] * hh
 
 
@@ -123,8 +161,8 @@ def span_contraction_coefficient(P: Any) -> float:
     0.5
     """
     raw = np.asarray(to_numpy(P))
+    Ph = _real_array(raw, "P")  # a complex P lost its imaginary part with only a ComplexWarning
     atol = _source_atol(raw, np)
-    Ph = np.asarray(raw, dtype=float)
     if Ph.ndim not in (2, 3):
         raise ValueError(f"P must have shape (S, S) or (S, A, S); got {Ph.shape}")
     if Ph.shape[0] != Ph.shape[-1] or Ph.shape[0] == 0:
@@ -157,7 +195,7 @@ def rvi_asymptotic_rate(P_pi: Any, tau: float) -> float:
         raise ValueError(f"tau must lie in (0, 1]; got {tau!r}")
     tau = t
     raw = np.asarray(to_numpy(P_pi))
-    P = np.asarray(raw, dtype=float)
+    P = _real_array(raw, "P_pi")
     if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] == 0:
         raise ValueError(f"P_pi must be a square (S, S) transition matrix with S >= 1; got shape {P.shape}")
     check_probability(P, "P_pi", ("s", "t"), "P_pi[s, :]", atol=_source_atol(raw, np))

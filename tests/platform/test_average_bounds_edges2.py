@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 
 from rltheory.bounds.average import (
+    laurent_first_order,
     mixing_time_eps_bound,
     mixing_time_spectral_bounds,
     rvi_asymptotic_rate,
+    span_contraction_coefficient,
+    vanishing_discount_bound,
 )
 from rltheory.mdp import mixing_time
 
@@ -51,3 +54,34 @@ def test_numpy_scalars_and_0d_arrays_are_numbers():
     with pytest.raises(ValueError, match=r"t_mix must be a non-negative integer; got array\(1\.\)"):
         mixing_time_eps_bound(np.array(1.0), 0.25)
 
+
+def test_non_real_and_non_finite_arrays_raise_located_errors():
+    # before: a complex P or h lost its imaginary part with only a ComplexWarning (span coefficient 1.0
+    # of eye(2) + 0j, RVI rate 1.0, Laurent terms of Re h), a NaN in h or g gave a NaN result, a
+    # string gamma '0.5' was read as 0.5 and gamma=False as 0, and text or mismatched shapes
+    # failed inside numpy without naming the argument
+    eye = np.eye(2)
+    with pytest.raises(TypeError, match="P must hold real numbers; got an array of dtype complex128"):
+        span_contraction_coefficient(eye + 0j)
+    with pytest.raises(TypeError, match="P must hold real numbers; got an array of dtype <U1"):
+        span_contraction_coefficient([["a", "b"], ["c", "d"]])
+    with pytest.raises(TypeError, match="P_pi must hold real numbers; got an array of dtype complex128"):
+        rvi_asymptotic_rate(eye + 0j, 1.0)
+    with pytest.raises(TypeError, match="h must hold real numbers; got an array of dtype complex128"):
+        laurent_first_order(0.5, 1.0, [1j, 1.0])
+    with pytest.raises(ValueError, match=r"h must be finite; h\[0\] = nan"):
+        laurent_first_order(0.5, 1.0, [np.nan, 1.0])
+    with pytest.raises(ValueError, match=r"g must be finite; g\[1\] = inf"):
+        laurent_first_order(0.5, [1.0, np.inf], [0.0, 1.0])
+    with pytest.raises(ValueError, match=r"g must be a number or have the shape of h, \(3,\); got \(2,\)"):
+        laurent_first_order([0.5, 0.6], [1.0, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match=r"h must have shape \(S,\) with S >= 1; got \(\)"):
+        laurent_first_order(0.5, 1.0, 2.0)
+    for gamma in ("0.5", False, 0.5 + 0j):
+        with pytest.raises(ValueError, match=r"gamma must lie in \[0, 1\); got"):
+            vanishing_discount_bound(gamma, 1.0)
+        with pytest.raises(ValueError, match=r"gamma must lie in \[0, 1\); got"):
+            laurent_first_order(gamma, 1.0, [1.0])
+    # boolean kernels still read as 0/1 (as in the mdp layer) and per-state gains still broadcast
+    assert span_contraction_coefficient(np.eye(2, dtype=bool)) == 1.0
+    np.testing.assert_array_equal(laurent_first_order([0.5], [1.0, 2.0], [2.0, 4.0]), [[2.0, 4.0]])
