@@ -156,6 +156,8 @@ class NetworkedMDP:
         Graph not connected or not labelled ``0..n−1``, a kernel of the wrong
         shape or not stochastic (agent and row named), rewards of the wrong shape
         (``S_l = 0`` or ``A_l = 0`` included) or non-finite, ``gamma`` outside [0, 1), ``mu_local`` not distributions.
+    TypeError
+        Text in ``R_local``, ``P_local[i]`` or ``mu_local`` (field named); ``P_local`` not a sequence.
     """
 
     graph: Any
@@ -173,8 +175,15 @@ class NetworkedMDP:
                 or self.policy_radius < 0):
             raise InvalidModelError(f"policy_radius must be a non-negative integer; got {self.policy_radius!r}")
         object.__setattr__(self, "policy_radius", int(self.policy_radius))
+        if isinstance(self.P_local, (str, bytes)) or not hasattr(self.P_local, "__len__"):
+            raise TypeError(f"P_local must be a sequence of n local kernels; got {type(self.P_local).__name__}")
+        # text used to reach array_namespace ("str is not a supported array type") or as_float ("input ...")
+        for field, x in (("R_local", self.R_local), ("mu_local", self.mu_local),
+                         *((f"P_local[{i}]", Pi) for i, Pi in enumerate(self.P_local))):
+            if isinstance(x, (str, bytes)):
+                raise TypeError(f"{field} must hold real numbers; got text {x!r}")
         xp = array_namespace(self.R_local, *self.P_local)
-        R = as_float(self.R_local, xp)
+        R = as_float(self.R_local, xp, field="R_local")
         if R.ndim != 3 or R.shape[0] != n:
             raise InvalidModelError(f"R_local must have shape (n, S_l, A_l) with n={n}; got {tuple(R.shape)}")
         check_finite(R, "R_local", ("i", "s_i", "a_i"))
@@ -187,7 +196,7 @@ class NetworkedMDP:
         nbrs = neighborhoods(g, 1)
         Ps = []
         for i, Pi in enumerate(self.P_local):
-            Pi = as_float(Pi, xp, R.dtype)
+            Pi = as_float(Pi, xp, R.dtype, field=f"P_local[{i}]")
             want = (S,) * len(nbrs[i]) + (A, S)
             if tuple(Pi.shape) != want:
                 raise InvalidModelError(
@@ -198,7 +207,7 @@ class NetworkedMDP:
             Ps.append(Pi)
         mu = self.mu_local
         if mu is not None:
-            mu = as_float(mu, xp, R.dtype)
+            mu = as_float(mu, xp, R.dtype, field="mu_local")
             if tuple(mu.shape) != (n, S):
                 raise InvalidModelError(f"mu_local must have shape (n, S_l) = {(n, S)}; got {tuple(mu.shape)}")
             check_probability(mu, "mu_local", ("i", "s_i"), "mu_local[i, :]")
@@ -333,11 +342,13 @@ def local_softmax(thetas: Any) -> list[Any]:
 
 def _check_thetas(net: NetworkedMDP, thetas: Any) -> list[Any]:
     shapes = net.theta_shapes()
+    if not hasattr(thetas, "__len__"):  # a generator used to fail with "object of type ... has no len()"
+        raise TypeError(f"thetas must be a sequence of n={net.n} arrays; got {type(thetas).__name__}")
     if len(thetas) != net.n:
         raise ValueError(f"thetas must hold one array per agent (n={net.n}); got {len(thetas)}")
     out = []
     for i, (th, shp) in enumerate(zip(thetas, shapes, strict=True)):
-        th = as_float(th, net.xp, net.R_local.dtype)
+        th = as_float(th, net.xp, net.R_local.dtype, field=f"thetas[{i}]")
         if tuple(th.shape) != shp:
             raise ValueError(f"thetas[{i}] must have shape (S_l^|L_i|, A_l) = {shp}; got {tuple(th.shape)}")
         # a NaN logit used to turn every gradient, occupancy and Q-function into NaN silently
@@ -351,7 +362,7 @@ def _check_rewards(net: NetworkedMDP, R_agents: Any) -> Any:
     """``R_agents`` (``None``: the model's ``R_local``) as a finite ``(n, S_l, A_l)`` array, located errors."""
     if R_agents is None:
         return net.R_local
-    R = as_float(R_agents, net.xp, net.R_local.dtype)
+    R = as_float(R_agents, net.xp, net.R_local.dtype, field="R_agents")
     want = (net.n, net.S_local, net.A_local)
     if tuple(R.shape) != want:
         raise ValueError(f"R_agents must have shape (n, S_l, A_l) = {want}; got {tuple(R.shape)}")

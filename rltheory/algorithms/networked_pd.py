@@ -134,7 +134,10 @@ class SafeNetworkedProblem:
         require_host(self.net.R_local, "SafeNetworkedProblem")
         n, shape = self.net.n, (self.net.S_local, self.net.A_local)
         for field in ("objectives", "constraints"):
-            fs = tuple(getattr(self, field))
+            fs = getattr(self, field)
+            if isinstance(fs, OccupancyFunction) or not hasattr(fs, "__iter__"):  # old: "'int' object is not iterable"
+                raise TypeError(f"{field} must be a sequence of n={n} OccupancyFunction; got {type(fs).__name__}")
+            fs = tuple(fs)
             if len(fs) != n:
                 raise ValueError(f"{field} must hold one function per agent (n={n}); got {len(fs)}")
             for i, f in enumerate(fs):
@@ -143,10 +146,7 @@ class SafeNetworkedProblem:
                 if tuple(f.shape) != shape:
                     raise ValueError(f"{field}[{i}] has shape {f.shape}; local (S_l, A_l) = {shape}")
             object.__setattr__(self, field, fs)
-        b = np.asarray(self.b, dtype=float)
-        if b.shape != (n,) or not np.all(np.isfinite(b)):
-            raise ValueError(f"b must be a finite array of shape (n,) = {(n,)}; got {b!r}")
-        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "b", _real_vector(self.b, "b", n))
 
     def values(self, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(f_i(λ_i))_i`` and ``(g_i(λ_i))_i`` for local occupancies ``lam[n, S_l, A_l]``."""
@@ -189,11 +189,20 @@ def lagrangian_gradient(
     return [(1.0 - net.gamma) * np.asarray(gi) for gi in g], F, G
 
 
+def _real_vector(x: Any, field: str, n: int) -> np.ndarray:
+    """``x`` as a finite float array of shape ``(n,)``; text used to fail in numpy's cast
+    ("could not convert string to float: 'abc'") without naming ``field``."""
+    kind = np.asarray(x).dtype.kind
+    if kind in ("U", "S", "c"):
+        raise TypeError(f"{field} must be a real array of shape (n,) = {(n,)}; got {x!r}")
+    v = np.asarray(x, dtype=float)
+    if v.shape != (n,) or not np.all(np.isfinite(v)):
+        raise ValueError(f"{field} must be a finite array of shape (n,) = {(n,)}; got {x!r}")
+    return v
+
+
 def _duals(problem: SafeNetworkedProblem, mu: Any) -> np.ndarray:
-    m = np.asarray(mu, dtype=float)
-    if m.shape != (problem.net.n,) or not np.all(np.isfinite(m)):
-        raise ValueError(f"mu must be a finite array of shape (n,) = {(problem.net.n,)}; got {mu!r}")
-    return m
+    return _real_vector(mu, "mu", problem.net.n)
 
 
 def _policy_rows(net: NetworkedMDP, states: np.ndarray) -> list[np.ndarray]:

@@ -125,3 +125,39 @@ def test_self_loops_and_multi_edges_do_not_change_the_neighbourhoods():
     th = [np.random.default_rng(0).normal(size=s) for s in base.theta_shapes()]
     for a, b in zip(networked_policy_gradient(other, th), networked_policy_gradient(base, th), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+# ------------------------------------------------------------------ text and non-sequences
+def test_text_and_non_sequence_arguments_get_located_errors():
+    net = sis_network(nx.path_graph(3))
+    P, R = net.P_local, np.asarray(net.R_local)
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    # old: "inputs come from different array libraries: str is not a supported array type"
+    with pytest.raises(TypeError, match=r"R_local must hold real numbers; got text 'abc'"):
+        NetworkedMDP(net.graph, P, "abc", 0.5)
+    with pytest.raises(TypeError, match=r"P_local\[1\] must hold real numbers; got text 'x'"):
+        NetworkedMDP(net.graph, (P[0], "x", P[2]), R, 0.5)
+    with pytest.raises(TypeError, match=r"mu_local must hold real numbers; got a string array"):
+        NetworkedMDP(net.graph, P, R, 0.5, mu_local=[["a", "b"]] * 3)
+    with pytest.raises(TypeError, match=r"P_local must be a sequence of n local kernels; got int"):
+        NetworkedMDP(net.graph, 3, R, 0.5)  # old: "object of type 'int' has no len()"
+    # old: "input must hold real numbers; got a string array" (no field)
+    with pytest.raises(TypeError, match=r"thetas\[1\] must hold real numbers; got a string array"):
+        networked_policy_gradient(net, [th[0], [["a", "b"]] * 2, th[2]])
+    with pytest.raises(TypeError, match=r"R_agents must hold real numbers; got a string array"):
+        agent_q_functions(net, th, np.full((3, 2, 2), "1"))
+    with pytest.raises(TypeError, match=r"thetas must be a sequence of n=3 arrays; got generator"):
+        networked_policy_gradient(net, (t for t in th))  # old: "object of type 'generator' has no len()"
+    f = linear_utility(np.zeros((2, 2)))
+    # old: "could not convert string to float: 'abc'" (no field)
+    with pytest.raises(TypeError, match=r"b must be a real array of shape \(n,\) = \(3,\); got 'abc'"):
+        SafeNetworkedProblem(net, [f] * 3, [f] * 3, "abc")
+    with pytest.raises(TypeError, match=r"objectives must be a sequence of n=3 OccupancyFunction; got int"):
+        SafeNetworkedProblem(net, 5, [f] * 3, np.zeros(3))  # old: "'int' object is not iterable"
+    with pytest.raises(TypeError, match=r"constraints must be a sequence of n=3 OccupancyFunction; got Occ"):
+        SafeNetworkedProblem(net, [f] * 3, f, np.zeros(3))
+    pb = SafeNetworkedProblem(net, [f] * 3, [f] * 3, np.zeros(3))
+    with pytest.raises(TypeError, match=r"mu must be a real array of shape \(n,\) = \(3,\); got 'abc'"):
+        lagrangian_gradient(pb, th, "abc")
+    with pytest.raises(ValueError, match=r"mu must be a finite array of shape \(n,\) = \(3,\)"):
+        lagrangian_gradient(pb, th, [0.0, np.nan, 0.0])
