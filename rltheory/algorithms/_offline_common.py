@@ -101,6 +101,13 @@ def _prob(delta: Any) -> float:
     return d
 
 
+def _flag(x: Any, name: str) -> bool:
+    """A switch given as ``True``/``False`` (``numpy.bool_`` too): ``'False'`` is truthy, ``None`` falsy."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {x!r}")
+    return bool(x)
+
+
 def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-pair count, mean and unbiased sample variance of targets ``y``."""
     sa = step.s * A + step.a

@@ -64,6 +64,7 @@ from ._offline_common import (
     OfflineResult,
     _check_data,
     _features,
+    _flag,
     _group,
     _prob,
     _recursion,
@@ -162,7 +163,8 @@ def lcb_vi(
     delta : float in (0, 1)
     split : bool
         Sample splitting: episode ``k`` feeds step ``k mod H`` only, which makes
-        ``V̂_{h+1}`` independent of the step-``h`` samples.
+        ``V̂_{h+1}`` independent of the step-``h`` samples. ``True`` or ``False``
+        (``numpy.bool_`` too); anything else is a ``ValueError``.
 
     Returns
     -------
@@ -193,7 +195,7 @@ def lcb_vi(
     data = _check_data(data, "lcb_vi", unit_rewards=True)
     dlt = _prob(delta)
     H, S, A = data.H, data.S, data.A
-    steps = _steps(data, split=bool(split))
+    steps = _steps(data, split=_flag(split, 'split'))  # split='False' (truthy) split the data
     counts = np.stack([_group(st, S, A, st.r)[0] for st in steps]).astype(np.int64)
     # ln(1/δ') with δ' = δ/(HSA), from the logarithms: δ' underflows to 0 for a subnormal δ
     log_inv = math.log(H * S * A) - math.log(dlt)
@@ -300,7 +302,8 @@ def pevi(
     c : float
         The paper's absolute constant in the default ``β`` (not given numerically; default 1).
     split : bool
-        Sample splitting as in :func:`lcb_vi` (the paper uses all episodes at every step).
+        Sample splitting as in :func:`lcb_vi` (the paper uses all episodes at every step);
+        ``True`` or ``False``.
 
     Returns
     -------
@@ -334,6 +337,7 @@ def pevi(
     phi = _features(features, data.H, data.S, data.A)
     if beta is None:
         beta = pevi_beta(phi.shape[-1], data.H, data.K, dlt, c=c)
+    split = _flag(split, "split")  # split='False' (truthy) split the data; None silently did not
     if isinstance(beta, str):
         if beta != "self-normalized":
             raise ValueError(f"beta must be a number, None or 'self-normalized'; got {beta!r}")
@@ -343,5 +347,5 @@ def pevi(
             )
     else:
         beta = check_real(beta, "beta", low=0.0)
-    res = _linear_vi(data, phi, ridge=ridge, beta=beta, clip=True, split=bool(split), delta=dlt)
+    res = _linear_vi(data, phi, ridge=ridge, beta=beta, clip=True, split=split, delta=dlt)
     return OfflineResult(res.policy, res.Q, res.V, res.bonus, res.counts, "pevi", dlt, res.Lambda)

@@ -10,6 +10,7 @@ the old behaviour it pins down; reference values are closed forms derived in the
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -120,3 +121,23 @@ class TestEllipticalBonusSteps:
         phi = np.broadcast_to(np.eye(2).reshape(1, 1, 2, 2), (2, 1, 2, 2))
         L = np.stack([4.0 * np.eye(2), np.diag([1.0, 9.0])])
         np.testing.assert_allclose(elliptical_bonus(phi, L, 2.0), [[[1.0, 1.0]], [[2.0, 2.0 / 3.0]]], rtol=1e-15)
+
+
+# --------------------------------------------------------------------------- split switch
+class TestSplitIsABool:
+    """``split`` is ``True`` or ``False`` (the rule of ``pessimistic_equilibrium_vi``'s ``split``)."""
+
+    @pytest.mark.parametrize("split", ["False", None, 0, 1.0, "no"])
+    def test_lcb_vi_and_pevi_refuse_other_values(self, split):
+        # Bug fixed: bool(split) ran split='False' (truthy) with splitting and None / 0 without, silently.
+        d, phi = _bandit_data(), np.eye(2).reshape(1, 2, 2)
+        with pytest.raises(ValueError, match=rf"split must be True or False; got {re.escape(repr(split))}"):
+            lcb_vi(d, split=split)
+        with pytest.raises(ValueError, match=rf"split must be True or False; got {re.escape(repr(split))}"):
+            pevi(d, phi, beta=1.0, split=split)
+
+    @pytest.mark.parametrize("flag", [True, False])
+    def test_numpy_bools_are_the_same_switch(self, flag):
+        d, phi = _bandit_data(), np.eye(2).reshape(1, 2, 2)
+        np.testing.assert_array_equal(lcb_vi(d, split=np.bool_(flag)).Q, lcb_vi(d, split=flag).Q)
+        np.testing.assert_array_equal(pevi(d, phi, beta=1.0, split=np.bool_(flag)).Q, pevi(d, phi, beta=1.0, split=flag).Q)
