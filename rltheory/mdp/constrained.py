@@ -41,6 +41,7 @@ Puterman, M. L. (1994). *Markov Decision Processes*. §6.9, §8.8 (occupancy LPs
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,6 +260,10 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
         frequencies split over several recurrent classes of the policy (then no
         stationary policy attains the LP value from every start; Altman 1999, ch. 4
         assumes unichain models). The classes are named.
+    ValueError
+        The value, a cost, a multiplier or the flow duals are beyond the float64 range (e.g.
+        rewards 1e307 at ``γ = 0.999``, or ``λ* = 1e310`` for costs 1e-310 beside unit rewards);
+        the message names the quantity and how to rescale ``R`` or ``(C_i, b_i)`` by a power of 2.
     TypeError
         Device arrays.
 
@@ -302,8 +307,12 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     pi = np.where(visited[:, None], q / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
     # λ ≥ 0 exactly: HiGHS's marginals of slack rows carry round-off of either sign (−2.4e-6 at λ's
     # scale 1e9, i.e. 1e-15 relative), which made dual_function(cmdp, sol.duals) reject the certificate
-    lam = np.maximum(-res.ineqlin.marginals * rho_r / rho_c, 0.0) if m else np.zeros(0)
-    y = -rho_r * res.eqlin.marginals
+    # λ = marginal · ρ_r/ρ_c by mantissas and exponents (frexp/ldexp): marginal · ρ_r overflowed for
+    # R = (0, 1e307, 0), C = (0, 1, 1e10), b = 0.5 (ρ_c = 1e10) although λ* = 1e307 is in range
+    (mr, er), (mc, ec) = np.frexp(rho_r), np.frexp(rho_c)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        lam = np.maximum(np.ldexp(-res.ineqlin.marginals * (mr / mc), er - ec), 0.0) if m else np.zeros(0)
+        y = -rho_r * res.eqlin.marginals
     if cmdp.gamma is None:
         Ppi = (pi[:, None, :] @ to_numpy(cmdp.mdp.P))[:, 0, :]
         cs = _structures(Ppi)[0]
@@ -313,20 +322,63 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
                 f"policy's {cs.describe()}; a stationary policy attains the LP value from every start "
                 "only in unichain models (Altman 1999, ch. 4)"
             )
-        dual_value = float(y[S] + lam @ b)
         occ = q
     else:
-        dual_value = float(mu @ y + lam @ b)
         occ = (1.0 - cmdp.gamma) * q
-    value = float(R @ q.reshape(-1))
-    costs = C @ q.reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        dual_value = float((y[S] if cmdp.gamma is None else mu @ y) + lam @ b)
+        value = float(R @ q.reshape(-1))
+        costs = C @ q.reshape(-1)
+        slack = b - costs
+    _check_range(cmdp, value, costs, slack, lam, y, dual_value)
     rand = tuple(int(s) for s in np.flatnonzero(np.sum(pi > 1e-9, axis=-1) >= 2))
     P_ = cmdp.mdp.P  # the results go to the model's namespace and device
     return CMDPSolution(
         policy=from_host(pi, P_), value=value, costs=from_host(costs, P_), duals=from_host(lam, P_),
-        occupancy=from_host(occ, P_), slack=from_host(b - costs, P_), state_duals=from_host(y, P_),
+        occupancy=from_host(occ, P_), slack=from_host(slack, P_), state_duals=from_host(y, P_),
         dual_value=dual_value, randomised_states=rand,
     )
+
+
+def _check_range(
+    cmdp: ConstrainedMDP, value: float, costs: np.ndarray, slack: np.ndarray, lam: np.ndarray, y: np.ndarray,
+    dual_value: float,
+) -> None:
+    """Refuse (located ``ValueError``) a CMDP solution with a quantity beyond the float64 range.
+
+    The LP itself is solved at unit scale, but the answer scaled back can leave the range: with
+    rewards 1e307 at γ = 0.999 the value ``V* = 5e309`` came back as ``inf`` (duals ``inf``, duality
+    gap NaN, overflow warnings), and with costs 1e-310 beside unit rewards the multiplier
+    ``λ* = ∂V*/∂b = 1e310`` came back as ``inf``. Each quantity scales with ``R`` or with one
+    constraint's ``(C_i, b_i)`` (``V``, ``λ`` and the flow duals with ``R``; ``V_{C_i}`` and the slack
+    with ``C_i``, ``λ_i`` with ``1/C_i``), so such a CMDP is solved with those divided or multiplied
+    by a power of 2 (exact), and the answer scaled back.
+    """
+    R = np.abs(np.asarray(to_numpy(cmdp.mdp.R), dtype=np.float64))
+    sizes = f"max|R| = {R.max():.4g}" + ("" if cmdp.gamma is None else f" at gamma = {cmdp.gamma:g}")
+    by_r = "values, multipliers and flow duals scale with R: solve with R divided by a power of 2 and scale them back"
+    where = None
+    if not math.isfinite(value):
+        where, remedy = f"the optimal value V_R(μ) = {value}", by_r
+    for i in range(cmdp.m):
+        if where is not None:
+            break
+        ci = float(np.max(np.abs(to_numpy(cmdp.C[i, ...]))))
+        bi = float(cmdp.b[i])
+        if not (math.isfinite(float(costs[i])) and math.isfinite(float(slack[i]))):
+            where = f"the optimal policy's cost V_C{i}(μ) = {float(costs[i])} (slack {float(slack[i])})"
+            remedy = (f"max|C{i}| = {ci:.4g}, b[{i}] = {bi:.4g}; costs scale with C{i}: solve with C[{i}] and b[{i}] "
+                      f"divided by a power of 2 (λ[{i}] is then multiplied by it)")
+        elif not math.isfinite(float(lam[i])):
+            where = f"the multiplier λ[{i}] = ∂V*/∂b[{i}] = {float(lam[i])}"
+            remedy = (f"{sizes}, max|C{i}| = {ci:.4g}, b[{i}] = {bi:.4g}; λ[{i}] scales with R/C{i}: solve with "
+                      f"C[{i}] and b[{i}] multiplied by a power of 2 (or R divided by one) and scale λ[{i}] back")
+    if where is None and not (np.all(np.isfinite(y)) and math.isfinite(dual_value)):
+        where, remedy = f"the flow duals (the Lagrangian MDP's values) or the dual value {dual_value}", by_r
+    if where is not None:
+        if remedy is by_r:
+            remedy = f"{sizes}; {by_r}"
+        raise ValueError(f"solve_cmdp: {where} left the float64 range (largest 1.798e+308); {remedy}")
 
 
 def _value_of(cmdp: ConstrainedMDP, pi: Any, f: Any) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.mdp import ConstrainedMDP, FiniteMDP, dual_function, lagrangian
+from rltheory.mdp import ConstrainedMDP, FiniteMDP, dual_function, lagrangian, solve_cmdp
 
 
 def _bandit(gamma: float = 0.5, R=(0.0, 1.0)) -> FiniteMDP:
@@ -35,3 +35,42 @@ def test_complex_or_text_multipliers_are_refused_by_name(fn, lam, what):
             "lagrangian": lambda: lagrangian(cmdp, np.array([[0.5, 0.5]]), lam)}[fn]
     with pytest.raises(TypeError, match=rf"^lam must hold real numbers; got a {what} array"):
         call()
+
+
+def test_value_beyond_the_float_range_is_a_located_error():
+    # one state, gamma = 0.999, rewards (0, 1e307), cost 1 on action 1 with b = 500: action 1 is played
+    # half the time, V* = 0.5 · 1e307/(1 − γ) = 5e309 > 1.8e308. The old code returned value = inf,
+    # duals = inf and duality_gap = nan with overflow warnings.
+    cmdp = ConstrainedMDP(_bandit(0.999, (0.0, 1e307)), np.array([[[0.0, 1.0]]]), np.array([500.0]))
+    with np.errstate(over="raise", invalid="raise"):  # the located error comes first, not a floating-point warning
+        with pytest.raises(ValueError, match=r"solve_cmdp: the optimal value V_R\(μ\) = inf left the float64 range.*"
+                                             r"max\|R\| = 1e\+307 at gamma = 0\.999.*divided by a power of 2"):
+            solve_cmdp(cmdp)
+    # R / 2^6 is in range: the remedy the message gives works (V* = 5e309 / 64)
+    small = ConstrainedMDP(_bandit(0.999, (0.0, 1e307 / 64)), cmdp.C, cmdp.b)
+    assert solve_cmdp(small).value == pytest.approx(0.5 * 1e307 / 64 / (1 - 0.999), rel=1e-9)
+
+
+def test_multiplier_beyond_the_float_range_is_a_located_error():
+    # rewards (0, 1), costs (0, 1e-310) with b = 0.5e-310 at gamma = 0: p* = 1/2 and λ* = ∂V*/∂b = 1e310,
+    # beyond the float range; the old code reported duals = [inf] and dual_value = inf
+    cmdp = ConstrainedMDP(_bandit(0.0), np.array([[[0.0, 1e-310]]]), np.array([0.5e-310]))
+    with np.errstate(over="raise", invalid="raise"):
+        with pytest.raises(ValueError, match=r"the multiplier λ\[0\] = ∂V\*/∂b\[0\] = inf left the float64 range.*"
+                                             r"max\|C0\| = 1e-310, b\[0\] = 5e-311; .*multiplied by a power of 2"):
+            solve_cmdp(cmdp)
+
+
+def test_multiplier_in_range_does_not_overflow_on_the_way():
+    # gamma = 0, one state, rewards (0, 1e307, 0), costs (0, 1, 1e10), b = 1/2: play action 1 w.p. 1/2,
+    # V* = 5e306, λ* = 1e307 (each unit of budget buys 1e307 of reward), D(λ*) = V*. The constraint's
+    # scale is 1e10, and the marginal times the reward scale (1e317) overflowed: λ was reported inf.
+    # (dual_function cannot check it here: its Lagrangian reward R − λC is −1e317 on action 2.)
+    mdp = FiniteMDP(np.ones((1, 3, 1)), np.array([[0.0, 1e307, 0.0]]), 0.0)
+    cmdp = ConstrainedMDP(mdp, np.array([[[0.0, 1.0, 1e10]]]), np.array([0.5]))
+    with np.errstate(over="raise", invalid="raise"):
+        sol = solve_cmdp(cmdp)
+    assert sol.value == pytest.approx(5e306, rel=1e-12)
+    assert float(sol.duals[0]) == pytest.approx(1e307, rel=1e-12)
+    assert sol.dual_value == pytest.approx(5e306, rel=1e-12)
+    assert lagrangian(cmdp, np.asarray(sol.policy), sol.duals) == pytest.approx(5e306, rel=1e-12)
