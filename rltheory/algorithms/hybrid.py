@@ -25,7 +25,7 @@ import numpy as np
 
 from .._validate import check_probability
 from ..bounds.coverage import finite_horizon_occupancy
-from ..errors import ConvergenceWarning
+from ..errors import ConvergenceWarning, InvalidModelError
 from ..mdp.horizon import _evaluate_finite_horizon, backward_induction
 from ..mdp.model import FiniteHorizonMDP
 from ..mdp.offline_data import EpisodeDataset, sample_episodes
@@ -65,12 +65,22 @@ class HybridResult:
     trace: Trace
 
 
-def _hybrid_args(fh: Any, features: Any, offline: Any, iterations: Any, n_online: Any, eta: Any, ridge: Any) -> np.ndarray:
+def _hybrid_args(fh: Any, features: Any, offline: Any, iterations: Any, n_online: Any, eta: Any, ridge: Any,
+                 what: str) -> np.ndarray:
     if not isinstance(fh, FiniteHorizonMDP) or fh.batch_shape:
         got = (f"batch_shape={fh.batch_shape}" if isinstance(fh, FiniteHorizonMDP) else type(fh).__name__)
         raise TypeError(f"the hybrid methods need a single (unbatched) FiniteHorizonMDP to roll out in; got {got}")
+    # the critic is clipped to [0, H − h] and hybrid_npg_bound's value term is H(H+1)/2: both need
+    # rewards in [0, 1]. Outside it the clip silently froze the policy (R = (−1, −0.5): every Q̂ = 0;
+    # R = (2, 3) at H = 2: every Q̂_h = H − h), and R = 1e307 overflowed the fit into a NaN policy.
+    R = np.asarray(fh.R, dtype=np.float64)
+    bad = (R < 0) | (R > 1)
+    if bad.any():
+        h, s, a = (int(i) for i in np.argwhere(bad)[0])
+        raise InvalidModelError(f"{what} assumes rewards in [0, 1] (its critic is clipped to [0, H − h]); "
+                                f"fh.R[h={h}, s={s}, a={a}] = {R[h, s, a]:.6g}")
     if offline is not None:
-        _check_data(offline, "hybrid offline data", unit_rewards=False)
+        _check_data(offline, f"{what} offline data", unit_rewards=True)
         offline.check_compatible(S=fh.S, A=fh.A, H=fh.H)
     for v, nm in ((iterations, "iterations"), (n_online, "n_online")):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:  # numpy integers too
@@ -228,9 +238,10 @@ def hybrid_npg(
     Parameters
     ----------
     fh : FiniteHorizonMDP
-        The environment (roll-outs and the exact suboptimality in the trace).
+        The environment (roll-outs and the exact suboptimality in the trace), rewards in ``[0, 1]``.
     features : array (S, A, d) or (H, S, A, d)
     offline : EpisodeDataset or None
+        Rewards in ``[0, 1]``.
     iterations, n_online : int
     eta : float > 0
     rng : numpy.random.Generator or int
@@ -244,6 +255,13 @@ def hybrid_npg(
     Returns
     -------
     HybridResult
+
+    Raises
+    ------
+    InvalidModelError
+        A reward of ``fh`` or of ``offline`` outside ``[0, 1]`` (named by its index): the
+        critic's clip to ``[0, H − h]`` and :func:`rltheory.bounds.offline.hybrid_npg_bound`
+        assume that range.
 
     Notes
     -----
@@ -263,7 +281,7 @@ def hybrid_npg(
     >>> bool(res.trace["suboptimality"][-1] < res.trace["suboptimality"][0])
     True
     """
-    phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge)
+    phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge, "hybrid_npg")
     if isinstance(offline_weight, bool) or not isinstance(offline_weight, (int, float, np.integer, np.floating)) or not offline_weight >= 0:
         raise ValueError(f"offline_weight must be a number >= 0; got {offline_weight!r}")
     if not math.isfinite(offline_weight):
@@ -282,7 +300,8 @@ def hybrid_actor_critic(
 
     Iteration ``t``: roll out ``π_t``; refit the critic by least-squares value iteration
     (targets ``r + max_{a'} Q̂_{h+1}(s', a')``) on the offline data plus *every* online
-    transition collected so far; NPG step ``π_{t+1} ∝ π_t exp(η Q̂)``.
+    transition collected so far; NPG step ``π_{t+1} ∝ π_t exp(η Q̂)``. Parameters, result and
+    errors as :func:`hybrid_npg` (rewards in ``[0, 1]``; no ``offline_weight``).
 
     Notes
     -----
@@ -301,7 +320,7 @@ def hybrid_actor_critic(
     >>> bool(res.trace["suboptimality"][-1] < res.trace["suboptimality"][0])
     True
     """
-    phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge)
+    phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge, "hybrid_actor_critic")
     tol = check_tol(tol)
     return _hybrid_loop(fh, phi, offline, iterations=iterations, n_online=n_online, eta=float(eta), ridge=float(ridge),
                         restart=restart, rng=rng, tol=tol, critic="optimal", offline_weight=1.0,
