@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability
+from .._validate import check_probability, real_scalar
 from ..backend import array_namespace, as_float, require_host, to_numpy
 from ..errors import InvalidModelError
 from .structure import ChainStructure, _structure_from_support
@@ -375,8 +375,9 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
     >>> int(mixing_time(P)), int(mixing_time(P, 0.01))
     (1, 6)
     """
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (0.0 < eps < 1.0):
+    if not 0.0 < real_scalar(eps) < 1.0:  # numpy scalars and 0-d arrays as numbers; not bools
         raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
+    eps = real_scalar(eps)
     xp, P = _check_chain(P, "mixing_time")
     _require_aperiodic(P, "mixing_time")
     Pstar = limiting_matrix(P)

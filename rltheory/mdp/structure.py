@@ -52,7 +52,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .._validate import check_probability
+from .._validate import check_positive_int, check_probability, real_scalar
 from ..backend import array_namespace, as_float, to_numpy
 from ..errors import InvalidModelError
 from .model import FiniteMDP
@@ -197,9 +197,9 @@ def chain_structure(P: Any, *, atol: float = 0.0) -> ChainStructure:
     if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] < 1:
         raise InvalidModelError(f"P must be a square (S, S) transition matrix; got shape {tuple(P.shape)}")
     check_probability(P, "P", ("s", "s'"), "P[s, :]")
-    if isinstance(atol, bool) or not (isinstance(atol, (int, float)) and 0 <= atol < 1):
+    if not 0 <= real_scalar(atol) < 1:  # numpy scalars and 0-d arrays as numbers; not bools
         raise ValueError(f"atol must lie in [0, 1); got {atol!r}")
-    return _structure_from_support(to_numpy(P > atol))
+    return _structure_from_support(to_numpy(P > real_scalar(atol)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,11 +348,10 @@ def classify_mdp(mdp: FiniteMDP, *, max_policies: int = 50_000, atol: float = 0.
         raise TypeError(f"classify_mdp expects a FiniteMDP; got {type(mdp).__name__}")
     if mdp.batch_shape:
         raise ValueError(f"classify_mdp takes a single model; got batch shape {mdp.batch_shape} (index it first)")
-    if isinstance(max_policies, bool) or not isinstance(max_policies, int) or max_policies < 1:
-        raise ValueError(f"max_policies must be a positive integer; got {max_policies!r}")
-    if isinstance(atol, bool) or not (isinstance(atol, (int, float)) and 0 <= atol < 1):
+    max_policies = check_positive_int(max_policies, "max_policies")  # numpy integers too
+    if not 0 <= real_scalar(atol) < 1:  # numpy scalars and 0-d arrays as numbers; not bools
         raise ValueError(f"atol must lie in [0, 1); got {atol!r}")
-    supp = to_numpy(mdp.P > atol)
+    supp = to_numpy(mdp.P > real_scalar(atol))
     S, A = mdp.S, mdp.A
     union = _structure_from_support(np.any(supp, axis=1))
     closed = union.recurrent_classes
