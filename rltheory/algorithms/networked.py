@@ -497,9 +497,21 @@ def networked_occupancy(net: NetworkedMDP, thetas: Any) -> Any:
 
 
 def local_occupancies(net: NetworkedMDP, d: Any) -> Any:
-    r"""Local marginals ``λ_i(s_i, a_i) = Σ_{(s,a): s_i, a_i} d(s, a)``; shape ``(n, S_l, A_l)``."""
+    r"""Local marginals ``λ_i(s_i, a_i) = Σ_{(s,a): s_i, a_i} d(s, a)``; shape ``(n, S_l, A_l)``.
+
+    Raises
+    ------
+    ValueError
+        ``d`` not of the joint shape ``(S_l^n, A_l^n)`` of :func:`networked_occupancy` (a
+        transposed ``d`` of that size used to give wrong marginals silently, another size
+        numpy's "cannot reshape"), or not finite.
+    """
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
+    d = as_float(d, xp, net.R_local.dtype, field="d")
+    if tuple(d.shape) != (S**n, A**n):
+        raise ValueError(f"d must have the joint shape (S_l^n, A_l^n) = {(S**n, A**n)}; got {tuple(d.shape)}")
+    check_finite(d, "d", ("s", "a"))
     T = xp.reshape(d, (S,) * n + (A,) * n)
     rows = []
     for i in range(n):

@@ -10,6 +10,7 @@ import pytest
 from rltheory.algorithms.networked import (
     NetworkedMDP,
     agent_q_functions,
+    local_occupancies,
     neighborhoods,
     networked_policy_gradient,
     sis_network,
@@ -161,3 +162,26 @@ def test_text_and_non_sequence_arguments_get_located_errors():
         lagrangian_gradient(pb, th, "abc")
     with pytest.raises(ValueError, match=r"mu must be a finite array of shape \(n,\) = \(3,\)"):
         lagrangian_gradient(pb, th, [0.0, np.nan, 0.0])
+
+
+def test_local_occupancies_need_the_joint_shape():
+    net = sis_network(nx.path_graph(2))  # S_l = A_l = 2, n = 2: d has shape (4, 4)
+    rng = np.random.default_rng(0)
+    d = rng.random((4, 4))
+    lam = np.asarray(local_occupancies(net, d))
+    # reference: agent 0 is the most significant digit of the joint index
+    T = d.reshape(2, 2, 2, 2)  # (s_0, s_1, a_0, a_1)
+    np.testing.assert_allclose(lam[0], T.sum(axis=(1, 3)), rtol=1e-15)
+    np.testing.assert_allclose(lam[1], T.sum(axis=(0, 2)), rtol=1e-15)
+    # old: numpy's "cannot reshape array of size 12 into shape (2,2,2,2)"
+    with pytest.raises(ValueError, match=r"d must have the joint shape \(S_l\^n, A_l\^n\) = \(4, 4\); got \(3, 4\)"):
+        local_occupancies(net, d[:3])
+    # old: accepted, reshaped without a check: a transposed d (A_l^n, S_l^n) gave wrong marginals silently
+    one = NetworkedMDP(nx.path_graph(1), (np.full((3, 2, 3), 1 / 3),), np.zeros((1, 3, 2)), 0.5)
+    with pytest.raises(ValueError, match=r"d must have the joint shape .* = \(3, 2\); got \(2, 3\)"):
+        local_occupancies(one, np.full((3, 2), 1 / 6).T)
+    with pytest.raises(ValueError, match=r"d must have the joint shape .* got \(16,\)"):
+        local_occupancies(net, d.ravel())
+    d[1, 2] = np.nan  # old: nan marginals
+    with pytest.raises(ValueError, match=r"d must be finite; d\(s=1, a=2\) = nan"):
+        local_occupancies(net, d)
