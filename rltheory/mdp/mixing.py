@@ -294,6 +294,8 @@ def limiting_matrix(P: Any) -> Any:
     structs = _structures(P)
     if not batch:
         return _limiting_single(xp, P, structs[0])
+    if not structs:  # an empty batch: nothing to stack
+        return xp.zeros(P.shape, dtype=P.dtype, device=P.device)
     flat = xp.reshape(P, (-1, S, S))
     out = [_limiting_single(xp, flat[i, ...], cs) for i, cs in enumerate(structs)]
     return xp.reshape(xp.stack(out), batch + (S, S))

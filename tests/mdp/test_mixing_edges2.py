@@ -6,7 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.mdp import FiniteMDP, chain_structure, classify_mdp, mixing_time
+from rltheory.mdp import (
+    FiniteMDP,
+    chain_structure,
+    classify_mdp,
+    limiting_matrix,
+    mixing_time,
+    stationary_distribution,
+    tv_distances,
+)
 
 
 def test_numpy_scalars_and_0d_arrays_as_arguments():
@@ -27,3 +35,14 @@ def test_numpy_scalars_and_0d_arrays_as_arguments():
     for bad in (np.bool_(True), 0.5, np.int64(0)):
         with pytest.raises(ValueError, match="max_policies must be a positive integer"):
             classify_mdp(mdp, max_policies=bad)
+
+
+def test_empty_batches_give_empty_results(xp):
+    # limiting_matrix, tv_distances and mixing_time crashed with numpy's 'need at least one array to
+    # stack' on a batch of shape (0, S, S); stationary_distribution already returned shape (0, S)
+    P = xp.asarray(np.zeros((0, 3, 3)))
+    assert tuple(limiting_matrix(P).shape) == (0, 3, 3)
+    assert tuple(tv_distances(P, 4).shape) == (0, 5)
+    assert tuple(mixing_time(P).shape) == (0,)
+    assert tuple(stationary_distribution(P).shape) == (0, 3)
+    assert tuple(mixing_time(xp.asarray(np.zeros((2, 0, 2, 2)))).shape) == (2, 0)
