@@ -210,15 +210,28 @@ def _lp_data(cmdp: ConstrainedMDP) -> tuple[np.ndarray, ...]:
 
 
 def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
-    """Name the constraints whose own minimum exceeds the threshold."""
+    """Name the constraints whose own minimum exceeds the threshold.
+
+    Each ``min_π V_{C_i}(μ)`` is computed for ``C_i/2^k`` (``2^k`` the power of two of ``max|C_i|``;
+    exact) and compared with ``b_i/2^k``: computed for ``C_i`` itself, a minimum beyond the float
+    range (costs 1e307 at ``γ = 0.999``) failed inside policy iteration with its "values of this
+    model left the float64 range" error instead of this diagnosis.
+    """
     parts = []
     horizon = 1.0 if cmdp.gamma is None else 1.0 / (1.0 - cmdp.gamma)
     for i in range(cmdp.m):
-        low = -_optimal_value(cmdp, -cmdp.C[i, ...])
+        Ci = to_numpy(cmdp.C[i, ...])
+        k = int(np.frexp(float(np.max(np.abs(Ci))))[1])
+        with np.errstate(over="ignore"):
+            bs = float(np.ldexp(float(cmdp.b[i]), -k))  # (may be inf: then no minimum exceeds it)
+        low = -_optimal_value(cmdp, from_host(np.ldexp(-Ci, -k), cmdp.mdp.P, cmdp.mdp.dtype))
         # relative to the constraint's own scale (an absolute 1e-9 hid min V_C = 2e-12 > b = 1e-12)
-        size = max(abs(low), abs(float(cmdp.b[i])), horizon * float(np.max(np.abs(to_numpy(cmdp.C[i, ...])))))
-        if low > float(cmdp.b[i]) + 1e-9 * size:
-            parts.append(f"min_π V_C{i}(μ) = {low:.6g} > b[{i}] = {float(cmdp.b[i]):.6g}")
+        size = max(abs(low), abs(bs), horizon * float(np.max(np.abs(np.ldexp(Ci, -k)))))
+        if low > bs + 1e-9 * size:
+            with np.errstate(over="ignore"):
+                full = float(np.ldexp(low, k))
+            shown = f"{full:.6g}" if math.isfinite(full) else f"{low:.6g}·2^{k} (beyond the float range)"
+            parts.append(f"min_π V_C{i}(μ) = {shown} > b[{i}] = {float(cmdp.b[i]):.6g}")
     why = "; ".join(parts) if parts else "each constraint is satisfiable alone, but not all at once"
     return f"the CMDP is infeasible (HiGHS status {res.status}: {res.message}): {why}"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rltheory.errors import SolverError
 from rltheory.mdp import ConstrainedMDP, FiniteMDP, dual_function, lagrangian, solve_cmdp
 
 
@@ -74,3 +75,19 @@ def test_multiplier_in_range_does_not_overflow_on_the_way():
     assert float(sol.duals[0]) == pytest.approx(1e307, rel=1e-12)
     assert sol.dual_value == pytest.approx(5e306, rel=1e-12)
     assert lagrangian(cmdp, np.asarray(sol.policy), sol.duals) == pytest.approx(5e306, rel=1e-12)
+
+
+@pytest.mark.parametrize("cost, b, shown", [
+    # 1000 · 1e307 = 890.03 · 2^1020 (2^1020 the power of two of 1e307)
+    (1e307, 1e308, r"min_π V_C0\(μ\) = 890\.03·2\^1020 \(beyond the float range\) > b\[0\] = 1e\+308"),
+    (1e300, 1e302, r"min_π V_C0\(μ\) = 1e\+303 > b\[0\] = 1e\+302"),
+])
+def test_infeasibility_diagnosis_at_huge_costs(cost, b, shown):
+    # every action costs `cost` at gamma = 0.999: min_π V_C = 1000 · cost > b. At cost 1e307 that minimum
+    # (1e310) is beyond the float range, and the diagnosis failed inside policy_iteration with
+    # "policy_iteration: the values of this model left the float64 range: max|R| = 1e+307" (a ValueError
+    # naming the wrong function and field) instead of the SolverError with HiGHS's status.
+    cmdp = ConstrainedMDP(_bandit(0.999), np.full((1, 1, 2), cost), np.array([b]))
+    with pytest.raises(SolverError, match=r"the CMDP is infeasible \(HiGHS status 2.*" + shown) as info:
+        solve_cmdp(cmdp)
+    assert info.value.status == 2
