@@ -57,8 +57,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_real, real_scalar
+from .._validate import check_finite, check_real, real_scalar
 from ..bounds.offline import _bernstein, _hoeffding, pevi_beta
+from ..mdp._dataset_checks import _real_host
 from ..mdp.offline_data import EpisodeDataset
 from ._offline_common import (
     OfflineResult,
@@ -160,6 +161,7 @@ def lcb_vi(
     data : EpisodeDataset
         Rewards must lie in ``[0, 1]``.
     bonus : {"hoeffding", "bernstein"} or array (H, S, A)
+        A given bonus must hold finite non-negative real numbers.
     delta : float in (0, 1)
     split : bool
         Sample splitting: episode ``k`` feeds step ``k mod H`` only, which makes
@@ -169,6 +171,14 @@ def lcb_vi(
     Returns
     -------
     OfflineResult
+
+    Raises
+    ------
+    ValueError
+        ``delta`` outside (0, 1), ``split`` not a bool, an unknown bonus name, or a given
+        bonus of the wrong shape or with a NaN, infinite or negative entry (located).
+    TypeError
+        A given bonus holding text or complex numbers.
 
     Notes
     -----
@@ -204,9 +214,14 @@ def lcb_vi(
         if bonus not in ("hoeffding", "bernstein"):
             raise ValueError(f"bonus must be 'hoeffding', 'bernstein' or an (H, S, A) array; got {bonus!r}")
     else:
-        given = np.asarray(bonus, dtype=np.float64)
-        if given.shape != (H, S, A) or not np.all(np.isfinite(given)) or np.any(given < 0):
+        # a float cast dropped a complex bonus' imaginary part (with a warning) and ran; NaN was not located
+        given = _real_host(bonus, "bonus")
+        if given.shape != (H, S, A):
             raise ValueError(f"a given bonus must be a finite non-negative (H, S, A) = {(H, S, A)} array; got shape {given.shape}")
+        check_finite(given, "bonus", ("h", "s", "a"))
+        if np.any(given < 0):
+            h, s, a = (int(i) for i in np.argwhere(given < 0)[0])
+            raise ValueError(f"a given bonus must be non-negative; bonus(h={h}, s={s}, a={a}) = {given[h, s, a]:.6g}")
 
     def backup(h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         st = steps[h]

@@ -141,3 +141,38 @@ class TestSplitIsABool:
         d, phi = _bandit_data(), np.eye(2).reshape(1, 2, 2)
         np.testing.assert_array_equal(lcb_vi(d, split=np.bool_(flag)).Q, lcb_vi(d, split=flag).Q)
         np.testing.assert_array_equal(pevi(d, phi, beta=1.0, split=np.bool_(flag)).Q, pevi(d, phi, beta=1.0, split=flag).Q)
+
+
+# --------------------------------------------------------------------------- given bonus
+class TestGivenBonus:
+    """A bonus array given to ``lcb_vi`` is checked entry by entry, with the entry named."""
+
+    def test_nan_entry_is_located(self):
+        # Bug fixed: the message said only "got shape (2, 1, 2)" - the right shape - for a NaN entry.
+        b = np.ones((2, 1, 2))
+        b[1, 0, 1] = np.nan
+        with pytest.raises(ValueError, match=r"bonus must be finite; bonus\(h=1, s=0, a=1\) = nan"):
+            lcb_vi(_bandit_data(), bonus=b)
+
+    def test_negative_entry_is_located(self):
+        b = np.ones((2, 1, 2))
+        b[0, 0, 1] = -0.5
+        with pytest.raises(ValueError, match=r"a given bonus must be non-negative; bonus\(h=0, s=0, a=1\) = -0\.5"):
+            lcb_vi(_bandit_data(), bonus=b)
+
+    def test_complex_bonus_is_refused(self):
+        # Bug fixed: the imaginary part was dropped (ComplexWarning) and LCB-VI ran with bonus 0.
+        with pytest.raises(TypeError, match=r"bonus must hold real numbers; got a complex array"):
+            lcb_vi(_bandit_data(), bonus=np.full((2, 1, 2), 1j))
+
+    def test_bytes_bonus_is_refused(self):
+        # Bug fixed: numpy's "could not convert string to float: b'hoeffding'".
+        with pytest.raises(TypeError, match=r"bonus must hold real numbers"):
+            lcb_vi(_bandit_data(), bonus=b"hoeffding")
+
+    def test_given_bonus_reference(self):
+        # Γ = 1/4 on visited pairs: step 1 means 1/2 → Q̂_1 = 1/4 (both actions); step 0 targets
+        # 1/2 + 1/4 at a = 0 (n = 2) → Q̂_0 = 1/2, a = 1 unvisited → 0, recorded bonus H − h = 2.
+        res = lcb_vi(_bandit_data(), bonus=np.full((2, 1, 2), 0.25))
+        assert res.Q.tolist() == [[[0.5, 0.0]], [[0.25, 0.25]]]
+        assert res.bonus.tolist() == [[[0.25, 2.0]], [[0.25, 0.25]]]
