@@ -262,7 +262,9 @@ def lstd_estimate(
     ------
     ValueError
         Shapes disagree; a NaN or infinite entry of ``phi``, ``rewards`` or ``phi_next``
-        (located); bad ``gamma``, ``lam``, ``ridge``.
+        (located); bad ``gamma``, ``lam``, ``ridge``; an estimate beyond the float range (its
+        index; the rewards are scaled by a power of 2, so every in-range estimate
+        is returned, from subnormal rewards to 1.7e308).
     numpy.linalg.LinAlgError
         ``ridge = 0`` and ``phi`` rank deficient on the sample (a feature never visited, more
         features than transitions, or a column that is a combination of the others to rounding;
@@ -312,13 +314,21 @@ def lstd_estimate(
 def _lstd_estimate(
     f0: np.ndarray, r: np.ndarray, f1: np.ndarray, *, gamma: float, lam: float, ridge: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`lstd_estimate` on validated float arrays (library loops)."""
+    """:func:`lstd_estimate` on validated float arrays (library loops).
+
+    ``θ̂`` and ``b̂`` are linear in the rewards, so they are computed for ``r/m`` with ``m`` the power
+    of 2 at ``max|r|`` (exact) and scaled back: the sums ``Σ_t z_t r_t`` overflowed (NaN ``θ̂``) for
+    rewards near 1e307 whose estimate is in range.
+    """
     n = f0.shape[0]
+    e = int(np.frexp(np.max(np.abs(r)))[1]) - 1 if np.any(r) else 0  # 2^e <= max|r| < 2^(e+1)
+    m = math.ldexp(1.0, e)
+    r = r / m
     Z = _traces(f0, gamma * lam)
     A = Z.T @ (f0 - gamma * f1) / n
     b = Z.T @ r / n
     if ridge != 0.0:
-        return np.linalg.solve(A + ridge * np.eye(A.shape[0]), b), A, b
+        return _unscaled(np.linalg.solve(A + ridge * np.eye(A.shape[0]), b), m), A, b * m
     # Solved in the sample-orthonormal basis ψ = φT ((1/n) Σ_t ψ_t ψ_tᵀ = I, see _d_basis): the
     # system Tᵀ Â T w = Tᵀ b̂ keeps the conditioning of the estimator, while Â carries cond(φ)²
     # on top (nearly collinear features lost ~20% of the values at cond ≈ 1e7).
@@ -327,7 +337,19 @@ def _lstd_estimate(
     Zt = Z @ T  # the traces of ψ (the recursion is linear)
     At = Zt.T @ (f0 @ T - gamma * (f1 @ T)) / n
     bt = Zt.T @ r / n
-    return T @ np.linalg.solve(At, bt), A, b
+    return _unscaled(T @ np.linalg.solve(At, bt), m), A, b * m
+
+
+def _unscaled(theta: np.ndarray, m: float) -> np.ndarray:
+    """``m·θ`` for the estimate ``θ`` of the rewards ``r/m``; a located error where it leaves the float range."""
+    with np.errstate(over="ignore"):
+        out = theta * m
+    if not np.all(np.isfinite(out)):
+        j = int(np.argmax(~np.isfinite(out)))
+        raise ValueError(f"the LSTD estimate is beyond the float range: theta[{j}] = {float(theta[j])!r} * "
+                         f"2^{math.frexp(m)[1] - 1} (the estimate for the rewards divided by that power, max|r| >= "
+                         f"{m!r}); values scale with the rewards: divide them by a power of 2")
+    return out
 
 
 def _traces(f: np.ndarray, decay: float) -> np.ndarray:

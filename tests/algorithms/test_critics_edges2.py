@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.critics import (
+    lstd_estimate,
     projected_fixed_point,
     td_linear,
     weighted_norm,
@@ -97,3 +98,28 @@ def test_on_policy_fixed_point_near_gamma_one_is_not_refused(gamma, lam):
     fp = projected_fixed_point(one, np.array([0]), np.ones((1, 1)), lam=lam)
     exact = float(2 / (1 - Fraction(gamma)))
     assert float(fp.values[0]) == pytest.approx(exact, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------ LSTD at the float range
+
+
+@pytest.mark.parametrize("r", [1e307, -1.5e308, 1e-310, 5e-324])
+@pytest.mark.parametrize("ridge", [0.0, 1e-3])
+def test_lstd_estimate_scales_with_the_rewards(r, ridge):
+    # One-hot features on the alternating 2-cycle with reward r on every transition, γ = 0: the
+    # estimate is the mean reward per state, θ̂ = (r, r)/(1 + ridge) (Â = I/2, b̂ = (r, r)/2), in range
+    # for every r. Σ_t z_t r_t overflowed for r = 1e307 (θ̂ = NaN with overflow warnings).
+    F = np.eye(2)[[0, 1] * 50]
+    theta, A, b = lstd_estimate(F, np.full(100, r), F[::-1], gamma=0.0, ridge=ridge)
+    exact = [float(Fraction(r) / 2 / (Fraction(1, 2) + Fraction(ridge)))] * 2
+    tol = 100 * np.finfo(float).eps  # sums of n = 100 terms
+    np.testing.assert_allclose(theta, exact, rtol=tol, atol=0)
+    np.testing.assert_allclose(b, [r / 2, r / 2], rtol=tol, atol=0)
+    np.testing.assert_array_equal(A, np.eye(2) / 2)
+
+
+def test_lstd_estimate_beyond_the_float_range_is_a_located_error():
+    # γ = 0.99: θ̂ = r/(1 − γ) = 1e309 > the largest float; a ValueError naming θ's index, not inf/NaN
+    F = np.eye(2)[[0, 1] * 50]
+    with pytest.raises(ValueError, match=r"LSTD estimate is beyond the float range: theta\[0\] = .* \* 2\^1019"):
+        lstd_estimate(F, np.full(100, 1e307), F[::-1], gamma=0.99)
