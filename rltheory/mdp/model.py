@@ -19,7 +19,11 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .._validate import (
+    _renormalised,
+    _source_atol,
     check_discount,
     check_finite,
     check_ndim,
@@ -104,6 +108,10 @@ class _ArrayModel:
 def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:
     if mu is None:
         return None
+    # a float32 mu in a float64 model was rounded in float32: judge it at float32's tolerance and
+    # divide its rows by their sums, as every other distribution argument is (as_distribution)
+    mu = as_float(mu, xp, field="mu")
+    atol = _source_atol(mu, xp)
     mu = as_float(mu, xp, dtype, field="mu")
     if mu.shape[-1:] != (S,) or len(mu.shape) > 1 + len(batch) or (
         mu.ndim > 1 and tuple(mu.shape[:-1]) != tuple(batch[len(batch) - (mu.ndim - 1) :])
@@ -111,8 +119,8 @@ def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) ->
         raise InvalidModelError(
             f"mu must have shape (S,) = ({S},) or batch + (S,) = {batch + (S,)}; got {tuple(mu.shape)}"
         )
-    check_probability(mu, "mu", ("s",), "mu[:]")
-    return mu
+    check_probability(mu, "mu", ("s",), "mu[:]", atol=atol)
+    return _renormalised(mu, atol, xp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,7 +149,9 @@ class FiniteMDP(_ArrayModel):
     Notes
     -----
     Probabilities are checked to ``PROB_ATOL = 1e-8`` (row sums to
-    ``1e-8·(1+√S)``). Integer inputs become float64; float32 inputs stay float32.
+    ``1e-8·(1+√S)``), or to ``16·eps`` of the dtype they came in when that is coarser: a
+    float32 ``mu`` given with a float64 ``P`` is judged at float32's tolerance and divided by
+    its sum. Integer inputs become float64; float32 inputs stay float32.
 
     Examples
     --------
@@ -303,13 +313,20 @@ class FiniteHorizonMDP(_ArrayModel):
 
     @classmethod
     def stationary(cls, P: Any, R: Any, H: int, mu: Any = None) -> FiniteHorizonMDP:
-        """Repeat a time-homogeneous ``P[..., s, a, s']``, ``R[..., s, a]`` for ``H`` steps."""
-        if isinstance(H, bool) or not isinstance(H, int) or H < 1:
+        """Repeat a time-homogeneous ``P[..., s, a, s']``, ``R[..., s, a]`` for ``H`` steps.
+
+        ``H`` is a positive Python or numpy integer; ``R`` may also be per transition,
+        ``R[..., s, a, s']``. A bad ``H`` raises ``ValueError``, ``P`` or ``R`` with too few
+        axes ``InvalidModelError`` naming the field and its shape.
+        """
+        if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 1:
             raise ValueError(f"H must be a positive integer; got {H!r}")
+        H = int(H)
         xp = array_namespace(P, R)
         P = as_float(P, xp, field="P")
         R = as_float(R, xp, P.dtype, field="R")
         check_ndim(P, "P", 3, "(..., S, A, S)")
+        check_ndim(R, "R", 2, "(..., S, A) or (..., S, A, S)")
         Ph = xp.broadcast_to(P[..., None, :, :, :], P.shape[:-3] + (H,) + tuple(P.shape[-3:]))
         k = 2 if R.ndim == P.ndim - 1 else 3  # trailing (S, A) or (S, A, S) axes
         Rh = xp.broadcast_to(xp.expand_dims(R, axis=R.ndim - k), R.shape[:-k] + (H,) + tuple(R.shape[-k:]))
