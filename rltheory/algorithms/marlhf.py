@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_real
+from .._validate import check_positive_int, check_real
 from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning
 from ..mdp.model import FiniteHorizonMDP
@@ -138,8 +138,7 @@ def bradley_terry_mle(
     if not isinstance(prefs, PreferenceDataset):
         raise TypeError(f"bradley_terry_mle needs a PreferenceDataset; got {type(prefs).__name__}")
     ridge = check_real(ridge, "ridge", low=0.0, low_open=True)
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    max_iter = check_positive_int(max_iter, "max_iter")  # numpy integers too (not bools)
     tol = check_real(tol, "tol", low=0.0)
     X = trajectory_features(prefs.first) - trajectory_features(prefs.second)
     Y = prefs.labels.astype(np.float64)
@@ -255,7 +254,15 @@ def marlhf_equilibrium(
     ridge : float
         ``λ`` of the MLE (ignored when ``fit`` is given).
     fit : BradleyTerryResult, optional
-        A precomputed reward fit.
+        A precomputed reward fit of ``prefs`` (:func:`bradley_terry_mle`).
+
+    Raises
+    ------
+    ValueError
+        ``beta`` not a finite number ``≥ 0``; ``P``, ``mu`` or a candidate of the wrong shape, or a
+        candidate that is not a product policy; no candidates; a ``fit`` whose shapes do not match
+        ``prefs``. ``TypeError`` for ``prefs`` not a :class:`PreferenceDataset` or ``fit`` not a
+        :class:`BradleyTerryResult`.
 
     Examples
     --------
@@ -271,10 +278,11 @@ def marlhf_equilibrium(
     """
     if not isinstance(prefs, PreferenceDataset):
         raise TypeError(f"marlhf_equilibrium needs a PreferenceDataset; got {type(prefs).__name__}")
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0:
-        raise ValueError(f"beta must be a number >= 0; got {beta!r}")
+    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)) or not beta >= 0:
+        raise ValueError(f"beta must be a number >= 0; got {beta!r}")  # numpy scalars too (not np.bool_)
     if not math.isfinite(beta):
         raise ValueError(f"beta must be finite; got {beta!r}")
+    beta = float(beta)  # a numpy float32 would make every UCB term float32 (NEP 50)
     d0 = prefs.first
     Pf = np.asarray(P, dtype=np.float64)
     shape = d0.action_shape
@@ -283,6 +291,15 @@ def marlhf_equilibrium(
         raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) = {(H, S) + shape + (S,)}; got {Pf.shape}")
     if len(shape) != 2:
         raise ValueError(f"marlhf_equilibrium handles two players; got n = {len(shape)} (action shape {shape})")
+    if len(candidates) == 0:  # np.argmin's "attempt to get argmin of an empty sequence" before
+        raise ValueError("candidates must hold at least one product joint policy; got none")
+    if fit is not None:  # a fit of other data: numpy's matmul core-dimension error in the UCB before
+        if not isinstance(fit, BradleyTerryResult):
+            raise TypeError(f"fit must be a BradleyTerryResult (from bradley_terry_mle); got {type(fit).__name__}")
+        want, D = (2, H, S) + shape, H * S * int(np.prod(shape))
+        if tuple(fit.theta.shape) != want or tuple(fit.gram.shape) != (D, D):
+            raise ValueError(f"fit does not match prefs: fit.theta must have shape (n, H, S, A_1, A_2) = {want} "
+                             f"and fit.gram ({D}, {D}); got {tuple(fit.theta.shape)} and {tuple(fit.gram.shape)}")
     quad = None
     if fit is None:
         fit = bradley_terry_mle(prefs, ridge=ridge)

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.hybrid import hybrid_actor_critic, hybrid_npg
+from rltheory.algorithms.marlhf import bradley_terry_mle, marlhf_equilibrium
 from rltheory.errors import InvalidModelError
-from rltheory.mdp import EpisodeDataset, FiniteHorizonMDP
+from rltheory.mdp import EpisodeDataset, FiniteHorizonMDP, PreferenceDataset
 
 
 # ------------------------------------------------------------------ hybrid: rewards in [0, 1]
@@ -35,3 +36,55 @@ def test_hybrid_methods_reject_offline_rewards_outside_the_unit_interval(method)
     ok = EpisodeDataset(off.states, off.actions, np.clip(off.rewards, 0.0, 1.0), S=1, A=2)
     res = method(fh, np.eye(2).reshape(1, 2, 2), ok, iterations=2, n_online=5, eta=1.0, rng=0)
     assert res.trace["suboptimality"][-1] < res.trace["suboptimality"][0]
+
+
+# ------------------------------------------------------------------ MARLHF: settings and inputs
+def _bt_prefs():
+    a = EpisodeDataset(np.zeros((4, 2), int), np.ones((4, 1), int), np.zeros((4, 1)), S=1, A=2)
+    b = EpisodeDataset(np.zeros((4, 2), int), np.zeros((4, 1), int), np.zeros((4, 1)), S=1, A=2)
+    return PreferenceDataset(a, b, np.array([[1], [1], [1], [0]]))
+
+
+def _game_prefs():
+    # all four comparisons are joint action (0, 0) against (1, 1), one state, one step
+    K = 4
+    a = EpisodeDataset(np.zeros((K, 2), int), np.zeros((K, 1, 2), int), np.zeros((K, 1, 2)), S=1, A=(2, 2))
+    b = EpisodeDataset(np.zeros((K, 2), int), np.ones((K, 1, 2), int), np.zeros((K, 1, 2)), S=1, A=(2, 2))
+    return PreferenceDataset(a, b, np.array([[1, 1], [1, 1], [1, 0], [0, 1]])), np.ones((1, 1, 2, 2, 1))
+
+
+_CANDS = [np.eye(4)[j].reshape(1, 1, 2, 2) for j in range(4)]
+
+
+def test_bradley_terry_takes_numpy_integer_max_iter():
+    # old: "max_iter must be a positive integer; got np.int64(50)"
+    ref = bradley_terry_mle(_bt_prefs(), max_iter=50)
+    got = bradley_terry_mle(_bt_prefs(), max_iter=np.int64(50))
+    assert got.converged and got.iterations == ref.iterations
+    np.testing.assert_array_equal(got.theta, ref.theta)
+    with pytest.raises(ValueError, match=r"max_iter must be a positive integer; got np.True_"):
+        bradley_terry_mle(_bt_prefs(), max_iter=np.True_)
+
+
+@pytest.mark.parametrize("beta", [np.float32(1.0), np.float64(1.0), np.int64(1)])
+def test_marlhf_takes_numpy_scalar_beta(beta):
+    prefs, P = _game_prefs()
+    ref = marlhf_equilibrium(prefs, P, _CANDS, beta=1.0)
+    got = marlhf_equilibrium(prefs, P, _CANDS, beta=beta)  # old: "beta must be a number >= 0; got np.float32(1.0)"
+    np.testing.assert_array_equal(got.gap_ucb, ref.gap_ucb)
+    assert got.candidate == ref.candidate
+
+
+def test_marlhf_rejects_no_candidates_and_a_fit_of_other_data():
+    prefs, P = _game_prefs()
+    with pytest.raises(ValueError, match="candidates must hold at least one product joint policy"):
+        marlhf_equilibrium(prefs, P, [], beta=1.0)  # old: "attempt to get argmin of an empty sequence"
+    other = bradley_terry_mle(_bt_prefs())  # one player, two actions: theta (1, 1, 1, 2), gram (2, 2)
+    # old: numpy's "matmul: Input operand 1 has a mismatch in its core dimension 0"
+    with pytest.raises(ValueError, match=r"fit does not match prefs: fit\.theta must have shape .* = \(2, 1, 1, 2, 2\)"
+                                         r" and fit\.gram \(4, 4\); got \(1, 1, 1, 2\) and \(2, 2\)"):
+        marlhf_equilibrium(prefs, P, _CANDS, beta=1.0, fit=other)
+    with pytest.raises(TypeError, match="fit must be a BradleyTerryResult"):  # old: AttributeError 'gram'
+        marlhf_equilibrium(prefs, P, _CANDS, beta=1.0, fit="x")
+    fit = bradley_terry_mle(prefs)
+    np.testing.assert_array_equal(marlhf_equilibrium(prefs, P, _CANDS, beta=1.0, fit=fit).fit.theta, fit.theta)
