@@ -19,6 +19,8 @@ one axis per agent (``S_l^n`` states, ``A_l^n`` actions); the joint kernel
 ``Σ_{s'} P(s'|s, a) V(s')`` is contracted one agent at a time. For small ``n``,
 :func:`joint_mdp` builds the full :class:`~rltheory.mdp.FiniteMDP` so that the
 factored computations can be checked against the Bellman layer.
+Every function taking ``net`` raises ``TypeError`` for anything but a
+:class:`NetworkedMDP` (a joint ``FiniteMDP`` included).
 
 **κ-hop truncation** (Qu, Wierman & Li 2020; Ying et al. 2023). The truncated
 Q-function of agent ``j`` depends only on the ``κ``-hop neighbourhood
@@ -266,6 +268,14 @@ class NetworkedMDP:
                 f"policy_radius={self.policy_radius})")
 
 
+def _check_net(net: Any) -> NetworkedMDP:
+    """``net`` must be a :class:`NetworkedMDP` (a ``FiniteMDP`` or other object used to fail with
+    an ``AttributeError`` such as "'FiniteMDP' object has no attribute 'theta_shapes'")."""
+    if not isinstance(net, NetworkedMDP):
+        raise TypeError(f"net must be a NetworkedMDP; got {type(net).__name__}")
+    return net
+
+
 def sis_network(
     graph: nx.Graph,
     *,
@@ -375,6 +385,7 @@ def joint_policy(net: NetworkedMDP, thetas: Any) -> Any:
 
     Joint indices are mixed-radix with agent 0 most significant.
     """
+    _check_net(net)
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
     pis = local_softmax(_check_thetas(net, thetas))
@@ -394,6 +405,7 @@ def _kernel_factor(net: NetworkedMDP, i: int) -> tuple[Any, tuple[int, ...]]:
 
 def joint_transition_matrix(net: NetworkedMDP, thetas: Any) -> Any:
     r"""``P_π(s, s') = Π_i Σ_{a_i} π_i(a_i|s_{L_i}) P_i(s'_i | s_{N_i}, a_i)``, shape ``(S_l^n, S_l^n)``."""
+    _check_net(net)
     xp = net.xp
     n, S = net.n, net.S_local
     pis = local_softmax(_check_thetas(net, thetas))
@@ -417,6 +429,7 @@ def joint_mdp(net: NetworkedMDP, R_agents: Any = None) -> FiniteMDP:
     ``R = Σ_i r_i(s_i, a_i)`` unless ``R_agents`` (shape ``(n, S_l, A_l)``) is given.
     Memory ``S_l^{2n} A_l^n``: meant for small ``n`` (consistency checks).
     """
+    _check_net(net)
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
     P = xp.ones((1,) * (3 * n), dtype=net.R_local.dtype)
@@ -474,6 +487,7 @@ def agent_q_functions(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> A
     ``V_j^π = (I − γ P_π)^{-1} r_{j,π}`` by one linear solve with ``n`` right-hand
     sides. Returns an array ``(n, S_l^n, A_l^n)``.
     """
+    _check_net(net)
     xp = net.xp
     n, S = net.n, net.S_local
     R_ag = _check_rewards(net, R_agents)
@@ -488,6 +502,7 @@ def agent_q_functions(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> A
 
 def networked_occupancy(net: NetworkedMDP, thetas: Any) -> Any:
     r"""Normalised state-action occupancy ``d^π(s, a) = (1−γ) [μ^T (I − γP_π)^{-1}](s) π(a|s)``."""
+    _check_net(net)
     xp = net.xp
     pi = joint_policy(net, thetas)
     Ppi = joint_transition_matrix(net, thetas)
@@ -506,6 +521,7 @@ def local_occupancies(net: NetworkedMDP, d: Any) -> Any:
         transposed ``d`` of that size used to give wrong marginals silently, another size
         numpy's "cannot reshape"), or not finite.
     """
+    _check_net(net)
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
     d = as_float(d, xp, net.R_local.dtype, field="d")
@@ -543,6 +559,7 @@ def networked_policy_gradient(net: NetworkedMDP, thetas: Any, R_agents: Any = No
 
     Returns one array per agent, shaped like ``θ_i``.
     """
+    _check_net(net)
     xp = net.xp
     thetas = _check_thetas(net, thetas)
     Q = xp.sum(agent_q_functions(net, thetas, R_agents), axis=0)
@@ -624,6 +641,7 @@ def truncated_policy_gradient(
     ValueError
         ``kappa`` negative or not an integer; unknown ``weights``; wrong ``thetas`` shapes.
     """
+    _check_net(net)
     kappa = _check_radius(kappa, "kappa")
     thetas = _check_thetas(net, thetas)
     Qs = agent_q_functions(net, thetas, R_agents)
@@ -646,6 +664,7 @@ def truncation_errors(
     >>> float(truncation_errors(net, th, [net.diameter])[0]) < 1e-20
     True
     """
+    _check_net(net)
     xp = net.xp
     thetas = _check_thetas(net, thetas)
     ks = [_check_radius(k, f"kappas[{i}]") for i, k in enumerate(np.atleast_1d(np.asarray(kappas)).tolist())]
@@ -665,6 +684,7 @@ def truncation_error(
     net: NetworkedMDP, thetas: Any, kappa: int, R_agents: Any = None, *, weights: str = "uniform"
 ) -> float:
     r"""``‖ĝ^κ − ∇J‖²`` for one ``κ`` (see :func:`truncation_errors`)."""
+    _check_net(net)
     return float(truncation_errors(net, thetas, [_check_radius(kappa, "kappa")], R_agents, weights=weights)[0])
 
 
@@ -684,6 +704,7 @@ def correlation_decay(net: NetworkedMDP, thetas: Any) -> tuple[np.ndarray, np.nd
     d : ndarray of int, shape (diam+1,)
     delta : ndarray, shape (diam+1,)
     """
+    _check_net(net)
     xp = net.xp
     n, S = net.n, net.S_local
     Ppi = joint_transition_matrix(net, thetas)

@@ -82,6 +82,7 @@ from ..trace import Trace, TraceRecorder
 from .constrained import _pd_settings, fosp_residual
 from .networked import (
     NetworkedMDP,
+    _check_net,
     _check_radius,
     _check_thetas,
     local_occupancies,
@@ -178,6 +179,8 @@ def lagrangian_gradient(
     F, G : arrays (n,)
         ``f_i(λ_i)`` and ``g_i(λ_i)`` at ``π_θ``.
     """
+    if not isinstance(problem, SafeNetworkedProblem):  # old: "'str' object has no attribute 'net'"
+        raise TypeError(f"problem must be a SafeNetworkedProblem; got {type(problem).__name__}")
     net = problem.net
     thetas = _check_thetas(net, thetas)
     mu = _duals(problem, mu)
@@ -256,6 +259,7 @@ def sample_rollouts(
     states, actions : int arrays (K, n)
     counts : array (K, n, S_l, A_l)
     """
+    _check_net(net)
     net_thetas = _check_thetas(net, thetas)
     K = _count(n_samples, "n_samples")
     gen = _rng(rng)
@@ -347,6 +351,7 @@ def local_critics(
     list of arrays, agent ``j``'s of length ``(S_l A_l)^{|N_j^κ|}``, indexed by the mixed-radix
     code ``(s_{N}, a_{N})`` (states first, agents in increasing order).
     """
+    _check_net(net)
     Nk = neighborhoods(net.graph, _check_radius(kappa, "kappa"))
     states, actions, returns = _check_samples(net, states, actions, returns)
     out = []
@@ -372,6 +377,7 @@ def sampled_truncated_gradient(
     returns of the shadow rewards); unbiased when every ``L_i ⊆ N_j^κ`` for
     ``j ∈ N_i^κ`` (module docstring), consistent otherwise.
     """
+    _check_net(net)
     thetas = _check_thetas(net, thetas)
     kappa = _check_radius(kappa, "kappa")
     states, actions, returns = _check_samples(net, states, actions, returns)

@@ -10,17 +10,26 @@ import pytest
 from rltheory.algorithms.networked import (
     NetworkedMDP,
     agent_q_functions,
+    correlation_decay,
+    joint_mdp,
+    joint_policy,
+    joint_transition_matrix,
     local_occupancies,
     neighborhoods,
+    networked_occupancy,
     networked_policy_gradient,
     sis_network,
     truncated_policy_gradient,
+    truncation_error,
     truncation_errors,
 )
 from rltheory.algorithms.networked_pd import (
     SafeNetworkedProblem,
     lagrangian_gradient,
+    local_critics,
     networked_primal_dual,
+    sample_rollouts,
+    sampled_truncated_gradient,
 )
 from rltheory.errors import InvalidModelError
 from rltheory.mdp.utility import linear_utility
@@ -185,3 +194,25 @@ def test_local_occupancies_need_the_joint_shape():
     d[1, 2] = np.nan  # old: nan marginals
     with pytest.raises(ValueError, match=r"d must be finite; d\(s=1, a=2\) = nan"):
         local_occupancies(net, d)
+
+
+def test_a_model_that_is_not_networked_is_refused_by_name():
+    # old: AttributeError "'FiniteMDP' object has no attribute 'theta_shapes'" (or '... no attribute xp/graph/net')
+    net = sis_network(nx.path_graph(2))
+    flat = joint_mdp(net)
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    d = np.asarray(networked_occupancy(net, th))
+    s, a, g = np.zeros((2, 2), int), np.zeros((2, 2), int), np.zeros((2, 2))
+    calls = [
+        lambda m: joint_policy(m, th), lambda m: joint_transition_matrix(m, th), lambda m: joint_mdp(m),
+        lambda m: agent_q_functions(m, th), lambda m: networked_occupancy(m, th), lambda m: local_occupancies(m, d),
+        lambda m: networked_policy_gradient(m, th), lambda m: truncated_policy_gradient(m, th, 0),
+        lambda m: truncation_errors(m, th, [0]), lambda m: truncation_error(m, th, 0),
+        lambda m: correlation_decay(m, th), lambda m: sample_rollouts(m, th, 2, 0),
+        lambda m: local_critics(m, s, a, g, 0), lambda m: sampled_truncated_gradient(m, th, s, a, g, 0),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match="net must be a NetworkedMDP; got FiniteMDP"):
+            call(flat)
+    with pytest.raises(TypeError, match="problem must be a SafeNetworkedProblem; got NetworkedMDP"):
+        lagrangian_gradient(net, th, np.zeros(2))
