@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_int, check_real
+from .._validate import check_int, check_real, real_scalar
 from ..backend import to_numpy
 from ..errors import InvalidModelError, SolverError
 from ._occupancy_lp import occupancy_constraints
@@ -445,8 +445,11 @@ def solve_general_utility(
             raise ValueError(f"constraints[{i}] ({G.name!r}) must be convex or affine for G <= b; it is {G.curvature}")
         if G.shape != (S, A):
             raise ValueError(f"constraints[{i}] ({G.name!r}) has shape {G.shape}; the model has (S, A) = {(S, A)}")
-        if isinstance(b, bool) or not isinstance(b, (int, float, np.floating)) or not np.isfinite(b):
+        # real_scalar: numpy integers and 0-d arrays are numbers too (np.int64(0) was refused, and an
+        # int beyond the float range crashed in np.isfinite)
+        if not math.isfinite(real_scalar(b)):
             raise ValueError(f"constraints[{i}] threshold must be a finite number; got {b!r}")
+        cons[i] = (G, real_scalar(b))
     if mdp.gamma is None:
         require_weakly_communicating(mdp, "solve_general_utility (average reward)")
     M, c = _flow(mdp)

@@ -1,0 +1,31 @@
+"""Edge cases of the general-utility layer beyond the ranges of test_utility.py: numpy scalars as
+thresholds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rltheory.mdp import FiniteMDP, linear_utility, solve_general_utility
+
+
+def _bandit() -> FiniteMDP:
+    return FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+
+
+@pytest.mark.parametrize("b", [np.int64(0), np.array(0.5), np.float32(0.5), 1])
+def test_numpy_and_integer_thresholds_are_numbers(b):
+    # one state, rewards (0, 1), constraint <r, d> <= b: the optimum puts min(b, 1) on action 1, so
+    # F* = min(b, 1). np.int64(0) and the 0-d array were refused ("threshold must be a finite number").
+    R = np.array([[0.0, 1.0]])
+    sol = solve_general_utility(_bandit(), linear_utility(R), [(linear_utility(R), b)])
+    want = min(float(b), 1.0)
+    assert sol.value == pytest.approx(want, abs=1e-9)
+    assert sol.kkt_residual <= 1e-7
+
+
+def test_threshold_beyond_the_float_range_is_a_located_error():
+    # an int beyond the float range crashed in np.isfinite with numpy's unlocated TypeError
+    R = np.array([[0.0, 1.0]])
+    with pytest.raises(ValueError, match=r"constraints\[0\] threshold must be a finite number; got 1000"):
+        solve_general_utility(_bandit(), linear_utility(R), [(linear_utility(R), 10**400)])
