@@ -89,9 +89,12 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
         raise ValueError(f"width must be > 0; got {width!r}")
     if not math.isfinite(w):
         raise ValueError(f"width must be finite; got {width!r}")
-    width = w
-    sq = ((x[:, None, :] - c[None, :, :]) ** 2).sum(-1)
-    phi = np.exp(-sq / (2.0 * width**2))
+    # exp(−½ Σ_i ((x_i − c_i)/w)²): dividing before squaring keeps w² out of the computation, which
+    # underflowed to 0 for w < 1e-162 (0/0 = NaN at a centre) and raised OverflowError for w > 1e154;
+    # a distance beyond the float range gives inf and exp(−inf) = 0, its limit.
+    with np.errstate(over="ignore"):
+        z = (x[:, None, :] - c[None, :, :]) / w
+        phi = np.exp(-0.5 * (z * z).sum(-1))
     return np.concatenate([phi, np.ones((x.shape[0], 1))], axis=1) if bias else phi
 
 

@@ -5,6 +5,7 @@ arithmetic and fails on the code before its fix."""
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from rltheory.algorithms.critics import (
     lstd_estimate,
     projected_fixed_point,
+    rbf_features,
     td_linear,
     weighted_norm,
 )
@@ -123,3 +125,23 @@ def test_lstd_estimate_beyond_the_float_range_is_a_located_error():
     F = np.eye(2)[[0, 1] * 50]
     with pytest.raises(ValueError, match=r"LSTD estimate is beyond the float range: theta\[0\] = .* \* 2\^1019"):
         lstd_estimate(F, np.full(100, 1e307), F[::-1], gamma=0.99)
+
+
+# ------------------------------------------------------------------------------ feature maps at extreme scales
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-170, 1.0, 1e170, 1e300])
+def test_rbf_features_are_scale_invariant(scale):
+    # φ(s) = exp(−‖x_s − c‖²/(2w²)) depends only on (x − c)/w: coords (0, w, 2w) from the centre 0 give
+    # (1, e^{−1/2}, e^{−2}) at every scale. w² underflowed to 0 below w ~ 1e-162 (0/0 = NaN at the
+    # centre) and raised OverflowError above w ~ 1e154.
+    phi = rbf_features([[0.0], [scale], [2 * scale]], [[0.0]], width=scale, bias=False)
+    np.testing.assert_allclose(phi[:, 0], np.exp([0.0, -0.5, -2.0]), rtol=1e-15, atol=0)
+
+
+def test_rbf_features_of_distances_beyond_the_float_range_vanish():
+    # x − c = 2e308 overflows; the feature is its limit exp(−∞) = 0, with no warning or NaN
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        phi = rbf_features([[-1e308], [1e308]], [[1e308]], width=1.0, bias=False)
+    np.testing.assert_array_equal(phi, [[0.0], [1.0]])
