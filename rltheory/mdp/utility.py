@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_int, check_real, real_scalar
-from ..backend import to_numpy
+from ..backend import as_float, to_numpy
 from ..errors import InvalidModelError, SolverError
 from ._occupancy_lp import occupancy_constraints
 from .mixing import _structures
@@ -96,7 +96,8 @@ class OccupancyFunction:
 
 
 def _as_table(x: Any, field: str, shape: tuple[int, int] | None = None) -> np.ndarray:
-    a = np.asarray(to_numpy(x), dtype=float)
+    # as_float refuses complex and text by name (a float cast dropped imaginary parts with a warning)
+    a = np.asarray(as_float(to_numpy(x), np, np.float64, field=field), dtype=float)
     if a.ndim != 2 or (shape is not None and a.shape != shape):
         want = f"(S, A) = {shape}" if shape else "(S, A)"
         raise ValueError(f"{field} must have shape {want}; got {a.shape}")

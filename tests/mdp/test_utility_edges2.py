@@ -1,12 +1,20 @@
 """Edge cases of the general-utility layer beyond the ranges of test_utility.py: numpy scalars as
-thresholds."""
+thresholds; complex and text tables refused by field."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from rltheory.mdp import FiniteMDP, linear_utility, solve_general_utility
+from rltheory.mdp import (
+    FiniteMDP,
+    kl_divergence,
+    linear_utility,
+    neg_kl_utility,
+    quadratic_utility,
+    shadow_reward,
+    solve_general_utility,
+)
 
 
 def _bandit() -> FiniteMDP:
@@ -29,3 +37,19 @@ def test_threshold_beyond_the_float_range_is_a_located_error():
     R = np.array([[0.0, 1.0]])
     with pytest.raises(ValueError, match=r"constraints\[0\] threshold must be a finite number; got 1000"):
         solve_general_utility(_bandit(), linear_utility(R), [(linear_utility(R), 10**400)])
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda x: linear_utility(x), "r"),
+    (lambda x: quadratic_utility(x, 1.0), "r"),
+    (lambda x: quadratic_utility(np.zeros((1, 2)), 1.0, target=x), "target"),
+    (lambda x: neg_kl_utility(x), "d_expert"),
+    (lambda x: kl_divergence(x), "d_expert"),
+    (lambda x: shadow_reward(linear_utility(np.zeros((1, 2))), x), "d"),
+])
+@pytest.mark.parametrize("x, what", [(np.array([[0.5, 0.5 + 1j]]), "complex"), ([["a", "b"]], "string")])
+def test_complex_or_text_tables_are_refused_by_field(make, field, x, what):
+    # complex tables were cast to their real parts with only a ComplexWarning (linear_utility returned
+    # a utility of r = (0.5, 0.5)); text raised numpy's unlocated "could not convert string to float"
+    with pytest.raises(TypeError, match=rf"^{field} must hold real numbers; got a {what} array"):
+        make(x)
