@@ -156,9 +156,32 @@ class SafeNetworkedProblem:
         return F, G
 
     def shadow_rewards(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``r̃_i = ∇f_i(λ_i) − μ_i ∇g_i(λ_i)``, shape ``(n, S_l, A_l)``."""
-        return np.stack([shadow_reward(f, lam[i]) - mu[i] * shadow_reward(g, lam[i])
-                         for i, (f, g) in enumerate(zip(self.objectives, self.constraints, strict=True))])
+        """``r̃_i = ∇f_i(λ_i) − μ_i ∇g_i(λ_i)``, shape ``(n, S_l, A_l)``.
+
+        Raises
+        ------
+        ValueError
+            A gradient of the wrong shape or not finite (e.g. the entropy's at ``λ_i(s_i, a_i) = 0``),
+            with the utility, agent, local pair and ``λ`` named; it used to surface as
+            "R_agents must be finite" from the gradient code, an argument the caller never passed.
+        """
+        shape = (self.net.S_local, self.net.A_local)
+        out = []
+        for i, (f, g) in enumerate(zip(self.objectives, self.constraints, strict=True)):
+            grads = []
+            for field, F in (("objectives", f), ("constraints", g)):
+                r = np.asarray(shadow_reward(F, lam[i]), dtype=float)
+                if r.shape != shape:
+                    raise ValueError(f"{field}[{i}].gradient must return the local shape (S_l, A_l) = {shape}; "
+                                     f"got {r.shape}")
+                if not np.all(np.isfinite(r)):
+                    s, a = (int(v) for v in np.argwhere(~np.isfinite(r))[0])
+                    raise ValueError(f"{field}[{i}] ({F.name}) has no finite gradient at lambda_{i}: "
+                                     f"gradient(s_i={s}, a_i={a}) = {r[s, a]} at lambda_{i}(s_i={s}, a_i={a}) = "
+                                     f"{float(lam[i][s, a])!r}")
+                grads.append(r)
+            out.append(grads[0] - mu[i] * grads[1])
+        return np.stack(out)
 
 
 def lagrangian_gradient(

@@ -32,7 +32,7 @@ from rltheory.algorithms.networked_pd import (
     sampled_truncated_gradient,
 )
 from rltheory.errors import InvalidModelError
-from rltheory.mdp.utility import linear_utility
+from rltheory.mdp.utility import entropy_utility, linear_utility
 
 
 # ------------------------------------------------------------------ zero-occupancy blocks
@@ -216,3 +216,15 @@ def test_a_model_that_is_not_networked_is_refused_by_name():
             call(flat)
     with pytest.raises(TypeError, match="problem must be a SafeNetworkedProblem; got NetworkedMDP"):
         lagrangian_gradient(net, th, np.zeros(2))
+
+
+def test_a_utility_without_a_finite_gradient_is_named():
+    # The entropy's gradient -log λ - 1 is +inf where λ_i(s_i, a_i) = 0 (state 1 never visited).
+    # old: "R_agents must be finite; R_agents(i=0, s_i=1, a_i=0) = inf", an argument never passed.
+    net = _healthy_forever(n=2)
+    C = np.array([[0.0, 0.0], [1.0, 1.0]])
+    pb = SafeNetworkedProblem(net, [entropy_utility(2, 2)] * 2, [linear_utility(C)] * 2, np.full(2, 0.3))
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    with pytest.raises(ValueError, match=r"objectives\[0\] \(entropy\) has no finite gradient at lambda_0: "
+                                         r"gradient\(s_i=1, a_i=0\) = inf at lambda_0\(s_i=1, a_i=0\) = 0\.0"):
+        lagrangian_gradient(pb, th, np.zeros(2))
