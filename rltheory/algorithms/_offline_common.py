@@ -112,10 +112,14 @@ def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.n
     """Per-pair count, mean and unbiased sample variance of targets ``y``."""
     sa = step.s * A + step.a
     n = np.bincount(sa, minlength=S * A).astype(np.float64)
-    s1 = np.bincount(sa, weights=y, minlength=S * A)
-    s2 = np.bincount(sa, weights=y * y, minlength=S * A)
-    mean = np.where(n > 0, s1 / np.maximum(n, 1), 0.0)
-    var = np.where(n > 1, (s2 - n * mean**2) / np.maximum(n - 1, 1), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):  # targets near the float range (certainty equivalence)
+        mean = np.where(n > 0, np.bincount(sa, weights=y, minlength=S * A) / np.maximum(n, 1), 0.0)
+        if not np.all(np.isfinite(mean)) and np.all(np.isfinite(y)):
+            # Σ y overflowed though every y is finite (two targets 1e308 gave the mean inf); Σ y/n stays
+            # within max|y|. Only such pairs change: the others keep Σ y / n bit for bit.
+            mean = np.where(np.isfinite(mean), mean, np.bincount(sa, weights=y / np.maximum(n, 1)[sa], minlength=S * A))
+        s2 = np.bincount(sa, weights=y * y, minlength=S * A)  # used by the Bernstein bonus only (y in [0, H])
+        var = np.where(n > 1, (s2 - n * mean**2) / np.maximum(n - 1, 1), 0.0)
     return n.reshape(S, A), mean.reshape(S, A), np.maximum(var, 0.0).reshape(S, A)
 
 

@@ -110,6 +110,12 @@ def certainty_equivalence(data: EpisodeDataset, *, features: Any = None, ridge: 
     ridge : float ≥ 0
         ``λ`` in ``Λ_h`` (linear only).
 
+    Raises
+    ------
+    ValueError
+        A value ``V̂_h`` beyond the float range (rewards near ``1.8e308``; the step, episode
+        and reward are named), a bad ``ridge`` or bad features.
+
     Notes
     -----
     With full coverage (every reachable pair has ``ρ_h(s,a) > 0``) ``P̂ → P``
@@ -132,7 +138,16 @@ def certainty_equivalence(data: EpisodeDataset, *, features: Any = None, ridge: 
 
         def backup(h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             st = steps[h]
-            n, mean, _ = _group(st, S, A, st.r + v[st.s2])
+            with np.errstate(over="ignore"):
+                y = st.r + v[st.s2]
+            if not np.all(np.isfinite(y)):  # V̂_h beyond the float range: Q̂ was inf, silently
+                k = int(np.argmax(~np.isfinite(y)))  # all episodes feed every step: sample k is episode k
+                raise ValueError(
+                    f"certainty_equivalence: the target r + V̂_{h + 1}(s') at step h={h} exceeds the float range "
+                    f"(episode k={k}: rewards[k={k}, h={h}] = {st.r[k]:.6g}, V̂_{h + 1}(s'={int(st.s2[k])}) = "
+                    f"{v[st.s2[k]]:.6g}); values scale with the rewards: divide them by a power of 2"
+                )
+            n, mean, _ = _group(st, S, A, y)
             return mean, np.zeros((S, A)), n > 0
 
         pol, Q, V, G = _recursion(H, S, A, backup, clip=False)
@@ -257,15 +272,23 @@ def _linear_vi(
         st = steps[h]
         Lam, X = _ridge(st, phi[h], float(ridge), h)
         Lams[h] = Lam
-        y = st.r + v[st.s2]
+        with np.errstate(over="ignore"):
+            y = st.r + v[st.s2]
         try:
-            w = np.linalg.solve(Lam, X.T @ y)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                w = np.linalg.solve(Lam, X.T @ y)
             Z = np.linalg.solve(Lam, phi[h].reshape(-1, d).T).T
         except np.linalg.LinAlgError:
             raise ValueError(
                 f"Λ_{h} = Σ φφᵀ + {ridge}·I is singular at step h={h}; use ridge > 0 or features spanned by the data"
             ) from None
-        est = phi[h] @ w
+        with np.errstate(over="ignore", invalid="ignore"):
+            est = phi[h] @ w
+        if not np.all(np.isfinite(est)):  # Σ φ y (or φᵀŵ) overflowed: Q̂ was inf or NaN, silently
+            raise ValueError(
+                f"the least-squares fit φᵀŵ_{h} at step h={h} exceeds the float range (max |r + V̂_{h + 1}(s')| = "
+                f"{float(np.max(np.abs(y), initial=0.0)):.6g}); values scale with the rewards: divide them by a power of 2"
+            )
         q = np.sum(Z * phi[h].reshape(-1, d), axis=-1).reshape(S, A)
         if isinstance(beta, str):
             B = float(H - h)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
 
-from rltheory.algorithms.offline import lcb_vi, lcb_vi_discounted, pevi
+from rltheory.algorithms.offline import certainty_equivalence, lcb_vi, lcb_vi_discounted, pevi
 from rltheory.bounds.offline import (
     elliptical_bonus,
     empirical_bernstein_radius,
@@ -176,3 +177,41 @@ class TestGivenBonus:
         res = lcb_vi(_bandit_data(), bonus=np.full((2, 1, 2), 0.25))
         assert res.Q.tolist() == [[[0.5, 0.0]], [[0.25, 0.25]]]
         assert res.bonus.tolist() == [[[0.25, 2.0]], [[0.25, 0.25]]]
+
+
+# --------------------------------------------------------------------------- float range
+def _huge(H: int, K: int = 2, r: float = 1e308) -> EpisodeDataset:
+    """One state, one action, K episodes of H steps with reward ``r`` at every step."""
+    return EpisodeDataset(np.zeros((K, H + 1), int), np.zeros((K, H), int), np.full((K, H), r), S=1, A=1)
+
+
+class TestCertaintyEquivalenceRange:
+    """Certainty equivalence takes any finite rewards: exact means near the float range, else a located error."""
+
+    def test_mean_of_huge_targets_is_exact(self):
+        # Bug fixed: the mean of two targets 1e308 was (1e308 + 1e308)/2 = inf/2 = inf; V̂_0 = 1e308 exactly.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            res = certainty_equivalence(_huge(1))
+        assert res.V.tolist() == [[1e308], [0.0]]
+        # mixed signs: (1e308 + 1e308 − 1e308)/3, where the running sum overflows
+        d = EpisodeDataset(np.zeros((3, 2), int), np.zeros((3, 1), int), np.array([[1e308], [1e308], [-1e308]]), S=1, A=1)
+        assert certainty_equivalence(d).V[0, 0] == pytest.approx(1e308 / 3, rel=1e-15)
+
+    def test_values_beyond_the_float_range_are_located(self):
+        # Bug fixed: V̂_0 = 1e308 + 1e308 = inf returned silently (with an overflow warning).
+        with pytest.raises(ValueError, match=r"certainty_equivalence: the target r \+ V̂_1\(s'\) at step h=0 exceeds the "
+                                             r"float range \(episode k=0: rewards\[k=0, h=0\] = 1e\+308, V̂_1\(s'=0\) = 1e\+308\); "
+                                             r"values scale with the rewards"):
+            certainty_equivalence(_huge(2))
+
+    def test_linear_fit_beyond_the_float_range_is_located(self):
+        # Bug fixed: Σ φ y = 2e308 overflowed and fitted Q iteration returned V̂_0 = inf.
+        with pytest.raises(ValueError, match=r"the least-squares fit φᵀŵ_0 at step h=0 exceeds the float range "
+                                             r"\(max \|r \+ V̂_1\(s'\)\| = 1e\+308\)"):
+            certainty_equivalence(_huge(1), features=np.ones((1, 1, 1)), ridge=1.0)
+
+    def test_tiny_rewards_are_exact(self):
+        # subnormal rewards: means of equal values are exact, V̂_0 = H r
+        res = certainty_equivalence(_huge(2, r=1e-310))
+        assert res.V[:, 0].tolist() == [2e-310, 1e-310, 0.0]
