@@ -62,6 +62,7 @@ from ..mdp.sample import rollout
 from ..trace import Trace, TraceRecorder
 from ._q_common import _rng
 from .features import (
+    _host_float,
     compatible_features,
     random_features,
     rbf_features,
@@ -289,9 +290,9 @@ def lstd_estimate(
     >>> np.round(th, 12).tolist()   # V(0) = 1 + V(1)/2, V(1) = V(0)/2
     [1.333333333333, 0.666666666667]
     """
-    f0 = np.asarray(phi, dtype=float)
-    f1 = np.asarray(phi_next, dtype=float)
-    r = np.asarray(rewards, dtype=float)
+    f0 = _host_float(phi, "phi")
+    f1 = _host_float(phi_next, "phi_next")
+    r = _host_float(rewards, "rewards")
     if f0.ndim != 2 or f0.shape != f1.shape or r.shape != f0.shape[:1]:
         raise ValueError(f"phi, phi_next (n, d) and rewards (n,) disagree: {f0.shape}, {f1.shape}, {r.shape}")
     if f0.shape[0] < 1:
@@ -454,7 +455,7 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     """
     xp = mdp.xp
     p = as_stochastic_policy(mdp, pi)
-    P_ = as_float(psi, xp, mdp.dtype)
+    P_ = as_float(psi, xp, mdp.dtype, field="psi")
     if tuple(P_.shape[-3:-1]) != (mdp.S, mdp.A):
         raise ValueError(f"psi must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(P_.shape)}")
     check_finite(P_, "psi", ("s", "a", "j"))

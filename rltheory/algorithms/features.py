@@ -36,6 +36,12 @@ __all__ = [
 ]
 
 
+def _host_float(x: Any, field: str) -> np.ndarray:
+    """``x`` as a float64 numpy array; complex or text input is a ``TypeError`` naming ``field``
+    (``np.asarray(x, dtype=float)`` dropped imaginary parts with only a warning and parsed strings)."""
+    return np.asarray(as_float(x, np, field=field), dtype=np.float64)
+
+
 def tabular_features(S: int) -> np.ndarray:
     """One-hot features ``Φ = I_S`` (the tabular case: every ``V`` is representable).
 
@@ -78,8 +84,8 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
     >>> rbf_features([[0.0], [1.0]], [[0.0]], width=1.0).round(4).tolist()
     [[1.0, 1.0], [0.6065, 1.0]]
     """
-    x = np.asarray(coords, dtype=float)
-    c = np.asarray(centers, dtype=float)
+    x = _host_float(coords, "coords")
+    c = _host_float(centers, "centers")
     if x.ndim != 2 or c.ndim != 2 or x.shape[1] != c.shape[1]:
         raise ValueError(f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}")
     check_finite(x, "coords", ("s", "i"))
@@ -111,13 +117,13 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     >>> tile_features([[0.0], [0.9]], low=[0.0], high=[1.0], n_tiles=2, n_tilings=1).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    x = np.asarray(coords, dtype=float)
+    x = _host_float(coords, "coords")
     if x.ndim != 2:
         raise ValueError(f"coords must have shape (S, k); got {x.shape}")
     check_finite(x, "coords", ("s", "i"))
     bounds = []
     for name, b in (("low", low), ("high", high)):
-        b = np.asarray(b, float)
+        b = _host_float(b, name)
         try:
             b = np.broadcast_to(b, x.shape[1:])
         except ValueError:
@@ -151,7 +157,7 @@ def state_action_features(phi: Any, A: int) -> np.ndarray:
     >>> state_action_features([[1.0], [2.0]], 2)[1].tolist()
     [[2.0, 0.0], [0.0, 2.0]]
     """
-    f = np.asarray(phi, dtype=float)
+    f = _host_float(phi, "phi")
     if f.ndim != 2:
         raise ValueError(f"phi must have shape (S, d); got {f.shape}")
     check_finite(f, "phi", ("s", "j"))
@@ -185,13 +191,14 @@ def compatible_features(phi_sa: Any, pi: Any) -> Any:
     [[[0.5, -0.5], [-0.5, 0.5]]]
     """
     if isinstance(phi_sa, (list, tuple)):
-        phi_sa = np.asarray(phi_sa, dtype=np.float64)
+        phi_sa = _host_float(phi_sa, "phi_sa")
     if isinstance(pi, (list, tuple)):
-        pi = np.asarray(pi, dtype=np.float64)
+        pi = _host_float(pi, "pi")
     xp = array_namespace(phi_sa, pi)
-    f = as_float(phi_sa, xp)
-    atol = _source_atol(xp.asarray(pi), xp)
-    p = as_float(pi, xp, f.dtype)
+    f = as_float(phi_sa, xp, field="phi_sa")
+    p = as_float(pi, xp, field="pi")  # its own precision first: the row-sum tolerance is the source's
+    atol = _source_atol(p, xp)
+    p = as_float(p, xp, f.dtype)
     if f.ndim < 3 or p.ndim < 2 or tuple(f.shape[-3:-1]) != tuple(p.shape[-2:]):
         raise ValueError(f"phi_sa (..., S, A, d) and pi (..., S, A) disagree: {tuple(f.shape)} vs {tuple(p.shape)}")
     check_finite(f, "phi_sa", ("s", "a", "j"))

@@ -37,9 +37,10 @@ from ..trace import Trace, TraceRecorder
 __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point", "expected_td"]
 
 
-def _host(x: Any) -> Any:
-    """Lists and tuples as float64 numpy arrays (arrays pass through)."""
-    return np.asarray(x, dtype=np.float64) if isinstance(x, (list, tuple)) else x
+def _host(x: Any, field: str) -> Any:
+    """Lists and tuples as float64 numpy arrays (arrays pass through); complex or text entries are a
+    ``TypeError`` naming ``field`` (a float64 cast dropped imaginary parts and parsed strings)."""
+    return np.asarray(as_float(x, np, field=field), dtype=np.float64) if isinstance(x, (list, tuple)) else x
 
 
 def weighted_norm(x: Any, d: Any) -> Any:
@@ -49,9 +50,9 @@ def weighted_norm(x: Any, d: Any) -> Any:
     naming the argument, and the offending entry, otherwise). Computed as ``m·‖x/m‖_D`` with
     ``m = max_s |x(s)|``: no overflow or underflow of ``x²`` anywhere in the float range.
     """
-    x, d = _host(x), _host(d)
+    x, d = _host(x, "x"), _host(d, "d")
     xp = array_namespace(x, d)
-    x = as_float(xp.asarray(x), xp)
+    x = as_float(xp.asarray(x), xp, field="x")
     if x.ndim < 1:
         raise ValueError(f"x must have shape (..., S); got {tuple(x.shape)}")
     x = as_real_array(x, "x", (x.shape[-1],), ("s",), xp)
@@ -83,7 +84,7 @@ def _weighted_norm(x: Any, d: Any) -> Any:
 
 def _features(mdp: FiniteMDP, Phi: Any) -> Any:
     xp = mdp.xp
-    F = as_float(Phi, xp, mdp.dtype)
+    F = as_float(Phi, xp, mdp.dtype, field="Phi")
     if F.ndim != 2 or F.shape[0] != mdp.S:
         raise ValueError(f"Phi must have shape (S, d) = ({mdp.S}, d); got {tuple(F.shape)}")
     check_finite(F, "Phi", ("s", "j"))
@@ -99,9 +100,9 @@ def projection(Phi: Any, d: Any, V: Any) -> Any:
     singular, i.e. ``√DΦ`` is rank deficient to rounding. Computed in a ``D``-orthonormal
     basis from the SVD of ``√DΦ`` (never through ``ΦᵀDΦ``, which squares its condition number).
     """
-    Phi, d, V = _host(Phi), _host(d), _host(V)
+    Phi, d, V = _host(Phi, "Phi"), _host(d, "d"), _host(V, "V")
     xp = array_namespace(Phi, d, V)
-    Phi = as_float(xp.asarray(Phi), xp)
+    Phi = as_float(xp.asarray(Phi), xp, field="Phi")
     if Phi.ndim < 2:
         raise ValueError(f"Phi must have shape (..., S, k); got {tuple(Phi.shape)}")
     S, k = Phi.shape[-2], Phi.shape[-1]
@@ -281,7 +282,7 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     if d is None:
         d = stationary_distribution(Ppi)
     else:
-        d = _host(d)
+        d = _host(d, "d")
         shape = tuple(getattr(d, "shape", ()))
         if shape != (mdp.S,):
             raise ValueError(f"d must have shape ({mdp.S},); got {shape}")

@@ -12,10 +12,14 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.critics import (
+    compatible_features,
     lstd_estimate,
     projected_fixed_point,
+    projection,
     rbf_features,
+    state_action_features,
     td_linear,
+    tile_features,
     weighted_norm,
 )
 from rltheory.bounds.policy_optimization import td_fixed_point_bound
@@ -145,3 +149,42 @@ def test_rbf_features_of_distances_beyond_the_float_range_vanish():
         warnings.simplefilter("error")
         phi = rbf_features([[-1e308], [1e308]], [[1e308]], width=1.0, bias=False)
     np.testing.assert_array_equal(phi, [[0.0], [1.0]])
+
+
+# ------------------------------------------------------------------------------ complex and text inputs
+
+
+_Z = np.array([[0.5 + 1j], [1.0]])  # complex coordinates / features
+_T = [["0.5"], ["1.0"]]  # numbers as text
+
+
+@pytest.mark.parametrize(("field", "call"), [
+    ("coords", lambda: rbf_features(_Z, [[0.0]], width=1.0)),
+    ("coords", lambda: rbf_features(_T, [[0.0]], width=1.0)),
+    ("centers", lambda: rbf_features([[0.0]], np.array([[1j]]), width=1.0)),
+    ("coords", lambda: tile_features(_Z, low=0.0, high=1.0, n_tiles=2, n_tilings=1)),
+    ("coords", lambda: tile_features(_T, low=0.0, high=1.0, n_tiles=2, n_tilings=1)),
+    ("low", lambda: tile_features([[0.5]], low=["0"], high=1.0, n_tiles=2, n_tilings=1)),
+    ("high", lambda: tile_features([[0.5]], low=0.0, high=np.array([1 + 1j]), n_tiles=2, n_tilings=1)),
+    ("phi", lambda: state_action_features(_Z, 2)),
+    ("phi", lambda: state_action_features(_T, 2)),
+    ("phi", lambda: lstd_estimate(np.eye(2) + 0j, np.ones(2), np.eye(2), gamma=0.5)),
+    ("phi", lambda: lstd_estimate([["1", "0"], ["0", "1"]], np.ones(2), np.eye(2), gamma=0.5)),
+    ("rewards", lambda: lstd_estimate(np.eye(2), np.ones(2) * 1j, np.eye(2), gamma=0.5)),
+    ("phi_next", lambda: lstd_estimate(np.eye(2), np.ones(2), [["1", "0"], ["0", "1"]], gamma=0.5)),
+    ("phi_sa", lambda: compatible_features([[[1.0], [1j]]], [[0.5, 0.5]])),
+    ("pi", lambda: compatible_features(np.ones((1, 2, 1)), [["0.5", "0.5"]])),
+    ("pi", lambda: compatible_features(np.ones((1, 2, 1)), np.array([[0.5, 0.5 + 0j]]))),
+    ("x", lambda: weighted_norm(["1", "2"], [0.5, 0.5])),
+    ("d", lambda: weighted_norm([1.0, 2.0], ["0.5", "0.5"])),
+    ("V", lambda: projection([[1.0], [1.0]], [0.5, 0.5], ["1", "2"])),
+    ("Phi", lambda: projection([[1.0], [1j]], [0.5, 0.5], [1.0, 2.0])),
+    ("Phi", lambda: projected_fixed_point(_cycle(1.0), np.array([0, 0]), [["1"], ["2"]])),
+    ("Phi", lambda: projected_fixed_point(_cycle(1.0), np.array([0, 0]), np.array([[1.0], [1j]]))),
+    ("d", lambda: projected_fixed_point(_cycle(1.0), np.array([0, 0]), np.eye(2), d=["0.5", "0.5"])),
+])
+def test_complex_or_text_inputs_are_a_type_error_naming_the_field(field, call):
+    # np.asarray(x, dtype=float) dropped imaginary parts with only a ComplexWarning and parsed numbers
+    # written as text, so these calls returned features, estimates and norms of other inputs.
+    with pytest.raises(TypeError, match=rf"^{field} must hold real numbers; got a (complex|string) array"):
+        call()
