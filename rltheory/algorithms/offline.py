@@ -293,7 +293,8 @@ def _linear_vi(
         if isinstance(beta, str):
             B = float(H - h)
             logdet = np.linalg.slogdet(Lam)[1] - d * math.log(ridge)
-            betas[h] = 0.5 * B * math.sqrt(2.0 * math.log(H / delta) + logdet) + math.sqrt(ridge * d) * B
+            # ln H − ln δ, not ln(H/δ): the quotient overflows for a subnormal δ (β was inf, Q̂ = 0)
+            betas[h] = 0.5 * B * math.sqrt(2.0 * (math.log(H) - math.log(delta)) + logdet) + math.sqrt(ridge * d) * B
         else:
             betas[h] = beta
         g = betas[h] * np.sqrt(np.maximum(q, 0.0))

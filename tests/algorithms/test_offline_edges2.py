@@ -215,3 +215,13 @@ class TestCertaintyEquivalenceRange:
         # subnormal rewards: means of equal values are exact, V̂_0 = H r
         res = certainty_equivalence(_huge(2, r=1e-310))
         assert res.V[:, 0].tolist() == [2e-310, 1e-310, 0.0]
+
+
+def test_pevi_self_normalized_radius_at_a_subnormal_delta():
+    # Bug fixed: β_h = (H−h)/2 √(2 ln(H/δ) + ln det(Λ_h/λ)) + √(λd)(H−h) had ln(H/δ) = ln(inf) at δ = 1e-320,
+    # so every bonus was inf and Q̂ = 0. One-hot features, λ = 1, split data: step 1 sees n = (1, 1), so
+    # Λ_1 = 2I, ln det(Λ_1/λ) = 2 ln 2 and Γ_1 = β_1/√2 with β_1 = ½√(2(ln 2 − ln δ) + 2 ln 2) + √2.
+    res = pevi(_bandit_data(), np.eye(2).reshape(1, 2, 2), beta="self-normalized", ridge=1.0, delta=TINY, split=True)
+    beta1 = 0.5 * math.sqrt(2 * (math.log(2) - math.log(TINY)) + 2 * math.log(2)) + math.sqrt(2)
+    np.testing.assert_allclose(res.bonus[1], [[beta1 / math.sqrt(2)] * 2], rtol=1e-13)
+    assert np.all(np.isfinite(res.bonus))
