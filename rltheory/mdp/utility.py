@@ -461,9 +461,9 @@ def solve_general_utility(
     # scales (exact in floating point; 1 for unit-scale problems, which are solved as before)
     rho = _scale(objective, S, A)
     rhos = [_scale(G, S, A, float(b)) for G, b in cons]
-    gcons = [G.expression(d) / r <= float(b) / r for (G, b), r in zip(cons, rhos, strict=True)]
+    gcons = [_unit(G.expression(d), r) <= float(b) / r for (G, b), r in zip(cons, rhos, strict=True)]
     extra = [k for f in [objective] + [G for G, _ in cons] if f.domain is not None for k in f.domain(d)]
-    prob = cp.Problem(cp.Maximize(objective.expression(d) / rho), [flow, nonneg, *gcons, *extra])
+    prob = cp.Problem(cp.Maximize(_unit(objective.expression(d), rho)), [flow, nonneg, *gcons, *extra])
     if solver is None:
         ladder = [("CLARABEL", {**_clarabel_tolerances(e), **(solver_options or {})}) for e in (12, 11, 10)]
         ladder.append(("CLARABEL", dict(solver_options or {})))
@@ -546,7 +546,19 @@ def _scale(f: OccupancyFunction, S: int, A: int, b: float = 0.0) -> float:
         curv = np.abs(np.asarray(f.gradient(E0), dtype=float).ravel() - g0)
     size = float(np.max(parts[np.isfinite(parts)], initial=0.0))
     size = max(size, float(np.max(curv[np.isfinite(curv) & (curv > 1e3 * size)], initial=0.0)))
-    return 2.0 ** round(math.log2(size)) if size > 0 else 1.0
+    # (at most 2^1023: sizes above 2^1023.5, e.g. rewards 1.7e308, rounded to 2^1024 = OverflowError)
+    return 2.0 ** min(round(math.log2(size)), 1023) if size > 0 else 1.0
+
+
+def _unit(expr: Any, rho: float) -> Any:
+    """``expr / ρ`` for a power of two ``ρ = 2^k`` as ``expr · 2^h · 2^(−k−h)``, two finite factors.
+
+    ``1/ρ`` itself overflows for a subnormal ``ρ < 2^-1023`` (rewards of size 1e-310), and cvxpy then
+    refused the program ("Problem data contains NaN or Inf"); each factor is exact.
+    """
+    k = math.frexp(rho)[1] - 1
+    h = -k // 2
+    return expr * 2.0**h * 2.0 ** (-k - h)
 
 
 def _certify(

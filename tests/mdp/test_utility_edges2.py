@@ -3,6 +3,8 @@ thresholds; complex and text tables refused by field."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from rltheory.mdp import (
     shadow_reward,
     solve_general_utility,
 )
+from rltheory.testing import exact_optimal_values
 
 
 def _bandit() -> FiniteMDP:
@@ -53,3 +56,23 @@ def test_complex_or_text_tables_are_refused_by_field(make, field, x, what):
     # a utility of r = (0.5, 0.5)); text raised numpy's unlocated "could not convert string to float"
     with pytest.raises(TypeError, match=rf"^{field} must hold real numbers; got a {what} array"):
         make(x)
+
+
+def _model(seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.dirichlet(np.ones(3), size=(3, 2)), rng.random((3, 2))
+
+
+@pytest.mark.parametrize("scale", [1e-310, 1.7e308])
+@pytest.mark.parametrize("gamma", [0.0, 0.9])
+def test_linear_utility_at_the_ends_of_the_float_range_is_the_exact_optimum(scale, gamma):
+    # max_d <r, d> = (1 − γ) μᵀV* (μ uniform), V* exact in rationals for the stored r. Rewards 1e-310
+    # (subnormal) made the scale ρ = 2^-1030 and 1/ρ overflowed: cvxpy refused the program ("Problem data
+    # contains NaN or Inf"); rewards 1.7e308 rounded ρ up to 2^1024: OverflowError in _scale.
+    P, R0 = _model()
+    R = scale * R0
+    sol = solve_general_utility(FiniteMDP(P, R, gamma), linear_utility(R))
+    want = float((1 - Fraction(gamma)) * sum(exact_optimal_values(P, R, gamma)) / 3)  # (V* itself may overflow)
+    assert sol.value == pytest.approx(want, rel=1e-9)
+    assert sol.kkt_residual <= 1e-7
+
