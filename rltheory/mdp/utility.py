@@ -577,12 +577,19 @@ def _certify(
     visited = mass > 1e-9
     pi = np.where(visited[:, None], D / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
     rhos = np.asarray(rhos, dtype=float)  # one per constraint
-    lam = np.maximum(np.asarray(lam, dtype=float), 0.0) * rho / rhos
-    gvals = np.array([G.value(D) for G, _ in cons])
-    grad = objective.gradient(D)
-    lgrad = grad - sum((lam[i] * cons[i][0].gradient(D) for i in range(len(cons))), np.zeros((S, A)))
-    nu = rho * np.asarray(nu, dtype=float).reshape(-1)
-    g = lgrad.reshape(-1) - M.T @ nu  # reduced gradient: optimal iff g <= 0 and g ⊙ d = 0 (g = −s)
+    lam_u = np.maximum(np.asarray(lam, dtype=float), 0.0)  # the solved program's multipliers
+    with np.errstate(over="ignore", invalid="ignore"):  # (reported as computed; the certificate is below)
+        lam = np.ldexp(lam_u, math.frexp(rho)[1] - np.frexp(rhos)[1])  # λ ρ/ρ_i, no intermediate overflow
+        gvals = np.array([G.value(D) for G, _ in cons])
+        grad = objective.gradient(D)
+        gradG = [np.asarray(G.gradient(D), dtype=float) for G, _ in cons]
+        lgrad = grad - sum((lam[i] * gradG[i] for i in range(len(cons))), np.zeros((S, A)))
+        # reduced gradient in the solved (unit) scale, optimal iff g <= 0 and g ⊙ d = 0 (g = −s/ρ). Formed
+        # in the original units (ρν with ρ = 2^1023 for rewards 1.7e308) it overflowed to NaN in every
+        # coordinate, so no sign condition was checked, and for subnormal rewards it lost bits
+        g = (np.asarray(grad, dtype=float).reshape(-1) / rho
+             - sum((lam_u[i] * gradG[i].reshape(-1) / rhos[i] for i in range(len(cons))), np.zeros(S * A))
+             - M.T @ np.asarray(nu, dtype=float).reshape(-1))
     fin = np.isfinite(g)
     bs = np.array([float(b) for _, b in cons])
     viol = (gvals - bs) / rhos
@@ -590,10 +597,10 @@ def _certify(
         # natural (min-map) residual of the sign conditions d >= 0, g <= 0, g ⊙ d = 0: it stays
         # small where a solver leaves d(s,a) at its own noise level (1e-13, say) while a log
         # gradient there (entropy, KL) is off by a large amount that moves nothing
-        np.max(np.abs(np.minimum(x[fin], -g[fin] / rho)), initial=0.0),
+        np.max(np.abs(np.minimum(x[fin], -g[fin])), initial=0.0),
         np.max(np.abs(M @ x - c), initial=0.0),
         np.max(viol, initial=0.0),
-        np.max(np.abs(lam * rhos / rho * viol), initial=0.0),
+        np.max(np.abs(lam_u * viol), initial=0.0),
     ]
     return dict(
         occupancy=D, policy=pi, value=float(objective.value(D)), constraint_values=gvals, duals=lam,

@@ -76,3 +76,14 @@ def test_linear_utility_at_the_ends_of_the_float_range_is_the_exact_optimum(scal
     assert sol.value == pytest.approx(want, rel=1e-9)
     assert sol.kkt_residual <= 1e-7
 
+
+def test_kkt_certificate_checks_the_sign_conditions_at_huge_rewards():
+    # rewards 1.7e308, gamma 0.9: the reduced gradient formed in the original units (ρν, ρ = 2^1023)
+    # overflowed to NaN in every coordinate, so the sign conditions d >= 0, g <= 0, g ⊙ d = 0 were
+    # skipped and only the flow residual was reported. A solve stopped at tolerance 1e-2 must be flagged,
+    # as it is at unit scale.
+    P, R0 = _model()
+    for R in (R0, 1.7e308 * R0):
+        loose = solve_general_utility(FiniteMDP(P, R, 0.9), linear_utility(R), solver="SCS",
+                                      solver_options={"eps_abs": 1e-2, "eps_rel": 1e-2, "max_iters": 50})
+        assert loose.kkt_residual > 1e-4
