@@ -424,8 +424,8 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     Raises
     ------
     ValueError
-        ``pi`` not a policy, ``psi`` of the wrong shape or not finite, ``rho`` not a
-        probability vector (named and located).
+        ``mdp`` batched or average-reward; ``pi`` not a policy, ``psi`` of the wrong shape or
+        not finite, ``rho`` not a probability vector (named and located).
 
     Notes
     -----
@@ -453,10 +453,14 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     >>> np.round(w, 12).tolist(), round(float(res), 12)
     ([-0.5, 0.5], 0.0)
     """
+    if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
+        got = (type(mdp).__name__ if not isinstance(mdp, FiniteMDP)
+               else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}")
+        raise ValueError(f"compatible_critic needs a single discounted FiniteMDP; got {got}")
     xp = mdp.xp
     p = as_stochastic_policy(mdp, pi)
     P_ = as_float(psi, xp, mdp.dtype, field="psi")
-    if tuple(P_.shape[-3:-1]) != (mdp.S, mdp.A):
+    if P_.ndim != 3 or tuple(P_.shape[:2]) != (mdp.S, mdp.A):
         raise ValueError(f"psi must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(P_.shape)}")
     check_finite(P_, "psi", ("s", "a", "j"))
     if rho is not None:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.critics import (
+    compatible_critic,
     compatible_features,
     lstd_estimate,
     projected_fixed_point,
@@ -188,3 +189,35 @@ def test_complex_or_text_inputs_are_a_type_error_naming_the_field(field, call):
     # written as text, so these calls returned features, estimates and norms of other inputs.
     with pytest.raises(TypeError, match=rf"^{field} must hold real numbers; got a (complex|string) array"):
         call()
+
+
+# ------------------------------------------------------------------------------ compatible critic: what it takes
+
+
+def _bandit2(gamma, batch=()):
+    """One state, two actions, rewards (0, 1): A^π = (−1/2, 1/2) under the uniform policy."""
+    P = np.broadcast_to(np.ones((1, 2, 1)), (*batch, 1, 2, 1)).copy()
+    R = np.broadcast_to(np.array([[0.0, 1.0]]), (*batch, 1, 2)).copy()
+    return FiniteMDP(P, R, gamma)
+
+
+@pytest.mark.parametrize(("mdp", "got"), [
+    (_bandit2(0.5, (2,)), r"gamma=0\.5, batch_shape=\(2,\)"),  # numpy's 'cannot reshape array of size 4 into shape (2,)'
+    (_bandit2(None), r"gamma=None"),  # evaluate_policy's message, naming another function
+    (np.ones((1, 2, 1)), r"ndarray"),  # AttributeError: 'numpy.ndarray' object has no attribute 'xp'
+])
+def test_compatible_critic_needs_a_single_discounted_model(mdp, got):
+    pi = np.full((1, 2), 0.5)
+    with pytest.raises(ValueError, match=rf"compatible_critic needs a single discounted FiniteMDP; got .*{got}"):
+        compatible_critic(mdp, pi, compatible_features(np.eye(2)[None], pi))
+
+
+def test_compatible_critic_refuses_a_batch_of_features():
+    # psi of shape (2, S, A, d) passed the (S, A) check on its last axes and crashed in numpy's reshape
+    pi = np.full((1, 2), 0.5)
+    psi = compatible_features(np.eye(2)[None], pi)
+    with pytest.raises(ValueError, match=r"psi must have shape \(S, A, d\) = \(1, 2, d\); got \(2, 1, 2, 2\)"):
+        compatible_critic(_bandit2(0.5), pi, np.stack([psi, psi]))
+    w, res = compatible_critic(_bandit2(0.5), pi, psi)  # the single one: ψᵀw = A^π = (−1/2, 1/2)
+    np.testing.assert_allclose(np.asarray(psi)[0] @ np.asarray(w), [-0.5, 0.5], rtol=0, atol=1e-15)
+    assert float(res) <= 1e-15
