@@ -143,7 +143,10 @@ class NetworkedMDP:
     P_local : sequence of arrays
         ``P_local[i]`` has shape ``(S_l,)*|N_i| + (A_l, S_l)``: axis ``k < |N_i|``
         is the state of the ``k``-th agent of ``N_i`` (sorted), then ``a_i``, then
-        ``s'_i``. Each ``P_local[i][..., a, :]`` is a distribution.
+        ``s'_i``. Each ``P_local[i][..., a, :]`` is a distribution (rows accepted within
+        the tolerance of :class:`~rltheory.mdp.FiniteMDP` are divided by their sums, and
+        so are the rows of ``mu_local``, so that the joint model of :func:`joint_mdp`,
+        whose rows are products of ``n`` local rows, is valid too).
     R_local : array, shape (n, S_l, A_l)
         Local rewards ``r_i(s_i, a_i)``.
     gamma : float in [0, 1)
@@ -206,13 +209,17 @@ class NetworkedMDP:
                     f"got {tuple(Pi.shape)}"
                 )
             check_probability(Pi, f"P_local[{i}]", ("s_N",) * len(nbrs[i]) + ("a_i", "s'_i"), f"P_local[{i}][..., a_i, :]")
-            Ps.append(Pi)
+            # rows accepted within the tolerance are divided by their sums (a change within it): the joint
+            # rows are products of n local rows, so n deviations of 2.4e-8 added up beyond the joint
+            # model's own tolerance and joint_mdp refused an accepted model
+            Ps.append(Pi / xp.sum(Pi, axis=-1, keepdims=True))
         mu = self.mu_local
         if mu is not None:
             mu = as_float(mu, xp, R.dtype, field="mu_local")
             if tuple(mu.shape) != (n, S):
                 raise InvalidModelError(f"mu_local must have shape (n, S_l) = {(n, S)}; got {tuple(mu.shape)}")
             check_probability(mu, "mu_local", ("i", "s_i"), "mu_local[i, :]")
+            mu = mu / xp.sum(mu, axis=-1, keepdims=True)  # as the kernels: the product law sums to 1
         object.__setattr__(self, "P_local", tuple(Ps))
         object.__setattr__(self, "R_local", R)
         object.__setattr__(self, "mu_local", mu)

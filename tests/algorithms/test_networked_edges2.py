@@ -228,3 +228,21 @@ def test_a_utility_without_a_finite_gradient_is_named():
     with pytest.raises(ValueError, match=r"objectives\[0\] \(entropy\) has no finite gradient at lambda_0: "
                                          r"gradient\(s_i=1, a_i=0\) = inf at lambda_0\(s_i=1, a_i=0\) = 0\.0"):
         lagrangian_gradient(pb, th, np.zeros(2))
+
+
+# ------------------------------------------------------------------ tolerance of accepted models
+def test_a_model_accepted_within_tolerance_has_a_valid_joint_model():
+    # Local rows summing to 1 - 2.3e-8 pass the check (1e-8 (1 + sqrt 2)); the joint rows are products
+    # of 3 of them, 1 - 6.9e-8, beyond the joint model's 1e-8 (1 + sqrt 8): old joint_mdp raised
+    # "each P[s, a, :] must sum to 1 ... sums to 0.999999931" (mu likewise), and d summed to 1 - 6.9e-8.
+    base = sis_network(nx.path_graph(3))
+    eps = 2.3e-8
+    net = NetworkedMDP(base.graph, tuple(np.asarray(P) * (1 - eps) for P in base.P_local), base.R_local, 0.8,
+                       np.full((3, 2), 0.5 * (1 - eps)))
+    th = [np.random.default_rng(1).normal(size=s) for s in net.theta_shapes()]
+    J = joint_mdp(net)
+    np.testing.assert_allclose(np.asarray(J.P).sum(axis=-1), 1.0, rtol=0, atol=1e-15)
+    assert abs(float(np.sum(networked_occupancy(net, th))) - 1.0) <= 1e-14
+    # the accepted rows are divided by their sums: the model is the exact one's (a change within the tolerance)
+    for a, b in zip(networked_policy_gradient(net, th), networked_policy_gradient(base, th), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
