@@ -28,6 +28,18 @@ def _check_alpha(alpha: Any) -> float:
     return check_real(alpha, "alpha", low=0.0)
 
 
+def _check_range(q: np.ndarray, B: np.ndarray, pen: np.ndarray, where: np.ndarray, h: int, what: str, name: str) -> None:
+    """``q = B̂ − penalty`` must be finite where used: a located error instead of ``±inf`` or NaN values."""
+    bad = where & ~np.isfinite(q)
+    if np.any(bad):
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        at = ", ".join(f"{k}={v}" for k, v in zip(("s", "a"), idx, strict=False))
+        raise ValueError(
+            f"{what}: {name}_{h}({at}) = B̂ − α·penalty exceeds the float range (B̂ = {B[idx]:.6g}, "
+            f"α·penalty = {pen[idx]:.6g}); values scale with the rewards and α: divide both by a power of 2"
+        )
+
+
 def _model(data_or_model: Any, what: str) -> EmpiricalModel:
     if isinstance(data_or_model, EpisodeDataset):
         _check_data(data_or_model, what, unit_rewards=False)
@@ -65,6 +77,12 @@ def cql(data: EpisodeDataset | EmpiricalModel, *, alpha: float) -> OfflineResult
     OfflineResult
         ``Q`` holds ``B̂ − α(1/π̂_b − 1)`` on taken actions; ``bonus`` the penalty.
 
+    Raises
+    ------
+    ValueError
+        A bad ``alpha``, or a value ``B̂ − α(1/π̂_b − 1)`` beyond the float range (the step,
+        state, action, ``B̂`` and the penalty are named).
+
     Notes
     -----
     The penalty ``α/π̂_b(a|s)`` is pessimism measured by the behaviour's action
@@ -89,10 +107,12 @@ def cql(data: EpisodeDataset | EmpiricalModel, *, alpha: float) -> OfflineResult
     G = np.zeros((H, S, A))
     pol = np.zeros((H, S), dtype=np.int64)
     for h in range(H - 1, -1, -1):
-        B = m.R[0, h] + m.P[h] @ V[h + 1]
         taken = m.behaviour[h] > 0
-        pen = np.where(taken, al * (1.0 / np.where(taken, m.behaviour[h], 1.0) - 1.0), 0.0)
-        q = np.where(taken, B - pen, tiny)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            B = m.R[0, h] + m.P[h] @ V[h + 1]
+            pen = np.where(taken, al * (1.0 / np.where(taken, m.behaviour[h], 1.0) - 1.0), 0.0)
+            q = np.where(taken, B - pen, tiny)
+        _check_range(q, B, pen, taken, h, "cql", "Q̂")
         seen = taken.any(-1)
         Q[h] = q
         G[h] = pen
@@ -113,6 +133,7 @@ def conservative_evaluation(model: EmpiricalModel, policy: Any, *, alpha: float)
     Raises
     ------
     ValueError
+        A value beyond the float range (``(h, s, a)``, ``B̂`` and the penalty named), or
         ``policy`` is not an ``(H, S, A)`` or ``(S, A)`` array of distributions (the first
         bad row is named), or ``π`` puts mass on an action the behaviour never takes in a
         visited state (the CQL penalty is then infinite; the first such ``(h, s, a)`` is named).
@@ -146,7 +167,15 @@ def conservative_evaluation(model: EmpiricalModel, policy: Any, *, alpha: float)
         raise ValueError(f"policy[h={h}, s={s}, a={a}] = {pi[h, s, a]:.3g} > 0 but the behaviour never takes that action there")
     V = np.zeros((H + 1, S))
     for h in range(H - 1, -1, -1):
-        B = m.R[0, h] + m.P[h] @ V[h + 1]
-        ratio = np.where(m.behaviour[h] > 0, pi[h] / np.where(m.behaviour[h] > 0, m.behaviour[h], 1.0), 0.0)
-        V[h] = np.where(seen[h], np.sum(pi[h] * (B - al * (ratio - 1.0)), axis=-1), 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            B = m.R[0, h] + m.P[h] @ V[h + 1]
+            ratio = np.where(m.behaviour[h] > 0, pi[h] / np.where(m.behaviour[h] > 0, m.behaviour[h], 1.0), 0.0)
+            pen = al * (ratio - 1.0)
+            q = pi[h] * (B - pen)
+            v = np.sum(q, axis=-1)
+        _check_range(q, B, pen, (pi[h] > 0) & seen[h][:, None], h, "conservative_evaluation", "π·Q̂")
+        if not np.all(np.isfinite(v[seen[h]])):  # Σ_a of finite terms rounded past the range
+            raise ValueError(f"conservative_evaluation: V̂_{h} exceeds the float range at s={int(np.argmax(~np.isfinite(v)))}; "
+                             "divide the rewards and α by a power of 2")
+        V[h] = np.where(seen[h], v, 0.0)
     return V

@@ -16,7 +16,14 @@ import warnings
 import numpy as np
 import pytest
 
-from rltheory.algorithms.offline import certainty_equivalence, lcb_vi, lcb_vi_discounted, pevi
+from rltheory.algorithms.offline import (
+    certainty_equivalence,
+    conservative_evaluation,
+    cql,
+    lcb_vi,
+    lcb_vi_discounted,
+    pevi,
+)
 from rltheory.bounds.offline import (
     elliptical_bonus,
     empirical_bernstein_radius,
@@ -25,7 +32,7 @@ from rltheory.bounds.offline import (
     offline_game_gap_rate,
     pevi_beta,
 )
-from rltheory.mdp.offline_data import EpisodeDataset, TransitionDataset
+from rltheory.mdp.offline_data import EpisodeDataset, TransitionDataset, empirical_model
 
 TINY = 1e-320  # subnormal: 2/δ overflows to inf, δ/(HSA) underflows towards 0
 
@@ -225,3 +232,30 @@ def test_pevi_self_normalized_radius_at_a_subnormal_delta():
     beta1 = 0.5 * math.sqrt(2 * (math.log(2) - math.log(TINY)) + 2 * math.log(2)) + math.sqrt(2)
     np.testing.assert_allclose(res.bonus[1], [[beta1 / math.sqrt(2)] * 2], rtol=1e-13)
     assert np.all(np.isfinite(res.bonus))
+
+
+# --------------------------------------------------------------------------- CQL range
+class TestConservativeRange:
+    """CQL values beyond the float range are a located error, not ``−inf``."""
+
+    def test_cql_huge_alpha(self):
+        # π̂_b = (1/2, 1/2), r = 0.1 at both steps, α = 1e308: Q̂_1 = 0.1 − α, Q̂_0 = 0.1 + Q̂_1 − α ≈ −2e308.
+        # Bug fixed: V̂_0 = −inf returned with an overflow warning.
+        with pytest.raises(ValueError, match=r"cql: Q̂_0\(s=0, a=0\) = B̂ − α·penalty exceeds the float range "
+                                             r"\(B̂ = -1e\+308, α·penalty = 1e\+308\)"):
+            cql(_bandit_data(), alpha=1e308)
+        # just inside the range: V̂_1 = 0.5 − α, V̂_0 = 0.5 + V̂_1 − α = 1 − 2α (= −2α in floats)
+        res = cql(_bandit_data(), alpha=2.0**1022)
+        assert res.V[:, 0].tolist() == [-(2.0**1023), -(2.0**1022), 0.0]
+
+    def test_conservative_evaluation_huge_alpha(self):
+        m = empirical_model(_bandit_data())
+        with pytest.raises(ValueError, match=r"conservative_evaluation: π·Q̂_0\(s=0, a=0\) = B̂ − α·penalty exceeds "
+                                             r"the float range"):
+            conservative_evaluation(m, np.array([[1.0, 0.0]]), alpha=1e308)
+
+    def test_cql_huge_rewards(self):
+        # rewards 1e308 at both steps of one state and action: V̂_0 = 2e308 is beyond the range
+        with pytest.raises(ValueError, match=r"cql: Q̂_0\(s=0, a=0\) = B̂ − α·penalty exceeds the float range \(B̂ = inf"):
+            cql(_huge(2), alpha=0.0)
+        assert cql(_huge(1), alpha=0.0).V.tolist() == [[1e308], [0.0]]
