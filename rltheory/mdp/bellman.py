@@ -188,11 +188,25 @@ def _validated_policy(mdp: FiniteMDP, pi: Any, field: str = "pi") -> tuple[bool,
     return False, as_stochastic_policy(mdp, pi, field=field)
 
 
+def _policy_batch(mdp: FiniteMDP, pi: Any, k: int) -> tuple[int, ...]:
+    """The batch shape of ``pi`` (``k`` trailing policy axes) broadcast with the model's; a
+    ``ValueError`` naming both when they do not broadcast."""
+    try:
+        return tuple(np.broadcast_shapes(tuple(pi.shape[: pi.ndim - k]), mdp.batch_shape))
+    except ValueError:
+        raise ValueError(
+            f"pi's batch shape {tuple(pi.shape[: pi.ndim - k])} does not broadcast against the model's "
+            f"batch shape {mdp.batch_shape}"
+        ) from None
+
+
 def _transition(mdp: FiniteMDP, det: bool, pi: Any) -> Any:
     """``P_π`` of an already validated policy (see :func:`_validated_policy`)."""
     xp = mdp.xp
     if det:  # gather the chosen rows: O(S²) instead of O(S²A)
-        lead = tuple(pi.shape[:-1])
+        # the batch of the policy broadcast with the model's (one policy int[S] on a batch of
+        # models, or a batch of policies on one model)
+        lead = _policy_batch(mdp, pi, 1)
         P = xp.broadcast_to(mdp.P, lead + tuple(mdp.P.shape[-3:]))
         ix = xp.broadcast_to(pi[..., None, None], lead + (mdp.S, 1, mdp.S))
         return xp.take_along_axis(P, ix, axis=-2)[..., 0, :]
@@ -204,8 +218,10 @@ def _reward(mdp: FiniteMDP, det: bool, pi: Any) -> Any:
     """``r_π`` of an already validated policy."""
     xp = mdp.xp
     if det:
-        R = xp.broadcast_to(mdp.R, tuple(pi.shape[:-1]) + (mdp.S, mdp.A))
-        return xp.take_along_axis(R, pi[..., None], axis=-1)[..., 0]
+        lead = _policy_batch(mdp, pi, 1)
+        R = xp.broadcast_to(mdp.R, lead + (mdp.S, mdp.A))
+        ix = xp.broadcast_to(pi[..., None], lead + (mdp.S, 1))
+        return xp.take_along_axis(R, ix, axis=-1)[..., 0]
     return xp.sum(pi * mdp.R, axis=-1)
 
 
