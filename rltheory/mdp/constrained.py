@@ -488,7 +488,8 @@ def dual_function(cmdp: ConstrainedMDP, lam: Any) -> tuple[float, Any]:
     Raises
     ------
     ValueError
-        ``lam`` not of shape ``(m,)``, or with a negative or non-finite entry (index named).
+        ``lam`` not of shape ``(m,)``, or with a negative or non-finite entry (index named); a
+        Lagrangian reward ``R − λᵀC`` beyond the float range (the pair named).
     TypeError
         Complex or string ``lam``.
 
@@ -504,6 +505,17 @@ def dual_function(cmdp: ConstrainedMDP, lam: Any) -> tuple[float, Any]:
     _check_cmdp(cmdp, "dual_function")
     lam = _check_lambda(cmdp, lam)
     xp = cmdp.mdp.xp
-    shaped = cmdp.mdp.R - xp.sum(from_host(lam, cmdp.mdp.P, cmdp.mdp.dtype)[:, None, None] * cmdp.C, axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        shaped = cmdp.mdp.R - xp.sum(from_host(lam, cmdp.mdp.P, cmdp.mdp.dtype)[:, None, None] * cmdp.C, axis=0)
+    if not bool(xp.all(xp.isfinite(shaped))):
+        # (the model check of the Lagrangian MDP said "R must be finite; R(s=0, a=2) = -inf", naming a
+        # field the caller did not pass)
+        h = to_numpy(shaped)
+        s, a = (int(i) for i in np.argwhere(~np.isfinite(h))[0])
+        raise ValueError(
+            f"dual_function: the Lagrangian reward R - lamᵀC leaves the {cmdp.mdp.dtype} range at (s={s}, a={a}) "
+            f"(R = {float(to_numpy(cmdp.mdp.R)[s, a]):.4g}, C[:, {s}, {a}] = {to_numpy(cmdp.C)[:, s, a].tolist()}, "
+            f"lam = {lam.tolist()}); rewards, costs and multipliers scale together: divide R and lam by a power of 2"
+        )
     val, pi = _optimal(cmdp, shaped)
     return float(val + lam @ to_numpy(cmdp.b)), pi

@@ -91,3 +91,18 @@ def test_infeasibility_diagnosis_at_huge_costs(cost, b, shown):
     with pytest.raises(SolverError, match=r"the CMDP is infeasible \(HiGHS status 2.*" + shown) as info:
         solve_cmdp(cmdp)
     assert info.value.status == 2
+
+
+def test_dual_function_names_a_lagrangian_reward_beyond_the_float_range():
+    # rewards (0, 1e307, 0), costs (0, 1, 1e10), lam = 1e307: R − λC = −1e317 on action 2. The old code
+    # failed in the model check of the Lagrangian MDP with "R must be finite; R(s=0, a=2) = -inf" (a field
+    # the caller did not pass) after an overflow warning.
+    mdp = FiniteMDP(np.ones((1, 3, 1)), np.array([[0.0, 1e307, 0.0]]), 0.0)
+    cmdp = ConstrainedMDP(mdp, np.array([[[0.0, 1.0, 1e10]]]), np.array([0.5]))
+    with np.errstate(over="raise", invalid="raise"):
+        with pytest.raises(ValueError, match=r"^dual_function: the Lagrangian reward R - lamᵀC leaves the float64 range "
+                                             r"at \(s=0, a=2\) \(R = 0, C\[:, 0, 2\] = \[10000000000\.0\], lam = \[1e\+307\]\)"):
+            dual_function(cmdp, np.array([1e307]))
+    # R and lam divided by 2^40 as the message says are in range: D = max_a (R − λC)(a)/2^40 + λb/2^40 = λb/2^40
+    half = ConstrainedMDP(mdp.replace(R=np.asarray(mdp.R) / 2**40), cmdp.C, cmdp.b)
+    assert dual_function(half, np.array([1e307 / 2**40]))[0] == pytest.approx(0.5 * 1e307 / 2**40, rel=1e-12)
