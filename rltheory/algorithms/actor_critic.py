@@ -366,7 +366,8 @@ def improper_policy_gradient(
     Parameters
     ----------
     controllers : array (M, S, A)
-        Base policies ``K_m``.
+        Base policies ``K_m``; rows are checked at the tolerance of the dtype they are given in
+        (float32: ``16·eps``, as :func:`mixture_policy`) and divided by their sums.
     eta : float > 0
     iterations : int ≥ 0
     natural : bool
@@ -410,13 +411,19 @@ def improper_policy_gradient(
     eta = check_positive(eta, "eta")
     iterations = check_iterations(iterations)
     xp = mdp.xp
+    if isinstance(controllers, (list, tuple)):
+        controllers = np.asarray(controllers, dtype=np.float64)
     K = as_float(controllers, xp, mdp.dtype)
     if K.ndim != 3 or tuple(K.shape[1:]) != (mdp.S, mdp.A):
         raise ValueError(f"controllers must have shape (M, S, A) = (M, {mdp.S}, {mdp.A}); got {tuple(K.shape)}")
     if K.shape[0] == 0:
         raise ValueError(f"controllers must hold at least one controller (M >= 1); got shape {tuple(K.shape)}")
+    # rows are judged at the tolerance of the dtype they were given in (as mixture_policy does): float32
+    # controllers summing to 1 − 3e-8 were refused at float64's 1e-8 once cast to a float64 model
+    atol = _source_atol(xp.asarray(controllers), xp)
     for m in range(K.shape[0]):
-        check_probability(K[m, ...], f"controllers[{m}]", ("s", "a"), f"controllers[{m}][s, :]")
+        check_probability(K[m, ...], f"controllers[{m}]", ("s", "a"), f"controllers[{m}][s, :]", atol=atol)
+    K = K / xp.sum(K, axis=-1, keepdims=True)  # accepted rows made to sum to 1 (a change within atol)
     M = K.shape[0]
     rho = initial_distribution(mdp, rho)
     V_star = optimal_values(mdp, V_star)

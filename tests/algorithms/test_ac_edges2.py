@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rltheory.algorithms.actor_critic import improper_policy_gradient, mixture_policy
 from rltheory.algorithms.hybrid import hybrid_actor_critic, hybrid_npg
 from rltheory.algorithms.marlhf import bradley_terry_mle, marlhf_equilibrium
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import EpisodeDataset, FiniteHorizonMDP, PreferenceDataset
+from rltheory.mdp.zoo import random_mdp
 
 
 # ------------------------------------------------------------------ hybrid: rewards in [0, 1]
@@ -88,3 +90,25 @@ def test_marlhf_rejects_no_candidates_and_a_fit_of_other_data():
         marlhf_equilibrium(prefs, P, _CANDS, beta=1.0, fit="x")
     fit = bradley_terry_mle(prefs)
     np.testing.assert_array_equal(marlhf_equilibrium(prefs, P, _CANDS, beta=1.0, fit=fit).fit.theta, fit.theta)
+
+
+# ------------------------------------------------------------------ improper mixtures: float32 controllers
+def test_improper_policy_gradient_takes_float32_controllers_like_mixture_policy():
+    # float32 rows (0.49999997, 0.49999997) sum to 1 − 6e-8 in float64: within float32's 16·eps, so
+    # mixture_policy accepts them; improper_policy_gradient judged them at float64's 1e-8 after the
+    # cast ("each controllers[0][s, :] must sum to 1 (atol=1e-08)"). Accepted rows are normalised,
+    # so the run equals the one on the normalised float64 controllers.
+    mdp = random_mdp(3, 2, gamma=0.5, rng=0)
+    x = np.nextafter(np.float32(0.5), np.float32(0.0))
+    K32 = np.array([[[x, x]] * 3, [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]], dtype=np.float32)
+    assert abs(float(K32.astype(np.float64).sum(-1)[0, 0]) - 1.0) > 1e-8
+    mixture_policy(K32, np.zeros(2))
+    K64 = K32.astype(np.float64)
+    K64 /= K64.sum(-1, keepdims=True)
+    for natural in (True, False):
+        got = improper_policy_gradient(mdp, K32, eta=0.5, iterations=4, natural=natural)
+        ref = improper_policy_gradient(mdp, K64, eta=0.5, iterations=4, natural=natural)
+        np.testing.assert_array_equal(got.trace["value"], ref.trace["value"])
+        assert got.trace["value"][-1] > got.trace["value"][0]
+    with pytest.raises(InvalidModelError, match=r"each controllers\[0\]\[s, :\] must sum to 1"):
+        improper_policy_gradient(mdp, K64 * 0.999, eta=0.5, iterations=1)  # still refused in float64
