@@ -112,6 +112,10 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     every row of the result has exactly ``n_tilings`` ones. Columns of tiles that
     no state activates are dropped.
 
+    Coordinates must lie in ``[low, high]`` (``ValueError`` naming the first one outside). Tiling 0
+    is the ``n_tiles`` tiles ``[low + i w, low + (i + 1) w)``, ``w = (high − low)/n_tiles``, the last
+    one closed at ``high``; an offset tiling needs ``n_tiles + 1`` tiles to cover the range.
+
     Examples
     --------
     >>> tile_features([[0.0], [0.9]], low=[0.0], high=[1.0], n_tiles=2, n_tilings=1).tolist()
@@ -134,13 +138,24 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     lo, hi = bounds
     if np.any(hi <= lo):
         raise ValueError(f"high must exceed low in every dimension; got low={lo}, high={hi}")
+    outside = (x < lo) | (x > hi)
+    if np.any(outside):
+        s, i = (int(v) for v in np.argwhere(outside)[0])
+        raise ValueError(f"coords must lie in [low, high]; coords(s={s}, i={i}) = {float(x[s, i])!r} is outside "
+                         f"[{float(lo[i])!r}, {float(hi[i])!r}]")
     n_tiles, n_tilings = _int(n_tiles, "n_tiles"), _int(n_tilings, "n_tilings")
     S, k = x.shape
-    width = (hi - lo) / n_tiles
+    with np.errstate(over="ignore"):
+        span = hi - lo
+    if not np.all(np.isfinite(span)):  # a range wider than the largest float: quarter everything (exact)
+        x, lo, hi = x / 4.0, lo / 4.0, hi / 4.0
+        span = hi - lo
+    width = span / n_tiles
     blocks = []
     for j in range(n_tilings):
         u = (x - lo + width * j / n_tilings) / width
-        idx = np.clip(np.floor(u).astype(int), 0, n_tiles)  # n_tiles + 1 tiles cover the offset
+        # tiling 0 ends with the tile closed at high; an offset one needs n_tiles + 1 tiles
+        idx = np.clip(np.floor(u).astype(int), 0, n_tiles if j else n_tiles - 1)
         flat = np.ravel_multi_index(tuple(idx.T), (n_tiles + 1,) * k)
         blk = np.zeros((S, (n_tiles + 1) ** k))
         blk[np.arange(S), flat] = 1.0

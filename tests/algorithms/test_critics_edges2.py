@@ -221,3 +221,77 @@ def test_compatible_critic_refuses_a_batch_of_features():
     w, res = compatible_critic(_bandit2(0.5), pi, psi)  # the single one: ψᵀw = A^π = (−1/2, 1/2)
     np.testing.assert_allclose(np.asarray(psi)[0] @ np.asarray(w), [-0.5, 0.5], rtol=0, atol=1e-15)
     assert float(res) <= 1e-15
+
+
+# ------------------------------------------------------------------------------ tile coding: its definition
+
+
+def _tiles_by_definition(x, lo, hi, n_tiles, n_tilings):
+    """Tiling j puts coordinate x_i in tile floor((x_i − lo_i)/w_i + j/n_tilings), w = (hi − lo)/n_tiles,
+    in exact rationals; tiling 0 has n_tiles tiles, the last closed at hi. Columns: (j, tile) sorted."""
+    keys = []
+    for s in range(len(x)):
+        row = []
+        for j in range(n_tilings):
+            t = []
+            for i in range(len(lo)):
+                u = (Fraction(x[s][i]) - Fraction(lo[i])) * n_tiles / (Fraction(hi[i]) - Fraction(lo[i]))
+                u += Fraction(j, n_tilings)
+                t.append(min(int(u // 1), n_tiles - 1) if j == 0 else int(u // 1))
+            row.append((j, tuple(t)))
+        keys.append(row)
+    cols = sorted({key for row in keys for key in row})
+    out = np.zeros((len(x), len(cols)))
+    for s, row in enumerate(keys):
+        for key in row:
+            out[s, cols.index(key)] = 1.0
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tile_features_match_their_definition(seed):
+    rng = np.random.default_rng(seed)
+    k = 1 + seed % 2
+    lo = rng.integers(-8, 8, size=k) / 8
+    span = 2.0 ** rng.integers(-1, 3, size=k)
+    hi = lo + span
+    ends = np.vstack([lo, hi])
+    # dyadic points on every 1/16 of the range, low and high included: with power-of-2 n_tiles and
+    # n_tilings every step is exact, so the points on tile boundaries must land as the definition says
+    n_tiles, n_tilings = 2 ** int(rng.integers(0, 3)), 2 ** int(rng.integers(0, 3))
+    x = np.vstack([lo + span * rng.integers(0, 17, size=(12, k)) / 16, ends])
+    got = tile_features(x, low=lo, high=hi, n_tiles=n_tiles, n_tilings=n_tilings)
+    np.testing.assert_array_equal(got, _tiles_by_definition(x, lo, hi, n_tiles, n_tilings))
+    # any n_tiles and n_tilings at random points (within rounding of a boundary with probability ~1e-15)
+    n_tiles, n_tilings = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+    x = np.vstack([lo + span * rng.random((12, k)), ends])
+    got = tile_features(x, low=lo, high=hi, n_tiles=n_tiles, n_tilings=n_tilings)
+    np.testing.assert_array_equal(got, _tiles_by_definition(x, lo, hi, n_tiles, n_tilings))
+    assert np.all(got.sum(axis=1) == n_tilings)
+
+
+def test_tile_features_with_one_tile_put_every_state_in_it():
+    # n_tiles = 1, n_tilings = 1: one tile [low, high]. high itself got a second tile of its own.
+    np.testing.assert_array_equal(tile_features([[0.0], [0.5], [1.0]], low=0.0, high=1.0, n_tiles=1, n_tilings=1),
+                                  np.ones((3, 1)))
+
+
+@pytest.mark.parametrize("c", [1e-300, 1e300])
+def test_tile_features_are_scale_invariant(c):
+    # Tiles depend on (x − low)/(high − low) only. At the largest float high − low overflowed to inf (every
+    # state in tile 0 of tiling 0, garbage tiles in the offset one); at c = 1e±300 the state at high landed
+    # on either side of the boundary (x − low)/w = n_tiles by rounding (a tile of its own or the last one).
+    x = np.array([[-1.0], [-0.2], [0.3], [1.0]])
+    ref = tile_features(x, low=-1.0, high=1.0, n_tiles=3, n_tilings=2)
+    np.testing.assert_array_equal(tile_features(c * x, low=-c, high=c, n_tiles=3, n_tilings=2), ref)
+    big = np.finfo(float).max
+    np.testing.assert_array_equal(tile_features(big * x, low=-big, high=big, n_tiles=3, n_tilings=2), ref)
+
+
+def test_tile_features_refuse_coordinates_outside_the_range():
+    # a coordinate outside [low, high] was clipped into the edge tile: -5 shared the tile of 0.2
+    with pytest.raises(ValueError, match=r"coords must lie in \[low, high\]; coords\(s=0, i=0\) = -5\.0 is "
+                                         r"outside \[0\.0, 1\.0\]"):
+        tile_features([[-5.0], [0.2]], low=0.0, high=1.0, n_tiles=2, n_tilings=1)
+    with pytest.raises(ValueError, match=r"coords\(s=1, i=1\) = 3\.0 is outside \[0\.0, 2\.0\]"):
+        tile_features([[0.5, 0.5], [0.5, 3.0]], low=0.0, high=[1.0, 2.0], n_tiles=2, n_tilings=1)
