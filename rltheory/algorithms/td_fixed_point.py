@@ -133,7 +133,9 @@ def _d_basis(
     ``ΦᵀDΦ``, whose condition number is the square of the design's: with two nearly
     collinear features (``cond(√DΦ) ≈ 1e7``) a Gram/normal-equation solve returned fixed-point
     values off by more than ``max|V^π|``. Columns are equilibrated first so that a rarely
-    visited state (``d(s) = 1e-40`` with one-hot features) is not mistaken for a dependence.
+    visited state (``d(s) = 1e-40`` with one-hot features) is not mistaken for a dependence, and
+    the column norms are scaled by each column's largest entry, so features of any size in the
+    float range (``|φ| = 1e-300`` or ``1e300``) give the same basis of the same span.
 
     Raises ``numpy.linalg.LinAlgError`` (a ``ValueError``) naming the column when ``√D Φ`` is
     rank deficient to rounding: a column that vanishes on the support of ``d``, more columns
@@ -148,7 +150,12 @@ def _d_basis(
         raise np.linalg.LinAlgError(
             f"{field} must have full column rank on {support}; it has k={k} columns but only {rows}={S} {unit}"
         )
-    cn = xp.sqrt(xp.sum(X * X, axis=-2))  # (..., k)
+    # column norms scaled by each column's max|.|: X² overflowed for |√d φ| > 1e154 (norm inf, every
+    # column then 0 after equilibration) and underflowed below 1e-154 (a column "vanishing")
+    cm = xp.max(xp.abs(X), axis=-2)  # (..., k)
+    cs = xp.where(cm > 0, cm, xp.ones_like(cm))
+    Y = X / cs[..., None, :]
+    cn = xp.where(cm > 0, cs * xp.sqrt(xp.sum(Y * Y, axis=-2)), xp.zeros_like(cm))  # (..., k)
     if not bool(xp.all(cn > 0)):
         h = np.asarray(to_numpy(cn))
         idx = tuple(int(i) for i in np.argwhere(~(h > 0))[0])
@@ -157,7 +164,7 @@ def _d_basis(
             f"{field} must have full column rank on {support}; column j={idx[-1]} of {field}{at} "
             f"vanishes on {vanish}"
         )
-    U, sv, Vh = xp.linalg.svd(X / cn[..., None, :], full_matrices=False)
+    U, sv, Vh = xp.linalg.svd(Y / (cn / cs)[..., None, :], full_matrices=False)  # X / cn
     cut = max(S, k) * float(xp.finfo(X.dtype).eps) * sv[..., :1]
     bad = sv[..., -1:] <= cut
     if bool(xp.any(bad)):
@@ -173,7 +180,7 @@ def _d_basis(
             f"{rank} < k={k} (column-equilibrated singular values {hs[where][0]:.3g} ... {hs[where][-1]:.3g}): "
             f"column j={j} is, to rounding, a combination of columns {[i for i in others if i != j]}"
         )
-    T = (1.0 / cn)[..., :, None] * (xp.matrix_transpose(Vh) / sv[..., None, :])
+    T = (xp.matrix_transpose(Vh) / sv[..., None, :]) / cn[..., :, None]  # not 1/cn: inf for a subnormal cn
     return F @ T, sd[..., :, None] * U, T
 
 

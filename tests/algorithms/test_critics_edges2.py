@@ -17,6 +17,7 @@ from rltheory.algorithms.critics import (
     lstd_estimate,
     projected_fixed_point,
     projection,
+    random_features,
     rbf_features,
     state_action_features,
     td_linear,
@@ -25,6 +26,7 @@ from rltheory.algorithms.critics import (
 )
 from rltheory.bounds.policy_optimization import td_fixed_point_bound
 from rltheory.mdp import FiniteMDP
+from rltheory.mdp.zoo import random_mdp
 
 
 def _cycle(r: float, gamma: float = 0.5) -> FiniteMDP:
@@ -295,3 +297,30 @@ def test_tile_features_refuse_coordinates_outside_the_range():
         tile_features([[-5.0], [0.2]], low=0.0, high=1.0, n_tiles=2, n_tilings=1)
     with pytest.raises(ValueError, match=r"coords\(s=1, i=1\) = 3\.0 is outside \[0\.0, 2\.0\]"):
         tile_features([[0.5, 0.5], [0.5, 3.0]], low=0.0, high=[1.0, 2.0], n_tiles=2, n_tilings=1)
+
+
+# ------------------------------------------------------------------------------ features at the float range
+
+
+@pytest.mark.parametrize("c", [1e-300, 1e-200, 1e200, 1e300])
+def test_fixed_point_projection_and_lstd_depend_only_on_the_span(c):
+    # span(cΦ) = span(Φ): the same values, projection and LSTD values; θ scales by 1/c. The column
+    # norms of the D-orthonormal basis squared the features, so cΦ was refused as rank deficient
+    # ('column j=0 of Phi vanishes' for c = 1e-200, 'numerical rank 0 < k=2' for c = 1e200).
+    mdp = random_mdp(4, 2, gamma=0.9, rng=0)
+    pi = np.full((4, 2), 0.5)
+    Phi = random_features(4, 2, rng=1)
+    ref = projected_fixed_point(mdp, pi, Phi, lam=0.5)
+    with np.errstate(over="ignore", under="ignore"):  # A in the coordinates of cΦ is beyond the range
+        got = projected_fixed_point(mdp, pi, c * Phi, lam=0.5)
+    tol = 1e-13 * float(np.abs(np.asarray(ref.V)).max())  # cond(√DΦ) ~ 3, 1/(1 − γ) = 10
+    np.testing.assert_allclose(np.asarray(got.values), np.asarray(ref.values), rtol=0, atol=tol)
+    np.testing.assert_allclose(np.asarray(got.theta) * c, np.asarray(ref.theta), rtol=1e-13)
+    d, V = np.asarray(ref.d), np.asarray(ref.V)
+    np.testing.assert_allclose(projection(c * Phi, d, V), projection(Phi, d, V), rtol=0, atol=tol)
+    s = np.random.default_rng(0).integers(0, 4, size=201)
+    r = np.random.default_rng(1).random(200)
+    th = lstd_estimate(Phi[s[:-1]], r, Phi[s[1:]], gamma=0.9, lam=0.5)[0]
+    with np.errstate(over="ignore", under="ignore"):
+        th_c = lstd_estimate(c * Phi[s[:-1]], r, c * Phi[s[1:]], gamma=0.9, lam=0.5)[0]
+    np.testing.assert_allclose(th_c * c, th, rtol=1e-12)
