@@ -70,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_occupancy
+from .._validate import check_finite, check_occupancy, real_scalar
 from ..backend import to_numpy
 
 __all__ = [
@@ -96,6 +96,11 @@ def _pos(x: Any, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)) or not float(x) > 0 or not math.isfinite(float(x)):
         raise ValueError(f"{name} must be a positive finite number; got {x!r}")
     return float(x)
+
+
+def _exp_log(x: float) -> float:
+    """``exp(x)``, ``inf`` past the float range: the log-space fallback of the rates for Python ints beyond it."""
+    return math.exp(x) if x < 709.78 else math.inf
 
 
 def _located(x: np.ndarray, bad: np.ndarray, name: str, rule: str) -> None:
@@ -269,8 +274,16 @@ def pevi_beta(d: int, H: int, K: int, xi: float, *, c: float = 1.0) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
     x = _prob(xi, "xi")
+    cc = _pos(c, "c")
+    d, H, K = int(d), int(H), int(K)  # Python ints: numpy's int64 product 2dHK wraps around
     # ln(2dHK) − ln ξ: the quotient 2dHK/ξ overflows for a subnormal ξ (β was inf at ξ = 1e-320)
-    return _pos(c, "c") * d * H * math.sqrt(math.log(2.0 * d * H * K) - math.log(x))
+    zeta = math.log(2 * d * H * K) - math.log(x)
+    try:
+        beta = cc * d * H * math.sqrt(zeta)
+    except OverflowError:  # d H beyond the float range (a Python int)
+        beta = math.inf
+    # an intermediate product past the range: β in log space (inf only when β itself is)
+    return beta if math.isfinite(beta) else _exp_log(math.log(cc) + math.log(d * H) + 0.5 * math.log(zeta))
 
 
 def pevi_bound(d_star: Any, features: Any, Lambda: Any, beta: float) -> float:
@@ -311,14 +324,22 @@ def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> 
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
     d = _prob(delta)
-    C = float(C_star)
+    C = real_scalar(C_star)  # NaN (refused below) for text, bools, None, complex; float("2") parsed text
     if not C >= 1.0 - 1e-12:
         raise ValueError(f"C_star must be >= 1 (a concentrability coefficient); got {C_star!r}")
+    S, A, H, K = int(S), int(A), int(H), int(K)  # Python ints: numpy's int64 products wrap around
     Kh = K // H
     if Kh < 1 or math.isinf(C):
         return float("inf")
-    iota = math.log(2.0 * H * S * A) - math.log(d)  # not ln(2HSA/δ): the quotient overflows for a subnormal δ
-    return H * (H + 1) * math.sqrt(S * C * iota / Kh)
+    iota = math.log(2 * H * S * A) - math.log(d)  # not ln(2HSA/δ): the quotient overflows for a subnormal δ
+    try:
+        rate = H * (H + 1) * math.sqrt(S * C * iota / Kh)
+    except OverflowError:  # S, K or H(H+1) beyond the float range (Python ints)
+        rate = math.inf
+    if math.isfinite(rate):
+        return rate
+    # S C or H(H+1) past the range though the rate is not (C* = 1e308, S = 10): the same product in log space
+    return _exp_log(math.log(H) + math.log(H + 1) + 0.5 * (math.log(S) + math.log(C) + math.log(iota) - math.log(Kh)))
 
 
 def offline_game_gap_rate(
@@ -359,14 +380,24 @@ def offline_game_gap_rate(
     if support is not None and (isinstance(support, bool) or not isinstance(support, (int, np.integer)) or support < 1):
         raise ValueError(f"support must be a positive integer (the pairs an occupancy charges); got {support!r}")
     M = S * J if support is None else int(support)
+    S, H, K, n_candidates = int(S), int(H), int(K), int(n_candidates)  # Python ints: int64 products wrap
     Kh = K // H
-    C = float(C_uni)
+    C = real_scalar(C_uni)  # NaN (refused below) for text, bools, None, complex; float("1") parsed text
     if not C >= 0.0:
         raise ValueError(f"C_uni must be >= 0 (a concentrability coefficient, inf allowed); got {C_uni!r}")
     if Kh < 1 or math.isinf(C):
         return float("inf")
-    iota = math.log(4.0 * n * H * S * J * n_candidates) - math.log(d)  # the quotient overflows for a subnormal δ
-    return 2.0 * n * H * (H + 1) * math.sqrt(M * C * iota / Kh)
+    if C == 0.0:
+        return 0.0
+    iota = math.log(4 * n * H * S * J * n_candidates) - math.log(d)  # the quotient overflows for a subnormal δ
+    try:
+        rate = 2.0 * n * H * (H + 1) * math.sqrt(M * C * iota / Kh)
+    except OverflowError:  # sizes beyond the float range (Python ints)
+        rate = math.inf
+    if math.isfinite(rate):
+        return rate
+    # an intermediate product past the range though the rate is not: the same product in log space
+    return _exp_log(math.log(2 * n * H * (H + 1)) + 0.5 * (math.log(M) + math.log(C) + math.log(iota) - math.log(Kh)))
 
 
 def hybrid_npg_bound(H: int, A: int, eta: float, critic_terms: Any) -> np.ndarray:

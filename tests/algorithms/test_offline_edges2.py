@@ -259,3 +259,43 @@ class TestConservativeRange:
         with pytest.raises(ValueError, match=r"cql: Q̂_0\(s=0, a=0\) = B̂ − α·penalty exceeds the float range \(B̂ = inf"):
             cql(_huge(2), alpha=0.0)
         assert cql(_huge(1), alpha=0.0).V.tolist() == [[1e308], [0.0]]
+
+
+# --------------------------------------------------------------------------- rates: arguments and range
+class TestRateArguments:
+    """The coverage coefficient is a real number; sizes are Python ints of any size."""
+
+    @pytest.mark.parametrize("C", ["2", True, None, 2 + 0j])
+    def test_lcb_vi_rate_refuses_non_numbers(self, C):
+        # Bug fixed: float(C_star) parsed '2' and read True as 1 (returning a rate); None and complex
+        # raised float()'s TypeError.
+        with pytest.raises(ValueError, match=rf"C_star must be >= 1 \(a concentrability coefficient\); got {re.escape(repr(C))}"):
+            lcb_vi_rate(C, 1, 1, 1, 100, 0.1)
+
+    @pytest.mark.parametrize("C", ["1", True, None, 1j])
+    def test_offline_game_gap_rate_refuses_non_numbers(self, C):
+        with pytest.raises(ValueError, match=rf"C_uni must be >= 0 .*; got {re.escape(repr(C))}"):
+            offline_game_gap_rate(C, 1, (1, 1), 1, 100, 0.1)
+
+    def test_large_coverage_gives_the_finite_rate(self):
+        # Bug fixed: S C* = 10 · 1e308 overflowed and the rate was inf; exact 2 √(10 · 1e308 · ln 200 / 100)
+        want = 2 * math.sqrt(1e307 * math.log(200.0))
+        assert lcb_vi_rate(1e308, 10, 1, 1, 100, 0.1) == pytest.approx(want, rel=1e-13)
+
+    def test_python_ints_beyond_the_float_range(self):
+        # Bug fixed: each raised OverflowError 'int too large to convert to float'. References in log space:
+        # lcb_vi_rate(1, S=1, A=1, H=1, K=10^400, 0.1) = 2 √(ln 20 / 10^400);
+        # pevi_beta(1, 1, 10^400, 0.1) = √(ln(2 · 10^400) − ln 0.1);
+        # offline_game_gap_rate(1, 1, (1, 1), 1, 10^400, 0.1) = 2·2·2 √(ln 80 / 10^400).
+        tiny = math.exp(-200 * math.log(10))
+        assert lcb_vi_rate(1.0, 1, 1, 1, 10**400, 0.1) == pytest.approx(2 * math.sqrt(math.log(20)) * tiny, rel=1e-12)
+        assert pevi_beta(1, 1, 10**400, 0.1) == pytest.approx(math.sqrt(math.log(2) + 401 * math.log(10)), rel=1e-13)
+        assert offline_game_gap_rate(1.0, 1, (1, 1), 1, 10**400, 0.1) == pytest.approx(
+            8 * math.sqrt(math.log(80)) * tiny, rel=1e-12
+        )
+        # H(H + 1) = 10^400 (H = 10^200 steps, K = 10^401): 10^400 √((ln(2·10^200) + ln 10)/10^201) ≈ 6.8e300
+        want = math.exp(400 * math.log(10) + 0.5 * (math.log(math.log(2e200) + math.log(10)) - 201 * math.log(10)))
+        assert lcb_vi_rate(1.0, 1, 1, 10**200, 10**401, 0.1) == pytest.approx(want, rel=1e-12)
+        # sizes whose rate itself is beyond the range: inf, as for C* = inf
+        assert lcb_vi_rate(1.0, 10**700, 1, 1, 10, 0.1) == math.inf
+        assert pevi_beta(10**200, 10**200, 1, 0.1) == math.inf
