@@ -281,7 +281,10 @@ def lstd_estimate(
     Numerics: with ``ridge = 0`` the system is solved in the basis ``ψ = φT`` that is
     orthonormal for the sample (``(1/n) Σ_t ψ_tψ_tᵀ = I``, from the SVD of the
     column-equilibrated ``φ``), never by a direct solve of ``Âθ = b̂``, whose condition number
-    carries ``cond(φ)²``; ``A_hat`` and ``b_hat`` are returned in the coordinates of ``φ``.
+    carries ``cond(φ)²``; ``A_hat`` and ``b_hat`` are returned in the coordinates of ``φ``
+    (``A_hat`` is ``inf`` where its exact value leaves the float range, ``|φ| ≳ 1e154``; ``θ̂`` does
+    not use it). With ``ridge > 0`` the Tikhonov system is solved in the coordinates of ``φ``, so an
+    ``A_hat`` beyond the range is a ``ValueError`` naming the entry.
 
     Examples
     --------
@@ -326,9 +329,15 @@ def _lstd_estimate(
     m = math.ldexp(1.0, e)
     r = r / m
     Z = _traces(f0, gamma * lam)
-    A = Z.T @ (f0 - gamma * f1) / n
+    with np.errstate(over="ignore", under="ignore"):  # Â in the coordinates of φ may leave the range
+        A = Z.T @ (f0 - gamma * f1) / n
     b = Z.T @ r / n
     if ridge != 0.0:
+        if not np.all(np.isfinite(A)):  # the Tikhonov system lives in the coordinates of φ
+            i, j = (int(v) for v in np.argwhere(~np.isfinite(A))[0])
+            raise ValueError(f"with ridge > 0 the LSTD system (A_hat + ridge I) theta = b_hat is solved in the "
+                             f"coordinates of phi, and A_hat[{i}, {j}] = {float(A[i, j])} is beyond the float range "
+                             f"(max|phi| = {float(np.max(np.abs(f0)))!r}); scale the features down")
         return _unscaled(np.linalg.solve(A + ridge * np.eye(A.shape[0]), b), m), A, b * m
     # Solved in the sample-orthonormal basis ψ = φT ((1/n) Σ_t ψ_t ψ_tᵀ = I, see _d_basis): the
     # system Tᵀ Â T w = Tᵀ b̂ keeps the conditioning of the estimator, while Â carries cond(φ)²

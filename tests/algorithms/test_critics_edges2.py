@@ -324,3 +324,16 @@ def test_fixed_point_projection_and_lstd_depend_only_on_the_span(c):
     with np.errstate(over="ignore", under="ignore"):
         th_c = lstd_estimate(c * Phi[s[:-1]], r, c * Phi[s[1:]], gamma=0.9, lam=0.5)[0]
     np.testing.assert_allclose(th_c * c, th, rtol=1e-12)
+
+
+def test_ridge_lstd_with_features_beyond_the_range_is_a_located_error():
+    # ridge > 0 solves (Â + ridge I) θ = b̂ in the coordinates of φ; with |φ| ~ 1e200, Â ~ 1e400 is beyond
+    # the float range and the solve returned θ = (NaN, NaN) with overflow warnings
+    F = 1e200 * np.eye(2)[[0, 1] * 5]
+    with pytest.raises(ValueError, match=r"with ridge > 0 .* A_hat\[0, 0\] = inf is beyond the float range "
+                                         r"\(max\|phi\| = 1e\+200\)"):
+        lstd_estimate(F, np.ones(10), F[::-1], gamma=0.5, ridge=1e-3)
+    # the same features without the ridge: θ̂ = (2, 2)/1e200 (V = 1/(1 − γ) per state), Â not needed
+    with np.errstate(over="ignore"):
+        th = lstd_estimate(F, np.ones(10), F[::-1], gamma=0.5)[0]
+    np.testing.assert_allclose(th * 1e200, [2.0, 2.0], rtol=1e-14)
