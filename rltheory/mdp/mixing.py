@@ -35,6 +35,7 @@ Norris, J. R. (1997). *Markov Chains*. Cambridge. Thm 1.3.5 (hitting times), Thm
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -315,6 +316,95 @@ def _require_aperiodic(P: Any, what: str) -> None:
         )
 
 
+# Exact resolution of d(t) ≈ ε -------------------------------------------------------------------
+# A float d(t) within round-off of ε decides t_mix by the sign of its rounding error: on the chain
+# [[0, 1/4, 0, 3/4], [1/2, 1/2, 0, 0], [0, 0, 1/2, 1/2], [1/4, 0, 1/4, 1/2]], d(2) = 3/8 exactly but
+# the float curve gives 0.37500000000000006, so t_mix(3/8) came out 3 instead of 2. Every float is
+# a dyadic rational, so the given P and ε define d(t) exactly; near ε it is evaluated in rationals.
+
+_EXACT_BUDGET = 10**7  # S³ · t · (bits of P's common denominator): about a second of big-integer work
+
+
+def _exact_solve(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    """``M x = b`` in rationals by Gauss–Jordan elimination (``M`` nonsingular)."""
+    n = len(b)
+    A = [row[:] + [b[i]] for i, row in enumerate(M)]
+    for c in range(n):
+        p = next(r for r in range(c, n) if A[r][c] != 0)
+        A[c], A[p] = A[p], A[c]
+        piv = A[c][c]
+        A[c] = [x / piv for x in A[c]]
+        for r in range(n):
+            if r != c and A[r][c] != 0:
+                f = A[r][c]
+                A[r] = [x - f * y for x, y in zip(A[r], A[c], strict=True)]
+    return [A[i][n] for i in range(n)]
+
+
+def _exact_limit(P: list[list[Fraction]], cs: ChainStructure) -> list[list[Fraction]]:
+    """``P*`` in rationals: ``μ_k`` on each recurrent class, absorption ``(I − Q) F = B`` off them."""
+    S = len(P)
+    out = [[Fraction(0)] * S for _ in range(S)]
+    T = list(cs.transient)
+    for C in cs.recurrent_classes:
+        n = len(C)
+        # μᵀ(I − P_CC + 11ᵀ) = 1ᵀ, solved as the transposed system
+        M = [[Fraction(int(i == j)) - P[C[j]][C[i]] + 1 for j in range(n)] for i in range(n)]
+        mu = _exact_solve(M, [Fraction(1)] * n)
+        for s in C:
+            out[s] = [Fraction(0)] * S
+            for k, c in enumerate(C):
+                out[s][c] = mu[k]
+        if T:
+            A = [[Fraction(int(i == j)) - P[T[i]][T[j]] for j in range(len(T))] for i in range(len(T))]
+            f = _exact_solve(A, [sum((P[t][c] for c in C), Fraction(0)) for t in T])
+            for i, t in enumerate(T):
+                for k, c in enumerate(C):
+                    out[t][c] = f[i] * mu[k]
+    return out
+
+
+def _exact_tmix(P: np.ndarray, cs: ChainStructure, eps: float, t_guess: int) -> int | None:
+    """Exact ``t_mix(ε)`` of the float chain ``P`` near ``t_guess``; ``None`` when over the budget or
+    when a row does not sum to exactly 1 (a float32 row within tolerance: ``d`` is then undefined)."""
+    S = P.shape[0]
+    Pq = [[Fraction(float(x)) for x in row] for row in P]
+    if any(sum(row, Fraction(0)) != 1 for row in Pq):
+        return None
+    den = max(x.denominator for row in Pq for x in row)  # a power of 2: a common denominator
+    if S**3 * max(t_guess, 1) * max(den.bit_length(), 1) > _EXACT_BUDGET:
+        return None
+    N = np.array([[int(x * den) for x in row] for row in Pq], dtype=object)
+    Pstar = _exact_limit(Pq, cs)
+    e = Fraction(eps)
+
+    def power(t: int) -> Any:
+        R, B = np.identity(S, dtype=object) * 1, N
+        while t:
+            if t & 1:
+                R = R.dot(B)
+            B, t = B.dot(B), t >> 1
+        return R
+
+    def within(Nt: Any, t: int) -> bool:  # d(t) ≤ ε with P^t = N^t / den^t
+        scale = den**t
+        return all(sum(abs(Fraction(int(Nt[s, j]), scale) - Pstar[s][j]) for j in range(S)) <= 2 * e for s in range(S))
+
+    t = max(t_guess - 1, 0)
+    Nt = power(t)
+    if within(Nt, t):  # go down: d is non-increasing, so the first t with d(t) ≤ ε lies below
+        while t > 0:
+            prev = power(t - 1)
+            if not within(prev, t - 1):
+                return t
+            Nt, t = prev, t - 1
+        return 0
+    while True:  # d(t) > ε: step up (d(t) → 0 for an aperiodic chain, and the float search was close)
+        Nt, t = Nt.dot(N), t + 1
+        if within(Nt, t):
+            return t
+
+
 def tv_distances(P: Any, t_max: int) -> Any:
     r"""``d(t) = max_s ‖P^t(s, ·) − P*(s, ·)‖_TV`` for ``t = 0, …, t_max`` by repeated multiplication.
 
@@ -363,6 +453,14 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
 
     Notes
     -----
+    Exact ties: a float ``d(t)`` within round-off of ``ε`` would decide ``t_mix`` by the sign of its
+    rounding error (``d(2) = 3/8`` exactly came out ``0.37500000000000006``, and ``t_mix(3/8)`` as 3
+    instead of 2). Every float is a dyadic rational, so ``P`` and ``ε`` define ``d(t)`` exactly:
+    when ``d(t_mix − 1)`` or ``d(t_mix)`` lies within ``16 S u (t_mix + 2)`` of ``ε`` (``u`` the unit
+    round-off), the instance is re-decided in rational arithmetic on the host (``P*`` by exact
+    elimination, ``P^t`` in big integers), provided its rows sum to exactly 1 and
+    ``S³ · t_mix · log₂(denominator of P) ≤ 10⁷``; beyond that the float comparison stands.
+
     For reversible irreducible chains, ``(t_rel − 1) log(1/(2ε)) ≤ t_mix(ε) ≤
     t_rel log(1/(ε μ_min))`` (LPW Thms 12.4–12.5), see
     :func:`rltheory.bounds.average.mixing_time_spectral_bounds`.
@@ -407,7 +505,34 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
         far = _tv_to_limit(xp, cand, Pstar) > eps
         M = xp.where(far[..., None, None], cand, M)
         t = t + xp.where(far, xp.asarray(2**j, dtype=xp.int64, device=P.device), xp.zeros_like(t))
-    return xp.where(done0, xp.zeros_like(t), t + 1)
+    t_mix = xp.where(done0, xp.zeros_like(t), t + 1)
+    return _resolve_ties(xp, P, eps, t_mix, M, Pstar)
+
+
+def _resolve_ties(xp: Any, P: Any, eps: float, t_mix: Any, M: Any, Pstar: Any) -> Any:
+    """Re-decide, in rationals, the instances whose ``d(t_mix − 1)`` or ``d(t_mix)`` lies within
+    round-off of ``ε`` (``M = P^{t_mix − 1}``, or ``I`` where ``t_mix = 0``)."""
+    S = P.shape[-1]
+    # d̂ − d: P^t from ≲ 2 log₂ t products of stochastic matrices whose errors add up to ~t·S·u, P*
+    # from a backward-stable solve; the band is generous, as a tie found in it only costs exact work
+    u = float(xp.finfo(P.dtype).eps)
+    tm = to_numpy(t_mix).reshape(-1)
+    band = 16.0 * S * u * (tm.astype(np.float64) + 2.0)
+    d_before = to_numpy(_tv_to_limit(xp, M, Pstar)).reshape(-1)
+    d_at = to_numpy(_tv_to_limit(xp, M @ P, Pstar)).reshape(-1)
+    zero = tm == 0  # M = I: d(0) itself is the value to check
+    near = np.abs(np.where(zero, d_before, d_at) - eps) <= band
+    near |= ~zero & (np.abs(d_before - eps) <= band)
+    if not near.any():
+        return t_mix
+    Ph = to_numpy(P).reshape((-1, S, S))
+    structs = _structures(P)
+    out = tm.copy()
+    for i in np.flatnonzero(near):
+        exact = _exact_tmix(Ph[i], structs[i], eps, int(tm[i]))
+        if exact is not None:
+            out[i] = exact
+    return xp.asarray(out.reshape(tuple(t_mix.shape)), dtype=xp.int64, device=P.device)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ arguments, empty batches, exact ties of d(t) with ε (checked in rational arithm
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from rltheory.mdp import (
     stationary_distribution,
     tv_distances,
 )
+from rltheory.testing import exact_solve
 
 
 def test_numpy_scalars_and_0d_arrays_as_arguments():
@@ -46,3 +49,40 @@ def test_empty_batches_give_empty_results(xp):
     assert tuple(mixing_time(P).shape) == (0,)
     assert tuple(stationary_distribution(P).shape) == (0, 3)
     assert tuple(mixing_time(xp.asarray(np.zeros((2, 0, 2, 2)))).shape) == (2, 0)
+
+
+def _exact_curve(P: np.ndarray, t_max: int) -> list[Fraction]:
+    """d(t) = max_s ½ Σ_j |P^t(s, j) − μ(j)| for an irreducible P, in rationals (μ by exact_solve)."""
+    S = P.shape[0]
+    Q = [[Fraction(float(x)) for x in row] for row in P]
+    M = [[Fraction(int(i == j)) - Q[j][i] + 1 for j in range(S)] for i in range(S)]  # (I − P + 11ᵀ)ᵀ
+    mu = exact_solve(M, [Fraction(1)] * S)
+    out, Pt = [], [[Fraction(int(i == j)) for j in range(S)] for i in range(S)]
+    for _ in range(t_max + 1):
+        out.append(max(sum(abs(Pt[s][j] - mu[j]) for j in range(S)) / 2 for s in range(S)))
+        Pt = [[sum(Pt[s][k] * Q[k][j] for k in range(S)) for j in range(S)] for s in range(S)]
+    return out
+
+
+def test_mixing_time_at_exact_ties_with_eps():
+    # μ = (1/6, 1/12, 1/4, 1/2) is not dyadic, yet d(t) = 11/12, 3/4, 3/8, 9/32, 21/128, ... is;
+    # the float curve gave d(2) = 0.37500000000000006 > 3/8, so t_mix(3/8) was 3 instead of 2
+    # (and likewise one too many at every dyadic tie d(t) = ε for t = 2..11)
+    P = np.array([[0.0, 0.25, 0.0, 0.75], [0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5], [0.25, 0.0, 0.25, 0.5]])
+    assert int(mixing_time(P, 0.375)) == 2
+    curve = _exact_curve(P, 24)
+    assert curve[:3] == [Fraction(11, 12), Fraction(3, 4), Fraction(3, 8)]
+    for t, d in enumerate(curve[:20]):  # the curve runs to 24: room for the step after each tie
+        if 0 < d < 1 and Fraction(float(d)) == d:  # ε = d(t) exactly: t_mix(ε) = first t' with d(t') ≤ ε
+            eps = float(d)
+            expect = next(k for k, dk in enumerate(curve) if dk <= d)
+            assert int(mixing_time(P, eps)) == expect, (t, eps)
+            below = float(np.nextafter(eps, 0.0))  # just below the tie: one step later
+            assert int(mixing_time(P, below)) == next(k for k, dk in enumerate(curve) if dk <= Fraction(below))
+    # batches decide each instance alike (the tie instance next to a non-tie one)
+    lazy = np.array([[0.75, 0.25], [0.25, 0.75]])
+    Pb = np.stack([P, np.pad(lazy, ((0, 2), (0, 2))) + np.diag([0.0, 0.0, 1.0, 1.0])])
+    Pb[1, 2:, :2] = 0.5 * Pb[1, 2:, 2:]  # states 2, 3 transient: leave to {0, 1} w.p. 1/2
+    Pb[1, 2:, 2:] *= 0.5
+    got = mixing_time(Pb, 0.375)
+    assert got.tolist() == [2, int(mixing_time(Pb[1], 0.375))]
