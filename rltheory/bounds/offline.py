@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_finite, check_occupancy, real_scalar
-from ..backend import to_numpy
+from ..backend import as_float, to_numpy
 
 __all__ = [
     "hoeffding_radius",
@@ -98,6 +98,15 @@ def _pos(x: Any, name: str) -> float:
     return float(x)
 
 
+def _real(x: Any, field: str) -> np.ndarray:
+    """``x`` as a float64 host array; ``TypeError`` naming ``field`` for text or complex entries.
+
+    ``np.asarray(x, dtype=float64)`` parsed the text "10" as the count 10 and dropped a complex
+    entry's imaginary part with only a ComplexWarning.
+    """
+    return np.asarray(as_float(np.asarray(to_numpy(x)), np, np.float64, field=field))
+
+
 def _exp_log(x: float) -> float:
     """``exp(x)``, ``inf`` past the float range: the log-space fallback of the rates for Python ints beyond it."""
     return math.exp(x) if x < 709.78 else math.inf
@@ -112,8 +121,8 @@ def _located(x: np.ndarray, bad: np.ndarray, name: str, rule: str) -> None:
 
 def _counts_and_range(n: Any, value_range: Any) -> tuple[np.ndarray, np.ndarray]:
     """Counts ``n ≥ 0`` (not NaN; ``inf`` allowed) and a finite range ``B ≥ 0``, as float arrays."""
-    n = np.asarray(to_numpy(n), dtype=np.float64)
-    B = np.asarray(to_numpy(value_range), dtype=np.float64)
+    n = _real(n, "n")
+    B = _real(value_range, "value_range")
     _located(n, ~(n >= 0), "n", "a count >= 0")  # ~(>=): NaN is bad
     _located(B, ~np.isfinite(B) | (B < 0), "value_range", "finite and >= 0")
     return n, B
@@ -161,7 +170,7 @@ def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: f
     """
     d = _prob(delta)
     n, B = _counts_and_range(n, value_range)
-    v = np.asarray(to_numpy(variance), dtype=np.float64)
+    v = _real(variance, "variance")
     shape = np.broadcast_shapes(n.shape, v.shape)
     vb = np.broadcast_to(v, shape)
     _located(vb, ~np.isfinite(vb) & np.broadcast_to(n >= 2, shape), "variance", "finite where n >= 2 (n < 2 gets B)")
@@ -202,8 +211,8 @@ def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
     >>> pessimism_suboptimality_bound(np.array([[[1.0, 0.0]]]), np.array([[[0.1, 5.0]]]))
     0.2
     """
-    d = np.asarray(to_numpy(d_star), dtype=np.float64)
-    b = np.asarray(to_numpy(bonus), dtype=np.float64)
+    d = _real(d_star, "d_star")
+    b = _real(bonus, "bonus")
     if d.shape != b.shape:
         raise ValueError(f"d_star has shape {d.shape} but bonus has shape {b.shape}")
     for name, x in (("d_star", d), ("bonus", b)):
@@ -226,8 +235,8 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     >>> elliptical_bonus(np.eye(2).reshape(1, 2, 2), 4.0 * np.eye(2)[None], 2.0).tolist()
     [[[1.0, 1.0]]]
     """
-    phi = np.asarray(to_numpy(features), dtype=np.float64)
-    L = np.asarray(to_numpy(Lambda), dtype=np.float64)
+    phi = _real(features, "features")
+    L = _real(Lambda, "Lambda")
     if isinstance(beta, np.ndarray) and beta.ndim == 0:
         beta = beta.item()
     b = _pos(beta, "beta") if beta != 0 else 0.0
@@ -448,7 +457,7 @@ def hybrid_npg_bound(H: int, A: int, eta: float, critic_terms: Any) -> np.ndarra
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
     e = _pos(eta, "eta")
-    E = np.asarray(to_numpy(critic_terms), dtype=np.float64).reshape(-1)
+    E = _real(critic_terms, "critic_terms").reshape(-1)
     if E.size == 0 or not np.all(np.isfinite(E)):
         raise ValueError(f"critic_terms must be a non-empty finite array; got {E!r}")
     T = np.arange(1, E.size + 1, dtype=np.float64)

@@ -28,8 +28,10 @@ from rltheory.bounds.offline import (
     elliptical_bonus,
     empirical_bernstein_radius,
     hoeffding_radius,
+    hybrid_npg_bound,
     lcb_vi_rate,
     offline_game_gap_rate,
+    pessimism_suboptimality_bound,
     pevi_beta,
 )
 from rltheory.mdp.offline_data import EpisodeDataset, TransitionDataset, empirical_model
@@ -299,3 +301,34 @@ class TestRateArguments:
         # sizes whose rate itself is beyond the range: inf, as for C* = inf
         assert lcb_vi_rate(1.0, 10**700, 1, 1, 10, 0.1) == math.inf
         assert pevi_beta(10**200, 10**200, 1, 0.1) == math.inf
+
+
+class TestBoundArraysHoldRealNumbers:
+    """Array arguments of the offline bounds refuse text and complex entries (TypeError naming the argument)."""
+
+    @pytest.mark.parametrize(
+        ("call", "msg"),
+        [
+            # Bug fixed: the text "10" was parsed as the count 10 and a radius returned
+            (lambda: hoeffding_radius("10", 1.0, 0.1), r"n must hold real numbers; got a string array"),
+            # Bug fixed: complex entries lost their imaginary part with only a ComplexWarning
+            (lambda: hoeffding_radius(10, 1.0 + 1j, 0.1), r"value_range must hold real numbers; got a complex array"),
+            (lambda: empirical_bernstein_radius(10, np.array([0.1j]), 1.0, 0.1),
+             r"variance must hold real numbers; got a complex array"),
+            (lambda: pessimism_suboptimality_bound(np.ones((1, 1, 1)), np.array([[["0.5"]]])),
+             r"bonus must hold real numbers; got a string array"),
+            (lambda: elliptical_bonus(np.ones((1, 1, 1)) + 0j, np.eye(1)[None], 1.0),
+             r"features must hold real numbers; got a complex array"),
+            (lambda: elliptical_bonus(np.ones((1, 1, 1)), np.eye(1)[None] * 1j, 1.0),
+             r"Lambda must hold real numbers; got a complex array"),
+            (lambda: hybrid_npg_bound(1, 2, 1.0, ["0.0"]), r"critic_terms must hold real numbers; got a string array"),
+        ],
+    )
+    def test_text_and_complex_are_refused(self, call, msg):
+        with pytest.raises(TypeError, match=msg):
+            call()
+
+    def test_real_arguments_unchanged(self):
+        # float32 and integer inputs are read as float64 as before: B √(ln(2/δ)/(2n)) at n = 3, δ = 0.1
+        want = math.sqrt(math.log(20.0) / 6.0)
+        assert float(hoeffding_radius(np.int32(3), np.float32(1.0), 0.1)) == pytest.approx(want, rel=1e-15)
