@@ -155,13 +155,14 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     for j in range(n_tilings):
         u = (x - lo + width * j / n_tilings) / width
         # tiling 0 ends with the tile closed at high; an offset one needs n_tiles + 1 tiles
-        idx = np.clip(np.floor(u).astype(int), 0, n_tiles if j else n_tiles - 1)
-        flat = np.ravel_multi_index(tuple(idx.T), (n_tiles + 1,) * k)
-        blk = np.zeros((S, (n_tiles + 1) ** k))
-        blk[np.arange(S), flat] = 1.0
+        idx = np.clip(np.floor(u), 0, n_tiles if j else n_tiles - 1)
+        # only the tiles some state reaches, in row-major order of their grid coordinates (the
+        # (n_tiles + 1)^k grid itself is never allocated: 1e9 columns for k = 3, n_tiles = 1000)
+        tiles, col = np.unique(idx, axis=0, return_inverse=True)
+        blk = np.zeros((S, tiles.shape[0]))
+        blk[np.arange(S), np.reshape(col, (-1,))] = 1.0
         blocks.append(blk)
-    phi = np.concatenate(blocks, axis=1)
-    return phi[:, phi.any(axis=0)]  # drop tiles no state reaches (all-zero columns)
+    return np.concatenate(blocks, axis=1)
 
 
 def state_action_features(phi: Any, A: int) -> np.ndarray:

@@ -337,3 +337,12 @@ def test_ridge_lstd_with_features_beyond_the_range_is_a_located_error():
     with np.errstate(over="ignore"):
         th = lstd_estimate(F, np.ones(10), F[::-1], gamma=0.5)[0]
     np.testing.assert_allclose(th * 1e200, [2.0, 2.0], rtol=1e-14)
+
+
+def test_tile_features_allocate_only_the_tiles_states_reach():
+    # 8 dimensions, 200 tiles each: the dense (n_tiles + 1)^k = 2.6e18-column grid raised numpy's 'array is
+    # too big' (k = 3, n_tiles = 1000: MemoryError for 37 GiB), though 5 states reach at most 5 tiles per tiling
+    x = np.random.default_rng(0).random((5, 8))
+    got = tile_features(x, low=0.0, high=1.0, n_tiles=200, n_tilings=2)
+    np.testing.assert_array_equal(got, _tiles_by_definition(x, [0.0] * 8, [1.0] * 8, 200, 2))
+    assert got.shape == (5, 10)
