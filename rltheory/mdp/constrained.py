@@ -310,11 +310,30 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
                         A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
     # scipy reports HiGHS's "Model error" (e.g. coefficients beyond its limits) as status 2 too;
     # only a real infeasibility verdict gets the infeasibility diagnosis
-    if res.status == 2 and "model error" not in str(res.message).lower():
+    infeasible = res.status == 2 and "model error" not in str(res.message).lower()
+    q_scale, sum_row = 1.0, 0.0
+    if (infeasible or res.status == 3) and cmdp.gamma is not None:
+        # Near γ = 1 the flow rows of q (entries ~1/(1−γ) cancelling to μ) are below HiGHS's absolute
+        # tolerances: at γ = 1 − 1e-12 a CMDP with min V_C = 1.4e11 < b = 5e11 was declared infeasible,
+        # and at γ = 1 − 1e-10 others unbounded (never true: Σq = 1/(1−γ) bounds the polytope).
+        # Such a verdict is checked on the normalised occupancy d = (1−γ)q with the
+        # (implied) row Σd = 1, whose entries are O(1); the same LP (objective times 1 − γ, so the
+        # marginals are those of the q-LP; the Σd row's multiplier z is z/(1−γ) on every flow row).
+        # (each cost row scaled by max(max|c_i|, (1−γ)|b_i|), its size in these units)
+        bd = (1.0 - cmdp.gamma) * b
+        rho_d = np.where(np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(bd)) > 0,
+                         np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(bd)), 1.0) if m else np.ones(0)
+        res2 = highs_linprog(-R / rho_r, A_ub=C / rho_d[:, None] if m else None, b_ub=bd / rho_d if m else None,
+                             A_eq=np.vstack([A_eq, np.ones((1, S * A))]),
+                             b_eq=np.concatenate([(1.0 - cmdp.gamma) * b_eq, [1.0]]), bounds=(0, None))
+        if res2.status == 0:
+            res, infeasible, q_scale, rho_c = res2, False, 1.0 / (1.0 - cmdp.gamma), rho_d
+            sum_row = res.eqlin.marginals[S] / (1.0 - cmdp.gamma)
+    if infeasible:
         raise SolverError(_infeasibility_message(cmdp, res), status=res.status)
     if res.status != 0:
         raise SolverError(f"HiGHS failed on the CMDP LP (status {res.status}): {res.message}", status=res.status)
-    q = np.clip(res.x, 0.0, None).reshape(S, A)
+    q = q_scale * np.clip(res.x, 0.0, None).reshape(S, A)
     mass = q.sum(-1)
     visited = mass > 1e-12 * q.sum()
     pi = np.where(visited[:, None], q / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
@@ -325,7 +344,7 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     (mr, er), (mc, ec) = np.frexp(rho_r), np.frexp(rho_c)
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
         lam = np.maximum(np.ldexp(-res.ineqlin.marginals * (mr / mc), er - ec), 0.0) if m else np.zeros(0)
-        y = -rho_r * res.eqlin.marginals
+        y = -rho_r * (res.eqlin.marginals[: A_eq.shape[0]] + sum_row)
     if cmdp.gamma is None:
         Ppi = (pi[:, None, :] @ to_numpy(cmdp.mdp.P))[:, 0, :]
         cs = _structures(Ppi)[0]

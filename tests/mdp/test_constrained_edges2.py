@@ -3,11 +3,14 @@ field, values and multipliers beyond the float range, the infeasibility diagnosi
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from rltheory.errors import SolverError
 from rltheory.mdp import ConstrainedMDP, FiniteMDP, dual_function, lagrangian, solve_cmdp
+from rltheory.testing import exact_optimal_values, exact_policy_values
 
 
 def _bandit(gamma: float = 0.5, R=(0.0, 1.0)) -> FiniteMDP:
@@ -106,3 +109,25 @@ def test_dual_function_names_a_lagrangian_reward_beyond_the_float_range():
     # R and lam divided by 2^40 as the message says are in range: D = max_a (R − λC)(a)/2^40 + λb/2^40 = λb/2^40
     half = ConstrainedMDP(mdp.replace(R=np.asarray(mdp.R) / 2**40), cmdp.C, cmdp.b)
     assert dual_function(half, np.array([1e307 / 2**40]))[0] == pytest.approx(0.5 * 1e307 / 2**40, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed, gamma", [(4, 1 - 1e-10), (6, 1 - 1e-12), (12, 1 - 1e-12)])
+def test_discount_close_to_one_is_solved_not_declared_infeasible_or_unbounded(seed, gamma):
+    # Random 3×2 CMDPs whose exact least cost min_π V_C(μ) is 51%, 41% and 50% of b (exact rational V*):
+    # feasible with a wide margin. With q ~ 1/(1−γ) the flow rows cancel below HiGHS's absolute tolerances
+    # and the old code raised "HiGHS failed on the CMDP LP (status 3): The problem is unbounded" (seed 4)
+    # or "the CMDP is infeasible (HiGHS status 2 ...): each constraint is satisfiable alone, but not all at
+    # once" (seeds 6, 12; one constraint). The returned policy's exact cost and value (rationals) agree.
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(3), size=(3, 2))
+    R, C = rng.random((3, 2)), rng.random((1, 3, 2))
+    b = rng.uniform(0.2, 0.8) / (1 - gamma)
+    assert -sum(exact_optimal_values(P, -C[0], gamma)) / 3 < Fraction(b) / 2 * Fraction(21, 20)
+    sol = solve_cmdp(ConstrainedMDP(FiniteMDP(P, R, gamma), C, np.array([b])))
+    pi = np.asarray(sol.policy)
+    cost = sum(exact_policy_values(P, C[0], gamma, pi)) / 3
+    value = sum(exact_policy_values(P, R, gamma, pi)) / 3
+    assert cost <= Fraction(b) * (1 + Fraction(1, 10**12))
+    assert abs(Fraction(float(sol.costs[0])) - cost) <= cost / 10**12
+    assert abs(Fraction(sol.value) - value) <= value / 10**12
+    assert float(sol.duals[0]) >= 0.0
