@@ -492,6 +492,13 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
             where = f" (batch index {tuple(int(j) for j in np.unravel_index(int(np.argmax(far)), batch))})" if batch else ""
             # no value of d is printed: after k squarings round-off in P^(2^k) has grown by ~2^k
             # machine epsilons, so at k = 62 the computed d is meaningless (it can exceed 1)
+            floor = 16.0 * S * float(xp.finfo(P.dtype).eps)  # round-off in d(t) even for fast chains
+            if eps < floor:
+                raise ValueError(
+                    f"mixing_time: eps = {eps} is below the round-off level 16·S·u = {floor:.3g} of d(t) in "
+                    f"{P.dtype} arithmetic{where}: the computed d(t) settles at round-off and never reaches eps, "
+                    "so t_mix(eps) cannot be decided in floating point; use eps >= that level"
+                )
             raise ValueError(
                 f"mixing_time: d(2^62) > eps = {eps}{where} in {P.dtype} arithmetic; the chain does not mix "
                 "in representable time, or its slowest eigenvalues lie within round-off of 1 (repeated "

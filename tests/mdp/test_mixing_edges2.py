@@ -86,3 +86,15 @@ def test_mixing_time_at_exact_ties_with_eps():
     Pb[1, 2:, 2:] *= 0.5
     got = mixing_time(Pb, 0.375)
     assert got.tolist() == [2, int(mixing_time(Pb[1], 0.375))]
+
+
+def test_eps_below_round_off_is_named_as_such():
+    # the lazy two-point walk mixes fast (d(t) = 2^{-t}/2, so t_mix(1e-17) = 56 exactly), but the
+    # computed d(t) settles at round-off ~1e-16; the error blamed the chain ('does not mix in
+    # representable time, or its slowest eigenvalues lie within round-off of 1') instead of eps
+    P = np.array([[0.75, 0.25], [0.25, 0.75]])
+    with pytest.raises(ValueError, match=r"eps = 1e-17 is below the round-off level 16·S·u = 7\.11e-15 of d\(t\) in float64"):
+        mixing_time(P, 1e-17)
+    with pytest.raises(ValueError, match=r"eps = 1e-300 is below the round-off level .* \(batch index \(1,\)\)"):
+        mixing_time(np.stack([np.eye(2), P]), 1e-300)
+    assert int(mixing_time(P, 1e-12)) == 39  # 2^{-39}/2 ≈ 9.1e-13 ≤ 1e-12 < 2^{-38}/2: above the floor
