@@ -243,7 +243,10 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     with feasibility tolerances 1e-10 (if the simplex reports numerical trouble, status 4,
     as it can within ~1e-4 of the feasibility boundary, HiGHS's interior-point method with
     crossover is used instead: :func:`rltheory._numerics.highs_linprog`), which returns a basic
-    (vertex) solution; the multipliers are
+    (vertex) solution. An *infeasible* or *unbounded* verdict on a discounted LP is re-examined on
+    the normalised occupancy ``d = (1−γ)q`` with the implied row ``Σd = 1`` (near ``γ = 1`` the rows
+    of ``q``, entries ``~1/(1−γ)``, cancel below HiGHS's absolute tolerances); only its verdict is
+    reported. The multipliers are
     ``λ = −res.ineqlin.marginals ≥ 0`` (HiGHS marginals are ``∂(min objective)/∂b_ub``
     and the objective is ``−⟨r, q⟩``) and the flow duals ``−res.eqlin.marginals``.
 
