@@ -37,7 +37,7 @@ from .._validate import (
     check_action_indices,
     check_real,
 )
-from ..backend import array_namespace, as_float
+from ..backend import array_namespace, as_float, to_numpy
 from .model import FiniteMDP
 
 __all__ = [
@@ -67,6 +67,43 @@ def _discount(mdp: FiniteMDP, gamma: float | None, what: str) -> float:
             "use rltheory.mdp.gain_bias for the average-reward criterion"
         )
     return float(g)
+
+
+def _check_in_range(model: Any, x: Any, name: str, what: str, names: tuple[str, ...], scale: Any) -> Any:
+    """Return ``x`` if finite, else raise the located ``ValueError`` for values beyond the float range.
+
+    ``x`` (values, Q-values, advantages, ... of ``model``, a :class:`FiniteMDP` or a finite-horizon
+    model; trailing axes ``names``, leading axes the batch, possibly a batch of policies broadcast
+    with the model's) is computed from finite data, so a non-finite entry means the exact quantity
+    is not representable in the model's dtype (rewards 1e307 at γ = 0.99 give ``V = 1e309``): it
+    was returned as ``inf``, or ``nan`` where two overflows met. The message names the first
+    instance (batch index), its ``max|R|``, the a-priori bound ``scale(max|R|)``, the entry, and
+    the remedy (values scale with ``R``, so divide ``R`` by a power of 2, which is exact).
+    """
+    xp = array_namespace(x)
+    if bool(xp.all(xp.isfinite(x))):
+        return x
+    h = np.asarray(to_numpy(x))
+    idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h))[0])
+    nb = len(idx) - len(names)
+    mb = model.batch_shape
+    inst = tuple(idx[nb - len(mb) + k] if mb[k] > 1 else 0 for k in range(len(mb)))
+    R = np.asarray(to_numpy(model.R), dtype=np.float64)[inst]
+    where = f" (batch index {idx[:nb]})" if nb else ""
+    M = float(np.max(np.abs(R)))
+    entry = ", ".join(f"{n}={i}" for n, i in zip(names, idx[nb:], strict=True))
+    dt = model.dtype
+    with np.errstate(over="ignore", divide="ignore"):
+        bound = scale(M)
+    raise ValueError(
+        f"{name}: {what} left the {dt} range{where}: max|R| = {M:.4g} {bound}; largest {dt} number "
+        f"{float(xp.finfo(dt).max):.4g}; first non-finite entry ({entry}) = {h[idx]}. Values scale with R: "
+        "divide R by a power of 2 and scale the result back"
+    )
+
+
+def _discounted_scale(g: float) -> Any:
+    return lambda M: f"at gamma = {g:g} (|V| <= max|R|/(1-gamma) = {M / (1.0 - g):.4g})"
 
 
 def as_stochastic_policy(mdp: FiniteMDP, pi: Any, *, field: str = "pi") -> Any:
@@ -101,7 +138,11 @@ def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
     """
     if gamma is not None:
         gamma = check_real(gamma, "gamma", low=0.0, high=1.0)
-    return _q_values(mdp, as_real_array(V, "V", (mdp.S,), ("s",), mdp.xp, mdp.dtype), gamma)
+    V = as_real_array(V, "V", (mdp.S,), ("s",), mdp.xp, mdp.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        Q = _q_values(mdp, V, gamma)
+    g = (mdp.gamma if mdp.gamma is not None else 1.0) if gamma is None else gamma
+    return _check_in_range(mdp, Q, "q_values", "Q_V = r + gamma P V", ("s", "a"), lambda M: f"at gamma = {g:g}")
 
 
 def _q_values(mdp: FiniteMDP, V: Any, gamma: float | None = None) -> Any:
@@ -253,6 +294,12 @@ def evaluate_policy(mdp: FiniteMDP, pi: Any) -> Any:
     -------
     V : array, shape (..., S)
 
+    Raises
+    ------
+    ValueError
+        ``V^π`` beyond the float range of the model's dtype (``‖V^π‖∞ ≤ max|r|/(1−γ)``; rewards
+        1e307 at γ = 0.99 gave ``inf``): the message names the entry, ``max|R|`` and ``γ``.
+
     Notes
     -----
     Cost ``O(S^3)`` per instance (LU). ``I − γP_π`` is strictly diagonally
@@ -275,18 +322,28 @@ def evaluate_policy(mdp: FiniteMDP, pi: Any) -> Any:
     rpi = _reward(mdp, det, pi)
     M = _eye(xp, mdp.S, Ppi) - g * Ppi
     rpi = xp.broadcast_to(rpi, tuple(M.shape[:-1]))
-    return xp.linalg.solve(M, rpi[..., None])[..., 0]
+    V = xp.linalg.solve(M, rpi[..., None])[..., 0]
+    return _check_in_range(mdp, V, "evaluate_policy", "the values V^pi", ("s",), _discounted_scale(g))
 
 
 def q_function(mdp: FiniteMDP, pi: Any) -> Any:
-    r"""``Q^π(s, a) = r(s, a) + γ Σ_s' P(s'|s, a) V^π(s')``."""
-    return _q_values(mdp, evaluate_policy(mdp, pi))
+    r"""``Q^π(s, a) = r(s, a) + γ Σ_s' P(s'|s, a) V^π(s')``.
+
+    Raises ``ValueError`` (located, with ``max|R|`` and ``γ``) when ``V^π`` or ``Q^π`` lies
+    beyond the float range of the model's dtype (it was returned as ``inf``).
+    """
+    V = evaluate_policy(mdp, pi)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        Q = _q_values(mdp, V)
+    return _check_in_range(mdp, Q, "q_function", "Q^pi", ("s", "a"), _discounted_scale(float(mdp.gamma)))
 
 
 def advantage(mdp: FiniteMDP, pi: Any) -> Any:
     r"""``A^π(s, a) = Q^π(s, a) − V^π(s)``; satisfies ``Σ_a π(a|s) A^π(s, a) = 0``."""
     V = evaluate_policy(mdp, pi)
-    return _q_values(mdp, V) - V[..., None]
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        A = _q_values(mdp, V) - V[..., None]
+    return _check_in_range(mdp, A, "advantage", "Q^pi or A^pi", ("s", "a"), _discounted_scale(float(mdp.gamma)))
 
 
 def state_occupancy(mdp: FiniteMDP, pi: Any, mu: Any = None) -> Any:
@@ -348,4 +405,7 @@ def performance_difference(mdp: FiniteMDP, pi_new: Any, pi_old: Any, mu: Any = N
     pn = as_stochastic_policy(mdp, pi_new, field="pi_new")
     po = as_stochastic_policy(mdp, pi_old, field="pi_old")
     d = occupancy_measure(mdp, pn, mu)
-    return xp.sum(d * advantage(mdp, po), axis=(-2, -1)) / (1.0 - g)
+    adv = advantage(mdp, po)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        out = xp.sum(d * adv, axis=(-2, -1)) / (1.0 - g)
+    return _check_in_range(mdp, out, "performance_difference", "the value difference", (), _discounted_scale(g))

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validate import _where, check_probability
 from ..backend import as_float, one_hot, to_numpy
-from .bellman import _greedy
+from .bellman import _check_in_range, _greedy
 from .model import FiniteHorizonMDP
 
 __all__ = ["FiniteHorizonSolution", "backward_induction", "evaluate_finite_horizon"]
@@ -45,10 +45,24 @@ def _q_step(fh: FiniteHorizonMDP, h: int, v_next: Any) -> Any:
     return fh.R[..., h, :, :] + xp.reshape(PV, tuple(PV.shape[:-2]) + (S, A))
 
 
+def _horizon_scale(fh: FiniteHorizonMDP) -> Any:
+    return lambda M: f"over H = {fh.H} steps (|V_0| <= H max|R| = {fh.H * M:.4g})"
+
+
 def backward_induction(fh: FiniteHorizonMDP) -> FiniteHorizonSolution:
     r"""Optimal values and policy of a finite-horizon MDP by backward induction.
 
     Ties are broken towards the lowest action index.
+
+    Raises
+    ------
+    TypeError
+        ``fh`` is not a :class:`FiniteHorizonMDP`.
+    ValueError
+        A value ``V_h`` or ``Q_h`` beyond the float range of the model's dtype
+        (``|V_h| ≤ (H − h)·max|r|``; rewards 1e308 over H = 3 steps gave ``inf`` with overflow
+        warnings, and a greedy policy read off infinite ties): the message names the entry,
+        ``max|R|`` and ``H``. Values scale with ``R``, so divide it by a power of 2.
 
     Examples
     --------
@@ -66,14 +80,15 @@ def backward_induction(fh: FiniteHorizonMDP) -> FiniteHorizonSolution:
     xp = fh.xp
     v = xp.zeros(fh.batch_shape + (fh.S,), dtype=fh.dtype, device=fh.P.device)
     Vs, Qs, pis = [v], [], []
-    for h in range(fh.H - 1, -1, -1):
-        Q = _q_step(fh, h, v)
-        v = xp.max(Q, axis=-1)
-        Vs.append(v)
-        Qs.append(Q)
-        pis.append(_greedy(Q))
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        for h in range(fh.H - 1, -1, -1):
+            Q = _q_step(fh, h, v)
+            v = xp.max(Q, axis=-1)
+            Vs.append(v)
+            Qs.append(Q)
+            pis.append(_greedy(Q))
     V = xp.stack(Vs[::-1], axis=-2)
-    Q = xp.stack(Qs[::-1], axis=-3)
+    Q = _check_in_range(fh, xp.stack(Qs[::-1], axis=-3), "backward_induction", "Q_h", ("h", "s", "a"), _horizon_scale(fh))
     pi = xp.stack(pis[::-1], axis=-2)
     value = xp.sum(fh.initial_distribution() * V[..., 0, :], axis=-1)
     return FiniteHorizonSolution(pi, V, Q, value)
@@ -90,8 +105,9 @@ def evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
     ------
     ValueError
         ``pi`` of the wrong shape or with a batch shape that does not broadcast against the
-        model's, an action index outside ``[0, A)`` (located), or a
-        stochastic row off the simplex or non-finite (``InvalidModelError``, located).
+        model's, an action index outside ``[0, A)`` (located), a
+        stochastic row off the simplex or non-finite (``InvalidModelError``, located), or a
+        value beyond the float range of the model's dtype (located, with ``max|R|`` and ``H``).
 
     Examples
     --------
@@ -141,7 +157,9 @@ def _evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
         ) from None
     v = xp.zeros(batch + (fh.S,), dtype=fh.dtype, device=fh.P.device)
     Vs = [v]
-    for h in range(fh.H - 1, -1, -1):
-        v = xp.sum(pi[..., h, :, :] * _q_step(fh, h, v), axis=-1)
-        Vs.append(v)
-    return xp.stack(Vs[::-1], axis=-2)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        for h in range(fh.H - 1, -1, -1):
+            v = xp.sum(pi[..., h, :, :] * _q_step(fh, h, v), axis=-1)
+            Vs.append(v)
+    V = xp.stack(Vs[::-1], axis=-2)
+    return _check_in_range(fh, V, "evaluate_finite_horizon", "V^pi_h", ("h", "s"), _horizon_scale(fh))
