@@ -11,7 +11,9 @@ communicating but not unichain (some deterministic policies trap the walk in a
 part of the state space), so they exercise the weakly-communicating solvers; the
 uniform policy's chain is irreducible and aperiodic. The exceptions at the edges of
 the parameter ranges: ``ring_mdp(2)`` is recurrent and ``ring_mdp(3)`` unichain (a
-3-cycle has no room for two disjoint closed sets); with ``laziness=0`` and even ``n``
+3-cycle has no room for two disjoint closed sets); with ``0 < slip < 1`` (and ``laziness < 1``)
+every action moves to both neighbours with positive probability, so every policy's chain is
+irreducible and ``ring_mdp`` is recurrent for every ``n``; with ``laziness=0`` and even ``n``
 every policy's chain is bipartite, so the uniform one has period 2 and ``t_mix`` is
 infinite (:func:`rltheory.mdp.mixing_time` refuses it); with ``laziness=1`` every state
 is absorbing (``P = I``, a multichain model whose gain depends on the start). Each comes with a
@@ -64,7 +66,9 @@ def ring_mdp(
     r"""Walk on the cycle ``ℤ_n`` with actions 0 = step −1 and 1 = step +1.
 
     ``P(s|s, a) = α`` (laziness); otherwise the intended step w.p. ``1 − slip`` and the
-    opposite one w.p. ``slip``. Under the uniform policy the chain is the lazy simple
+    opposite one w.p. ``slip`` (for ``0 < slip < 1`` every policy's chain is then irreducible: a
+    recurrent model, not the communicating multichain one of ``slip ∈ {0, 1}``). Under the uniform
+    policy the chain is the lazy simple
     random walk ``αI + (1−α)(C + Cᵀ)/2`` for every ``slip``, whose mixing time grows
     as ``n²/(1−α)`` (for ``α > 0`` or odd ``n``; at ``α = 0`` and even ``n`` it has period 2,
     and at ``α = 1`` it is the identity: see the module notes). At fixed ``n`` the laziness rescales time only: the gain of every
