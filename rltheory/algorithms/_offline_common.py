@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validate import _where, check_finite, real_scalar
 from ..errors import InvalidModelError
+from ..mdp._dataset_checks import _real_host
 from ..mdp.offline_data import EpisodeDataset
 
 __all__ = ["OfflineResult"]
@@ -124,7 +125,7 @@ def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _features(features: Any, H: int, S: int, A: int) -> np.ndarray:
-    phi = np.asarray(features, dtype=np.float64)
+    phi = _real_host(features, "features")  # a float cast parsed text and dropped imaginary parts
     stationary = phi.ndim == 3 and phi.shape[:2] == (S, A)
     if not stationary and (phi.ndim != 4 or phi.shape[:3] != (H, S, A)):
         raise ValueError(f"features must have shape (S, A, d) = ({S}, {A}, d) or (H, S, A, d); got {phi.shape}")
@@ -164,7 +165,7 @@ def _recursion(H: int, S: int, A: int, backup: Any, clip: bool) -> tuple[np.ndar
 
 
 def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: str = "policy") -> np.ndarray:
-    pol = np.asarray(policy, dtype=np.float64)
+    pol = _real_host(policy, field)  # a float cast parsed text and dropped imaginary parts
     want = (H, S) + shape
     if pol.shape != want:
         raise ValueError(f"{field} must have shape (H, S, A_1, ..., A_n) = {want}; got {pol.shape}")

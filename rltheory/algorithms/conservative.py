@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validate import check_real
 from ..errors import InvalidModelError
+from ..mdp._dataset_checks import _real_host
 from ..mdp.offline_data import EmpiricalModel, EpisodeDataset, empirical_model
 from ._offline_common import OfflineResult, _check_data
 
@@ -150,7 +151,7 @@ def conservative_evaluation(model: EmpiricalModel, policy: Any, *, alpha: float)
     al = _check_alpha(alpha)
     m = _model(model, "conservative_evaluation")
     H, S, A = m.counts.shape
-    pi = np.asarray(policy, dtype=np.float64)
+    pi = _real_host(policy, "policy")  # a float cast parsed text and dropped imaginary parts
     if pi.shape not in ((H, S, A), (S, A)):
         raise ValueError(f"policy must have shape (H, S, A) = {(H, S, A)} or (S, A) = {(S, A)}; got {pi.shape}")
     # a row is bad if an entry is negative or its sum is off by more than 1e-8; NaN counts as bad

@@ -332,3 +332,26 @@ class TestBoundArraysHoldRealNumbers:
         # float32 and integer inputs are read as float64 as before: B √(ln(2/δ)/(2n)) at n = 3, δ = 0.1
         want = math.sqrt(math.log(20.0) / 6.0)
         assert float(hoeffding_radius(np.int32(3), np.float32(1.0), 0.1)) == pytest.approx(want, rel=1e-15)
+
+
+class TestLearnerArraysHoldRealNumbers:
+    """Features and policies given to the offline learners refuse text and complex entries."""
+
+    def test_pevi_features(self):
+        # Bug fixed: complex features lost their imaginary part (ComplexWarning) and text features were
+        # parsed; PEVI ran on either.
+        d = _bandit_data()
+        with pytest.raises(TypeError, match=r"features must hold real numbers; got a complex array"):
+            pevi(d, np.eye(2).reshape(1, 2, 2) + 1j, beta=1.0)
+        with pytest.raises(TypeError, match=r"features must hold real numbers; got a string array"):
+            pevi(d, np.array([[["1", "0"], ["0", "1"]]]), beta=1.0)
+
+    def test_conservative_evaluation_policy(self):
+        m = empirical_model(_bandit_data())
+        with pytest.raises(TypeError, match=r"policy must hold real numbers; got a string array"):
+            conservative_evaluation(m, np.array([["0.5", "0.5"]]), alpha=1.0)
+        with pytest.raises(TypeError, match=r"policy must hold real numbers; got a complex array"):
+            conservative_evaluation(m, np.array([[0.5 + 1j, 0.5]]), alpha=1.0)
+        # real policies as before: π = (1/2, 1/2), α = 1, π̂_b = (1/2, 1/2) at both steps gives D_CQL = 0, so
+        # V̂ = V^π = (1, 1/2, 0)
+        assert conservative_evaluation(m, [[0.5, 0.5]], alpha=1.0)[:, 0].tolist() == [1.0, 0.5, 0.0]
