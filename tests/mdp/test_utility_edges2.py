@@ -87,3 +87,20 @@ def test_kkt_certificate_checks_the_sign_conditions_at_huge_rewards():
         loose = solve_general_utility(FiniteMDP(P, R, 0.9), linear_utility(R), solver="SCS",
                                       solver_options={"eps_abs": 1e-2, "eps_rel": 1e-2, "max_iters": 50})
         assert loose.kkt_residual > 1e-4
+
+
+def test_float32_expert_occupancy_is_judged_at_float32_precision():
+    # A 5×6 float32 table normalised in float32 sums to 1 ± 1e-7 in float64; the 1e-8 check refused it
+    # ("d_expert must be a non-negative table summing to 1; sums to 1.00000008917"). It is now judged at
+    # float32's 16 eps and divided by its sum, so KL(d_E ‖ d_E) = 0 and -KL is maximised at d_E.
+    rng = np.random.default_rng(0)
+    tables = [rng.dirichlet(np.ones(30)).astype(np.float32).reshape(5, 6) for _ in range(20)]
+    tables = [t / t.sum() for t in tables]
+    assert max(abs(float(t.astype(np.float64).sum()) - 1.0) for t in tables) > 1e-8  # the case at hand
+    for t in tables:
+        dE = t.astype(np.float64) / t.astype(np.float64).sum()
+        assert kl_divergence(t).value(dE) == pytest.approx(0.0, abs=1e-15)
+        assert neg_kl_utility(t).value(dE) == pytest.approx(0.0, abs=1e-15)
+    # a float32 table off by 1% is still refused, with the tolerance it was judged at
+    with pytest.raises(ValueError, match=r"d_expert must be a non-negative table summing to 1 \(atol=1\.91e-06\)"):
+        neg_kl_utility(np.full((2, 3), 1 / 6, dtype=np.float32) * 1.01)
