@@ -368,6 +368,8 @@ def _exact_tmix(P: np.ndarray, cs: ChainStructure, eps: float, t_guess: int) -> 
     """Exact ``t_mix(ε)`` of the float chain ``P`` near ``t_guess``; ``None`` when over the budget or
     when a row does not sum to exactly 1 (a float32 row within tolerance: ``d`` is then undefined)."""
     S = P.shape[0]
+    if S**3 * max(t_guess, 1) > _EXACT_BUDGET:  # before building S² fractions for a large chain
+        return None
     Pq = [[Fraction(float(x)) for x in row] for row in P]
     if any(sum(row, Fraction(0)) != 1 for row in Pq):
         return None
