@@ -87,15 +87,17 @@ __all__ = [
 
 
 def _prob(delta: Any, name: str = "delta") -> float:
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not 0.0 < float(delta) < 1.0:
+    d = real_scalar(delta)  # Python or numpy real scalar or 0-d array (as the learners take); NaN otherwise
+    if not 0.0 < d < 1.0:
         raise ValueError(f"{name} must be a probability in (0, 1); got {delta!r}")
-    return float(delta)
+    return d
 
 
 def _pos(x: Any, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)) or not float(x) > 0 or not math.isfinite(float(x)):
+    v = real_scalar(x)  # a 0-d array such as np.array(2.0) was refused
+    if not (v > 0 and math.isfinite(v)):
         raise ValueError(f"{name} must be a positive finite number; got {x!r}")
-    return float(x)
+    return v
 
 
 def _real(x: Any, field: str) -> np.ndarray:

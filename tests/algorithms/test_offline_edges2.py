@@ -355,3 +355,18 @@ class TestLearnerArraysHoldRealNumbers:
         # real policies as before: π = (1/2, 1/2), α = 1, π̂_b = (1/2, 1/2) at both steps gives D_CQL = 0, so
         # V̂ = V^π = (1, 1/2, 0)
         assert conservative_evaluation(m, [[0.5, 0.5]], alpha=1.0)[:, 0].tolist() == [1.0, 0.5, 0.0]
+
+
+def test_bounds_take_zero_dimensional_arrays_like_the_learners():
+    # Bug fixed: the bounds' own checks took only Python/numpy scalars, so hoeffding_radius(10, 1, np.array(0.1))
+    # raised "delta must be a probability in (0, 1); got array(0.1)" although lcb_vi(delta=np.array(0.1)) runs
+    # (pevi_beta's xi and c and hybrid_npg_bound's eta likewise).
+    assert float(hoeffding_radius(10, 1.0, np.array(0.1))) == float(hoeffding_radius(10, 1.0, 0.1))
+    assert float(empirical_bernstein_radius(10, 0.1, 1.0, np.array(0.1))) == float(empirical_bernstein_radius(10, 0.1, 1.0, 0.1))
+    assert pevi_beta(2, 3, 100, np.array(0.1), c=np.array(2.0)) == pevi_beta(2, 3, 100, 0.1, c=2.0)
+    assert lcb_vi_rate(np.array(2.0), 1, 1, 1, 100, np.array(0.1)) == lcb_vi_rate(2.0, 1, 1, 1, 100, 0.1)
+    np.testing.assert_array_equal(hybrid_npg_bound(1, 2, np.array(1.0), [0.0]), hybrid_npg_bound(1, 2, 1.0, [0.0]))
+    with pytest.raises(ValueError, match=r"delta must be a probability in \(0, 1\); got array\(1\.5\)"):
+        hoeffding_radius(10, 1.0, np.array(1.5))
+    with pytest.raises(ValueError, match=r"delta must be a probability in \(0, 1\); got True"):
+        hoeffding_radius(10, 1.0, True)
