@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import _source_atol, check_finite, check_int, check_probability
-from ..backend import array_namespace, as_float, require_host
+from ..backend import array_namespace, as_float, require_host, to_numpy
 from ..mdp.bellman import _q_values, _state_occupancy, evaluate_policy, expected_value
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import _rng, rollout
@@ -83,12 +83,30 @@ def _phi(mdp: FiniteMDP, phi_sa: Any) -> Any:
     f = as_float(phi_sa, mdp.xp, mdp.dtype)
     if f.ndim != 3 or tuple(f.shape[:2]) != (mdp.S, mdp.A):
         raise ValueError(f"features must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(f.shape)}")
+    if f.shape[-1] == 0:  # numpy's "cannot reshape array of size 0 into shape (0)" in the critic before
+        raise ValueError(f"features must have at least one column (d >= 1); got shape {tuple(f.shape)}")
     check_finite(f, "features", ("s", "a", "j"))
     return f
 
 
+def _softmax_logits(f: Any, th: Any, xp: Any, what: str) -> Any:
+    """``softmax(φθ)`` over actions, with a located ``ValueError`` where a logit ``θᵀφ(s, a)``
+    overflows (a NaN policy otherwise: ``inf − inf`` in the max-shift)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = f @ th
+    if not bool(xp.all(xp.isfinite(z))):
+        h = to_numpy(z)
+        s, a = (int(i) for i in np.argwhere(~np.isfinite(h))[0])
+        raise ValueError(f"{what}: the logits θᵀφ(s, a) overflow; logits(s={s}, a={a}) = {h[s, a]} "
+                         f"(max|θ| = {float(xp.max(xp.abs(th))):.3g}, max|φ| = {float(xp.max(xp.abs(f))):.3g})")
+    return softmax(z, xp)
+
+
 def softmax_linear_policy(phi_sa: Any, theta: Any) -> Any:
     r"""``π_θ(a|s) = exp(θᵀφ(s, a)) / Σ_b exp(θᵀφ(s, b))`` for features ``φ[s, a, :]``.
+
+    ``phi_sa`` and ``theta`` must be finite, and so must every logit ``θᵀφ(s, a)``
+    (``ValueError`` naming the entry otherwise; a NaN policy before).
 
     Examples
     --------
@@ -101,7 +119,9 @@ def softmax_linear_policy(phi_sa: Any, theta: Any) -> Any:
     th = as_float(theta, xp, f.dtype)
     if f.ndim != 3 or th.shape != (f.shape[-1],):
         raise ValueError(f"phi_sa (S, A, d) and theta (d,) disagree: {tuple(f.shape)} vs {tuple(th.shape)}")
-    return softmax(f @ th, xp)
+    check_finite(f, "phi_sa", ("s", "a", "j"))
+    check_finite(th, "theta", ("j",))
+    return _softmax_logits(f, th, xp, "softmax_linear_policy")
 
 
 # -- critics ---------------------------------------------------------------------------
@@ -240,8 +260,9 @@ def natural_actor_critic(
     Raises
     ------
     ValueError
-        Bad features, step, iterations; ``TypeError`` for a missing ``rng`` with a
-        sample-based critic.
+        Bad features (wrong shape, ``d = 0``, non-finite), step, iterations; an actor step whose
+        logits ``θ_tᵀφ(s, a)`` overflow (``η`` too large), naming ``t`` and the entry;
+        ``TypeError`` for a missing ``rng`` with a sample-based critic.
 
     Notes
     -----
@@ -297,7 +318,7 @@ def natural_actor_critic(
     loop = Loop("natural_actor_critic", iterations, None, xp)
     t = 0
     while True:
-        pi = softmax(f @ theta, xp)
+        pi = _softmax_logits(f, theta, xp, f"natural_actor_critic at iteration t={t} (eta={eta:g}; use a smaller eta)")
         # ψ = φ − E_πφ formed without cancellation, with the size each entry is known to: where
         # π(a|s) ≈ 1, 1 − π(a|s) lost the other actions' tiny probabilities (5.7e-59 after one
         # η = 1000 step) and the exact critic stopped moving them, unlike NPG, its closed form

@@ -6,7 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.algorithms.actor_critic import improper_policy_gradient, mixture_policy
+from rltheory.algorithms.actor_critic import (
+    improper_policy_gradient,
+    mixture_policy,
+    natural_actor_critic,
+    softmax_linear_policy,
+)
 from rltheory.algorithms.hybrid import hybrid_actor_critic, hybrid_npg
 from rltheory.algorithms.marlhf import bradley_terry_mle, marlhf_equilibrium
 from rltheory.errors import InvalidModelError
@@ -112,3 +117,34 @@ def test_improper_policy_gradient_takes_float32_controllers_like_mixture_policy(
         assert got.trace["value"][-1] > got.trace["value"][0]
     with pytest.raises(InvalidModelError, match=r"each controllers\[0\]\[s, :\] must sum to 1"):
         improper_policy_gradient(mdp, K64 * 0.999, eta=0.5, iterations=1)  # still refused in float64
+
+
+# ------------------------------------------------------------------ softmax-linear actor: non-finite logits
+def test_softmax_linear_policy_rejects_non_finite_inputs_and_overflowing_logits():
+    f = np.eye(2)[None]
+    # old: [[nan, nan]] returned silently (with a RuntimeWarning at most)
+    with pytest.raises(InvalidModelError, match=r"theta must be finite; theta\(j=0\) = nan"):
+        softmax_linear_policy(f, np.array([np.nan, 0.0]))
+    with pytest.raises(InvalidModelError, match=r"theta must be finite; theta\(j=0\) = inf"):
+        softmax_linear_policy(f, np.array([np.inf, 0.0]))
+    with pytest.raises(InvalidModelError, match=r"phi_sa must be finite; phi_sa\(s=0, a=0, j=0\) = nan"):
+        softmax_linear_policy(f * np.nan, np.zeros(2))
+    # theta^T phi(0, 1) = 1e308 + 1e308 overflows although both are finite
+    g = np.array([[[1.0, 0.0], [1.0, 1.0]]])
+    with pytest.raises(ValueError, match=r"softmax_linear_policy: the logits .* overflow; logits\(s=0, a=1\) = inf"):
+        softmax_linear_policy(g, np.array([1e308, 1e308]))
+    np.testing.assert_array_equal(softmax_linear_policy(g, np.array([1e308, -1e308])), [[1.0, 0.0]])  # logits 1e308, 0
+
+
+def test_natural_actor_critic_names_an_overflowing_step_and_empty_features():
+    mdp = random_mdp(3, 2, gamma=0.5, rng=0)
+    f = np.eye(6).reshape(3, 2, 6)
+    # old: InvalidModelError "pi must be finite; pi(s=0, a=0) = nan" from inside the critic
+    with pytest.raises(ValueError, match=r"natural_actor_critic at iteration t=1 \(eta=1e\+308; use a smaller eta\): "
+                                         r"the logits .* overflow"):
+        natural_actor_critic(mdp, f, eta=1e308, iterations=3)
+    # eta = 1e300 stays finite: theta_1 = eta w*/(1 - gamma) and the run completes at the greedy policy
+    res = natural_actor_critic(mdp, f, eta=1e300, iterations=2)
+    assert np.all(np.isfinite(res.trace["suboptimality"]))
+    with pytest.raises(ValueError, match=r"features must have at least one column \(d >= 1\); got shape \(3, 2, 0\)"):
+        natural_actor_critic(mdp, np.zeros((3, 2, 0)), eta=1.0, iterations=1)  # old: "cannot reshape array of size 0"
