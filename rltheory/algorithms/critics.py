@@ -180,7 +180,10 @@ def td_linear(
     n_runs : int ≥ 1
         Independent trajectories updated together (vectorised).
     d : array (S,), optional
-        Start distribution and norm weighting (stationary by default).
+        Start distribution and norm weighting (stationary by default). ``fixed_point`` is the one
+        for ``D = diag(d)``, but the samples follow ``dP_π^t``, so the iterates approach it only
+        for a ``P_π``-invariant ``d``; from another start they approach the fixed point of the
+        trajectory's long-run law (the stationary one for a unichain ``P_π``) and ``error`` stalls.
     record_every : int ≥ 1
         Record the errors every this many steps (and at the last step).
 
@@ -386,6 +389,10 @@ def lstd(
     ridge: float = 0.0,
 ) -> tuple[np.ndarray, TDFixedPoint]:
     r"""LSTD(λ) on one on-policy trajectory of ``steps`` transitions from ``s_0 ~ d``.
+
+    ``d`` (stationary by default) also weights the returned fixed point; the estimate converges
+    to it only for a ``P_π``-invariant ``d`` (otherwise to the fixed point of the trajectory's
+    long-run law, the stationary one for a unichain ``P_π``).
 
     Returns ``(theta_hat, fixed_point)`` so the estimate can be compared with the
     exact ``θ*`` (:func:`projected_fixed_point`); ``‖θ̂ − θ*‖ = O_P(n^{-1/2})``
