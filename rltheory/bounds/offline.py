@@ -162,7 +162,8 @@ def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: f
     For ``n ≥ 2`` i.i.d. values in ``[0, B]`` with unbiased sample variance ``V_n``,
     ``Pr(|ȳ_n − E y| > radius) ≤ δ`` (Maurer & Pontil 2009, Thm 4, applied to ``y``
     and ``B − y`` with ``δ/2`` each). Entries with ``n < 2`` get ``B``; the radius
-    is capped at ``B``.
+    is capped at ``B``. ``variance`` must be finite and ``≥ 0`` where ``n ≥ 2``
+    (``ValueError`` naming the entry otherwise).
 
     Examples
     --------
@@ -176,6 +177,8 @@ def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: f
     shape = np.broadcast_shapes(n.shape, v.shape)
     vb = np.broadcast_to(v, shape)
     _located(vb, ~np.isfinite(vb) & np.broadcast_to(n >= 2, shape), "variance", "finite where n >= 2 (n < 2 gets B)")
+    # a sample variance is >= 0; a negative one was clipped to 0, silently shrinking the radius
+    _located(vb, (vb < 0) & np.broadcast_to(n >= 2, shape), "variance", "a sample variance >= 0 where n >= 2")
     return _bernstein(n, v, B, math.log(4.0) - math.log(d))
 
 

@@ -370,3 +370,12 @@ def test_bounds_take_zero_dimensional_arrays_like_the_learners():
         hoeffding_radius(10, 1.0, np.array(1.5))
     with pytest.raises(ValueError, match=r"delta must be a probability in \(0, 1\); got True"):
         hoeffding_radius(10, 1.0, True)
+
+
+def test_bernstein_radius_refuses_a_negative_variance():
+    # Bug fixed: V_n = −5 was clipped to 0, so the radius silently shrank to its variance-free part
+    # 7 B ln(4/δ)/(3(n − 1)); a sample variance is never negative (np.var is >= 0).
+    with pytest.raises(ValueError, match=r"variance must be a sample variance >= 0 where n >= 2; variance\[1\] = -5\.0"):
+        empirical_bernstein_radius(np.array([10, 10]), np.array([0.1, -5.0]), 1.0, 0.1)
+    # n < 2 ignores the variance (radius B), as for NaN
+    assert float(empirical_bernstein_radius(1, -5.0, 1.0, 0.1)) == 1.0
