@@ -581,8 +581,7 @@ def _kolmogorov_reversible(P: np.ndarray, rtol: float = 1e-10) -> bool:
     supp = P > 0
     if not np.array_equal(supp, supp.T):
         return False
-    with np.errstate(divide="ignore"):
-        L = np.log(P)
+    L = np.log(np.where(supp, P, 1.0))  # only edges are used; off the support P may hold round-off ≤ 0
     S = P.shape[0]
     phi = np.full(S, np.nan)
     phi[0] = 0.0
@@ -644,7 +643,9 @@ def spectral_gap(P: Any) -> SpectralGap:
     # detailed balance with μ > 0 (irreducible: transient states have μ = 0)
     reversible = _structures(P)[0].irreducible and _kolmogorov_reversible(to_numpy(P))
     if reversible:
-        r = xp.sqrt(P)
+        # off the support P may hold accepted round-off < 0 (entries ≥ −atol pass the checks): √ of it
+        # was NaN and eigvalsh failed to converge
+        r = xp.sqrt(xp.where(P > 0, P, xp.zeros_like(P)))
         sym = r * xp.matrix_transpose(r)  # √(P(s,s')P(s',s)) = D^{1/2} P D^{-1/2} (detailed balance)
         lam = np.sort(to_numpy(xp.linalg.eigvalsh(sym)))[::-1]
         others = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))

@@ -3,6 +3,7 @@ arguments, empty batches, exact ties of d(t) with ε (checked in rational arithm
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -14,6 +15,7 @@ from rltheory.mdp import (
     classify_mdp,
     limiting_matrix,
     mixing_time,
+    spectral_gap,
     stationary_distribution,
     tv_distances,
 )
@@ -98,3 +100,19 @@ def test_eps_below_round_off_is_named_as_such():
     with pytest.raises(ValueError, match=r"eps = 1e-300 is below the round-off level .* \(batch index \(1,\)\)"):
         mixing_time(np.stack([np.eye(2), P]), 1e-300)
     assert int(mixing_time(P, 1e-12)) == 39  # 2^{-39}/2 ≈ 9.1e-13 ≤ 1e-12 < 2^{-38}/2: above the floor
+
+
+def test_spectral_gap_with_accepted_round_off_below_zero():
+    # entries >= -atol pass the probability check as round-off; on a reversible chain the symmetrised
+    # matrix took √P of them (NaN) and eigvalsh raised LinAlgError 'Eigenvalues did not converge'.
+    # Off the support they are zeros: the spectrum is that of the chain with them (and the matching
+    # 1e-9 on the diagonal) removed, up to 1e-9.
+    d = 1e-9
+    P = np.array([[0.5 + d, 0.5, -d], [0.25, 0.5, 0.25], [-d, 0.5, 0.5 + d]])
+    Q = np.array([[0.5, 0.5, 0.0], [0.25, 0.5, 0.25], [0.0, 0.5, 0.5]])  # eigenvalues 1, 1/2, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 'invalid value encountered in sqrt / log' either
+        sg = spectral_gap(P)
+    assert sg.reversible
+    np.testing.assert_allclose(sg.eigenvalues, [1.0, 0.5, 0.0], rtol=0, atol=4 * d)
+    assert sg.absolute_gap == pytest.approx(spectral_gap(Q).absolute_gap, abs=4 * d)
