@@ -416,8 +416,10 @@ def tv_distances(P: Any, t_max: int) -> Any:
     -------
     array, shape (..., t_max + 1)
     """
-    if isinstance(t_max, bool) or not isinstance(t_max, (int, np.integer)) or t_max < 0:
+    t = t_max.item() if isinstance(t_max, np.ndarray) and t_max.ndim == 0 and t_max.dtype.kind in "iu" else t_max
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0:  # mixing_time gives 0-d arrays
         raise ValueError(f"t_max must be a non-negative integer; got {t_max!r}")
+    t_max = int(t)
     xp, P = _check_chain(P, "tv_distances")
     Pstar = limiting_matrix(P)
     M = xp.broadcast_to(_eye(xp, P.shape[-1], P), P.shape)

@@ -116,3 +116,13 @@ def test_spectral_gap_with_accepted_round_off_below_zero():
     assert sg.reversible
     np.testing.assert_allclose(sg.eigenvalues, [1.0, 0.5, 0.0], rtol=0, atol=4 * d)
     assert sg.absolute_gap == pytest.approx(spectral_gap(Q).absolute_gap, abs=4 * d)
+
+
+def test_tv_distances_takes_the_0d_array_mixing_time_returns():
+    # tv_distances(P, mixing_time(P)) raised 't_max must be a non-negative integer; got array(1)'
+    P = np.array([[0.75, 0.25], [0.25, 0.75]])
+    np.testing.assert_allclose(tv_distances(P, mixing_time(P)), [0.5, 0.25], rtol=1e-15)  # d(t) = 2^{-t}/2
+    np.testing.assert_allclose(tv_distances(P, np.array(2, dtype=np.uint8)), [0.5, 0.25, 0.125], rtol=1e-15)
+    for bad in (np.array(1.0), np.array([1]), np.array(True)):
+        with pytest.raises(ValueError, match="t_max must be a non-negative integer"):
+            tv_distances(P, bad)
