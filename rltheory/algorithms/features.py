@@ -77,7 +77,7 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
     centers : array (m, k)
     width : float > 0
     bias : bool
-        Append the constant feature.
+        Append the constant feature (``True``/``False`` or a numpy bool; ``ValueError`` otherwise).
 
     Examples
     --------
@@ -90,6 +90,8 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
         raise ValueError(f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}")
     check_finite(x, "coords", ("s", "i"))
     check_finite(c, "centers", ("m", "i"))
+    if not isinstance(bias, (bool, np.bool_)):  # "False", None or 0 would pick a layout silently
+        raise ValueError(f"bias must be True or False; got {bias!r}")
     w = real_scalar(width)  # Python or numpy real; NaN (failing the test) for anything else
     if not w > 0:
         raise ValueError(f"width must be > 0; got {width!r}")

@@ -346,3 +346,15 @@ def test_tile_features_allocate_only_the_tiles_states_reach():
     got = tile_features(x, low=0.0, high=1.0, n_tiles=200, n_tilings=2)
     np.testing.assert_array_equal(got, _tiles_by_definition(x, [0.0] * 8, [1.0] * 8, 200, 2))
     assert got.shape == (5, 10)
+
+
+@pytest.mark.parametrize("bad", ["False", None, 0, 1.0])
+def test_rbf_bias_must_be_a_bool(bad):
+    # bias='False' (truthy) appended the constant column and None or 0 dropped it, without a word
+    with pytest.raises(ValueError, match=r"bias must be True or False; got "):
+        rbf_features([[0.0]], [[0.0]], width=1.0, bias=bad)
+
+
+def test_rbf_bias_takes_numpy_bools():
+    np.testing.assert_array_equal(rbf_features([[0.0]], [[0.0]], width=1.0, bias=np.bool_(False)), [[1.0]])
+    np.testing.assert_array_equal(rbf_features([[0.0]], [[0.0]], width=1.0, bias=np.bool_(True)), [[1.0, 1.0]])
