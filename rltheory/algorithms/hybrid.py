@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_probability
+from ..backend import as_float
 from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning, InvalidModelError
 from ..mdp.horizon import _evaluate_finite_horizon, backward_induction
@@ -88,7 +89,12 @@ def _hybrid_args(fh: Any, features: Any, offline: Any, iterations: Any, n_online
     for v, nm in ((eta, "eta"), (ridge, "ridge")):
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not v > 0 or not math.isfinite(v):
             raise ValueError(f"{nm} must be a finite number > 0; got {v!r}")
-    return _features(features, fh.H, fh.S, fh.A)
+    if not math.isfinite(float(eta) * fh.H):  # the exponent η·Q̂ with Q̂ ∈ [0, H]: inf − inf = NaN policy before
+        raise ValueError(f"{what}: eta·H must be finite (the NPG exponent η·Q̂_h reaches η·(H − h)); "
+                         f"got eta = {eta!r}, H = {fh.H}")
+    # complex or text features: numpy's cast dropped the imaginary part (a ComplexWarning only) or
+    # failed with "could not convert string to float"
+    return _features(as_float(features, np, None, field="features"), fh.H, fh.S, fh.A)
 
 
 def _restart_episodes(fh: Any, pi: np.ndarray, n: int, restart: Any, gen: np.random.Generator) -> list[_Step]:
@@ -119,17 +125,22 @@ def _restart_episodes(fh: Any, pi: np.ndarray, n: int, restart: Any, gen: np.ran
     return out
 
 
-def _weighted_fit(phi_h: np.ndarray, parts: list[tuple[_Step, float]], y_of: Any, ridge: float) -> np.ndarray:
+def _weighted_fit(phi_h: np.ndarray, parts: list[tuple[_Step, float]], y_of: Any, ridge: float, h: int) -> np.ndarray:
     """``argmin_w Σ_parts weight Σ (φᵀw − y)² + λ‖w‖²``; returns ``Q̂_h = φ w`` on all pairs."""
     d = phi_h.shape[-1]
     Lam = ridge * np.eye(d)
     b = np.zeros(d)
-    for st, wgt in parts:
-        if st.s.shape[0] == 0 or wgt == 0:
-            continue
-        X = phi_h[st.s, st.a]
-        Lam += wgt * X.T @ X
-        b += wgt * X.T @ y_of(st)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for st, wgt in parts:
+            if st.s.shape[0] == 0 or wgt == 0:
+                continue
+            X = phi_h[st.s, st.a]
+            Lam += wgt * X.T @ X
+            b += wgt * X.T @ y_of(st)
+    if not (np.all(np.isfinite(Lam)) and np.all(np.isfinite(b))):
+        # features of size 1e200 overflowed Λ to inf: the solve gave Q̂ = 0 and the policy never moved
+        raise ValueError(f"Λ_{h} = Σ weight·φφᵀ + ridge·I overflows at step h={h}; rescale the features "
+                         f"(max |features| = {float(np.max(np.abs(phi_h))):.3g})")
     return phi_h @ np.linalg.solve(Lam, b)
 
 
@@ -158,7 +169,7 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
     gen = _rng(rng)
     H, S, A = fh.H, fh.S, fh.A
     if restart is not None:
-        restart = np.asarray(restart, dtype=np.float64)
+        restart = np.asarray(as_float(restart, np, np.float64, field=f"{what}: restart"))  # not complex or text
         if restart.shape != (H, S):
             raise ValueError(f"{what}: restart must have shape (H, S) = ({H}, {S}); got {restart.shape}")
         check_probability(restart, "restart", ("h", "s"), "restart[h, :]")
@@ -200,7 +211,7 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
             else:  # hybrid actor-critic: fit Q* on offline + every online sample so far
                 parts += [(past[h], 1.0) for past in history]
             v = V_next
-            Q[h] = _weighted_fit(phi[h], parts, lambda st, v=v: st.r + v[st.s2], ridge)
+            Q[h] = _weighted_fit(phi[h], parts, lambda st, v=v: st.r + v[st.s2], ridge, h)
             Q[h] = np.clip(Q[h], 0.0, float(H - h))
             V_next = np.sum(pi[h] * Q[h], axis=-1) if critic == "policy" else np.max(Q[h], axis=-1)
         new = np.stack([multiplicative_update(pi[h], eta * Q[h], np) for h in range(H)])
@@ -262,6 +273,11 @@ def hybrid_npg(
         A reward of ``fh`` or of ``offline`` outside ``[0, 1]`` (named by its index): the
         critic's clip to ``[0, H − h]`` and :func:`rltheory.bounds.offline.hybrid_npg_bound`
         assume that range.
+    ValueError
+        Bad settings; ``η·H`` beyond the float range (the exponent ``η Q̂`` would overflow);
+        a Gram matrix ``Λ_h`` that overflows (features too large), naming ``h``.
+    TypeError
+        Complex or text ``features`` or ``restart``.
 
     Notes
     -----

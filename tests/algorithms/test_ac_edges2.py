@@ -148,3 +148,40 @@ def test_natural_actor_critic_names_an_overflowing_step_and_empty_features():
     assert np.all(np.isfinite(res.trace["suboptimality"]))
     with pytest.raises(ValueError, match=r"features must have at least one column \(d >= 1\); got shape \(3, 2, 0\)"):
         natural_actor_critic(mdp, np.zeros((3, 2, 0)), eta=1.0, iterations=1)  # old: "cannot reshape array of size 0"
+
+
+# ------------------------------------------------------------------ hybrid: step size, features and restarts
+def _fh2():
+    return FiniteHorizonMDP.stationary(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), H=2)
+
+
+@pytest.mark.parametrize("method", [hybrid_npg, hybrid_actor_critic])
+def test_hybrid_methods_name_an_overflowing_exponent_and_overflowing_features(method):
+    phi = np.eye(2).reshape(1, 2, 2)
+    kw = dict(iterations=3, n_online=5, rng=0)
+    # old: eta·Q̂ = inf, inf − inf = NaN policy, then "behaviour must be finite; behaviour(...) = nan"
+    with pytest.raises(ValueError, match=rf"{method.__name__}: eta·H must be finite .* got eta = 1e\+308, H = 2"):
+        method(_fh2(), phi, None, eta=1e308, **kw)
+    big = method(_fh2(), phi, None, eta=1e307, **kw)  # eta·H = 2e307 is finite: the greedy step, no NaN
+    assert big.trace["suboptimality"][-1] == 0.0
+    # old: Λ = Σ φφᵀ overflowed to inf, the solve gave Q̂ = 0 and the policy never moved (gap 1.0 throughout)
+    with pytest.raises(ValueError, match=r"Λ_1 = .* overflows at step h=1; rescale the features \(max \|features\| = 1e\+200\)"):
+        method(_fh2(), phi * 1e200, None, eta=1.0, ridge=1e-300, **kw)
+    # at 1e150 the Gram matrix 1e300 fits: the same run as unit features with the ridge scaled by 1e300
+    ref = method(_fh2(), phi, None, eta=1.0, ridge=1.0, **kw)
+    got = method(_fh2(), phi * 1e150, None, eta=1.0, ridge=1e300, **kw)
+    np.testing.assert_allclose(got.trace["suboptimality"], ref.trace["suboptimality"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad", ["complex", "text"])
+def test_hybrid_restart_and_features_must_be_real(bad):
+    phi = np.eye(2).reshape(1, 2, 2)
+    kw = dict(iterations=1, n_online=2, eta=1.0, rng=0)
+    restart = np.ones((2, 1)) + 1j if bad == "complex" else "x"
+    feats = phi + 1j if bad == "complex" else "x"
+    what = "complex" if bad == "complex" else "string"
+    # old: the imaginary part dropped with a ComplexWarning only, or "could not convert string to float"
+    with pytest.raises(TypeError, match=rf"hybrid_npg: restart must hold real numbers; got a {what} array"):
+        hybrid_npg(_fh2(), phi, None, restart=restart, **kw)
+    with pytest.raises(TypeError, match=rf"features must hold real numbers; got a {what} array"):
+        hybrid_npg(_fh2(), feats, None, **kw)
