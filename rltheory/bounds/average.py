@@ -167,6 +167,8 @@ def span_contraction_coefficient(P: Any) -> float:
         raise ValueError(f"P must have shape (S, S) or (S, A, S); got {Ph.shape}")
     if Ph.shape[0] != Ph.shape[-1] or Ph.shape[0] == 0:
         raise ValueError(f"P must have shape (S, S) or (S, A, S) with S >= 1 states on both sides; got {Ph.shape}")
+    if Ph.ndim == 3 and Ph.shape[1] == 0:  # no rows to compare: max over an empty set
+        raise ValueError(f"P must have shape (S, A, S) with A >= 1 actions; got {Ph.shape}")
     names = ("s", "t") if Ph.ndim == 2 else ("s", "a", "t")
     check_probability(Ph, "P", names, "P[s, :]" if Ph.ndim == 2 else "P[s, a, :]", atol=atol)
     if Ph.ndim == 3:

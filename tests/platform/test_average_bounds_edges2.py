@@ -85,3 +85,11 @@ def test_non_real_and_non_finite_arrays_raise_located_errors():
     # boolean kernels still read as 0/1 (as in the mdp layer) and per-state gains still broadcast
     assert span_contraction_coefficient(np.eye(2, dtype=bool)) == 1.0
     np.testing.assert_array_equal(laurent_first_order([0.5], [1.0, 2.0], [2.0, 4.0]), [[2.0, 4.0]])
+
+
+def test_span_coefficient_of_a_kernel_without_actions():
+    # P of shape (2, 0, 2) passed the checks and crashed in numpy's max ('zero-size array to reduction
+    # operation maximum which has no identity')
+    with pytest.raises(ValueError, match=r"P must have shape \(S, A, S\) with A >= 1 actions; got \(2, 0, 2\)"):
+        span_contraction_coefficient(np.zeros((2, 0, 2)))
+    assert span_contraction_coefficient(np.ones((3, 1, 3)) / 3) == 0.0  # identical rows
