@@ -41,10 +41,24 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_int
+from ..backend import to_numpy
 from .model import FiniteMDP
 from .zoo import _build, _probability
 
 __all__ = ["ring_mdp", "two_room_mdp"]
+
+
+def _keep_support(P: np.ndarray, mdp: FiniteMDP, what: str) -> FiniteMDP:
+    """``mdp`` unless a transition that is positive in float64 rounded to 0 in ``mdp``'s dtype (which
+    changes the chain structure the docstrings promise: a disconnected door, a lost self-loop)."""
+    lost = (P > 0) & ~(to_numpy(mdp.P) > 0)
+    if lost.any():
+        s, a, t = (int(i) for i in np.argwhere(lost)[0])
+        raise ValueError(
+            f"{what}: P[{s}, {a}, {t}] = {P[s, a, t]:.3g} underflows to 0 in {mdp.P.dtype}, which changes the "
+            "model's structure; use a larger value or float64"
+        )
+    return mdp
 
 
 def _reward_kind(reward: Any) -> str:
@@ -105,7 +119,7 @@ def ring_mdp(
         R[0] = 1.0
     else:
         R = np.repeat(((1 + np.cos(2 * np.pi * s / n)) / 2)[:, None], 2, axis=1)
-    return _build(P, R, gamma, None, xp, dtype)
+    return _keep_support(P, _build(P, R, gamma, None, xp, dtype), f"ring_mdp(laziness={a}, slip={e})")
 
 
 def two_room_mdp(
@@ -124,7 +138,9 @@ def two_room_mdp(
     Action 1 ("door") from a door crosses to the other door w.p. ``p`` and otherwise
     wanders; from any other state it moves to the room's door w.p. 1/2 and stays
     w.p. 1/2. The uniform policy's chain is irreducible and aperiodic for ``p > 0`` and
-    needs ``Θ(1/p)`` steps to cross, so its ``t_mix`` grows like ``1/p``.
+    needs ``Θ(1/p)`` steps to cross, so its ``t_mix`` grows like ``1/p``. A ``p`` that rounds to 0 in
+    the requested ``dtype`` (1e-50 in float32) would disconnect the rooms and raises ``ValueError``,
+    as does a ``laziness`` or ``slip`` of :func:`ring_mdp` that underflows.
     Rewards: ``"sparse"`` pays 1 in the far corner ``2n−1`` of the right room;
     ``"dense"`` pays ``s/(2n−1)``.
 
@@ -163,4 +179,4 @@ def two_room_mdp(
         R[S - 1] = 1.0
     else:
         R = np.repeat((np.arange(S) / (S - 1))[:, None], 2, axis=1)
-    return _build(P, R, gamma, None, xp, dtype)
+    return _keep_support(P, _build(P, R, gamma, None, xp, dtype), f"two_room_mdp(bottleneck={p})")

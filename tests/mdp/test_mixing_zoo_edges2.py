@@ -50,3 +50,21 @@ def test_two_room_structure_as_documented(room_size, p):
     assert st.communicating and st.unichain is False
     cs = chain_structure(np.asarray(policy_transition_matrix(mdp, np.full((2 * room_size, 2), 0.5))))
     assert cs.irreducible and cs.aperiodic
+
+
+def test_a_positive_dial_that_underflows_in_the_dtype_is_refused(xp):
+    # two_room_mdp(2, 1e-50, dtype=float32) passed the 'bottleneck must be > 0' check in float64 and
+    # returned two disconnected rooms (the uniform chain had recurrent classes {0, 1}, {2, 3}), against
+    # 'irreducible and aperiodic for p > 0'; a float32 slip or laziness of 1e-50 likewise turned the
+    # recurrent ring into a multichain one and the lazy ring into a periodic one
+    f32 = xp.float32
+    with pytest.raises(ValueError, match=r"two_room_mdp\(bottleneck=1e-50\): P\[1, 1, 2\] = 1e-50 underflows to 0 in"):
+        two_room_mdp(2, 1e-50, xp=xp, dtype=f32)
+    with pytest.raises(ValueError, match=r"ring_mdp\(laziness=0\.5, slip=1e-50\): P\[0, 0, 1\] = 5e-51 underflows"):
+        ring_mdp(4, slip=1e-50, xp=xp, dtype=f32)
+    with pytest.raises(ValueError, match=r"ring_mdp\(laziness=1e-50, slip=0\.0\): P\[0, 0, 0\] = 1e-50 underflows"):
+        ring_mdp(4, laziness=1e-50, xp=xp, dtype=f32)
+    # representable (subnormal) dials keep their support, and float64 keeps 1e-50
+    mdp = two_room_mdp(2, 1e-40, xp=xp, dtype=f32)
+    assert chain_structure(np.asarray(policy_transition_matrix(mdp, np.full((4, 2), 0.5)), dtype=np.float64)).irreducible
+    assert classify_mdp(ring_mdp(4, slip=1e-50)).kind == "recurrent"
