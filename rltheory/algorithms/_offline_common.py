@@ -110,7 +110,7 @@ def _flag(x: Any, name: str) -> bool:
 
 
 def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-pair count, mean and unbiased sample variance of targets ``y``."""
+    """Per-pair count, mean and unbiased sample variance (two-pass) of targets ``y``."""
     sa = step.s * A + step.a
     n = np.bincount(sa, minlength=S * A).astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):  # targets near the float range (certainty equivalence)
@@ -119,8 +119,10 @@ def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.n
             # Σ y overflowed though every y is finite (two targets 1e308 gave the mean inf); Σ y/n stays
             # within max|y|. Only such pairs change: the others keep Σ y / n bit for bit.
             mean = np.where(np.isfinite(mean), mean, np.bincount(sa, weights=y / np.maximum(n, 1)[sa], minlength=S * A))
-        s2 = np.bincount(sa, weights=y * y, minlength=S * A)  # used by the Bernstein bonus only (y in [0, H])
-        var = np.where(n > 1, (s2 - n * mean**2) / np.maximum(n - 1, 1), 0.0)
+        # two-pass Σ (y − ȳ)²: the one-pass (Σ y² − n ȳ²) cancelled to 0 for targets ~3 whose sample
+        # variance is ~1e-15, and the Bernstein bonus (its only user) fell below its stated radius
+        ss = np.bincount(sa, weights=(y - mean[sa]) ** 2, minlength=S * A)
+        var = np.where(n > 1, ss / np.maximum(n - 1, 1), 0.0)
     return n.reshape(S, A), mean.reshape(S, A), np.maximum(var, 0.0).reshape(S, A)
 
 

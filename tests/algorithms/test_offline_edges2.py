@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -379,3 +380,21 @@ def test_bernstein_radius_refuses_a_negative_variance():
         empirical_bernstein_radius(np.array([10, 10]), np.array([0.1, -5.0]), 1.0, 0.1)
     # n < 2 ignores the variance (radius B), as for NaN
     assert float(empirical_bernstein_radius(1, -5.0, 1.0, 0.1)) == 1.0
+
+
+def test_bernstein_bonus_uses_the_exact_sample_variance():
+    # Bug fixed: the sample variance was one-pass (Σ y² − n ȳ²)/(n − 1), which cancels for targets near 0.9
+    # with spread 1e-6 (V_n ≈ 9.0e-14 against Σ y² ≈ 810): here it gave 8.87e-14, 1.7% below the exact V_n,
+    # so the Bernstein bonus fell below the radius √(2 V_n ln(4/δ')/n) + 7 B ln(4/δ')/(3(n − 1)) of the
+    # exact V_n (by ~1e-8 relative; other seeds err upwards). H = S = A = 1, B = 1.
+    n = 1000
+    r = 0.9 + np.random.default_rng(12).random(n) * 1e-6
+    d = EpisodeDataset(np.zeros((n, 2), int), np.zeros((n, 1), int), r[:, None], S=1, A=1)
+    res = lcb_vi(d, bonus="bernstein", delta=0.1)
+    ys = [Fraction(float(x)) for x in r]
+    mu = sum(ys) / n
+    var = float(sum((y - mu) ** 2 for y in ys) / (n - 1))
+    L = math.log(4.0) - math.log(0.1)
+    want = math.sqrt(2 * var * L / n) + 7 * L / (3 * (n - 1))
+    assert res.bonus[0, 0, 0] >= want * (1 - 4e-16)
+    assert res.bonus[0, 0, 0] == pytest.approx(want, rel=1e-14)
