@@ -466,4 +466,7 @@ def hybrid_npg_bound(H: int, A: int, eta: float, critic_terms: Any) -> np.ndarra
     if E.size == 0 or not np.all(np.isfinite(E)):
         raise ValueError(f"critic_terms must be a non-empty finite array; got {E!r}")
     T = np.arange(1, E.size + 1, dtype=np.float64)
-    return H * math.log(A) / (e * T) + H * (H + 1) / (2.0 * T) + np.cumsum(E) / T
+    Hf = real_scalar(int(H))  # inf for a Python int beyond the float range (H * ln A raised OverflowError)
+    lnA = math.log(int(A))
+    explore = Hf * lnA / (e * T) if lnA > 0 else np.zeros_like(T)  # ln 1 = 0 (not inf·0 = NaN)
+    return explore + Hf * (Hf + 1) / (2.0 * T) + np.cumsum(E) / T

@@ -398,3 +398,10 @@ def test_bernstein_bonus_uses_the_exact_sample_variance():
     want = math.sqrt(2 * var * L / n) + 7 * L / (3 * (n - 1))
     assert res.bonus[0, 0, 0] >= want * (1 - 4e-16)
     assert res.bonus[0, 0, 0] == pytest.approx(want, rel=1e-14)
+
+
+def test_hybrid_npg_bound_at_python_ints_beyond_the_float_range():
+    # Bug fixed: H = 10^400 raised OverflowError 'int too large to convert to float' (H ln A); the bound
+    # H ln A/(ηT) + H(H + 1)/(2T) + ... is beyond the range: inf. A = 10^400 actions: 2 · 400 ln 10 + 3 at T = 1.
+    assert hybrid_npg_bound(10**400, 1, 1.0, [0.0, 1.0]).tolist() == [math.inf, math.inf]
+    assert hybrid_npg_bound(2, 10**400, 1.0, [0.0]).tolist() == pytest.approx([800 * math.log(10) + 3], rel=1e-14)
