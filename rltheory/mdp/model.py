@@ -24,12 +24,13 @@ import numpy as np
 from .._validate import (
     _renormalised,
     _source_atol,
+    _where,
     check_discount,
     check_finite,
     check_ndim,
     check_probability,
 )
-from ..backend import array_namespace, as_float, is_host, is_numpy
+from ..backend import array_namespace, as_float, is_host, is_numpy, to_numpy
 from ..errors import InvalidModelError
 
 __all__ = ["FiniteMDP", "FiniteHorizonMDP"]
@@ -72,6 +73,26 @@ def _prepare_rewards(
             f"{tuple(P.shape)}; got {tuple(R.shape)}"
         )
     return R
+
+
+def _rewards_in(xp: Any, R: Any, P: Any, field: str, names: tuple[str, ...]) -> Any:
+    """``R`` (already a real floating array) cast to ``P``'s dtype, refusing finite entries the cast
+    sends to ±inf: a float64 reward 1e300 in a float32 model read 'R must be finite; R(s=0, a=0)
+    = inf' (after numpy's 'overflow encountered in cast'), naming a value nobody passed."""
+    if R.dtype == P.dtype:
+        return R
+    with np.errstate(over="ignore"):
+        Rc = xp.astype(R, P.dtype)
+    lost = xp.isfinite(R) & ~xp.isfinite(Rc)
+    if bool(xp.any(lost)):
+        h = np.asarray(to_numpy(R))
+        idx = tuple(int(i) for i in np.argwhere(np.asarray(to_numpy(lost)))[0])
+        nm = names if R.ndim == P.ndim else names[:-1]  # per transition, or per (s, a)
+        raise InvalidModelError(
+            f"{field}{_where(idx, nm)} = {h[idx]:.6g} is beyond the {P.dtype} range of the model "
+            f"(the dtype of P; largest {float(xp.finfo(P.dtype).max):.4g}): give P in float64 or scale {field}"
+        )
+    return Rc
 
 
 class _ArrayModel:
@@ -144,7 +165,8 @@ class FiniteMDP(_ArrayModel):
     InvalidModelError
         Wrong shapes, non-finite entries, negative probabilities, rows of ``P`` not
         summing to 1 (the worst row and its sum are reported), ``gamma`` outside
-        [0, 1), or ``mu`` not a distribution.
+        [0, 1), ``mu`` not a distribution, or a reward beyond the range of ``P``'s dtype
+        (a float64 ``R`` of 1e300 in a float32 model; the entry and its value are named).
 
     Notes
     -----
@@ -171,7 +193,7 @@ class FiniteMDP(_ArrayModel):
     def __post_init__(self) -> None:
         xp = array_namespace(self.P, self.R, self.mu)
         P = as_float(self.P, xp, field="P")
-        R = as_float(self.R, xp, P.dtype, field="R")
+        R = _rewards_in(xp, as_float(self.R, xp, field="R"), P, "R", ("s", "a", "s'"))
         check_ndim(P, "P", 3, "(..., S, A, S)")
         S, A = P.shape[-3], P.shape[-2]
         if P.shape[-1] != S:
@@ -295,7 +317,7 @@ class FiniteHorizonMDP(_ArrayModel):
     def __post_init__(self) -> None:
         xp = array_namespace(self.P, self.R, self.mu)
         P = as_float(self.P, xp, field="P")
-        R = as_float(self.R, xp, P.dtype, field="R")
+        R = _rewards_in(xp, as_float(self.R, xp, field="R"), P, "R", ("h", "s", "a", "s'"))
         check_ndim(P, "P", 4, "(..., H, S, A, S)")
         H, S, A = P.shape[-4], P.shape[-3], P.shape[-2]
         if P.shape[-1] != S or H < 1 or S < 1 or A < 1:

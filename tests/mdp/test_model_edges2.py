@@ -1,5 +1,7 @@
 """Edge cases of the model constructors: numpy scalars, short arrays, float32 distributions."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -37,3 +39,27 @@ def test_a_float32_mu_in_a_float64_model_is_a_distribution():
     # a float64 mu off by as much is still refused
     with pytest.raises(InvalidModelError, match=r"each mu\[:\] must sum to 1"):
         FiniteMDP(P, np.zeros((3, 1)), gamma=0.5, mu=mu32.astype(np.float64))
+
+
+@pytest.mark.parametrize(
+    ("make", "msg"),
+    [
+        (lambda: FiniteMDP(np.ones((1, 2, 1), np.float32), np.array([[1.0, 1e300]]), gamma=0.5), r"R\(s=0, a=1\) = 1e\+300"),
+        (lambda: FiniteMDP(np.ones((2, 1, 2, 1), np.float32), np.array([[[0.0, 0.0]], [[0.0, -5e38]]]), gamma=0.5),
+         r"R\(batch=\(1,\), s=0, a=1\) = -5e\+38"),
+        (lambda: FiniteMDP(np.ones((1, 1, 1), np.float32), np.array([[[4e38]]]), gamma=0.5), r"R\(s=0, a=0, s'=0\) = 4e\+38"),
+        (lambda: FiniteHorizonMDP(np.ones((2, 1, 2, 1), np.float32), np.array([[[0.0, 0.0]], [[0.0, 1e39]]])),
+         r"R\(h=1, s=0, a=1\) = 1e\+39"),
+    ],
+    ids=["FiniteMDP", "batch", "per-transition", "FiniteHorizonMDP"],
+)
+def test_a_reward_beyond_the_model_dtype_is_named_with_its_value(make, msg):
+    # a float64 reward 1e300 in a float32 model was reported as 'R must be finite; R(s=0, a=1) = inf'
+    # after numpy's 'overflow encountered in cast': a value the caller never passed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidModelError, match=msg + r" is beyond the float32 range of the model"):
+            make()
+    # in range: kept (rounded to float32)
+    m = FiniteMDP(np.ones((1, 2, 1), np.float32), np.array([[1.0, 3e38]]), gamma=0.5)
+    assert m.R.dtype == np.float32 and m.R[0, 1] == np.float32(3e38)
