@@ -401,10 +401,11 @@ def _exact_tmix(P: np.ndarray, cs: ChainStructure, eps: float, t_guess: int) -> 
                 return t
             Nt, t = prev, t - 1
         return 0
-    while True:  # d(t) > ε: step up (d(t) → 0 for an aperiodic chain, and the float search was close)
+    for _ in range(64):  # d(t) > ε: step up (d(t) → 0 for an aperiodic chain, and the float search was close)
         Nt, t = Nt.dot(N), t + 1
         if within(Nt, t):
             return t
+    return None  # far from the float answer: not a round-off tie (entries < 0 accepted as round-off)
 
 
 def tv_distances(P: Any, t_max: int) -> Any:
