@@ -131,6 +131,8 @@ def _features(features: Any, H: int, S: int, A: int) -> np.ndarray:
     stationary = phi.ndim == 3 and phi.shape[:2] == (S, A)
     if not stationary and (phi.ndim != 4 or phi.shape[:3] != (H, S, A)):
         raise ValueError(f"features must have shape (S, A, d) = ({S}, {A}, d) or (H, S, A, d); got {phi.shape}")
+    if phi.shape[-1] == 0:  # numpy's "cannot reshape array of size 0 into shape (0)" came from the ridge solve
+        raise ValueError(f"features must have at least one dimension (d >= 1); got shape {phi.shape}")
     if not np.all(np.isfinite(phi)):  # located in the array as given, before any broadcast over h
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(phi))[0])
         raise ValueError(f"features must be finite; features{list(idx)} = {phi[idx]}")

@@ -245,8 +245,8 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     if isinstance(beta, np.ndarray) and beta.ndim == 0:
         beta = beta.item()
     b = _pos(beta, "beta") if beta != 0 else 0.0
-    if phi.ndim not in (3, 4) or 0 in phi.shape[-3:-1]:
-        raise ValueError(f"features must have shape (S, A, d) or (H, S, A, d) with S, A >= 1; got {phi.shape}")
+    if phi.ndim not in (3, 4) or 0 in phi.shape[-3:-1] or phi.shape[-1] == 0:  # d = 0: IndexError in eigvalsh
+        raise ValueError(f"features must have shape (S, A, d) or (H, S, A, d) with S, A, d >= 1; got {phi.shape}")
     check_finite(phi, "features", ("s", "a", "j"))
     if L.ndim != 3 or L.shape[1] != L.shape[2] or L.shape[-1] != phi.shape[-1]:
         raise ValueError(f"Lambda must be (H, d, d) with d = features.shape[-1] = {phi.shape[-1]}; got {L.shape}")

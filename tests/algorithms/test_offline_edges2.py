@@ -405,3 +405,16 @@ def test_hybrid_npg_bound_at_python_ints_beyond_the_float_range():
     # H ln A/(ηT) + H(H + 1)/(2T) + ... is beyond the range: inf. A = 10^400 actions: 2 · 400 ln 10 + 3 at T = 1.
     assert hybrid_npg_bound(10**400, 1, 1.0, [0.0, 1.0]).tolist() == [math.inf, math.inf]
     assert hybrid_npg_bound(2, 10**400, 1.0, [0.0]).tolist() == pytest.approx([800 * math.log(10) + 3], rel=1e-14)
+
+
+def test_features_of_dimension_zero_are_refused():
+    # Bug fixed: d = 0 raised numpy's "cannot reshape array of size 0 into shape (0)" (pevi, linear
+    # certainty equivalence) and IndexError "index 0 is out of bounds" (elliptical_bonus).
+    phi = np.ones((1, 2, 0))
+    with pytest.raises(ValueError, match=r"features must have at least one dimension \(d >= 1\); got shape \(1, 2, 0\)"):
+        pevi(_bandit_data(), phi, beta=1.0)
+    with pytest.raises(ValueError, match=r"features must have at least one dimension \(d >= 1\)"):
+        certainty_equivalence(_bandit_data(), features=phi)
+    with pytest.raises(ValueError, match=r"features must have shape \(S, A, d\) or \(H, S, A, d\) with S, A, d >= 1; "
+                                         r"got \(1, 2, 0\)"):
+        elliptical_bonus(phi, np.zeros((1, 0, 0)), 1.0)
