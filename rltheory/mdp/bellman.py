@@ -251,6 +251,7 @@ def _transition(mdp: FiniteMDP, det: bool, pi: Any) -> Any:
         P = xp.broadcast_to(mdp.P, lead + tuple(mdp.P.shape[-3:]))
         ix = xp.broadcast_to(pi[..., None, None], lead + (mdp.S, 1, mdp.S))
         return xp.take_along_axis(P, ix, axis=-2)[..., 0, :]
+    _policy_batch(mdp, pi, 2)  # a located error for batches that do not broadcast
     # batched over s: (…, S, 1, A) @ (…, S, A, S') -> (…, S, 1, S')
     return (pi[..., None, :] @ mdp.P)[..., 0, :]
 
@@ -263,6 +264,7 @@ def _reward(mdp: FiniteMDP, det: bool, pi: Any) -> Any:
         R = xp.broadcast_to(mdp.R, lead + (mdp.S, mdp.A))
         ix = xp.broadcast_to(pi[..., None], lead + (mdp.S, 1))
         return xp.take_along_axis(R, ix, axis=-1)[..., 0]
+    _policy_batch(mdp, pi, 2)
     return xp.sum(pi * mdp.R, axis=-1)
 
 

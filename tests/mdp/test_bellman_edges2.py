@@ -26,3 +26,13 @@ def test_a_policy_batch_that_does_not_broadcast_is_named():
     m = random_mdp(3, 2, gamma=0.5, rng=0, batch_shape=(4,))
     with pytest.raises(ValueError, match=r"pi's batch shape \(3,\) does not broadcast against the model's batch shape \(4,\)"):
         evaluate_policy(m, np.zeros((3, 3), dtype=int))
+
+
+@pytest.mark.parametrize("f", [policy_transition_matrix, policy_reward, evaluate_policy])
+def test_a_stochastic_policy_batch_that_does_not_broadcast_is_named(f):
+    # a (3, S, A) policy on a (4,)-batch failed inside numpy's matmul / multiply ('operands could
+    # not be broadcast together with remapped shapes ...'), naming neither pi nor the model
+    m = random_mdp(3, 2, gamma=0.5, rng=0, batch_shape=(4,))
+    with pytest.raises(ValueError, match=r"pi's batch shape \(3,\) does not broadcast against the model's batch shape \(4,\)"):
+        f(m, np.full((3, 3, 2), 0.5))
+    assert f(m, np.full((2, 1, 3, 2), 0.5)).shape[:2] == (2, 4)  # (2, 1) x (4,) broadcasts
