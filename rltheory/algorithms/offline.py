@@ -289,7 +289,15 @@ def _linear_vi(
                 f"the least-squares fit φᵀŵ_{h} at step h={h} exceeds the float range (max |r + V̂_{h + 1}(s')| = "
                 f"{float(np.max(np.abs(y), initial=0.0)):.6g}); values scale with the rewards: divide them by a power of 2"
             )
-        q = np.sum(Z * phi[h].reshape(-1, d), axis=-1).reshape(S, A)
+        with np.errstate(over="ignore", invalid="ignore"):
+            q = np.sum(Z * phi[h].reshape(-1, d), axis=-1).reshape(S, A)
+        if not np.all(np.isfinite(q)):  # Λ⁻¹ ~ 1/ridge beyond the range on a direction no sample spans: NaN bonuses
+            s_, a_ = (int(i) for i in np.argwhere(~np.isfinite(q))[0])
+            raise ValueError(
+                f"φᵀΛ_{h}⁻¹φ at step h={h} is not finite (first at s={s_}, a={a_}): Λ_{h}'s smallest eigenvalue "
+                f"{float(np.linalg.eigvalsh(Lam)[0]):.3g} (ridge = {float(ridge):.6g} on a feature direction the data "
+                f"do not span) is too small to invert in floating point; use a larger ridge"
+            )
         if isinstance(beta, str):
             B = float(H - h)
             logdet = np.linalg.slogdet(Lam)[1] - d * math.log(ridge)

@@ -418,3 +418,14 @@ def test_features_of_dimension_zero_are_refused():
     with pytest.raises(ValueError, match=r"features must have shape \(S, A, d\) or \(H, S, A, d\) with S, A, d >= 1; "
                                          r"got \(1, 2, 0\)"):
         elliptical_bonus(phi, np.zeros((1, 0, 0)), 1.0)
+
+
+def test_pevi_subnormal_ridge_on_an_unspanned_feature_is_located():
+    # Bug fixed: split data leave step 0's action 1 unseen, so Λ_0 = diag(2, λ) with λ = 1e-320; Λ_0⁻¹ = 1/λ
+    # overflowed, inf·0 = NaN in φᵀΛ⁻¹φ, and pevi returned V̂_0 = NaN with NaN bonuses.
+    with pytest.raises(ValueError, match=r"φᵀΛ_0⁻¹φ at step h=0 is not finite \(first at s=0, a=0\): Λ_0's smallest "
+                                         r"eigenvalue 1e-320 \(ridge = 9\.99989e-321 .*\) is too small to invert"):
+        pevi(_bandit_data(), np.eye(2).reshape(1, 2, 2), beta="self-normalized", split=True, ridge=1e-320)
+    # a small normal ridge is fine: Γ_0(a=1) = β_0/√λ is finite
+    res = pevi(_bandit_data(), np.eye(2).reshape(1, 2, 2), beta="self-normalized", split=True, ridge=1e-300)
+    assert np.all(np.isfinite(res.bonus)) and np.all(np.isfinite(res.V))
