@@ -618,8 +618,10 @@ def chain(
     ``s+1`` with reward 0, and at the last state stays there with reward
     ``large``. Action 1 ("back") returns to state 0 with reward ``small``. With
     probability ``slip`` the *other* action is performed instead (reward of the
-    performed action). The myopic policy "back" earns ``small/(1−γ)``; walking
-    to the end and staying earns ``≈ γ^{n−1} large/(1−γ)``, so exploration is needed.
+    performed action). Without slip the myopic policy "back" earns ``small/(1−γ)``
+    from state 0 and walking to the end and staying earns ``γ^{n−1} large/(1−γ)``, so
+    exploration is needed; with ``slip > 0`` both values are mixed (at the paper's
+    ``slip = 0.2``, γ = 0.9: about 16.02 and 25.50 instead of 20 and 65.61).
 
     Parameters
     ----------
@@ -647,6 +649,11 @@ def chain(
     >>> m = chain(5, gamma=0.9)
     >>> float(m.R[0, 1]), float(m.R[4, 0])
     (1.6, 8.4)
+    >>> import numpy as np
+    >>> from rltheory.mdp import evaluate_policy
+    >>> m0 = chain(5, gamma=0.9, slip=0.0)  # back: 2/(1-0.9); forward: 0.9^4·10/(1-0.9)
+    >>> [round(float(evaluate_policy(m0, np.full(5, a))[0]), 9) for a in (1, 0)]
+    [20.0, 65.61]
     """
     n = check_int(n, "n", 2)
     slip = _probability(slip, "slip")
