@@ -268,8 +268,14 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
         phi = np.broadcast_to(phi, (L.shape[0],) + phi.shape)
     out = np.empty(phi.shape[:-1])
     for h in range(L.shape[0]):
-        X = np.linalg.solve(L[h], phi[h].reshape(-1, phi.shape[-1]).T).T
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # checked below
+            X = np.linalg.solve(L[h], phi[h].reshape(-1, phi.shape[-1]).T).T
         q = np.sum(X * phi[h].reshape(-1, phi.shape[-1]), axis=-1)
+        if not np.all(np.isfinite(q)):  # a positive but subnormal eigenvalue: LAPACK's solve gave NaN bonuses
+            raise ValueError(
+                f"Lambda[{h}] is too ill-conditioned to invert in floating point (smallest eigenvalue "
+                f"{float(np.linalg.eigvalsh((L[h] + L[h].T) / 2)[0]):.3g}); φᵀΛ_{h}⁻¹φ is not finite"
+            )
         out[h] = b * np.sqrt(np.maximum(q, 0.0)).reshape(phi.shape[1:-1])
     return out
 

@@ -429,3 +429,15 @@ def test_pevi_subnormal_ridge_on_an_unspanned_feature_is_located():
     # a small normal ridge is fine: Γ_0(a=1) = β_0/√λ is finite
     res = pevi(_bandit_data(), np.eye(2).reshape(1, 2, 2), beta="self-normalized", split=True, ridge=1e-300)
     assert np.all(np.isfinite(res.bonus)) and np.all(np.isfinite(res.V))
+
+
+def test_elliptical_bonus_of_a_subnormal_eigenvalue_is_located():
+    # Bug fixed: Λ = diag(2, 1e-320) passes the positive-definiteness check but LAPACK's solve returned NaN,
+    # so elliptical_bonus returned NaN bonuses (and pevi_bound failed on its own 'bonus must be finite').
+    with pytest.raises(ValueError, match=r"Lambda\[0\] is too ill-conditioned to invert in floating point \(smallest "
+                                         r"eigenvalue 1e-320\)"):
+        elliptical_bonus(np.eye(2).reshape(1, 2, 2), np.diag([2.0, 1e-320])[None], 1.0)
+    # Λ = diag(2, 1e-300): Γ = (1/√2, 1e150)
+    np.testing.assert_allclose(
+        elliptical_bonus(np.eye(2).reshape(1, 2, 2), np.diag([2.0, 1e-300])[None], 1.0), [[[2**-0.5, 1e150]]], rtol=1e-15
+    )
