@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import _where, check_probability
+from .._validate import _renormalised, _source_atol, _where, check_probability
 from ..backend import as_float, one_hot, to_numpy
 from .bellman import _check_in_range, _greedy
 from .model import FiniteHorizonMDP
@@ -135,12 +135,17 @@ def evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
             )
         pi = one_hot(pi, A, xp, fh.dtype)
     else:
-        pi = as_float(pi, xp, fh.dtype)
+        # a float32 policy given to a float64 model was rounded in float32: judged at float32's
+        # tolerance and divided by its row sums, as evaluate_policy does (as_policy_array)
+        pi = as_float(pi, xp, field="pi")
+        atol = _source_atol(pi, xp)
+        pi = as_float(pi, xp, fh.dtype, field="pi")
         if tuple(pi.shape[-3:]) != (H, S, A):
             raise ValueError(
                 f"pi: stochastic policy must have shape (..., H, S, A) = (..., {H}, {S}, {A}); got {tuple(pi.shape)}"
             )
-        check_probability(pi, "pi", ("h", "s", "a"), "pi[h, s, :]")
+        check_probability(pi, "pi", ("h", "s", "a"), "pi[h, s, :]", atol=atol)
+        pi = _renormalised(pi, atol, xp)
     return _evaluate_finite_horizon(fh, pi)
 
 
