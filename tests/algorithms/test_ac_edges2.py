@@ -185,3 +185,38 @@ def test_hybrid_restart_and_features_must_be_real(bad):
         hybrid_npg(_fh2(), phi, None, restart=restart, **kw)
     with pytest.raises(TypeError, match=rf"features must hold real numbers; got a {what} array"):
         hybrid_npg(_fh2(), feats, None, **kw)
+
+
+# ------------------------------------------------------------------ sample-based critics: memory near gamma = 1
+def test_geometric_time_samples_keep_rollouts_draws_without_storing_the_rollout():
+    # s ~ d^pi_rho as the state at an independent Geometric(1 - gamma) time T of a roll-out. The old
+    # _samples stored the whole (n, max T + 2) roll-out: at gamma = 0.999 and n = 2000 (max T ≈ 7600)
+    # ~365 MB; at gamma = 0.99999 and n = 1000, 19 GB and 4 minutes (a MemoryError beyond). The
+    # samples and the generator's state afterwards must stay those of rollout's draws.
+    import tracemalloc
+
+    from rltheory.algorithms import actor_critic as ac
+    from rltheory.mdp.sample import rollout
+
+    mdp = random_mdp(3, 2, gamma=0.999, rng=5)
+    pi = np.array([[0.3, 0.7], [0.5, 0.5], [0.9, 0.1]])
+    rho = np.array([0.2, 0.3, 0.5])
+    n = 2000
+    gen = np.random.default_rng(11)
+    T = gen.geometric(1.0 - 0.999, size=n) - 1
+    tr = rollout(mdp, pi, int(T.max()) + 2, n, gen, mu=rho)
+    i = np.arange(n)
+    want = (tr.states[i, T], tr.actions[i, T], tr.rewards[i, T], tr.states[i, T + 1], tr.actions[i, T + 1])
+    after = gen.random()
+    del tr
+    gen = np.random.default_rng(11)
+    tracemalloc.start()
+    try:
+        got = ac._samples(mdp, pi, rho, n, gen)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    for x, y in zip(got, want, strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert gen.random() == after
+    assert peak < 40e6, peak  # old: ~3.6e8 (three (n, max T + 2) arrays)
