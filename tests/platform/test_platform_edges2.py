@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -210,10 +211,18 @@ def test_solve_tolerance_still_reaches_the_solver(capsys):
 # --------------------------------------------------------------------------- sweep
 
 
+_ALL_STARTED = threading.Barrier(4)  # the four points of the test below, on four threads
+
+
 def _set_at_zero(config, seed):
-    """A set (not JSON) at x = 0, at once; the other points finish later."""
+    """A set (not JSON) at x = 0 once every point has started; the other points finish later.
+
+    The barrier makes the test deterministic: a point still queued when x = 0 fails is cancelled
+    (by design), and under load a thread could pick its point up only after that (it failed once
+    in a loaded full run)."""
     import time
 
+    _ALL_STARTED.wait(timeout=60)
     if config["x"] == 0:
         return {1, 2}
     time.sleep(0.2)
