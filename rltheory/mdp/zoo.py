@@ -310,8 +310,12 @@ class GridWorld:
         return [(r, c) for r in range(rows) for c in range(cols) if (r, c) not in self.walls]
 
     def state_of(self, r: int, c: int) -> int:
-        """State index of cell ``(r, c)``; ``ValueError`` for a wall or a cell off the grid."""
+        """State index of cell ``(r, c)``; ``ValueError`` for a wall, a cell off the grid or a
+        coordinate that is not an int."""
         rows, cols = self.shape
+        for name, v in (("r", r), ("c", c)):  # 1.5 gave the state of another cell, True that of row 1
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"cell coordinate {name} must be an int; got {v!r}")
         if not (0 <= r < rows and 0 <= c < cols):
             raise ValueError(f"cell (r={r}, c={c}) is off the {rows}x{cols} grid")
         if (r, c) in self.walls:

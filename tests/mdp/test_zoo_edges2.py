@@ -34,3 +34,13 @@ def test_random_mdp_accepts_a_numpy_integer_alpha():
     a = random_mdp(3, 2, gamma=0.5, rng=4, alpha=np.int64(2))
     b = random_mdp(3, 2, gamma=0.5, rng=4, alpha=2.0)
     np.testing.assert_array_equal(a.P, b.P)
+
+
+@pytest.mark.parametrize("cell", [(1.5, 0), (True, 0), ("1", 0), (0, 2.0)], ids=["float", "bool", "text", "float-col"])
+def test_state_of_takes_int_coordinates(cell):
+    # state_of(1.5, 0) on a 3x3 grid returned 4 (cell (1, 1)), state_of(True, 0) returned 3, and
+    # state_of("1", 0) failed with "'<=' not supported between instances of 'int' and 'str'"
+    g = gridworld(3)
+    with pytest.raises(ValueError, match=r"cell coordinate [rc] must be an int; got"):
+        g.state_of(*cell)
+    assert g.state_of(np.int64(1), np.int32(1)) == 4
