@@ -25,9 +25,8 @@ import numpy as np
 
 from .._validate import check_probability
 from ..backend import as_float
-from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning, InvalidModelError
-from ..mdp.horizon import _evaluate_finite_horizon, backward_induction
+from ..mdp.horizon import backward_induction
 from ..mdp.model import FiniteHorizonMDP
 from ..mdp.offline_data import EpisodeDataset, sample_episodes
 from ..mdp.sample import _rng
@@ -53,7 +52,8 @@ class HybridResult:
         ``None`` for a fixed budget (``tol=None``); otherwise whether the suboptimality
         fell below ``tol`` (a :class:`~rltheory.errors.ConvergenceWarning` is emitted if not).
     trace : Trace
-        ``suboptimality`` ``V*_0(μ) − V^{π_t}_0(μ)`` (exact), ``online_samples``
+        ``suboptimality`` ``V*_0(μ) − V^{π_t}_0(μ)`` (exact, in float64 also for a float32
+        model, so ``tol`` certifies the model's own gap), ``online_samples``
         (cumulative on-policy transitions) and ``critic_term`` (the exact critic-error
         term ``E_{t−1}`` of the step ``π_{t−1} → π_t`` in
         :func:`rltheory.bounds.offline.hybrid_npg_bound`; 0 at ``t = 0``) for ``t = 0..T``.
@@ -173,12 +173,20 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
         if restart.shape != (H, S):
             raise ValueError(f"{what}: restart must have shape (H, S) = ({H}, {S}); got {restart.shape}")
         check_probability(restart, "restart", ("h", "s"), "restart[h, :]")
-    mu = np.asarray(fh.initial_distribution())
-    sol = backward_induction(fh)
-    v_star = float(np.asarray(sol.V)[0] @ mu)
+    # the trace's suboptimality (the stopping rule's certificate) and critic term are computed in
+    # float64 on the host: in a float32 model's own arithmetic a gap of 2.4e-8 rounded to 0 and
+    # tol=1e-12 reported converged=True
+    mu = np.asarray(fh.initial_distribution(), dtype=np.float64)
     Pm, Rm = np.asarray(fh.P, dtype=np.float64), np.asarray(fh.R, dtype=np.float64)
-    pi_star = np.eye(A)[np.asarray(sol.policy)]
-    d_star = np.asarray(finite_horizon_occupancy(fh, pi_star)).sum(-1)  # [H, S]
+    V_opt = np.zeros(S)
+    for h in range(H - 1, -1, -1):
+        V_opt = np.max(Rm[h] + Pm[h] @ V_opt, axis=-1)
+    v_star = float(V_opt @ mu)
+    pi_star = np.eye(A)[np.asarray(backward_induction(fh).policy)]
+    d_star = np.zeros((H, S))  # state occupancy of π*
+    d_star[0] = mu
+    for h in range(H - 1):
+        d_star[h + 1] = np.reshape(d_star[h][:, None] * pi_star[h], (S * A,)) @ np.reshape(Pm[h], (S * A, S))
     off = _steps(offline, split=False) if offline is not None else None
     pi = np.full((H, S, A), 1.0 / A)
     Q = np.zeros((H, S, A))
@@ -187,7 +195,10 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
     samples = 0
 
     def subopt(p: np.ndarray) -> float:
-        return v_star - float(np.asarray(_evaluate_finite_horizon(fh, fh.xp.asarray(p, dtype=fh.dtype)))[0] @ mu)
+        V = np.zeros(S)
+        for h in range(H - 1, -1, -1):
+            V = np.sum(p[h] * (Rm[h] + Pm[h] @ V), axis=-1)
+        return v_star - float(V @ mu)
 
     gap = subopt(pi)
     rec.record(0, suboptimality=gap, online_samples=0, critic_term=0.0)
