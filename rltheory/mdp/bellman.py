@@ -138,7 +138,7 @@ def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
     """
     if gamma is not None:
         gamma = check_real(gamma, "gamma", low=0.0, high=1.0)
-    V = as_real_array(V, "V", (mdp.S,), ("s",), mdp.xp, mdp.dtype)
+    V = _as_values(mdp, V)
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
         Q = _q_values(mdp, V, gamma)
     g = (mdp.gamma if mdp.gamma is not None else 1.0) if gamma is None else gamma
@@ -160,7 +160,21 @@ def expected_next(mdp: FiniteMDP, V: Any) -> Any:
     ``P`` is sparse — ``O(SAK)`` gathers — and one dense matrix product otherwise.
     ``V`` must have shape ``(..., S)`` and be finite (located ``ValueError`` otherwise).
     """
-    return _expected_next(mdp, as_real_array(V, "V", (mdp.S,), ("s",), mdp.xp, mdp.dtype))
+    return _expected_next(mdp, _as_values(mdp, V))
+
+
+def _as_values(mdp: FiniteMDP, V: Any) -> Any:
+    """``V[..., S]`` checked (shape, finiteness) and with a batch that broadcasts against the
+    model's: a (4, S) ``V`` on a (3,)-batch failed inside numpy's matmul, naming neither."""
+    V = as_real_array(V, "V", (mdp.S,), ("s",), mdp.xp, mdp.dtype)
+    try:
+        np.broadcast_shapes(tuple(V.shape[:-1]), mdp.batch_shape)
+    except ValueError:
+        raise ValueError(
+            f"V's batch shape {tuple(V.shape[:-1])} does not broadcast against the model's batch shape "
+            f"{mdp.batch_shape}"
+        ) from None
+    return V
 
 
 def _expected_next(mdp: FiniteMDP, V: Any) -> Any:

@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from rltheory.mdp import evaluate_policy, policy_reward, policy_transition_matrix, random_mdp
+from rltheory.mdp import (
+    bellman_optimality_operator,
+    evaluate_policy,
+    expected_next,
+    policy_reward,
+    policy_transition_matrix,
+    q_values,
+    random_mdp,
+)
 
 
 @pytest.mark.parametrize("f", [policy_transition_matrix, policy_reward, evaluate_policy])
@@ -36,3 +44,13 @@ def test_a_stochastic_policy_batch_that_does_not_broadcast_is_named(f):
     with pytest.raises(ValueError, match=r"pi's batch shape \(3,\) does not broadcast against the model's batch shape \(4,\)"):
         f(m, np.full((3, 3, 2), 0.5))
     assert f(m, np.full((2, 1, 3, 2), 0.5)).shape[:2] == (2, 4)  # (2, 1) x (4,) broadcasts
+
+
+@pytest.mark.parametrize("f", [q_values, expected_next, bellman_optimality_operator])
+def test_a_value_batch_that_does_not_broadcast_is_named(f):
+    # a (4, S) V on a (3,)-batch failed inside numpy's matmul ('operands could not be broadcast
+    # together with remapped shapes ...'), naming neither V nor the model
+    m = random_mdp(2, 2, gamma=0.5, rng=0, batch_shape=(3,))
+    with pytest.raises(ValueError, match=r"V's batch shape \(4,\) does not broadcast against the model's batch shape \(3,\)"):
+        f(m, np.ones((4, 2)))
+    assert f(m, np.ones((4, 1, 2))).shape[:2] == (4, 3)
