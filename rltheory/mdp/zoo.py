@@ -89,7 +89,18 @@ def _batch_shape(batch_shape: Any) -> tuple[int, ...]:
 
 
 def _build(P: np.ndarray, R: np.ndarray, gamma: float, mu: Any, xp: Any, dtype: Any) -> FiniteMDP:
-    """Validate on the host, then move to ``xp`` once (in ``dtype``, default float64)."""
+    """Validate on the host, then move to ``xp`` once (in ``dtype``, default float64).
+
+    ``dtype`` must be float32 or float64 (``TypeError`` otherwise): ``dtype=np.int64`` cast the
+    probabilities to 0 and was reported as 'each P[s, a, :] must sum to 1 ... sums to 0', float16
+    as a row summing to 0.99976."""
+    if dtype is not None:
+        try:
+            good = np.dtype(dtype) in (np.float32, np.float64) if xp is None else dtype in (xp.float32, xp.float64)
+        except TypeError:
+            good = False
+        if not good:
+            raise TypeError(f"dtype must be float32 or float64; got {dtype!r}")
     if xp is None:
         if dtype is not None:
             P, R = P.astype(dtype), R.astype(dtype)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rltheory.mdp import gridworld, random_mdp
+from rltheory.mdp import garnet, gridworld, random_mdp, two_state
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,22 @@ def test_state_of_takes_int_coordinates(cell):
     with pytest.raises(ValueError, match=r"cell coordinate [rc] must be an int; got"):
         g.state_of(*cell)
     assert g.state_of(np.int64(1), np.int32(1)) == 4
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float16, "float16", bool], ids=["int64", "float16", "text", "bool"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda dt: garnet(3, 2, 2, gamma=0.5, rng=0, dtype=dt),
+        lambda dt: random_mdp(3, 2, gamma=0.5, rng=0, dtype=dt),
+        lambda dt: gridworld(2, gamma=0.5, dtype=dt).mdp,
+        lambda dt: two_state(dtype=dt),
+    ],
+    ids=["garnet", "random_mdp", "gridworld", "two_state"],
+)
+def test_the_dtype_must_be_a_float_dtype(make, dtype):
+    # dtype=np.int64 cast the probabilities to 0 and was reported as 'each P[s, a, :] must sum to 1;
+    # worst row (s=0, a=0) sums to 0', float16 as a row summing to 0.999755859375
+    with pytest.raises(TypeError, match=r"dtype must be float32 or float64; got"):
+        make(dtype)
+    assert make(np.float32).P.dtype == np.float32 and make("float64").P.dtype == np.float64
