@@ -9,7 +9,9 @@ same size and every solver treats them in one call.
 
 Invariants are checked once, on construction, in the arrays' own namespace;
 a broken one raises :class:`~rltheory.errors.InvalidModelError` naming the
-field, the rule, the value and its index. Nothing is clipped or renormalised.
+field, the rule, the value and its index. Nothing is clipped or renormalised, except
+a float32 ``mu`` given to a float64 model: it is divided by its sum, a change within
+float32's rounding (as every distribution argument of the library is).
 """
 
 from __future__ import annotations
