@@ -7,6 +7,7 @@ import pytest
 
 from rltheory._validate import check_occupancy
 from rltheory.mdp import FiniteMDP, occupancy_measure, random_mdp, state_occupancy
+from rltheory.testing import exact_solve
 
 EPS = np.finfo(np.float64).eps
 
@@ -30,21 +31,12 @@ def test_the_occupancy_sums_to_one_near_gamma_one(gamma):
 
 
 def _exact_occupancy(P, pi, gamma, mu):
-    """(1−γ) μ^T (I − γP_π)^{-1} by Gauss–Jordan elimination in fractions."""
+    """(1−γ) μ^T (I − γP_π)^{-1} in fractions (rltheory.testing.exact_solve on the transposed system)."""
     S = len(mu)
     g = Fraction(gamma)
-    rows = [
-        [(1 if i == j else 0) - g * Fraction(P[j, pi[j], i]) for j in range(S)] + [(1 - g) * Fraction(mu[i])]
-        for i in range(S)
-    ]
-    for c in range(S):
-        p = next(r for r in range(c, S) if rows[r][c] != 0)
-        rows[c], rows[p] = rows[p], rows[c]
-        for r in range(S):
-            if r != c and rows[r][c] != 0:
-                f = rows[r][c] / rows[c][c]
-                rows[r] = [a - f * b for a, b in zip(rows[r], rows[c], strict=True)]
-    return np.array([float(rows[i][S] / rows[i][i]) for i in range(S)])
+    M = [[(1 if i == j else 0) - g * Fraction(P[j, pi[j], i]) for j in range(S)] for i in range(S)]
+    b = [(1 - g) * Fraction(mu[i]) for i in range(S)]
+    return np.array([float(x) for x in exact_solve(M, b)])
 
 
 @pytest.mark.parametrize("gamma", [0.0, 0.5, 0.9])
