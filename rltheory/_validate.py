@@ -83,6 +83,8 @@ def check_discount(gamma: Any, field: str = "gamma", allow_none: bool = True) ->
         if allow_none:
             return None
         raise InvalidModelError(f"{field} must be a number in [0, 1); got None")
+    if isinstance(gamma, np.ndarray) and gamma.shape == () and gamma.dtype.kind in "iuf":
+        gamma = gamma[()]  # a 0-d real array, as check_real accepts (a 0-d bool array is still refused)
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating, np.integer)):
         raise InvalidModelError(f"{field} must be a number in [0, 1); got {gamma!r}")
     g = float(gamma)

@@ -169,6 +169,8 @@ def test_row_sum_tolerance_is_tight():
         (True, r"gamma must be a number in \[0, 1\); got True"),
         ("0.9", r"gamma must be a number in \[0, 1\); got '0\.9'"),
         (np.array([0.9]), r"gamma must be a number in \[0, 1\)"),
+        (np.array(True), r"gamma must be a number in \[0, 1\); got array\(True\)"),
+        (np.array(1.5), r"gamma must lie in \[0, 1\); got 1\.5"),
     ],
 )
 def test_invalid_gamma(gamma, match):
@@ -182,6 +184,9 @@ def test_gamma_accepts_zero_numpy_scalars_and_none():
     assert FiniteMDP(P, R, 0).gamma == 0.0
     assert FiniteMDP(P, R, np.float32(0.5)).gamma == 0.5
     assert FiniteMDP(P, R, None).average_reward
+    # a 0-d real array, as every check_real argument accepts (it was refused as "must be a number")
+    m = FiniteMDP(P, R, np.array(0.5))
+    assert m.gamma == 0.5 and isinstance(m.gamma, float)
 
 
 # ---- initial distribution ----------------------------------------------------------------
