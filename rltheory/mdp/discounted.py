@@ -52,7 +52,14 @@ from ..backend import from_host, require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
 from ..trace import Trace, TraceRecorder
 from ._occupancy_lp import state_weights
-from .bellman import _greedy, _q_values, as_stochastic_policy, evaluate_policy
+from .bellman import (
+    _check_in_range,
+    _discounted_scale,
+    _greedy,
+    _q_values,
+    as_stochastic_policy,
+    evaluate_policy,
+)
 from .model import FiniteMDP
 
 __all__ = [
@@ -122,35 +129,25 @@ def _check_batch(mdp: FiniteMDP, name: str) -> None:
         raise ValueError(f"{name}: the batch is empty (batch_shape {mdp.batch_shape}); there is nothing to solve")
 
 
-def _overflow_error(mdp: FiniteMDP, name: str, v: Any, bound: Any = None) -> ValueError:
-    r"""The located error for values ``v`` (a computed ``V`` or ``Tv``) that left the float range.
+def _certificate_overflow(mdp: FiniteMDP, name: str, bound: Any) -> ValueError:
+    r"""The located error for a certificate that overflowed while the values stayed in range.
 
-    ``‖V*‖∞ ≤ max|r|/(1−γ)``, and a computed value beyond the dtype's largest number means ``V*``
-    (or an iterate on the way) is not representable: policy iteration returned ``converged=True``
-    with bound NaN and ``V = inf`` (rewards 1e308, γ = 0.9), value iteration ran with overflow
-    warnings to its cap and the LP failed on an internal "v must be finite". Values scale with
-    ``r``, so such a model can be solved with ``r`` divided by a power of 2 (exact). With ``bound``
-    (value iteration's certificate, per instance) the values are in range but the certificate
-    overflowed (it takes ``γ/(1−γ)·sp(Tv − v)`` and ``‖v‖∞/(1−γ)``-sized terms): the run could
-    only stop unconverged with bound ``inf``, so it is refused with the same remedy.
+    Values that leave the float range are refused by :func:`rltheory.mdp.bellman._check_in_range`
+    (the shared error: instance, ``max|R|``, ``max|R|/(1−γ)``, entry, remedy); policy iteration used
+    to return ``converged=True`` with bound NaN and ``V = inf`` there (rewards 1e308, γ = 0.9). The
+    certificate can overflow with every value in range (it takes ``γ/(1−γ)·sp(Tv − v)``- and
+    ``‖v‖∞/(1−γ)``-sized terms: R = ±2^1023 at γ = 0.5 for value iteration): the run could only stop
+    unconverged with bound ``inf``, so it is refused with the same remedy.
     """
-    xp = mdp.xp
-    bad = np.asarray(to_numpy(xp.any(~xp.isfinite(v), axis=-1))).reshape(-1)
-    if bound is not None and not bad.any():
-        bad = ~np.isfinite(np.asarray(to_numpy(bound), dtype=np.float64).reshape(-1))
+    bad = ~np.isfinite(np.asarray(to_numpy(bound), dtype=np.float64).reshape(-1))
     i = int(np.argmax(bad))
     where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, mdp.batch_shape))})" if mdp.batch_shape else ""
     R = np.asarray(to_numpy(mdp.R), dtype=np.float64).reshape((-1, mdp.S * mdp.A))
-    g = float(mdp.gamma)
-    with np.errstate(over="ignore"):
-        M = float(np.max(np.abs(R[i]))) / (1.0 - g)
-    what = "the values of this model left" if bound is None or not bool(xp.all(xp.isfinite(v))) else \
-        "the certificate of this model overflows"
+    M = float(np.max(np.abs(R[i])))
     return ValueError(
-        f"{name}: {what} the {mdp.dtype} range{where}: max|R| = {np.max(np.abs(R[i])):.4g} "
-        f"at gamma = {g:g} (|V| <= max|R|/(1-gamma) = {M:.4g}; largest {mdp.dtype} number "
-        f"{float(xp.finfo(mdp.dtype).max):.4g}); values scale with R, so solve with R divided by a power of 2 "
-        "and scale V back"
+        f"{name}: the certificate of this model overflows the {mdp.dtype} range{where}: max|R| = {M:.4g} "
+        f"{_discounted_scale(float(mdp.gamma))(M)}; values scale with R, so solve with R divided by a power "
+        "of 2 and scale V back"
     )
 
 
@@ -376,7 +373,8 @@ def _certified_sweeps(
         it += 1
         worst = float(xp.max(bound))
         if not math.isfinite(worst):  # (NaN or inf: the values or the certificate overflowed)
-            raise _overflow_error(mdp, name, Tv, bound)
+            _check_in_range(mdp, Tv, name, "the iterate Tv", ("s",), _discounted_scale(g))
+            raise _certificate_overflow(mdp, name, bound)
         span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
         rec.record(it, span=span, bound=bound)
         if cap is None:
@@ -501,8 +499,7 @@ def policy_iteration(
         with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
             V = evaluate_policy(mdp, pi)
             Q = _q_values(mdp, V)
-        if not bool(xp.all(xp.isfinite(Q))):
-            raise _overflow_error(mdp, "policy_iteration", xp.max(xp.abs(Q), axis=-1))
+        Q = _check_in_range(mdp, Q, "policy_iteration", "Q^pi", ("s", "a"), _discounted_scale(g))
         it += 1
         qmax = xp.max(Q, axis=-1)
         onehot = pi[..., None] == ar
@@ -530,7 +527,7 @@ def policy_iteration(
         eps_d = roundoff.sweep(V) + 2.0 * roundoff.u * xp.maximum(xp.abs(hi), res)
         bound = (hi + res + 2.0 * eps_d) / (1.0 - g)
         if not math.isfinite(float(xp.max(bound))):  # the certificate overflowed (values in range)
-            raise _overflow_error(mdp, "policy_iteration", V, bound)
+            raise _certificate_overflow(mdp, "policy_iteration", bound)
         rec.record(it, changed=changed, bound=bound)
         n_changed = int(xp.max(changed)) if changed.ndim else int(changed)
         if n_changed == 0 or it >= max_iter:
@@ -607,8 +604,7 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     xp = mdp.xp
     with np.errstate(over="ignore"):  # (rho/(1−γ)·x beyond the range: refused below)
         V = from_host(np.stack(Vs).reshape(batch + (S,)), mdp.P, mdp.dtype)
-    if not bool(xp.all(xp.isfinite(V))):
-        raise _overflow_error(mdp, "linear_program", V)
+    V = _check_in_range(mdp, V, "linear_program", "V*", ("s",), _discounted_scale(g))
     d = from_host(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), mdp.P, mdp.dtype)
     Q, Tv, D, _ = bellman_certificate(mdp, V)
     atol = 1e-9 * float(np.max(np.abs(R))) / (1.0 - g)  # ties within 1e-9 of the value scale
