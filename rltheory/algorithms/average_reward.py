@@ -537,6 +537,15 @@ def mlmc_combine(x: Any, J: int, T_max: int) -> np.ndarray:
     return _mlmc_combine(x, J, T_max)
 
 
+def _mlmc_top_level(T_max: int) -> int:
+    """``j_max = ⌊log₂ T_max⌋`` for an integer ``T_max ≥ 1``, in exact integer arithmetic.
+
+    ``math.floor(math.log2(T_max))`` is one too many for ``T_max = 2^k − 1``, ``k ≥ 49``:
+    ``log₂(2^k − 1)`` rounds up to ``k`` in double precision.
+    """
+    return T_max.bit_length() - 1
+
+
 def _mlmc_combine(x: np.ndarray, J: int, T_max: int) -> np.ndarray:
     """:func:`mlmc_combine` on validated host samples (MAC's inner loop)."""
     # 2^J > T_max  <=>  J >= bit_length(T_max): forming 2**J for a large level (J = 1e9: 15 s and a
@@ -592,7 +601,7 @@ def mlmc_expectation(P_pi: Any, nu: Any, fbar: Any, T_max: int) -> tuple[np.ndar
     check_finite(Pp, "P_pi", ("s", "s'"))
     check_finite(v, "nu", ("s",))
     check_finite(f, "fbar", _axis_names("s", f.ndim))
-    jmax = int(math.floor(math.log2(T_max)))
+    jmax = _mlmc_top_level(T_max)
     N = 2**jmax
     Ex = np.empty((N,) + f.shape[1:])
     for k in range(N):

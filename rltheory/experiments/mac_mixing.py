@@ -181,7 +181,6 @@ Levin, D. A., Peres, Y., Wilmer, E. L. (2017). Markov Chains and Mixing Times. Â
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -190,6 +189,7 @@ import numpy as np
 
 from ..algorithms.average_reward import (
     StepSchedule,
+    _mlmc_top_level,
     average_reward_actor_critic,
     average_reward_gradient,
     mac_expected_terms,
@@ -300,7 +300,7 @@ def estimator_bias(n: int, T_max: int, start: int | None = None, *, laziness: fl
         acc += np.tensordot(v, gbar, axes=(0, 0))
         v = v @ P
     plain = acc / Nbar
-    N = 2 ** int(math.floor(math.log2(T_max)))
+    N = 2 ** _mlmc_top_level(T_max)
     tv = np.asarray(tv_distances(P, N))
     span = np.ptp(gbar, axis=0)
     scale = float(np.max(np.abs(grad)))

@@ -13,6 +13,7 @@ from rltheory.algorithms.average_reward import (
     SmoothActionMDP,
     StepSchedule,
     _mlmc_combine,
+    _mlmc_top_level,
     average_reward_actor_critic,
     average_reward_gradient,
     differential_td,
@@ -167,6 +168,32 @@ def test_mlmc_actor_estimate_is_unbiased_by_monte_carlo():
     _, Etr = mlmc_expectation(np.asarray(policy_transition_matrix(mdp, pi)), np.eye(3)[0], gbar, T_max)
     se = ests.std(axis=0) / math.sqrt(n)
     assert np.all(np.abs(ests.mean(axis=0) - Etr) <= 4.5 * se + 1e-12)  # 4.5σ per coordinate (6 coords)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 48, 49, 52, 53, 54, 64, 1000])
+def test_mlmc_top_level_is_exact_at_powers_of_two(k):
+    """j_max = ⌊log₂ T_max⌋ by definition 2^j_max ≤ T_max < 2^(j_max + 1): 2^k − 1 is level k − 1 and
+    2^k, 2^k + 1 are level k. ``floor(log2(2**49 - 1))`` in floating point is 49 (log2 rounds up), which
+    made mlmc_expectation average 2^49 instead of 2^48 samples; the level is integer arithmetic now."""
+    assert _mlmc_top_level(2**k - 1) == k - 1
+    assert _mlmc_top_level(2**k) == k
+    assert _mlmc_top_level(2**k + 1) == k
+    for T in (2**k - 1, 2**k, 2**k + 1):
+        j = _mlmc_top_level(T)
+        assert 2**j <= T < 2 ** (j + 1)
+        assert mlmc_expected_samples(T) == j + 2.0**-j  # the bound's j_max is the same level
+
+
+def test_mlmc_expectation_truncates_at_the_top_level():
+    """The truncated average of mlmc_expectation averages exactly 2^⌊log₂ T_max⌋ samples: with f̄ = e_s on a
+    deterministic cycle 0 → 1 → … → 7 → 0 from s_0 = 0, E[x_k] = e_(k mod 8), so the mean of the first N is
+    1/N on states 0..N−1 (T_max = 7 → N = 4; T_max = 8 → N = 8)."""
+    P = np.roll(np.eye(8), 1, axis=1)
+    for T_max, N in ((1, 1), (3, 2), (7, 4), (8, 8), (15, 8)):
+        E, Etr = mlmc_expectation(P, np.eye(8)[0], np.eye(8), T_max)
+        expected = np.where(np.arange(8) < N, 1.0 / N, 0.0)
+        np.testing.assert_allclose(Etr, expected, atol=1e-15)
+        np.testing.assert_allclose(E, expected, atol=1e-12)
 
 
 def test_mlmc_reference_values():
