@@ -89,7 +89,10 @@ def duality_gap(A: Any, x: Any, y: Any) -> Any:
         0 iff ``(x, y)`` is a saddle point) plus a round-off allowance of about
         ``(m + n + 6)·u·max|A|`` (``u`` the unit roundoff; :func:`_gap_allowance`). Each
         player's loss against a best response at the value is at most ``gap``:
-        ``v − min_j (xᵀA)_j ≤ gap`` and ``max_i (Ay)_i − v ≤ gap``.
+        ``v − min_j (xᵀA)_j ≤ gap`` and ``max_i (Ay)_i − v ≤ gap``. Games with an entry
+        beyond a quarter of the dtype's largest float are scored as ``A/4`` (exact) and the gap
+        scaled back, so it is finite wherever it is in range and ``inf`` (without an overflow
+        warning) only where it exceeds the float range.
 
     Examples
     --------
@@ -108,11 +111,55 @@ def duality_gap(A: Any, x: Any, y: Any) -> Any:
     return _duality_gap(A, x, y, xp)
 
 
+def _big_scale(A: Any, xp: Any) -> Any:
+    """``c = 4`` for games ``A[..., m, n]`` with an entry beyond a quarter of the float range, else 1.
+
+    The gap, ``xᵀAy`` and their allowance are computed on ``A/c`` (exact: a power of two, and
+    subnormal entries only occur scaled in games whose round-off allowance is ~1e290): there the
+    utilities ``Ay``, ``xᵀA`` and ``max − min`` of two of them stay in range. On ``A`` itself a
+    gap of payoffs ``±1e308`` was ``inf − …`` with a RuntimeWarning even where it is 0.
+    """
+    m, n = A.shape[-2], A.shape[-1]
+    a_max = xp.max(xp.abs(xp.reshape(A, tuple(A.shape[:-2]) + (m * n,))), axis=-1)
+    big = a_max > float(xp.finfo(A.dtype).max) / 4.0
+    return 1.0 + 3.0 * xp.astype(big, A.dtype)
+
+
+def _unscale(z: Any, c: Any, xp: Any) -> Any:
+    """``c·z`` (``c ∈ {1, 4}``, exact) without an overflow warning: ``±inf`` where it leaves the range.
+
+    Only a ``z`` of a scaled game (``c = 4``) beyond a quarter of the float range overflows;
+    its product is then ``±inf`` (the only float bound of a number beyond the range).
+    """
+    lim = float(xp.finfo(z.dtype).max) / 4.0
+    over = (c > 1.0) & (xp.abs(z) > lim)
+    safe = xp.where(over, 0.0, z) * c
+    return xp.where(over & (z > 0.0), xp.inf, xp.where(over, -xp.inf, safe))
+
+
+def _gap_parts(A: Any, x: Any, y: Any, xp: Any) -> tuple[Any, Any, Any, Any]:
+    """``(c, computed gap, xᵀAy, allowance)`` of the games ``A/c`` (:func:`_big_scale`).
+
+    The gap is ``max_i (A'y)_i − min_j (xᵀA')_j`` as computed in ``A``'s precision on
+    ``A' = A/c`` (no allowance), the allowance :func:`_gap_allowance` of ``A'``; multiplied by
+    ``c`` (:func:`_unscale`) they are those of ``A``, finite wherever the number is in range.
+    """
+    c = _big_scale(A, xp)
+    As = A / c[..., None, None]
+    Ay = (As @ y[..., None])[..., 0]
+    xA = (x[..., None, :] @ As)[..., 0, :]
+    raw = xp.max(Ay, axis=-1) - xp.min(xA, axis=-1)
+    return c, raw, xp.sum(x * Ay, axis=-1), _gap_allowance(As, x, y, xp)
+
+
 def _computed_gap(A: Any, x: Any, y: Any, xp: Any) -> Any:
-    """``max_i (Ay)_i − min_j (xᵀA)_j`` as computed in ``A``'s precision (no allowance)."""
-    Ay = (A @ y[..., None])[..., 0]
-    xA = (x[..., None, :] @ A)[..., 0, :]
-    return xp.max(Ay, axis=-1) - xp.min(xA, axis=-1)
+    """``max_i (Ay)_i − min_j (xᵀA)_j`` as computed in ``A``'s precision (no allowance).
+
+    Computed on ``A/4`` for games with payoffs beyond a quarter of the float range
+    (:func:`_gap_parts`), so it is finite whenever the gap is in range.
+    """
+    c, raw, _, _ = _gap_parts(A, x, y, xp)
+    return _unscale(raw, c, xp)
 
 
 def _gap_allowance(A: Any, x: Any, y: Any, xp: Any) -> Any:
@@ -155,8 +202,8 @@ def _duality_gap(A: Any, x: Any, y: Any, xp: Any) -> Any:
     the simplex is ``≥ 0``), plus :func:`_gap_allowance`: never below the exact gap of
     ``(x/Σx, y/Σy)``.
     """
-    raw = _computed_gap(A, x, y, xp)
-    return xp.where(raw > 0.0, raw, 0.0) + _gap_allowance(A, x, y, xp)
+    c, raw, _, allowance = _gap_parts(A, x, y, xp)
+    return _unscale(xp.where(raw > 0.0, raw, 0.0) + allowance, c, xp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -274,10 +321,9 @@ def _certificate(A: Any, x: Any, y: Any, xp: Any) -> tuple[Any, Any, Any]:
     The certificate is :func:`_duality_gap` (``≥`` the exact gap) plus one more
     :func:`_gap_allowance` for the rounding of ``value``, so that ``|value − v(A)| ≤ gap``.
     """
-    raw = _computed_gap(A, x, y, xp)
-    value = xp.sum(x * (A @ y[:, :, None])[:, :, 0], axis=-1)
-    allowance = _gap_allowance(A, x, y, xp)
-    return raw, value, xp.where(raw > 0.0, raw, 0.0) + 2.0 * allowance
+    c, raw, value, allowance = _gap_parts(A, x, y, xp)
+    cert = xp.where(raw > 0.0, raw, 0.0) + 2.0 * allowance
+    return _unscale(raw, c, xp), _unscale(value, c, xp), _unscale(cert, c, xp)
 
 
 def _normalise(z: Any, xp: Any) -> Any:
@@ -467,8 +513,11 @@ def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
     c[-1] = -1.0
     A_eq = np.concatenate([np.ones((1, m)), np.zeros((1, 1))], axis=1)
     bounds = [(0.0, None)] * m + [(None, None)]
+    big = _big_scale(flat, np)
     for k, G in enumerate(flat):
-        (Gn,) = unit_range(G)  # a positive affine map keeps the optimal strategies
+        # a positive affine map keeps the optimal strategies; on G/4 (exact) where max G − min G
+        # would overflow (payoffs of both signs beyond a quarter of the float range)
+        (Gn,) = unit_range(G / big[k])
         A_ub = np.concatenate([-Gn.T, np.ones((n, 1))], axis=1)
         res = linprog(
             c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs"
