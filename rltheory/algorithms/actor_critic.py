@@ -82,9 +82,15 @@ __all__ = [
 def _phi(mdp: FiniteMDP, phi_sa: Any) -> Any:
     f = as_float(phi_sa, mdp.xp, mdp.dtype)
     if f.ndim != 3 or tuple(f.shape[:2]) != (mdp.S, mdp.A):
-        raise ValueError(f"features must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(f.shape)}")
-    if f.shape[-1] == 0:  # numpy's "cannot reshape array of size 0 into shape (0)" in the critic before
-        raise ValueError(f"features must have at least one column (d >= 1); got shape {tuple(f.shape)}")
+        raise ValueError(
+            f"features must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(f.shape)}"
+        )
+    if (
+        f.shape[-1] == 0
+    ):  # numpy's "cannot reshape array of size 0 into shape (0)" in the critic before
+        raise ValueError(
+            f"features must have at least one column (d >= 1); got shape {tuple(f.shape)}"
+        )
     check_finite(f, "features", ("s", "a", "j"))
     return f
 
@@ -97,8 +103,10 @@ def _softmax_logits(f: Any, th: Any, xp: Any, what: str) -> Any:
     if not bool(xp.all(xp.isfinite(z))):
         h = to_numpy(z)
         s, a = (int(i) for i in np.argwhere(~np.isfinite(h))[0])
-        raise ValueError(f"{what}: the logits θᵀφ(s, a) overflow; logits(s={s}, a={a}) = {h[s, a]} "
-                         f"(max|θ| = {float(xp.max(xp.abs(th))):.3g}, max|φ| = {float(xp.max(xp.abs(f))):.3g})")
+        raise ValueError(
+            f"{what}: the logits θᵀφ(s, a) overflow; logits(s={s}, a={a}) = {h[s, a]} "
+            f"(max|θ| = {float(xp.max(xp.abs(th))):.3g}, max|φ| = {float(xp.max(xp.abs(f))):.3g})"
+        )
     return softmax(z, xp)
 
 
@@ -118,7 +126,9 @@ def softmax_linear_policy(phi_sa: Any, theta: Any) -> Any:
     f = as_float(phi_sa, xp)
     th = as_float(theta, xp, f.dtype)
     if f.ndim != 3 or th.shape != (f.shape[-1],):
-        raise ValueError(f"phi_sa (S, A, d) and theta (d,) disagree: {tuple(f.shape)} vs {tuple(th.shape)}")
+        raise ValueError(
+            f"phi_sa (S, A, d) and theta (d,) disagree: {tuple(f.shape)} vs {tuple(th.shape)}"
+        )
     check_finite(f, "phi_sa", ("s", "a", "j"))
     check_finite(th, "theta", ("j",))
     return _softmax_logits(f, th, xp, "softmax_linear_policy")
@@ -131,11 +141,15 @@ def softmax_linear_policy(phi_sa: Any, theta: Any) -> Any:
 class ExactCritic:
     """The exact compatible critic ``w*`` (:func:`rltheory.algorithms.critics.compatible_critic`)."""
 
-    def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
+    def fit(
+        self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any
+    ) -> Any:
         return compatible_critic(mdp, pi, compatible_features(phi_sa, pi), rho=rho)[0]
 
 
-def _samples(mdp: FiniteMDP, pi: Any, rho: Any, n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+def _samples(
+    mdp: FiniteMDP, pi: Any, rho: Any, n: int, rng: np.random.Generator
+) -> tuple[np.ndarray, ...]:
     """``n`` i.i.d. ``(s, a, r, s', a')`` with ``s ~ d^π_ρ``: the state at an independent
     Geometric(1−γ) time ``T`` of a roll-out from ``ρ`` (``Pr(s_T = s) = d^π_ρ(s)`` exactly).
 
@@ -147,7 +161,9 @@ def _samples(mdp: FiniteMDP, pi: Any, rho: Any, n: int, rng: np.random.Generator
     at ``γ = 0.99999`` (``max T ≈ 7·10⁵``), and a MemoryError beyond.
     """
     g = float(mdp.gamma)
-    T = rng.geometric(1.0 - g, size=n) - 1 if g > 0 else np.zeros(n, dtype=np.int64)  # P(T = t) = (1−γ)γ^t
+    T = (
+        rng.geometric(1.0 - g, size=n) - 1 if g > 0 else np.zeros(n, dtype=np.int64)
+    )  # P(T = t) = (1−γ)γ^t
     P = require_host(mdp.P, "LSTDCritic").astype(np.float64)
     R = require_host(mdp.R, "LSTDCritic").astype(np.float64)
     cdf_P = _cdf(P)
@@ -158,9 +174,13 @@ def _samples(mdp: FiniteMDP, pi: Any, rho: Any, n: int, rng: np.random.Generator
     horizon, t, block = int(T.max()) + 2, 0, max(1, 2**20 // max(n, 1))
     while t < horizon:
         k = min(block, horizon - t)
-        u = rng.random(2 * n * k).reshape(k, 2, n)  # the same doubles as rollout's 2k calls random(n)
+        u = rng.random(2 * n * k).reshape(
+            k, 2, n
+        )  # the same doubles as rollout's 2k calls random(n)
         for j in range(k):
-            live = np.flatnonzero(T + 1 >= t + j)  # episodes whose (s_T, a_T, s_{T+1}, a_{T+1}) are not all drawn
+            live = np.flatnonzero(
+                T + 1 >= t + j
+            )  # episodes whose (s_T, a_T, s_{T+1}, a_{T+1}) are not all drawn
             s_live = s[live]
             a = _draw(cdf_pi[s_live], u[j, 0, live])
             for row, hit in ((0, T[live] == t + j), (2, T[live] + 1 == t + j)):
@@ -184,15 +204,21 @@ class LSTDCritic:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples", check_int(self.samples, "samples"))
-        if isinstance(self.ridge, bool) or not (isinstance(self.ridge, (int, float)) and self.ridge >= 0):
+        if isinstance(self.ridge, bool) or not (
+            isinstance(self.ridge, (int, float)) and self.ridge >= 0
+        ):
             raise ValueError(f"ridge must be >= 0; got {self.ridge!r}")
         if not math.isfinite(self.ridge):
             raise ValueError(f"ridge must be finite; got {self.ridge!r}")
 
-    def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
+    def fit(
+        self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any
+    ) -> Any:
         f = require_host(phi_sa, "LSTDCritic")
         s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng)
-        w, _, _ = _lstd_estimate(f[s, a], r, f[s1, a1], gamma=float(mdp.gamma), lam=0.0, ridge=self.ridge)
+        w, _, _ = _lstd_estimate(
+            f[s, a], r, f[s1, a1], gamma=float(mdp.gamma), lam=0.0, ridge=self.ridge
+        )
         return mdp.xp.asarray(w)
 
 
@@ -209,10 +235,14 @@ class TDCritic:
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples", check_int(self.samples, "samples"))
         if not callable(self.step_size):
-            raise TypeError(f"step_size must be a callable k -> alpha_k; got {type(self.step_size).__name__} "
-                            f"{self.step_size!r}")
+            raise TypeError(
+                f"step_size must be a callable k -> alpha_k; got {type(self.step_size).__name__} "
+                f"{self.step_size!r}"
+            )
 
-    def fit(self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any) -> Any:
+    def fit(
+        self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any
+    ) -> Any:
         f = require_host(phi_sa, "TDCritic")
         s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng)
         g = float(mdp.gamma)
@@ -224,8 +254,10 @@ class TDCritic:
                 w += alpha * (r[k] + g * f[s1[k], a1[k]] @ w - x @ w) * x
                 if not np.all(np.isfinite(w)):
                     # used to surface as "pi must be finite; pi(s=0, a=0) = nan" one actor step later
-                    raise ValueError(f"TDCritic diverged: the critic weights overflowed at sample k={k} "
-                                     f"(step_size({k}) = {alpha!r}); use smaller steps")
+                    raise ValueError(
+                        f"TDCritic diverged: the critic weights overflowed at sample k={k} "
+                        f"(step_size({k}) = {alpha!r}); use smaller steps"
+                    )
         return mdp.xp.asarray(w)
 
 
@@ -237,7 +269,9 @@ def _td_step(step_size: Callable[[int], float], k: int) -> float:
     except (TypeError, ValueError):
         alpha = math.nan
     if not (math.isfinite(alpha) and alpha >= 0):
-        raise ValueError(f"TDCritic.step_size must return a finite step >= 0; step_size({k}) = {got!r}")
+        raise ValueError(
+            f"TDCritic.step_size must return a finite step >= 0; step_size({k}) = {got!r}"
+        )
     return alpha
 
 
@@ -319,18 +353,26 @@ def natural_actor_critic(
     iterations = check_iterations(iterations)
     critic = ExactCritic() if critic is None else critic
     if not callable(getattr(critic, "fit", None)):
-        raise TypeError(f"critic must have a fit method (ExactCritic, LSTDCritic, TDCritic); got {critic!r}")
+        raise TypeError(
+            f"critic must have a fit method (ExactCritic, LSTDCritic, TDCritic); got {critic!r}"
+        )
     gen = None
     if not isinstance(critic, ExactCritic):
         if rng is None:
-            raise TypeError(f"{type(critic).__name__} samples transitions: pass rng (a Generator or an int seed)")
+            raise TypeError(
+                f"{type(critic).__name__} samples transitions: pass rng (a Generator or an int seed)"
+            )
         gen = _rng(rng)  # a Generator or an int seed (not a bool or a float), named in the error
     xp = mdp.xp
     f = _phi(mdp, features)
     d_feat = f.shape[-1]
     rho = initial_distribution(mdp, rho)
     V_star = optimal_values(mdp, V_star)
-    theta = xp.zeros((d_feat,), dtype=mdp.dtype, device=f.device) if theta0 is None else as_float(theta0, xp, mdp.dtype)
+    theta = (
+        xp.zeros((d_feat,), dtype=mdp.dtype, device=f.device)
+        if theta0 is None
+        else as_float(theta0, xp, mdp.dtype)
+    )
     if tuple(theta.shape) != (d_feat,):
         raise ValueError(f"theta0 must have shape ({d_feat},); got {tuple(theta.shape)}")
     check_finite(theta, "theta0", ("j",))
@@ -343,7 +385,12 @@ def natural_actor_critic(
     loop = Loop("natural_actor_critic", iterations, None, xp)
     t = 0
     while True:
-        pi = _softmax_logits(f, theta, xp, f"natural_actor_critic at iteration t={t} (eta={eta:g}; use a smaller eta)")
+        pi = _softmax_logits(
+            f,
+            theta,
+            xp,
+            f"natural_actor_critic at iteration t={t} (eta={eta:g}; use a smaller eta)",
+        )
         # ψ = φ − E_πφ formed without cancellation, with the size each entry is known to: where
         # π(a|s) ≈ 1, 1 − π(a|s) lost the other actions' tiny probabilities (5.7e-59 after one
         # η = 1000 step) and the exact critic stopped moving them, unlike NPG, its closed form
@@ -353,7 +400,11 @@ def natural_actor_critic(
         dsa = _state_occupancy(mdp, pi, rho)[:, None] * pi
         cerr = xp.sqrt(xp.sum(dsa * (psi @ (w - w_star)) ** 2))
         V = evaluate_policy(mdp, pi)
-        m = {"suboptimality": expected_value(V_star - V, rho), "critic_error": cerr, "approximation_error": approx}
+        m = {
+            "suboptimality": expected_value(V_star - V, rho),
+            "critic_error": cerr,
+            "approximation_error": approx,
+        }
         if loop.record(t, m["suboptimality"], **m):
             break
         theta = theta + (eta / (1.0 - g)) * w
@@ -384,7 +435,9 @@ def mixture_policy(controllers: Any, theta: Any) -> Any:
     K = as_float(controllers, xp)
     th = as_float(theta, xp, K.dtype)
     if K.ndim != 3 or th.shape != (K.shape[0],):
-        raise ValueError(f"controllers (M, S, A) and theta (M,) disagree: {tuple(K.shape)} vs {tuple(th.shape)}")
+        raise ValueError(
+            f"controllers (M, S, A) and theta (M,) disagree: {tuple(K.shape)} vs {tuple(th.shape)}"
+        )
     check_probability(K, "controllers", ("m", "s", "a"), "controllers[m, s, :]", atol=atol)
     check_finite(th, "theta", ("m",))
     wts = softmax(th, xp)
@@ -461,19 +514,31 @@ def improper_policy_gradient(
         controllers = np.asarray(controllers, dtype=np.float64)
     K = as_float(controllers, xp, mdp.dtype)
     if K.ndim != 3 or tuple(K.shape[1:]) != (mdp.S, mdp.A):
-        raise ValueError(f"controllers must have shape (M, S, A) = (M, {mdp.S}, {mdp.A}); got {tuple(K.shape)}")
+        raise ValueError(
+            f"controllers must have shape (M, S, A) = (M, {mdp.S}, {mdp.A}); got {tuple(K.shape)}"
+        )
     if K.shape[0] == 0:
-        raise ValueError(f"controllers must hold at least one controller (M >= 1); got shape {tuple(K.shape)}")
+        raise ValueError(
+            f"controllers must hold at least one controller (M >= 1); got shape {tuple(K.shape)}"
+        )
     # rows are judged at the tolerance of the dtype they were given in (as mixture_policy does): float32
     # controllers summing to 1 − 3e-8 were refused at float64's 1e-8 once cast to a float64 model
     atol = _source_atol(xp.asarray(controllers), xp)
     for m in range(K.shape[0]):
-        check_probability(K[m, ...], f"controllers[{m}]", ("s", "a"), f"controllers[{m}][s, :]", atol=atol)
-    K = K / xp.sum(K, axis=-1, keepdims=True)  # accepted rows made to sum to 1 (a change within atol)
+        check_probability(
+            K[m, ...], f"controllers[{m}]", ("s", "a"), f"controllers[{m}][s, :]", atol=atol
+        )
+    K = K / xp.sum(
+        K, axis=-1, keepdims=True
+    )  # accepted rows made to sum to 1 (a change within atol)
     M = K.shape[0]
     rho = initial_distribution(mdp, rho)
     V_star = optimal_values(mdp, V_star)
-    theta = xp.zeros((M,), dtype=mdp.dtype, device=K.device) if theta0 is None else as_float(theta0, xp, mdp.dtype)
+    theta = (
+        xp.zeros((M,), dtype=mdp.dtype, device=K.device)
+        if theta0 is None
+        else as_float(theta0, xp, mdp.dtype)
+    )
     if tuple(theta.shape) != (M,):
         raise ValueError(f"theta0 must have shape ({M},); got {tuple(theta.shape)}")
     check_finite(theta, "theta0", ("m",))
@@ -503,7 +568,9 @@ def improper_policy_gradient(
             # sum over m (the null direction of the mixture's logits) is cut at that level
             X = xp.matrix_transpose(xp.reshape(score, (M, mdp.S * mdp.A)))
             wsa = xp.reshape(d[:, None] * pi, (mdp.S * mdp.A,))
-            direction = _weighted_min_norm(X, wsa, xp.reshape(Q, (mdp.S * mdp.A,)), xp, scale=1.0) / (1.0 - g)
+            direction = _weighted_min_norm(
+                X, wsa, xp.reshape(Q, (mdp.S * mdp.A,)), xp, scale=1.0
+            ) / (1.0 - g)
         else:
             direction = grad
         theta = theta + eta * direction

@@ -128,6 +128,7 @@ class TDResult:
 
 def _steps(step_size: float | Callable[[int], float]) -> Callable[[int], float]:
     if callable(step_size):
+
         def checked(t: int) -> float:
             a = real_scalar(step_size(t))
             if not (math.isfinite(a) and a >= 0):
@@ -217,7 +218,9 @@ def td_linear(
     F = require_host(_features(mdp, Phi), "td_linear")
     dd = require_host(fp.d, "td_linear")
     theta_star = require_host(fp.theta, "td_linear")
-    tr = rollout(mdp, pi, steps, n_runs, gen, mu=np.clip(dd, 0.0, None) / np.clip(dd, 0.0, None).sum())
+    tr = rollout(
+        mdp, pi, steps, n_runs, gen, mu=np.clip(dd, 0.0, None) / np.clip(dd, 0.0, None).sum()
+    )
     R = tr.rewards
     g = float(mdp.gamma)
     theta = np.zeros((n_runs, F.shape[1]))
@@ -226,7 +229,9 @@ def td_linear(
     rec = TraceRecorder()
 
     def err(th: np.ndarray) -> np.ndarray:
-        return _weighted_norm((th - theta_star) @ F.T, dd)  # scaled: no overflow of diff² at large values
+        return _weighted_norm(
+            (th - theta_star) @ F.T, dd
+        )  # scaled: no overflow of diff² at large values
 
     rec.record(0, error=err(theta), error_avg=err(theta))
     for t in range(steps):
@@ -300,10 +305,18 @@ def lstd_estimate(
     f1 = _host_float(phi_next, "phi_next")
     r = _host_float(rewards, "rewards")
     if f0.ndim != 2 or f0.shape != f1.shape or r.shape != f0.shape[:1]:
-        raise ValueError(f"phi, phi_next (n, d) and rewards (n,) disagree: {f0.shape}, {f1.shape}, {r.shape}")
+        raise ValueError(
+            f"phi, phi_next (n, d) and rewards (n,) disagree: {f0.shape}, {f1.shape}, {r.shape}"
+        )
     if f0.shape[0] < 1:
-        raise ValueError(f"phi, phi_next and rewards must hold at least one transition; got n={f0.shape[0]}")
-    g, lm, rd = real_scalar(gamma), real_scalar(lam), real_scalar(ridge)  # NaN for non-reals and bools
+        raise ValueError(
+            f"phi, phi_next and rewards must hold at least one transition; got n={f0.shape[0]}"
+        )
+    g, lm, rd = (
+        real_scalar(gamma),
+        real_scalar(lam),
+        real_scalar(ridge),
+    )  # NaN for non-reals and bools
     if not 0 <= g < 1:
         raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
     if not 0.0 <= lm <= 1.0:
@@ -332,21 +345,33 @@ def _lstd_estimate(
     m = math.ldexp(1.0, e)
     r = r / m
     Z = _traces(f0, gamma * lam)
-    with np.errstate(over="ignore", under="ignore"):  # Â in the coordinates of φ may leave the range
+    with np.errstate(
+        over="ignore", under="ignore"
+    ):  # Â in the coordinates of φ may leave the range
         A = Z.T @ (f0 - gamma * f1) / n
     b = Z.T @ r / n
     if ridge != 0.0:
         if not np.all(np.isfinite(A)):  # the Tikhonov system lives in the coordinates of φ
             i, j = (int(v) for v in np.argwhere(~np.isfinite(A))[0])
-            raise ValueError(f"with ridge > 0 the LSTD system (A_hat + ridge I) theta = b_hat is solved in the "
-                             f"coordinates of phi, and A_hat[{i}, {j}] = {float(A[i, j])} is beyond the float range "
-                             f"(max|phi| = {float(np.max(np.abs(f0)))!r}); scale the features down")
+            raise ValueError(
+                f"with ridge > 0 the LSTD system (A_hat + ridge I) theta = b_hat is solved in the "
+                f"coordinates of phi, and A_hat[{i}, {j}] = {float(A[i, j])} is beyond the float range "
+                f"(max|phi| = {float(np.max(np.abs(f0)))!r}); scale the features down"
+            )
         return _unscaled(np.linalg.solve(A + ridge * np.eye(A.shape[0]), b), m), A, b * m
     # Solved in the sample-orthonormal basis ψ = φT ((1/n) Σ_t ψ_t ψ_tᵀ = I, see _d_basis): the
     # system Tᵀ Â T w = Tᵀ b̂ keeps the conditioning of the estimator, while Â carries cond(φ)²
     # on top (nearly collinear features lost ~20% of the values at cond ≈ 1e7).
-    _, _, T = _d_basis(f0, np.full(n, 1.0 / n), np, field="phi", rows="n", unit="transitions",
-                       support="the sample", vanish="every sampled transition")
+    _, _, T = _d_basis(
+        f0,
+        np.full(n, 1.0 / n),
+        np,
+        field="phi",
+        rows="n",
+        unit="transitions",
+        support="the sample",
+        vanish="every sampled transition",
+    )
     Zt = Z @ T  # the traces of ψ (the recursion is linear)
     At = Zt.T @ (f0 @ T - gamma * (f1 @ T)) / n
     bt = Zt.T @ r / n
@@ -359,9 +384,11 @@ def _unscaled(theta: np.ndarray, m: float) -> np.ndarray:
         out = theta * m
     if not np.all(np.isfinite(out)):
         j = int(np.argmax(~np.isfinite(out)))
-        raise ValueError(f"the LSTD estimate is beyond the float range: theta[{j}] = {float(theta[j])!r} * "
-                         f"2^{math.frexp(m)[1] - 1} (the estimate for the rewards divided by that power, max|r| >= "
-                         f"{m!r}); values scale with the rewards: divide them by a power of 2")
+        raise ValueError(
+            f"the LSTD estimate is beyond the float range: theta[{j}] = {float(theta[j])!r} * "
+            f"2^{math.frexp(m)[1] - 1} (the estimate for the rewards divided by that power, max|r| >= "
+            f"{m!r}); values scale with the rewards: divide them by a power of 2"
+        )
     return out
 
 
@@ -414,7 +441,9 @@ def lstd(
     dd = np.clip(require_host(fp.d, "lstd"), 0.0, None)
     tr = rollout(mdp, pi, steps, 1, gen, mu=dd / dd.sum())
     s = tr.states[0]
-    theta, _, _ = lstd_estimate(F[s[:-1]], tr.rewards[0], F[s[1:]], gamma=float(mdp.gamma), lam=lam, ridge=ridge)
+    theta, _, _ = lstd_estimate(
+        F[s[:-1]], tr.rewards[0], F[s[1:]], gamma=float(mdp.gamma), lam=lam, ridge=ridge
+    )
     return theta, fp
 
 
@@ -470,22 +499,34 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     ([-0.5, 0.5], 0.0)
     """
     if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
-        got = (type(mdp).__name__ if not isinstance(mdp, FiniteMDP)
-               else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}")
+        got = (
+            type(mdp).__name__
+            if not isinstance(mdp, FiniteMDP)
+            else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}"
+        )
         raise ValueError(f"compatible_critic needs a single discounted FiniteMDP; got {got}")
     xp = mdp.xp
     p = as_stochastic_policy(mdp, pi)
     P_ = as_float(psi, xp, mdp.dtype, field="psi")
     if P_.ndim != 3 or tuple(P_.shape[:2]) != (mdp.S, mdp.A):
-        raise ValueError(f"psi must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(P_.shape)}")
+        raise ValueError(
+            f"psi must have shape (S, A, d) = ({mdp.S}, {mdp.A}, d); got {tuple(P_.shape)}"
+        )
     check_finite(P_, "psi", ("s", "a", "j"))
     if rho is not None:
         rho = as_distribution(rho, "rho", mdp.S, xp, mdp.dtype)
     return _compatible_critic(mdp, p, P_, rho)
 
 
-def _compatible_critic(mdp: FiniteMDP, p: Any, P_: Any, rho: Any, scale: float | None = None,
-                       err: Any = None, one_hot: Any = None) -> tuple[Any, Any]:
+def _compatible_critic(
+    mdp: FiniteMDP,
+    p: Any,
+    P_: Any,
+    rho: Any,
+    scale: float | None = None,
+    err: Any = None,
+    one_hot: Any = None,
+) -> tuple[Any, Any]:
     """:func:`compatible_critic` on a validated policy ``p``, features ``P_`` and ``rho`` (loops).
 
     ``scale``: what the entries of ``P_`` are known to up to a few ``ε`` (default ``max|P_|``;
@@ -543,7 +584,9 @@ def _one_hot_critic(f: Any, dsa: Any, adv: Any, xp: Any) -> Any:
     return xp.reshape(xp.reshape(coef, (1, S * A)) @ xp.reshape(f, (S * A, d)), (d,))
 
 
-def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None, err: Any = None) -> Any:
+def _weighted_min_norm(
+    X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None, err: Any = None
+) -> Any:
     """Minimum-norm ``argmin_w Σ_i wts_i (X_i·w − y_i)²`` for weights ``wts ≥ 0`` summing to 1.
 
     ``X`` is ``(n, k)``. Solved through the SVD of the weighted design ``√wts·X`` (not the
@@ -586,9 +629,13 @@ def _weighted_min_norm(X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None
         # ε·σ_max, so a direction of weight d(s)π(a|s) = 7.9e-66 (σ_j = 3.4e-33, cut from its level
         # 4.9e-43, while ε·σ_max = 3e-22) is noise that survived this level alone, and the critic
         # came out as (−4499, 9000, −4500) for advantages below 1. Both levels bound the cut.
-        level = xp.sqrt(xp.sum((sw[:, None] * (err @ xp.abs(xp.matrix_transpose(Vh)))) ** 2, axis=0))
+        level = xp.sqrt(
+            xp.sum((sw[:, None] * (err @ xp.abs(xp.matrix_transpose(Vh)))) ** 2, axis=0)
+        )
         smax = xp.max(sv) if sv.shape[0] else xp.zeros((), dtype=sv.dtype, device=sv.device)
-        cut = xp.maximum(16.0 * max(X.shape) * eps * xp.maximum(level, smax), xp.full_like(sv, 1e-300))
+        cut = xp.maximum(
+            16.0 * max(X.shape) * eps * xp.maximum(level, smax), xp.full_like(sv, 1e-300)
+        )
     else:
         if scale is None:
             scale = float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0

@@ -87,7 +87,9 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
     x = _host_float(coords, "coords")
     c = _host_float(centers, "centers")
     if x.ndim != 2 or c.ndim != 2 or x.shape[1] != c.shape[1]:
-        raise ValueError(f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}")
+        raise ValueError(
+            f"coords (S, k) and centers (m, k) must agree in k; got {x.shape} and {c.shape}"
+        )
     check_finite(x, "coords", ("s", "i"))
     check_finite(c, "centers", ("m", "i"))
     if not isinstance(bias, (bool, np.bool_)):  # "False", None or 0 would pick a layout silently
@@ -133,8 +135,10 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
         try:
             b = np.broadcast_to(b, x.shape[1:])
         except ValueError:
-            raise ValueError(f"{name} must be a scalar or have shape ({x.shape[1]},) like coords' k; "
-                             f"got {b.shape}") from None
+            raise ValueError(
+                f"{name} must be a scalar or have shape ({x.shape[1]},) like coords' k; "
+                f"got {b.shape}"
+            ) from None
         check_finite(b, name, ("i",))
         bounds.append(b)
     lo, hi = bounds
@@ -143,13 +147,17 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     outside = (x < lo) | (x > hi)
     if np.any(outside):
         s, i = (int(v) for v in np.argwhere(outside)[0])
-        raise ValueError(f"coords must lie in [low, high]; coords(s={s}, i={i}) = {float(x[s, i])!r} is outside "
-                         f"[{float(lo[i])!r}, {float(hi[i])!r}]")
+        raise ValueError(
+            f"coords must lie in [low, high]; coords(s={s}, i={i}) = {float(x[s, i])!r} is outside "
+            f"[{float(lo[i])!r}, {float(hi[i])!r}]"
+        )
     n_tiles, n_tilings = _int(n_tiles, "n_tiles"), _int(n_tilings, "n_tilings")
     S, k = x.shape
     with np.errstate(over="ignore"):
         span = hi - lo
-    if not np.all(np.isfinite(span)):  # a range wider than the largest float: quarter everything (exact)
+    if not np.all(
+        np.isfinite(span)
+    ):  # a range wider than the largest float: quarter everything (exact)
         x, lo, hi = x / 4.0, lo / 4.0, hi / 4.0
         span = hi - lo
     width = span / n_tiles
@@ -214,11 +222,15 @@ def compatible_features(phi_sa: Any, pi: Any) -> Any:
         pi = _host_float(pi, "pi")
     xp = array_namespace(phi_sa, pi)
     f = as_float(phi_sa, xp, field="phi_sa")
-    p = as_float(pi, xp, field="pi")  # its own precision first: the row-sum tolerance is the source's
+    p = as_float(
+        pi, xp, field="pi"
+    )  # its own precision first: the row-sum tolerance is the source's
     atol = _source_atol(p, xp)
     p = as_float(p, xp, f.dtype)
     if f.ndim < 3 or p.ndim < 2 or tuple(f.shape[-3:-1]) != tuple(p.shape[-2:]):
-        raise ValueError(f"phi_sa (..., S, A, d) and pi (..., S, A) disagree: {tuple(f.shape)} vs {tuple(p.shape)}")
+        raise ValueError(
+            f"phi_sa (..., S, A, d) and pi (..., S, A) disagree: {tuple(f.shape)} vs {tuple(p.shape)}"
+        )
     check_finite(f, "phi_sa", ("s", "a", "j"))
     check_probability(p, "pi", ("s", "a"), "pi[s, :]", atol=atol)
     return _compatible_features(f, p)
@@ -248,7 +260,9 @@ def _compatible_features_loo(f: Any, p: Any) -> tuple[Any, Any]:
         others = [b for b in range(A) if b != a]
         r = sum((p[..., b] for b in others), start=xp.zeros_like(p[..., a]))
         m = sum((p[..., b, None] * f[..., b, :] for b in others), start=xp.zeros_like(f[..., a, :]))
-        e = sum((p[..., b, None] * af[..., b, :] for b in others), start=xp.zeros_like(f[..., a, :]))
+        e = sum(
+            (p[..., b, None] * af[..., b, :] for b in others), start=xp.zeros_like(f[..., a, :])
+        )
         psi.append(r[..., None] * f[..., a, :] - m)
         err.append(r[..., None] * af[..., a, :] + e)
     return xp.stack(psi, axis=-2), xp.stack(err, axis=-2)

@@ -35,7 +35,13 @@ from ..mdp.offline_data import EpisodeDataset, PreferenceDataset
 from ..trace import Trace, TraceRecorder
 from ._offline_common import _policy_array
 
-__all__ = ["BradleyTerryResult", "MARLHFResult", "trajectory_features", "bradley_terry_mle", "marlhf_equilibrium"]
+__all__ = [
+    "BradleyTerryResult",
+    "MARLHFResult",
+    "trajectory_features",
+    "bradley_terry_mle",
+    "marlhf_equilibrium",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,15 +177,20 @@ def bradley_terry_mle(
             beta[i] -= step
             worst = max(worst, 0.5 * float(g @ step))  # Newton decrement λ²/2 before the step
             z = Z @ beta[i]
-            loss += float(np.sum(np.logaddexp(0.0, -z) * Y[:, i] + np.logaddexp(0.0, z) * (1 - Y[:, i])))
+            loss += float(
+                np.sum(np.logaddexp(0.0, -z) * Y[:, i] + np.logaddexp(0.0, z) * (1 - Y[:, i]))
+            )
             loss += 0.5 * ridge * float(beta[i] @ beta[i])
         rec.record(it, loss=loss, decrement=worst)
         if worst <= tol:
             converged = True
             break
     if not converged:
-        warnings.warn(f"bradley_terry_mle: Newton's method reached max_iter={max_iter} with decrement {worst:.3g} > tol={tol:g}",
-                      ConvergenceWarning, stacklevel=2)
+        warnings.warn(
+            f"bradley_terry_mle: Newton's method reached max_iter={max_iter} with decrement {worst:.3g} > tol={tol:g}",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     shape = (n, prefs.first.H, prefs.first.S) + prefs.first.action_shape
     theta = beta @ V.T  # (n, D)
     return BradleyTerryResult(theta.reshape(shape), gram, converged, it, rec.finish())
@@ -230,8 +241,14 @@ def _inverse_gram_norm(prefs: PreferenceDataset, ridge: float) -> Any:
 
 
 def marlhf_equilibrium(
-    prefs: PreferenceDataset, P: Any, candidates: list[Any], *, beta: float, mu: Any = None,
-    ridge: float = 1e-3, fit: BradleyTerryResult | None = None,
+    prefs: PreferenceDataset,
+    P: Any,
+    candidates: list[Any],
+    *,
+    beta: float,
+    mu: Any = None,
+    ridge: float = 1e-3,
+    fit: BradleyTerryResult | None = None,
 ) -> MARLHFResult:
     r"""MARLHF: Bradley–Terry reward MLE, then the candidate minimising a UCB on its Nash gap.
 
@@ -278,8 +295,14 @@ def marlhf_equilibrium(
     """
     if not isinstance(prefs, PreferenceDataset):
         raise TypeError(f"marlhf_equilibrium needs a PreferenceDataset; got {type(prefs).__name__}")
-    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.integer, np.floating)) or not beta >= 0:
-        raise ValueError(f"beta must be a number >= 0; got {beta!r}")  # numpy scalars too (not np.bool_)
+    if (
+        isinstance(beta, bool)
+        or not isinstance(beta, (int, float, np.integer, np.floating))
+        or not beta >= 0
+    ):
+        raise ValueError(
+            f"beta must be a number >= 0; got {beta!r}"
+        )  # numpy scalars too (not np.bool_)
     if not math.isfinite(beta):
         raise ValueError(f"beta must be finite; got {beta!r}")
     beta = float(beta)  # a numpy float32 would make every UCB term float32 (NEP 50)
@@ -288,18 +311,28 @@ def marlhf_equilibrium(
     shape = d0.action_shape
     H, S = d0.H, d0.S
     if Pf.shape != (H, S) + shape + (S,):
-        raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) = {(H, S) + shape + (S,)}; got {Pf.shape}")
+        raise ValueError(
+            f"P must have shape (H, S, A_1, ..., A_n, S) = {(H, S) + shape + (S,)}; got {Pf.shape}"
+        )
     if len(shape) != 2:
-        raise ValueError(f"marlhf_equilibrium handles two players; got n = {len(shape)} (action shape {shape})")
+        raise ValueError(
+            f"marlhf_equilibrium handles two players; got n = {len(shape)} (action shape {shape})"
+        )
     if len(candidates) == 0:  # np.argmin's "attempt to get argmin of an empty sequence" before
         raise ValueError("candidates must hold at least one product joint policy; got none")
-    if fit is not None:  # a fit of other data: numpy's matmul core-dimension error in the UCB before
+    if (
+        fit is not None
+    ):  # a fit of other data: numpy's matmul core-dimension error in the UCB before
         if not isinstance(fit, BradleyTerryResult):
-            raise TypeError(f"fit must be a BradleyTerryResult (from bradley_terry_mle); got {type(fit).__name__}")
+            raise TypeError(
+                f"fit must be a BradleyTerryResult (from bradley_terry_mle); got {type(fit).__name__}"
+            )
         want, D = (2, H, S) + shape, H * S * int(np.prod(shape))
         if tuple(fit.theta.shape) != want or tuple(fit.gram.shape) != (D, D):
-            raise ValueError(f"fit does not match prefs: fit.theta must have shape (n, H, S, A_1, A_2) = {want} "
-                             f"and fit.gram ({D}, {D}); got {tuple(fit.theta.shape)} and {tuple(fit.gram.shape)}")
+            raise ValueError(
+                f"fit does not match prefs: fit.theta must have shape (n, H, S, A_1, A_2) = {want} "
+                f"and fit.gram ({D}, {D}); got {tuple(fit.theta.shape)} and {tuple(fit.gram.shape)}"
+            )
     quad = None
     if fit is None:
         fit = bradley_terry_mle(prefs, ridge=ridge)
@@ -318,6 +351,7 @@ def marlhf_equilibrium(
 
         def quad(d: np.ndarray) -> float:
             return float(d @ G_inv @ d)
+
     theta = fit.theta.reshape(2, -1)
     devs = [_player_deviations(H, S, shape[0]), _player_deviations(H, S, shape[1])]
     ucb = np.zeros(len(candidates))
@@ -332,7 +366,11 @@ def marlhf_equilibrium(
         for i in range(2):
             best = 0.0
             for dv in devs[i]:
-                joint = dv[..., :, None] * y[..., None, :] if i == 0 else x[..., :, None] * dv[..., None, :]
+                joint = (
+                    dv[..., :, None] * y[..., None, :]
+                    if i == 0
+                    else x[..., :, None] * dv[..., None, :]
+                )
                 delta_psi = _occupancy(Pj, joint, m) - psi
                 val = float(theta[i] @ delta_psi + beta * math.sqrt(max(quad(delta_psi), 0.0)))
                 best = max(best, val)

@@ -29,7 +29,9 @@ __all__ = ["td_fixed_point_bound", "tvr_fixed_point_bound", "q_learning_bound"]
 
 
 def _kappa(gamma: float, lam: float) -> float:
-    lam_f = _real_scalar(lam)  # numpy scalars and 0-d arrays as Python numbers; NaN for anything else
+    lam_f = _real_scalar(
+        lam
+    )  # numpy scalars and 0-d arrays as Python numbers; NaN for anything else
     if not (0.0 <= lam_f <= 1.0):
         raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
     return gamma * (1.0 - lam_f) / (1.0 - gamma * lam_f)

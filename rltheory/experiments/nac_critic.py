@@ -105,11 +105,15 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     feats = np.eye(S * A).reshape(S, A, S * A)
     npg = natural_policy_gradient(mdp, eta=config.eta, iterations=config.iterations)
     ref = npg.trace["suboptimality"]
-    exact = natural_actor_critic(mdp, feats, eta=config.eta, iterations=config.iterations, critic=ExactCritic())
+    exact = natural_actor_critic(
+        mdp, feats, eta=config.eta, iterations=config.iterations, critic=ExactCritic()
+    )
     t = np.arange(config.iterations + 1)
     diff = np.abs(exact.trace["suboptimality"] - ref)
-    curves: dict[str, dict[str, list]] = {"gaps": {"t": t.tolist(), "npg": ref.tolist()},
-                                          "difference": {"t": t.tolist(), "exact": diff.tolist()}}
+    curves: dict[str, dict[str, list]] = {
+        "gaps": {"t": t.tolist(), "npg": ref.tolist()},
+        "difference": {"t": t.tolist(), "exact": diff.tolist()},
+    }
     nu = _rarest_pair_mass(mdp, config.eta, config.iterations)
     N = np.asarray(config.samples, dtype=float)
     window = N[N * nu >= config.min_visits]
@@ -117,12 +121,22 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         raise ValueError(
             f"critic-rate needs at least 3 sample sizes with N·ν >= min_visits = {config.min_visits} and at least 2 "
             f"seeds; ν = {nu:.3g} (rarest state-action mass along NPG), so N >= {config.min_visits / nu:.4g}; "
-            f"samples = {config.samples}, seeds = {config.seeds}")
+            f"samples = {config.samples}, seeds = {config.seeds}"
+        )
     per_run = np.empty((config.seeds, N.size))
     worst = []
     for j, n in enumerate(config.samples):
-        runs = [natural_actor_critic(mdp, feats, eta=config.eta, iterations=config.iterations,
-                                     critic=LSTDCritic(samples=n), rng=seed * 1000 + s) for s in range(config.seeds)]
+        runs = [
+            natural_actor_critic(
+                mdp,
+                feats,
+                eta=config.eta,
+                iterations=config.iterations,
+                critic=LSTDCritic(samples=n),
+                rng=seed * 1000 + s,
+            )
+            for s in range(config.seeds)
+        ]
         per_run[:, j] = [r.trace["critic_error"].mean() for r in runs]
         gaps = np.stack([r.trace["suboptimality"] for r in runs])
         worst.append(float(np.abs(gaps - ref).max()))
@@ -130,22 +144,47 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         curves["difference"][f"N={n}"] = np.abs(gaps - ref).mean(axis=0).tolist()
     errs = per_run.mean(axis=0).tolist()
     fit = fit_rate(N, per_run, window=(float(window[0]), float(N[-1])), seed=seed)
-    curves["critic"] = {"N": N.tolist(), "error": errs, "max_gap_difference": worst,
-                        "error_per_seed": per_run.tolist()}
+    curves["critic"] = {
+        "N": N.tolist(),
+        "error": errs,
+        "max_gap_difference": worst,
+        "error_per_seed": per_run.tolist(),
+    }
     checks = [
-        Claim("exact-critic", "exact compatible critic, tabular features: |gap_NAC − gap_NPG| ≤ 1e-9 at every t",
-              "Kakade (2001); Agarwal et al. (2021), §5.3", None, "bound").check(
-            check_bound(diff, np.full_like(diff, 1e-9))),
-        Claim("critic-rate", f"LSTD critic error ∝ N^{{-1/2}} on N ≥ {window[0]:g} (N·ν ≥ {config.min_visits:g}, "
-              f"ν = {nu:.3g}); the slope's interval over seeds contains −1/2",
-              "Lazaric, Ghavamzadeh & Munos (2012), JMLR 13, Theorem 1", -0.5, "rate").check(fit),
-        Claim("tracking", f"max_t |gap_NAC − gap_NPG| at N = {config.samples[-1]} ≤ at N = {config.samples[0]}",
-              "Agarwal et al. (2021), Theorem 20 (critic error enters additively)", None, "bound").check(
-            check_bound([worst[-1]], [worst[0]])),
+        Claim(
+            "exact-critic",
+            "exact compatible critic, tabular features: |gap_NAC − gap_NPG| ≤ 1e-9 at every t",
+            "Kakade (2001); Agarwal et al. (2021), §5.3",
+            None,
+            "bound",
+        ).check(check_bound(diff, np.full_like(diff, 1e-9))),
+        Claim(
+            "critic-rate",
+            f"LSTD critic error ∝ N^{{-1/2}} on N ≥ {window[0]:g} (N·ν ≥ {config.min_visits:g}, "
+            f"ν = {nu:.3g}); the slope's interval over seeds contains −1/2",
+            "Lazaric, Ghavamzadeh & Munos (2012), JMLR 13, Theorem 1",
+            -0.5,
+            "rate",
+        ).check(fit),
+        Claim(
+            "tracking",
+            f"max_t |gap_NAC − gap_NPG| at N = {config.samples[-1]} ≤ at N = {config.samples[0]}",
+            "Agarwal et al. (2021), Theorem 20 (critic error enters additively)",
+            None,
+            "bound",
+        ).check(check_bound([worst[-1]], [worst[0]])),
     ]
     return ExperimentResult(
-        name="nac-critic", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "fit": fit.to_dict(), "rarest_pair_mass": nu, "wall_time_s": time.perf_counter() - t0},
+        name="nac-critic",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "fit": fit.to_dict(),
+            "rarest_pair_mass": nu,
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -170,10 +209,21 @@ def plot(result: ExperimentResult) -> Any:
     axes[0, 0].set_title("mean |gap_NAC − gap_NPG| over seeds")
     axes[0, 0].set_xlabel("actor step t")
     c = result.curves["critic"]
-    series(axes[0, 1], 0, c["N"], c["error"], label="critic error", fit=RateFit.from_dict(result.meta["fit"]))
+    series(
+        axes[0, 1],
+        0,
+        c["N"],
+        c["error"],
+        label="critic error",
+        fit=RateFit.from_dict(result.meta["fit"]),
+    )
     nu, visits = result.meta.get("rarest_pair_mass"), result.config.get("min_visits")
-    if nu is not None and visits is not None:  # results written before the fit window was introduced lack them
-        axes[0, 1].axvline(visits / nu, color="grey", linestyle=":", linewidth=1, label=f"N·ν = {visits:g}")
+    if (
+        nu is not None and visits is not None
+    ):  # results written before the fit window was introduced lack them
+        axes[0, 1].axvline(
+            visits / nu, color="grey", linestyle=":", linewidth=1, label=f"N·ν = {visits:g}"
+        )
         axes[0, 1].legend(fontsize=6)
     axes[0, 1].set_title("critic error vs samples N")
     axes[0, 1].set_xlabel("N")
@@ -181,10 +231,12 @@ def plot(result: ExperimentResult) -> Any:
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="nac-critic",
-    title="Natural actor-critic with an LSTD compatible critic vs exact NPG as the critic error shrinks",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="nac-critic",
+        title="Natural actor-critic with an LSTD compatible critic vs exact NPG as the critic error shrinks",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

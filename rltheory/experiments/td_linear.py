@@ -59,6 +59,7 @@ from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
 
+
 @dataclass(frozen=True)
 class Config:
     """Random MDP (uniform policy), feature dimension, TD budget."""
@@ -97,16 +98,38 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         pyth.append(float(td_fixed_point_bound(fp.projection_error, gamma=g, lam=lam)))
         tvr.append(float(tvr_fixed_point_bound(fp.projection_error, gamma=g, lam=lam)))
     src = "Tsitsiklis & Van Roy (1997), IEEE TAC 42(5), Lemma 6 and Theorem 1"
-    checks.append(Claim("fixed-point-bound", f"λ ∈ {config.lams}: ‖Φθ* − V^π‖_D ≤ ‖ΠV^π − V^π‖_D/√(1−κ²)",
-                        src, None, "bound").check(check_bound(errs, pyth)))
-    checks.append(Claim("tvr-bound", f"λ ∈ {config.lams}: ‖Φθ* − V^π‖_D ≤ (1−λγ)/(1−γ)‖ΠV^π − V^π‖_D",
-                        src, None, "bound").check(check_bound(errs, tvr)))
+    checks.append(
+        Claim(
+            "fixed-point-bound",
+            f"λ ∈ {config.lams}: ‖Φθ* − V^π‖_D ≤ ‖ΠV^π − V^π‖_D/√(1−κ²)",
+            src,
+            None,
+            "bound",
+        ).check(check_bound(errs, pyth))
+    )
+    checks.append(
+        Claim(
+            "tvr-bound",
+            f"λ ∈ {config.lams}: ‖Φθ* − V^π‖_D ≤ (1−λγ)/(1−γ)‖ΠV^π − V^π‖_D",
+            src,
+            None,
+            "bound",
+        ).check(check_bound(errs, tvr))
+    )
     fp0 = projected_fixed_point(mdp, pi, Phi)
     A = np.asarray(fp0.A)
     lmin = float(np.linalg.eigvalsh(0.5 * (A + A.T)).min())
     c = 2.0 / lmin
-    res = td_linear(mdp, pi, Phi, steps=config.steps, step_size=lambda t: c / (t + 10.0 * c), rng=seed,
-                    n_runs=config.runs, record_every=max(1, config.steps // 200))
+    res = td_linear(
+        mdp,
+        pi,
+        Phi,
+        steps=config.steps,
+        step_size=lambda t: c / (t + 10.0 * c),
+        rng=seed,
+        n_runs=config.runs,
+        record_every=max(1, config.steps // 200),
+    )
     k = res.trace.iteration
     t_0 = 10.0 * c
     err = np.asarray(res.trace["error"])  # (points, runs)
@@ -114,25 +137,53 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     lo = config.steps // 4
     keep = k >= lo
     fit = fit_rate(k[keep] + t_0, err[keep].T, seed=seed)
-    checks.append(Claim("td-rate", f"TD(0), α_t = c/(t + t_0), c = 2/λ_min(A_sym) = {c:.4g}, t_0 = 10c: "
-                        f"‖Φθ_t − Φθ*‖_D against t + t_0 has slope −1/2 on t ≥ {lo} (interval over "
-                        f"{config.runs} runs)",
-                        "Bhandari, Russo & Singal (2018), COLT, Theorem 2", -0.5, "rate").check(fit))
+    checks.append(
+        Claim(
+            "td-rate",
+            f"TD(0), α_t = c/(t + t_0), c = 2/λ_min(A_sym) = {c:.4g}, t_0 = 10c: "
+            f"‖Φθ_t − Φθ*‖_D against t + t_0 has slope −1/2 on t ≥ {lo} (interval over "
+            f"{config.runs} runs)",
+            "Bhandari, Russo & Singal (2018), COLT, Theorem 2",
+            -0.5,
+            "rate",
+        ).check(fit)
+    )
     F = Phi
     d = np.asarray(fp0.d)
     V = np.asarray(fp0.V)
     # ‖Φθ_t − V^π‖_D for the last iterates, per run, via the recorded errors to θ*: report the mean distance
     to_v = np.sqrt(((res.theta @ F.T - V) ** 2) @ d)
     curves = {
-        "rate": {"t": k[1:].tolist(), "t0": t_0, "rms": rms[1:].tolist(),
-                 "geometric_mean": np.exp(np.log(err[1:]).mean(axis=1)).tolist()},
-        "fixed_points": {"lam": list(config.lams), "error": errs, "pythagorean_bound": pyth, "tvr_bound": tvr},
-        "final": {"td_to_v": to_v.tolist(), "fixed_point_error": fp0.error,
-                  "projection_error": fp0.projection_error},
+        "rate": {
+            "t": k[1:].tolist(),
+            "t0": t_0,
+            "rms": rms[1:].tolist(),
+            "geometric_mean": np.exp(np.log(err[1:]).mean(axis=1)).tolist(),
+        },
+        "fixed_points": {
+            "lam": list(config.lams),
+            "error": errs,
+            "pythagorean_bound": pyth,
+            "tvr_bound": tvr,
+        },
+        "final": {
+            "td_to_v": to_v.tolist(),
+            "fixed_point_error": fp0.error,
+            "projection_error": fp0.projection_error,
+        },
     }
     return ExperimentResult(
-        name="td-linear", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "fit": fit.to_dict(), "lambda_min": lmin, "c": c, "wall_time_s": time.perf_counter() - t0},
+        name="td-linear",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "fit": fit.to_dict(),
+            "lambda_min": lmin,
+            "c": c,
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -157,7 +208,9 @@ def plot(result: ExperimentResult) -> Any:
     ax.plot(lam, f["pythagorean_bound"], "s--", label="‖ΠV − V‖_D/√(1−κ²)")
     ax.plot(lam, f["tvr_bound"], "^:", label="(1−λγ)/(1−γ)‖ΠV − V‖_D")
     fin = result.curves["final"]
-    ax.plot([0.0], [float(np.mean(fin["td_to_v"]))], "k*", ms=10, label="TD(0) final, mean over runs")
+    ax.plot(
+        [0.0], [float(np.mean(fin["td_to_v"]))], "k*", ms=10, label="TD(0) final, mean over runs"
+    )
     ax.set_xlabel("λ")
     ax.set_title("fixed point error vs bounds")
     ax.legend(fontsize=6)
@@ -165,10 +218,12 @@ def plot(result: ExperimentResult) -> Any:
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="td-linear",
-    title="TD(0) with linear features: t^{-1/2} to the projected fixed point; Tsitsiklis–Van Roy error bounds",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="td-linear",
+        title="TD(0) with linear features: t^{-1/2} to the projected fixed point; Tsitsiklis–Van Roy error bounds",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)
