@@ -59,7 +59,9 @@ def _prepare_rewards(
         check_ndim(R, field, len(target) + 1, f"(n, {layout[1:-1]})")
         check_finite(R, field, ("i",) + names[:-1])
         if tuple(R.shape) != (lead,) + target:
-            raise InvalidModelError(f"{field} must have shape {(lead,) + target}; got {tuple(R.shape)}")
+            raise InvalidModelError(
+                f"{field} must have shape {(lead,) + target}; got {tuple(R.shape)}"
+            )
         return R
     check_finite(R, field, names[:-1] if R.ndim < P.ndim else names)
     if R.ndim == P.ndim:
@@ -127,6 +129,56 @@ class _ArrayModel:
         """A copy with fields replaced (re-validated), e.g. ``mdp.replace(gamma=0.5)``."""
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
 
+    def _batch_index(self, index: Any, model_axes: str) -> tuple[Any, ...]:
+        """``index`` as a tuple that addresses the batch axes only, else a located ``IndexError``.
+
+        The caller appends full slices for the model axes (``model_axes``, e.g. ``"(S, A, S')"``),
+        so an Ellipsis selects along the last batch axis. An index that addresses more axes than
+        the batch has (integers, slices and integer arrays take one axis each, a boolean array one
+        per dimension; ``None`` and ``...`` none) would cut into the model axes: refused, naming
+        the index, the number of axes it addresses and the batch shape.
+        """
+        name = type(self).__name__
+        batch = self.batch_shape  # type: ignore[attr-defined]
+        if not batch:
+            raise IndexError(f"a single (unbatched) {name} cannot be indexed")
+        idx = index if isinstance(index, tuple) else (index,)
+        used = sum(_axes_addressed(i) for i in idx)
+        if used > len(batch):
+            raise IndexError(
+                f"too many indices for the batch axes of this {name}: index {_describe_index(idx)} addresses {used} "
+                f"axes but batch_shape is {batch} ({len(batch)} axes); the model axes {model_axes} "
+                "cannot be indexed"
+            )
+        return idx
+
+
+def _describe_index(idx: tuple[Any, ...]) -> str:
+    """``idx`` for a message: scalars and slices as written, arrays by dtype and shape."""
+
+    def one(i: Any) -> str:
+        if hasattr(i, "shape") and getattr(i, "ndim", 0) > 0:
+            return f"<{str(i.dtype).split('.')[-1]} array of shape {tuple(i.shape)}>"
+        return "..." if i is Ellipsis else repr(i)
+
+    return f"({', '.join(one(i) for i in idx)}{',' if len(idx) == 1 else ''})"
+
+
+def _axes_addressed(i: Any) -> int:
+    """How many axes one entry of an index addresses (numpy's basic and advanced indexing rules)."""
+    if i is None or i is Ellipsis or isinstance(i, (bool, np.bool_)):
+        return 0
+    if isinstance(i, (int, np.integer, slice)):
+        return 1
+    dtype = getattr(i, "dtype", None)
+    ndim = getattr(i, "ndim", None)
+    if dtype is None or ndim is None:  # a list or another sequence: read as numpy would
+        a = np.asarray(i)
+        dtype, ndim = a.dtype, a.ndim
+    return (
+        int(ndim) if str(dtype).split(".")[-1] == "bool" else 1
+    )  # (cupy, array_api_strict: "….bool")
+
 
 def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:
     if mu is None:
@@ -136,8 +188,10 @@ def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) ->
     mu = as_float(mu, xp, field="mu")
     atol = _source_atol(mu, xp)
     mu = as_float(mu, xp, dtype, field="mu")
-    if mu.shape[-1:] != (S,) or len(mu.shape) > 1 + len(batch) or (
-        mu.ndim > 1 and tuple(mu.shape[:-1]) != tuple(batch[len(batch) - (mu.ndim - 1) :])
+    if (
+        mu.shape[-1:] != (S,)
+        or len(mu.shape) > 1 + len(batch)
+        or (mu.ndim > 1 and tuple(mu.shape[:-1]) != tuple(batch[len(batch) - (mu.ndim - 1) :]))
     ):
         raise InvalidModelError(
             f"mu must have shape (S,) = ({S},) or batch + (S,) = {batch + (S,)}; got {tuple(mu.shape)}"
@@ -204,7 +258,9 @@ class FiniteMDP(_ArrayModel):
                 f"got {tuple(P.shape)} (S={S} but last axis {P.shape[-1]})"
             )
         if S < 1 or A < 1:
-            raise InvalidModelError(f"P needs at least one state and one action; got shape {tuple(P.shape)}")
+            raise InvalidModelError(
+                f"P needs at least one state and one action; got shape {tuple(P.shape)}"
+            )
         check_probability(P, "P", ("s", "a", "s'"), "P[s, a, :]")
         R = _prepare_rewards(xp, P, R, "R", ("s", "a", "s'"))
         gamma = check_discount(self.gamma)
@@ -258,25 +314,32 @@ class FiniteMDP(_ArrayModel):
         if not is_host(xp) or is_numpy(xp):  # numpy / cupy: one pass over the non-zeros
             flat = xp.reshape(counts, (-1,))
             rows, cols = xp.nonzero(xp.reshape(nz, (-1, S)))
-            pos = xp.arange(rows.shape[0], device=self.P.device) - (xp.cumulative_sum(flat) - flat)[rows]
+            pos = (
+                xp.arange(rows.shape[0], device=self.P.device)
+                - (xp.cumulative_sum(flat) - flat)[rows]
+            )
             order = xp.zeros((flat.shape[0], K), dtype=xp.int64, device=self.P.device)
             order[rows, pos] = cols
             order = xp.reshape(order, tuple(self.P.shape[:-1]) + (K,))
         else:  # any array-API library: a stable sort puts the non-zero columns first
             order = xp.argsort(xp.astype(~nz, xp.int8), axis=-1, stable=True)[..., :K]
         valid = xp.arange(K, device=self.P.device) < counts[..., None]
-        prob = xp.where(valid, xp.take_along_axis(self.P, order, axis=-1), xp.zeros_like(self.P[..., :1]))
+        prob = xp.where(
+            valid, xp.take_along_axis(self.P, order, axis=-1), xp.zeros_like(self.P[..., :1])
+        )
         return order, prob
 
     def __getitem__(self, index: Any) -> FiniteMDP:
-        """Select instances along the batch axes: ``batch[3]`` is the fourth MDP."""
-        if not self.batch_shape:
-            raise IndexError("a single (unbatched) FiniteMDP cannot be indexed")
-        idx = index if isinstance(index, tuple) else (index,)
+        """Select instances along the batch axes: ``batch[3]`` is the fourth MDP.
+
+        Raises ``IndexError`` for an unbatched model and for an index that addresses more axes
+        than the batch has (the model axes cannot be indexed).
+        """
         # the index addresses the batch axes only: trailing full slices pin the model axes, so an
         # Ellipsis (m[..., 1]) selects along the last batch axis, not along s' of P and a of R
         # (which returned a different, silently wrong model), and an index longer than the batch
-        # raises numpy's "too many indices" instead of cutting into the model axes
+        # is refused instead of cutting into the model axes
+        idx = self._batch_index(index, "(S, A, S')")
         full = (slice(None),)
         mu = self.mu
         if mu is not None and mu.ndim > 1:
@@ -353,7 +416,9 @@ class FiniteHorizonMDP(_ArrayModel):
         check_ndim(R, "R", 2, "(..., S, A) or (..., S, A, S)")
         Ph = xp.broadcast_to(P[..., None, :, :, :], P.shape[:-3] + (H,) + tuple(P.shape[-3:]))
         k = 2 if R.ndim == P.ndim - 1 else 3  # trailing (S, A) or (S, A, S) axes
-        Rh = xp.broadcast_to(xp.expand_dims(R, axis=R.ndim - k), R.shape[:-k] + (H,) + tuple(R.shape[-k:]))
+        Rh = xp.broadcast_to(
+            xp.expand_dims(R, axis=R.ndim - k), R.shape[:-k] + (H,) + tuple(R.shape[-k:])
+        )
         return cls(Ph, Rh, mu)
 
     @property
@@ -373,7 +438,20 @@ class FiniteHorizonMDP(_ArrayModel):
     def batch_shape(self) -> tuple[int, ...]:
         return tuple(self.P.shape[:-4])
 
+    def __getitem__(self, index: Any) -> FiniteHorizonMDP:
+        """Select instances along the batch axes: ``batch[3]`` is the fourth finite-horizon MDP.
+
+        As :meth:`FiniteMDP.__getitem__`: the index addresses the batch axes only (an Ellipsis
+        selects along the last batch axis, never along ``h``, ``s``, ``a`` or ``s'``); an unbatched
+        model or an index reaching into the model axes raises ``IndexError``.
+        """
+        idx = self._batch_index(index, "(H, S, A, S')")
+        full = (slice(None),)
+        mu = self.mu
+        if mu is not None and mu.ndim > 1:
+            mu = self.initial_distribution()[idx + full]
+        return FiniteHorizonMDP(self.P[idx + full * 4], self.R[idx + full * 3], mu)
+
     def __repr__(self) -> str:
         b = f", batch={self.batch_shape}" if self.batch_shape else ""
         return f"FiniteHorizonMDP(H={self.H}, S={self.S}, A={self.A}{b})"
-

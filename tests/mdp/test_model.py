@@ -331,3 +331,68 @@ def test_finite_horizon_shapes_and_stationary_arguments():
     fh = FiniteHorizonMDP.stationary(np.ones((2, 1, 2)) / 2, np.ones((2, 1, 2)), 4)
     assert fh.H == 4 and fh.R.shape == (4, 2, 1)
     np.testing.assert_array_equal(fh.R, np.ones((4, 2, 1)))
+
+
+def test_finite_horizon_indexing_selects_batch_instances():
+    # FiniteHorizonMDP had no __getitem__ (TypeError "'FiniteHorizonMDP' object is not
+    # subscriptable") while FiniteMDP[i] selects instances; it now selects along the batch axes
+    from rltheory.mdp import backward_induction
+
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet(np.ones(3), size=(4, 5, 2, 3, 2))  # batch (4, 5), H = 2, S = 3, A = 2
+    R = rng.random((4, 5, 2, 3, 2))
+    mu = rng.dirichlet(np.ones(3), size=(4, 5))
+    fh = FiniteHorizonMDP(P, R, mu)
+    sub = fh[1, 2]
+    assert sub.batch_shape == () and (sub.H, sub.S, sub.A) == (2, 3, 2)
+    np.testing.assert_array_equal(sub.P, P[1, 2])
+    np.testing.assert_array_equal(sub.R, R[1, 2])
+    np.testing.assert_array_equal(sub.initial_distribution(), mu[1, 2])
+    assert fh[1].batch_shape == (5,) and fh[np.array([True, False, True, False])].batch_shape == (
+        2,
+        5,
+    )
+    # consistency: solving one selected instance = selecting it from the batched solution
+    whole, one = backward_induction(fh), backward_induction(fh[3, 4])
+    np.testing.assert_array_equal(one.V, whole.V[3, 4])
+    np.testing.assert_array_equal(one.policy, whole.policy[3, 4])
+    np.testing.assert_array_equal(one.value, whole.value[3, 4])
+    # a shared mu (S,) stays shared
+    assert FiniteHorizonMDP(P, R, mu[0, 0])[2].mu.shape == (3,)
+
+
+def test_finite_horizon_indexing_addresses_the_batch_axes_only():
+    # uniform kernels: P[..., 1] would be a valid (H, S, A) "model"; an Ellipsis must select along
+    # the last batch axis, and an index that reaches the model axes (h, s, a, s') is refused
+    P = np.full((4, 5, 2, 3, 2, 3), 1.0 / 3)
+    R = np.random.default_rng(6).random((4, 5, 2, 3, 2))
+    fh = FiniteHorizonMDP(P, R)
+    sub = fh[..., 1]
+    assert sub.batch_shape == (4,) and (sub.H, sub.S, sub.A) == (2, 3, 2)
+    np.testing.assert_array_equal(sub.R, R[:, 1])
+    np.testing.assert_array_equal(fh[2, ...].R, R[2])
+    with pytest.raises(
+        IndexError,
+        match=r"too many indices for the batch axes of this FiniteHorizonMDP: index \(0, 1, 2\) addresses 3 "
+        r"axes but batch_shape is \(4, 5\) \(2 axes\); the model axes \(H, S, A, S'\) cannot be indexed",
+    ):
+        fh[0, 1, 2]
+    with pytest.raises(
+        IndexError, match=r"index \(<bool array of shape \(4, 5, 2\)>,\) addresses 3 axes"
+    ):
+        fh[np.ones((4, 5, 2), dtype=bool)]
+    with pytest.raises(
+        IndexError, match="a single \\(unbatched\\) FiniteHorizonMDP cannot be indexed"
+    ):
+        fh[0, 0][0]
+
+
+def test_indexing_beyond_the_batch_is_located():
+    # FiniteMDP: the same located refusal (it was numpy's bare "too many indices for array")
+    P, R = _valid(batch=(2, 3))
+    with pytest.raises(
+        IndexError,
+        match=r"index \(0, 1, 2\) addresses 3 axes but batch_shape is \(2, 3\).*"
+        r"model axes \(S, A, S'\) cannot be indexed",
+    ):
+        FiniteMDP(P, R, 0.9)[0, 1, 2]
