@@ -105,11 +105,15 @@ def _check_graph(graph: Any, *, model: bool) -> int:
         raise InvalidModelError("graph must have at least one node (agent); got an empty graph")
     bad = [v for v in graph.nodes if v not in range(n)]
     if bad:
-        msg = (f"graph nodes must be labelled 0..n-1 (n={n}); got node {bad[0]!r} "
-               f"(networkx.convert_node_labels_to_integers relabels)")
+        msg = (
+            f"graph nodes must be labelled 0..n-1 (n={n}); got node {bad[0]!r} "
+            f"(networkx.convert_node_labels_to_integers relabels)"
+        )
         raise InvalidModelError(msg) if model else ValueError(msg)
     if model and not nx.is_connected(graph):
-        raise InvalidModelError(f"graph must be connected; got {nx.number_connected_components(graph)} components")
+        raise InvalidModelError(
+            f"graph must be connected; got {nx.number_connected_components(graph)} components"
+        )
     return n
 
 
@@ -176,28 +180,44 @@ class NetworkedMDP:
         g = self.graph
         n = _check_graph(g, model=True)
         gamma = check_discount(self.gamma, allow_none=False)  # numpy scalars pass, bools do not
-        if (isinstance(self.policy_radius, bool) or not isinstance(self.policy_radius, (int, np.integer))
-                or self.policy_radius < 0):
-            raise InvalidModelError(f"policy_radius must be a non-negative integer; got {self.policy_radius!r}")
+        if (
+            isinstance(self.policy_radius, bool)
+            or not isinstance(self.policy_radius, (int, np.integer))
+            or self.policy_radius < 0
+        ):
+            raise InvalidModelError(
+                f"policy_radius must be a non-negative integer; got {self.policy_radius!r}"
+            )
         object.__setattr__(self, "policy_radius", int(self.policy_radius))
         if isinstance(self.P_local, (str, bytes)) or not hasattr(self.P_local, "__len__"):
-            raise TypeError(f"P_local must be a sequence of n local kernels; got {type(self.P_local).__name__}")
+            raise TypeError(
+                f"P_local must be a sequence of n local kernels; got {type(self.P_local).__name__}"
+            )
         # text used to reach array_namespace ("str is not a supported array type") or as_float ("input ...")
-        for field, x in (("R_local", self.R_local), ("mu_local", self.mu_local),
-                         *((f"P_local[{i}]", Pi) for i, Pi in enumerate(self.P_local))):
+        for field, x in (
+            ("R_local", self.R_local),
+            ("mu_local", self.mu_local),
+            *((f"P_local[{i}]", Pi) for i, Pi in enumerate(self.P_local)),
+        ):
             if isinstance(x, (str, bytes)):
                 raise TypeError(f"{field} must hold real numbers; got text {x!r}")
         xp = array_namespace(self.R_local, *self.P_local)
         R = as_float(self.R_local, xp, field="R_local")
         if R.ndim != 3 or R.shape[0] != n:
-            raise InvalidModelError(f"R_local must have shape (n, S_l, A_l) with n={n}; got {tuple(R.shape)}")
+            raise InvalidModelError(
+                f"R_local must have shape (n, S_l, A_l) with n={n}; got {tuple(R.shape)}"
+            )
         check_finite(R, "R_local", ("i", "s_i", "a_i"))
         S, A = int(R.shape[1]), int(R.shape[2])
         if S < 1 or A < 1:  # empty kernels passed the stochasticity check vacuously
-            raise InvalidModelError(f"R_local must have S_l >= 1 local states and A_l >= 1 local actions; "
-                                    f"got shape {tuple(R.shape)}")
+            raise InvalidModelError(
+                f"R_local must have S_l >= 1 local states and A_l >= 1 local actions; "
+                f"got shape {tuple(R.shape)}"
+            )
         if len(self.P_local) != n:
-            raise InvalidModelError(f"P_local must hold one kernel per agent (n={n}); got {len(self.P_local)}")
+            raise InvalidModelError(
+                f"P_local must hold one kernel per agent (n={n}); got {len(self.P_local)}"
+            )
         nbrs = neighborhoods(g, 1)
         Ps = []
         for i, Pi in enumerate(self.P_local):
@@ -208,7 +228,12 @@ class NetworkedMDP:
                     f"P_local[{i}] must have shape (S_l,)*|N_i| + (A_l, S_l) = {want} for N_{i} = {nbrs[i]}; "
                     f"got {tuple(Pi.shape)}"
                 )
-            check_probability(Pi, f"P_local[{i}]", ("s_N",) * len(nbrs[i]) + ("a_i", "s'_i"), f"P_local[{i}][..., a_i, :]")
+            check_probability(
+                Pi,
+                f"P_local[{i}]",
+                ("s_N",) * len(nbrs[i]) + ("a_i", "s'_i"),
+                f"P_local[{i}][..., a_i, :]",
+            )
             # rows accepted within the tolerance are divided by their sums (a change within it): the joint
             # rows are products of n local rows, so n deviations of 2.4e-8 added up beyond the joint
             # model's own tolerance and joint_mdp refused an accepted model
@@ -217,9 +242,13 @@ class NetworkedMDP:
         if mu is not None:
             mu = as_float(mu, xp, R.dtype, field="mu_local")
             if tuple(mu.shape) != (n, S):
-                raise InvalidModelError(f"mu_local must have shape (n, S_l) = {(n, S)}; got {tuple(mu.shape)}")
+                raise InvalidModelError(
+                    f"mu_local must have shape (n, S_l) = {(n, S)}; got {tuple(mu.shape)}"
+                )
             check_probability(mu, "mu_local", ("i", "s_i"), "mu_local[i, :]")
-            mu = mu / xp.sum(mu, axis=-1, keepdims=True)  # as the kernels: the product law sums to 1
+            mu = mu / xp.sum(
+                mu, axis=-1, keepdims=True
+            )  # as the kernels: the product law sums to 1
         object.__setattr__(self, "P_local", tuple(Ps))
         object.__setattr__(self, "R_local", R)
         object.__setattr__(self, "mu_local", mu)
@@ -271,8 +300,10 @@ class NetworkedMDP:
         return dataclasses.replace(self, **changes)
 
     def __repr__(self) -> str:
-        return (f"NetworkedMDP(n={self.n}, S_l={self.S_local}, A_l={self.A_local}, gamma={self.gamma}, "
-                f"policy_radius={self.policy_radius})")
+        return (
+            f"NetworkedMDP(n={self.n}, S_l={self.S_local}, A_l={self.A_local}, gamma={self.gamma}, "
+            f"policy_radius={self.policy_radius})"
+        )
 
 
 def _check_net(net: Any) -> NetworkedMDP:
@@ -309,8 +340,10 @@ def sis_network(
     >>> net.n, net.S_local, net.A_local, net.diameter
     (3, 2, 2, 2)
     """
-    infect, recover, treat = (check_real(v, name, low=0.0, high=1.0)
-                              for v, name in ((infect, "infect"), (recover, "recover"), (treat, "treat")))
+    infect, recover, treat = (
+        check_real(v, name, low=0.0, high=1.0)
+        for v, name in ((infect, "infect"), (recover, "recover"), (treat, "treat"))
+    )
     treat_cost = check_real(treat_cost, "treat_cost")
     n = _check_graph(graph, model=True)  # before the kernels are built on it
     nbrs = neighborhoods(graph, 1)
@@ -337,7 +370,9 @@ def sis_network(
 
 
 # ---------------------------------------------------------------------------- helpers
-def _placed(xp: Any, arr: Any, axes: tuple[int, ...], ndim: int, extra: tuple[int, ...] = ()) -> Any:
+def _placed(
+    xp: Any, arr: Any, axes: tuple[int, ...], ndim: int, extra: tuple[int, ...] = ()
+) -> Any:
     """Reshape ``arr`` (axes = given joint axes in increasing order, then ``extra`` trailing
     sizes) so that it broadcasts against a tensor with ``ndim`` joint axes (+ extra)."""
     shape = [1] * ndim
@@ -359,15 +394,21 @@ def local_softmax(thetas: Any) -> list[Any]:
 
 def _check_thetas(net: NetworkedMDP, thetas: Any) -> list[Any]:
     shapes = net.theta_shapes()
-    if not hasattr(thetas, "__len__"):  # a generator used to fail with "object of type ... has no len()"
-        raise TypeError(f"thetas must be a sequence of n={net.n} arrays; got {type(thetas).__name__}")
+    if not hasattr(
+        thetas, "__len__"
+    ):  # a generator used to fail with "object of type ... has no len()"
+        raise TypeError(
+            f"thetas must be a sequence of n={net.n} arrays; got {type(thetas).__name__}"
+        )
     if len(thetas) != net.n:
         raise ValueError(f"thetas must hold one array per agent (n={net.n}); got {len(thetas)}")
     out = []
     for i, (th, shp) in enumerate(zip(thetas, shapes, strict=True)):
         th = as_float(th, net.xp, net.R_local.dtype, field=f"thetas[{i}]")
         if tuple(th.shape) != shp:
-            raise ValueError(f"thetas[{i}] must have shape (S_l^|L_i|, A_l) = {shp}; got {tuple(th.shape)}")
+            raise ValueError(
+                f"thetas[{i}] must have shape (S_l^|L_i|, A_l) = {shp}; got {tuple(th.shape)}"
+            )
         # a NaN logit used to turn every gradient, occupancy and Q-function into NaN silently
         # (or surface later as "d must be finite" from a utility): name it here
         check_finite(th, f"thetas[{i}]", ("x", "a_i"))
@@ -421,7 +462,9 @@ def joint_transition_matrix(net: NetworkedMDP, thetas: Any) -> Any:
     for i in range(n):
         Pi, N = _kernel_factor(net, i)
         # K_i(s_U, s'_i) = Σ_a π_i(a|s_L) P_i(s'|s_N, a)
-        pi_b = _placed(xp, xp.reshape(pis[i], (S,) * len(Ls[i]) + (net.A_local,)), Ls[i], n, (net.A_local, 1))
+        pi_b = _placed(
+            xp, xp.reshape(pis[i], (S,) * len(Ls[i]) + (net.A_local,)), Ls[i], n, (net.A_local, 1)
+        )
         P_b = _placed(xp, Pi, N, n, (net.A_local, S))
         K = xp.sum(pi_b * P_b, axis=n)  # (..joint s axes broadcast.., S')
         K = xp.reshape(K, tuple(K.shape[:n]) + (1,) * i + (S,) + (1,) * (n - i - 1))
@@ -533,7 +576,9 @@ def local_occupancies(net: NetworkedMDP, d: Any) -> Any:
     n, S, A = net.n, net.S_local, net.A_local
     d = as_float(d, xp, net.R_local.dtype, field="d")
     if tuple(d.shape) != (S**n, A**n):
-        raise ValueError(f"d must have the joint shape (S_l^n, A_l^n) = {(S**n, A**n)}; got {tuple(d.shape)}")
+        raise ValueError(
+            f"d must have the joint shape (S_l^n, A_l^n) = {(S**n, A**n)}; got {tuple(d.shape)}"
+        )
     check_finite(d, "d", ("s", "a"))
     T = xp.reshape(d, (S,) * n + (A,) * n)
     rows = []
@@ -609,11 +654,15 @@ def _projection_for(net: NetworkedMDP, W: Any, pi_i: Any, i: int) -> Any:
     L = net.policy_sets()[i]
     keep = L + (n + i,)
     T = xp.reshape(W, (S,) * n + (A,) * n)
-    M = xp.reshape(xp.sum(T, axis=tuple(k for k in range(2 * n) if k not in keep)), (S ** len(L), A))
+    M = xp.reshape(
+        xp.sum(T, axis=tuple(k for k in range(2 * n) if k not in keep)), (S ** len(L), A)
+    )
     return M - pi_i * xp.sum(M, axis=-1, keepdims=True)
 
 
-def _truncated(net: NetworkedMDP, Qs: Any, d: Any, pis: list[Any], kappa: int, weights: str) -> list[Any]:
+def _truncated(
+    net: NetworkedMDP, Qs: Any, d: Any, pis: list[Any], kappa: int, weights: str
+) -> list[Any]:
     xp = net.xp
     if weights not in ("uniform", "occupancy"):
         raise ValueError(f"weights must be 'uniform' or 'occupancy'; got {weights!r}")
@@ -674,7 +723,10 @@ def truncation_errors(
     _check_net(net)
     xp = net.xp
     thetas = _check_thetas(net, thetas)
-    ks = [_check_radius(k, f"kappas[{i}]") for i, k in enumerate(np.atleast_1d(np.asarray(kappas)).tolist())]
+    ks = [
+        _check_radius(k, f"kappas[{i}]")
+        for i, k in enumerate(np.atleast_1d(np.asarray(kappas)).tolist())
+    ]
     Qs = agent_q_functions(net, thetas, R_agents)
     d = networked_occupancy(net, thetas)
     pis = local_softmax(thetas)
@@ -692,7 +744,11 @@ def truncation_error(
 ) -> float:
     r"""``‖ĝ^κ − ∇J‖²`` for one ``κ`` (see :func:`truncation_errors`)."""
     _check_net(net)
-    return float(truncation_errors(net, thetas, [_check_radius(kappa, "kappa")], R_agents, weights=weights)[0])
+    return float(
+        truncation_errors(net, thetas, [_check_radius(kappa, "kappa")], R_agents, weights=weights)[
+            0
+        ]
+    )
 
 
 def correlation_decay(net: NetworkedMDP, thetas: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -731,4 +787,3 @@ def correlation_decay(net: NetworkedMDP, thetas: Any) -> tuple[np.ndarray, np.nd
                 tv = 0.5 * xp.sum(xp.abs(lam - other), axis=-1)
                 delta[dd] = max(delta[dd], float(xp.max(tv)))
     return np.arange(diam + 1), delta
-

@@ -136,16 +136,24 @@ class SafeNetworkedProblem:
         n, shape = self.net.n, (self.net.S_local, self.net.A_local)
         for field in ("objectives", "constraints"):
             fs = getattr(self, field)
-            if isinstance(fs, OccupancyFunction) or not hasattr(fs, "__iter__"):  # old: "'int' object is not iterable"
-                raise TypeError(f"{field} must be a sequence of n={n} OccupancyFunction; got {type(fs).__name__}")
+            if isinstance(fs, OccupancyFunction) or not hasattr(
+                fs, "__iter__"
+            ):  # old: "'int' object is not iterable"
+                raise TypeError(
+                    f"{field} must be a sequence of n={n} OccupancyFunction; got {type(fs).__name__}"
+                )
             fs = tuple(fs)
             if len(fs) != n:
                 raise ValueError(f"{field} must hold one function per agent (n={n}); got {len(fs)}")
             for i, f in enumerate(fs):
                 if not isinstance(f, OccupancyFunction):
-                    raise TypeError(f"{field}[{i}] must be an OccupancyFunction; got {type(f).__name__}")
+                    raise TypeError(
+                        f"{field}[{i}] must be an OccupancyFunction; got {type(f).__name__}"
+                    )
                 if tuple(f.shape) != shape:
-                    raise ValueError(f"{field}[{i}] has shape {f.shape}; local (S_l, A_l) = {shape}")
+                    raise ValueError(
+                        f"{field}[{i}] has shape {f.shape}; local (S_l, A_l) = {shape}"
+                    )
             object.__setattr__(self, field, fs)
         object.__setattr__(self, "b", _real_vector(self.b, "b", n))
 
@@ -172,13 +180,17 @@ class SafeNetworkedProblem:
             for field, F in (("objectives", f), ("constraints", g)):
                 r = np.asarray(shadow_reward(F, lam[i]), dtype=float)
                 if r.shape != shape:
-                    raise ValueError(f"{field}[{i}].gradient must return the local shape (S_l, A_l) = {shape}; "
-                                     f"got {r.shape}")
+                    raise ValueError(
+                        f"{field}[{i}].gradient must return the local shape (S_l, A_l) = {shape}; "
+                        f"got {r.shape}"
+                    )
                 if not np.all(np.isfinite(r)):
                     s, a = (int(v) for v in np.argwhere(~np.isfinite(r))[0])
-                    raise ValueError(f"{field}[{i}] ({F.name}) has no finite gradient at lambda_{i}: "
-                                     f"gradient(s_i={s}, a_i={a}) = {r[s, a]} at lambda_{i}(s_i={s}, a_i={a}) = "
-                                     f"{float(lam[i][s, a])!r}")
+                    raise ValueError(
+                        f"{field}[{i}] ({F.name}) has no finite gradient at lambda_{i}: "
+                        f"gradient(s_i={s}, a_i={a}) = {r[s, a]} at lambda_{i}(s_i={s}, a_i={a}) = "
+                        f"{float(lam[i][s, a])!r}"
+                    )
                 grads.append(r)
             out.append(grads[0] - mu[i] * grads[1])
         return np.stack(out)
@@ -250,12 +262,16 @@ def _draw(prob: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     return np.minimum((u > c).sum(-1), prob.shape[-1] - 1)
 
 
-def _act(net: NetworkedMDP, pis: list[np.ndarray], states: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+def _act(
+    net: NetworkedMDP, pis: list[np.ndarray], states: np.ndarray, gen: np.random.Generator
+) -> np.ndarray:
     rows = _policy_rows(net, states)
     return np.stack([_draw(pis[i][rows[i]], gen) for i in range(net.n)], axis=1)
 
 
-def _step(net: NetworkedMDP, states: np.ndarray, actions: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+def _step(
+    net: NetworkedMDP, states: np.ndarray, actions: np.ndarray, gen: np.random.Generator
+) -> np.ndarray:
     nbrs = neighborhoods(net.graph, 1)
     nxt = np.empty_like(states)
     for i in range(net.n):
@@ -311,7 +327,9 @@ def sample_rollouts(
     return s0, a0, counts
 
 
-def _block_index(net: NetworkedMDP, states: np.ndarray, actions: np.ndarray, N: tuple[int, ...]) -> np.ndarray:
+def _block_index(
+    net: NetworkedMDP, states: np.ndarray, actions: np.ndarray, N: tuple[int, ...]
+) -> np.ndarray:
     """Mixed-radix index of ``((s_k)_{k∈N}, (a_k)_{k∈N})``, states first."""
     S, A = net.S_local, net.A_local
     x = np.zeros(states.shape[0], dtype=np.int64)
@@ -334,17 +352,25 @@ def _check_samples(
     st, ac = np.asarray(states), np.asarray(actions)
     returns = np.asarray(returns, dtype=float)
     if st.shape != ac.shape or returns.shape != st.shape or st.ndim != 2 or st.shape[1] != net.n:
-        raise ValueError(f"states, actions and returns must all have shape (K, n={net.n}); got "
-                         f"{st.shape}, {ac.shape}, {returns.shape}")
+        raise ValueError(
+            f"states, actions and returns must all have shape (K, n={net.n}); got "
+            f"{st.shape}, {ac.shape}, {returns.shape}"
+        )
     if st.shape[0] == 0:
-        raise ValueError("states, actions and returns must hold at least one sample (K >= 1); got K = 0")
+        raise ValueError(
+            "states, actions and returns must hold at least one sample (K >= 1); got K = 0"
+        )
     for x, name, size in ((st, "states", net.S_local), (ac, "actions", net.A_local)):
         if x.dtype == bool or not np.issubdtype(x.dtype, np.integer):
-            raise ValueError(f"{name} must be an integer array (local indices); got dtype {x.dtype}")
+            raise ValueError(
+                f"{name} must be an integer array (local indices); got dtype {x.dtype}"
+            )
         bad = np.argwhere((x < 0) | (x >= size))
         if bad.size:
             k, i = (int(v) for v in bad[0])
-            raise ValueError(f"{name} entries must lie in [0, {size}); {name}[{k}, {i}] = {int(x[k, i])}")
+            raise ValueError(
+                f"{name} entries must lie in [0, {size}); {name}[{k}, {i}] = {int(x[k, i])}"
+            )
     if not np.all(np.isfinite(returns)):
         k, i = (int(v) for v in np.argwhere(~np.isfinite(returns))[0])
         raise ValueError(f"returns must be finite; returns[{k}, {i}] = {returns[k, i]}")
@@ -389,7 +415,12 @@ def local_critics(
 
 
 def sampled_truncated_gradient(
-    net: NetworkedMDP, thetas: Any, states: np.ndarray, actions: np.ndarray, returns: np.ndarray, kappa: int
+    net: NetworkedMDP,
+    thetas: Any,
+    states: np.ndarray,
+    actions: np.ndarray,
+    returns: np.ndarray,
+    kappa: int,
 ) -> list[np.ndarray]:
     r"""Actor step direction from the local critics: ``ĝ_i = (1/K) Σ_k Σ_{j∈N_i^κ} Q̂_j^κ ∇_{θ_i} log π_i``.
 
@@ -408,7 +439,9 @@ def sampled_truncated_gradient(
     K = states.shape[0]
     critics = local_critics(net, states, actions, returns, kappa)
     Nk = neighborhoods(net.graph, kappa)
-    qs = np.stack([critics[j][_block_index(net, states, actions, Nk[j])] for j in range(net.n)], axis=1)
+    qs = np.stack(
+        [critics[j][_block_index(net, states, actions, Nk[j])] for j in range(net.n)], axis=1
+    )
     rows = _policy_rows(net, states)
     out = []
     for i in range(net.n):
@@ -514,18 +547,34 @@ def networked_primal_dual(
     if not isinstance(problem, SafeNetworkedProblem):
         raise TypeError(f"problem must be a SafeNetworkedProblem; got {type(problem).__name__}")
     net = problem.net
-    T, et, em, Lam, delta, K, gen = _pd_settings(iterations, eta_theta, eta_mu, Lambda, delta, samples, rng,
-                                                 "networked_primal_dual", "samples")
+    T, et, em, Lam, delta, K, gen = _pd_settings(
+        iterations,
+        eta_theta,
+        eta_mu,
+        Lambda,
+        delta,
+        samples,
+        rng,
+        "networked_primal_dual",
+        "samples",
+    )
     kappa = _check_radius(kappa, "kappa")
-    thetas = ([np.zeros(s) for s in net.theta_shapes()] if thetas0 is None
-              else [np.array(t, dtype=float) for t in _check_thetas(net, thetas0)])
+    thetas = (
+        [np.zeros(s) for s in net.theta_shapes()]
+        if thetas0 is None
+        else [np.array(t, dtype=float) for t in _check_thetas(net, thetas0)]
+    )
     n, S, A = net.n, net.S_local, net.A_local
     mu = np.zeros(n)
     rec = TraceRecorder()
     for t in range(T):
         exact, F, G = lagrangian_gradient(problem, thetas, mu)
         if gen is None:
-            step = exact if kappa >= net.diameter else lagrangian_gradient(problem, thetas, mu, kappa)[0]
+            step = (
+                exact
+                if kappa >= net.diameter
+                else lagrangian_gradient(problem, thetas, mu, kappa)[0]
+            )
             Gd = G
         else:
             s, a, _ = sample_rollouts(net, thetas, K, gen)
@@ -549,4 +598,3 @@ def networked_primal_dual(
         thetas = [th + et * gi for th, gi in zip(thetas, step, strict=True)]
         mu = np.clip(mu + em * (Gd - problem.b - delta * mu), 0.0, Lam)
     return NetworkedPDResult(thetas, mu, T, None, rec.finish())
-

@@ -92,7 +92,9 @@ class Config:
 
 def _network(kind: str, n: int, config: Config, seed: int) -> tuple[Any, list[np.ndarray]]:
     G = nx.cycle_graph(n) if kind == "ring" else nx.path_graph(n)
-    net = sis_network(G, gamma=config.gamma, infect=config.infect, recover=config.recover, treat=config.treat)
+    net = sis_network(
+        G, gamma=config.gamma, infect=config.infect, recover=config.recover, treat=config.treat
+    )
     rng = np.random.default_rng(seed)
     return net, [config.policy_scale * rng.normal(size=s) for s in net.theta_shapes()]
 
@@ -116,19 +118,55 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         phi, phi_hi = phi_fit.rate, phi_fit.ci[1]
         err_fit = fit_linear_rate(kappas[: diam - 1], errs[: diam - 1], seed=seed)
         env = truncation_envelope(kappas, phi=min(phi_hi, 1 - 1e-12), c=float(errs[0]))
-        checks.append(Claim(f"{kind}-exact-at-diameter", f"{kind} (n={n}): ‖ĝ^κ − ∇J‖² ≤ {EXACT_TOL:g} at κ = diam = "
-                            f"{diam}", src, None, "bound").check(check_bound([errs[-1]], [EXACT_TOL])))
-        checks.append(Claim(f"{kind}-envelope", f"{kind}: ‖ĝ^κ − ∇J‖² ≤ e_0 φ_hi^(2κ) for every κ (φ_hi = "
-                            f"{phi_hi:.4f}, upper 95% CI of the independently measured φ)", src, None, "bound").check(
-            check_bound(errs, env, rtol=1e-9)))
-        checks.append(Claim(f"{kind}-rate", f"{kind}: per-hop contraction of the error (κ ≤ diam−2) ≤ φ_hi² = "
-                            f"{phi_hi**2:.4f} (φ² = {phi**2:.4f})", src, phi_hi**2, "rate_at_most", 0.0).check(err_fit))
-        curves[kind] = {"kappa": kappas.tolist(), "error": errs.tolist(), "envelope": env.tolist(),
-                        "phi_envelope": truncation_envelope(kappas, phi=phi, c=float(errs[0])).tolist(),
-                        "distance": dist.tolist(), "decay": delta.tolist()}
-        fits[kind] = {"error": err_fit.to_dict(), "phi": phi_fit.to_dict(), "n": n, "diameter": diam}
+        checks.append(
+            Claim(
+                f"{kind}-exact-at-diameter",
+                f"{kind} (n={n}): ‖ĝ^κ − ∇J‖² ≤ {EXACT_TOL:g} at κ = diam = {diam}",
+                src,
+                None,
+                "bound",
+            ).check(check_bound([errs[-1]], [EXACT_TOL]))
+        )
+        checks.append(
+            Claim(
+                f"{kind}-envelope",
+                f"{kind}: ‖ĝ^κ − ∇J‖² ≤ e_0 φ_hi^(2κ) for every κ (φ_hi = "
+                f"{phi_hi:.4f}, upper 95% CI of the independently measured φ)",
+                src,
+                None,
+                "bound",
+            ).check(check_bound(errs, env, rtol=1e-9))
+        )
+        checks.append(
+            Claim(
+                f"{kind}-rate",
+                f"{kind}: per-hop contraction of the error (κ ≤ diam−2) ≤ φ_hi² = "
+                f"{phi_hi**2:.4f} (φ² = {phi**2:.4f})",
+                src,
+                phi_hi**2,
+                "rate_at_most",
+                0.0,
+            ).check(err_fit)
+        )
+        curves[kind] = {
+            "kappa": kappas.tolist(),
+            "error": errs.tolist(),
+            "envelope": env.tolist(),
+            "phi_envelope": truncation_envelope(kappas, phi=phi, c=float(errs[0])).tolist(),
+            "distance": dist.tolist(),
+            "decay": delta.tolist(),
+        }
+        fits[kind] = {
+            "error": err_fit.to_dict(),
+            "phi": phi_fit.to_dict(),
+            "n": n,
+            "diameter": diam,
+        }
     return ExperimentResult(
-        name="kappa-truncation", config=config_to_dict(config), curves=curves, checks=checks,
+        name="kappa-truncation",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
         meta={"seed": seed, "fits": fits, "wall_time_s": time.perf_counter() - t0},
     )
 
@@ -142,25 +180,42 @@ def plot(result: ExperimentResult) -> Any:
         k = np.asarray(c["kappa"], dtype=float)
         err = np.asarray(c["error"], dtype=float)
         ax = axes[row, 0]
-        convergence_plot(ax, k, err, label="‖ĝ^κ − ∇J‖²", bound=c["phi_envelope"],
-                         bound_label=f"e0 φ^(2κ), φ = {f['phi']['rate']:.3f} (measured)",
-                         fit=RateFit.from_dict(f["error"]), logx=False, logy=True)
+        convergence_plot(
+            ax,
+            k,
+            err,
+            label="‖ĝ^κ − ∇J‖²",
+            bound=c["phi_envelope"],
+            bound_label=f"e0 φ^(2κ), φ = {f['phi']['rate']:.3f} (measured)",
+            fit=RateFit.from_dict(f["error"]),
+            logx=False,
+            logy=True,
+        )
         ax.set_xlabel("κ (hops)")
         ax.set_title(f"{kind}, n = {f['n']}: truncation error (0 at κ = {f['diameter']})")
         ax = axes[row, 1]
         d = np.asarray(c["distance"], dtype=float)
-        convergence_plot(ax, d, c["decay"], label="δ(d): TV influence at distance d",
-                         fit=RateFit.from_dict(f["phi"]), logx=False, logy=True)
+        convergence_plot(
+            ax,
+            d,
+            c["decay"],
+            label="δ(d): TV influence at distance d",
+            fit=RateFit.from_dict(f["phi"]),
+            logx=False,
+            logy=True,
+        )
         ax.set_xlabel("graph distance d")
         ax.set_title(f"{kind}: correlation decay, φ = {f['phi']['rate']:.3f}")
     fig.suptitle("κ-hop truncation: error ∝ φ^(2κ) with φ from the correlation decay")
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="kappa-truncation",
-    title="κ-hop truncated policy-gradient error vs κ on SIS ring/line networks against φ^(2κ) (Ying et al. 2023)",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="kappa-truncation",
+        title="κ-hop truncated policy-gradient error vs κ on SIS ring/line networks against φ^(2κ) (Ying et al. 2023)",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

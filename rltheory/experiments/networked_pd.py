@@ -110,8 +110,14 @@ class Config:
     @classmethod
     def full(cls) -> Config:
         """Ring of 6 (64 joint states), T ≤ 3200."""
-        return cls(agents=6, horizons=(100, 200, 400, 800, 1600, 3200), trunc_kappa=1, sample_iterations=400,
-                   mse_samples=(100, 200, 400, 800, 1600, 3200), mse_reps=50)
+        return cls(
+            agents=6,
+            horizons=(100, 200, 400, 800, 1600, 3200),
+            trunc_kappa=1,
+            sample_iterations=400,
+            mse_samples=(100, 200, 400, 800, 1600, 3200),
+            mse_reps=50,
+        )
 
 
 def sis_safety_problem(config: Config) -> SafeNetworkedProblem:
@@ -123,10 +129,14 @@ def sis_safety_problem(config: Config) -> SafeNetworkedProblem:
     H = entropy_utility(2, 2)
     lin = linear_utility(R)
     beta = config.beta
-    f = OccupancyFunction("treatment cost + β·entropy", "concave",
-                          lambda d: lin.expression(d) + beta * H.expression(d),
-                          lambda d: lin.value(d) + beta * H.value(d),
-                          lambda d: R + beta * H.gradient(d), (2, 2))
+    f = OccupancyFunction(
+        "treatment cost + β·entropy",
+        "concave",
+        lambda d: lin.expression(d) + beta * H.expression(d),
+        lambda d: lin.value(d) + beta * H.value(d),
+        lambda d: R + beta * H.gradient(d),
+        (2, 2),
+    )
     C = np.zeros((2, 2))
     C[1, :] = 1.0
     g = linear_utility(C)
@@ -143,9 +153,12 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     avg, mins, last = [], [], []
     exact_run = None
     for T in Ts:
-        et, em, de = fosp_schedule(int(T), eta_theta=config.eta_theta, eta_mu=config.eta_mu,
-                                   delta_scale=config.delta_scale)
-        res = networked_primal_dual(pb, iterations=int(T), kappa=diam, eta_theta=et, eta_mu=em, Lambda=10.0, delta=de)
+        et, em, de = fosp_schedule(
+            int(T), eta_theta=config.eta_theta, eta_mu=config.eta_mu, delta_scale=config.delta_scale
+        )
+        res = networked_primal_dual(
+            pb, iterations=int(T), kappa=diam, eta_theta=et, eta_mu=em, Lambda=10.0, delta=de
+        )
         f = res.trace["fosp"]
         avg.append(float(np.mean(f)))
         mins.append(float(np.min(f)))
@@ -154,18 +167,45 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     avg = np.asarray(avg)
     src = "Ying et al. (2023), exact setting: average FOSP measure O(T^(-2/3)) (upper bound); SEEDS P01"
     fit = fit_rate(Ts, avg, seed=seed)
-    checks = [Claim("fosp-rate", f"exact, κ = diam = {diam}: log–log slope of (1/T)Σ_t FOSP_t vs T ≤ −2/3 + "
-                    f"{RATE_TOL} (consistent with the O(T^(-2/3)) upper bound)", src, FOSP_EXPONENT,
-                    "rate_at_most", RATE_TOL).check(fit)]
+    checks = [
+        Claim(
+            "fosp-rate",
+            f"exact, κ = diam = {diam}: log–log slope of (1/T)Σ_t FOSP_t vs T ≤ −2/3 + "
+            f"{RATE_TOL} (consistent with the O(T^(-2/3)) upper bound)",
+            src,
+            FOSP_EXPONENT,
+            "rate_at_most",
+            RATE_TOL,
+        ).check(fit)
+    ]
     T_last = int(Ts[-1])
-    et, em, de = fosp_schedule(T_last, eta_theta=config.eta_theta, eta_mu=config.eta_mu, delta_scale=config.delta_scale)
-    trunc = networked_primal_dual(pb, iterations=T_last, kappa=config.trunc_kappa, eta_theta=et, eta_mu=em,
-                                  Lambda=10.0, delta=de)
+    et, em, de = fosp_schedule(
+        T_last, eta_theta=config.eta_theta, eta_mu=config.eta_mu, delta_scale=config.delta_scale
+    )
+    trunc = networked_primal_dual(
+        pb,
+        iterations=T_last,
+        kappa=config.trunc_kappa,
+        eta_theta=et,
+        eta_mu=em,
+        Lambda=10.0,
+        delta=de,
+    )
     Ts_s = config.sample_iterations
-    et_s, em_s, de_s = fosp_schedule(Ts_s, eta_theta=config.eta_theta, eta_mu=config.eta_mu,
-                                     delta_scale=config.delta_scale)
-    samp = networked_primal_dual(pb, iterations=Ts_s, kappa=diam, eta_theta=et_s, eta_mu=em_s, Lambda=10.0,
-                                 delta=de_s, samples=config.samples, rng=np.random.default_rng(seed))
+    et_s, em_s, de_s = fosp_schedule(
+        Ts_s, eta_theta=config.eta_theta, eta_mu=config.eta_mu, delta_scale=config.delta_scale
+    )
+    samp = networked_primal_dual(
+        pb,
+        iterations=Ts_s,
+        kappa=diam,
+        eta_theta=et_s,
+        eta_mu=em_s,
+        Lambda=10.0,
+        delta=de_s,
+        samples=config.samples,
+        rng=np.random.default_rng(seed),
+    )
     # gradient MSE vs K at the initial policy with a fixed dual, κ = 1
     th0 = [np.zeros(s) for s in net.theta_shapes()]
     mu0 = np.full(net.n, 0.5)
@@ -184,24 +224,53 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         mse.append(float(np.mean(errs)))
     mse = np.asarray(mse)
     mfit = fit_rate(Ks, mse, seed=seed)
-    checks.append(Claim("gradient-mse-rate", f"sampled κ = 1 critic gradient: E‖ĝ_K − ĝ^κ‖² ∝ K^(-1) (slope −1 ± CI "
-                        f"+ {MSE_TOL}): unbiased plug-in estimate", "rltheory.algorithms.networked_pd "
-                        "(unbiasedness of the geometric-horizon returns)", -1.0, "rate", MSE_TOL).check(mfit))
+    checks.append(
+        Claim(
+            "gradient-mse-rate",
+            f"sampled κ = 1 critic gradient: E‖ĝ_K − ĝ^κ‖² ∝ K^(-1) (slope −1 ± CI "
+            f"+ {MSE_TOL}): unbiased plug-in estimate",
+            "rltheory.algorithms.networked_pd (unbiasedness of the geometric-horizon returns)",
+            -1.0,
+            "rate",
+            MSE_TOL,
+        ).check(mfit)
+    )
     curves = {
-        "vs-T": {"T": Ts.tolist(), "fosp_avg": avg.tolist(), "fosp_min": mins, "fosp_last": last,
-                 "rate": fosp_rate(Ts, C=float(avg[0]) * float(Ts[0]) ** (-FOSP_EXPONENT)).tolist()},
-        "trace": {"t": (exact_run.trace.iteration + 1).tolist(), "fosp": exact_run.trace["fosp"].tolist(),
-                  "violation": exact_run.trace["violation"].tolist(),
-                  "fosp_truncated": trunc.trace["fosp"].tolist()},
-        "sampled": {"t": (samp.trace.iteration + 1).tolist(), "fosp": samp.trace["fosp"].tolist(),
-                    "violation": samp.trace["violation"].tolist(), "grad_error": samp.trace["grad_error"].tolist()},
+        "vs-T": {
+            "T": Ts.tolist(),
+            "fosp_avg": avg.tolist(),
+            "fosp_min": mins,
+            "fosp_last": last,
+            "rate": fosp_rate(Ts, C=float(avg[0]) * float(Ts[0]) ** (-FOSP_EXPONENT)).tolist(),
+        },
+        "trace": {
+            "t": (exact_run.trace.iteration + 1).tolist(),
+            "fosp": exact_run.trace["fosp"].tolist(),
+            "violation": exact_run.trace["violation"].tolist(),
+            "fosp_truncated": trunc.trace["fosp"].tolist(),
+        },
+        "sampled": {
+            "t": (samp.trace.iteration + 1).tolist(),
+            "fosp": samp.trace["fosp"].tolist(),
+            "violation": samp.trace["violation"].tolist(),
+            "grad_error": samp.trace["grad_error"].tolist(),
+        },
         "mse": {"K": Ks.tolist(), "mse": mse.tolist()},
     }
     return ExperimentResult(
-        name="networked-pd", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "fit": fit.to_dict(), "mse_fit": mfit.to_dict(), "diameter": diam,
-              "duals_exact": exact_run.duals.tolist(), "duals_sampled": samp.duals.tolist(),
-              "wall_time_s": time.perf_counter() - t0},
+        name="networked-pd",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "fit": fit.to_dict(),
+            "mse_fit": mfit.to_dict(),
+            "diameter": diam,
+            "duals_exact": exact_run.duals.tolist(),
+            "duals_sampled": samp.duals.tolist(),
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -216,15 +285,25 @@ def plot(result: ExperimentResult) -> Any:
     fig, axes = figure(1, 3, width=4.4, height=3.5)
     c = result.curves["vs-T"]
     ax = axes[0, 0]
-    convergence_plot(ax, c["T"], c["fosp_avg"], label="(1/T) Σ_t FOSP_t", bound=c["rate"],
-                     bound_label="C·T^(-2/3) (through the first point)", fit=RateFit.from_dict(result.meta["fit"]))
+    convergence_plot(
+        ax,
+        c["T"],
+        c["fosp_avg"],
+        label="(1/T) Σ_t FOSP_t",
+        bound=c["rate"],
+        bound_label="C·T^(-2/3) (through the first point)",
+        fit=RateFit.from_dict(result.meta["fit"]),
+    )
     ax.plot(c["T"], c["fosp_min"], "s--", ms=3, lw=1, label="min_t FOSP_t")
     ax.legend(fontsize=7)
     ax.set_xlabel("T")
     ax.set_title("exact, κ = diam: stationarity")
     ax = axes[0, 1]
-    for key, sub, lab in (("fosp", "trace", "exact κ = diam"), ("fosp_truncated", "trace", "exact, truncated κ"),
-                          ("fosp", "sampled", "sample-based AC")):
+    for key, sub, lab in (
+        ("fosp", "trace", "exact κ = diam"),
+        ("fosp_truncated", "trace", "exact, truncated κ"),
+        ("fosp", "sampled", "sample-based AC"),
+    ):
         tr = result.curves[sub]
         ax.plot(tr["t"], tr[key], lw=1.2, label=lab)
     ax.set_xscale("log")
@@ -233,17 +312,25 @@ def plot(result: ExperimentResult) -> Any:
     ax.set_title("FOSP measure (exact joint model)")
     ax.legend(fontsize=7)
     m = result.curves["mse"]
-    convergence_plot(axes[0, 2], m["K"], m["mse"], label="E‖ĝ_K − ĝ^κ‖²", fit=RateFit.from_dict(result.meta["mse_fit"]))
+    convergence_plot(
+        axes[0, 2],
+        m["K"],
+        m["mse"],
+        label="E‖ĝ_K − ĝ^κ‖²",
+        fit=RateFit.from_dict(result.meta["mse_fit"]),
+    )
     axes[0, 2].set_xlabel("roll-outs K")
     axes[0, 2].set_title("sampled critic gradient, κ = 1")
     fig.suptitle("Safe networked primal-dual AC with general utilities (Ying et al. 2023)")
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="networked-pd",
-    title="Safe networked primal-dual AC: average FOSP vs T (exact joint model) and sampled local critics (Ying et al. 2023)",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="networked-pd",
+        title="Safe networked primal-dual AC: average FOSP vs T (exact joint model) and sampled local critics (Ying et al. 2023)",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

@@ -43,8 +43,12 @@ def test_factored_model_matches_joint_finite_mdp(net, seed):
     th = _thetas(net, seed)
     J = joint_mdp(net)
     pi = joint_policy(net, th)
-    np.testing.assert_allclose(joint_transition_matrix(net, th), policy_transition_matrix(J, pi), atol=1e-12)
-    np.testing.assert_allclose(np.sum(agent_q_functions(net, th), axis=0), q_function(J, pi), atol=1e-9)
+    np.testing.assert_allclose(
+        joint_transition_matrix(net, th), policy_transition_matrix(J, pi), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        np.sum(agent_q_functions(net, th), axis=0), q_function(J, pi), atol=1e-9
+    )
     np.testing.assert_allclose(networked_occupancy(net, th), occupancy_measure(J, pi), atol=1e-12)
 
 
@@ -72,7 +76,9 @@ def test_policy_gradient_equals_finite_differences(net, seed):
 
 
 @settings(max_examples=15, deadline=None)
-@given(networked_mdps(max_agents=4), st.integers(0, 2**31), st.sampled_from(["uniform", "occupancy"]))
+@given(
+    networked_mdps(max_agents=4), st.integers(0, 2**31), st.sampled_from(["uniform", "occupancy"])
+)
 def test_truncation_at_diameter_is_exact(net, seed, weights):
     """κ ≥ diam(G): N_i^κ holds every agent, so ĝ^κ = ∇J exactly (any weights)."""
     th = _thetas(net, seed)
@@ -115,7 +121,9 @@ def test_truncation_error_decays_geometrically_on_a_ring():
     ratios = errs[1:-1] / errs[:-2]
     assert np.all(ratios < 0.5)
     d, delta = correlation_decay(net, th)
-    phi = float(np.exp(np.mean(np.diff(np.log(delta[1:-1])))))  # per-hop decay, away from the antipode
+    phi = float(
+        np.exp(np.mean(np.diff(np.log(delta[1:-1]))))
+    )  # per-hop decay, away from the antipode
     assert 0 < phi < 1
     env = truncation_envelope(np.arange(net.diameter), phi=phi, c=errs[0])
     assert np.all(errs[:-1] <= env * 1.05)
@@ -195,7 +203,9 @@ def test_networked_mdp_accepts_numpy_gamma_and_radius() -> None:
     assert type(alt.gamma) is float and type(alt.policy_radius) is int
     assert alt.gamma == 0.5 and alt.policy_radius == 1
     th = _thetas(base, 0)
-    np.testing.assert_array_equal(np.asarray(networked_occupancy(base, th)), np.asarray(networked_occupancy(alt, th)))
+    np.testing.assert_array_equal(
+        np.asarray(networked_occupancy(base, th)), np.asarray(networked_occupancy(alt, th))
+    )
 
 
 @pytest.mark.parametrize("gamma", [False, True, np.float64("nan"), 1.0])

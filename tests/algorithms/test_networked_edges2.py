@@ -85,17 +85,26 @@ def test_safe_primal_dual_below_the_diameter_runs_on_blocks_never_visited():
 def test_empty_local_state_or_action_spaces_are_refused(S, A):
     # Old: accepted (the empty kernels are vacuously stochastic); A_l = 0 then failed in
     # local_softmax with numpy's "zero-size array to reduction operation maximum".
-    with pytest.raises(InvalidModelError, match=r"R_local must have S_l >= 1 local states and A_l >= 1 local "
-                                                 rf"actions; got shape \(1, {S}, {A}\)"):
+    with pytest.raises(
+        InvalidModelError,
+        match=r"R_local must have S_l >= 1 local states and A_l >= 1 local "
+        rf"actions; got shape \(1, {S}, {A}\)",
+    ):
         NetworkedMDP(nx.path_graph(1), (np.full((S, A, S), 0.5),), np.zeros((1, S, A)), 0.5)
 
 
 def test_one_local_state_and_one_local_action_are_models():
     # S_l = A_l = 1 on a triangle: one joint state and action, Q_j = r_j/(1-γ), and a zero gradient.
-    net = NetworkedMDP(nx.complete_graph(3), (np.ones((1, 1, 1, 1, 1)),) * 3, np.array([[[1.0]], [[2.0]], [[-3.0]]]),
-                       0.75)
+    net = NetworkedMDP(
+        nx.complete_graph(3),
+        (np.ones((1, 1, 1, 1, 1)),) * 3,
+        np.array([[[1.0]], [[2.0]], [[-3.0]]]),
+        0.75,
+    )
     th = [np.zeros(s) for s in net.theta_shapes()]
-    np.testing.assert_allclose(np.asarray(agent_q_functions(net, th))[:, 0, 0], [4.0, 8.0, -12.0], rtol=1e-15)
+    np.testing.assert_allclose(
+        np.asarray(agent_q_functions(net, th))[:, 0, 0], [4.0, 8.0, -12.0], rtol=1e-15
+    )
     assert all(np.all(np.asarray(g) == 0.0) for g in networked_policy_gradient(net, th))
 
 
@@ -103,16 +112,26 @@ def test_one_local_state_and_one_local_action_are_models():
 def test_graphs_with_other_labels_get_located_errors():
     lettered = nx.relabel_nodes(nx.path_graph(3), {0: "a", 1: "b", 2: "c"})
     # old: networkx.NodeNotFound 'Source 0 is not in G' from inside neighborhoods
-    with pytest.raises(InvalidModelError, match=r"graph nodes must be labelled 0..n-1 \(n=3\); got node 'a'"):
+    with pytest.raises(
+        InvalidModelError, match=r"graph nodes must be labelled 0..n-1 \(n=3\); got node 'a'"
+    ):
         sis_network(lettered)
-    with pytest.raises(ValueError, match=r"graph nodes must be labelled 0..n-1 \(n=3\); got node 'a'"):
+    with pytest.raises(
+        ValueError, match=r"graph nodes must be labelled 0..n-1 \(n=3\); got node 'a'"
+    ):
         neighborhoods(lettered, 1)
-    mixed = nx.Graph([(0, "x")])  # old: TypeError "'<' not supported between instances of 'str' and 'int'"
+    mixed = nx.Graph(
+        [(0, "x")]
+    )  # old: TypeError "'<' not supported between instances of 'str' and 'int'"
     net = sis_network(nx.path_graph(2))
-    with pytest.raises(InvalidModelError, match=r"graph nodes must be labelled 0..n-1 \(n=2\); got node 'x'"):
+    with pytest.raises(
+        InvalidModelError, match=r"graph nodes must be labelled 0..n-1 \(n=2\); got node 'x'"
+    ):
         NetworkedMDP(mixed, net.P_local, net.R_local, 0.5)
     # old: AttributeError "'str' object has no attribute 'number_of_nodes'"
-    with pytest.raises(InvalidModelError, match=r"graph must be an undirected networkx\.Graph; got str"):
+    with pytest.raises(
+        InvalidModelError, match=r"graph must be an undirected networkx\.Graph; got str"
+    ):
         sis_network("path")
     with pytest.raises(TypeError, match=r"graph must be a networkx\.Graph; got list"):
         neighborhoods([(0, 1)], 1)
@@ -133,7 +152,9 @@ def test_self_loops_and_multi_edges_do_not_change_the_neighbourhoods():
     other = sis_network(looped, policy_radius=1)
     assert other.diameter == base.diameter == 2
     th = [np.random.default_rng(0).normal(size=s) for s in base.theta_shapes()]
-    for a, b in zip(networked_policy_gradient(other, th), networked_policy_gradient(base, th), strict=True):
+    for a, b in zip(
+        networked_policy_gradient(other, th), networked_policy_gradient(base, th), strict=True
+    ):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
@@ -157,17 +178,27 @@ def test_text_and_non_sequence_arguments_get_located_errors():
     with pytest.raises(TypeError, match=r"R_agents must hold real numbers; got a string array"):
         agent_q_functions(net, th, np.full((3, 2, 2), "1"))
     with pytest.raises(TypeError, match=r"thetas must be a sequence of n=3 arrays; got generator"):
-        networked_policy_gradient(net, (t for t in th))  # old: "object of type 'generator' has no len()"
+        networked_policy_gradient(
+            net, (t for t in th)
+        )  # old: "object of type 'generator' has no len()"
     f = linear_utility(np.zeros((2, 2)))
     # old: "could not convert string to float: 'abc'" (no field)
-    with pytest.raises(TypeError, match=r"b must be a real array of shape \(n,\) = \(3,\); got 'abc'"):
+    with pytest.raises(
+        TypeError, match=r"b must be a real array of shape \(n,\) = \(3,\); got 'abc'"
+    ):
         SafeNetworkedProblem(net, [f] * 3, [f] * 3, "abc")
-    with pytest.raises(TypeError, match=r"objectives must be a sequence of n=3 OccupancyFunction; got int"):
+    with pytest.raises(
+        TypeError, match=r"objectives must be a sequence of n=3 OccupancyFunction; got int"
+    ):
         SafeNetworkedProblem(net, 5, [f] * 3, np.zeros(3))  # old: "'int' object is not iterable"
-    with pytest.raises(TypeError, match=r"constraints must be a sequence of n=3 OccupancyFunction; got Occ"):
+    with pytest.raises(
+        TypeError, match=r"constraints must be a sequence of n=3 OccupancyFunction; got Occ"
+    ):
         SafeNetworkedProblem(net, [f] * 3, f, np.zeros(3))
     pb = SafeNetworkedProblem(net, [f] * 3, [f] * 3, np.zeros(3))
-    with pytest.raises(TypeError, match=r"mu must be a real array of shape \(n,\) = \(3,\); got 'abc'"):
+    with pytest.raises(
+        TypeError, match=r"mu must be a real array of shape \(n,\) = \(3,\); got 'abc'"
+    ):
         lagrangian_gradient(pb, th, "abc")
     with pytest.raises(ValueError, match=r"mu must be a finite array of shape \(n,\) = \(3,\)"):
         lagrangian_gradient(pb, th, [0.0, np.nan, 0.0])
@@ -183,11 +214,15 @@ def test_local_occupancies_need_the_joint_shape():
     np.testing.assert_allclose(lam[0], T.sum(axis=(1, 3)), rtol=1e-15)
     np.testing.assert_allclose(lam[1], T.sum(axis=(0, 2)), rtol=1e-15)
     # old: numpy's "cannot reshape array of size 12 into shape (2,2,2,2)"
-    with pytest.raises(ValueError, match=r"d must have the joint shape \(S_l\^n, A_l\^n\) = \(4, 4\); got \(3, 4\)"):
+    with pytest.raises(
+        ValueError, match=r"d must have the joint shape \(S_l\^n, A_l\^n\) = \(4, 4\); got \(3, 4\)"
+    ):
         local_occupancies(net, d[:3])
     # old: accepted, reshaped without a check: a transposed d (A_l^n, S_l^n) gave wrong marginals silently
     one = NetworkedMDP(nx.path_graph(1), (np.full((3, 2, 3), 1 / 3),), np.zeros((1, 3, 2)), 0.5)
-    with pytest.raises(ValueError, match=r"d must have the joint shape .* = \(3, 2\); got \(2, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"d must have the joint shape .* = \(3, 2\); got \(2, 3\)"
+    ):
         local_occupancies(one, np.full((3, 2), 1 / 6).T)
     with pytest.raises(ValueError, match=r"d must have the joint shape .* got \(16,\)"):
         local_occupancies(net, d.ravel())
@@ -204,12 +239,20 @@ def test_a_model_that_is_not_networked_is_refused_by_name():
     d = np.asarray(networked_occupancy(net, th))
     s, a, g = np.zeros((2, 2), int), np.zeros((2, 2), int), np.zeros((2, 2))
     calls = [
-        lambda m: joint_policy(m, th), lambda m: joint_transition_matrix(m, th), lambda m: joint_mdp(m),
-        lambda m: agent_q_functions(m, th), lambda m: networked_occupancy(m, th), lambda m: local_occupancies(m, d),
-        lambda m: networked_policy_gradient(m, th), lambda m: truncated_policy_gradient(m, th, 0),
-        lambda m: truncation_errors(m, th, [0]), lambda m: truncation_error(m, th, 0),
-        lambda m: correlation_decay(m, th), lambda m: sample_rollouts(m, th, 2, 0),
-        lambda m: local_critics(m, s, a, g, 0), lambda m: sampled_truncated_gradient(m, th, s, a, g, 0),
+        lambda m: joint_policy(m, th),
+        lambda m: joint_transition_matrix(m, th),
+        lambda m: joint_mdp(m),
+        lambda m: agent_q_functions(m, th),
+        lambda m: networked_occupancy(m, th),
+        lambda m: local_occupancies(m, d),
+        lambda m: networked_policy_gradient(m, th),
+        lambda m: truncated_policy_gradient(m, th, 0),
+        lambda m: truncation_errors(m, th, [0]),
+        lambda m: truncation_error(m, th, 0),
+        lambda m: correlation_decay(m, th),
+        lambda m: sample_rollouts(m, th, 2, 0),
+        lambda m: local_critics(m, s, a, g, 0),
+        lambda m: sampled_truncated_gradient(m, th, s, a, g, 0),
     ]
     for call in calls:
         with pytest.raises(TypeError, match="net must be a NetworkedMDP; got FiniteMDP"):
@@ -223,10 +266,15 @@ def test_a_utility_without_a_finite_gradient_is_named():
     # old: "R_agents must be finite; R_agents(i=0, s_i=1, a_i=0) = inf", an argument never passed.
     net = _healthy_forever(n=2)
     C = np.array([[0.0, 0.0], [1.0, 1.0]])
-    pb = SafeNetworkedProblem(net, [entropy_utility(2, 2)] * 2, [linear_utility(C)] * 2, np.full(2, 0.3))
+    pb = SafeNetworkedProblem(
+        net, [entropy_utility(2, 2)] * 2, [linear_utility(C)] * 2, np.full(2, 0.3)
+    )
     th = [np.zeros(s) for s in net.theta_shapes()]
-    with pytest.raises(ValueError, match=r"objectives\[0\] \(entropy\) has no finite gradient at lambda_0: "
-                                         r"gradient\(s_i=1, a_i=0\) = inf at lambda_0\(s_i=1, a_i=0\) = 0\.0"):
+    with pytest.raises(
+        ValueError,
+        match=r"objectives\[0\] \(entropy\) has no finite gradient at lambda_0: "
+        r"gradient\(s_i=1, a_i=0\) = inf at lambda_0\(s_i=1, a_i=0\) = 0\.0",
+    ):
         lagrangian_gradient(pb, th, np.zeros(2))
 
 
@@ -237,12 +285,19 @@ def test_a_model_accepted_within_tolerance_has_a_valid_joint_model():
     # "each P[s, a, :] must sum to 1 ... sums to 0.999999931" (mu likewise), and d summed to 1 - 6.9e-8.
     base = sis_network(nx.path_graph(3))
     eps = 2.3e-8
-    net = NetworkedMDP(base.graph, tuple(np.asarray(P) * (1 - eps) for P in base.P_local), base.R_local, 0.8,
-                       np.full((3, 2), 0.5 * (1 - eps)))
+    net = NetworkedMDP(
+        base.graph,
+        tuple(np.asarray(P) * (1 - eps) for P in base.P_local),
+        base.R_local,
+        0.8,
+        np.full((3, 2), 0.5 * (1 - eps)),
+    )
     th = [np.random.default_rng(1).normal(size=s) for s in net.theta_shapes()]
     J = joint_mdp(net)
     np.testing.assert_allclose(np.asarray(J.P).sum(axis=-1), 1.0, rtol=0, atol=1e-15)
     assert abs(float(np.sum(networked_occupancy(net, th))) - 1.0) <= 1e-14
     # the accepted rows are divided by their sums: the model is the exact one's (a change within the tolerance)
-    for a, b in zip(networked_policy_gradient(net, th), networked_policy_gradient(base, th), strict=True):
+    for a, b in zip(
+        networked_policy_gradient(net, th), networked_policy_gradient(base, th), strict=True
+    ):
         np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)

@@ -26,7 +26,9 @@ from rltheory.algorithms.networked_pd import (
 from rltheory.mdp.utility import OccupancyFunction, entropy_utility, linear_utility
 
 
-def _problem(G: nx.Graph, seed: int = 0, b: float = 0.28, beta: float = 0.1) -> SafeNetworkedProblem:
+def _problem(
+    G: nx.Graph, seed: int = 0, b: float = 0.28, beta: float = 0.1
+) -> SafeNetworkedProblem:
     net = sis_network(G, gamma=0.7)
     rng = np.random.default_rng(seed)
     H = entropy_utility(2, 2)
@@ -34,9 +36,16 @@ def _problem(G: nx.Graph, seed: int = 0, b: float = 0.28, beta: float = 0.1) -> 
     for _ in range(net.n):
         R = -rng.random((2, 2))
         lin = linear_utility(R)
-        fs.append(OccupancyFunction("r+H", "concave", lambda d, lin=lin: lin.expression(d) + beta * H.expression(d),
-                                    lambda d, lin=lin: lin.value(d) + beta * H.value(d),
-                                    lambda d, R=R: R + beta * H.gradient(d), (2, 2)))
+        fs.append(
+            OccupancyFunction(
+                "r+H",
+                "concave",
+                lambda d, lin=lin: lin.expression(d) + beta * H.expression(d),
+                lambda d, lin=lin: lin.value(d) + beta * H.value(d),
+                lambda d, R=R: R + beta * H.gradient(d),
+                (2, 2),
+            )
+        )
     C = np.array([[0.0, 0.0], [1.0, 1.0]])
     return SafeNetworkedProblem(net, fs, [linear_utility(C)] * net.n, np.full(net.n, b))
 
@@ -89,10 +98,21 @@ def test_truncated_gradient_tends_to_exact_as_kappa_reaches_diameter():
 def test_single_agent_network_reduces_to_general_utility_primal_dual():
     """n = 1: the networked method is the single-agent general-utility primal-dual (same iterates)."""
     pb = _problem(nx.path_graph(1), seed=5, b=0.2)
-    res = networked_primal_dual(pb, iterations=60, kappa=0, eta_theta=3.0, eta_mu=2.0, Lambda=10.0, delta=0.01)
+    res = networked_primal_dual(
+        pb, iterations=60, kappa=0, eta_theta=3.0, eta_mu=2.0, Lambda=10.0, delta=0.01
+    )
     mdp = joint_mdp(pb.net)
-    ref = general_utility_primal_dual(mdp, pb.objectives[0], [(pb.constraints[0], float(pb.b[0]))], iterations=60,
-                                      eta_theta=3.0, eta_mu=2.0, Lambda=10.0, delta=0.01, reference=0.0)
+    ref = general_utility_primal_dual(
+        mdp,
+        pb.objectives[0],
+        [(pb.constraints[0], float(pb.b[0]))],
+        iterations=60,
+        eta_theta=3.0,
+        eta_mu=2.0,
+        Lambda=10.0,
+        delta=0.01,
+        reference=0.0,
+    )
     np.testing.assert_allclose(res.thetas[0], ref.theta, atol=1e-10)
     np.testing.assert_allclose(res.duals, ref.duals, atol=1e-10)
     np.testing.assert_allclose(res.trace["fosp"], ref.trace["fosp"], rtol=1e-8, atol=1e-14)
@@ -102,7 +122,9 @@ def test_exact_run_average_fosp_decreases_and_constraint_met_at_diameter():
     """Exact κ = diam with a fixed dual regularisation: the average FOSP measure falls and the last
     iterate's violation is at most δ·μ_T (regularised dual stationarity) plus the optimisation error."""
     pb = _problem(nx.cycle_graph(4), seed=6)
-    res = networked_primal_dual(pb, iterations=400, kappa=2, eta_theta=5.0, eta_mu=1.0, Lambda=10.0, delta=0.01)
+    res = networked_primal_dual(
+        pb, iterations=400, kappa=2, eta_theta=5.0, eta_mu=1.0, Lambda=10.0, delta=0.01
+    )
     f = res.trace["fosp"]
     assert np.mean(f[200:]) < 0.05 * np.mean(f[:20])
     assert res.trace["violation"][-1] <= 0.01 * float(res.duals.max()) + 1e-3
@@ -122,8 +144,10 @@ def test_rollout_returns_are_unbiased_for_the_exact_local_q(radius):
     crit = local_critics(net, s, a, ret, net.diameter)
     crit2 = local_critics(net, s, a, ret**2, net.diameter)
     Q = np.asarray(agent_q_functions(net, th, R))  # (n, S^n, A^n): joint index (s, a) mixed radix
-    n_cell = np.bincount(((s[:, 0] * 2 + s[:, 1]) * 2 + s[:, 2]) * 8 + (a[:, 0] * 2 + a[:, 1]) * 2 + a[:, 2],
-                         minlength=64)
+    n_cell = np.bincount(
+        ((s[:, 0] * 2 + s[:, 1]) * 2 + s[:, 2]) * 8 + (a[:, 0] * 2 + a[:, 1]) * 2 + a[:, 2],
+        minlength=64,
+    )
     # the stopped pairs are draws from d^π: empirical frequencies within 5 binomial standard errors
     d = np.asarray(networked_occupancy(net, th)).reshape(64)
     freq = n_cell / len(s)
@@ -205,7 +229,9 @@ def test_validation():
     with pytest.raises(TypeError, match=r"constraints\[1\] must be an OccupancyFunction"):
         SafeNetworkedProblem(pb.net, pb.objectives, [C, "x", C], pb.b)
     with pytest.raises(ValueError, match=r"constraints\[0\] has shape"):
-        SafeNetworkedProblem(pb.net, pb.objectives, [linear_utility(np.zeros((3, 2)))] + [C] * 2, pb.b)
+        SafeNetworkedProblem(
+            pb.net, pb.objectives, [linear_utility(np.zeros((3, 2)))] + [C] * 2, pb.b
+        )
     with pytest.raises(ValueError, match="b must be a finite array of shape"):
         SafeNetworkedProblem(pb.net, pb.objectives, pb.constraints, np.zeros(2))
     kw = dict(iterations=5, kappa=1, eta_theta=1.0, eta_mu=1.0, Lambda=10.0)
