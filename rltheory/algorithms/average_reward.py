@@ -379,7 +379,18 @@ def _optimal_gain(mdp: FiniteMDP, g_star: float | None) -> float:
         return check_real(g_star, "optimal_gain")
     if mdp.gamma is not None:
         mdp = mdp.replace(gamma=None)
-    return float(np.asarray(average_policy_iteration(mdp).gain))
+    # multichain policy iteration: unichain PI raised InvalidModelError on communicating models in
+    # which some deterministic policy has two recurrent classes (e.g. "stay" actions), although
+    # every softmax policy of such a model is irreducible and g* is one number
+    g = np.asarray(average_policy_iteration(mdp, multichain=True).gain, dtype=float)
+    lo, hi = float(np.min(g)), float(np.max(g))
+    if hi - lo > 1e-9 * (1.0 + max(abs(lo), abs(hi))):
+        s_lo, s_hi = int(np.argmin(g)), int(np.argmax(g))
+        raise ValueError(
+            f"the optimal gain depends on the state (g*(s={s_lo}) = {lo!r}, g*(s={s_hi}) = {hi!r}): "
+            "the model is not weakly communicating; pass optimal_gain"
+        )
+    return hi
 
 
 def _ac_record(rec: TraceRecorder, mdp: FiniteMDP, k: int, theta: np.ndarray, eta: float, g_star: float, n: int) -> None:
