@@ -53,7 +53,7 @@ from ..backend import as_float, from_host, to_numpy
 from ..errors import InvalidModelError, SolverError
 from ._occupancy_lp import occupancy_constraints
 from .average import average_policy_iteration, gain_bias
-from .bellman import as_stochastic_policy, evaluate_policy
+from .bellman import _check_in_range, _discounted_scale, as_stochastic_policy, evaluate_policy
 from .discounted import policy_iteration
 from .mixing import _structures
 from .model import FiniteMDP
@@ -365,55 +365,69 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
         value = float(R @ q.reshape(-1))
         costs = C @ q.reshape(-1)
         slack = b - costs
-    _check_range(cmdp, value, costs, slack, lam, y, dual_value)
+    # the results go to the model's namespace, device and dtype (float64 arrays came back for a float32
+    # model, unlike every other solver); the range check is made in that dtype
+    out = _ModelArrays(cmdp.mdp)
+    costs, slack, lam, y = out(costs), out(slack), out(lam), out(y)
+    _check_range(cmdp, out(value), costs, slack, lam, y, out(dual_value))
     rand = tuple(int(s) for s in np.flatnonzero(np.sum(pi > 1e-9, axis=-1) >= 2))
-    P_ = cmdp.mdp.P  # the results go to the model's namespace and device
     return CMDPSolution(
-        policy=from_host(pi, P_), value=value, costs=from_host(costs, P_), duals=from_host(lam, P_),
-        occupancy=from_host(occ, P_), slack=from_host(slack, P_), state_duals=from_host(y, P_),
+        policy=out(pi), value=value, costs=costs, duals=lam, occupancy=out(occ), slack=slack, state_duals=y,
         dual_value=dual_value, randomised_states=rand,
     )
 
 
-def _check_range(
-    cmdp: ConstrainedMDP, value: float, costs: np.ndarray, slack: np.ndarray, lam: np.ndarray, y: np.ndarray,
-    dual_value: float,
-) -> None:
-    """Refuse (located ``ValueError``) a CMDP solution with a quantity beyond the float64 range.
+class _ModelArrays:
+    """A host result as an array of the model's namespace, device and dtype (beyond that dtype's range:
+    ``inf``, without a warning; :func:`_check_range` refuses it, located)."""
 
-    The LP itself is solved at unit scale, but the answer scaled back can leave the range: with
-    rewards 1e307 at γ = 0.999 the value ``V* = 5e309`` came back as ``inf`` (duals ``inf``, duality
-    gap NaN, overflow warnings), and with costs 1e-310 beside unit rewards the multiplier
-    ``λ* = ∂V*/∂b = 1e310`` came back as ``inf``. Each quantity scales with ``R`` or with one
-    constraint's ``(C_i, b_i)`` (``V``, ``λ`` and the flow duals with ``R``; ``V_{C_i}`` and the slack
-    with ``C_i``, ``λ_i`` with ``1/C_i``), so such a CMDP is solved with those divided or multiplied
-    by a power of 2 (exact), and the answer scaled back.
+    def __init__(self, mdp: FiniteMDP) -> None:
+        self.like, self.dtype = mdp.P, mdp.dtype
+
+    def __call__(self, x: Any) -> Any:
+        with np.errstate(over="ignore"):
+            return from_host(np.asarray(x, dtype=np.float64), self.like, self.dtype)
+
+
+def _check_range(cmdp: ConstrainedMDP, value: Any, costs: Any, slack: Any, lam: Any, y: Any, dual_value: Any) -> None:
+    """Refuse (located ``ValueError``) a CMDP solution with a quantity beyond the model's float range.
+
+    The arguments are the answer in the model's dtype. The LP itself is solved at unit scale, but the
+    answer scaled back can leave the range: with rewards 1e307 at γ = 0.999 the value
+    ``V* = 5e309`` came back as ``inf`` (duals ``inf``, duality gap NaN, overflow warnings), and with
+    costs 1e-310 beside unit rewards the multiplier ``λ* = ∂V*/∂b = 1e310`` came back as ``inf``; a
+    float32 model leaves its range at 3.4e38. The value, the flow duals and the dual value scale with
+    ``R`` and are refused by :func:`rltheory.mdp.bellman._check_in_range`, as the discounted solvers
+    refuse theirs; ``V_{C_i}`` and the slack scale with ``C_i`` and ``λ_i`` with ``R/C_i``, so those
+    messages name that constraint and its remedy (``(C_i, b_i)`` divided or multiplied by a power of 2,
+    which is exact).
     """
+    if cmdp.gamma is None:
+        def scale(M: float) -> str:
+            return f"(average reward: |gain| <= max|R| = {M:.4g})"
+    else:
+        scale = _discounted_scale(float(cmdp.gamma))
+    _check_in_range(cmdp.mdp, value, "solve_cmdp", "the optimal value V_R(μ)", (), scale)
+    h_costs, h_slack, h_lam = (np.asarray(to_numpy(x), dtype=np.float64) for x in (costs, slack, lam))
+    dt = cmdp.mdp.dtype
     R = np.abs(np.asarray(to_numpy(cmdp.mdp.R), dtype=np.float64))
     sizes = f"max|R| = {R.max():.4g}" + ("" if cmdp.gamma is None else f" at gamma = {cmdp.gamma:g}")
-    by_r = "values, multipliers and flow duals scale with R: solve with R divided by a power of 2 and scale them back"
-    where = None
-    if not math.isfinite(value):
-        where, remedy = f"the optimal value V_R(μ) = {value}", by_r
     for i in range(cmdp.m):
-        if where is not None:
-            break
         ci = float(np.max(np.abs(to_numpy(cmdp.C[i, ...]))))
         bi = float(cmdp.b[i])
-        if not (math.isfinite(float(costs[i])) and math.isfinite(float(slack[i]))):
-            where = f"the optimal policy's cost V_C{i}(μ) = {float(costs[i])} (slack {float(slack[i])})"
+        if not (math.isfinite(h_costs[i]) and math.isfinite(h_slack[i])):
+            where = f"the optimal policy's cost V_C{i}(μ) = {h_costs[i]} (slack {h_slack[i]})"
             remedy = (f"max|C{i}| = {ci:.4g}, b[{i}] = {bi:.4g}; costs scale with C{i}: solve with C[{i}] and b[{i}] "
                       f"divided by a power of 2 (λ[{i}] is then multiplied by it)")
-        elif not math.isfinite(float(lam[i])):
-            where = f"the multiplier λ[{i}] = ∂V*/∂b[{i}] = {float(lam[i])}"
+        elif not math.isfinite(h_lam[i]):
+            where = f"the multiplier λ[{i}] = ∂V*/∂b[{i}] = {h_lam[i]}"
             remedy = (f"{sizes}, max|C{i}| = {ci:.4g}, b[{i}] = {bi:.4g}; λ[{i}] scales with R/C{i}: solve with "
                       f"C[{i}] and b[{i}] multiplied by a power of 2 (or R divided by one) and scale λ[{i}] back")
-    if where is None and not (np.all(np.isfinite(y)) and math.isfinite(dual_value)):
-        where, remedy = f"the flow duals (the Lagrangian MDP's values) or the dual value {dual_value}", by_r
-    if where is not None:
-        if remedy is by_r:
-            remedy = f"{sizes}; {by_r}"
-        raise ValueError(f"solve_cmdp: {where} left the float64 range (largest 1.798e+308); {remedy}")
+        else:
+            continue
+        raise ValueError(f"solve_cmdp: {where} left the {dt} range (largest {float(cmdp.mdp.xp.finfo(dt).max):.4g}); {remedy}")
+    _check_in_range(cmdp.mdp, y, "solve_cmdp", "the flow duals (the Lagrangian MDP's values)", ("s",), scale)
+    _check_in_range(cmdp.mdp, dual_value, "solve_cmdp", "the dual value", (), scale)
 
 
 def _value_of(cmdp: ConstrainedMDP, pi: Any, f: Any) -> float:
@@ -447,7 +461,7 @@ def evaluate_cmdp(cmdp: ConstrainedMDP, pi: Any) -> tuple[float, Any]:
     as_stochastic_policy(cmdp.mdp, pi)
     value = _value_of(cmdp, pi, cmdp.mdp.R)
     costs = [_value_of(cmdp, pi, cmdp.C[i, ...]) for i in range(cmdp.m)]
-    return value, from_host(np.asarray(costs, dtype=float), cmdp.mdp.P)
+    return value, from_host(np.asarray(costs, dtype=float), cmdp.mdp.P, cmdp.mdp.dtype)
 
 
 def _check_lambda(cmdp: ConstrainedMDP, lam: Any) -> np.ndarray:
