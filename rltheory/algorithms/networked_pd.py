@@ -75,6 +75,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..backend import require_host
 from ..mdp.sample import _count, _rng
 from ..mdp.utility import OccupancyFunction, shadow_reward
@@ -281,8 +282,34 @@ def _step(
     return nxt
 
 
+_MAX_ROLLOUT_LENGTH = 10_000
+"""Default largest expected roll-out segment length ``1/(1−γ)`` accepted by :func:`sample_rollouts`."""
+
+
+def _check_rollout_length(gamma: float, max_length: Any, n_samples: int) -> None:
+    """Refuse a discount whose expected roll-out segment length ``1/(1−γ)`` exceeds ``max_length``.
+
+    The work of :func:`sample_rollouts` is ``Θ(K n/(1−γ))`` draws in ``Θ(log K/(1−γ))``
+    vectorised steps: unbounded as ``γ → 1`` (``γ = 1 − 1e-12`` did not finish)."""
+    cap = (
+        _MAX_ROLLOUT_LENGTH if max_length is None else check_real(max_length, "max_length", low=1.0)
+    )
+    length = 1.0 / (1.0 - gamma)
+    if length > cap:
+        raise ValueError(
+            f"gamma = {gamma!r} gives an expected roll-out segment length 1/(1-gamma) = {length:.4g} steps "
+            f"(two segments per sample, {n_samples} samples), above max_length = {cap:g}: the sampling work grows "
+            f"like 1/(1-gamma); pass a larger max_length to accept it"
+        )
+
+
 def sample_rollouts(
-    net: NetworkedMDP, thetas: Any, n_samples: int, rng: np.random.Generator | int
+    net: NetworkedMDP,
+    thetas: Any,
+    n_samples: int,
+    rng: np.random.Generator | int,
+    *,
+    max_length: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""``K`` independent samples ``(s, a) ~ d^π`` with local visit counts of an independent continuation.
 
@@ -293,16 +320,44 @@ def sample_rollouts(
     ``G_j = ⟨r_j, counts_j⟩`` has ``E[G_j | s_τ, a_τ] = Q_j^π(s_τ, a_τ)`` (unnormalised,
     since ``Pr(τ' ≥ k) = γ^k``).
 
+    Parameters
+    ----------
+    net : NetworkedMDP
+        Host (numpy) model.
+    thetas : list of arrays
+        Local logits, shaped as :meth:`NetworkedMDP.theta_shapes`.
+    n_samples : int ≥ 1
+        ``K``.
+    rng : numpy.random.Generator or int
+    max_length : float ≥ 1, optional
+        Largest accepted expected segment length ``1/(1−γ)``; ``None``: 10⁴
+        (``γ ≤ 0.9999``).
+
     Returns
     -------
     states, actions : int arrays (K, n)
     counts : array (K, n, S_l, A_l)
+
+    Raises
+    ------
+    ValueError
+        ``1/(1−γ) > max_length`` (``γ`` and the expected length named), bad ``n_samples``
+        or ``max_length``.
+
+    Notes
+    -----
+    Cost: ``τ + 1`` and ``τ' + 1`` have mean ``1/(1−γ)``, so a call makes about
+    ``2Kn/(1−γ)`` local draws in ``≈ 2 ln(K)/(1−γ)`` vectorised steps (the largest of
+    ``K`` geometric times). Nothing is truncated: the samples are exact draws, and
+    a discount with ``1/(1−γ) > max_length`` is refused before any work (about 16 s
+    for ``K = 400`` on a ring of 4 at the default cap, ``γ = 0.9999``).
     """
     _check_net(net)
     net_thetas = _check_thetas(net, thetas)
     K = _count(n_samples, "n_samples")
-    gen = _rng(rng)
     n, S, A, g = net.n, net.S_local, net.A_local, net.gamma
+    _check_rollout_length(g, max_length, K)
+    gen = _rng(rng)
     pis = [np.asarray(p) for p in local_softmax(net_thetas)]
     mu = np.full((n, S), 1.0 / S) if net.mu_local is None else np.asarray(net.mu_local)
     s = np.stack([_draw(np.broadcast_to(mu[i], (K, S)), gen) for i in range(n)], axis=1)
@@ -491,6 +546,7 @@ def networked_primal_dual(
     thetas0: Any = None,
     samples: int | None = None,
     rng: np.random.Generator | int | None = None,
+    max_length: float | None = None,
 ) -> NetworkedPDResult:
     r"""Scalable primal-dual (actor-critic) method for safe networked MARL with general utilities.
 
@@ -514,6 +570,9 @@ def networked_primal_dual(
     samples : int, optional
         Sample-based mode; needs ``rng``.
     rng : numpy.random.Generator or int
+    max_length : float ≥ 1, optional
+        Sample-based mode: the largest expected roll-out segment length ``1/(1−γ)``
+        accepted (:func:`sample_rollouts`; ``None``: 10⁴).
 
     Returns
     -------
@@ -522,7 +581,8 @@ def networked_primal_dual(
     Raises
     ------
     ValueError
-        Non-positive steps or ``Lambda``, negative ``delta`` or ``kappa``, sample mode without ``rng``.
+        Non-positive steps or ``Lambda``, negative ``delta`` or ``kappa``, sample mode without ``rng``,
+        sample mode with ``1/(1−γ) > max_length`` (refused before the first iteration).
 
     Notes
     -----
@@ -559,6 +619,8 @@ def networked_primal_dual(
         "samples",
     )
     kappa = _check_radius(kappa, "kappa")
+    if gen is not None:
+        _check_rollout_length(net.gamma, max_length, K)
     thetas = (
         [np.zeros(s) for s in net.theta_shapes()]
         if thetas0 is None
@@ -577,13 +639,13 @@ def networked_primal_dual(
             )
             Gd = G
         else:
-            s, a, _ = sample_rollouts(net, thetas, K, gen)
+            s, a, _ = sample_rollouts(net, thetas, K, gen, max_length=max_length)
             lam = np.zeros((n, S, A))
             np.add.at(lam, (np.arange(n)[None, :], s, a), 1.0)
             lam = (lam + 1.0) / (K + S * A)
             Gd = problem.values(lam)[1]
             rt = problem.shadow_rewards(lam, mu)
-            s2, a2, counts = sample_rollouts(net, thetas, K, gen)
+            s2, a2, counts = sample_rollouts(net, thetas, K, gen, max_length=max_length)
             ret = (counts * rt[None]).sum(axis=(2, 3))
             step = sampled_truncated_gradient(net, thetas, s2, a2, ret, kappa)
         flat = np.concatenate([gi.ravel() for gi in exact])

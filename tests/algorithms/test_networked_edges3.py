@@ -1,0 +1,63 @@
+"""Networked models and the safe networked primal-dual method near the edges: discounts whose
+roll-outs are too long to sample."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from rltheory.algorithms.networked import sis_network
+from rltheory.algorithms.networked_pd import (
+    SafeNetworkedProblem,
+    networked_primal_dual,
+    sample_rollouts,
+)
+from rltheory.mdp.utility import linear_utility
+
+
+# ------------------------------------------------------------------ roll-out length as γ → 1
+def test_a_discount_with_unbounded_rollouts_is_refused_before_sampling():
+    # old: gamma = 1 - 1e-12 drew geometric times of mean 1e12 and looped over them (did not finish)
+    net = sis_network(nx.path_graph(2), gamma=1.0 - 1e-12)
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    with pytest.raises(
+        ValueError,
+        match=r"gamma = 0\.999999999999\d* gives an expected roll-out segment length "
+        r"1/\(1-gamma\) = 1e\+12 steps .* above max_length = 10000",
+    ):
+        sample_rollouts(net, th, 10, np.random.default_rng(0))
+    C = linear_utility(np.zeros((2, 2)))
+    pb = SafeNetworkedProblem(net, [C, C], [C, C], np.zeros(2))
+    with pytest.raises(ValueError, match=r"1/\(1-gamma\) = 1e\+12 steps"):
+        networked_primal_dual(
+            pb, iterations=3, kappa=1, eta_theta=1.0, eta_mu=1.0, Lambda=1.0, samples=10, rng=0
+        )
+
+
+def test_the_rollout_length_cap_is_the_expected_length():
+    # 1/(1 - 0.75) = 4: refused under a cap of 3.5, sampled under 4.5 (the same draws as without a cap)
+    net = sis_network(nx.path_graph(3), gamma=0.75)
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    with pytest.raises(
+        ValueError, match=r"gamma = 0\.75 gives .* 1/\(1-gamma\) = 4 steps .* max_length = 3\.5"
+    ):
+        sample_rollouts(net, th, 5, 0, max_length=3.5)
+    got = sample_rollouts(net, th, 50, 1, max_length=4.5)
+    ref = sample_rollouts(net, th, 50, 1)
+    for a, b in zip(got, ref, strict=True):
+        np.testing.assert_array_equal(a, b)
+    # each sample's continuation counts tau' + 1 pairs per agent, E = 1/(1 - gamma) = 4
+    counts = sample_rollouts(net, th, 4000, 2)[2]
+    length = counts[:, 0].sum(axis=(1, 2))
+    assert np.all(counts.sum(axis=(2, 3)) == length[:, None])
+    # Var(tau' + 1) = gamma/(1 - gamma)^2 = 12: mean within 5 standard errors of 4
+    assert abs(length.mean() - 4.0) <= 5 * np.sqrt(12.0 / 4000)
+
+
+@pytest.mark.parametrize("bad", [0.5, 0, -1.0, float("nan"), float("inf"), True, "10"])
+def test_a_bad_rollout_length_cap_is_named(bad):
+    net = sis_network(nx.path_graph(2), gamma=0.5)
+    th = [np.zeros(s) for s in net.theta_shapes()]
+    with pytest.raises(ValueError, match=r"max_length must be a finite number >= 1; got"):
+        sample_rollouts(net, th, 5, 0, max_length=bad)
