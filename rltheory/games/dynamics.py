@@ -217,7 +217,11 @@ def _pow2_scale(A: Any, xp: Any) -> Any:
     flat = xp.reshape(xp.abs(A), tuple(A.shape[:-2]) + (A.shape[-2] * A.shape[-1],))
     amax = xp.max(flat, axis=-1)
     amax = xp.where(amax > 0.0, amax, 1.0)
-    return xp.full_like(amax, 2.0) ** xp.floor(xp.log2(amax))
+    # log₂ of the largest floats rounds up to the overflow exponent (log₂ 1.797e308 = 1024.0):
+    # capped at the largest float's own exponent (1023; float32: 127)
+    top = float(math.frexp(float(xp.finfo(A.dtype).max))[1] - 1)
+    e = xp.floor(xp.log2(amax))
+    return xp.full_like(amax, 2.0) ** xp.where(e > top, top, e)
 
 
 def _payoff_range(A: Any, xp: Any) -> tuple[Any, Any]:
@@ -230,6 +234,20 @@ def _payoff_range(A: Any, xp: Any) -> tuple[Any, Any]:
     flat = xp.reshape(G, tuple(G.shape[:-2]) + (G.shape[-2] * G.shape[-1],))
     rho = xp.max(flat, axis=-1) - xp.min(flat, axis=-1)
     return xp.where(rho > 0.0, rho, 1.0), xp.where(rho > 0.0, s, 1.0)
+
+
+def _normalised(A: Any, rho: Any, s: Any, xp: Any) -> Any:
+    """The games ``A / R = (A/s)/ρ`` that Hedge and OMWU play (:func:`_payoff_range`); 0 where
+    ``A`` is constant.
+
+    A constant game's utilities are the same for every action, so any constant utility gives
+    the same (uniform) plays; 0 keeps the cumulative utilities from overflowing, which ``A / 1``
+    (the ``R = 1`` convention) did for payoffs near the float range.
+    """
+    G = (A / s[..., None, None]) / rho[..., None, None]
+    flat = xp.reshape(G, tuple(G.shape[:-2]) + (G.shape[-2] * G.shape[-1],))
+    const = xp.max(flat, axis=-1) == xp.min(flat, axis=-1)
+    return xp.where(const[..., None, None], 0.0, G)
 
 
 def _eta(eta: Any, default: Any, xp: Any, like: Any) -> Any:
@@ -288,7 +306,9 @@ def _run(
         sx, sy = sx + x, sy + y
         u = (G @ y[..., None])[..., 0]
         v = -(x[..., None, :] @ G)[..., 0, :]
-        rec.record(t, gap_avg=_duality_gap(A, sx / t, sy / t, xp), gap_last=_duality_gap(A, x, y, xp))
+        rec.record(
+            t, gap_avg=_duality_gap(A, sx / t, sy / t, xp), gap_last=_duality_gap(A, x, y, xp)
+        )
         if t < T:
             x, y, state = update(x, y, state, (u, v))
     return sx / T, sy / T, x, y, rec.finish()
@@ -354,7 +374,9 @@ def fictitious_play(A: Any, T: int) -> DynamicsResult:
         # 2^-p with 2^p ≥ max(m, n) k: exact scaling, weights summing to ≤ 1 (no overflow)
         scale = 2.0 ** -math.ceil(math.log2(max(m, n) * k))
         xn = one_hot(xp.argmax((A @ (wy * scale)[..., None])[..., 0], axis=-1), m, xp, A.dtype)
-        yn = one_hot(xp.argmin(((wx * scale)[..., None, :] @ A)[..., 0, :], axis=-1), n, xp, A.dtype)
+        yn = one_hot(
+            xp.argmin(((wx * scale)[..., None, :] @ A)[..., 0, :], axis=-1), n, xp, A.dtype
+        )
         return xn, yn, (wx, wy, k + 1)
 
     x, y, xl, yl, tr = _run(A, T, init, update)
@@ -462,7 +484,7 @@ def hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
         U, Vc = U + u, Vc + v
         return _softmax(ux, U, xp), _softmax(uy, Vc, xp), (U, Vc)
 
-    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=(A / s[..., None, None]) / rho[..., None, None])
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=_normalised(A, rho, s, xp))
     return DynamicsResult(x, y, xl, yl, (ex, ey), tr, T)
 
 
@@ -498,7 +520,7 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
         U, Vc = U + u, Vc + v
         return _softmax(ue, U + u, xp), _softmax(ue, Vc + v, xp), (U, Vc)
 
-    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=(A / s[..., None, None]) / rho[..., None, None])
+    x, y, xl, yl, tr = _run(A, T, _zero_state_init, update, play=_normalised(A, rho, s, xp))
     return DynamicsResult(x, y, xl, yl, (e, e), tr, T)
 
 
