@@ -50,7 +50,7 @@ import numpy as np
 
 from .._validate import as_distribution, check_finite, real_scalar
 from .._validate import check_int as _int
-from ..backend import as_float, require_host
+from ..backend import as_float, require_host, to_numpy
 from ..mdp.bellman import (
     _q_values,
     _state_occupancy,
@@ -470,7 +470,8 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     ------
     ValueError
         ``mdp`` batched or average-reward; ``pi`` not a policy, ``psi`` of the wrong shape or
-        not finite, ``rho`` not a probability vector (named and located).
+        not finite, ``rho`` not a probability vector (named and located); a critic ``w*`` beyond
+        the float range (features far below the advantages, e.g. ``|ψ| ~ 1e-310``; its index).
 
     Notes
     -----
@@ -479,7 +480,9 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     ``F = E_{d⊗π}[ψψᵀ]``, so ``w*/(1−γ)`` is the natural gradient; for tabular
     features ``ψᵀw* = A^π`` on the support of ``d``.
 
-    Numerics: solved through the SVD of the weighted design ``√(d⊗π)·ψ``, never through
+    Numerics: ``ψ`` and ``A^π`` are divided by the powers of 2 at their largest entries (exact)
+    and ``w*`` scaled back, so the answer is covariant under ``ψ → cψ`` from ``|ψ| ~ 1e-300`` to
+    ``1e300`` (tested); solved through the SVD of the weighted design ``√(d⊗π)·ψ``, never through
     ``F`` (which squares its condition number), and directions with singular value below
     ``16·max(SA, d)·ε·max|ψ|`` — the rounding level, where the centring of compatible
     features leaves one null direction per state — are dropped. With tabular features
@@ -551,8 +554,9 @@ def _compatible_critic(
     else:
         E = None if err is None else xp.reshape(err, (mdp.S * mdp.A, k))
         w = _weighted_min_norm(X, wts, y, xp, scale=scale, err=E)
-    resid = xp.sqrt(xp.sum(wts * (X @ w - y) ** 2))
-    return w, resid
+    with np.errstate(over="ignore", under="ignore"):
+        r = X @ w - y
+    return w, _weighted_norm(r, wts)  # scaled: no overflow (or underflow) of the squares
 
 
 def _one_hot_critic(f: Any, dsa: Any, adv: Any, xp: Any) -> Any:
@@ -575,13 +579,20 @@ def _one_hot_critic(f: Any, dsa: Any, adv: Any, xp: Any) -> Any:
     """
     c = xp.sum(f, axis=-1)  # the one nonzero entry of each φ(s, a)
     live = xp.broadcast_to(xp.sum(dsa, axis=-1, keepdims=True) > 0, dsa.shape)
-    inv2 = xp.where(live, 1.0 / xp.where(live, c, xp.ones_like(c)) ** 2, xp.zeros_like(c))
+    # k_s is invariant under scaling a state's c_{sa} together, so they are divided by the state's
+    # smallest |c_{sa}|: the weights 1/c'² lie in (0, 1] and the one of the smallest is 1. With 1/c²
+    # itself, features of size 1e-200 overflowed it (inf/inf = NaN critic) and 1e200 underflowed it
+    c_safe = xp.where(live, c, xp.ones_like(c))
+    low = xp.min(xp.abs(c_safe), axis=-1, keepdims=True)
+    inv2 = xp.where(live, 1.0 / (c_safe / low) ** 2, xp.zeros_like(c))
     tot = xp.sum(inv2, axis=-1, keepdims=True)
     k = -xp.sum(adv * inv2, axis=-1, keepdims=True) / xp.where(tot > 0, tot, xp.ones_like(tot))
-    coef = xp.where(live, (adv + k) * inv2, xp.zeros_like(adv))  # = w_{j(s,a)}/c_{sa}
+    coef = xp.where(live, (adv + k) / c_safe, xp.zeros_like(adv))  # = w_{j(s,a)}
     S, A, d = f.shape
-    # each column of f has at most one nonzero entry, so this sum has one term per column
-    return xp.reshape(xp.reshape(coef, (1, S * A)) @ xp.reshape(f, (S * A, d)), (d,))
+    # f/c is the 0/1 indicator of j(s, a) (exactly: c/c = 1), and each column of f has at most one
+    # nonzero entry, so this sum has one term per column
+    ind = xp.reshape(f / c_safe[..., None], (S * A, d))
+    return xp.reshape(xp.reshape(coef, (1, S * A)) @ ind, (d,))
 
 
 def _weighted_min_norm(
@@ -609,6 +620,48 @@ def _weighted_min_norm(
     ``σ_max = 1.4e-6`` gave weights ``(−4499, 9000, −4500)`` for advantages ``< 1``).
     :func:`_one_hot_critic` solves the one-hot case for every weight instead.
     """
+    # X and y are divided by the powers of 2 at their largest entries (exact), the system solved
+    # at unit scale and w scaled back: the design's SVD, the rounding levels and the cut's floor
+    # below all assume entries of order 1 (features of size 1e-300 fell under the floor and gave
+    # w = 0; of size 1e200 the squared rounding levels overflowed to a NaN critic)
+    ex, ey = _exponent(X, xp), _exponent(y, xp)
+    X, y = _ldexp(X, -ex), _ldexp(y, -ey)
+    if scale is not None:
+        scale = math.ldexp(scale, -ex)
+    if err is not None:
+        err = _ldexp(err, -ex)
+    w = _unit_min_norm(X, wts, y, xp, scale=scale, err=err)
+    with np.errstate(over="ignore"):
+        out = _ldexp(w, ey - ex)
+    if not bool(xp.all(xp.isfinite(out))):
+        j = int(np.argmax(~np.isfinite(to_numpy(out))))
+        raise ValueError(
+            f"the least-squares weights are beyond the float range: w[{j}] = {float(w[j])!r} * "
+            f"2^{ey - ex} (targets of size 2^{ey} on features of size 2^{ex}); scale the features "
+            f"up or the rewards down"
+        )
+    return out
+
+
+def _exponent(x: Any, xp: Any) -> int:
+    """``e`` with ``2^e ≤ max|x| < 2^(e+1)`` (0 for an empty or all-zero ``x``). Host sync."""
+    m = float(xp.max(xp.abs(x))) if math.prod(x.shape) else 0.0
+    return math.frexp(m)[1] - 1 if m > 0 and math.isfinite(m) else 0
+
+
+def _ldexp(x: Any, e: int) -> Any:
+    """``x·2^e`` by factors within the float range (exact unless the result leaves it)."""
+    while e:
+        k = max(-1000, min(1000, e))
+        x = x * math.ldexp(1.0, k)
+        e -= k
+    return x
+
+
+def _unit_min_norm(
+    X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None, err: Any = None
+) -> Any:
+    """:func:`_weighted_min_norm` for ``X`` and ``y`` with largest entries in ``[1, 2)`` (or 0)."""
     sw = xp.sqrt(wts)
     Xw = sw[:, None] * X
     # The SVD of the weighted design itself has the square root of the Gram matrix's condition

@@ -1,0 +1,70 @@
+"""The compatible critic and natural actor-critic at the ends of the float range of the features.
+
+The least-squares problem ``min_w Σ d(s)π(a|s)(ψ(s, a)ᵀw − A(s, a))²`` is covariant under a scaling
+of the features: ``ψ → cψ`` gives ``w → w/c`` with the same residual, and NAC with features ``cφ``
+runs through the same policies (``θ → θ/c``, logits unchanged). For ``c`` a power of 2 every
+quantity at unit scale is represented exactly at scale ``c``, so the answers must agree to rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms.actor_critic import natural_actor_critic
+from rltheory.algorithms.critics import compatible_critic, compatible_features
+from rltheory.mdp import FiniteMDP
+
+
+def _problem(seed: int = 0) -> tuple[FiniteMDP, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    S, A, d = 3, 2, 3
+    P = rng.dirichlet(np.ones(S), size=(S, A))
+    mdp = FiniteMDP(P, rng.random((S, A)), gamma=0.9)
+    return mdp, rng.dirichlet(np.ones(A), size=S), rng.standard_normal((S, A, d))
+
+
+@pytest.mark.parametrize("k", [-1000, -700, -400, 400, 700, 1000])
+def test_compatible_critic_scales_inversely_with_the_features(k):
+    # Features 2^-1000 ~ 1e-301 fell under the SVD cut's absolute floor 1e-300 and gave w = 0 with
+    # the residual of w = 0 (0.143 here instead of ~1e-16).
+    mdp, pi, phi = _problem()
+    w1, r1 = compatible_critic(mdp, pi, compatible_features(phi, pi))
+    c = np.ldexp(1.0, k)
+    w, r = compatible_critic(mdp, pi, compatible_features(phi * c, pi))
+    scale = float(np.max(np.abs(w1)))
+    np.testing.assert_allclose(np.ldexp(w, k), w1, rtol=0, atol=1e-13 * scale)
+    # the residual of the 3-parameter fit is at rounding level for both (6 rows, 3 of them independent
+    # after the per-state centring: the fit is exact), i.e. far below the advantage's size
+    assert float(r) < 1e-13 and float(r1) < 1e-13
+
+
+def test_compatible_critic_beyond_the_float_range_is_a_located_error():
+    # Features 1e-310 (subnormal): the critic would be ~1e309, beyond the float range; it was returned as 0
+    mdp, pi, phi = _problem()
+    with pytest.raises(
+        ValueError, match=r"least-squares weights are beyond the float range: w\[\d\]"
+    ):
+        compatible_critic(mdp, pi, compatible_features(phi * 1e-310, pi))
+
+
+@pytest.mark.parametrize("k", [-700, -300, 300, 700])
+@pytest.mark.parametrize("one_hot", [True, False])
+def test_nac_trace_is_invariant_under_a_power_of_two_scaling_of_the_features(k, one_hot):
+    # One-hot features c·e: the closed-form critic formed 1/c², inf for c = 2^-700 (a NaN actor step);
+    # random features 2^700: the SVD cut's rounding levels were squared to inf (NaN critic).
+    mdp, _, phi = _problem(1)
+    f = np.eye(6).reshape(3, 2, 6) if one_hot else phi
+    base = natural_actor_critic(mdp, f, eta=0.5, iterations=8)
+    res = natural_actor_critic(mdp, np.ldexp(f, k), eta=0.5, iterations=8)
+    for key in ("suboptimality", "critic_error"):
+        np.testing.assert_allclose(res.trace[key], base.trace[key], rtol=0, atol=1e-13)
+    np.testing.assert_allclose(
+        res.trace["approximation_error"], base.trace["approximation_error"], rtol=0, atol=1e-13
+    )
+    np.testing.assert_allclose(
+        np.ldexp(res.theta, k),
+        base.theta,
+        rtol=1e-12,
+        atol=1e-12 * float(np.max(np.abs(base.theta))),
+    )
