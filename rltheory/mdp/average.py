@@ -392,18 +392,30 @@ def _centered(xp: Any, P: Any, v: Any) -> Any:
     return xp.sum(P * (v[..., None, None, :] - v[..., :, None, None]), axis=-1)
 
 
-def _improve(xp: Any, Q: Any, pi: Any, scale: Any, allowed: Any = None) -> tuple[Any, Any, Any]:
+def _tie_rtol(u: float) -> float:
+    """Relative tie tolerance of PI's improvement steps: ``max(1e-10, 2¹⁰u)`` (``u`` the unit round-off).
+
+    1e-10 in float64; ``2¹⁰u ≈ 6.1e-5`` in float32, where the evaluation's round-off (``~u·max|r|``
+    times the conditioning of the chains) exceeds 1e-10 of the model's size: with 1e-10 a float32
+    multichain model with rewards ~2e8 read noise of size 128 in ``P g − g`` as an improvement and
+    cycled between two policies up to ``max_iter``."""
+    return max(1e-10, 1024.0 * u)
+
+
+def _improve(
+    xp: Any, Q: Any, pi: Any, scale: Any, allowed: Any = None, rtol: float = 1e-10
+) -> tuple[Any, Any, Any]:
     """Greedy step keeping ``π(s)`` when it is within the tie tolerance of the best allowed action.
 
-    The tolerance at state ``s`` is ``1e-10·(scale + max_a|Q(s, a)|)`` with ``scale = max|r|`` per
-    instance: relative to the model's size (an absolute floor of 1e-10 made every action a tie at
-    reward size 1e-12) and to the compared values of that state only (one tolerance from the
-    largest ``|Q|`` of the model made improvements of size 0.8 ties at the states where ``Q`` is of
-    order 1 when elsewhere it was 1e10). Returns ``(policy, max_a Q, tolerance[..., S])``."""
+    The tolerance at state ``s`` is ``rtol·(scale + max_a|Q(s, a)|)`` (``rtol`` from :func:`_tie_rtol`)
+    with ``scale = max|r|`` per instance: relative to the model's size (an absolute floor of 1e-10
+    made every action a tie at reward size 1e-12) and to the compared values of that state only (one
+    tolerance from the largest ``|Q|`` of the model made improvements of size 0.8 ties at the states
+    where ``Q`` is of order 1 when elsewhere it was 1e10). Returns ``(policy, max_a Q, tolerance[..., S])``."""
     if allowed is not None:
         Q = xp.where(allowed, Q, xp.full_like(Q, -float("inf")))
     qmax = xp.max(Q, axis=-1)
-    tol = 1e-10 * (scale[..., None] + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=-1))
+    tol = rtol * (scale[..., None] + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=-1))
     keep = _select(xp, Q, pi) >= qmax - tol
     return xp.where(keep, pi, _greedy(Q)), qmax, tol
 
@@ -471,8 +483,9 @@ def average_policy_iteration(
     ``B_s`` attaining (a). Terminates in finitely many steps with an optimal policy
     (Puterman Thm 9.2.3 via lexicographic improvement of ``(g, h)``).
 
-    "Attains the maximum" is decided with the tie tolerance ``1e-10·(max|r| + max_a |x(s, a)|)``
-    at each state, for the compared quantities ``x(s, a) = r(s,a) + Σ_j P(j|s,a)(h(j) − h(s))`` and
+    "Attains the maximum" is decided with the tie tolerance ``rtol·(max|r| + max_a |x(s, a)|)``
+    at each state (``rtol = max(1e-10, 2¹⁰u)``: 1e-10 in float64, 6.1e-5 in float32, whose
+    evaluation round-off otherwise read as improvements and made policies cycle), for the compared quantities ``x(s, a) = r(s,a) + Σ_j P(j|s,a)(h(j) − h(s))`` and
     ``Σ_j P(j|s,a)(g(j) − g(s))`` (the same comparisons as ``r + Ph`` and ``Pg``, formed without the
     size of ``h(s)``, which is ``~1/δ`` when parts of the chain are coupled with probability ``δ``).
 
@@ -485,7 +498,9 @@ def average_policy_iteration(
     pi0 : int array (..., S), optional
         Initial policy (default: greedy with respect to ``r``).
     max_iter : int
-        Cap on improvement steps (ConvergenceWarning when reached).
+        Cap on improvement steps (ConvergenceWarning when reached). A step that returns to an
+        already evaluated policy (possible only through round-off: exact PI improves strictly)
+        also stops the iteration early, with ``converged=False`` and a ConvergenceWarning.
 
     Returns
     -------
@@ -525,7 +540,9 @@ def average_policy_iteration(
         pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
     rscale = xp.max(xp.abs(mdp.R), axis=(-2, -1))  # the model's size, for the tie tolerances
     ro = _roundoff(mdp)
+    rtol = _tie_rtol(ro.u)
     rec = TraceRecorder()
+    seen: set[bytes] = set()
     it = 0
     while True:
         P = policy_transition_matrix(mdp, pi)
@@ -544,23 +561,28 @@ def average_policy_iteration(
         it += 1
         if multichain:
             D = _centered(xp, mdp.P, g)  # P(·|s,a)ᵀ g − g(s)
-            new_a, dmax, tolg = _improve(xp, D, pi, rscale)
+            new_a, dmax, tolg = _improve(xp, D, pi, rscale, rtol=rtol)
             changed_a = xp.any(new_a != pi, axis=-1)
             allowed = D >= (dmax - tolg)[..., None]
-            new_b, amax, _ = _improve(xp, adv, pi, rscale, allowed)
+            new_b, amax, _ = _improve(xp, adv, pi, rscale, allowed, rtol=rtol)
             new = xp.where(changed_a[..., None], new_a, new_b)
             resid = _multichain_pi_residual(xp, ro, D, g, h, amax)
         else:
-            new, amax, _ = _improve(xp, adv, pi, rscale)
+            new, amax, _ = _improve(xp, adv, pi, rscale, rtol=rtol)
             resid = _policy_gap(xp, mdp, ro, pi, g, h)
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
         rec.record(it, changed=changed, bound=resid)
         n_changed = int(xp.max(changed))
-        if n_changed == 0 or it >= max_iter:
+        seen.add(to_numpy(pi).tobytes())
+        # exact PI improves strictly, so a policy met again is a round-off cycle: stop it there
+        cycle = n_changed > 0 and to_numpy(new).tobytes() in seen
+        if n_changed == 0 or it >= max_iter or cycle:
             if n_changed:
+                where = (f"after {it} steps: the next policy was already evaluated (a round-off cycle "
+                         f"between policies whose values tie to within the {mdp.dtype} evaluation error)"
+                         if cycle else f"at max_iter={max_iter}")
                 warnings.warn(
-                    f"average_policy_iteration stopped at max_iter={max_iter} with {n_changed} states "
-                    "still changing",
+                    f"average_policy_iteration stopped {where} with {n_changed} states still changing",
                     ConvergenceWarning,
                     stacklevel=2,
                 )

@@ -7,13 +7,16 @@ of the returned ``(g, h)`` (and ``x``) for the row-normalised model ``P/σ``, in
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from rltheory.mdp import FiniteMDP, average_linear_program, average_policy_iteration
-from rltheory.mdp.average import _centered, _improve
+import rltheory.mdp.average as average_mod
+from rltheory.errors import ConvergenceWarning
+from rltheory.mdp import FiniteMDP, average_linear_program, average_policy_iteration, gain_bias
+from rltheory.mdp.average import _centered, _improve, _tie_rtol
 
 
 def _probe_model(seed: int, dtype: type) -> FiniteMDP:
@@ -39,19 +42,25 @@ def _exact(mdp: FiniteMDP, *arrays: np.ndarray) -> tuple:
     Pf = [[[Fraction(float(x)) for x in row] for row in Ps] for Ps in P]
     Pf = [[[x / sum(row) for x in row] for row in Ps] for Ps in Pf]
     Rf = [[Fraction(float(x)) for x in row] for row in R]
-    return (Pf, Rf) + tuple(np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(a) for a in arrays)
+    return (Pf, Rf) + tuple(
+        np.vectorize(lambda x: Fraction(float(x)), otypes=[object])(a) for a in arrays
+    )
 
 
 def _exact_pi_residual(mdp: FiniteMDP, res) -> float:
     """``max(ρ₁, ρ₂)``: ``ρ₁ = max_s |max_a (P g)(s,a) − g(s)|``, ``ρ₂ = max_s |max_{a∈B_s}(r + P h − h)(s,a) − g(s)|``
     with ``B_s`` the actions the solver kept as attaining the first maximum (its own tie rule)."""
     D = _centered(np, mdp.P, res.gain)
-    _, dmax, tol = _improve(np, D, res.policy, np.max(np.abs(mdp.R)))
+    u = float(np.finfo(mdp.dtype).eps) / 2
+    _, dmax, tol = _improve(np, D, res.policy, np.max(np.abs(mdp.R)), rtol=_tie_rtol(u))
     allowed = D >= (dmax - tol)[..., None]
     Pf, Rf, g, h = _exact(mdp, res.gain, res.bias)
     S, A = len(Rf), len(Rf[0])
     Pg = [[sum(Pf[s][a][j] * g[j] for j in range(S)) for a in range(A)] for s in range(S)]
-    x = [[Rf[s][a] + sum(Pf[s][a][j] * h[j] for j in range(S)) - h[s] for a in range(A)] for s in range(S)]
+    x = [
+        [Rf[s][a] + sum(Pf[s][a][j] * h[j] for j in range(S)) - h[s] for a in range(A)]
+        for s in range(S)
+    ]
     rho1 = max(abs(max(Pg[s]) - g[s]) for s in range(S))
     rho2 = max(abs(max(x[s][a] for a in range(A) if allowed[s, a]) - g[s]) for s in range(S))
     return float(max(rho1, rho2))
@@ -62,13 +71,20 @@ def _exact_lp_residual(mdp: FiniteMDP, res) -> float:
     Pf, Rf, g, h, x = _exact(mdp, res.gain, res.bias, res.occupancy)
     S, A = len(Rf), len(Rf[0])
     inf1 = max(sum(Pf[s][a][j] * g[j] for j in range(S)) - g[s] for s in range(S) for a in range(A))
-    inf2 = max(Rf[s][a] + sum(Pf[s][a][j] * h[j] for j in range(S)) - h[s] - g[s] for s in range(S) for a in range(A))
+    inf2 = max(
+        Rf[s][a] + sum(Pf[s][a][j] * h[j] for j in range(S)) - h[s] - g[s]
+        for s in range(S)
+        for a in range(A)
+    )
     gap = abs(sum(g) * Fraction(1, S) - sum(Rf[s][a] * x[s, a] for s in range(S) for a in range(A)))
     return float(max(inf1, inf2, 0, gap))
 
 
-@pytest.mark.parametrize(("seed", "dtype"), [(5, np.float32), (20, np.float32), (8, np.float64), (9, np.float64)]
-                         + [(s, np.float32) for s in (2, 26, 44)])
+@pytest.mark.parametrize(
+    ("seed", "dtype"),
+    [(5, np.float32), (20, np.float32), (8, np.float64), (9, np.float64)]
+    + [(s, np.float32) for s in (2, 26, 44)],
+)
 def test_multichain_pi_residual_covers_the_exact_residual(seed, dtype):
     # Bug found here: the residual max(max_s max_a (Pg − g), max_s |max_B (r + Ph − h) − g|) was that of
     # the computed differences, 0 in these cases, while the exact residual of the returned (g, h) was
@@ -76,11 +92,15 @@ def test_multichain_pi_residual_covers_the_exact_residual(seed, dtype):
     mdp = _probe_model(seed, dtype)
     res = average_policy_iteration(mdp, multichain=True)
     assert _exact_pi_residual(mdp, res) <= float(res.bound)
-    assert float(res.bound) <= 1e-5 * (1.0 + float(np.max(np.abs(np.asarray(mdp.R)))))  # a round-off level
+    assert float(res.bound) <= 1e-5 * (
+        1.0 + float(np.max(np.abs(np.asarray(mdp.R))))
+    )  # a round-off level
 
 
-@pytest.mark.parametrize(("seed", "dtype"), [(5, np.float32), (59, np.float32), (32, np.float32), (5, np.float64),
-                                             (1, np.float64)])
+@pytest.mark.parametrize(
+    ("seed", "dtype"),
+    [(5, np.float32), (59, np.float32), (32, np.float32), (5, np.float64), (1, np.float64)],
+)
 def test_multichain_lp_residual_covers_the_exact_residual(seed, dtype):
     # Bug found here: the LP residual (primal infeasibility of (g, h) from r + P h and P g, and the
     # objective gap) was 0 while the exact one of the returned (g, h, x) was 0.031 (seed 5, float32,
@@ -89,3 +109,57 @@ def test_multichain_lp_residual_covers_the_exact_residual(seed, dtype):
     res = average_linear_program(mdp, multichain=True)
     assert _exact_lp_residual(mdp, res) <= float(res.bound)
     assert float(res.bound) <= 1e-5 * (1.0 + float(np.max(np.abs(np.asarray(mdp.R)))))
+
+
+def _cycle_probe_model(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The float32 cycling probe's models: sparse rows, an absorbing state for odd seeds, rewards of
+    size 1e6–1e12 (rounded to quarter-multiples of the scale, hence ties, for seeds divisible by 3)."""
+    rng = np.random.default_rng(seed)
+    S, A = int(rng.integers(2, 8)), int(rng.integers(2, 4))
+    P = rng.random((S, A, S))
+    P[P < rng.uniform(0.3, 0.8)] = 0.0
+    for s in range(S):
+        for a in range(A):
+            if P[s, a].sum() == 0:
+                P[s, a, rng.integers(S)] = 1.0
+    if seed % 2:
+        k = rng.integers(S)
+        P[k] = 0.0
+        P[k, :, k] = 1.0
+    P /= P.sum(-1, keepdims=True)
+    scale = 10.0 ** rng.uniform(6, 12)
+    R = rng.standard_normal((S, A)) * scale
+    if seed % 3 == 0:
+        R = np.round(R / scale * 4) * scale
+    return P.astype(np.float32), R.astype(np.float32)
+
+
+@pytest.mark.parametrize("seed", [7, 87, 489, 875, 1171, 1411])
+def test_float32_multichain_pi_converges_to_the_float64_optimum(seed):
+    # with the float64 tie tolerance 1e-10·max|r| these float32 models (rewards ~1e6–1e12) read the
+    # evaluation's round-off (e.g. 128 in P g − g at rewards 2e8, seed 87) as improvements and cycled
+    # between two policies up to max_iter (27 of 1500 probe models; one returned a policy 0.77·max|r|
+    # below the optimal gain). Consistency: float32 PI = float64 PI on the same (row-normalised) model
+    P32, R32 = _cycle_probe_model(seed)
+    P64 = P32.astype(np.float64)
+    P64 /= P64.sum(-1, keepdims=True)
+    m64 = FiniteMDP(P64, R32.astype(np.float64), None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = average_policy_iteration(FiniteMDP(P32, R32, None), multichain=True, max_iter=200)
+    ref = average_policy_iteration(m64, multichain=True)
+    assert res.converged
+    g_pi, _ = gain_bias(m64, np.asarray(res.policy), per_state=True)
+    np.testing.assert_allclose(g_pi, ref.gain, rtol=0, atol=1e-12 * float(np.max(np.abs(R32))))
+
+
+def test_policy_iteration_stops_at_a_round_off_cycle(monkeypatch):
+    # exact PI improves strictly, so a policy met twice can only come from round-off: with the old
+    # tolerance 1e-10 restored, the seed-87 float32 model alternates between [0 1 0 0 1] and
+    # [0 1 2 0 1]; PI must stop there with converged=False and say why, not run to max_iter
+    monkeypatch.setattr(average_mod, "_tie_rtol", lambda u: 1e-10)
+    P32, R32 = _cycle_probe_model(87)
+    with pytest.warns(ConvergenceWarning, match="round-off cycle"):
+        res = average_policy_iteration(FiniteMDP(P32, R32, None), multichain=True, max_iter=500)
+    assert not res.converged
+    assert res.iterations <= 3
