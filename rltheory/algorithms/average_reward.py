@@ -182,6 +182,21 @@ def _check_schedules(**schedules: Any) -> None:
             raise TypeError(f"{name} must be a StepSchedule (a callable t -> step size); got {sch!r}")
 
 
+def _step(schedule: Any, t: int, name: str) -> float:
+    """``schedule(t)`` as a float, which must be a finite step size ``> 0``.
+
+    A callable other than :class:`StepSchedule` is not validated on construction: a negative, zero
+    or NaN step ran silently (the iterates went backwards or to NaN); now the first bad ``t`` is named.
+    """
+    a = schedule(t)
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}(t={t}) must return a number (the step size); got {a!r}")
+    x = float(a)
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{name}(t={t}) must be a finite step size > 0; got {a!r}")
+    return x
+
+
 def mixing_step_sizes(tau_mix: float, *, critic: float = 0.5, actor: float = 0.05) -> tuple[StepSchedule, StepSchedule]:
     r"""Mixing-time-aware constant steps ``α = critic/τ_mix`` (critic, gain) and ``ζ = actor/τ_mix`` (actor).
 
@@ -336,8 +351,8 @@ def differential_td(
         s2 = _draw(cP[s, a], u[t, 1])
         r = R[s, a]
         delta = r - eta + Phi[s2] @ w - Phi[s] @ w
-        w = w + alpha(t) * delta * Phi[s]
-        eta = eta + beta(t) * (r - eta)
+        w = w + _step(alpha, t, "alpha") * delta * Phi[s]
+        eta = eta + _step(beta, t, "beta") * (r - eta)
         s = s2
     rec.record(T, gain_error=abs(eta - g), bias_span_error=float(np.ptp(Phi @ w - h)))
     return DifferentialTDResult(w, float(eta), g, h, T, rec.finish())
@@ -480,6 +495,7 @@ def average_reward_actor_critic(
     st = _ac_setup(mdp, "average_reward_actor_critic", rng, features, theta0, optimal_gain)
     R, Phi, theta, omega, g_star, cP, s, gen, eta = st.R, st.Phi, st.theta, st.omega, st.g_star, st.cP, st.s, st.gen, 0.0
     beta = critic_step if gain_step is None else gain_step
+    beta_name = "critic_step" if gain_step is None else "gain_step"
     rec = TraceRecorder()
     u = gen.random((T, 2))
     for t in range(T):
@@ -490,11 +506,11 @@ def average_reward_actor_critic(
         s2 = _draw(cP[s, a], u[t, 1])
         r = R[s, a]
         delta = r - eta + Phi[s2] @ omega - Phi[s] @ omega
-        eta += beta(t) * (r - eta)
-        omega = omega + critic_step(t) * delta * Phi[s]
+        eta += _step(beta, t, beta_name) * (r - eta)
+        omega = omega + _step(critic_step, t, "critic_step") * delta * Phi[s]
         score = -ps
         score[a] += 1.0
-        theta[s] += actor_step(t) * delta * score
+        theta[s] += _step(actor_step, t, "actor_step") * delta * score
         s = s2
     _ac_record(rec, mdp, T, theta, eta, g_star, T)
     return ActorCriticResult(theta, omega, float(eta), T, rec.finish(), g_star)
@@ -790,6 +806,7 @@ def multilevel_actor_critic(
     R, Phi, theta, omega, g_star, cP, s, gen, eta = st.R, st.Phi, st.theta, st.omega, st.g_star, st.cP, st.s, st.gen, 0.0
     S, A = R.shape
     beta = critic_step if gain_step is None else gain_step
+    beta_name = "critic_step" if gain_step is None else "gain_step"
     G2 = 0.0
     n = 0
     rec = TraceRecorder()
@@ -810,8 +827,8 @@ def multilevel_actor_critic(
             s = s2
         n += N
         f_t, h_t, g_t = _mlmc_combine(fs, J, Tm), _mlmc_combine(hs, J, Tm), _mlmc_combine(gs, J, Tm)
-        eta += beta(t) * f_t
-        omega = omega + critic_step(t) * h_t
+        eta += _step(beta, t, beta_name) * f_t
+        omega = omega + _step(critic_step, t, "critic_step") * h_t
         if omega_radius is not None:
             nrm = float(np.linalg.norm(omega))
             if nrm > omega_radius:
@@ -964,12 +981,16 @@ def off_policy_dpg(
         ``noise`` not a finite number ``≥ 0`` (numpy scalars accepted, bools not); ``steps`` or
         ``record_every`` not an integer ``≥ 1``; ``theta0`` not of shape ``(S,)`` or with a NaN or
         infinite entry (``InvalidModelError``, naming it).
+        A step size ``critic_step(t)`` or ``actor_step(t)`` not a finite number ``> 0`` (``t`` named).
+    TypeError
+        ``critic_step`` or ``actor_step`` not callable, or returning a non-number.
     """
     if not isinstance(model, SmoothActionMDP):
         raise TypeError(f"off_policy_dpg needs a SmoothActionMDP; got {type(model).__name__}")
     T = _count(steps, "steps")
     every = _count(record_every, "record_every")
     noise = check_real(noise, "noise", low=0.0)  # numpy scalars too (np.float32(0.5) was refused)
+    _check_schedules(critic_step=critic_step, actor_step=actor_step)
     gen = _rng(rng)
     S = model.S
     theta = np.zeros(S) if theta0 is None else np.array(theta0, dtype=float)
@@ -994,11 +1015,11 @@ def off_policy_dpg(
         r = model.r0[s] + model.r1[s] * u - model.c * u * u
         x = u - theta[s]
         delta = r - eta + v[s2] - (v[s] + w[s] * x)
-        a = critic_step(t)
+        a = _step(critic_step, t, "critic_step")
         v[s] += a * delta
         w[s] += a * delta * x
         eta += a * delta
-        theta[s] += actor_step(t) * w[s]
+        theta[s] += _step(actor_step, t, "actor_step") * w[s]
         s = s2
     grad, J = dpg_gradient(model, theta)
     rec.record(T, gain=J, grad_norm_sq=float(grad @ grad), gain_estimate=eta)

@@ -6,8 +6,12 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.average_reward import (
+    SmoothActionMDP,
+    StepSchedule,
     average_reward_actor_critic,
+    differential_td,
     multilevel_actor_critic,
+    off_policy_dpg,
 )
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.average import average_policy_iteration
@@ -53,3 +57,66 @@ def test_actor_critics_refuse_a_state_dependent_optimal_gain() -> None:
         multilevel_actor_critic(mdp, iterations=3, T_max=4, rng=0)
     res = average_reward_actor_critic(mdp, steps=10, rng=0, optimal_gain=0.0)
     assert res.optimal_gain == 0.0
+
+
+def _bad_from(t0: int, value: object):
+    """A step-size callable that returns 0.1 before ``t0`` and ``value`` from then on."""
+    return lambda t: 0.1 if t < t0 else value
+
+
+@pytest.mark.parametrize(
+    ("value", "err", "msg"),
+    [
+        (-0.1, ValueError, r"must be a finite step size > 0; got -0\.1"),
+        (0.0, ValueError, r"must be a finite step size > 0; got 0\.0"),
+        (float("nan"), ValueError, r"must be a finite step size > 0; got nan"),
+        (np.float64("inf"), ValueError, r"must be a finite step size > 0; got np\.float64\(inf\)"),
+        (True, TypeError, r"must return a number \(the step size\); got True"),
+        (None, TypeError, r"must return a number \(the step size\); got None"),
+    ],
+)
+def test_step_size_callables_are_checked_where_they_are_used(value, err, msg) -> None:
+    """A callable step size other than StepSchedule was used unchecked: a negative or zero step ran
+    silently and a NaN one turned the iterates into NaN; each algorithm now names the schedule and t."""
+    mdp = _stay_or_switch()
+    pi = np.full((2, 2), 0.5)
+    bad = _bad_from(3, value)
+    with pytest.raises(err, match=r"alpha\(t=3\) " + msg):
+        differential_td(mdp, pi, steps=10, rng=0, alpha=bad)
+    with pytest.raises(err, match=r"beta\(t=3\) " + msg):
+        differential_td(mdp, pi, steps=10, rng=0, beta=bad)
+    with pytest.raises(err, match=r"actor_step\(t=3\) " + msg):
+        average_reward_actor_critic(mdp, steps=10, rng=0, actor_step=bad, optimal_gain=1.0)
+    with pytest.raises(err, match=r"critic_step\(t=3\) " + msg):
+        average_reward_actor_critic(mdp, steps=10, rng=0, critic_step=bad, optimal_gain=1.0)
+    with pytest.raises(err, match=r"gain_step\(t=3\) " + msg):
+        multilevel_actor_critic(mdp, iterations=10, T_max=4, rng=0, gain_step=bad, optimal_gain=1.0)
+    with pytest.raises(err, match=r"critic_step\(t=3\) " + msg):
+        multilevel_actor_critic(
+            mdp, iterations=10, T_max=4, rng=0, critic_step=bad, optimal_gain=1.0
+        )
+    model = SmoothActionMDP(np.zeros((2, 2)), np.eye(2), np.zeros(2), np.ones(2))
+    with pytest.raises(err, match=r"actor_step\(t=3\) " + msg):
+        off_policy_dpg(model, steps=10, rng=0, actor_step=bad)
+
+
+def test_off_policy_dpg_needs_callable_steps() -> None:
+    """off_policy_dpg(critic_step=0.05) failed inside the loop ('float' object is not callable)."""
+    model = SmoothActionMDP(np.zeros((2, 2)), np.eye(2), np.zeros(2), np.ones(2))
+    with pytest.raises(
+        TypeError,
+        match=r"critic_step must be a StepSchedule \(a callable t -> step size\); got 0\.05",
+    ):
+        off_policy_dpg(model, steps=10, rng=0, critic_step=0.05)
+
+
+def test_valid_callable_steps_equal_step_schedules() -> None:
+    """A plain callable with the same values as a StepSchedule gives the identical run."""
+    mdp = _stay_or_switch()
+    a = average_reward_actor_critic(
+        mdp, steps=300, rng=4, actor_step=StepSchedule(0.2, t0=10.0, power=0.6), optimal_gain=1.0
+    )
+    b = average_reward_actor_critic(
+        mdp, steps=300, rng=4, actor_step=lambda t: 0.2 / (1.0 + t / 10.0) ** 0.6, optimal_gain=1.0
+    )
+    np.testing.assert_array_equal(a.theta, b.theta)
