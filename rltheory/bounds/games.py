@@ -14,6 +14,10 @@ holds at EVERY iterate ``t``:
 * Optimistic Hedge / OGDA under the RVU property (Syrgkanis et al. 2015, Props. 5, 7)
   with ``η ≤ 1/(√8 L)``: ``gap ≤ (D_x + D_y)/(η t)`` (:func:`optimistic_gap_bound`).
 
+A constant game (``R = 0``, ``L = 0``), which the dynamics accept, is accepted too: every
+regret is then 0, and each bound is its value at ``R = 0`` (0, or ``ln k/η`` for Hedge with a
+fixed step; :func:`optimistic_max_step` is ``inf``).
+
 Zero-sum Markov games: Shapley's operator is a γ-contraction (Shapley 1953, Thm 1):
 ``‖V_k − V*‖∞ ≤ γ^k ‖V_0 − V*‖∞`` (:func:`shapley_error_bound`).
 """
@@ -46,6 +50,8 @@ def hedge_regret_bound(t: Any, k: int, eta: float, payoff_range: float) -> np.nd
     ``R`` are the affine image, with ``η`` acting on the unscaled gains). With one action
     (``k = 1``) the regret is 0 and ``ln k / η = 0`` for every ``η ≥ 0``, so ``η = 0`` is
     accepted there: it is :func:`~rltheory.games.hedge`'s default step ``√(8 ln 1/T)/R``.
+    ``R = 0`` (a constant game, which the dynamics accept) is accepted: the theorem's bound is
+    then ``ln k / η``, still an upper bound on the regret, which is 0.
 
     Examples
     --------
@@ -53,15 +59,19 @@ def hedge_regret_bound(t: Any, k: int, eta: float, payoff_range: float) -> np.nd
     8.181471805599453
     >>> float(hedge_regret_bound(100, 1, 0.0, 1.0))
     0.0
+    >>> round(float(hedge_regret_bound(100, 2, 0.5, 0.0)), 12)  # ln 2 / 0.5
+    1.386294361120
     """
     return _hedge_regret(t, k, eta, payoff_range, "k", "eta")
 
 
-def _hedge_regret(t: Any, k: Any, eta: Any, payoff_range: Any, k_name: str, eta_name: str) -> np.ndarray:
+def _hedge_regret(
+    t: Any, k: Any, eta: Any, payoff_range: Any, k_name: str, eta_name: str
+) -> np.ndarray:
     """:func:`hedge_regret_bound` with the errors naming the caller's arguments."""
     tt, kk = _times(t), _count(k, k_name)
     e = _pos(eta, eta_name, allow_zero=kk == 1)
-    R = _pos(payoff_range, "payoff_range")
+    R = _pos(payoff_range, "payoff_range", allow_zero=True)
     return (math.log(kk) / e if kk > 1 else 0.0) + e * tt * R * R / 8.0
 
 
@@ -89,13 +99,19 @@ def hedge_gap_bound(
 def hedge_tuned_regret(T: Any, k: int, payoff_range: float) -> np.ndarray:
     r"""``R √(T ln k / 2)``: Hedge's regret at horizon ``T`` with ``η = √(8 ln k / T)/R``.
 
+    ``R = 0`` (a constant game) gives 0, the regret of every play in a constant game (the
+    limit of the bound as ``R → 0``; the tuned step itself is then infinite).
+
     Examples
     --------
     >>> round(float(hedge_tuned_regret(800, 2, 1.0)), 6)
     16.651092
+    >>> float(hedge_tuned_regret(800, 2, 0.0))
+    0.0
     """
     TT = _times(T, "T")
-    return _pos(payoff_range, "payoff_range") * np.sqrt(TT * math.log(_count(k, "k")) / 2.0)
+    R = _pos(payoff_range, "payoff_range", allow_zero=True)
+    return R * np.sqrt(TT * math.log(_count(k, "k")) / 2.0)
 
 
 def regret_matching_gap_bound(t: Any, m: int, n: int, payoff_range: float) -> np.ndarray:
@@ -103,16 +119,19 @@ def regret_matching_gap_bound(t: Any, m: int, n: int, payoff_range: float) -> np
 
     Each player's regret satisfies ``max_a R_t(a) ≤ ‖[R_t]_+‖₂ ≤ √(Σ_s ‖r_s‖₂²) ≤ R √(k t)``
     (Blackwell potential argument; Hart & Mas-Colell 2000; Zinkevich et al. 2007, Thm 3;
-    Tammelin et al. 2015 for RM+), instantaneous regrets lying in ``[−R, R]``.
+    Tammelin et al. 2015 for RM+), instantaneous regrets lying in ``[−R, R]``. ``R = 0`` (a
+    constant game: every instantaneous regret is 0) gives 0.
 
     Examples
     --------
     >>> float(regret_matching_gap_bound(100, 4, 9, 2.0))
     1.0
+    >>> float(regret_matching_gap_bound(100, 4, 9, 0.0))
+    0.0
     """
     tt = _times(t)
     return (
-        _pos(payoff_range, "payoff_range")
+        _pos(payoff_range, "payoff_range", allow_zero=True)
         * (math.sqrt(_count(m, "m")) + math.sqrt(_count(n, "n")))
         / np.sqrt(tt)
     )
@@ -125,9 +144,18 @@ def optimistic_max_step(lipschitz: float) -> float:
     with ``β = η`` and ``γ ≥ 1/(8η)`` for optimistic mirror descent (Prop. 5; ``1/(4η)`` for
     optimistic FTRL, Prop. 7). In a zero-sum game ``‖u_t − u_{t−1}‖* ≤ L ‖y_t − y_{t−1}‖``, so
     summing both players' RVU bounds the positive terms by the negative ones iff
-    ``η L² ≤ 1/(8η)``.
+    ``η L² ≤ 1/(8η)``. ``L = 0`` (a constant game, whose utilities never change) satisfies
+    it for every step: ``inf``.
+
+    Examples
+    --------
+    >>> round(optimistic_max_step(1.0), 12)
+    0.353553390593
+    >>> optimistic_max_step(0.0)
+    inf
     """
-    return 1.0 / (math.sqrt(8.0) * _pos(lipschitz, "lipschitz"))
+    L = _pos(lipschitz, "lipschitz", allow_zero=True)
+    return 1.0 / (math.sqrt(8.0) * L) if L > 0.0 else math.inf
 
 
 def optimistic_gap_bound(t: Any, D_x: float, D_y: float, eta: float) -> np.ndarray:
@@ -141,7 +169,9 @@ def optimistic_gap_bound(t: Any, D_x: float, D_y: float, eta: float) -> np.ndarr
     0.4
     """
     tt = _times(t)
-    return (_pos(D_x, "D_x", allow_zero=True) + _pos(D_y, "D_y", allow_zero=True)) / (_pos(eta, "eta") * tt)
+    return (_pos(D_x, "D_x", allow_zero=True) + _pos(D_y, "D_y", allow_zero=True)) / (
+        _pos(eta, "eta") * tt
+    )
 
 
 def shapley_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
