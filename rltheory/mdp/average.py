@@ -55,7 +55,14 @@ from .bellman import (
     policy_transition_matrix,
 )
 from .discounted import _Roundoff
-from .mixing import _eye, _first_violation, _limiting_single, _structures, _unichain_stationary
+from .mixing import (
+    _eye,
+    _first_violation,
+    _flag,
+    _limiting_single,
+    _structures,
+    _unichain_stationary,
+)
 from .model import FiniteMDP
 from .structure import require_weakly_communicating
 
@@ -198,6 +205,8 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
     (0.5, array([ 0.25, -0.25]))
     """
     _require_average(mdp, "gain_bias")
+    if per_state is not None:  # np.False_ is not False: it asked for unichain chains and got none checked
+        per_state = _flag(per_state, "per_state")
     xp = mdp.xp
     P = policy_transition_matrix(mdp, pi)
     r = xp.broadcast_to(policy_reward(mdp, pi), tuple(P.shape[:-1]))
@@ -527,6 +536,7 @@ def average_policy_iteration(
     (array([1, 1]), 1.777777777778, 2)
     """
     _require_average(mdp, "average_policy_iteration")
+    multichain = _flag(multichain, "multichain")
     max_iter = check_positive_int(max_iter, "max_iter")
     xp = mdp.xp
     S = mdp.S
@@ -690,6 +700,7 @@ def average_linear_program(
         Device arrays (host-only routine).
     """
     _require_average(mdp, "average_linear_program")
+    multichain = _flag(multichain, "multichain")
     P = require_host(mdp.P, "average_linear_program")
     R = to_numpy(mdp.R)
     if not multichain:

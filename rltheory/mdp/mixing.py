@@ -91,6 +91,14 @@ def _require_unichain(P: Any, what: str) -> None:
         )
 
 
+def _flag(x: Any, name: str) -> bool:
+    """A switch given as ``True``/``False`` (``numpy.bool_`` too): ``'no'`` is truthy and ``0`` would pass
+    ``is False`` tests unnoticed, so anything else is refused."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {x!r}")
+    return bool(x)
+
+
 def _eye(xp: Any, n: int, like: Any) -> Any:
     return xp.eye(n, dtype=like.dtype, device=like.device)
 
@@ -183,6 +191,7 @@ def stationary_distribution(P: Any, *, check: bool = True, method: str = "solve"
     """
     if method not in ("solve", "gth"):
         raise ValueError(f"stationary_distribution: method must be 'solve' or 'gth'; got {method!r}")
+    check = _flag(check, "check")
     xp, P = _check_chain(P, "stationary_distribution")
     if check:
         _require_unichain(P, "stationary_distribution")
