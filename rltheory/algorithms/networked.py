@@ -712,6 +712,12 @@ def truncation_errors(
 
     The exact Q-functions and occupancy are computed once and shared by all ``κ``.
 
+    Raises
+    ------
+    ValueError
+        An entry of ``kappas`` that is not a non-negative integer (bools and floats
+        included; the entry's index named), unknown ``weights``, wrong ``thetas``.
+
     Examples
     --------
     >>> import numpy as np, networkx as nx
@@ -723,10 +729,15 @@ def truncation_errors(
     _check_net(net)
     xp = net.xp
     thetas = _check_thetas(net, thetas)
-    ks = [
-        _check_radius(k, f"kappas[{i}]")
-        for i, k in enumerate(np.atleast_1d(np.asarray(kappas)).tolist())
-    ]
+    # each entry is checked as given: np.asarray([1, True]) made True the integer 1 (accepted), and
+    # np.asarray([1, 2.5]) blamed kappas[0] = 1.0 for the float 2.5
+    if isinstance(kappas, np.ndarray):
+        items = np.atleast_1d(kappas).tolist()
+    elif isinstance(kappas, (str, bytes)) or not hasattr(kappas, "__iter__"):
+        items = [kappas]
+    else:
+        items = list(kappas)
+    ks = [_check_radius(k, f"kappas[{i}]") for i, k in enumerate(items)]
     Qs = agent_q_functions(net, thetas, R_agents)
     d = networked_occupancy(net, thetas)
     pis = local_softmax(thetas)

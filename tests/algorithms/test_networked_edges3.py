@@ -7,7 +7,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rltheory.algorithms.networked import sis_network
+from rltheory.algorithms.networked import sis_network, truncation_error, truncation_errors
 from rltheory.algorithms.networked_pd import (
     SafeNetworkedProblem,
     networked_primal_dual,
@@ -61,3 +61,23 @@ def test_a_bad_rollout_length_cap_is_named(bad):
     th = [np.zeros(s) for s in net.theta_shapes()]
     with pytest.raises(ValueError, match=r"max_length must be a finite number >= 1; got"):
         sample_rollouts(net, th, 5, 0, max_length=bad)
+
+
+# ------------------------------------------------------------------ hop counts
+def test_each_kappa_is_checked_as_given():
+    net = sis_network(nx.path_graph(3), policy_radius=1)
+    th = [np.random.default_rng(0).normal(size=s) for s in net.theta_shapes()]
+    # old: np.asarray([1, True]) turned True into the integer 1, accepted as kappa = 1
+    with pytest.raises(ValueError, match=r"kappas\[1\] must be a non-negative integer; got True"):
+        truncation_errors(net, th, [1, True])
+    # old: np.asarray([1, 2.5]) blamed 'kappas[0] ... got 1.0'
+    with pytest.raises(ValueError, match=r"kappas\[1\] must be a non-negative integer; got 2\.5"):
+        truncation_errors(net, th, [1, 2.5])
+    with pytest.raises(ValueError, match=r"kappas\[0\] must be a non-negative integer; got True"):
+        truncation_errors(net, th, np.array([True, False]))
+    # integers in any container (and one integer) agree with the one-kappa function; zero at the diameter
+    ref = [truncation_error(net, th, k) for k in range(3)]
+    assert ref[0] > ref[1] > 0.0 and ref[2] <= 1e-28
+    for ks in ([0, 1, 2], (0, np.int64(1), 2), np.arange(3), range(3)):
+        np.testing.assert_array_equal(truncation_errors(net, th, ks), ref)
+    np.testing.assert_array_equal(truncation_errors(net, th, np.int64(1)), ref[1:2])
