@@ -98,10 +98,23 @@ def _avg_model(mdp: FiniteMDP, what: str) -> tuple[np.ndarray, np.ndarray]:
     return require_host(mdp.P, what).astype(float), require_host(mdp.R, what).astype(float)
 
 
+def _real_array(x: Any, name: str, *, bools: bool = False) -> np.ndarray:
+    """``x`` as a new float host array; ``TypeError`` naming ``name`` unless it holds real numbers.
+
+    ``np.asarray(x, dtype=float)`` parsed strings as numbers (``theta0=[["1", "2"]]`` ran), dropped
+    imaginary parts and read bools as 0/1 weights; bools are accepted only where ``bools`` says so
+    (indicator features).
+    """
+    raw = np.asarray(x)
+    if raw.dtype.kind not in ("biuf" if bools else "iuf"):
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {raw.dtype.name}")
+    return np.array(raw, dtype=float)
+
+
 def _features(features: Any, S: int) -> np.ndarray:
     if features is None:
         return np.eye(S)
-    Phi = np.asarray(features, dtype=float)
+    Phi = _real_array(features, "features", bools=True)
     if Phi.ndim != 2 or Phi.shape[0] != S:
         raise ValueError(f"features must have shape (S, d) = ({S}, d); got {Phi.shape}")
     if not np.all(np.isfinite(Phi)):
@@ -252,7 +265,7 @@ def average_reward_gradient(mdp: FiniteMDP, theta: Any) -> tuple[np.ndarray, flo
     (0.5, [[-0.125, 0.125], [-0.125, 0.125]])
     """
     _, R = _avg_model(mdp, "average_reward_gradient")
-    th = np.asarray(theta, dtype=float)
+    th = _real_array(theta, "theta")
     if th.shape != R.shape:
         raise ValueError(f"theta must have shape (S, A) = {R.shape}; got {th.shape}")
     check_finite(th, "theta", ("s", "a"))
@@ -435,7 +448,7 @@ def _ac_setup(mdp: FiniteMDP, what: str, rng: Any, features: Any, theta0: Any, o
     S, A = R.shape
     gen = _rng(rng)
     Phi = _features(features, S)
-    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
+    theta = np.zeros((S, A)) if theta0 is None else _real_array(theta0, "theta0")
     if theta.shape != (S, A):
         raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
     check_finite(theta, "theta0", ("s", "a"))
@@ -555,7 +568,7 @@ def mlmc_combine(x: Any, J: int, T_max: int) -> np.ndarray:
     """
     J = _count(J, "J")
     T_max = _count(T_max, "T_max")
-    x = np.asarray(x, dtype=float)
+    x = _real_array(x, "x")
     if x.ndim == 0 or x.shape[0] == 0:
         raise ValueError(f"x must have shape (N, ...) with N >= 1 samples; got {x.shape}")
     if J < T_max.bit_length() and x.shape[0] < 2**J:  # 2^J <= T_max
@@ -612,12 +625,15 @@ def mlmc_expectation(P_pi: Any, nu: Any, fbar: Any, T_max: int) -> tuple[np.ndar
     ValueError
         ``T_max`` not an integer ``≥ 1``; ``P_pi`` not square with ``S ≥ 1``, ``nu`` not of
         shape ``(S,)`` or ``fbar`` not of shape ``(S, ...)``; a NaN or infinite entry
-        (``InvalidModelError``, naming the argument, the index and the value).
+        (``InvalidModelError``, naming the argument, the index and the value); a row of ``P_pi``
+        or ``nu`` that is not a probability vector (``InvalidModelError``, naming the worst row).
+    TypeError
+        An argument that does not hold real numbers (strings, complex; bools only in ``P_pi``, ``nu``).
     """
     T_max = _count(T_max, "T_max")
-    Pp = np.asarray(P_pi, dtype=float)
-    v = np.asarray(nu, dtype=float)
-    f = np.asarray(fbar, dtype=float)
+    Pp = _real_array(P_pi, "P_pi", bools=True)
+    v = _real_array(nu, "nu", bools=True)
+    f = _real_array(fbar, "fbar")
     if Pp.ndim != 2 or Pp.shape[0] != Pp.shape[1] or Pp.shape[0] == 0:
         raise ValueError(f"P_pi must have shape (S, S) with S >= 1; got {Pp.shape}")
     S = Pp.shape[0]
@@ -625,8 +641,9 @@ def mlmc_expectation(P_pi: Any, nu: Any, fbar: Any, T_max: int) -> tuple[np.ndar
         raise ValueError(f"nu must have shape (S,) = ({S},); got {v.shape}")
     if f.ndim == 0 or f.shape[0] != S:
         raise ValueError(f"fbar must have shape (S, ...) = ({S}, ...); got {f.shape}")
-    check_finite(Pp, "P_pi", ("s", "s'"))
-    check_finite(v, "nu", ("s",))
+    # a non-stochastic P_pi or nu gave numbers that are no expectation of any chain
+    check_probability(Pp, "P_pi", ("s", "s'"), "P_pi[s, :]")
+    check_probability(v, "nu", ("s",), "nu")
     check_finite(f, "fbar", _axis_names("s", f.ndim))
     jmax = _mlmc_top_level(T_max)
     N = 2**jmax
@@ -660,7 +677,8 @@ def mac_sample_terms(
     """
     # the arrays were not checked: an omega of the wrong length failed inside numpy's matmul, a
     # NaN in Phi, pi_s or omega returned NaN terms, and a (1, A) pi_s passed as a row
-    Phi, pi_s, omega = np.asarray(Phi, dtype=float), np.asarray(pi_s, dtype=float), np.asarray(omega, dtype=float)
+    Phi, pi_s = _real_array(Phi, "Phi", bools=True), _real_array(pi_s, "pi_s")
+    omega = _real_array(omega, "omega")
     if Phi.ndim != 2 or Phi.shape[0] == 0:
         raise ValueError(f"Phi must have shape (S, d) with S >= 1; got {Phi.shape}")
     check_finite(Phi, "Phi", ("s", "i"))
@@ -717,11 +735,11 @@ def mac_expected_terms(mdp: FiniteMDP, theta: Any, omega: Any, eta: float, featu
     eta = check_real(eta, "eta")
     S, A = R.shape
     Phi = _features(features, S)
-    th = np.asarray(theta, dtype=float)
+    th = _real_array(theta, "theta")
     if th.shape != (S, A):
         raise ValueError(f"theta must have shape (S, A) = {(S, A)}; got {th.shape}")
     check_finite(th, "theta", ("s", "a"))
-    om = np.asarray(omega, dtype=float)
+    om = _real_array(omega, "omega")
     d = Phi.shape[1]
     if om.shape != (d,):
         raise ValueError(f"omega must have shape (d,) = ({d},) (one weight per feature); got {om.shape}")
@@ -866,8 +884,8 @@ class SmoothActionMDP:
     c: float = 0.5
 
     def __post_init__(self) -> None:
-        L, K = np.asarray(self.L, dtype=float), np.asarray(self.K, dtype=float)
-        r0, r1 = np.asarray(self.r0, dtype=float), np.asarray(self.r1, dtype=float)
+        L, K = _real_array(self.L, "SmoothActionMDP.L"), _real_array(self.K, "SmoothActionMDP.K")
+        r0, r1 = _real_array(self.r0, "SmoothActionMDP.r0"), _real_array(self.r1, "SmoothActionMDP.r1")
         S = L.shape[0] if L.ndim == 2 else -1
         if S < 1 or L.shape != (S, S) or K.shape != (S, S) or r0.shape != (S,) or r1.shape != (S,):
             raise InvalidModelError(
@@ -925,7 +943,7 @@ def dpg_gradient(model: SmoothActionMDP, theta: Any) -> tuple[np.ndarray, float]
     ValueError
         ``theta`` not of shape ``(S,)``; a NaN or infinite entry (``InvalidModelError``, naming it).
     """
-    th = np.asarray(theta, dtype=float)
+    th = _real_array(theta, "theta")
     if th.shape != (model.S,):
         raise ValueError(f"theta must have shape (S,) = ({model.S},); got {th.shape}")
     check_finite(th, "theta", ("s",))  # a NaN entry returned a NaN gradient and gain
@@ -993,7 +1011,7 @@ def off_policy_dpg(
     _check_schedules(critic_step=critic_step, actor_step=actor_step)
     gen = _rng(rng)
     S = model.S
-    theta = np.zeros(S) if theta0 is None else np.array(theta0, dtype=float)
+    theta = np.zeros(S) if theta0 is None else _real_array(theta0, "theta0")
     if theta.shape != (S,):
         raise ValueError(f"theta0 must have shape (S,) = ({S},); got {theta.shape}")
     check_finite(theta, "theta0", ("s",))  # a NaN entry ran silently to a NaN policy

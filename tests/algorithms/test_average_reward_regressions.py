@@ -9,10 +9,16 @@ from rltheory.algorithms.average_reward import (
     SmoothActionMDP,
     StepSchedule,
     average_reward_actor_critic,
+    average_reward_gradient,
     differential_td,
+    dpg_gradient,
+    mac_expected_terms,
+    mlmc_combine,
+    mlmc_expectation,
     multilevel_actor_critic,
     off_policy_dpg,
 )
+from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.average import average_policy_iteration
 
@@ -120,3 +126,78 @@ def test_valid_callable_steps_equal_step_schedules() -> None:
         mdp, steps=300, rng=4, actor_step=lambda t: 0.2 / (1.0 + t / 10.0) ** 0.6, optimal_gain=1.0
     )
     np.testing.assert_array_equal(a.theta, b.theta)
+
+
+def test_arrays_of_strings_or_bools_are_refused() -> None:
+    """np.asarray(x, dtype=float) parsed theta0=[["1", "2"], ...] as numbers and ran, and read
+    bool logits, samples and weights as 0/1; each array argument now names itself."""
+    mdp = _stay_or_switch()
+    strings = [["1", "2"], ["0", "0"]]
+    bools = np.ones((2, 2), dtype=bool)
+    with pytest.raises(
+        TypeError, match=r"theta0 must hold real numbers; got an array of dtype str"
+    ):
+        average_reward_actor_critic(mdp, steps=5, rng=0, theta0=strings, optimal_gain=1.0)
+    with pytest.raises(
+        TypeError, match=r"theta0 must hold real numbers; got an array of dtype bool"
+    ):
+        multilevel_actor_critic(mdp, iterations=2, T_max=2, rng=0, theta0=bools, optimal_gain=1.0)
+    with pytest.raises(
+        TypeError, match=r"theta must hold real numbers; got an array of dtype bool"
+    ):
+        average_reward_gradient(mdp, bools)
+    with pytest.raises(
+        TypeError, match=r"theta must hold real numbers; got an array of dtype complex128"
+    ):
+        mac_expected_terms(mdp, np.zeros((2, 2), dtype=complex), np.zeros(2), 0.0)
+    with pytest.raises(TypeError, match=r"omega must hold real numbers; got an array of dtype str"):
+        mac_expected_terms(mdp, np.zeros((2, 2)), ["0", "1"], 0.0)
+    with pytest.raises(TypeError, match=r"x must hold real numbers; got an array of dtype bool"):
+        mlmc_combine(np.array([True, False, True, True]), 2, 8)
+    with pytest.raises(TypeError, match=r"fbar must hold real numbers; got an array of dtype str"):
+        mlmc_expectation(np.eye(2), [1.0, 0.0], ["1", "2"], 4)
+    with pytest.raises(
+        TypeError, match=r"features must hold real numbers; got an array of dtype str"
+    ):
+        differential_td(mdp, np.full((2, 2), 0.5), steps=5, rng=0, features=[["1"], ["0"]])
+    with pytest.raises(
+        TypeError, match=r"SmoothActionMDP.K must hold real numbers; got an array of dtype bool"
+    ):
+        SmoothActionMDP(np.zeros((2, 2)), np.eye(2, dtype=bool), np.zeros(2), np.ones(2))
+    model = SmoothActionMDP(np.zeros((2, 2)), np.eye(2), np.zeros(2), np.ones(2))
+    with pytest.raises(
+        TypeError, match=r"theta0 must hold real numbers; got an array of dtype bool"
+    ):
+        off_policy_dpg(model, steps=5, rng=0, theta0=[True, False])
+    with pytest.raises(TypeError, match=r"theta must hold real numbers; got an array of dtype str"):
+        dpg_gradient(model, ["0", "1"])
+
+
+def test_indicator_features_may_be_bools() -> None:
+    """Bool (indicator) features are the same features as 0/1 floats."""
+    mdp = _stay_or_switch()
+    pi = np.full((2, 2), 0.5)
+    Phi = np.array([[True, False], [True, True]])
+    a = differential_td(mdp, pi, steps=200, rng=3, features=Phi)
+    b = differential_td(mdp, pi, steps=200, rng=3, features=Phi.astype(float))
+    np.testing.assert_array_equal(a.w, b.w)
+
+
+def test_mlmc_expectation_needs_a_chain_and_a_start_law() -> None:
+    """A P_pi whose rows do not sum to 1, or a nu that is not a distribution, returned numbers that
+    are the expectation of no chain (2·I gave 3.75 for T_max = 4); now located InvalidModelErrors."""
+    with pytest.raises(
+        InvalidModelError, match=r"each P_pi\[s, :\] must sum to 1 .*worst row \(s=1\) sums to 0\.5"
+    ):
+        mlmc_expectation(np.array([[1.0, 0.0], [0.25, 0.25]]), [1.0, 0.0], np.ones(2), 4)
+    with pytest.raises(
+        InvalidModelError,
+        match=r"P_pi must be non-negative; most negative entry P_pi\(s=0, s'=1\) = -0\.5",
+    ):
+        mlmc_expectation(np.array([[1.5, -0.5], [0.0, 1.0]]), [1.0, 0.0], np.ones(2), 4)
+    with pytest.raises(InvalidModelError, match=r"each nu must sum to 1 .*sums to 5"):
+        mlmc_expectation(np.eye(2), [5.0, 0.0], np.ones(2), 4)
+    # a bool permutation matrix is a chain: the swap from state 0 alternates 0, 1, 0, 1
+    E, Etr = mlmc_expectation(np.array([[False, True], [True, False]]), [1.0, 0.0], np.eye(2), 4)
+    np.testing.assert_allclose(Etr, [0.5, 0.5], atol=1e-15)
+    np.testing.assert_allclose(E, [0.5, 0.5], atol=1e-15)
