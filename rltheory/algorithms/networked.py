@@ -103,7 +103,12 @@ def _check_graph(graph: Any, *, model: bool) -> int:
     n = graph.number_of_nodes()
     if model and n < 1:
         raise InvalidModelError("graph must have at least one node (agent); got an empty graph")
-    bad = [v for v in graph.nodes if v not in range(n)]
+    # ``v in range(n)`` also held for True and 1.0 (equal to 1): a bool or float label was taken as an agent
+    bad = [
+        v
+        for v in graph.nodes
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < n
+    ]
     if bad:
         msg = (
             f"graph nodes must be labelled 0..n-1 (n={n}); got node {bad[0]!r} "

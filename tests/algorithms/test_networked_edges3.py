@@ -7,12 +7,18 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rltheory.algorithms.networked import sis_network, truncation_error, truncation_errors
+from rltheory.algorithms.networked import (
+    neighborhoods,
+    sis_network,
+    truncation_error,
+    truncation_errors,
+)
 from rltheory.algorithms.networked_pd import (
     SafeNetworkedProblem,
     networked_primal_dual,
     sample_rollouts,
 )
+from rltheory.errors import InvalidModelError
 from rltheory.mdp.utility import linear_utility
 
 
@@ -81,3 +87,20 @@ def test_each_kappa_is_checked_as_given():
     for ks in ([0, 1, 2], (0, np.int64(1), 2), np.arange(3), range(3)):
         np.testing.assert_array_equal(truncation_errors(net, th, ks), ref)
     np.testing.assert_array_equal(truncation_errors(net, th, np.int64(1)), ref[1:2])
+
+
+# ------------------------------------------------------------------ node labels
+def test_bool_and_float_node_labels_are_refused():
+    # old: True and 1.0 passed 'v in range(n)' (they equal 1) and were taken as agent 1
+    boolean = nx.Graph([(0, True)])
+    with pytest.raises(InvalidModelError, match=r"labelled 0..n-1 \(n=2\); got node True"):
+        sis_network(boolean)
+    with pytest.raises(ValueError, match=r"labelled 0..n-1 \(n=2\); got node True"):
+        neighborhoods(boolean, 1)
+    floating = nx.Graph([(0, 1.0), (1.0, 2)])
+    with pytest.raises(InvalidModelError, match=r"labelled 0..n-1 \(n=3\); got node 1\.0"):
+        sis_network(floating)
+    # numpy integer labels are integers: the same model as the plain path
+    relabelled = nx.relabel_nodes(nx.path_graph(3), {k: np.int64(k) for k in range(3)})
+    assert neighborhoods(relabelled, 1) == [(0, 1), (0, 1, 2), (1, 2)]
+    assert sis_network(relabelled).diameter == 2
