@@ -27,7 +27,12 @@ records, after every iteration ``t``, the duality gap of the average iterate
   ``1/2`` (Euclidean).
 * OMWU's last iterate converges linearly when the equilibrium is unique (Wei, Lee, Zhang &
   Luo 2021, Thm 3; the rate constant depends on the game); OGDA's last iterate converges
-  linearly on polytopes (ibid., Thm 5).
+  linearly on polytopes (ibid., Thm 5) for steps ``η ≤ 1/(8L)``, ``L = ‖A‖₂`` (the ℓ₂
+  smoothness constant of ``xᵀAy``). These step conditions (``1/(8L)`` for OGDA, ``1/8`` on
+  payoffs in ``[−1, 1]`` for OMWU) are as we cite them: the paper was found (ICLR 2021,
+  arXiv 2006.09517) but its theorem statements could not be read and checked in the
+  sources available to us, so they are unverified. No default step is claimed to satisfy
+  them (:func:`ogda`'s default can be up to ``√8`` times larger).
 * Fictitious play converges in zero-sum games (Robinson 1951) with no useful rate; no bound
   is asserted.
 
@@ -496,7 +501,8 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
     (``R = max A − min A``): since ``Σ_j Δy_j = 0``, ``‖AΔy‖∞ ≤ (R/2)‖Δy‖₁``. Then at every
     ``t`` ``gap(x̄_t, ȳ_t) ≤ (ln m + ln n)/(η t)`` (RVU, Syrgkanis et al. 2015;
     :func:`rltheory.bounds.games.optimistic_gap_bound`), and with a unique equilibrium the
-    last iterate converges linearly for ``η ≤ 1/(8 max|A|)`` (Wei et al. 2021, Thm 3).
+    last iterate converges linearly for ``η ≤ 1/(8 max|A|)`` (Wei et al. 2021, Thm 3, as cited;
+    not checked against the paper's text, see the module docstring).
     As in :func:`hedge`, the weights are computed on ``A / R`` with step ``η R``, so the
     default iterates are scale-free and finite for a subnormal ``R`` (where the reported
     ``η = 1/(√2 R)`` is ``inf``) and for an ``R`` beyond the float range.
@@ -531,8 +537,14 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     ``v = −Aᵀx``), the form analysed by Wei et al. (2021, Eq. (3)). Default
     ``η = 1/(√8 ‖A‖_F)`` (``‖A‖_F ≥ ‖A‖₂``, the ℓ₂ Lipschitz constant). At every ``t``
     ``gap(x̄_t, ȳ_t) ≤ (1/2 + 1/2)/(η t)`` (RVU with ``D = max ½‖x − x̂_1‖² ≤ 1/2``;
-    :func:`rltheory.bounds.games.optimistic_gap_bound`); the last iterate converges linearly
-    (Wei et al. 2021, Thm 5).
+    :func:`rltheory.bounds.games.optimistic_gap_bound`).
+
+    Last iterate: Wei et al. (2021, Thm 5, bilinear games on polytopes) prove linear
+    convergence for ``η ≤ 1/(8L)`` with ``L = ‖A‖₂``; pass ``eta ≤ 1/(8‖A‖₂)`` (for instance
+    ``1/(8‖A‖_F)``) for that guarantee. The default serves the RVU bound and is not covered:
+    it exceeds ``1/(8‖A‖₂)`` unless ``‖A‖_F ≥ √8 ‖A‖₂`` (rank ≥ 8 at least). The condition
+    ``η ≤ 1/(8L)`` is cited, not checked against the paper's text, which could not be read
+    here (module docstring); the rate constant depends on the game and no rate is asserted.
 
     The iterates are computed on ``A / s`` with step ``η s`` (``s`` a power of two within a
     factor 2 of ``max|A|``; ``η A y = η s (A/s) y`` exactly): bit for bit those of ``A`` at
