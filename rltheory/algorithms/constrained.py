@@ -54,7 +54,7 @@ from .._validate import check_finite, check_real
 from ..backend import array_namespace, is_numpy, require_host, to_numpy
 from ..errors import InvalidModelError
 from ..mdp._occupancy_lp import occupancy_constraints
-from ..mdp.bellman import evaluate_policy, occupancy_measure
+from ..mdp.bellman import _check_in_range, evaluate_policy, occupancy_measure
 from ..mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
@@ -121,11 +121,21 @@ def _positive(x: Any, name: str) -> float:
     return check_real(x, name, low=0.0, low_open=True)
 
 
-def _values(mdp: FiniteMDP, rewards: np.ndarray, pi: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """``V_{f_k}^π(μ)`` for a stack of rewards ``f[k, S, A]`` (one batched solve)."""
+def _values(
+    mdp: FiniteMDP, rewards: np.ndarray, pi: np.ndarray, mu: np.ndarray, what: str,
+    roles: str = "batch index 0 is the reward r, i + 1 the cost c_i",
+) -> np.ndarray:
+    """``V_{f_k}^π(μ)`` for a stack of rewards ``f[k, S, A]`` (one batched solve).
+
+    Values beyond the float range are refused by :func:`rltheory.mdp.bellman._check_in_range` (inside
+    :func:`evaluate_policy`), with the caller ``what`` named and the batch index read by ``roles``.
+    """
     k = rewards.shape[0]
     batch = FiniteMDP(np.broadcast_to(np.asarray(mdp.P), (k,) + tuple(mdp.P.shape)), rewards, mdp.gamma)
-    V = np.asarray(evaluate_policy(batch, np.broadcast_to(pi, (k,) + pi.shape)))
+    try:
+        V = np.asarray(evaluate_policy(batch, np.broadcast_to(pi, (k,) + pi.shape)))
+    except ValueError as exc:  # (pi is the routine's own policy: only the range check can refuse)
+        raise ValueError(f"{what}: {exc} ({roles})") from None
     return V @ mu
 
 
@@ -287,8 +297,11 @@ def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: f
     lam = _duals(lam, cmdp.m)
     pi = np.asarray(to_numpy(pi), dtype=float)
     RL = R - np.tensordot(lam, C, axes=(0, 0))
-    pi_next = npg_step(cmdp.mdp.replace(R=RL), pi, eta=e1)
-    Vc = _values(cmdp.mdp, C, pi, mu)
+    try:
+        pi_next = npg_step(cmdp.mdp.replace(R=RL), pi, eta=e1)
+    except ValueError as exc:  # (validated inputs: only the range check of the Lagrangian values can refuse)
+        raise ValueError(f"npg_pd_step: {exc} (the Lagrangian reward r − λ·c)") from None
+    Vc = _values(cmdp.mdp, C, pi, mu, "npg_pd_step", "batch index i is the cost c_i")
     return pi_next, np.clip(lam + e2 * (Vc - b), 0.0, Lam)
 
 
@@ -310,11 +323,11 @@ def _duals(lam: Any, m: int) -> np.ndarray:
 
 
 def _lagrangian_advantage(cmdp: ConstrainedMDP, P: np.ndarray, R: np.ndarray, C: np.ndarray, pi: np.ndarray,
-                          lam: np.ndarray, g: float) -> np.ndarray:
+                          lam: np.ndarray, g: float, what: str) -> np.ndarray:
     """``A_L^π = Q_L^π − V_L^π`` of the Lagrangian reward ``r_L = r − λ·c`` (every action, in or out of
     the support of ``π``)."""
     RL = R - np.tensordot(lam, C, axes=(0, 0))
-    V = np.asarray(evaluate_policy(cmdp.mdp.replace(R=RL), pi))
+    V = _values(cmdp.mdp, RL[None], pi, np.eye(P.shape[0]), what, "the Lagrangian reward r − λ·c")[0]
     return RL + g * (P @ V) - V[:, None]
 
 
@@ -337,20 +350,43 @@ def _npg_pd_setup(
     return e1, e2, _lambda_radius(cmdp, R, float(cmdp.gamma), Lambda), _reference(cmdp, reference)
 
 
-def _record_pd(rec: TraceRecorder, t: int, vals: np.ndarray, sums: list, b: np.ndarray, Vstar: float,
+def _record_pd(rec: TraceRecorder, t: int, vals: np.ndarray, avgs: list, b: np.ndarray, Vstar: float,
                lam: np.ndarray) -> None:
     """Record iterate ``t`` (1-based) of an NPG-PD run: values ``vals = [V_r, V_c...]`` of ``π_{t−1}``,
-    running sums ``sums = [ΣV_r, ΣV_c]`` updated in place."""
-    sums[0] += vals[0]
-    sums[1] = sums[1] + vals[1:]
+    running averages ``avgs = [avg V_r, avg V_c]`` updated in place.
+
+    The averages are updated as ``a += (v − a)/t``: running sums overflowed where the values did not
+    (costs 2e307 at γ = 0.9: ``V_c ≈ 1.4e308`` twice made ``avg_violation`` inf, with overflow warnings).
+    """
+    avgs[0] += (vals[0] - avgs[0]) / t
+    avgs[1] = avgs[1] + (vals[1:] - avgs[1]) / t
     rec.record(
         t,
         gap=Vstar - vals[0],
         violation=float(np.max(np.maximum(vals[1:] - b, 0.0), initial=0.0)),  # 0 with no constraint (m = 0)
-        avg_gap=Vstar - sums[0] / t,
-        avg_violation=float(np.max(np.maximum(sums[1] / t - b, 0.0), initial=0.0)),
+        avg_gap=Vstar - avgs[0],
+        avg_violation=float(np.max(np.maximum(avgs[1] - b, 0.0), initial=0.0)),
         lam_norm=float(lam.sum()),
     )
+
+
+def _logit_step(cmdp: ConstrainedMDP, theta: np.ndarray, AL: np.ndarray, eta1: float, what: str) -> np.ndarray:
+    """``θ + η_1 A_L/(1−γ)``, shifted so that each row's maximum is 0 and floored at ``−max/2``.
+
+    A step beyond the float range is refused by :func:`rltheory.mdp.bellman._check_in_range` (rewards
+    1e307 at γ = 0.9 made it ``inf``, the shifted logits NaN, and the driver failed with "pi must be
+    finite; pi(s=2, a=0) = nan"). The floor changes no probability (``exp(−max/2)`` is 0, as is that of
+    anything below it) and keeps ``θ + step`` from overflowing to ``−inf``, which would be absorbing.
+    """
+    g = float(cmdp.gamma)
+    with np.errstate(over="ignore", invalid="ignore"):
+        step = eta1 * AL / (1.0 - g)
+    _check_in_range(cmdp.mdp, step, what, "the logit step eta1 A_L/(1-gamma)", ("s", "a"),
+                    lambda M: f"at gamma = {g:g}, eta1 = {eta1:g} (|A_L| <= 2 max|r - lam·c|/(1-gamma))")
+    floor = -0.5 * float(np.finfo(np.float64).max)
+    with np.errstate(over="ignore"):
+        theta = np.maximum(theta + step, floor)
+    return np.maximum(theta - theta.max(axis=-1, keepdims=True), floor)
 
 
 def npg_primal_dual(
@@ -410,16 +446,16 @@ def npg_primal_dual(
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
     d_sum = np.zeros((S, A))
-    sums = [0.0, np.zeros(cmdp.m)]
+    avgs = [0.0, np.zeros(cmdp.m)]
     for t in range(T):
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
-        vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu)
-        _record_pd(rec, t + 1, vals, sums, b, Vstar, lam)
+        vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu, "npg_primal_dual")
+        _record_pd(rec, t + 1, vals, avgs, b, Vstar, lam)
         # npg_pd_step's recursion on the logits (Ding et al. 2020, Algorithm 1: θ += η_1 A_L/(1−γ),
         # π = softmax θ): the multiplicative π' ∝ π exp(·) keeps an entry that underflowed to 0 at 0
         # for ever, so once λ grew no step could move back to a cheap action
-        theta = theta + eta1 * _lagrangian_advantage(cmdp, P, R, C, pi, lam, g) / (1.0 - g)
-        theta -= theta.max(axis=-1, keepdims=True)
+        theta = _logit_step(cmdp, theta, _lagrangian_advantage(cmdp, P, R, C, pi, lam, g, "npg_primal_dual"), eta1,
+                            "npg_primal_dual")
         lam = np.clip(lam + eta2 * (vals[1:] - b), 0.0, Lam)
         pi = np.asarray(_softmax_policy(theta))
     return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
@@ -431,6 +467,10 @@ def _mc_q(P: np.ndarray, F: np.ndarray, pi: np.ndarray, g: float, n: int, gen: n
     geometric length ``H ~ Geom(1−γ)`` (``P(H ≥ t) = γ^t``), summing undiscounted rewards
     ``Σ_{t≤H} f(s_t, a_t)``, whose mean is ``Q_f(s, a)``."""
     k, S, A = F.shape
+    # summed in units of 2^e ≥ max|f| (exact): a roll-out's sum of rewards 1e307 overflowed after ~18
+    # steps although Q_f = 1e308 is in range
+    e = np.frexp(np.max(np.abs(F), axis=(1, 2), initial=0.0))[1][:, None]
+    F = np.ldexp(F, -e[:, :, None])
     s = np.repeat(np.arange(S), A * n)
     a = np.tile(np.repeat(np.arange(A), n), S)
     tot = np.zeros((k, S * A * n))
@@ -449,7 +489,8 @@ def _mc_q(P: np.ndarray, F: np.ndarray, pi: np.ndarray, g: float, n: int, gen: n
         s[idx] = np.minimum((cP[s[idx], a[idx]] < u[:, None]).sum(-1), S - 1)
         u = gen.random(idx.size)
         a[idx] = np.minimum((cpi[s[idx]] < u[:, None]).sum(-1), A - 1)
-    return tot.reshape(k, S, A, n).mean(axis=-1)
+    with np.errstate(over="ignore"):  # (a mean beyond the range is inf: the caller's range check refuses it)
+        return np.ldexp(tot.reshape(k, S, A, n).mean(axis=-1), e[:, :, None])
 
 
 def _draw_rows(cdf: np.ndarray, gen: np.random.Generator) -> np.ndarray:
@@ -513,17 +554,16 @@ def sample_npg_primal_dual(
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
     d_sum = np.zeros((S, A))
-    sums = [0.0, np.zeros(cmdp.m)]
+    avgs = [0.0, np.zeros(cmdp.m)]
     F = np.concatenate([R[None], C])
     for t in range(T):
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
-        _record_pd(rec, t + 1, _values(cmdp.mdp, F, pi, mu), sums, b, Vstar, lam)
+        _record_pd(rec, t + 1, _values(cmdp.mdp, F, pi, mu, "sample_npg_primal_dual"), avgs, b, Vstar, lam)
         Qh = _mc_q(P, F, pi, g, K, gen)
         QL = Qh[0] - np.tensordot(lam, Qh[1:], axes=(0, 0))
         AL = QL - (pi * QL).sum(-1, keepdims=True)
         Vc = ((pi[None] * Qh[1:]).sum(-1)) @ mu
-        theta = theta + e1 * AL / (1.0 - g)  # on the logits, as npg_primal_dual (no absorbing zeros)
-        theta -= theta.max(axis=-1, keepdims=True)
+        theta = _logit_step(cmdp, theta, AL, e1, "sample_npg_primal_dual")  # as npg_primal_dual (no absorbing zeros)
         pi = np.asarray(_softmax_policy(theta))
         lam = np.clip(lam + e2 * (Vc - b), 0.0, Lam)
     return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
@@ -757,7 +797,7 @@ def lagrangian_policy_gradient(
     for t in range(T):
         pi = np.asarray(_softmax_policy(theta))
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
-        vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu)
+        vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu, "lagrangian_policy_gradient")
         rec.record(t, value=vals[0], gap=Vstar - vals[0],
                    violation=float(np.max(np.maximum(vals[1:] - b, 0.0), initial=0.0)),
                    lam_norm=float(lam.sum()))
@@ -827,19 +867,27 @@ def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float =
     t = _positive(tau, "tau")
     tol = check_real(tol, "tol", low=0.0, low_open=True, allow_none=True)
 
-    def solve(mdp: Any, temp: float) -> Any:
+    def solve(mdp: Any, temp: float, stage: str) -> Any:
+        # soft values satisfy |Q| <= (max|r| + τ log A)/(1 − γ); beyond the float range soft VI can certify
+        # nothing (its round-off floor is inf), and the default tol was refused as "tol must be a positive
+        # finite number; got inf", naming an argument the caller did not pass
+        with np.errstate(over="ignore"):
+            bound = (float(np.max(np.abs(np.asarray(mdp.R)))) + temp * math.log(cmdp.A)) / (1.0 - g)
+        _check_in_range(mdp, np.asarray(bound), "two_stage_constrained_ac", f"the soft-value bound of {stage}", (),
+                        lambda M: f"at gamma = {g:g}, temperature {temp:g} (|Q| <= (max|R| + tau log A)/(1-gamma));"
+                                  " soft values scale with R, tau and the weights together")
         # default: 1e-10, or the smallest target above soft VI's round-off floor where that is larger
         # (stage 2's reward r + Σ w_i log π_i reaches |log π_i| ~ 1e2 and more: a fixed 1e-10 sat
         # below the floor at γ ≥ 0.99 and every solve ended with a ConvergenceWarning)
         return soft_value_iteration(mdp, tau=temp, tol=_reachable_tol(mdp, temp, 1e-10) if tol is None else tol)
 
-    stage1 = [solve(cmdp.mdp.replace(R=-C[i]), t) for i in range(cmdp.m)]
+    stage1 = [solve(cmdp.mdp.replace(R=-C[i]), t, f"stage 1 (reward -c_{i})") for i in range(cmdp.m)]
     aux = np.stack([np.asarray(s1.policy) for s1 in stage1])
     W = float(w.sum())
     # log π_i = (Q_i − V_i)/τ exactly: np.log(π_i) was −inf where π_i underflowed (costs of span
     # ~1e3 at τ = 0.1), and stage 2 failed with "R must be finite; R(s=0, a=1) = -inf"
     logp = np.tensordot(w, np.stack([np.asarray(s1.log_policy) for s1 in stage1]), axes=(0, 0))
-    sol = solve(cmdp.mdp.replace(R=R + logp), W)
+    sol = solve(cmdp.mdp.replace(R=R + logp), W, "stage 2 (reward r + Σ_i w_i log π_i)")
     pi = np.asarray(sol.policy)
     value, costs = evaluate_cmdp(cmdp, pi)
     return TwoStageResult(pi, aux, float(value), np.asarray(to_numpy(costs), dtype=float), w)
