@@ -18,6 +18,8 @@ communicating models, where ``g*`` is constant; Puterman §8.4 and Prop. 8.3.1),
 or the nested multichain equations ``max_a Σ_s' P(s'|s,a) g(s') = g(s)``,
 ``max_{a∈B_s} [r(s,a) + P h](s) = g(s) + h(s)`` (§9.1).
 
+Policy evaluation (:func:`gain_bias`) and the solvers' result type live in
+:mod:`rltheory.mdp.average_evaluation` and are re-exported here.
 Solvers: :func:`relative_value_iteration` (with the aperiodicity transform),
 :func:`average_policy_iteration` (unichain §8.6 and multichain §9.2) and
 :func:`average_linear_program` (unichain §8.8 and multichain §9.3; its dual
@@ -36,8 +38,7 @@ Odoni, A. R. (1969). On finding the maximal gain for Markov decision processes.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -45,8 +46,16 @@ from .._numerics import higham_gamma, highs_linprog, subnormal_spacing
 from .._validate import as_real_array, check_positive_int, check_tolerance, real_scalar
 from ..backend import from_host, require_host, to_numpy
 from ..errors import ConvergenceWarning, InvalidModelError, SolverError
-from ..trace import Trace, TraceRecorder
+from ..trace import TraceRecorder
 from ._occupancy_lp import flow_matrix, state_weights
+from .average_evaluation import (
+    AverageRewardSolution,
+    GainBias,
+    _evaluate,
+    _require_average,
+    _roundoff,
+    gain_bias,
+)
 from .bellman import (
     _greedy,
     _q_values,
@@ -55,14 +64,7 @@ from .bellman import (
     policy_transition_matrix,
 )
 from .discounted import _Roundoff
-from .mixing import (
-    _eye,
-    _first_violation,
-    _flag,
-    _limiting_single,
-    _structures,
-    _unichain_stationary,
-)
+from .mixing import _first_violation, _flag
 from .model import FiniteMDP
 from .structure import require_weakly_communicating
 
@@ -75,146 +77,6 @@ __all__ = [
     "average_policy_iteration",
     "average_linear_program",
 ]
-
-
-class GainBias(NamedTuple):
-    """``(g, h)`` with ``g + h = r_π + P_π h`` (``g`` scalar per instance for unichain chains)."""
-
-    g: Any
-    h: Any
-
-
-@dataclass(frozen=True, eq=False)
-class AverageRewardSolution:
-    """Result of an average-reward solver.
-
-    Attributes
-    ----------
-    policy : int array (..., S)
-        Deterministic optimal (or, for RVI, ``bound``-optimal) policy.
-    gain : array (...) or (..., S)
-        Optimal gain: scalar per instance for unichain / weakly communicating
-        solvers, per state for the multichain ones.
-    bias : array (..., S)
-        A solution ``h`` of the optimality equation (``h(ref_state) = 0`` for RVI; the
-        bias of ``policy`` for PI; the LP's dual for the LP).
-    iterations : int
-    converged : bool
-    bound : array (...)
-        RVI: ``max Δ − min Δ`` with ``Δ = Tv − v`` plus its round-off, which bounds both
-        ``2|gain − g*|`` and ``g* − g^policy``. Unichain PI / LP: the Odoni gap ``max_s (T h − h)(s) − gain``
-        ``≥ g* − gain``. Multichain PI: residual of the optimality equations; multichain
-        LP: LP optimality residual. Both are certified upper bounds on the exact residuals of the
-        returned ``(g, h)`` (and ``x``) for the row-normalised model, round-off included, so never 0;
-        they are not bounds on ``|gain − g*|``: in a multichain model a residual ``ρ`` moves the gain by
-        up to ``ρ`` times a condition number (the deviation matrices of the chains), not computed here.
-    trace : Trace
-    method : str
-    occupancy : array (..., S, A) or None
-        LP only: optimal stationary state-action frequencies ``x*(s, a)``.
-    """
-
-    policy: Any
-    gain: Any
-    bias: Any
-    iterations: int
-    converged: bool
-    bound: Any
-    trace: Trace
-    method: str
-    occupancy: Any = None
-
-
-def _require_average(mdp: Any, what: str) -> None:
-    if not isinstance(mdp, FiniteMDP):
-        raise TypeError(f"{what} expects a FiniteMDP; got {type(mdp).__name__}")
-    if mdp.gamma is not None:
-        raise ValueError(
-            f"{what} is an average-reward routine but mdp.gamma = {mdp.gamma}; "
-            "build the model with gamma=None (e.g. mdp.replace(gamma=None))"
-        )
-
-
-def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
-    """Gain/bias of chains ``P[..., S, S]`` with rewards ``r[..., S]``."""
-    S = P.shape[-1]
-    batch = tuple(P.shape[:-2])
-    structs = _structures(P)
-    uni = all(cs.unichain for cs in structs)
-    if uni and per_state is not True:
-        mu = _unichain_stationary(xp, P)
-        g = xp.sum(mu * r, axis=-1)
-        M = _eye(xp, S, P) - P + xp.ones_like(P) * mu[..., None, :]
-        h = xp.linalg.solve(M, (r - g[..., None])[..., None])[..., 0]
-        return GainBias(g, h)
-    Pf = xp.reshape(P, (-1, S, S))
-    Pstar = xp.stack([_limiting_single(xp, Pf[i, ...], cs) for i, cs in enumerate(structs)])
-    Pstar = xp.reshape(Pstar, batch + (S, S))
-    g = (Pstar @ r[..., None])[..., 0]
-    h = xp.linalg.solve(_eye(xp, S, P) - P + Pstar, (r - g)[..., None])[..., 0]
-    return GainBias(g, h)
-
-
-def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> GainBias:
-    r"""Gain and bias of ``π``: ``g = P_π* r_π``, ``h = (I − P_π + P_π*)^{-1}(r_π − g)``.
-
-    ``(g, h)`` solve the Poisson (evaluation) equations ``g = P_π g`` and
-    ``g + h = r_π + P_π h`` with the bias normalisation ``P_π* h = 0`` (Puterman
-    1994, §8.2.3, eqs. (8.2.11)–(8.2.12)). For a unichain ``P_π`` (one recurrent
-    class) ``P_π* = 1μ_πᵀ``, the gain is the scalar ``g = μ_πᵀ r_π`` and
-    ``μ_πᵀ h = 0``; ``h`` then solves ``(I − P_π + 1μ_πᵀ) h = r_π − g1``
-    (Puterman Thm A.7 / §8.2.1; SEEDS C15).
-
-    Parameters
-    ----------
-    mdp : FiniteMDP
-        Average-reward model (``gamma=None``), possibly batched.
-    pi : array
-        Stochastic ``[..., S, A]`` or deterministic integer ``[..., S]`` policy.
-    per_state : bool, optional
-        ``None`` (default): ``g`` has shape ``(...)`` when every instance's chain is
-        unichain, else ``(..., S)`` (multichain, Puterman ch. 9). ``True``: always
-        ``(..., S)``. ``False``: require unichain chains (error otherwise).
-
-    Returns
-    -------
-    GainBias
-        ``(g, h)``.
-
-    Raises
-    ------
-    ValueError
-        ``mdp.gamma`` is not None, or ``per_state=False`` with a multichain ``P_π``
-        (the recurrent classes are named).
-
-    Notes
-    -----
-    The class structure of ``P_π`` is read from its support on the host; the linear
-    algebra runs in the model's array namespace. Cost ``O(S³)`` per instance.
-
-    Examples
-    --------
-    Two states swapping deterministically with rewards 1 and 0: ``g = 1/2``,
-    ``h = (1/4, −1/4)``:
-
-    >>> import numpy as np
-    >>> from rltheory.mdp import FiniteMDP
-    >>> mdp = FiniteMDP(np.array([[[0., 1.]], [[1., 0.]]]), np.array([[1.], [0.]]), gamma=None)
-    >>> g, h = gain_bias(mdp, np.array([0, 0]))
-    >>> float(g), h
-    (0.5, array([ 0.25, -0.25]))
-    """
-    _require_average(mdp, "gain_bias")
-    if per_state is not None:  # np.False_ is not False: it asked for unichain chains and got none checked
-        per_state = _flag(per_state, "per_state")
-    xp = mdp.xp
-    P = policy_transition_matrix(mdp, pi)
-    r = xp.broadcast_to(policy_reward(mdp, pi), tuple(P.shape[:-1]))
-    if per_state is False:
-        bad = _first_violation(P, lambda cs: cs.unichain)
-        if bad is not None:
-            raise ValueError(f"gain_bias(per_state=False) needs a unichain policy chain but P_π{bad[0]} has {bad[1].describe()}")
-    return _evaluate(xp, P, r, per_state)
 
 
 def _check_tau(tau: Any) -> float:
@@ -246,13 +108,6 @@ def aperiodicity_transform(mdp: FiniteMDP, tau: float) -> FiniteMDP:
     xp = mdp.xp
     eye = xp.eye(mdp.S, dtype=mdp.dtype, device=mdp.P.device)[:, None, :]
     return mdp.replace(P=tau * mdp.P + (1.0 - tau) * eye, R=tau * mdp.R)
-
-
-def _roundoff(mdp: FiniteMDP) -> _Roundoff:
-    """:class:`~rltheory.mdp.discounted._Roundoff` at ``γ = 1``: a computed ``Q = r + P v`` (and
-    ``max_a Q``) is within ``e(v) = a‖r‖∞ + (a + δ)‖v‖∞`` of the row-normalised model's
-    (``a = γ_{S+2}``, ``δ`` the row-sum defect of the stored ``P``)."""
-    return _Roundoff(mdp, gamma=1.0)
 
 
 def _odoni(xp: Any, mdp: FiniteMDP, v: Any, ro: _Roundoff) -> tuple[Any, Any, Any, Any]:
