@@ -77,7 +77,8 @@ import numpy as np
 
 from .._validate import check_real
 from ..backend import require_host
-from ..mdp.sample import _count, _rng
+from ..mdp.sample import _cdf, _count, _rng
+from ..mdp.sample import _draw as _draw_cdf
 from ..mdp.utility import OccupancyFunction, shadow_reward
 from ..trace import Trace, TraceRecorder
 from .constrained import _pd_settings, fosp_residual
@@ -257,10 +258,12 @@ def _policy_rows(net: NetworkedMDP, states: np.ndarray) -> list[np.ndarray]:
 
 
 def _draw(prob: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """One categorical draw per row of ``prob[B, K]`` (inverse CDF)."""
-    c = np.cumsum(prob, axis=-1)
-    u = gen.random(prob.shape[0])[:, None] * c[:, -1:]
-    return np.minimum((u > c).sum(-1), prob.shape[-1] - 1)
+    """One categorical draw per row of ``prob[B, K]``: the first ``k`` with ``CDF(k) > u``,
+    ``u ~ U[0, 1)`` (:mod:`rltheory.mdp.sample`'s inverse CDF), so an entry of probability 0 is
+    never drawn. The old rule (the first ``k`` with ``CDF(k) ≥ u``) drew a leading zero at
+    ``u = 0`` (a state of ``μ_i(s) = 0``) and a validated rounding negative such as ``−1e−10``
+    for ``u`` between the two CDF values around it."""
+    return _draw_cdf(_cdf(prob), gen.random(prob.shape[0]))
 
 
 def _act(

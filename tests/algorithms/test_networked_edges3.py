@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.networked import (
+    NetworkedMDP,
     neighborhoods,
     sis_network,
     truncation_error,
@@ -104,3 +105,44 @@ def test_bool_and_float_node_labels_are_refused():
     relabelled = nx.relabel_nodes(nx.path_graph(3), {k: np.int64(k) for k in range(3)})
     assert neighborhoods(relabelled, 1) == [(0, 1), (0, 1, 2), (1, 2)]
     assert sis_network(relabelled).diameter == 2
+
+
+# ------------------------------------------------------------------ sampling never draws probability 0
+class _ConstantUniforms(np.random.Generator):
+    """A Generator whose uniforms are one fixed value in [0, 1) (0 is a value ``random`` can return);
+    its geometric draws are the bit generator's as usual."""
+
+    def __init__(self, u: float, seed: int) -> None:
+        super().__init__(np.random.PCG64(seed))
+        self.u = u
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        return np.full(size, self.u)
+
+
+def test_a_state_of_initial_probability_zero_is_never_drawn():
+    # old: the inverse CDF took the first k with CDF(k) >= u, so u = 0 drew state 0 with mu_i(0) = 0
+    net = sis_network(nx.path_graph(2), gamma=0.0).replace(
+        mu_local=np.array([[0.0, 1.0], [0.0, 1.0]])
+    )
+    s, a, counts = sample_rollouts(
+        net, [np.zeros(sh) for sh in net.theta_shapes()], 4, _ConstantUniforms(0.0, 0)
+    )
+    np.testing.assert_array_equal(
+        s, np.ones((4, 2), dtype=int)
+    )  # gamma = 0: (s_tau, a_tau) = (s_0, a_0)
+    np.testing.assert_array_equal(a, np.zeros((4, 2), dtype=int))  # uniform policy, u = 0: action 0
+    assert counts[:, :, 0, :].sum() == 0.0
+
+
+def test_a_rounding_negative_transition_entry_is_never_drawn():
+    # one agent, S_l = 3: from every state the next is 0 or 2 (1/2 each); the validated row holds -1e-10 at 1
+    P = np.tile(np.array([0.5, -1e-10, 0.5 + 1e-10]), (3, 1, 1))
+    net = NetworkedMDP(
+        nx.path_graph(1), (P,), np.zeros((1, 3, 1)), 0.9, np.array([[1.0, 0.0, 0.0]])
+    )
+    # old: u between CDF(1) = 0.5 - 1e-10 and CDF(0) = 0.5 drew state 1
+    gen = _ConstantUniforms(0.5 - 5e-11, 1)
+    s, _, counts = sample_rollouts(net, [np.zeros(sh) for sh in net.theta_shapes()], 50, gen)
+    assert counts.sum() > 50  # some roll-outs moved
+    assert not np.any(s == 1) and counts[:, 0, 1, :].sum() == 0.0
