@@ -126,7 +126,9 @@ def _require_discounted(mdp: FiniteMDP, name: str) -> float:
 def _check_batch(mdp: FiniteMDP, name: str) -> None:
     """Refuse an empty batch (located ``ValueError``): numpy's reshape and reductions failed on it."""
     if 0 in mdp.batch_shape:
-        raise ValueError(f"{name}: the batch is empty (batch_shape {mdp.batch_shape}); there is nothing to solve")
+        raise ValueError(
+            f"{name}: the batch is empty (batch_shape {mdp.batch_shape}); there is nothing to solve"
+        )
 
 
 def _certificate_overflow(mdp: FiniteMDP, name: str, bound: Any) -> ValueError:
@@ -136,12 +138,17 @@ def _certificate_overflow(mdp: FiniteMDP, name: str, bound: Any) -> ValueError:
     (the shared error: instance, ``max|R|``, ``max|R|/(1−γ)``, entry, remedy); policy iteration used
     to return ``converged=True`` with bound NaN and ``V = inf`` there (rewards 1e308, γ = 0.9). The
     certificate can overflow with every value in range (it takes ``γ/(1−γ)·sp(Tv − v)``- and
-    ``‖v‖∞/(1−γ)``-sized terms: R = ±2^1023 at γ = 0.5 for value iteration): the run could only stop
-    unconverged with bound ``inf``, so it is refused with the same remedy.
+    ``‖v‖∞/(1−γ)``-sized terms): value iteration and modified PI avoid that by sweeping a scaled
+    model (:func:`_range_scale`), so for them this error is a guard; policy iteration's certificate
+    ``(max(TV − V) + ‖T^π V − V‖∞)/(1−γ)`` is refused with it when it overflows.
     """
     bad = ~np.isfinite(np.asarray(to_numpy(bound), dtype=np.float64).reshape(-1))
     i = int(np.argmax(bad))
-    where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, mdp.batch_shape))})" if mdp.batch_shape else ""
+    where = (
+        f" (batch index {tuple(int(j) for j in np.unravel_index(i, mdp.batch_shape))})"
+        if mdp.batch_shape
+        else ""
+    )
     R = np.asarray(to_numpy(mdp.R), dtype=np.float64).reshape((-1, mdp.S * mdp.A))
     M = float(np.max(np.abs(R[i])))
     return ValueError(
@@ -204,7 +211,9 @@ class _Roundoff:
         self.delta = xp.max(xp.reshape(xp.abs(sums - 1.0), flat), axis=-1) + higham_gamma(S, self.u)
         self.r_max = xp.max(xp.abs(xp.reshape(mdp.R, flat)), axis=-1)
         self.gamma = float(mdp.gamma if gamma is None else gamma)
-        self.under = 2.0 * (S + 2) * subnormal_spacing(mdp.dtype, xp)  # η: products with subnormal results
+        self.under = (
+            2.0 * (S + 2) * subnormal_spacing(mdp.dtype, xp)
+        )  # η: products with subnormal results
 
     def sweep(self, v: Any) -> Any:
         """``e(v)``: the error of every computed entry of ``Q_v``, ``Tv`` and ``T^π v``."""
@@ -225,7 +234,9 @@ class _Roundoff:
         c = g / (1.0 - g)
         e = self._sweep(v_norm)
         eps = e + 2.0 * self.u * d_norm
-        return self.xp.maximum(2.0 * c * eps + 2.0 * e / (1.0 - g), 2.0 * (2.0 * c * eps + e + 2.0 * self.u * V_norm))
+        return self.xp.maximum(
+            2.0 * c * eps + 2.0 * e / (1.0 - g), 2.0 * (2.0 * c * eps + e + 2.0 * self.u * V_norm)
+        )
 
     def span_bounds(self, v: Any, Tv: Any, D: Any) -> tuple[Any, Any, Any]:
         r"""``(V, bound, floor)`` of the span certificate of ``v`` (computed ``Tv``, ``Δ = Tv − v``).
@@ -243,8 +254,11 @@ class _Roundoff:
         c = g / (1.0 - g)
         hi, lo = xp.max(D, axis=-1), xp.min(D, axis=-1)
         V = Tv + (c * 0.5) * (hi + lo)[..., None]
-        floor = self.floor(xp.max(xp.abs(v), axis=-1), xp.maximum(xp.abs(hi), xp.abs(lo)),
-                           xp.max(xp.abs(V), axis=-1))
+        floor = self.floor(
+            xp.max(xp.abs(v), axis=-1),
+            xp.maximum(xp.abs(hi), xp.abs(lo)),
+            xp.max(xp.abs(V), axis=-1),
+        )
         return V, c * (hi - lo) + floor, floor
 
 
@@ -255,7 +269,9 @@ def _deterministic_backup(mdp: FiniteMDP, pi: Any) -> Any:
     g = float(mdp.gamma)
     S = mdp.S
     lead = tuple(pi.shape[:-1])
-    r_pi = xp.take_along_axis(xp.broadcast_to(mdp.R, lead + (S, mdp.A)), pi[..., None], axis=-1)[..., 0]
+    r_pi = xp.take_along_axis(xp.broadcast_to(mdp.R, lead + (S, mdp.A)), pi[..., None], axis=-1)[
+        ..., 0
+    ]
     succ = mdp.successors
     if succ is None:
         P = xp.broadcast_to(mdp.P, lead + tuple(mdp.P.shape[-3:]))
@@ -265,9 +281,15 @@ def _deterministic_backup(mdp: FiniteMDP, pi: Any) -> Any:
     idx, prob = succ
     K = idx.shape[-1]
     ix = xp.broadcast_to(pi[..., None, None], lead + (S, 1, K))
-    i_pi = xp.reshape(xp.take_along_axis(xp.broadcast_to(idx, lead + (S, mdp.A, K)), ix, axis=-2), lead + (S * K,))
+    i_pi = xp.reshape(
+        xp.take_along_axis(xp.broadcast_to(idx, lead + (S, mdp.A, K)), ix, axis=-2), lead + (S * K,)
+    )
     p_pi = xp.take_along_axis(xp.broadcast_to(prob, lead + (S, mdp.A, K)), ix, axis=-2)[..., 0, :]
-    return lambda u: r_pi + g * xp.sum(p_pi * xp.reshape(xp.take_along_axis(u, i_pi, axis=-1), lead + (S, K)), axis=-1)
+    return lambda u: (
+        r_pi
+        + g
+        * xp.sum(p_pi * xp.reshape(xp.take_along_axis(u, i_pi, axis=-1), lead + (S, K)), axis=-1)
+    )
 
 
 def _a_priori_sweeps(g: float, span0: float, tol: float) -> int:
@@ -276,17 +298,43 @@ def _a_priori_sweeps(g: float, span0: float, tol: float) -> int:
 
 
 def _finish(
-    mdp: FiniteMDP, v: Any, Q_prev: Any, Tv: Any, D: Any, method: str, it: int, converged: bool,
-    rec: TraceRecorder, max_iter: int, roundoff: _Roundoff, tol: float,
+    mdp: FiniteMDP,
+    ms: FiniteMDP,
+    sc: Any,
+    extra: Any,
+    v: Any,
+    Q_prev: Any,
+    Tv: Any,
+    D: Any,
+    method: str,
+    it: int,
+    converged: bool,
+    rec: TraceRecorder,
+    max_iter: int,
+    roundoff: _Roundoff,
+    tol: float,
 ) -> MDPSolution:
-    """Greedy policy w.r.t. the last v, midpoint value estimate, final Q."""
+    """Greedy policy w.r.t. the last v, midpoint value estimate, final Q (in ``mdp``'s units:
+    ``ms`` is ``mdp`` with ``R`` divided by ``sc``, or ``mdp`` itself when ``sc`` is None)."""
     xp = mdp.xp
+    g = float(mdp.gamma)
     V, bound, floor = roundoff.span_bounds(v, Tv, D)
+    Q = _q_values(ms, V)
+    if sc is not None:
+        with np.errstate(over="ignore"):
+            V, Q = V * sc[..., None], Q * sc[..., None, None]
+            bound, floor = bound * sc + extra, floor * sc + extra
+        V = _check_in_range(mdp, V, method, "V", ("s",), _discounted_scale(g))
+        Q = _check_in_range(mdp, Q, method, "Q", ("s", "a"), _discounted_scale(g))
+        # (a bound of inf is possible only at max_iter: the first sweeps' certificate in R's units)
     if not converged:
         where = f"at max_iter={max_iter}" if it >= max_iter else f"after {it} sweeps"
         floor_max = float(xp.max(floor))
-        why = (f"; tol={tol:g} is below the round-off floor {floor_max:.3g} of the certificate in this dtype"
-               if floor_max >= tol else "")
+        why = (
+            f"; tol={tol:g} is below the round-off floor {floor_max:.3g} of the certificate in this dtype"
+            if floor_max >= tol
+            else ""
+        )
         warnings.warn(
             f"{method} stopped {where} before its stopping rule held; certified bound is "
             f"{float(xp.max(bound)):.3g}{why}",
@@ -294,8 +342,14 @@ def _finish(
             stacklevel=3,
         )
     return MDPSolution(
-        policy=_greedy(Q_prev), V=V, Q=_q_values(mdp, V), iterations=it, converged=converged,
-        bound=bound, trace=rec.finish(), method=method,
+        policy=_greedy(Q_prev),
+        V=V,
+        Q=Q,
+        iterations=it,
+        converged=converged,
+        bound=bound,
+        trace=rec.finish(),
+        method=method,
     )
 
 
@@ -333,6 +387,13 @@ def value_iteration(
     -----
     Cost ``O(S²A)`` per instance per sweep; a priori ``‖v_k − V*‖∞ ≤ γ^k ‖v_0 − V*‖∞``.
 
+    An instance whose certificate could leave the float range (``(10 max|R|/(1−γ) + 4‖V0‖∞)/(1−γ)``
+    near the largest float) is swept with ``R`` divided by a power of 2, which is exact, and its
+    ``V``, ``Q`` and ``bound`` are scaled back (plus an allowance for bits of ``R`` that scaling
+    pushed below the subnormal range): ``R = ±2^1023`` at ``γ = 0.5`` (``V* = (1.5, 0.5)·2^1023``)
+    is solved as policy iteration solves it. A ``V*`` beyond the float range is refused with a
+    located ``ValueError`` as soon as the certificate proves it.
+
     Examples
     --------
     Two states; staying in state 1 pays 1 forever, so ``V*(1) = 1/(1−γ) = 10``:
@@ -349,42 +410,135 @@ def value_iteration(
     tol = check_tolerance(tol)
     check_positive_int(max_iter, "max_iter", allow_none=True)
     xp = mdp.xp
-    if V0 is None:
-        v = xp.zeros(mdp.batch_shape + (mdp.S,), dtype=mdp.dtype, device=mdp.P.device)
-    else:
-        v = as_real_array(V0, "V0", (mdp.S,), ("s",), xp, mdp.dtype)
+    v0 = None if V0 is None else as_real_array(V0, "V0", (mdp.S,), ("s",), xp, mdp.dtype)
     _check_batch(mdp, "value_iteration")
-    return _certified_sweeps(mdp, v, lambda Q, Tv: Tv, tol, max_iter, "value_iteration")
+    if v0 is None:
+        log2_v0 = np.full(mdp.batch_shape, -np.inf)
+    else:
+        with np.errstate(divide="ignore"):
+            n0 = np.asarray(to_numpy(xp.max(xp.abs(v0), axis=-1)), dtype=np.float64)
+            log2_v0 = np.broadcast_to(np.log2(n0), mdp.batch_shape)
+
+    def start(ms: FiniteMDP, sc: Any) -> Any:
+        if v0 is None:
+            return xp.zeros(ms.batch_shape + (ms.S,), dtype=ms.dtype, device=ms.P.device)
+        return v0 if sc is None else v0 / sc[..., None]
+
+    return _certified_sweeps(
+        mdp, start, lambda ms, Q, Tv: Tv, log2_v0, tol, max_iter, "value_iteration"
+    )
+
+
+def _range_scale(mdp: FiniteMDP, log2_v0: Any) -> tuple[FiniteMDP, Any, Any] | None:
+    r"""``(ms, scale, extra)``: ``mdp`` with ``R`` divided by ``scale = 2^k`` per instance, so that
+    every quantity of the VI/MPI sweeps stays in the float range, or ``None`` when ``k = 0``.
+
+    From a start ``v_0`` the iterates keep ``‖v_k‖∞ ≤ ‖v_0‖∞ + 2M/(1−γ)`` (``M = max|R|``; ``T``
+    and ``T^π`` are γ-contractions towards values of norm ``≤ M/(1−γ)``), so ``‖Δ‖∞ ≤ M + 2‖v‖∞``
+    and the certificate ``γ/(1−γ)·sp(Δ)`` and the midpoint are below
+    ``B = (10M/(1−γ) + 4‖v_0‖∞)/(1−γ)``; its round-off allowance is a small multiple of the same
+    terms. ``k`` is the least integer with ``2^{4−k}·B`` below the largest float (``log2_v0`` is
+    ``log2 ‖v_0‖∞`` per instance, in the units of ``R``). Dividing by ``2^k`` is exact and every
+    sweep of the scaled model is then the unscaled one times ``2^{−k}`` (its round-off included),
+    except entries that become subnormal; ``R`` itself may lose such low-order bits, and ``extra
+    = 2·max|R − 2^k R_s|/(1−γ)`` (the exact difference, Sterbenz) bounds what that changes in
+    ``V*`` and ``V^π`` together. With ``R = ±2^1023`` at ``γ = 0.5`` the certificate of the
+    unscaled sweeps overflowed (MPI's start ``min r/(1−γ)`` too) while ``V*`` is in range.
+    """
+    xp = mdp.xp
+    g = float(mdp.gamma)
+    flat = mdp.batch_shape + (mdp.S * mdp.A,)
+    M = np.asarray(to_numpy(xp.max(xp.abs(xp.reshape(mdp.R, flat)), axis=-1)), dtype=np.float64)
+    lg = math.log2(1.0 - g)
+    with np.errstate(divide="ignore"):
+        log2_B = 1.0 + np.maximum(math.log2(10.0) + np.log2(M) - lg, 2.0 + log2_v0) - lg
+    k = np.maximum(np.ceil(log2_B + 4.0 - math.log2(float(xp.finfo(mdp.dtype).max))), 0.0)
+    k = np.where(np.isfinite(k), k, 0.0)  # (M = 0 and v_0 = 0: nothing to scale)
+    if not np.any(k > 0):
+        return None
+    sc = from_host(np.exp2(k), mdp.P, mdp.dtype)
+    with np.errstate(under="ignore"):
+        Rs = mdp.R / sc[..., None, None]
+    ms = mdp.replace(R=Rs)
+    err = xp.max(xp.abs(xp.reshape(mdp.R - Rs * sc[..., None, None], flat)), axis=-1)
+    u = float(xp.finfo(mdp.dtype).eps) / 2.0
+    return ms, sc, (2.0 * (1.0 + 8.0 * u) / (1.0 - g)) * err
+
+
+def _refuse_out_of_range(
+    mdp: FiniteMDP, name: str, V_s: Any, bound_s: Any, sc: Any, u: float
+) -> None:
+    """Refuse (located) once the certificate of the scaled sweeps puts ``V*`` beyond the float range.
+
+    ``V*/2^k`` lies within ``bound_s/2`` of the midpoint ``V_s`` (plus the tiny allowance for the
+    bits of ``R`` the scaling lost, which the other half of ``bound_s`` covers); ``(1 − 4u)``
+    covers the rounding of ``V_s ± bound_s``. A bracket end that overflows when scaled back, with
+    the whole bracket on its side of 0, proves the entry of ``V*`` unrepresentable (rewards 1e308
+    at ``γ = 0.9``), without sweeping on to the round-off floor first.
+    """
+    xp = mdp.xp
+    b = bound_s[..., None]
+    with np.errstate(over="ignore"):
+        lo = (V_s - b) * (1.0 - 4.0 * u)
+        hi = (V_s + b) * (1.0 - 4.0 * u)
+        lo_o, hi_o = lo * sc[..., None], hi * sc[..., None]
+    out_lo = (lo > 0.0) & ~xp.isfinite(lo_o)
+    out = out_lo | ((hi < 0.0) & ~xp.isfinite(hi_o))
+    if bool(xp.any(out)):
+        x = xp.where(out_lo, lo_o, xp.where(out, hi_o, V_s))
+        _check_in_range(mdp, x, name, "V*", ("s",), _discounted_scale(float(mdp.gamma)))
 
 
 def _certified_sweeps(
-    mdp: FiniteMDP, v: Any, step: Any, tol: float, max_iter: int | None, name: str
+    mdp: FiniteMDP, start: Any, step: Any, log2_v0: Any, tol: float, max_iter: int | None, name: str
 ) -> MDPSolution:
-    """Shared VI/MPI driver: certify ``v`` by its span bound; stop, or move to ``step(Q_v, Tv)``."""
+    """Shared VI/MPI driver: certify ``v`` by its span bound; stop, or move to ``step(ms, Q_v, Tv)``.
+
+    The sweeps run on ``ms``, the model with ``R`` scaled by :func:`_range_scale` when its
+    certificate could leave the float range (else ``mdp`` itself); ``start(ms, scale)`` is the
+    first iterate in ``ms``'s units. Certificates, the trace and the stopping rule are in the units
+    of ``mdp``: the scaled bound times ``2^k`` plus the allowance for the bits of ``R`` the scaling
+    lost (``inf`` in the trace where that exceeds the float range).
+    """
     xp = mdp.xp
     g = float(mdp.gamma)
+    scaled = _range_scale(mdp, log2_v0)
+    ms, sc, extra = (mdp, None, None) if scaled is None else scaled
+    v = start(ms, sc)
     rec = TraceRecorder()
-    roundoff = _Roundoff(mdp)
+    roundoff = _Roundoff(ms)
     it, cap = 0, max_iter
     while True:
-        with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
-            Q, Tv, D, _ = bellman_certificate(mdp, v)
-            _, bound, floor = roundoff.span_bounds(v, Tv, D)
+        with np.errstate(
+            over="ignore", invalid="ignore"
+        ):  # (an overflow is refused below, located)
+            Q, Tv, D, _ = bellman_certificate(ms, v)
+            V_s, bound, floor = roundoff.span_bounds(v, Tv, D)
         it += 1
-        worst = float(xp.max(bound))
-        if not math.isfinite(worst):  # (NaN or inf: the values or the certificate overflowed)
+        if not math.isfinite(
+            float(xp.max(bound))
+        ):  # (NaN or inf: the values or the certificate overflowed)
             _check_in_range(mdp, Tv, name, "the iterate Tv", ("s",), _discounted_scale(g))
             raise _certificate_overflow(mdp, name, bound)
         span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
-        rec.record(it, span=span, bound=bound)
         if cap is None:
             cap = _a_priori_sweeps(g, float(xp.max(span)), tol) + 100
+            if sc is not None and g > 0.0:  # (the span in R's units is up to 2^k times larger)
+                cap += math.ceil(math.log(float(xp.max(sc))) / -math.log(g))
+        if sc is not None:
+            _refuse_out_of_range(mdp, name, V_s, bound, sc, roundoff.u)
+            with np.errstate(over="ignore"):  # back to the units of R (inf where beyond the range)
+                span, bound, floor = span * sc, bound * sc + extra, floor * sc + extra
+        worst = float(xp.max(bound))
+        rec.record(it, span=span, bound=bound)
         # an instance whose round-off allowance alone reaches tol and whose span part is down to
         # that level (bound ≤ 2·floor) cannot be certified by more sweeps: stop, unconverged
         stuck = bool(xp.all((bound < tol) | ((floor >= tol) & (bound <= 2.0 * floor))))
         if worst < tol or it >= cap or stuck:
-            return _finish(mdp, v, Q, Tv, D, name, it, worst < tol, rec, cap, roundoff, tol)
-        v = step(Q, Tv)
+            return _finish(
+                mdp, ms, sc, extra, v, Q, Tv, D, name, it, worst < tol, rec, cap, roundoff, tol
+            )
+        v = step(ms, Q, Tv)
 
 
 def modified_policy_iteration(
@@ -395,7 +549,9 @@ def modified_policy_iteration(
     ``m = 0`` is value iteration; ``m → ∞`` is policy iteration (Puterman 1994,
     §6.5). Starting from ``v_0 = min r / (1−γ)`` (so ``T v_0 ≥ v_0``) the iterates
     increase monotonically to ``V*`` (Puterman Thm 6.5.5). Stopping rule and
-    certificate are those of :func:`value_iteration`.
+    certificate are those of :func:`value_iteration`, and so is the exact power-of-2 scaling of
+    ``R`` that keeps the sweeps in range (here also the start ``min r/(1−γ)``, which overflowed
+    for ``R = ±2^1023`` at ``γ = 0.5``).
 
     Examples
     --------
@@ -413,17 +569,24 @@ def modified_policy_iteration(
         raise ValueError(f"m (partial evaluation sweeps) must be an integer >= 0; got {m!r}")
     _check_batch(mdp, "modified_policy_iteration")
     xp = mdp.xp
-    rmin = xp.min(xp.reshape(mdp.R, mdp.batch_shape + (mdp.S * mdp.A,)), axis=-1)
-    v = xp.broadcast_to((rmin / (1.0 - g))[..., None], mdp.batch_shape + (mdp.S,))
+    flat = mdp.batch_shape + (mdp.S * mdp.A,)
 
-    def step(Q: Any, Tv: Any) -> Any:
-        backup = _deterministic_backup(mdp, _greedy(Q))
+    def start(ms: FiniteMDP, sc: Any) -> Any:
+        rmin = xp.min(xp.reshape(ms.R, flat), axis=-1)
+        return xp.broadcast_to((rmin / (1.0 - g))[..., None], ms.batch_shape + (ms.S,))
+
+    rmin = np.abs(np.asarray(to_numpy(xp.min(xp.reshape(mdp.R, flat), axis=-1)), dtype=np.float64))
+    with np.errstate(divide="ignore"):
+        log2_v0 = np.log2(rmin) - math.log2(1.0 - g)  # (‖v_0‖∞ = |min r|/(1−γ), which may overflow)
+
+    def step(ms: FiniteMDP, Q: Any, Tv: Any) -> Any:
+        backup = _deterministic_backup(ms, _greedy(Q))
         u = Tv
         for _ in range(m):
             u = backup(u)
         return u
 
-    return _certified_sweeps(mdp, v, step, tol, max_iter, "modified_policy_iteration")
+    return _certified_sweeps(mdp, start, step, log2_v0, tol, max_iter, "modified_policy_iteration")
 
 
 def policy_iteration(
@@ -481,13 +644,17 @@ def policy_iteration(
     S, A = mdp.S, mdp.A
     eps = float(xp.finfo(mdp.dtype).eps)
     if max_iter is None:
-        max_iter = int(min(1e5, max(100, math.ceil(S * A / (1.0 - g) * math.log(1.0 / (1.0 - g) + 1.0)))))
+        max_iter = int(
+            min(1e5, max(100, math.ceil(S * A / (1.0 - g) * math.log(1.0 / (1.0 - g) + 1.0))))
+        )
     if pi0 is None:
         pi = _greedy(mdp.R)
     else:
         pi = xp.asarray(pi0)
         if not xp.isdtype(pi.dtype, "integral"):
-            raise ValueError(f"pi0 must be a deterministic policy (integer array of shape (..., S)); got dtype {pi.dtype}")
+            raise ValueError(
+                f"pi0 must be a deterministic policy (integer array of shape (..., S)); got dtype {pi.dtype}"
+            )
         as_stochastic_policy(mdp, pi, field="pi0")  # validates shape and range
         pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
     ar = xp.arange(A, device=mdp.P.device)
@@ -496,7 +663,9 @@ def policy_iteration(
     it = 0
     prev = None
     while True:
-        with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        with np.errstate(
+            over="ignore", invalid="ignore"
+        ):  # (an overflow is refused below, located)
             V = evaluate_policy(mdp, pi)
             Q = _q_values(mdp, V)
         Q = _check_in_range(mdp, Q, "policy_iteration", "Q^pi", ("s", "a"), _discounted_scale(g))
@@ -515,7 +684,9 @@ def policy_iteration(
             tol = tie_tol
         keep = q_cur >= qmax - tol
         new = xp.where(keep, pi, _greedy(Q))
-        if prev is not None:  # an instance returning to its previous policy is at a round-off tie: stay
+        if (
+            prev is not None
+        ):  # an instance returning to its previous policy is at a round-off tie: stay
             back = xp.all(new == prev, axis=-1)[..., None]
             new = xp.where(back, pi, new)
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
@@ -535,7 +706,9 @@ def policy_iteration(
             if not converged:
                 warnings.warn(
                     f"policy_iteration stopped at max_iter={max_iter} with {n_changed} states still "
-                    "changing", ConvergenceWarning, stacklevel=2,
+                    "changing",
+                    ConvergenceWarning,
+                    stacklevel=2,
                 )
             return MDPSolution(pi, V, Q, it, converged, bound, rec.finish(), "policy_iteration")
         prev, pi = pi, new
@@ -593,13 +766,24 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
         # 1 − γ, so the duals d are the marginals times 1 − γ): at γ = 1 − 1e-5, V/ρ ~ 1e5 and the
         # absolute feasibility tolerance 1e-10 is below its round-off, and HiGHS declared the
         # (always feasible) LP infeasible
-        res = highs_linprog(Wf[i], A_ub=A_ub, b_ub=-(1.0 - g) * Rf[i] / rho, bounds=[(None, None)] * S,
-                            method="highs")
+        res = highs_linprog(
+            Wf[i],
+            A_ub=A_ub,
+            b_ub=-(1.0 - g) * Rf[i] / rho,
+            bounds=[(None, None)] * S,
+            method="highs",
+        )
         if res.status != 0:
-            where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
+            where = (
+                f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})"
+                if batch
+                else ""
+            )
             raise SolverError(f"HiGHS failed on the LP{where}: {res.message}", status=res.status)
+        # V = ρ·(u/(1−γ)): the factor u/(1−γ) = V/ρ is at most 1/(1−γ), while ρ/(1−γ) overflowed
+        # for R = ±2^1023 at γ = 0.5 although V* = (1.5, 0.5)·2^1023 is in range
         with np.errstate(over="ignore"):  # (values beyond the float range: refused below)
-            Vs.append(rho / (1.0 - g) * res.x)
+            Vs.append(rho * (res.x / (1.0 - g)))
         Ds.append(-(1.0 - g) * res.ineqlin.marginals)
     xp = mdp.xp
     with np.errstate(over="ignore"):  # (rho/(1−γ)·x beyond the range: refused below)
@@ -608,6 +792,7 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     d = from_host(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), mdp.P, mdp.dtype)
     Q, Tv, D, _ = bellman_certificate(mdp, V)
     atol = 1e-9 * float(np.max(np.abs(R))) / (1.0 - g)  # ties within 1e-9 of the value scale
+    # (1e-9 first: max|R|/(1−γ) itself may overflow with V* in range)
     pi = _greedy(Q, atol=atol)
     # |V - V*| <= max|Δ|/(1-γ) (span bounds with v = V; the computed Δ within ε of the exact);
     # picking an action within atol of the maximum adds atol/(1-γ) to the policy's span

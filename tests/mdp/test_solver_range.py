@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
+from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import (
     FiniteMDP,
     linear_program,
@@ -28,8 +29,13 @@ R2 = np.array([[1e308, 0.0], [0.0, 1e308]])
 @pytest.mark.parametrize("solver", SOLVERS, ids=lambda f: f.__name__)
 def test_values_beyond_the_float_range_are_refused(solver):
     # (value iteration's first sweep is still in range, V = R; its certificate is what overflows)
-    with pytest.raises(ValueError, match=r"(left|overflows) the float64 range: max\|R\| = 1e\+308 at gamma = 0.9"), \
-            warnings.catch_warnings():
+    with (
+        pytest.raises(
+            ValueError,
+            match=r"(left|overflows) the float64 range: max\|R\| = 1e\+308 at gamma = 0.9",
+        ),
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("error")  # the located error, not a numpy RuntimeWarning first
         solver(FiniteMDP(P2, R2, 0.9))
     # the batch index of the first offending instance is named (the other instance is in range)
@@ -73,3 +79,83 @@ def test_values_in_range_with_a_bound_beyond_it_are_solved():
         res = policy_iteration(mdp)
     np.testing.assert_array_equal(res.V, [1.5 * 2.0**1023, 0.5 * 2.0**1023])
     assert res.converged and np.isfinite(res.bound)
+
+
+# V* in range while the sweeps' certificate is not. (a) R = ±2^1023 at γ = 0.5, uniform P: with
+# ρ(s) = max_a r(s, a) = (2^1023, 0), V*(s) = ρ(s) + γ/(1 − γ)·mean ρ = ρ(s) + 2^1022, i.e.
+# (1.5, 0.5)·2^1023. (b) r(0, ·) = 2^1022, r(1, ·) = −2^1022, uniform P at γ = 0.9: mean ρ = 0, so
+# V* = ρ = (2^1022, −2^1022) exactly, while VI's first certificate γ/(1 − γ)·sp(Tv − v) = 9·2^1023
+# is beyond the range and MPI's start min r/(1 − γ) = −10·2^1022 overflows.
+_M = 2.0**1023
+_IN_RANGE = [
+    (np.array([[_M, 0.0], [0.0, -_M]]), 0.5, np.array([1.5 * _M, 0.5 * _M])),
+    (np.array([[_M / 2, _M / 2], [-_M / 2, -_M / 2]]), 0.9, np.array([_M / 2, -_M / 2])),
+]
+
+
+@pytest.mark.parametrize("R, gamma, V_star", _IN_RANGE, ids=["pm2^1023-g0.5", "pm2^1022-g0.9"])
+@pytest.mark.parametrize(
+    "solver", [value_iteration, modified_policy_iteration], ids=lambda f: f.__name__
+)
+def test_vi_and_mpi_solve_a_model_whose_certificate_needs_scaling(solver, R, gamma, V_star):
+    # they refused (a) (MPI) or (b) ('the certificate of this model overflows the float64 range')
+    # or stopped unconverged, while policy iteration solves both: now they sweep R / 2^k
+    mdp = FiniteMDP(np.full((2, 2, 2), 0.5), R, gamma)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = solver(mdp, tol=1e-12 * _M)
+        pi = policy_iteration(mdp)
+        lp = linear_program(mdp)
+    assert res.converged and np.isfinite(res.bound) and res.bound < 1e-12 * _M
+    np.testing.assert_array_equal(res.policy, pi.policy)
+    np.testing.assert_array_equal(res.policy, lp.policy)
+    # certificate: |V − V*| ≤ bound / 2 against the closed form, which PI and the LP also reach
+    assert np.max(np.abs(res.V - V_star)) <= res.bound / 2
+    np.testing.assert_allclose(pi.V, V_star, rtol=1e-15)
+    np.testing.assert_allclose(lp.V, V_star, rtol=1e-9)
+    np.testing.assert_allclose(res.Q, pi.Q, rtol=1e-12, atol=1e-12 * _M)
+    assert np.all(np.isfinite(res.trace["bound"][1:]))
+
+
+def test_scaled_and_unscaled_instances_in_one_batch():
+    # one instance needs the scaling, the other (R / 2^1000) does not: each is certified in its
+    # own units (tol = 1e-6 is below the first one's round-off floor, so the run ends unconverged
+    # when that instance is stuck at its floor and the second is certified)
+    R = _IN_RANGE[1][0]
+    mdp = FiniteMDP(np.full((2, 2, 2, 2), 0.5), np.stack([R, R * 2.0**-1000]), 0.9)
+    V_star = np.stack([_IN_RANGE[1][2], _IN_RANGE[1][2] * 2.0**-1000])
+    for solver in (value_iteration, modified_policy_iteration):
+        with pytest.warns(ConvergenceWarning, match="below the round-off floor"):
+            res = solver(mdp, tol=1e-6)
+        assert res.bound[0] < 1e-12 * _M and res.bound[1] < 1e-6
+        assert np.all(np.abs(res.V - V_star) <= res.bound[:, None] / 2)
+
+
+def test_float32_certificate_is_scaled_too():
+    # (b) in float32: 2^126 rewards at γ = 0.9, V* = (2^126, −2^126)
+    M = np.float32(2.0**126)
+    mdp = FiniteMDP(np.full((2, 2, 2), 0.5, dtype=np.float32), np.array([[M, M], [-M, -M]]), 0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = value_iteration(mdp, tol=1e-3 * 2.0**126)
+    assert res.V.dtype == np.float32 and res.converged
+    assert np.max(np.abs(res.V.astype(np.float64) - [2.0**126, -(2.0**126)])) <= res.bound / 2
+
+
+def test_lp_values_in_range_with_rho_over_one_minus_gamma_beyond_it():
+    # the LP formed V = ρ/(1 − γ)·x with ρ/(1 − γ) = 2^1024 = inf and refused (a): 'V* left the
+    # float64 range'; V = ρ·(x/(1 − γ)) is the same number, in range
+    R, gamma, V_star = _IN_RANGE[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = linear_program(FiniteMDP(np.full((2, 2, 2), 0.5), R, gamma))
+    assert np.max(np.abs(res.V - V_star)) <= res.bound and np.isfinite(res.bound)
+
+
+def test_unconverged_first_sweep_reports_an_infinite_certificate():
+    # max_iter=1 on (b): the first certificate 9·2^1023 is beyond the range; that is a result
+    # (converged=False, bound inf, a ConvergenceWarning), not an exception
+    R, gamma, _ = _IN_RANGE[1]
+    with pytest.warns(ConvergenceWarning, match="certified bound is inf"):
+        res = value_iteration(FiniteMDP(np.full((2, 2, 2), 0.5), R, gamma), max_iter=1)
+    assert not res.converged and res.bound == np.inf and np.all(np.isfinite(res.V))
