@@ -13,10 +13,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import rltheory.mdp.average as average_mod
+import rltheory.mdp.average_pi as average_pi
 from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import FiniteMDP, average_linear_program, average_policy_iteration, gain_bias
-from rltheory.mdp.average import _centered, _improve, _tie_rtol
+from rltheory.mdp.average_pi import _centered, _improve, _tie_rtol
 
 
 def _probe_model(seed: int, dtype: type) -> FiniteMDP:
@@ -157,7 +157,7 @@ def test_policy_iteration_stops_at_a_round_off_cycle(monkeypatch):
     # exact PI improves strictly, so a policy met twice can only come from round-off: with the old
     # tolerance 1e-10 restored, the seed-87 float32 model alternates between [0 1 0 0 1] and
     # [0 1 2 0 1]; PI must stop there with converged=False and say why, not run to max_iter
-    monkeypatch.setattr(average_mod, "_tie_rtol", lambda u: 1e-10)
+    monkeypatch.setattr(average_pi, "_tie_rtol", lambda u: 1e-10)
     P32, R32 = _cycle_probe_model(87)
     with pytest.warns(ConvergenceWarning, match="round-off cycle"):
         res = average_policy_iteration(FiniteMDP(P32, R32, None), multichain=True, max_iter=500)
