@@ -406,8 +406,15 @@ def _check_samples(
 
     An out-of-range local state used to land in another block's bin of the critic tables (or
     past their end) silently, a negative one failed inside ``np.bincount`` without a location,
-    and ``K = 0`` returned all-NaN critics and gradients."""
+    and ``K = 0`` returned all-NaN critics and gradients. Text ``returns`` failed in numpy's cast
+    ("could not convert string to float") and complex ones lost their imaginary part: ``TypeError``."""
     st, ac = np.asarray(states), np.asarray(actions)
+    kind = np.asarray(returns).dtype.kind
+    if kind in ("U", "S", "c"):
+        what = "complex numbers" if kind == "c" else "text"
+        raise TypeError(
+            f"returns must be a real array of shape (K, n={net.n}); got {what}: {returns!r}"
+        )
     returns = np.asarray(returns, dtype=float)
     if st.shape != ac.shape or returns.shape != st.shape or st.ndim != 2 or st.shape[1] != net.n:
         raise ValueError(

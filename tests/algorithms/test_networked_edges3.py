@@ -16,8 +16,10 @@ from rltheory.algorithms.networked import (
 )
 from rltheory.algorithms.networked_pd import (
     SafeNetworkedProblem,
+    local_critics,
     networked_primal_dual,
     sample_rollouts,
+    sampled_truncated_gradient,
 )
 from rltheory.errors import InvalidModelError
 from rltheory.mdp.utility import linear_utility
@@ -146,3 +148,27 @@ def test_a_rounding_negative_transition_entry_is_never_drawn():
     s, _, counts = sample_rollouts(net, [np.zeros(sh) for sh in net.theta_shapes()], 50, gen)
     assert counts.sum() > 50  # some roll-outs moved
     assert not np.any(s == 1) and counts[:, 0, 1, :].sum() == 0.0
+
+
+# ------------------------------------------------------------------ critic samples
+@pytest.mark.parametrize(
+    ("returns", "what"),
+    [("ab", "text"), (np.full((2, 2), "1.0"), "text"), (np.full((2, 2), 1 + 2j), "complex")],
+)
+def test_returns_that_are_not_real_are_named(returns, what):
+    # old: text failed in numpy's cast ("could not convert string to float: 'ab'") and complex
+    # returns lost their imaginary part (a ComplexWarning at most)
+    net = sis_network(nx.path_graph(2))
+    th = [np.zeros(sh) for sh in net.theta_shapes()]
+    s = a = np.zeros((2, 2), dtype=int)
+    with pytest.raises(
+        TypeError, match=rf"returns must be a real array of shape \(K, n=2\); got {what}"
+    ):
+        local_critics(net, s, a, returns, 1)
+    with pytest.raises(
+        TypeError, match=rf"returns must be a real array of shape \(K, n=2\); got {what}"
+    ):
+        sampled_truncated_gradient(net, th, s, a, returns, 1)
+    # real returns: the kappa = diam critic of one block is the mean of its returns
+    crit = local_critics(net, s, a, np.array([[1.0, 2.0], [3.0, 4.0]]), 1)
+    assert crit[0][0] == 2.0 and crit[1][0] == 3.0
