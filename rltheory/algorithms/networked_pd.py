@@ -631,6 +631,8 @@ def networked_primal_dual(
     kappa = _check_radius(kappa, "kappa")
     if gen is not None:
         _check_rollout_length(net.gamma, max_length, K)
+    elif max_length is not None:  # unused without samples, but not accepted silently
+        check_real(max_length, "max_length", low=1.0)
     thetas = (
         [np.zeros(s) for s in net.theta_shapes()]
         if thetas0 is None

@@ -70,6 +70,12 @@ def test_a_bad_rollout_length_cap_is_named(bad):
     th = [np.zeros(s) for s in net.theta_shapes()]
     with pytest.raises(ValueError, match=r"max_length must be a finite number >= 1; got"):
         sample_rollouts(net, th, 5, 0, max_length=bad)
+    C = linear_utility(np.zeros((2, 2)))
+    pb = SafeNetworkedProblem(net, [C, C], [C, C], np.zeros(2))
+    kw = dict(iterations=1, kappa=1, eta_theta=1.0, eta_mu=1.0, Lambda=1.0, max_length=bad)
+    for mode in ({"samples": 5, "rng": 0}, {}):  # the exact mode does not sample, but names it too
+        with pytest.raises(ValueError, match=r"max_length must be a finite number >= 1; got"):
+            networked_primal_dual(pb, **kw, **mode)
 
 
 # ------------------------------------------------------------------ hop counts
