@@ -185,6 +185,9 @@ class StepSchedule:
         object.__setattr__(self, "power", p)
 
     def __call__(self, t: int) -> float:
+        # t = -t0 raised ZeroDivisionError and t < -t0 a TypeError on a complex power; NaN gave NaN
+        if isinstance(t, (bool, np.bool_)) or not real_scalar(t) >= 0:
+            raise ValueError(f"StepSchedule is defined for times t >= 0; got t = {t!r}")
         return float(self.c / (1.0 + t / self.t0) ** self.power)
 
 

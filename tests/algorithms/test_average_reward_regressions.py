@@ -201,3 +201,18 @@ def test_mlmc_expectation_needs_a_chain_and_a_start_law() -> None:
     E, Etr = mlmc_expectation(np.array([[False, True], [True, False]]), [1.0, 0.0], np.eye(2), 4)
     np.testing.assert_allclose(Etr, [0.5, 0.5], atol=1e-15)
     np.testing.assert_allclose(E, [0.5, 0.5], atol=1e-15)
+
+
+@pytest.mark.parametrize("t", [-1, -2.5, float("nan"), True])
+def test_step_schedule_needs_a_time_at_least_zero(t) -> None:
+    """StepSchedule(0.5, t0=1, power=0.5)(-1) raised ZeroDivisionError, (-2.5) a TypeError from a
+    complex power and (nan) returned nan; the schedule is defined for t >= 0 only."""
+    with pytest.raises(ValueError, match=r"StepSchedule is defined for times t >= 0; got t = "):
+        StepSchedule(0.5, t0=1.0, power=0.5)(t)
+
+
+def test_step_schedule_reference_values() -> None:
+    """α_t = c / (1 + t/t0)^p: 0.5/(1 + 3)^0.5 = 0.25; numpy integer times are times."""
+    assert StepSchedule(0.5, t0=1.0, power=0.5)(3) == 0.25
+    assert StepSchedule(0.5, t0=1.0, power=0.5)(np.int64(3)) == 0.25
+    assert StepSchedule(0.5)(10**6) == 0.5
