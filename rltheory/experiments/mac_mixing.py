@@ -187,6 +187,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import real_scalar
 from ..algorithms.average_reward import (
     StepSchedule,
     _mlmc_top_level,
@@ -286,6 +287,10 @@ def estimator_bias(n: int, T_max: int, start: int | None = None, *, laziness: fl
     ``ring_mdp(n, laziness=laziness, reward=reward)`` at the uniform policy with the exact critic,
     from ``start`` (default ``n // 2``), and the bound check."""
     mdp = ring_mdp(n, laziness=laziness, reward=reward)
+    if start is not None and (
+        isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start < n
+    ):  # -1 silently meant state n − 1, True a (1, n) start law, n an IndexError
+        raise ValueError(f"start must be a state index in [0, {n}) or None; got {start!r}")
     theta = np.zeros((n, 2))
     pi = softmax_policy(theta)
     P = np.asarray(policy_transition_matrix(mdp, pi))
@@ -344,7 +349,8 @@ def _mean_ci(x: np.ndarray, rng: np.random.Generator, n_boot: int = 2000) -> tup
 
 
 def _instance(config: Config, laziness: float, reward: str) -> tuple[FiniteMDP, float, float, int]:
-    if not (isinstance(laziness, (int, float)) and 0.0 <= laziness < 1.0):  # (nan fails too)
+    # real_scalar: numpy scalars (np.float32(0.5) was refused) but not bools; NaN fails too
+    if not 0.0 <= real_scalar(laziness) < 1.0:
         raise ValueError(f"laziness must lie in [0, 1) on the dial (at 1 every state is absorbing and t_mix is "
                          f"infinite); got {laziness!r}")
     n = config.learning_n

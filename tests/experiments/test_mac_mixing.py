@@ -101,3 +101,27 @@ def test_vanilla_claim_is_judged_on_held_out_runs_and_can_fail():
     with pytest.raises(ValueError, match="judge_reward 'dense' must be one of rewards"):
         run(Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5, 0.75), budget=50, seeds=1,
                    rewards=("sparse",), judge_from=0.75, judge_reward="dense"))
+
+
+@pytest.mark.parametrize("start", [-1, 6, True, 2.0])
+def test_estimator_bias_needs_a_state_index(start) -> None:
+    """start=-1 silently meant state n − 1, start=n raised an IndexError and start=True built a
+    (1, n) start law; each is now refused, naming the range."""
+    with pytest.raises(ValueError, match=r"start must be a state index in \[0, 6\) or None; got "):
+        estimator_bias(6, 16, start)
+
+
+def test_estimator_bias_numpy_start_equals_int() -> None:
+    a = estimator_bias(6, 16, np.int64(2))
+    b = estimator_bias(6, 16, 2)
+    assert a["mlmc"] == b["mlmc"] and a["plain"] == b["plain"]
+
+
+def test_dial_instance_accepts_numpy_laziness() -> None:
+    """np.float32(0.5) was refused ('laziness must lie in [0, 1)'); it is the instance of 0.5."""
+    cfg = Config()
+    a = _instance(cfg, np.float32(0.5), "dense")
+    b = _instance(cfg, 0.5, "dense")
+    assert a[1:] == b[1:]
+    with pytest.raises(ValueError, match=r"laziness must lie in \[0, 1\)"):
+        _instance(cfg, True, "dense")
