@@ -65,8 +65,8 @@ from .bellman import (
     policy_transition_matrix,
 )
 from .discounted import _Roundoff
-from .mixing import _flag
 from .model import FiniteMDP
+from .stationary import _flag
 from .structure import require_weakly_communicating
 
 __all__ = [

@@ -27,7 +27,8 @@ from typing import Any, NamedTuple
 from ..trace import Trace
 from .bellman import policy_reward, policy_transition_matrix
 from .discounted import _Roundoff
-from .mixing import (
+from .model import FiniteMDP
+from .stationary import (
     _eye,
     _first_violation,
     _flag,
@@ -35,7 +36,6 @@ from .mixing import (
     _structures,
     _unichain_stationary,
 )
-from .model import FiniteMDP
 
 __all__ = ["GainBias", "AverageRewardSolution", "gain_bias"]
 

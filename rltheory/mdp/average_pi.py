@@ -31,8 +31,8 @@ from ..trace import TraceRecorder
 from .average_evaluation import AverageRewardSolution, _evaluate, _require_average, _roundoff
 from .bellman import _greedy, as_stochastic_policy, policy_reward, policy_transition_matrix
 from .discounted import _Roundoff
-from .mixing import _first_violation, _flag
 from .model import FiniteMDP
+from .stationary import _first_violation, _flag
 
 __all__ = ["average_policy_iteration"]
 

@@ -16,6 +16,8 @@ Notation for a chain ``P[s, s']``:
   relaxation time ``t_rel = 1/γ*`` (LPW §12.2)                             (:func:`spectral_gap`)
 * expected hitting times ``E_s[τ_B]``, ``τ_B = min{t ≥ 0 : X_t ∈ B}``       (:func:`hitting_times`)
 
+The stationary distribution and the limiting matrix are computed in
+:mod:`rltheory.mdp.stationary` and re-exported here.
 The unichain kernels (:func:`stationary_distribution`, :func:`mixing_time`)
 are array-API code and accept batches ``P[..., S, S]``; routines that need the
 class structure read the support of ``P`` on the host (see
@@ -40,10 +42,19 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability, real_scalar
-from ..backend import array_namespace, as_float, require_host, to_numpy
-from ..errors import InvalidModelError
-from .structure import ChainStructure, _structure_from_support
+from .._validate import real_scalar
+from ..backend import as_float, require_host, to_numpy
+from .stationary import (
+    _check_chain,
+    _eye,
+    _first_violation,
+    _leave_rates,
+    _require_unichain,
+    _structures,
+    limiting_matrix,
+    stationary_distribution,
+)
+from .structure import ChainStructure
 
 __all__ = [
     "stationary_distribution",
@@ -54,261 +65,6 @@ __all__ = [
     "spectral_gap",
     "hitting_times",
 ]
-
-
-def _check_chain(P: Any, what: str) -> tuple[Any, Any]:
-    xp = array_namespace(P)
-    P = as_float(P, xp)
-    if P.ndim < 2 or P.shape[-1] != P.shape[-2] or P.shape[-1] < 1:
-        raise InvalidModelError(f"{what}: P must have shape (..., S, S); got {tuple(P.shape)}")
-    check_probability(P, "P", ("s", "s'"), "P[s, :]")
-    return xp, P
-
-
-def _structures(P: Any) -> list[ChainStructure]:
-    """Host structure of every instance of a batch ``P[..., S, S]`` (flattened order)."""
-    supp = to_numpy(P > 0)
-    S = supp.shape[-1]
-    return [_structure_from_support(a) for a in supp.reshape((-1, S, S))]
-
-
-def _first_violation(P: Any, ok: Any) -> tuple[str, ChainStructure, tuple[int, ...]] | None:
-    """``(where, structure, batch index)`` of the first instance of ``P[..., S, S]`` failing ``ok``."""
-    batch = tuple(P.shape[:-2])
-    for i, cs in enumerate(_structures(P)):
-        if not ok(cs):
-            idx = tuple(int(j) for j in np.unravel_index(i, batch)) if batch else ()
-            return (f" (batch index {idx})" if batch else ""), cs, idx
-    return None
-
-
-def _require_unichain(P: Any, what: str) -> None:
-    bad = _first_violation(P, lambda cs: cs.unichain)
-    if bad is not None:
-        raise ValueError(
-            f"{what} needs a unichain P (one recurrent class) but P{bad[0]} has {bad[1].describe()}; "
-            "use limiting_matrix for one stationary law per recurrent class"
-        )
-
-
-def _flag(x: Any, name: str) -> bool:
-    """A switch given as ``True``/``False`` (``numpy.bool_`` too): ``'no'`` is truthy and ``0`` would pass
-    ``is False`` tests unnoticed, so anything else is refused."""
-    if not isinstance(x, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False; got {x!r}")
-    return bool(x)
-
-
-def _eye(xp: Any, n: int, like: Any) -> Any:
-    return xp.eye(n, dtype=like.dtype, device=like.device)
-
-
-def _gth(P: np.ndarray) -> np.ndarray:
-    """Stationary law of an irreducible stochastic ``P[S, S]`` by GTH state reduction.
-
-    Grassmann, Taksar & Heyman (1985): censor the chain to states ``0..n−1`` for
-    ``n = S−1, …, 1`` and back-substitute. Only sums and products of non-negative numbers
-    occur (the diagonal is never used), so every entry of ``μ`` has small relative error
-    however weakly the chain's parts are coupled (O'Cinneide 1993).
-    """
-    P = np.array(P, dtype=np.float64, copy=True)
-    S = P.shape[-1]
-    for n in range(S - 1, 0, -1):
-        P[:n, n] /= np.sum(P[n, :n])  # > 0: from n the censored chain reaches 0..n-1 (irreducible)
-        P[:n, :n] += np.outer(P[:n, n], P[n, :n])
-    mu = np.zeros(S)
-    mu[0] = 1.0
-    for n in range(1, S):
-        mu[n] = mu[:n] @ P[:n, n]
-    return mu / np.sum(mu)
-
-
-def _gth_unichain(xp: Any, P: Any, what: str) -> Any:
-    """GTH on each instance's recurrent class (``μ`` vanishes on transient states), on the host."""
-    Ph = to_numpy(P).astype(np.float64)
-    S = Ph.shape[-1]
-    flat = Ph.reshape((-1, S, S))
-    out = np.zeros(flat.shape[:-1])
-    for i, cs in enumerate(_structures(P)):
-        if not cs.unichain:
-            _require_unichain(P, what)  # raises, naming the instance
-        rec = np.asarray(cs.recurrent_classes[0])
-        out[i, rec] = _gth(flat[i][np.ix_(rec, rec)])
-    return xp.asarray(out.reshape(Ph.shape[:-1]), dtype=P.dtype, device=P.device)
-
-
-def _unichain_stationary(xp: Any, P: Any, what: str = "stationary_distribution") -> Any:
-    S = P.shape[-1]
-    M = _eye(xp, S, P) - P + 1.0
-    rhs = xp.ones(tuple(P.shape[:-1]), dtype=P.dtype, device=P.device)
-    try:
-        mu = xp.linalg.solve(xp.matrix_transpose(M), rhs[..., None])[..., 0]
-    except np.linalg.LinAlgError:  # numerically singular: the chain's parts are coupled below round-off
-        return _gth_unichain(xp, P, what)
-    if not bool(xp.all(xp.isfinite(mu))):  # backends that return inf/nan instead of raising
-        return _gth_unichain(xp, P, what)
-    # The exact μ is ≥ 0 (0 on transient states, where the solve leaves round-off of either
-    # sign): clipping never moves an entry further from it; renormalise the clipped mass.
-    mu = xp.where(mu > 0, mu, xp.zeros_like(mu))
-    return mu / xp.sum(mu, axis=-1, keepdims=True)
-
-
-def stationary_distribution(P: Any, *, check: bool = True, method: str = "solve") -> Any:
-    r"""The unique stationary distribution ``μᵀ = 1ᵀ(I − P + 11ᵀ)^{-1}`` of a unichain ``P``.
-
-    ``μᵀ(I − P + 11ᵀ) = μᵀ11ᵀ = 1ᵀ`` for any stationary ``μ``, and ``I − P + 11ᵀ``
-    is nonsingular exactly when the stationary law is unique, i.e. when ``P`` has
-    one recurrent class (LPW 2017, Cor. 1.17; Paige, Styan & Wachter 1975).
-    ``μ`` vanishes on transient states. The result is a probability vector: the solve's
-    round-off of either sign on transient states (about 1e-17) is set to 0 and the
-    vector renormalised.
-
-    The linear solve is backward stable, but for nearly decomposable chains (parts
-    coupled by probabilities ``δ``) its error grows like ``ε/δ`` (measured: 7e-4 relative
-    at ``δ = 1e-14`` on an 8-state two-block chain). ``method="gth"`` (host) uses GTH state reduction (Grassmann, Taksar &
-    Heyman 1985) on the recurrent class instead, accurate to a few ``ε`` relative in every
-    entry for any ``δ`` (O'Cinneide 1993), at 4–20× the cost. The solve falls back to GTH
-    by itself when ``I − P + 11ᵀ`` is numerically singular (``δ`` below round-off).
-
-    Parameters
-    ----------
-    P : array, shape (..., S, S)
-    check : bool
-        Verify on the host that every instance is unichain (default True).
-    method : {"solve", "gth"}
-        The batched linear solve (any backend) or GTH state reduction (on the host).
-
-    Raises
-    ------
-    ValueError
-        ``P`` is multichain; the message names its recurrent classes.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> stationary_distribution(np.array([[0.5, 0.5], [0.25, 0.75]]))
-    array([0.33333333, 0.66666667])
-    """
-    if method not in ("solve", "gth"):
-        raise ValueError(f"stationary_distribution: method must be 'solve' or 'gth'; got {method!r}")
-    check = _flag(check, "check")
-    xp, P = _check_chain(P, "stationary_distribution")
-    if check:
-        _require_unichain(P, "stationary_distribution")
-    if method == "gth":
-        return _gth_unichain(xp, P, "stationary_distribution")
-    return _unichain_stationary(xp, P)
-
-
-def _selection(xp: Any, idx: tuple[int, ...], S: int, like: Any) -> Any:
-    E = np.zeros((S, len(idx)))
-    E[list(idx), np.arange(len(idx))] = 1.0
-    return xp.asarray(as_float(E, xp, like.dtype), device=like.device)
-
-
-def _leave_rates(xp: Any, P: Any) -> tuple[Any, Any]:
-    """``(P with a zero diagonal, Σ_{j≠s} P(s, j))``: the off-diagonal part and ``1 − P(s, s)`` summed
-    without cancellation (``1 − (1 − δ)`` keeps only ``ε/δ`` relative accuracy; GTH's rule)."""
-    S = P.shape[-1]
-    off = P * (1.0 - _eye(xp, S, P))
-    return off, xp.sum(off, axis=-1)
-
-
-def _absorption(xp: Any, P: Any, cs: ChainStructure) -> Any:
-    """Absorption probabilities ``F[t, k]`` from the transient states into the recurrent classes.
-
-    ``F = (I − Q)^{-1} B`` (``Q = P_TT``, ``B[t, k] = P(t, C_k)``) by state reduction without
-    subtractions (the absorbing-chain form of Grassmann, Taksar & Heyman 1985): censor the
-    transient states one at a time, folding ``P(i, k) P(k, j) / L(k)`` into ``P(i, j)`` with the
-    leave rate ``L(k) = Σ_{j≠k} P(k, j)`` of the censored chain, then back-substitute
-    ``F(k) = (Σ_{j<k} P(k, j) F(j) + B(k)) / L(k)``. Only sums and products of non-negative numbers
-    occur, so every ``F(t, k)`` has small relative error however rarely the transient states leave
-    (a linear solve forms ``1 − (1 − δ)`` and keeps only ``ε/δ``: ``P*`` rows summed to
-    ``1 + 2e-5`` at ``δ = 1e-12``, and gains exceeded ``max r``).
-    """
-    S = P.shape[-1]
-    ET = _selection(xp, cs.transient, S, P)
-    EK = xp.stack([xp.sum(_selection(xp, C, S, P), axis=-1) for C in cs.recurrent_classes], axis=-1)
-    n, K = len(cs.transient), len(cs.recurrent_classes)
-    Q = xp.matrix_transpose(ET) @ P @ ET
-    W = xp.concat([Q * (1.0 - _eye(xp, n, P)), xp.matrix_transpose(ET) @ P @ EK], axis=-1)  # [n, n + K]
-    leave = []
-    for k in range(n - 1, -1, -1):
-        row = W[k, :]
-        L = xp.sum(row[:k]) + xp.sum(row[n:])  # > 0: a transient state of the censored chain leaves
-        leave.append(L)
-        if k:
-            c = W[:k, k] / L
-            W[:k, :k] = W[:k, :k] + c[:, None] * row[None, :k]
-            W[:k, n:] = W[:k, n:] + c[:, None] * row[None, n:]
-    leave = leave[::-1]
-    F = []
-    for k in range(n):
-        acc = W[k, n:]
-        if k:
-            acc = acc + W[k, :k] @ xp.stack(F)
-        F.append(acc / leave[k])
-    return xp.stack(F) if n else xp.zeros((0, K), dtype=P.dtype, device=P.device)
-
-
-def _limiting_single(xp: Any, P: Any, cs: ChainStructure) -> Any:
-    S = P.shape[-1]
-    Pstar = xp.zeros((S, S), dtype=P.dtype, device=P.device)
-    ET = _selection(xp, cs.transient, S, P) if cs.transient else None
-    F = _absorption(xp, P, cs) if cs.transient else None
-    for k, C in enumerate(cs.recurrent_classes):
-        EC = _selection(xp, C, S, P)
-        PCC = xp.matrix_transpose(EC) @ P @ EC
-        mu = _unichain_stationary(xp, PCC)  # stationary law on the class
-        w = xp.sum(EC, axis=-1)  # indicator of the class
-        if ET is not None:
-            w = w + ET @ F[:, k]
-        Pstar = Pstar + w[:, None] * (EC @ mu)[None, :]
-    return Pstar
-
-
-def limiting_matrix(P: Any) -> Any:
-    r"""Cesàro limit ``P* = lim_N (1/N) Σ_{t<N} P^t`` of any finite chain.
-
-    For recurrent class ``C_k`` with stationary law ``μ_k`` (on ``C_k``) and
-    absorption probabilities ``f_k = (I − Q)^{-1} P_{T,C_k} 1`` from the transient
-    set ``T`` (``Q = P_{TT}``), ``P*(s, ·) = Σ_k f_k(s) μ_k`` with ``f_k(s) = 1{s ∈ C_k}``
-    on recurrent states (Puterman 1994, Thm A.7 and eq. (A.6)). ``P*`` satisfies
-    ``P P* = P* P = P* P* = P*``.
-
-    The absorption probabilities are computed by state reduction without subtractions (GTH's
-    rule), accurate to a few ``ε`` relative however rarely the transient states leave; a linear
-    solve of ``(I − Q) f = b`` keeps only ``ε/δ`` when they leave with probability ``δ``.
-
-    Parameters
-    ----------
-    P : array, shape (..., S, S)
-
-    Returns
-    -------
-    array, shape (..., S, S)
-
-    Examples
-    --------
-    A transient state split evenly between two absorbing states:
-
-    >>> import numpy as np
-    >>> limiting_matrix(np.array([[1., 0., 0.], [0., 1., 0.], [.25, .25, .5]]))
-    array([[1. , 0. , 0. ],
-           [0. , 1. , 0. ],
-           [0.5, 0.5, 0. ]])
-    """
-    xp, P = _check_chain(P, "limiting_matrix")
-    batch = tuple(P.shape[:-2])
-    S = P.shape[-1]
-    structs = _structures(P)
-    if not batch:
-        return _limiting_single(xp, P, structs[0])
-    if not structs:  # an empty batch: nothing to stack
-        return xp.zeros(P.shape, dtype=P.dtype, device=P.device)
-    flat = xp.reshape(P, (-1, S, S))
-    out = [_limiting_single(xp, flat[i, ...], cs) for i, cs in enumerate(structs)]
-    return xp.reshape(xp.stack(out), batch + (S, S))
 
 
 def _tv_to_limit(xp: Any, M: Any, Pstar: Any) -> Any:
