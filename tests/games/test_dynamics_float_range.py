@@ -1,4 +1,4 @@
-"""Learning dynamics on games with payoffs at the largest floats (``dynamics._pow2_scale``)."""
+"""Learning dynamics on games with payoffs at the largest floats (``dynamics_base._pow2_scale``)."""
 
 from __future__ import annotations
 
