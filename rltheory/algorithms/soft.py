@@ -74,9 +74,47 @@ def softmax(x: Any, xp: Any) -> Any:
     return z / xp.sum(z, axis=-1, keepdims=True)
 
 
-def _logsumexp(x: Any, xp: Any) -> Any:
-    m = xp.max(x, axis=-1, keepdims=True)
-    return (m + xp.log(xp.sum(xp.exp(x - m), axis=-1, keepdims=True)))[..., 0]
+def _soft_max(Q: Any, tau: float, xp: Any) -> Any:
+    r"""``τ log Σ_a exp(Q(·, a)/τ)`` over the last axis as ``m + τ log Σ_a exp((Q − m)/τ)``, ``m = max_a Q``.
+
+    Every exponent is ``≤ 0`` and the largest term is ``exp(0) = 1``, so nothing overflows:
+    the form ``τ·logsumexp(Q/τ)`` divided first, and ``Q/τ`` overflowed once ``|Q|/τ`` passed the
+    largest float (float32 ``Q = 1``, ``τ = 1e-40``; float64 ``τ = 1e-310``), giving ``inf − inf``
+    = NaN values and a soft value iteration that failed with "cannot convert float NaN to integer".
+    ``Q − m`` is clipped at ``−τ·10⁴`` (:func:`_clip_ratio`) before the division: ``exp(−10⁴)`` is 0
+    in every float dtype, so the sum is unchanged and ``(Q − m)/τ`` cannot overflow either.
+    """
+    m = xp.max(Q, axis=-1, keepdims=True)
+    return (m + tau * xp.log(xp.sum(xp.exp(_clip_ratio(Q - m, tau, 1e4, xp)), axis=-1, keepdims=True)))[..., 0]
+
+
+def _clip_ratio(d: Any, tau: float, limit: float, xp: Any) -> Any:
+    """``max(d, −τ·limit)/τ`` for ``d ≤ 0``: ``d/τ`` where it is ``≥ −limit``, about ``−limit`` below (no
+    overflow; ``τ·limit`` capped at the dtype's largest number, where no ratio can overflow)."""
+    return xp.clip(d, min=-min(tau * limit, float(xp.finfo(d.dtype).max))) / tau
+
+
+def check_temperature(mdp: FiniteMDP, tau: Any) -> float:
+    """``τ`` checked (a finite number > 0) and as the kernels use it: rounded to the model's dtype.
+
+    A Python ``τ`` meeting a float32 array is rounded to float32 (NumPy's promotion rules), so a
+    ``τ`` below float32's smallest subnormal (``1e-46``) became 0 and the soft values NaN: that is a
+    ``ValueError`` naming ``tau`` and the dtype.
+    """
+    tau = check_positive(tau, "tau")
+    xp = mdp.xp
+    if not rounded_temperature(mdp, tau)[0] > 0.0:
+        raise ValueError(
+            f"tau={tau!r} rounds to 0 in the model's dtype {mdp.dtype} (its smallest positive number is "
+            f"{subnormal_spacing(mdp.dtype, xp):.3g}); use a larger tau or a float64 model"
+        )
+    return tau
+
+
+def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
+    """``(τ̂, |τ̂ − τ|)``: the temperature as the kernels use it, rounded to the model's dtype."""
+    tau_hat = float(mdp.xp.asarray(tau, dtype=mdp.dtype, device=mdp.P.device))
+    return tau_hat, abs(tau_hat - tau)
 
 
 def policy_entropy(pi: Any, xp: Any) -> Any:
@@ -130,8 +168,8 @@ def regularized_values(mdp: FiniteMDP, pi: Any, *, tau: float) -> tuple[Any, Any
     >>> bool(np.isclose(V[0], 2 * np.log(2)))
     True
     """
-    tau = check_positive(tau, "tau")
     discount(mdp, "regularized_values")
+    tau = check_temperature(mdp, tau)
     xp = mdp.xp
     pi = as_stochastic_policy(mdp, pi)
     bonus = tau * policy_entropy(pi, xp)
@@ -159,13 +197,13 @@ def soft_bellman_operator(mdp: FiniteMDP, Q: Any, *, tau: float) -> Any:
     >>> bool(np.allclose(soft_bellman_operator(mdp, np.zeros((1, 2)), tau=1.0), 0.5 * np.log(2)))
     True
     """
-    tau = check_positive(tau, "tau")
     discount(mdp, "soft_bellman_operator")
+    tau = check_temperature(mdp, tau)
     xp = mdp.xp
     Q = as_float(Q, xp, mdp.dtype)
     if tuple(Q.shape[-2:]) != (mdp.S, mdp.A):
         raise ValueError(f"Q must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(Q.shape)}")
-    return _q_values(mdp, tau * _logsumexp(Q / tau, xp))
+    return _q_values(mdp, _soft_max(Q, tau, xp))
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,17 +241,18 @@ class SoftSolution:
 def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, mdp: FiniteMDP) -> Any:
     r"""Error of one computed ``T_τ Q`` against the exact operator at the computed ``Q``.
 
-    ``V = τ(m + log Σ_a exp(Q/τ − m))`` (``m = max Q/τ``): the division moves ``Q/τ`` by
-    ``u‖Q‖∞/τ`` and log-sum-exp is 1-Lipschitz; the shifted exponentials, their sum of ``A``
-    positive terms and the ``log`` of a number in ``[1, A]`` cost ``(A + 4)u`` relative, the
-    final ``m + L`` and ``τ·`` ``u`` of ``‖V‖∞`` each; doubled for ``exp``/``log`` accurate to
-    one ulp rather than half. Then ``R + γPV`` errs by ``_Roundoff.sweep`` at ``‖V‖∞``.
+    ``V = m + τ log Σ_a exp((Q − m)/τ)`` (``m = max_a Q``, :func:`_soft_max`): ``Q − m`` and the
+    division move the exponents by ``(2u + u²)|Q − m|/τ ≤ 4(1 + u)u‖Q‖∞/τ`` and log-sum-exp is
+    1-Lipschitz; the exponentials, their sum of ``A`` positive terms and the ``log`` of a number
+    in ``[1, A]`` cost ``(A + 4)u`` relative, the product ``τ·L`` (``L ≤ log A``) ``uτ log A`` and
+    the final ``m + τL`` ``u‖V‖∞``; doubled for ``exp``/``log`` accurate to one ulp rather than
+    half. Then ``R + γPV`` errs by ``_Roundoff.sweep`` at ``‖V‖∞``.
 
     Those are relative errors (Higham's model without underflow). A result in the subnormal
     range errs by up to half the subnormal spacing ``s`` instead (one ulp, ``s``, for
     ``exp``/``log``; sums are exact there): the ``S`` products of ``PV`` and the ``γ·``
     (``(S + 1)s/2``, and the sum passes them on times ``1 + γ_S ≤ 2``), and in ``V`` the
-    division ``Q/τ`` (``τs/2``), the ``A`` exponentials (``s`` each in a sum ``≥ 1``, so ``As``
+    division ``(Q − m)/τ`` (``τs/2``), the ``A`` exponentials (``s`` each in a sum ``≥ 1``, so ``As``
     in its ``log``, times ``τ``), the ``log`` and the ``τ·`` (``τs + s``), carried by ``γP``:
     ``e_u = (S + 1)s + γ(τ(A + 2) + 1)s``, doubled. Negligible unless the values are within
     a factor ``~1/ε`` of the underflow threshold, but positive: the round-off floor of a
@@ -221,7 +260,8 @@ def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, mdp: 
     """
     u, S, A = ro.u, mdp.S, mdp.A
     s = subnormal_spacing(mdp.dtype, mdp.xp)
-    e_lse = 2.0 * u * (2.0 * q_norm + 2.0 * v_norm + tau * (math.log(A) + A + 4.0)) if A else 0.0 * q_norm
+    e_lse = (2.0 * u * (2.0 * (1.0 + u) * q_norm + 2.0 * v_norm + tau * (math.log(A) + A + 4.0)) if A
+             else 0.0 * q_norm)
     e_under = 2.0 * s * ((S + 1.0) + ro.gamma * (tau * (A + 2.0) + 1.0))
     return ro._sweep(v_norm) + ro.gamma * e_lse + e_under
 
@@ -291,7 +331,8 @@ def soft_value_iteration(
     Raises
     ------
     ValueError
-        Bad ``tau``, ``tol``, ``max_iter`` or ``Q0`` shape; average-reward model.
+        Bad ``tau`` (also one that rounds to 0 in the model's dtype), ``tol``, ``max_iter`` or
+        ``Q0`` shape; average-reward model.
 
     Notes
     -----
@@ -322,8 +363,8 @@ def soft_value_iteration(
     >>> bool(np.isclose(sol.V[0], 2 * np.log(2))), sol.policy.tolist()
     (True, [[0.5, 0.5]])
     """
-    tau = check_positive(tau, "tau")
     g = discount(mdp, "soft_value_iteration")
+    tau = check_temperature(mdp, tau)
     if isinstance(tol, bool) or not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"tol must be > 0; got {tol!r}")
     check_tolerance(tol)  # finite
@@ -341,7 +382,7 @@ def soft_value_iteration(
     k, converged = 0, False
     bound = xp.full(mdp.batch_shape, math.inf, dtype=mdp.dtype, device=mdp.P.device)
     while True:
-        V = tau * _logsumexp(Q / tau, xp)
+        V = _soft_max(Q, tau, xp)
         Qn = _q_values(mdp, V)  # = soft_bellman_operator(mdp, Q, tau=tau)
         res = xp.max(xp.abs(Qn - Q), axis=red)
         k += 1
@@ -379,8 +420,10 @@ def soft_value_iteration(
                 stacklevel=2,
             )
             break
-    V = tau * _logsumexp(Q / tau, xp)
-    logpi = (Q - V[..., None]) / tau
+    V = _soft_max(Q, tau, xp)
+    # log π*_τ = (Q − V)/τ ≤ 0, clipped at a quarter of the dtype's largest magnitude (not −∞) where it is
+    # not representable (a quarter: the τ̂ that divides is within a factor 1.5 of τ, also when subnormal)
+    logpi = _clip_ratio(Q - V[..., None], tau, float(xp.finfo(mdp.dtype).max) / 4.0, xp)
     return SoftSolution(
         Q=Q, V=V, policy=xp.exp(logpi), log_policy=logpi, iterations=k, converged=converged,
         bound=bound, trace=rec.finish(),

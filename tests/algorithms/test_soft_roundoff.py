@@ -62,3 +62,29 @@ def test_soft_float64_unit_scale_unchanged_up_to_the_allowance():
     assert sol.converged
     np.testing.assert_allclose(sol.Q[0], _one_state_q_star([1.0, 0.0], 0.9, 1.0), rtol=0, atol=1e-10)
     assert float(sol.bound) <= 1e-10
+
+
+@pytest.mark.parametrize(("dtype", "tau"), [(np.float64, 1e-310), (np.float32, 1e-40), (np.float32, 1e-44)])
+def test_soft_values_of_a_temperature_far_below_the_rewards_do_not_overflow(dtype, tau):
+    # Bug found here: V = τ·logsumexp(Q/τ) divided first, and Q/τ overflowed (rewards 1, τ = 1e-310
+    # in float64, τ = 1e-40 in float32): inf − inf = NaN, and soft value iteration failed with
+    # "cannot convert float NaN to integer". One state, r = (1, 0), γ = 0.5: (1 − γ)V* =
+    # τ log(e^{1/τ} + 1) = 1 + τ log(1 + e^{−1/τ}) = 1 to any precision, so Q* = r + γV* = (2, 1).
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=dtype), np.array([[1.0, 0.0]], dtype=dtype), gamma=0.5)
+    sol = soft_reference(mdp, tau=tau)
+    err = float(np.max(np.abs(np.asarray(sol.Q, dtype=np.float64)[0] - [2.0, 1.0])))
+    assert sol.converged
+    assert err <= float(sol.bound) <= 1e-5
+    # π*_τ puts e^{−1/τ} (0 here) on the worse action
+    np.testing.assert_array_equal(np.asarray(sol.policy)[0], [1.0, 0.0])
+
+
+def test_a_temperature_that_rounds_to_zero_in_the_dtype_is_named():
+    # τ = 1e-46 is a positive number but 0 in float32 (smallest subnormal 1.4e-45): the soft values
+    # divided by 0 and soft value iteration failed with "cannot convert float NaN to integer"
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=np.float32), np.array([[1e-44, 0.0]], dtype=np.float32), gamma=0.5)
+    with pytest.raises(ValueError, match=r"tau=1e-46 rounds to 0 in the model's dtype float32"):
+        soft_value_iteration(mdp, tau=1e-46)
+    # float64 holds it
+    mdp64 = FiniteMDP(np.ones((1, 2, 1)), np.array([[1e-44, 0.0]]), gamma=0.5)
+    assert soft_value_iteration(mdp64, tau=1e-46).converged
