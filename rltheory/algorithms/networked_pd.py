@@ -83,16 +83,13 @@ from ..mdp.utility import OccupancyFunction, shadow_reward
 from ..trace import Trace, TraceRecorder
 from .constrained import _pd_settings, fosp_residual
 from .networked import (
-    NetworkedMDP,
-    _check_net,
-    _check_radius,
     _check_thetas,
     local_occupancies,
     local_softmax,
-    neighborhoods,
     networked_occupancy,
     truncated_policy_gradient,
 )
+from .networked_model import NetworkedMDP, _check_net, _check_radius, neighborhoods
 
 __all__ = [
     "NetworkedPDResult",
