@@ -58,7 +58,9 @@ def _generator(rng: Any) -> np.random.Generator:
         return rng
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         if rng < 0:  # numpy's SeedSequence said only 'expected non-negative integer'
-            raise ValueError(f"rng must be a numpy.random.Generator or an int seed >= 0; got {rng!r}")
+            raise ValueError(
+                f"rng must be a numpy.random.Generator or an int seed >= 0; got {rng!r}"
+            )
         return np.random.default_rng(int(rng))
     raise TypeError(
         f"rng must be a numpy.random.Generator or an int seed (the global RNG is never used); "
@@ -96,7 +98,11 @@ def _build(P: np.ndarray, R: np.ndarray, gamma: float, mu: Any, xp: Any, dtype: 
     as a row summing to 0.99976."""
     if dtype is not None:
         try:
-            good = np.dtype(dtype) in (np.float32, np.float64) if xp is None else dtype in (xp.float32, xp.float64)
+            good = (
+                np.dtype(dtype) in (np.float32, np.float64)
+                if xp is None
+                else dtype in (xp.float32, xp.float64)
+            )
         except TypeError:
             good = False
         if not good:
@@ -270,10 +276,24 @@ def random_mdp(
     """
     S = check_int(S, "S")
     A = check_int(A, "A")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or not alpha > 0:
+    if (
+        isinstance(alpha, bool)
+        or not isinstance(alpha, (int, float, np.integer, np.floating))
+        or not alpha > 0
+    ):
         raise ValueError(f"alpha must be a positive number; got {alpha!r}")
     if not math.isfinite(alpha):
         raise ValueError(f"alpha must be finite; got {alpha!r}")
+    # numpy draws a Dirichlet row as S Gamma(α) variates divided by their sum, about S·α: past the
+    # float range that sum is inf and every row came back 0 (reported as 'each P[s, a, :] must sum
+    # to 1 ... sums to 0', a row the caller never wrote)
+    big = float(np.finfo(np.float64).max) / S / (1.0 + 1e-6)
+    if float(alpha) > big:
+        raise ValueError(
+            f"alpha = {float(alpha):.6g} is too large for S = {S}: a Dirichlet row is S Gamma(alpha) "
+            f"variates over their sum, about S*alpha = {S} x {float(alpha):.6g}, beyond the float64 range; "
+            f"alpha must be at most {big:.6g}"
+        )
     gen = _generator(rng)
     lead = _batch_shape(batch_shape) + (S, A)
     P = gen.dirichlet(np.full(S, float(alpha)), size=lead)
@@ -324,7 +344,10 @@ class GridWorld:
         """State index of cell ``(r, c)``; ``ValueError`` for a wall, a cell off the grid or a
         coordinate that is not an int."""
         rows, cols = self.shape
-        for name, v in (("r", r), ("c", c)):  # 1.5 gave the state of another cell, True that of row 1
+        for name, v in (
+            ("r", r),
+            ("c", c),
+        ):  # 1.5 gave the state of another cell, True that of row 1
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"cell coordinate {name} must be an int; got {v!r}")
         if not (0 <= r < rows and 0 <= c < cols):
@@ -365,7 +388,9 @@ def _cells_arg(cells: Any, field: str, rows: int, cols: int) -> tuple[tuple[int,
             parts = ()
         # a cell is a pair of integers: int() would truncate 1.5, parse "12" into (1, 2) and read
         # True as 1, silently placing the cell somewhere else
-        if len(parts) != 2 or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in parts):
+        if len(parts) != 2 or any(
+            isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in parts
+        ):
             raise ValueError(f"{field}[{i}] must be a cell (row, col) of two ints; got {cell!r}")
         r, c = (int(x) for x in parts)
         if not (0 <= r < rows and 0 <= c < cols):
@@ -534,7 +559,9 @@ def gridworld(
     walls_t = _cells_arg(walls, "walls", rows, cols)
     goals_t = _cells_arg([(rows - 1, cols - 1)] if goals is None else goals, "goals", rows, cols)
     start_t = None if start is None else _cells_arg([start], "start", rows, cols)[0]
-    scalars = (("step_reward", step_reward),) + ((("rewards", rewards),) if np.ndim(rewards) == 0 else ())
+    scalars = (("step_reward", step_reward),) + (
+        (("rewards", rewards),) if np.ndim(rewards) == 0 else ()
+    )
     for field, v in scalars:
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise ValueError(f"{field} must be a finite number; got {v!r}")
@@ -544,7 +571,9 @@ def gridworld(
         try:
             goal_rewards = np.asarray(rewards, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError(f"rewards must be a number or a sequence of numbers; got {rewards!r}") from None
+            raise ValueError(
+                f"rewards must be a number or a sequence of numbers; got {rewards!r}"
+            ) from None
         if goal_rewards.shape != (len(goals_t),):
             raise ValueError(
                 f"rewards must be a scalar or one value per goal ({len(goals_t)}); got shape {goal_rewards.shape}"

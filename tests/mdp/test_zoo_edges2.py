@@ -36,7 +36,9 @@ def test_random_mdp_accepts_a_numpy_integer_alpha():
     np.testing.assert_array_equal(a.P, b.P)
 
 
-@pytest.mark.parametrize("cell", [(1.5, 0), (True, 0), ("1", 0), (0, 2.0)], ids=["float", "bool", "text", "float-col"])
+@pytest.mark.parametrize(
+    "cell", [(1.5, 0), (True, 0), ("1", 0), (0, 2.0)], ids=["float", "bool", "text", "float-col"]
+)
 def test_state_of_takes_int_coordinates(cell):
     # state_of(1.5, 0) on a 3x3 grid returned 4 (cell (1, 1)), state_of(True, 0) returned 3, and
     # state_of("1", 0) failed with "'<=' not supported between instances of 'int' and 'str'"
@@ -46,7 +48,9 @@ def test_state_of_takes_int_coordinates(cell):
     assert g.state_of(np.int64(1), np.int32(1)) == 4
 
 
-@pytest.mark.parametrize("dtype", [np.int64, np.float16, "float16", bool], ids=["int64", "float16", "text", "bool"])
+@pytest.mark.parametrize(
+    "dtype", [np.int64, np.float16, "float16", bool], ids=["int64", "float16", "text", "bool"]
+)
 @pytest.mark.parametrize(
     "make",
     [
@@ -63,3 +67,17 @@ def test_the_dtype_must_be_a_float_dtype(make, dtype):
     with pytest.raises(TypeError, match=r"dtype must be float32 or float64; got"):
         make(dtype)
     assert make(np.float32).P.dtype == np.float32 and make("float64").P.dtype == np.float64
+
+
+def test_random_mdp_alpha_beyond_the_dirichlet_range_is_named():
+    # alpha = 1e308 with S = 3: numpy's Dirichlet sums 3 Gamma(1e308) variates (inf) and returned
+    # rows of zeros, reported as "each P[s, a, :] must sum to 1 ... sums to 0"
+    with pytest.raises(
+        ValueError,
+        match=r"alpha = 1e\+308 is too large for S = 3: .*S\*alpha = 3 x 1e\+308, beyond the float64 range",
+    ):
+        random_mdp(3, 2, gamma=0.9, rng=0, alpha=1e308)
+    # the largest alpha still drawn: rows are uniform to float64 rounding (Dirichlet(α·1) has
+    # coordinate standard deviation ~ 1/(S·sqrt(S·α)))
+    P = np.asarray(random_mdp(3, 2, gamma=0.9, rng=0, alpha=5e307).P)
+    np.testing.assert_allclose(P, 1.0 / 3.0, rtol=1e-15)
