@@ -322,9 +322,14 @@ class GeneralUtilitySolution:
         with this reward.
     kkt_residual : float
         Largest violation among stationarity, primal/dual feasibility and
-        complementary slackness (see :func:`solve_general_utility`).
+        complementary slackness (see :func:`solve_general_utility`); ``inf`` where
+        Slater's condition fails (``slater_slack <= SLATER_TOL``), since then it certifies nothing.
     status : str
         cvxpy's status.
+    slater_slack : float
+        ``ξ = max_{d ∈ 𝒟} min_i (b_i − G_i(d))/ρ_i`` over the non-affine constraints, in their unit
+        scales (capped at 1; ``inf`` when every constraint is affine, where no strict feasibility is
+        needed). Slater's condition holds iff ``ξ > 0``.
     """
 
     occupancy: np.ndarray
@@ -336,6 +341,7 @@ class GeneralUtilitySolution:
     lagrangian_reward: np.ndarray
     kkt_residual: float
     status: str
+    slater_slack: float = math.inf
 
 
 def _clarabel_tolerances(e: int) -> dict[str, float]:
@@ -379,6 +385,16 @@ def solve_general_utility(
     mass far below the solver's precision on some pair — a linear objective in a KL trust
     region, say, where ``d*(s,a) ≈ 1e-20`` is returned as ``1e-13`` and the log gradient
     there is off by ``O(1)`` while the answer is not.
+
+    The residual certifies ``d*`` only where KKT multipliers exist, which for non-affine constraints
+    needs a strictly feasible point (Slater's condition; Boyd & Vandenberghe 2004, §5.2.3, §5.5.3).
+    When a constraint is non-affine its slack ``ξ`` (``slater_slack``, unit scale) is computed by one
+    more cvxpy solve, and where ``ξ ≤ SLATER_TOL = 1e-8`` (the accuracy ``ξ`` is known to) ``kkt_residual``
+    is reported as ``inf``: the point is then the solver's best, uncertified. On a KL trust region of
+    radius 0 around an occupancy ``d_E`` (feasible set ``{d_E}``), the solver's point violated
+    ``KL ≤ 0`` by 1.9e-13, which lets ``d`` move by ``~√(2·1.9e-13) = 6e-7`` (Pinsker), and its value
+    was 6.5e-7 above the exact ``⟨r, d_E⟩`` while the residual read 8.6e-9 (with a multiplier 2.2e4
+    where none exists).
 
     Parameters
     ----------
@@ -517,6 +533,9 @@ def solve_general_utility(
             f"cvxpy found no optimum of the general-utility program ({'; '.join(statuses)})", status=prob.status
         )
     out = best[1]
+    out["slater_slack"] = _slater_slack(d, flow, nonneg, cons, gcons, extra, rhos)
+    if out["slater_slack"] <= SLATER_TOL:
+        out["kkt_residual"] = math.inf
     if mdp.gamma is None:
         # the policy's support as the solution determines it: pairs with more than the 1e-9 of
         # occupancy that counts as a visit in _certify (and each row's largest entry); interior-point
@@ -532,6 +551,38 @@ def solve_general_utility(
                 f"{cs.describe()}; no stationary policy attains them from every start"
             )
     return GeneralUtilitySolution(**out)
+
+
+SLATER_TOL = 1e-8
+"""Slack ``ξ`` (unit scale) at or below which Slater's condition is taken to fail: the feasibility
+tolerance (CLARABEL's default) of the program that computes ``ξ``, so ``ξ`` is known only to about this."""
+
+
+def _slater_slack(d: Any, flow: Any, nonneg: Any, cons: list, gcons: list, extra: list, rhos: Sequence[float]) -> float:
+    """``ξ = max_{d ∈ 𝒟} min_i (b_i − G_i(d))/ρ_i`` over the non-affine ``G_i`` (capped at 1), by cvxpy.
+
+    Affine constraints stay as they are (they need no strict feasibility: refined Slater condition,
+    Boyd & Vandenberghe 2004, §5.2.3). ``inf`` with no non-affine constraint; ``nan`` if the solver
+    fails (then nothing is flagged).
+    """
+    import cvxpy as cp  # noqa: PLC0415
+
+    curved = [i for i, (G, _) in enumerate(cons) if G.curvature != "affine"]
+    if not curved:
+        return math.inf
+    t = cp.Variable()
+    strict = [_unit(cons[i][0].expression(d), rhos[i]) + t <= float(cons[i][1]) / rhos[i] for i in curved]
+    affine = [gcons[i] for i in range(len(cons)) if i not in curved]
+    prob = cp.Problem(cp.Maximize(t), [flow, nonneg, *affine, *extra, *strict, t <= 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            prob.solve(solver="CLARABEL", warm_start=False)
+        except cp.error.SolverError:
+            return math.nan
+    if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or t.value is None:
+        return math.nan
+    return float(t.value)
 
 
 def _scale(f: OccupancyFunction, S: int, A: int, b: float = 0.0) -> float:

@@ -13,10 +13,12 @@ from rltheory.mdp import (
     kl_divergence,
     linear_utility,
     neg_kl_utility,
+    occupancy_measure,
     quadratic_utility,
     shadow_reward,
     solve_general_utility,
 )
+from rltheory.mdp.utility import _scale
 from rltheory.testing import exact_optimal_values
 
 
@@ -104,3 +106,37 @@ def test_float32_expert_occupancy_is_judged_at_float32_precision():
     # a float32 table off by 1% is still refused, with the tolerance it was judged at
     with pytest.raises(ValueError, match=r"d_expert must be a non-negative table summing to 1 \(atol=1\.91e-06\)"):
         neg_kl_utility(np.full((2, 3), 1 / 6, dtype=np.float32) * 1.01)
+
+
+def _kl_ball_around_an_occupancy(seed: int):
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(3), size=(3, 2))
+    mdp = FiniteMDP(P, rng.random((3, 2)), 0.9)
+    dE = np.asarray(occupancy_measure(mdp, rng.dirichlet(np.ones(2), size=3)))
+    return mdp, dE
+
+
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_kkt_certificate_is_not_claimed_when_slater_fails(seed):
+    # KL(d ‖ d_E) ≤ 0 with d_E an occupancy: the feasible set is {d_E}, F* = ⟨r, d_E⟩ exactly, and no
+    # multiplier exists (Slater fails). The old code certified the solver's point with kkt_residual 8.6e-9
+    # (seed 0) while its value was 6.5e-7 above F*: a certificate below the error it certifies.
+    mdp, dE = _kl_ball_around_an_occupancy(seed)
+    R = np.asarray(mdp.R)
+    sol = solve_general_utility(mdp, linear_utility(R), [(kl_divergence(dE), 0.0)])
+    assert abs(sol.value - float(np.sum(R * dE))) <= sol.kkt_residual  # inf: nothing is claimed
+    assert sol.slater_slack <= 1e-8
+
+
+def test_slater_slack_of_a_proper_trust_region_keeps_the_certificate():
+    # radius b = 0.05 around d_E: the largest slack is at d_E itself (KL(d ‖ d_E) ≥ 0 = KL(d_E ‖ d_E), and
+    # d_E is an occupancy), ξ = 0.05 in the constraint's unit scale ρ (its power-of-two size), and the
+    # KKT residual certifies the optimum as before
+    mdp, dE = _kl_ball_around_an_occupancy(0)
+    G = kl_divergence(dE)
+    sol = solve_general_utility(mdp, linear_utility(mdp.R), [(G, 0.05)])
+    assert sol.slater_slack == pytest.approx(0.05 / _scale(G, 3, 2, 0.05), abs=1e-8)
+    assert sol.kkt_residual <= 1e-7
+    # affine constraints need no strict feasibility: no slack is computed
+    lin = solve_general_utility(mdp, linear_utility(mdp.R), [(linear_utility(np.ones((3, 2))), 1.0)])
+    assert lin.slater_slack == float("inf") and lin.kkt_residual <= 1e-7
