@@ -299,5 +299,7 @@ def mixing_time_eps_bound(t_mix: int, eps: float) -> int:
     if not 0 < real_scalar(eps) < 1:
         raise ValueError(f"eps must lie in (0, 1); got {eps!r}")
     t_mix, eps = int(t), real_scalar(eps)
-    # -log2(eps), not log2(1/eps): 1/eps overflows to inf for a subnormal eps
-    return int(math.ceil(-math.log2(float(eps)))) * int(t_mix)
+    # ⌈log₂(1/ε)⌉ = the least ℓ with 2^-ℓ ≤ ε, exactly from the binary exponent: ε = m·2^e with
+    # m ∈ [1/2, 1) gives ℓ = 1 − e. ceil(−log2(ε)) rounded log₂ of ε = 1/4 − 2⁻⁵⁵ to exactly 2 and
+    # claimed t_mix(ε) ≤ 2 t_mix, where only 3 t_mix is proven (and 1/ε overflows for a subnormal ε)
+    return (1 - math.frexp(float(eps))[1]) * int(t_mix)

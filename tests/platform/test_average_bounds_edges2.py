@@ -93,3 +93,22 @@ def test_span_coefficient_of_a_kernel_without_actions():
     with pytest.raises(ValueError, match=r"P must have shape \(S, A, S\) with A >= 1 actions; got \(2, 0, 2\)"):
         span_contraction_coefficient(np.zeros((2, 0, 2)))
     assert span_contraction_coefficient(np.ones((3, 1, 3)) / 3) == 0.0  # identical rows
+
+
+def _ceil_log2_inverse(eps: float) -> int:
+    """Exact ``⌈log₂(1/ε)⌉``: the least ``ℓ`` with ``2^-ℓ ≤ ε``, in rationals."""
+    from fractions import Fraction  # noqa: PLC0415
+
+    ell = 0
+    while Fraction(1, 2**ell) > Fraction(eps):
+        ell += 1
+    return ell
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 10, 52, 60, 1000, 1073])
+def test_eps_bound_uses_the_exact_ceiling_next_to_powers_of_two(k):
+    # LPW §4.5: t_mix(ε) ≤ ⌈log₂ ε⁻¹⌉ t_mix. For ε one ulp below 2^-k, ceil(−log2(ε)) rounded log₂ to
+    # exactly −k and gave k·t_mix, while d(k·t_mix) ≤ 2^-k only: the proven factor is k + 1
+    for eps in (math.nextafter(2.0**-k, 0.0), 2.0**-k, math.nextafter(2.0**-k, 1.0)):
+        if 0.0 < eps < 1.0:
+            assert mixing_time_eps_bound(7, eps) == _ceil_log2_inverse(eps) * 7
