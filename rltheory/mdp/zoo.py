@@ -68,7 +68,16 @@ def _generator(rng: Any) -> np.random.Generator:
     )
 
 
+def _scalar(value: Any) -> Any:
+    """A 0-d real numpy array as its Python number (the library's scalar arguments accept them,
+    ``check_real``'s rule); anything else unchanged, for the caller's type check."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        return value.item()
+    return value
+
+
 def _probability(value: Any, field: str) -> float:
+    value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
         raise ValueError(f"{field} must be a number in [0, 1]; got {value!r}")
     v = float(value)
@@ -559,6 +568,7 @@ def gridworld(
     walls_t = _cells_arg(walls, "walls", rows, cols)
     goals_t = _cells_arg([(rows - 1, cols - 1)] if goals is None else goals, "goals", rows, cols)
     start_t = None if start is None else _cells_arg([start], "start", rows, cols)[0]
+    step_reward, rewards = _scalar(step_reward), _scalar(rewards)
     scalars = (("step_reward", step_reward),) + (
         (("rewards", rewards),) if np.ndim(rewards) == 0 else ()
     )
@@ -568,12 +578,11 @@ def gridworld(
     if np.ndim(rewards) == 0:
         goal_rewards = np.full(len(goals_t), float(rewards))
     else:
-        try:
-            goal_rewards = np.asarray(rewards, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"rewards must be a number or a sequence of numbers; got {rewards!r}"
-            ) from None
+        # numbers only: np.asarray(..., dtype=float) parsed ["2.5"] as 2.5 and read [True] as 1.0
+        kind = np.asarray(rewards).dtype.kind if not isinstance(rewards, (str, bytes)) else "U"
+        if kind not in "iuf":
+            raise ValueError(f"rewards must be a number or a sequence of numbers; got {rewards!r}")
+        goal_rewards = np.asarray(rewards, dtype=float)
         if goal_rewards.shape != (len(goals_t),):
             raise ValueError(
                 f"rewards must be a scalar or one value per goal ({len(goals_t)}); got shape {goal_rewards.shape}"
@@ -818,6 +827,7 @@ def two_state(
     ([0.5, 0.5], [[0.5, 0.0], [1.0, 1.0]])
     """
     p = _probability(p, "p")
+    r_low, r_high, cost = _scalar(r_low), _scalar(r_high), _scalar(cost)
     for field, v in (("r_low", r_low), ("r_high", r_high), ("cost", cost)):
         if (
             isinstance(v, bool)

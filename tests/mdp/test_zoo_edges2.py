@@ -81,3 +81,24 @@ def test_random_mdp_alpha_beyond_the_dirichlet_range_is_named():
     # coordinate standard deviation ~ 1/(S·sqrt(S·α)))
     P = np.asarray(random_mdp(3, 2, gamma=0.9, rng=0, alpha=5e307).P)
     np.testing.assert_allclose(P, 1.0 / 3.0, rtol=1e-15)
+
+
+def test_scalar_arguments_take_0d_arrays_and_reward_lists_take_numbers_only():
+    # slip=np.array(0.1) was refused as "slip must be a number in [0, 1]; got array(0.1)" (and
+    # rewards, step_reward, p, r_low, r_high, cost likewise), while check_real's arguments accept
+    # 0-d arrays; reward lists were read by np.asarray(..., float): ["2.5"] parsed, [True] as 1.0
+    ref = gridworld(3, slip=0.1, rewards=2.0, step_reward=-1.0)
+    got = gridworld(3, slip=np.array(0.1), rewards=np.array(2.0), step_reward=np.array(-1.0))
+    np.testing.assert_array_equal(got.mdp.P, ref.mdp.P)
+    np.testing.assert_array_equal(got.mdp.R, ref.mdp.R)
+    a = two_state(p=np.array(0.25), r_low=np.array(0.5), r_high=np.array(1), cost=np.array(0.1))
+    b = two_state(p=0.25, r_low=0.5, r_high=1, cost=0.1)
+    np.testing.assert_array_equal(a.P, b.P)
+    np.testing.assert_array_equal(a.R, b.R)
+    for bad in (["2.5"], [True], [None], np.array(["1"])):
+        with pytest.raises(
+            ValueError, match=r"rewards must be a number or a sequence of numbers; got"
+        ):
+            gridworld(3, rewards=bad)
+    with pytest.raises(ValueError, match=r"slip must be a number in \[0, 1\]; got array\(True\)"):
+        gridworld(3, slip=np.array(True))
