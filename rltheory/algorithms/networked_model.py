@@ -12,8 +12,8 @@ plays a localized softmax policy on ``L_i = N_i^r`` (``r`` = ``policy_radius``).
 :class:`NetworkedMDP` holds ``(G, {P_i}, {r_i}, γ, {μ_i}, r)`` and checks it once;
 :func:`neighborhoods` gives the κ-hop sets ``N_i^κ = {j : dist(i, j) ≤ κ}``;
 :func:`sis_network` builds the networked SIS epidemic used by the experiments.
-The exact joint computations and the κ-hop truncation are in
-:mod:`rltheory.algorithms.networked`.
+The exact joint computations are in :mod:`rltheory.algorithms.networked_joint`,
+the κ-hop truncation in :mod:`rltheory.algorithms.networked`.
 
 References
 ----------

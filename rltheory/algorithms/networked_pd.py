@@ -82,13 +82,8 @@ from ..mdp.sample import _draw as _draw_cdf
 from ..mdp.utility import OccupancyFunction, shadow_reward
 from ..trace import Trace, TraceRecorder
 from .constrained import _pd_settings, fosp_residual
-from .networked import (
-    _check_thetas,
-    local_occupancies,
-    local_softmax,
-    networked_occupancy,
-    truncated_policy_gradient,
-)
+from .networked import truncated_policy_gradient
+from .networked_joint import _check_thetas, local_occupancies, local_softmax, networked_occupancy
 from .networked_model import NetworkedMDP, _check_net, _check_radius, neighborhoods
 
 __all__ = [
