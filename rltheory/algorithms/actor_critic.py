@@ -488,13 +488,17 @@ def improper_policy_gradient(
     grid search over the simplex). The mixture class need not contain an optimal
     policy of the MDP, so ``suboptimality`` converges to the class's gap.
 
-    Limitation (floating point, ``natural=True``): the pseudo-inverse cuts the Fisher matrix's
-    singular directions below ``≈ 16·M·ε`` of its largest, and a controller of weight ``w_m``
-    contributes directions of size ``≈ w_m``. From a start (or an iterate) where a controller's
-    weight is below ``≈ 1e-14`` its direction is cut, and the run cannot move towards it even when
-    the exact natural step would (a one-state bandit with the better controller at weight
-    ``4e-18`` stays at suboptimality 1). The exact step there is of size ``≈ 1/w_m`` and cancels
-    in floating point; start from interior weights (the default ``θ = 0``).
+    Numerics (``natural=True``): the scores use ``K_m − π = Σ_{m'} w_{m'}(K_m − K_{m'})``, known to
+    their relative rounding however close ``w`` is to a vertex, and the step is
+    ``Σ_j v_j (v_jᵀ∇)/σ_j²`` over the directions the SVD of the weighted score design resolves,
+    with ``∇`` summed term by term. Near a vertex (one weight ``≈ 1``, the others down to
+    ``e^{-700}``) the step equals the exact Fisher step to ``~1e-12`` (tested against rational
+    arithmetic); before, it was wrong from ``w_m ≈ 1e-13`` and 0 from ``w_m ≈ 1e-44``. Limitation:
+    a direction whose singular value is within ``16·SA·ε`` of the largest is cut, and one just
+    above carries a relative error ``≈ ε·σ_max/σ_j``: on an edge of the simplex (a controller of
+    weight ``≲ 1e-13`` while the others are interior) the exact step has size ``≈ 1/w_m`` and is
+    returned with a relative error up to ``~1e-2``; a controller whose weight underflows to 0 (logit
+    gap ``> 745``) is not moved.
 
     Examples
     --------
@@ -550,7 +554,16 @@ def improper_policy_gradient(
         V = evaluate_policy(mdp, pi)
         Q = _q_values(mdp, V)
         d = _state_occupancy(mdp, pi, rho)
-        dpi = wts[:, None, None] * (K - pi[None, ...])  # ∂π(a|s)/∂θ_m, shape (M, S, A)
+        # ∂π(a|s)/∂θ_m = w_m (K_m − π) with K_m − π = Σ_{m'} w_{m'}(K_m − K_{m'}) (the m' = m term is
+        # exactly 0), shape (M, S, A): each entry to a few ε of Σ_{m'≠m} w_{m'}(K_m + K_{m'}) (err).
+        # K_m − π itself cancels near a vertex (w_0 ≈ 1): at w_1 = e^{-40} the gradient's θ_0 entry
+        # came out 0 instead of −8.2e-18, and the natural step's scores were noise from w_1 ≈ 1e-14
+        diff = K[:, None, ...] - K[None, ...]  # (M, M, S, A): K_m − K_{m'}
+        dpi = wts[:, None, None] * xp.sum(wts[None, :, None, None] * diff, axis=1)
+        off = 1.0 - xp.eye(M, dtype=K.dtype)[:, :, None, None]  # m' ≠ m
+        err = wts[:, None, None] * xp.sum(
+            (off * wts[None, :, None, None]) * (K[:, None, ...] + K[None, ...]), axis=1
+        )
         grad = xp.sum(d[None, :, None] * dpi * Q[None, ...], axis=(-2, -1)) / (1.0 - g)
         value = expected_value(V, rho)
         m = {"suboptimality": expected_value(V_star, rho) - value, "value": value, "weights": wts}
@@ -560,17 +573,21 @@ def improper_policy_gradient(
             pos = pi > 0
             safe = xp.where(pos, pi, xp.ones_like(pi))
             score = xp.where(pos[None, ...], dpi / safe[None, ...], xp.zeros_like(dpi))  # (M, S, A)
+            serr = xp.where(pos[None, ...], err / safe[None, ...], xp.zeros_like(err))
             # F⁺∇ with F = E_{d⊗π}[score scoreᵀ] and ∇ = E_{d⊗π}[score Q]/(1−γ) is the minimum-norm
             # weighted least-squares fit of Q by the scores (compatible function approximation),
-            # solved without forming F (which squares the conditioning). A score
-            # w_m (K_m − π)/π lies in [−1, 1] and is computed to a few ε absolute however small it
-            # is (w_m K_m ≤ π), so the rounding level of the design is ε, not ε·max|score|: their
-            # sum over m (the null direction of the mixture's logits) is cut at that level
-            X = xp.matrix_transpose(xp.reshape(score, (M, mdp.S * mdp.A)))
-            wsa = xp.reshape(d[:, None] * pi, (mdp.S * mdp.A,))
-            direction = _weighted_min_norm(
-                X, wsa, xp.reshape(Q, (mdp.S * mdp.A,)), xp, scale=1.0
-            ) / (1.0 - g)
+            # solved without forming F (which squares the conditioning). Each score
+            # w_m (K_m − π)/π is known to a few ε of serr = w_m Σ_{m'≠m} w_{m'}(K_m + K_{m'})/π, its
+            # own size near a vertex; their sum over m (the null direction of the mixture's
+            # logits, exactly 0) sits at that level and is cut there (per direction)
+            n_sa = mdp.S * mdp.A
+            X = xp.matrix_transpose(xp.reshape(score, (M, n_sa)))
+            E = xp.matrix_transpose(xp.reshape(serr, (M, n_sa)))
+            wsa = xp.reshape(d[:, None] * pi, (n_sa,))
+            # ∇(1−γ) = Σ d·∂π·Q term by term (not from the SVD's left vectors, see _weighted_min_norm)
+            rhs = grad * (1.0 - g)
+            y = xp.reshape(Q, (n_sa,))
+            direction = _weighted_min_norm(X, wsa, y, xp, err=E, rhs=rhs) / (1.0 - g)
         else:
             direction = grad
         theta = theta + eta * direction

@@ -596,7 +596,14 @@ def _one_hot_critic(f: Any, dsa: Any, adv: Any, xp: Any) -> Any:
 
 
 def _weighted_min_norm(
-    X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None, err: Any = None
+    X: Any,
+    wts: Any,
+    y: Any,
+    xp: Any,
+    *,
+    scale: float | None = None,
+    err: Any = None,
+    rhs: Any = None,
 ) -> Any:
     """Minimum-norm ``argmin_w Σ_i wts_i (X_i·w − y_i)²`` for weights ``wts ≥ 0`` summing to 1.
 
@@ -619,6 +626,12 @@ def _weighted_min_norm(
     dropped, not solved: no dense SVD resolves them (one kept at ``σ = 3.4e-33`` with
     ``σ_max = 1.4e-6`` gave weights ``(−4499, 9000, −4500)`` for advantages ``< 1``).
     :func:`_one_hot_critic` solves the one-hot case for every weight instead.
+
+    ``rhs`` (``(k,)``, optional): ``Σ_i wts_i y_i X_i`` computed by the caller term by term (each
+    to its relative accuracy); the solution is then ``Σ_j v_j (v_jᵀ rhs)/σ_j²`` over the kept
+    directions instead of ``Σ_j v_j (u_jᵀ √wts·y)/σ_j``. Equal in exact arithmetic, but the SVD's
+    left vectors ``u_j`` are known only to ``ε`` absolute, so rows of large weight and tiny ``X_i``
+    (which hardly enter the Gram matrix but do enter ``rhs``) added ``ε·‖√wts·y‖/σ_j`` of noise.
     """
     # X and y are divided by the powers of 2 at their largest entries (exact), the system solved
     # at unit scale and w scaled back: the design's SVD, the rounding levels and the cut's floor
@@ -630,7 +643,9 @@ def _weighted_min_norm(
         scale = math.ldexp(scale, -ex)
     if err is not None:
         err = _ldexp(err, -ex)
-    w = _unit_min_norm(X, wts, y, xp, scale=scale, err=err)
+    if rhs is not None:
+        rhs = _ldexp(rhs, -ex - ey)
+    w = _unit_min_norm(X, wts, y, xp, scale=scale, err=err, rhs=rhs)
     with np.errstate(over="ignore"):
         out = _ldexp(w, ey - ex)
     if not bool(xp.all(xp.isfinite(out))):
@@ -659,7 +674,14 @@ def _ldexp(x: Any, e: int) -> Any:
 
 
 def _unit_min_norm(
-    X: Any, wts: Any, y: Any, xp: Any, *, scale: float | None = None, err: Any = None
+    X: Any,
+    wts: Any,
+    y: Any,
+    xp: Any,
+    *,
+    scale: float | None = None,
+    err: Any = None,
+    rhs: Any = None,
 ) -> Any:
     """:func:`_weighted_min_norm` for ``X`` and ``y`` with largest entries in ``[1, 2)`` (or 0)."""
     sw = xp.sqrt(wts)
@@ -694,4 +716,6 @@ def _unit_min_norm(
             scale = float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0
         cut = max(16.0 * max(X.shape) * eps * scale, 1e-300)  # floor: d⊗π ≈ 0
     inv = xp.where(sv > cut, 1.0 / xp.where(sv > cut, sv, xp.ones_like(sv)), xp.zeros_like(sv))
+    if rhs is not None:
+        return xp.matrix_transpose(Vh) @ (inv * (inv * (Vh @ rhs)))
     return xp.matrix_transpose(Vh) @ (inv * (xp.matrix_transpose(U) @ (sw * y)))
