@@ -68,7 +68,16 @@ from ._policy_opt import (
     weighting_error,
 )
 from ._warm_eval import WarmEvaluator, action_major, compact
-from .soft import SoftSolution, log_softmax, regularized_values, soft_reference, softmax
+from .soft import (
+    SoftSolution,
+    check_temperature,
+    log_softmax,
+    regularized_values,
+    rounded_temperature,
+    soft_reference,
+    softmax,
+    temperature_error,
+)
 
 __all__ = ["npg_step", "entropy_npg_step", "natural_policy_gradient", "entropy_regularized_npg"]
 
@@ -170,7 +179,7 @@ def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
     """
     g = discount(mdp, "entropy_npg_step")
     eta = check_positive(eta, "eta")
-    tau = check_positive(tau, "tau")
+    tau = check_temperature(mdp, tau)
     _check_entropy_step(eta, tau, g)
     xp = mdp.xp
     pi = initial_policy(mdp, pi, positive=True, field="pi")
@@ -564,7 +573,7 @@ def entropy_regularized_npg(
     """
     g = discount(mdp, "entropy_regularized_npg")
     eta = check_positive(eta, "eta")
-    tau = check_positive(tau, "tau")
+    tau = check_temperature(mdp, tau)
     _check_entropy_step(eta, tau, g)
     iterations = check_iterations(iterations)
     tol = check_tol(tol)
@@ -578,12 +587,18 @@ def entropy_regularized_npg(
     ro = _Roundoff(mdp)
     u = ro.u
     red = (-2, -1)
-    # the reference's own errors: ‖soft.Q − Q*_τ‖∞ ≤ soft.bound, and log π*_τ = (Q* − V*)/τ with
-    # V = τ·logsumexp(Q/τ) 1-Lipschitz in ‖Q‖∞, so ‖soft.log_policy − log π*_τ‖∞ ≤ 2·soft.bound/τ
-    # plus the rounding of (Q − V)/τ (a few roundings of |Q|/τ, |V|/τ and of the log-sum-exp)
-    ref_q = soft.bound
-    ref_log = 2.0 * soft.bound / tau + higham_gamma(mdp.A + 8, u) * (
-        (xp.max(xp.abs(soft.Q), axis=red) + xp.max(xp.abs(soft.V), axis=-1)) / tau + 1.0)
+    # The kernels compute with τ̂, τ rounded to the dtype (soft.temperature_error). The reference's own
+    # errors: ‖soft.Q − Q*_τ‖∞ ≤ soft.bound, and soft.log_policy = log-softmax(soft.Q/τ̂) against
+    # log π*_τ = log-softmax(Q*_τ/τ), log-softmax 2-Lipschitz in ‖·‖∞ and
+    # ‖soft.Q/τ̂ − Q*_τ/τ‖∞ ≤ soft.bound/τ̂ + ‖Q*_τ‖∞·|τ̂ − τ|/(τ̂τ), so ‖soft.log_policy − log π*_τ‖∞ is at most
+    # twice that, plus the rounding of (Q − V)/τ̂ (a few roundings of |Q|/τ̂, |V|/τ̂ and of the log-sum-exp).
+    # The computed Q is Q_τ̂^π's, within γ·temperature_error of Q_τ^π.
+    # (τ̂ is exact in the dtype: every division by it is one rounding, covered by the final (1 + 4u)s.)
+    tau_hat, d_tau = rounded_temperature(mdp, tau)
+    ref_q = soft.bound + g * temperature_error(mdp, tau)
+    q_ref_max = xp.max(xp.abs(soft.Q), axis=red) + soft.bound
+    ref_log = 2.0 * (soft.bound / tau_hat + (q_ref_max / tau_hat) * ((d_tau / tau) * (1.0 + 4.0 * u))) + higham_gamma(
+        mdp.A + 8, u) * ((xp.max(xp.abs(soft.Q), axis=red) + xp.max(xp.abs(soft.V), axis=-1)) / tau_hat + 1.0)
     t = 0
     while True:
         logpi = log_softmax(logits, xp)
@@ -593,7 +608,7 @@ def entropy_regularized_npg(
         # π_t is the evaluated (and returned) pi: where exp underflowed to 0 its log is −∞
         log_err = xp.max(xp.where(pi > 0, xp.abs(soft.log_policy - logpi), xp.inf), axis=red)
         nu = sum_defect(pi, xp)  # the evaluated policy's
-        eval_err = soft_evaluation_error(mdp, pi, logpi, V, Q, tau, ro, nu)
+        eval_err = soft_evaluation_error(mdp, pi, logpi, V, Q, max(tau, tau_hat), ro, nu)
         q_bound = (q_err + ref_q + g * eval_err + ro.sweep(V)) * (1.0 + 4.0 * u)
         # logpi against the exact log-softmax of the logits and against log of the stored, normalised pi
         log_round = higham_gamma(mdp.A + 4, u) * (xp.max(xp.abs(logits), axis=red) + 1.0) + 4.0 * u + 2.0 * nu

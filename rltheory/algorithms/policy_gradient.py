@@ -37,6 +37,7 @@ Kakade, S. (2001). A natural policy gradient. NeurIPS.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -76,7 +77,16 @@ from .npg import (
     natural_policy_gradient,
     npg_step,
 )
-from .soft import SoftSolution, log_softmax, regularized_values, soft_reference, softmax
+from .soft import (
+    SoftSolution,
+    check_temperature,
+    log_softmax,
+    regularized_values,
+    rounded_temperature,
+    soft_reference,
+    softmax,
+    temperature_error,
+)
 
 __all__ = [
     "softmax_policy",
@@ -311,11 +321,18 @@ def softmax_policy_gradient(
         a_star = greedy(_q_values(mdp, V_star))
         star_mask = xp.astype(a_star[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
     else:
+        tau = check_temperature(mdp, tau)
         if soft is None:
             soft = soft_reference(mdp, tau=tau)
         ro = _Roundoff(mdp)
-        # ‖soft.V − V*_τ‖∞ ≤ soft.bound (V = τ·logsumexp(Q/τ) is 1-Lipschitz in ‖Q‖∞) plus its rounding
-        ref_v = soft.bound + higham_gamma(mdp.A + 4, ro.u) * (xp.max(xp.abs(soft.V), axis=-1) + tau)
+        # The kernels compute with τ̂, τ rounded to the dtype (soft.temperature_error). soft.V is
+        # τ̂·logsumexp(soft.Q/τ̂): within soft.bound of τ̂·logsumexp(Q*_τ/τ̂) (1-Lipschitz in ‖Q‖∞),
+        # that within |τ̂ − τ|·log|A| of V*_τ = τ·logsumexp(Q*_τ/τ) (d/dτ of τ·logsumexp(q/τ) is the
+        # softmax's entropy, in [0, log|A|]), plus its rounding. The computed V is V_τ̂^π's, within
+        # temperature_error of V_τ^π.
+        tau_hat, d_tau = rounded_temperature(mdp, tau)
+        ref_v = (soft.bound + d_tau * math.log(mdp.A) + temperature_error(mdp, tau)
+                 + higham_gamma(mdp.A + 4, ro.u) * (xp.max(xp.abs(soft.V), axis=-1) + max(tau, tau_hat)))
     loop = Loop("softmax_policy_gradient", iterations, tol, xp)
     t = 0
     while True:
@@ -332,7 +349,7 @@ def softmax_policy_gradient(
             logpi = log_softmax(theta, xp)
             adv = Q - tau * logpi - V[..., None]
             m = {"suboptimality": expected_value(soft.V - V, rho)}
-            floor = (ref_v + soft_evaluation_error(mdp, pi, logpi, V, Q, tau, ro, sum_defect(pi, xp))
+            floor = (ref_v + soft_evaluation_error(mdp, pi, logpi, V, Q, max(tau, tau_hat), ro, sum_defect(pi, xp))
                      + weighting_error(soft.V - V, rho, ro.u))
             m["suboptimality_bound"] = (m["suboptimality"] + floor) * (1.0 + 4.0 * ro.u)
         grad = _state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)

@@ -99,7 +99,8 @@ def check_temperature(mdp: FiniteMDP, tau: Any) -> float:
 
     A Python ``τ`` meeting a float32 array is rounded to float32 (NumPy's promotion rules), so a
     ``τ`` below float32's smallest subnormal (``1e-46``) became 0 and the soft values NaN: that is a
-    ``ValueError`` naming ``tau`` and the dtype.
+    ``ValueError`` naming ``tau`` and the dtype. Any other rounding is a certified error
+    (:func:`temperature_error`).
     """
     tau = check_positive(tau, "tau")
     xp = mdp.xp
@@ -109,6 +110,21 @@ def check_temperature(mdp: FiniteMDP, tau: Any) -> float:
             f"{subnormal_spacing(mdp.dtype, xp):.3g}); use a larger tau or a float64 model"
         )
     return tau
+
+
+def temperature_error(mdp: FiniteMDP, tau: float) -> float:
+    r"""``Δτ·log|A|/(1−γ)`` with ``Δτ = |τ̂ − τ|``, ``τ̂`` the temperature rounded to the model's dtype.
+
+    The kernels compute with ``τ̂`` (:func:`check_temperature`); the certificates are about ``τ``.
+    ``V_τ^π = (I − γP_π)^{-1}(r_π + τH_π)`` is affine in ``τ`` with slope in
+    ``[0, log|A|/(1−γ)]`` (``0 ≤ H_π ≤ log|A|``), and ``V*_τ = max_π V_τ^π`` is a maximum of such,
+    so ``‖V_τ^π − V_τ̂^π‖∞`` and ``‖V*_τ − V*_τ̂‖∞`` are ``≤`` this, and the ``Q``'s (``γ`` times
+    it) too. 0 in float64 (a Python float is a float64); in float32 ``Δτ ≤ u·τ`` for a normal
+    ``τ`` but up to half the subnormal spacing for a subnormal one: at ``τ = 1e-42``
+    (``τ̂ = 1.0005e-42``) the reference's ``log π*_τ`` was off by 0.053 and entropy-regularised
+    NPG certified its log-policy error below the true one.
+    """
+    return rounded_temperature(mdp, tau)[1] * math.log(max(mdp.A, 1)) / (1.0 - float(mdp.gamma))
 
 
 def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
@@ -219,7 +235,8 @@ class SoftSolution:
     policy : array (..., S, A)
         ``softmax(Q/τ)``, the soft-optimal policy.
     log_policy : array (..., S, A)
-        ``log π*_τ = (Q − V)/τ`` (exact, never ``log 0``).
+        ``log π*_τ = (Q − V)/τ`` (never ``log 0``; ``−∞`` only where ``(Q − V)/τ`` is below a
+        quarter of the dtype's most negative number).
     iterations : int
     converged : bool
     bound : array (...)
@@ -301,7 +318,7 @@ def _reachable_tol(mdp: FiniteMDP, tau: float, at_least: float) -> float:
     q_max = r_bar / (1.0 - g)
     floor = 16.0 * float(xp.finfo(mdp.dtype).eps) * g / (1.0 - g) * q_max
     ro = _Roundoff(mdp)
-    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp) / (1.0 - g)
+    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp) / (1.0 - g) + g * temperature_error(mdp, tau)
     f_max = float(xp.max(f)) if getattr(f, "ndim", 0) else float(f)
     return max(at_least * min(1.0, r_bar), floor + 2.0 * f_max)
 
@@ -344,8 +361,10 @@ def soft_value_iteration(
     returned ``bound`` is ``(γ(1 + 2u)‖Q_{k+1} − Q_k‖∞ + e_k)/(1−γ)``: without ``e_k`` a
     float32 model reached a rounding fixed point (``Q_{k+1} = Q_k`` exactly) and was certified
     with bound 0 while ``‖Q − Q*_τ‖∞`` was 0.047 (rewards ~100, ``γ = 0.99``), and a float64
-    one with rewards 1e6 had bound 0 at error 2.4e-6. A ``tol`` below the floor
-    ``e_k/(1−γ)`` stops once the contraction part is down to it, with ``converged=False`` and
+    one with rewards 1e6 had bound 0 at error 2.4e-6. The kernels use ``τ`` rounded to the
+    model's dtype, ``τ̂``; the bound adds ``γ|τ̂ − τ| log|A|/(1−γ) ≥ ‖Q*_τ − Q*_τ̂‖∞``
+    (:func:`temperature_error`; 0 in float64). A ``tol`` below the floor
+    ``e_k/(1−γ)`` (plus that term) stops once the contraction part is down to it, with ``converged=False`` and
     a warning naming the floor. Reaching ``max_iter`` first gives ``converged=False`` and a
     :class:`~rltheory.errors.ConvergenceWarning`.
 
@@ -379,6 +398,7 @@ def soft_value_iteration(
     rec = TraceRecorder()
     red = (-2, -1)
     ro = _Roundoff(mdp)
+    d_tau = temperature_error(mdp, tau)  # Q*_τ against the Q*_τ̂ of the rounded τ, over γ
     k, converged = 0, False
     bound = xp.full(mdp.batch_shape, math.inf, dtype=mdp.dtype, device=mdp.P.device)
     while True:
@@ -388,7 +408,8 @@ def soft_value_iteration(
         k += 1
         # ‖Q_{k+1} − Q*‖ ≤ (γ‖Q_{k+1} − Q_k‖ + e_k)/(1−γ) with e_k the round-off of the computed
         # T_τ Q_k; the computed difference is within 2u of the exact one
-        floor = _soft_sweep_error(ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp) / (1.0 - g)
+        floor = (_soft_sweep_error(ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp) / (1.0 - g)
+                 + g * d_tau)
         bound = (g * (1.0 + 2.0 * ro.u) / (1.0 - g)) * res + floor
         rec.record(k, residual=res, bound=bound)
         Q = Qn
@@ -401,7 +422,8 @@ def soft_value_iteration(
             # γ^k·γ/(1−γ)·‖Q_1 − Q_0‖∞ below what the round-off allowance leaves of tol; the
             # allowance grows with ‖Q_k‖∞ ≤ ‖Q_1‖∞ + 2γ/(1−γ)‖Q_1 − Q_0‖∞ (for the cap only)
             q_hat = xp.max(xp.abs(Qn), axis=red) + (2.0 * g / (1.0 - g)) * res
-            f_hat = _soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp) / (1.0 - g)
+            f_hat = (_soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp) / (1.0 - g)
+                     + g * d_tau)
             room = tol - float(xp.max(f_hat))
             need = contraction_steps(g, g * (1.0 + 2.0 * ro.u) / (1.0 - g) * r0, room if room > 0 else tol)
             max_iter = int(min(10**6, max(need, 1) + 10))
@@ -421,9 +443,12 @@ def soft_value_iteration(
             )
             break
     V = _soft_max(Q, tau, xp)
-    # log π*_τ = (Q − V)/τ ≤ 0, clipped at a quarter of the dtype's largest magnitude (not −∞) where it is
-    # not representable (a quarter: the τ̂ that divides is within a factor 1.5 of τ, also when subnormal)
-    logpi = _clip_ratio(Q - V[..., None], tau, float(xp.finfo(mdp.dtype).max) / 4.0, xp)
+    # log π*_τ = (Q − V)/τ ≤ 0; −∞ where it is below a quarter of the dtype's most negative number (not
+    # representable: a finite stand-in would understate the distance of any finite log π from it), without
+    # overflowing (a quarter: the τ̂ that divides is within a factor 1.5 of τ, also when subnormal)
+    d = Q - V[..., None]
+    limit = float(xp.finfo(mdp.dtype).max) / 4.0
+    logpi = xp.where(d < -min(tau * limit, 4.0 * limit), -math.inf, _clip_ratio(d, tau, limit, xp))
     return SoftSolution(
         Q=Q, V=V, policy=xp.exp(logpi), log_policy=logpi, iterations=k, converged=converged,
         bound=bound, trace=rec.finish(),

@@ -1,0 +1,58 @@
+"""Edge cases of the exact policy-optimisation drivers (NPG, entropy-regularised NPG and PG): the
+certificates against references in higher precision, and inputs the dtype cannot carry."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms.npg import entropy_regularized_npg
+from rltheory.algorithms.policy_gradient import softmax_policy_gradient
+from rltheory.errors import ConvergenceWarning
+from rltheory.mdp import FiniteMDP
+
+
+def _bandit_soft_optimum(r: np.ndarray, tau: float) -> tuple[np.ndarray, float]:
+    # one state, γ = 0: Q*_τ = r, log π*_τ(a) = r_a/τ − log Σ_b exp(r_b/τ), V*_τ = τ log Σ_b exp(r_b/τ).
+    # The float32 rewards are exact in float64 and ~1e-40 is a normal float64 number, so this is
+    # accurate to ~1e-14 relative (the errors checked below are ~1e-2).
+    x = np.asarray(r, dtype=np.float64) / tau
+    lse = float(np.max(x) + math.log(float(np.sum(np.exp(x - np.max(x))))))
+    return x - lse, tau * lse
+
+
+@pytest.mark.parametrize("tau", [1e-42, 3.3e-43, 1e-44])
+@pytest.mark.parametrize("iterations", [0, 3])
+def test_entropy_npg_log_policy_bound_counts_the_rounding_of_a_subnormal_temperature(tau, iterations):
+    # Bug found here: on a float32 model the kernels divide by τ rounded to float32, τ̂ (τ = 1e-42 is
+    # subnormal there: τ̂ = 1.0005e-42), while the certificate is about τ. The reference's
+    # log π*_τ̂ was 0.053 off log π*_τ (rewards 1e-40, 3e-41, 0), and the certified
+    # log_policy_error_bound was below the true error of the iterate (85.37 > 85.36 at τ = 1e-42).
+    r = np.array([[1e-40, 3e-41, 0.0]], dtype=np.float32)
+    mdp = FiniteMDP(np.ones((1, 3, 1), dtype=np.float32), r, gamma=0.0)
+    log_star, _ = _bandit_soft_optimum(r[0], tau)
+    res = entropy_regularized_npg(mdp, eta=1e37, tau=tau, iterations=iterations)
+    pi = np.asarray(res.policy, dtype=np.float64)[0]
+    assert np.all(pi > 0)
+    true_log_err = float(np.max(np.abs(log_star - np.log(pi / np.sum(pi)))))
+    assert true_log_err <= float(res.trace["log_policy_error_bound"][-1])
+    assert float(res.trace["q_error_bound"][-1]) >= 0.0  # Q*_τ = r = Q_τ^π exactly at γ = 0
+
+
+@pytest.mark.parametrize("tau", [1e-42, 3.3e-43])
+def test_entropy_pg_suboptimality_bound_counts_the_rounding_of_a_subnormal_temperature(tau):
+    # the same for entropy-regularised softmax PG: V*_τ against the computed V_τ̂^π
+    r = np.array([[1e-40, 3e-41, 0.0]], dtype=np.float32)
+    mdp = FiniteMDP(np.ones((1, 3, 1), dtype=np.float32), r, gamma=0.0)
+    _, v_star = _bandit_soft_optimum(r[0], tau)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = softmax_policy_gradient(mdp, eta=1e-40, tau=tau, iterations=2)
+    pi = np.asarray(res.policy, dtype=np.float64)[0]
+    pi = pi / np.sum(pi)
+    pos = pi > 0
+    v_pi = float(np.sum(pi * r[0].astype(np.float64)) - tau * np.sum(pi[pos] * np.log(pi[pos])))
+    assert v_star - v_pi <= float(res.trace["suboptimality_bound"][-1])
