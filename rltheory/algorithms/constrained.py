@@ -51,10 +51,10 @@ import numpy as np
 
 from .._numerics import highs_linprog
 from .._validate import check_finite, check_real
-from ..backend import array_namespace, is_numpy, require_host, to_numpy
+from ..backend import array_namespace, as_float, is_numpy, require_host, to_numpy
 from ..errors import InvalidModelError
 from ..mdp._occupancy_lp import occupancy_constraints
-from ..mdp.bellman import _check_in_range, evaluate_policy, occupancy_measure
+from ..mdp.bellman import _check_in_range, as_stochastic_policy, evaluate_policy, occupancy_measure
 from ..mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
@@ -110,6 +110,20 @@ def _host_cmdp(cmdp: Any, what: str) -> ConstrainedMDP:
     if is_numpy(array_namespace(cmdp.mdp.P)):
         return cmdp
     return ConstrainedMDP(_host_mdp(cmdp.mdp, what), require_host(cmdp.C, what), require_host(cmdp.b, what))
+
+
+def _theta0(theta0: Any, S: int, A: int) -> np.ndarray:
+    """Initial logits: zeros, or ``theta0`` as a finite float array of shape ``(S, A)`` (a copy).
+
+    Complex and text are refused by name (``np.array(theta0, dtype=float)`` dropped an imaginary part
+    with only a ComplexWarning, and parsed text with numpy's unlocated "could not convert string")."""
+    if theta0 is None:
+        return np.zeros((S, A))
+    theta = np.array(as_float(theta0, np, np.float64, field="theta0"), dtype=float)
+    if theta.shape != (S, A):
+        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
+    check_finite(theta, "theta0", ("s", "a"))
+    return theta
 
 
 def _check_delta(delta: Any) -> float:
@@ -295,7 +309,11 @@ def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: f
     P, R, C, b, mu, g = _cmdp(cmdp, "npg_pd_step")
     e1, e2, Lam = _positive(eta1, "eta1"), _positive(eta2, "eta2"), _positive(Lambda, "Lambda")
     lam = _duals(lam, cmdp.m)
-    pi = np.asarray(to_numpy(pi), dtype=float)
+    # validated here (a complex pi lost its imaginary part with only a warning, and npg_step's own
+    # errors came out under the Lagrangian-reward note below)
+    if not isinstance(pi, (list, tuple)) and np.asarray(to_numpy(pi)).dtype.kind in "cUS":
+        as_float(pi, np, field="pi")  # refused by name (as_stochastic_policy says "input")
+    pi = np.asarray(to_numpy(as_stochastic_policy(cmdp.mdp, pi)), dtype=float)
     RL = R - np.tensordot(lam, C, axes=(0, 0))
     try:
         pi_next = npg_step(cmdp.mdp.replace(R=RL), pi, eta=e1)
@@ -590,9 +608,10 @@ def fosp_residual(grad_theta: Any, mu: Any, G_minus_b: Any, *, eta_mu: float, La
     """
     e = _positive(eta_mu, "eta_mu")
     Lam = _positive(Lambda, "Lambda")
-    m = np.asarray(mu, dtype=float)
-    gb = np.asarray(G_minus_b, dtype=float)
-    grad = np.asarray(grad_theta, dtype=float)
+    # as_float: complex and text refused by name (numpy's unlocated cast errors before)
+    m = np.asarray(as_float(mu, np, np.float64, field="mu"), dtype=float)
+    gb = np.asarray(as_float(G_minus_b, np, np.float64, field="G_minus_b"), dtype=float)
+    grad = np.asarray(as_float(grad_theta, np, np.float64, field="grad_theta"), dtype=float)
     if m.ndim != 1 or gb.shape != m.shape:
         raise ValueError(f"mu and G_minus_b must be vectors of one length m; got shapes {m.shape} and {gb.shape}")
     for name, x in (("grad_theta", grad), ("mu", m), ("G_minus_b", gb)):
@@ -716,10 +735,7 @@ def general_utility_primal_dual(
         reference = float(solve_general_utility(mdp, objective, list(zip(Gs, b, strict=True))).value)
     else:
         reference = check_real(reference, "reference")
-    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
-    if theta.shape != (S, A):
-        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
-    check_finite(theta, "theta0", ("s", "a"))
+    theta = _theta0(theta0, S, A)
     lam = np.zeros(len(Gs))
     rec = TraceRecorder()
     d_sum = np.zeros((S, A))
@@ -787,10 +803,7 @@ def lagrangian_policy_gradient(
     delta = _check_delta(delta)
     S, A = R.shape
     Vstar = _reference(cmdp, reference)
-    theta = np.zeros((S, A)) if theta0 is None else np.array(theta0, dtype=float)
-    if theta.shape != (S, A):
-        raise ValueError(f"theta0 must have shape (S, A) = {(S, A)}; got {theta.shape}")
-    check_finite(theta, "theta0", ("s", "a"))
+    theta = _theta0(theta0, S, A)
     lam = np.zeros(cmdp.m)
     rec = TraceRecorder()
     d_sum = np.zeros((S, A))
@@ -861,9 +874,19 @@ def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float =
     """
     cmdp = _host_cmdp(cmdp, "two_stage_constrained_ac")
     P, R, C, b, mu, g = _cmdp(cmdp, "two_stage_constrained_ac")
-    w = np.asarray(weights, dtype=float).reshape(-1)
-    if np.asarray(weights).dtype == bool or w.shape != (cmdp.m,) or np.any(~np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
-        raise ValueError(f"weights must be {cmdp.m} finite non-negative numbers with a positive sum; got {weights!r}")
+    # as_float refuses complex and text by name (numpy's unlocated "float() argument must be ... not
+    # 'complex'"); the shape is (m,) exactly (a reshape accepted [[1.0]] for m = 1)
+    rule = f"weights must be {cmdp.m} finite non-negative numbers with a positive sum (shape ({cmdp.m},))"
+    if np.asarray(weights).dtype == bool:
+        raise ValueError(f"{rule}; got booleans {weights!r}")
+    w = np.asarray(as_float(weights, np, np.float64, field="weights"), dtype=float)
+    if w.shape != (cmdp.m,):
+        raise ValueError(f"{rule}; got shape {w.shape}")
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if bad.size:
+        raise ValueError(f"{rule}; weights[{bad[0]}] = {w[bad[0]]}")
+    if not w.sum() > 0:
+        raise ValueError(f"{rule}; got {weights!r}")
     t = _positive(tau, "tau")
     tol = check_real(tol, "tol", low=0.0, low_open=True, allow_none=True)
 
