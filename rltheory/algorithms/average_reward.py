@@ -59,15 +59,22 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_finite, check_probability, check_real, real_scalar
-from ..backend import require_host
 from ..errors import InvalidModelError
-from ..mdp.average import average_policy_iteration, gain_bias
-from ..mdp.bellman import policy_transition_matrix
-from ..mdp.mixing import stationary_distribution
+from ..mdp.average import average_policy_iteration
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import _count, _rng
 from ..trace import Trace, TraceRecorder
-from .policy_gradient import _softmax_policy
+from ._average_reward_base import (
+    _avg_model,
+    _cdf,
+    _draw,
+    _features,
+    _gain_bias,
+    _host_softmax,
+    _policy,
+    _real_array,
+    _stationary,
+)
 
 __all__ = [
     "StepSchedule",
@@ -89,70 +96,7 @@ __all__ = [
 ]
 
 
-# ----------------------------------------------------------------------------- helpers
-def _avg_model(mdp: FiniteMDP, what: str) -> tuple[np.ndarray, np.ndarray]:
-    if not isinstance(mdp, FiniteMDP):
-        raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
-    if mdp.batch_shape:
-        raise ValueError(f"{what} needs a single model; got batch_shape={mdp.batch_shape}")
-    return require_host(mdp.P, what).astype(float), require_host(mdp.R, what).astype(float)
-
-
-def _real_array(x: Any, name: str, *, bools: bool = False) -> np.ndarray:
-    """``x`` as a new float host array; ``TypeError`` naming ``name`` unless it holds real numbers.
-
-    ``np.asarray(x, dtype=float)`` parsed strings as numbers (``theta0=[["1", "2"]]`` ran), dropped
-    imaginary parts and read bools as 0/1 weights; bools are accepted only where ``bools`` says so
-    (indicator features).
-    """
-    raw = np.asarray(x)
-    if raw.dtype.kind not in ("biuf" if bools else "iuf"):
-        raise TypeError(f"{name} must hold real numbers; got an array of dtype {raw.dtype.name}")
-    return np.array(raw, dtype=float)
-
-
-def _features(features: Any, S: int) -> np.ndarray:
-    if features is None:
-        return np.eye(S)
-    Phi = _real_array(features, "features", bools=True)
-    if Phi.ndim != 2 or Phi.shape[0] != S:
-        raise ValueError(f"features must have shape (S, d) = ({S}, d); got {Phi.shape}")
-    if not np.all(np.isfinite(Phi)):
-        i = tuple(int(k) for k in np.argwhere(~np.isfinite(Phi))[0])
-        raise ValueError(f"features must be finite; features{list(i)} = {Phi[i]}")
-    return Phi
-
-
-def _policy(pi: Any, S: int, A: int) -> np.ndarray:
-    """``pi`` as a float ``(S, A)`` array of distributions; a located ``ValueError`` otherwise.
-
-    Entries ``≥ −1e-12`` and row sums within ``1e-8`` of 1 (round-off of a computed policy).
-    """
-    rule = f"pi must be a stochastic policy of shape (S, A) = {(S, A)}"
-    raw = np.asarray(pi)
-    if raw.dtype.kind not in "iuf":  # bools, strings, objects
-        raise ValueError(f"{rule}; got an array of dtype {raw.dtype.name}")
-    pol = raw.astype(float)
-    if pol.shape != (S, A):
-        raise ValueError(f"{rule}; got shape {pol.shape}")
-    check_finite(pol, "pi", ("s", "a"))
-    if np.any(pol < -1e-12):
-        s, a = (int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
-        raise ValueError(f"{rule}; most negative entry pi(s={s}, a={a}) = {float(pol[s, a])!r}")
-    dev = np.abs(pol.sum(-1) - 1.0)
-    if np.any(dev > 1e-8):
-        s = int(np.argmax(dev))
-        raise ValueError(f"{rule}; each pi[s, :] must sum to 1, row s={s} sums to {float(pol[s].sum())!r}")
-    return pol
-
-
-def _cdf(p: np.ndarray) -> np.ndarray:
-    c = np.cumsum(p, axis=-1)
-    return c / c[..., -1:]
-
-
-def _draw(cdf_row: np.ndarray, u: float) -> int:
-    return int(min(np.searchsorted(cdf_row, u, side="right"), cdf_row.shape[-1] - 1))
+# -------------------------------------------------------------------------- step sizes
 
 
 @dataclass(frozen=True)
@@ -233,22 +177,6 @@ def mixing_step_sizes(tau_mix: float, *, critic: float = 0.5, actor: float = 0.0
     critic = check_real(critic, "critic", low=0.0, low_open=True)
     actor = check_real(actor, "actor", low=0.0, low_open=True)
     return StepSchedule(critic / tau_mix), StepSchedule(actor / tau_mix)
-
-
-def _host_softmax(theta: Any) -> np.ndarray:
-    """Host copy of :func:`rltheory.algorithms.policy_gradient.softmax_policy` (rows of ``θ``)."""
-    return np.asarray(_softmax_policy(np.asarray(theta, dtype=float)))
-
-
-def _gain_bias(mdp: FiniteMDP, pi: np.ndarray) -> tuple[float, np.ndarray]:
-    if mdp.gamma is not None:
-        mdp = mdp.replace(gamma=None)
-    g, h = gain_bias(mdp, pi, per_state=False)
-    return float(np.asarray(g)), np.asarray(h, dtype=float)
-
-
-def _stationary(mdp: FiniteMDP, pi: np.ndarray) -> np.ndarray:
-    return np.asarray(stationary_distribution(np.asarray(policy_transition_matrix(mdp, pi))), dtype=float)
 
 
 def average_reward_gradient(mdp: FiniteMDP, theta: Any) -> tuple[np.ndarray, float]:

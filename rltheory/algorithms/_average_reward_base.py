@@ -1,0 +1,113 @@
+r"""Shared pieces of the average-reward algorithms: argument readers, samplers, exact evaluations.
+
+Private to :mod:`rltheory.algorithms.average_reward` and the sibling modules it re-exports from:
+
+* readers that turn user arguments into validated host arrays (a single average-reward
+  model, real arrays, critic features ``Φ``, stochastic policies) with located errors;
+* inverse-CDF sampling of one index from a cumulative row (``searchsorted`` on a uniform);
+* the exact gain ``g^π``, bias ``h^π`` (:func:`rltheory.mdp.gain_bias`, normalised by
+  ``μ_πᵀh = 0``) and stationary law ``μ_π`` of a policy, and the host softmax policy.
+
+References
+----------
+Puterman, M. L. (1994). *Markov Decision Processes*. §8.2 (gain, bias, Poisson equation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_finite
+from ..backend import require_host
+from ..mdp.average import gain_bias
+from ..mdp.bellman import policy_transition_matrix
+from ..mdp.mixing import stationary_distribution
+from ..mdp.model import FiniteMDP
+from .policy_gradient import _softmax_policy
+
+
+def _avg_model(mdp: FiniteMDP, what: str) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(mdp, FiniteMDP):
+        raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
+    if mdp.batch_shape:
+        raise ValueError(f"{what} needs a single model; got batch_shape={mdp.batch_shape}")
+    return require_host(mdp.P, what).astype(float), require_host(mdp.R, what).astype(float)
+
+
+def _real_array(x: Any, name: str, *, bools: bool = False) -> np.ndarray:
+    """``x`` as a new float host array; ``TypeError`` naming ``name`` unless it holds real numbers.
+
+    ``np.asarray(x, dtype=float)`` parsed strings as numbers (``theta0=[["1", "2"]]`` ran), dropped
+    imaginary parts and read bools as 0/1 weights; bools are accepted only where ``bools`` says so
+    (indicator features).
+    """
+    raw = np.asarray(x)
+    if raw.dtype.kind not in ("biuf" if bools else "iuf"):
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {raw.dtype.name}")
+    return np.array(raw, dtype=float)
+
+
+def _features(features: Any, S: int) -> np.ndarray:
+    if features is None:
+        return np.eye(S)
+    Phi = _real_array(features, "features", bools=True)
+    if Phi.ndim != 2 or Phi.shape[0] != S:
+        raise ValueError(f"features must have shape (S, d) = ({S}, d); got {Phi.shape}")
+    if not np.all(np.isfinite(Phi)):
+        i = tuple(int(k) for k in np.argwhere(~np.isfinite(Phi))[0])
+        raise ValueError(f"features must be finite; features{list(i)} = {Phi[i]}")
+    return Phi
+
+
+def _policy(pi: Any, S: int, A: int) -> np.ndarray:
+    """``pi`` as a float ``(S, A)`` array of distributions; a located ``ValueError`` otherwise.
+
+    Entries ``≥ −1e-12`` and row sums within ``1e-8`` of 1 (round-off of a computed policy).
+    """
+    rule = f"pi must be a stochastic policy of shape (S, A) = {(S, A)}"
+    raw = np.asarray(pi)
+    if raw.dtype.kind not in "iuf":  # bools, strings, objects
+        raise ValueError(f"{rule}; got an array of dtype {raw.dtype.name}")
+    pol = raw.astype(float)
+    if pol.shape != (S, A):
+        raise ValueError(f"{rule}; got shape {pol.shape}")
+    check_finite(pol, "pi", ("s", "a"))
+    if np.any(pol < -1e-12):
+        s, a = (int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
+        raise ValueError(f"{rule}; most negative entry pi(s={s}, a={a}) = {float(pol[s, a])!r}")
+    dev = np.abs(pol.sum(-1) - 1.0)
+    if np.any(dev > 1e-8):
+        s = int(np.argmax(dev))
+        raise ValueError(
+            f"{rule}; each pi[s, :] must sum to 1, row s={s} sums to {float(pol[s].sum())!r}"
+        )
+    return pol
+
+
+def _cdf(p: np.ndarray) -> np.ndarray:
+    c = np.cumsum(p, axis=-1)
+    return c / c[..., -1:]
+
+
+def _draw(cdf_row: np.ndarray, u: float) -> int:
+    return int(min(np.searchsorted(cdf_row, u, side="right"), cdf_row.shape[-1] - 1))
+
+
+def _host_softmax(theta: Any) -> np.ndarray:
+    """Host copy of :func:`rltheory.algorithms.policy_gradient.softmax_policy` (rows of ``θ``)."""
+    return np.asarray(_softmax_policy(np.asarray(theta, dtype=float)))
+
+
+def _gain_bias(mdp: FiniteMDP, pi: np.ndarray) -> tuple[float, np.ndarray]:
+    if mdp.gamma is not None:
+        mdp = mdp.replace(gamma=None)
+    g, h = gain_bias(mdp, pi, per_state=False)
+    return float(np.asarray(g)), np.asarray(h, dtype=float)
+
+
+def _stationary(mdp: FiniteMDP, pi: np.ndarray) -> np.ndarray:
+    return np.asarray(
+        stationary_distribution(np.asarray(policy_transition_matrix(mdp, pi))), dtype=float
+    )
