@@ -102,7 +102,8 @@ def npg_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
     Raises
     ------
     ValueError
-        ``eta ≤ 0`` or not finite, ``pi`` not a policy of the model's shape.
+        ``eta ≤ 0`` or not finite, ``η/(1−γ)`` beyond the largest number of the model's dtype,
+        ``pi`` not a policy of the model's shape.
 
     Notes
     -----
@@ -128,6 +129,7 @@ def npg_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
     """
     g = discount(mdp, "npg_step")
     eta = check_positive(eta, "eta")
+    _check_step(mdp, eta, g)
     xp = mdp.xp
     pi = as_stochastic_policy(mdp, pi)
     V = evaluate_policy(mdp, pi)
@@ -135,11 +137,28 @@ def npg_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
     return multiplicative_update(pi, (eta / (1.0 - g)) * adv, xp)
 
 
-def _check_entropy_step(eta: float, tau: float, g: float) -> None:
+def _check_step(mdp: FiniteMDP, eta: float, g: float) -> None:
+    """The step ``η/(1−γ)`` multiplies arrays of the model's dtype, so it must be finite there.
+
+    A Python float meeting a float32 array is rounded to float32: ``η = 1e39`` became ``inf``,
+    ``inf·0 = NaN`` at every zero advantage, and NPG returned an all-NaN policy without a word
+    (float32, ``γ = 0.5``, any rewards).
+    """
+    xp = mdp.xp
+    big = float(xp.finfo(mdp.dtype).max)
+    if eta / (1.0 - g) > big:
+        raise ValueError(
+            f"eta={eta!r} is too large for a {mdp.dtype} model: the step eta/(1 - gamma) = {eta / (1.0 - g):.3g} "
+            f"exceeds the largest {mdp.dtype} number {big:.3g}; use a float64 model or a smaller eta"
+        )
+
+
+def _check_entropy_step(mdp: FiniteMDP, eta: float, tau: float, g: float) -> None:
     if eta * tau > (1.0 - g) * (1.0 + 1e-12):
         raise ValueError(
             f"entropy-regularised NPG needs 0 < eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}"
         )
+    _check_step(mdp, eta, g)
 
 
 def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
@@ -180,7 +199,7 @@ def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
     g = discount(mdp, "entropy_npg_step")
     eta = check_positive(eta, "eta")
     tau = check_temperature(mdp, tau)
-    _check_entropy_step(eta, tau, g)
+    _check_entropy_step(mdp, eta, tau, g)
     xp = mdp.xp
     pi = initial_policy(mdp, pi, positive=True, field="pi")
     _, Q = regularized_values(mdp, pi, tau=tau)
@@ -204,6 +223,7 @@ def _check_logit_range(mdp: FiniteMDP, eta: float, iterations: int, g: float) ->
             f"eta*A/(1-gamma) can exceed {limit:.3g} (an eighth of the largest {mdp.dtype} number) and turn to "
             "NaN; any eta with eta*max|R|/(1-gamma)^2 >> 1 already takes policy iteration's steps"
         )
+    _check_step(mdp, eta, g)
 
 
 def natural_policy_gradient(
@@ -574,7 +594,7 @@ def entropy_regularized_npg(
     g = discount(mdp, "entropy_regularized_npg")
     eta = check_positive(eta, "eta")
     tau = check_temperature(mdp, tau)
-    _check_entropy_step(eta, tau, g)
+    _check_entropy_step(mdp, eta, tau, g)
     iterations = check_iterations(iterations)
     tol = check_tol(tol)
     xp = mdp.xp

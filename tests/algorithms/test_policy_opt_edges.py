@@ -56,3 +56,27 @@ def test_entropy_pg_suboptimality_bound_counts_the_rounding_of_a_subnormal_tempe
     pos = pi > 0
     v_pi = float(np.sum(pi * r[0].astype(np.float64)) - tau * np.sum(pi[pos] * np.log(pi[pos])))
     assert v_star - v_pi <= float(res.trace["suboptimality_bound"][-1])
+
+
+@pytest.mark.parametrize("rewards", [(0.0, 0.0), (1e-40, 0.0), (1.0, 0.0)])
+def test_a_step_beyond_the_dtype_is_refused_not_a_nan_policy(rewards):
+    # Bug found here: η/(1−γ) is a Python float that meets float32 arrays and is rounded to float32:
+    # η = 1e39 at γ = 0.5 became inf, inf·0 = NaN at every zero advantage, and npg_step and
+    # natural_policy_gradient returned the policy [[nan, nan]] without a word (the logit-range
+    # check passed: its reach is 0 for zero rewards). Now a ValueError naming eta and the dtype.
+    from rltheory.algorithms.npg import entropy_npg_step, natural_policy_gradient, npg_step
+
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=np.float32), np.array([rewards], dtype=np.float32), gamma=0.5)
+    pi = np.full((1, 2), 0.5, dtype=np.float32)
+    msg = r"eta=1e\+39 is too large for a float32 model: the step eta/\(1 - gamma\) = 2e\+39 exceeds the largest"
+    with pytest.raises(ValueError, match=msg):
+        npg_step(mdp, pi, eta=1e39)
+    if rewards[0] < 1.0:  # (unit rewards hit the logit-range check first)
+        with pytest.raises(ValueError, match=msg):
+            natural_policy_gradient(mdp, eta=1e39, iterations=3)
+    with pytest.raises(ValueError, match=msg):
+        entropy_npg_step(mdp, pi, eta=1e39, tau=1e-40)
+    # the same step is finite in float64, and the largest float32 step still runs
+    mdp64 = FiniteMDP(np.ones((1, 2, 1)), np.array([rewards]), gamma=0.5)
+    assert np.all(np.isfinite(npg_step(mdp64, pi, eta=1e39)))
+    assert np.all(np.isfinite(npg_step(mdp, pi, eta=1e38)))
