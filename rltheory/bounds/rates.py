@@ -16,17 +16,23 @@ widened where needed to contain the heteroscedasticity-consistent (HC3) Student
 Neither makes a homoscedasticity assumption on the log-residuals.
 Several runs of a stochastic algorithm (errors of shape ``(runs, points)``) are
 fitted run by run instead, with Student's ``t`` interval over the runs' slopes.
+
+The fits live here; the result type :class:`RateFit` in :mod:`rltheory.bounds.rate_fit`
+and the bound checks and claims (:func:`check_bound`, :class:`BoundCheck`, :class:`Claim`,
+:class:`ClaimCheck`) in :mod:`rltheory.bounds.claims`, all re-exported here.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .._validate import check_positive_int, real_scalar
+from .claims import CLAIM_KINDS as CLAIM_KINDS
+from .claims import BoundCheck, Claim, ClaimCheck, check_bound
+from .rate_fit import RateFit, _exp
 
 __all__ = [
     "RateFit",
@@ -38,112 +44,6 @@ __all__ = [
     "check_bound",
 ]
 
-#: Claim kinds understood by :meth:`Claim.check`.
-CLAIM_KINDS = ("rate", "rate_at_most", "rate_at_least", "bound")
-
-
-@dataclass(frozen=True)
-class RateFit:
-    """A fitted convergence rate with its bootstrap confidence interval.
-
-    Attributes
-    ----------
-    slope : float
-        Least-squares slope: of ``log err`` against ``log t`` (``kind="algebraic"``)
-        or against ``t`` (``kind="geometric"``, where ``slope = log ρ``).
-    intercept : float
-        Least-squares intercept, ``log C``.
-    ci : tuple of float
-        Interval at ``level`` for :attr:`rate` — the slope itself for an
-        algebraic fit, the contraction factor ``ρ = exp(slope)`` for a geometric
-        fit (``inf`` past the float range): the hull of the bootstrap percentile
-        interval and the HC3 Student ``t`` interval. For a fit over runs, Student's
-        ``t`` interval over the runs' slopes instead (:func:`fit_rate`, Notes).
-    window : tuple of float
-        ``(t_lo, t_hi)``: the smallest and largest ``t`` actually fitted.
-    n : int
-        Number of fitted points.
-    kind : {"algebraic", "geometric"}
-    slope_ci : tuple of float
-        The same interval for :attr:`slope` (equals ``ci`` for algebraic fits).
-    level : float
-        Confidence level of the intervals.
-    n_boot : int
-        Number of bootstrap resamples (0 for a fit over runs: no bootstrap).
-    """
-
-    slope: float
-    intercept: float
-    ci: tuple[float, float]
-    window: tuple[float, float]
-    n: int
-    kind: str
-    slope_ci: tuple[float, float] = (math.nan, math.nan)
-    level: float = 0.95
-    n_boot: int = 1000
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("algebraic", "geometric"):
-            raise ValueError(f"RateFit.kind must be 'algebraic' or 'geometric', got {self.kind!r}")
-
-    @property
-    def rate(self) -> float:
-        """The claimed quantity: the slope (algebraic) or ``ρ = exp(slope)`` (geometric)."""
-        return self.slope if self.kind == "algebraic" else _exp(self.slope)
-
-    def contains(self, claimed: float, tol: float = 0.0) -> bool:
-        """True iff ``ci[0] - tol <= claimed <= ci[1] + tol`` (rate units, see :attr:`ci`).
-
-        ``tol`` defaults to 0; a float64 round-off allowance of ``1e-9·(1 + |claimed|)``
-        is always added so an exact power law (a zero-width interval) contains its
-        own exponent.
-        """
-        slack = tol + 1e-9 * (1.0 + abs(claimed))
-        return bool(self.ci[0] - slack <= claimed <= self.ci[1] + slack)
-
-    def predict(self, t: Any) -> np.ndarray:
-        """The fitted curve ``C t^slope`` (algebraic) or ``C ρ^t`` (geometric) at ``t``."""
-        t = np.asarray(t, dtype=float)
-        if self.kind == "algebraic":
-            return np.exp(self.intercept + self.slope * np.log(t))
-        return np.exp(self.intercept + self.slope * t)
-
-    def label(self, digits: int = 3) -> str:
-        """A legend string: ``"slope -0.500 [-0.52, -0.48]"`` or ``"ρ 0.900 [0.899, 0.901]"``."""
-        name = "slope" if self.kind == "algebraic" else "ρ"
-        lo, hi = self.ci
-        pct = int(round(100 * self.level))
-        return f"{name} {self.rate:.{digits}f} ({pct}% CI [{lo:.{digits}f}, {hi:.{digits}f}])"
-
-    @classmethod
-    def from_dict(cls, d: dict) -> RateFit:
-        """Inverse of :meth:`to_dict`."""
-        try:
-            return cls(
-                slope=float(d["slope"]), intercept=float(d["intercept"]),
-                ci=(float(d["ci"][0]), float(d["ci"][1])),
-                window=(float(d["window"][0]), float(d["window"][1])), n=int(d["n"]), kind=str(d["kind"]),
-                slope_ci=(float(d["slope_ci"][0]), float(d["slope_ci"][1])), level=float(d["level"]),
-                n_boot=int(d["n_boot"]),
-            )
-        except (KeyError, TypeError, IndexError) as exc:
-            raise ValueError(f"not a RateFit dict ({exc!r}): {d!r}") from None
-
-    def to_dict(self) -> dict:
-        """JSON-ready summary (plain floats and lists)."""
-        return {
-            "kind": self.kind,
-            "rate": float(self.rate),
-            "ci": [float(self.ci[0]), float(self.ci[1])],
-            "slope": float(self.slope),
-            "slope_ci": [float(self.slope_ci[0]), float(self.slope_ci[1])],
-            "intercept": float(self.intercept),
-            "window": [float(self.window[0]), float(self.window[1])],
-            "n": int(self.n),
-            "level": float(self.level),
-            "n_boot": int(self.n_boot),
-        }
-
 
 def _prepare(
     t: Any, err: Any, window: tuple[float, float] | None, log_t: bool
@@ -152,19 +52,26 @@ def _prepare(
     t = _real_array(t, "t")
     err = _real_array(err, "err")
     if t.ndim != 1 or err.ndim not in (1, 2):
-        raise ValueError(f"t must be 1-D and err 1-D or 2-D (runs, points); got shapes {t.shape} and {err.shape}")
+        raise ValueError(
+            f"t must be 1-D and err 1-D or 2-D (runs, points); got shapes {t.shape} and {err.shape}"
+        )
     if t.shape[0] != err.shape[-1]:
         what = "err" if err.ndim == 1 else "each row of err"
-        raise ValueError(f"t and {what} must have the same length; got {t.shape[0]} and {err.shape[-1]}")
+        raise ValueError(
+            f"t and {what} must have the same length; got {t.shape[0]} and {err.shape[-1]}"
+        )
     if err.ndim == 2 and err.shape[0] < 2:
-        raise ValueError(f"a 2-D err needs at least 2 runs (rows) for an interval over runs; got {err.shape[0]}")
+        raise ValueError(
+            f"a 2-D err needs at least 2 runs (rows) for an interval over runs; got {err.shape[0]}"
+        )
     if np.any(np.isnan(t)):  # before windowing: a NaN t is in no window and would vanish silently
         i = int(np.flatnonzero(np.isnan(t))[0])
         raise ValueError(f"t must not contain NaN; t[{i}] = nan")
     if window is not None:
         if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
             raise ValueError(f"window must be a pair (t_lo, t_hi) of numbers; got {window!r}")
-        lo, hi = real_scalar(window[0]), real_scalar(window[1])  # NaN for text or bools: refused below
+        # NaN for text or bools: refused below
+        lo, hi = real_scalar(window[0]), real_scalar(window[1])
         if not lo <= hi:
             raise ValueError(f"window must satisfy t_lo <= t_hi; got {window}")
         keep = (t >= lo) & (t <= hi)
@@ -201,13 +108,19 @@ def _real_array(x: Any, name: str) -> np.ndarray:
             v = a[i]
             if v is None:
                 continue
-            if isinstance(v, (bool, np.bool_, str, bytes, complex, np.complexfloating)) or not isinstance(
-                v, (int, float, np.integer, np.floating)
-            ):
-                raise TypeError(f"{name} must hold real numbers; {name}{list(i)} = {v!r:.40} ({type(v).__name__})")
+            if isinstance(
+                v, (bool, np.bool_, str, bytes, complex, np.complexfloating)
+            ) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise TypeError(
+                    f"{name} must hold real numbers; {name}{list(i)} = {v!r:.40} ({type(v).__name__})"
+                )
             if real_scalar(v) in (math.inf, -math.inf) and isinstance(v, (int, np.integer)):
-                raise ValueError(f"{name} must be finite; {name}{list(i)} = {v!r:.40} is beyond the float range")
-        return np.asarray([math.nan if v is None else float(v) for v in a.reshape(-1)], dtype=float).reshape(a.shape)
+                raise ValueError(
+                    f"{name} must be finite; {name}{list(i)} = {v!r:.40} is beyond the float range"
+                )
+        return np.asarray(
+            [math.nan if v is None else float(v) for v in a.reshape(-1)], dtype=float
+        ).reshape(a.shape)
     if a.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold real numbers; got an array of dtype {a.dtype}")
     return a.astype(float)
@@ -223,14 +136,6 @@ def _ols(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         b = sxy / sxx
     a = ym[..., 0] - b * xm[..., 0]
     return a, b
-
-
-def _exp(v: float) -> float:
-    """``exp(v)`` as a float, ``inf`` past the float range (``math.exp`` raises OverflowError there)."""
-    try:
-        return math.exp(v)
-    except OverflowError:
-        return math.inf
 
 
 def _hc3_half_width(x: np.ndarray, y: np.ndarray, a: float, b: float, level: float) -> float:
@@ -473,285 +378,3 @@ def fit_linear_rate(
     (0.9, True, False)
     """
     return _fit(t, err, window=window, n_boot=n_boot, seed=seed, level=level, kind="geometric")
-
-
-@dataclass(frozen=True)
-class BoundCheck:
-    """Result of :func:`check_bound`.
-
-    Attributes
-    ----------
-    worst_ratio : float
-        The largest pointwise ratio, ``≤ 1`` exactly where ``measured ≤ bound``:
-        ``measured / bound`` where ``bound > 0``; ``bound / measured`` where both are
-        negative (``|bound| / |measured|``, 1 when they are equal); ``inf`` where a bound
-        ``≤ 0`` is exceeded and 0 where a zero bound is met (``measured ≤ 0``).
-    holds : bool
-        ``measured <= bound + rtol·|bound| + atol`` at every point (a ``bool``: a
-        ``numpy.bool_`` is converted, anything else is a ``TypeError``).
-    argmax : tuple of int
-        Index of the worst ratio (a 1-tuple for 1-D input).
-    n : int
-        Number of points checked.
-    rtol, atol : float
-        The allowances used.
-    worst_excess : float
-        ``max(measured − bound − rtol·|bound| − atol)``: positive iff the bound fails.
-    """
-
-    worst_ratio: float
-    holds: bool
-    argmax: tuple[int, ...]
-    n: int = 0
-    rtol: float = 0.0
-    atol: float = 0.0
-    worst_excess: float = math.nan
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.holds, (bool, np.bool_)):  # bool(nan) and bool("no") are True
-            raise TypeError(f"BoundCheck.holds must be a bool; got {self.holds!r} ({type(self.holds).__name__})")
-        object.__setattr__(self, "holds", bool(self.holds))
-
-    def to_dict(self) -> dict:
-        """JSON-ready summary."""
-        return {
-            "worst_ratio": float(self.worst_ratio),
-            "holds": bool(self.holds),
-            "argmax": [int(i) for i in self.argmax],
-            "n": int(self.n),
-            "rtol": float(self.rtol),
-            "atol": float(self.atol),
-            "worst_excess": float(self.worst_excess),
-        }
-
-
-def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float = 0.0) -> BoundCheck:
-    """Check ``measured ≤ bound + rtol·|bound| + atol`` pointwise and report the worst ratio.
-
-    Parameters
-    ----------
-    measured, bound : array_like
-        Same shape (or broadcastable); ``bound`` is the theorem's curve at the
-        same points, e.g. ``γ^k ‖v_0 − v*‖∞`` for value iteration.
-    rtol : float
-        Relative allowance ``rtol·|bound|`` (it loosens a negative bound too: ``bound·(1 + rtol)``
-        for ``bound ≥ 0``, ``bound·(1 − rtol)`` below); the default ``1e-12`` absorbs float64
-        round-off of the bound's evaluation only.
-    atol : float
-        Absolute allowance, e.g. the accuracy to which the reference ``v*`` is
-        known (errors below it are not measurable).
-
-    Returns
-    -------
-    BoundCheck
-
-    Raises
-    ------
-    ValueError
-        Shapes do not broadcast, either input is empty or non-finite (the
-        message names the index; an integer beyond the float range counts as
-        non-finite), or a tolerance is negative, non-finite or not a real number
-        (a bool or a string).
-
-    Notes
-    -----
-    A bound is a statement about every iterate, so a single violation fails
-    the check; the ``worst_ratio`` says how tight the bound is (close to 1:
-    tight; far below 1: loose). It exceeds 1 exactly where ``measured > bound``,
-    whatever the sign of the bound (without the allowances: ``holds`` may still be
-    True within ``rtol``/``atol``): for a negative bound it is ``bound / measured``
-    when ``measured < 0`` (``measured = −1`` against ``bound = −2`` gives 2, not the
-    0.5 of ``measured / bound``) and ``inf`` when ``measured ≥ 0``.
-
-    Examples
-    --------
-    >>> check_bound([1.0, 0.5, 0.2], [1.0, 0.6, 0.4]).holds
-    True
-    >>> c = check_bound([1.0, 0.7], [1.0, 0.5])
-    >>> c.holds, round(c.worst_ratio, 6), c.argmax
-    (False, 1.4, (1,))
-    """
-    r, a = real_scalar(rtol), real_scalar(atol)  # NaN for a bool or a string: refused below
-    if not (0.0 <= r < math.inf and 0.0 <= a < math.inf):  # `not` form: NaN is rejected too
-        raise ValueError(f"rtol and atol must be finite and non-negative; got rtol={rtol!r}, atol={atol!r}")
-    rtol, atol = r, a
-    m = _float_array(measured, "measured")
-    b = _float_array(bound, "bound")
-    try:
-        m, b = np.broadcast_arrays(m, b)
-    except ValueError:
-        raise ValueError(f"measured and bound shapes {m.shape} and {b.shape} do not broadcast") from None
-    if m.size == 0:
-        raise ValueError("check_bound needs at least one point; got empty arrays")
-    for name, arr in (("measured", m), ("bound", b)):
-        bad = ~np.isfinite(arr)
-        if np.any(bad):
-            i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
-            raise ValueError(f"{name} must be finite; {name}{list(i)} = {float(arr[i])!r}")
-    with np.errstate(all="ignore"):  # m/b (b/m) may overflow for subnormal b (m): the ratio is then inf
-        pos = m / np.where(b > 0, b, 1.0)
-        neg = b / np.where(m < 0, m, -1.0)
-        ratio = np.where(
-            b > 0, pos, np.where((b < 0) & (m < 0), neg, np.where(m > b, np.inf, 0.0))
-        )
-    flat = int(np.argmax(ratio))
-    with np.errstate(over="ignore"):  # near the float range the excess may round to ±inf: its sign is right
-        excess = m - np.where(b >= 0, b * (1.0 + rtol), b * (1.0 - rtol)) - atol
-    return BoundCheck(
-        worst_ratio=float(ratio.reshape(-1)[flat]),
-        holds=bool(np.all(excess <= 0)),
-        argmax=tuple(int(j) for j in np.unravel_index(flat, m.shape)),
-        n=int(m.size),
-        rtol=float(rtol),
-        atol=float(atol),
-        worst_excess=float(np.max(excess)),
-    )
-
-
-def _float_array(x: Any, name: str) -> np.ndarray:
-    """``x`` as a float64 array; an integer beyond the float range is a located ``ValueError``."""
-    try:
-        return np.asarray(x, dtype=float)
-    except OverflowError:
-        obj = np.asarray(x, dtype=object)
-        for i in np.ndindex(obj.shape):
-            if real_scalar(obj[i]) in (math.inf, -math.inf):
-                raise ValueError(f"{name} must be finite; {name}{list(i)} = {obj[i]!r:.40} is beyond the float range") from None
-        raise
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A theorem's quantitative claim, as checked by an experiment.
-
-    Attributes
-    ----------
-    name : str
-        Short identifier, e.g. ``"vi-rate-gridworld"``.
-    statement : str
-        The claim in words with its formula, e.g. ``"‖v_k − v*‖∞ ≤ γ^k ‖v_0 − v*‖∞"``.
-    source : str
-        Citation with theorem number.
-    expected : float or None
-        The claimed value (rate units of :attr:`RateFit.rate`); ``None`` for
-        ``kind="bound"``.
-    kind : {"rate", "rate_at_most", "rate_at_least", "bound"}
-        ``"rate"``: the fitted interval, widened by ``tol``, contains ``expected``;
-        ``"rate_at_most"``: fitted rate ``≤ expected + tol``;
-        ``"rate_at_least"``: fitted rate ``≥ expected − tol``;
-        ``"bound"``: a :class:`BoundCheck` holds.
-    tol : float
-        Allowance for the rate kinds; its justification belongs in ``statement``.
-    """
-
-    name: str
-    statement: str
-    source: str
-    expected: float | None = None
-    kind: str = "rate"
-    tol: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.kind not in CLAIM_KINDS:
-            raise ValueError(f"Claim.kind must be one of {CLAIM_KINDS}; got {self.kind!r}")
-        if self.kind != "bound" and (
-            self.expected is None or isinstance(self.expected, bool)
-            or not isinstance(self.expected, (int, float, np.integer, np.floating)) or not math.isfinite(self.expected)
-        ):  # (True passed as the expected rate 1)
-            raise ValueError(f"Claim {self.name!r} of kind {self.kind!r} needs a finite expected value; got {self.expected!r}")
-        if (isinstance(self.tol, bool) or not isinstance(self.tol, (int, float, np.integer, np.floating))
-                or not (self.tol >= 0 and math.isfinite(self.tol))):
-            raise ValueError(f"Claim.tol must be finite and non-negative; got {self.tol!r}")
-
-    def check(self, evidence: RateFit | BoundCheck) -> ClaimCheck:
-        """Judge ``evidence`` (a :class:`RateFit` or a :class:`BoundCheck`) against this claim."""
-        if self.kind == "bound":
-            if not isinstance(evidence, BoundCheck):
-                raise TypeError(f"claim {self.name!r} of kind 'bound' needs a BoundCheck; got {type(evidence).__name__}")
-            return ClaimCheck(self, bound_check=evidence)
-        if not isinstance(evidence, RateFit):
-            raise TypeError(f"claim {self.name!r} of kind {self.kind!r} needs a RateFit; got {type(evidence).__name__}")
-        return ClaimCheck(self, fit=evidence)
-
-    def judge(self, evidence: RateFit | BoundCheck) -> bool:
-        """The pass/fail rule of :attr:`kind` applied to ``evidence``."""
-        if self.kind == "bound":
-            return bool(evidence.holds)  # type: ignore[union-attr]
-        fit: RateFit = evidence  # type: ignore[assignment]
-        expected = float(self.expected)  # type: ignore[arg-type]
-        if self.kind == "rate":
-            return fit.contains(expected, tol=self.tol)
-        if self.kind == "rate_at_most":
-            return bool(fit.rate <= expected + self.tol)
-        return bool(fit.rate >= expected - self.tol)
-
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "statement": self.statement,
-            "source": self.source,
-            "expected": None if self.expected is None else float(self.expected),
-            "kind": self.kind,
-            "tol": float(self.tol),
-        }
-
-
-@dataclass(frozen=True)
-class ClaimCheck:
-    """A claim with its evidence and verdict.
-
-    Build it with :meth:`Claim.check`; or directly as ``ClaimCheck(claim, fit_or_bound_check)``
-    (the verdict is then computed by :meth:`Claim.judge`), or with an explicit ``passed``.
-
-    Attributes
-    ----------
-    claim : Claim
-    fit : RateFit or None
-    bound_check : BoundCheck or None
-    passed : bool
-        ``None`` (the default) to compute it with :meth:`Claim.judge`; else a ``bool``
-        (``numpy.bool_`` accepted; anything else, e.g. NaN, is a ``TypeError``).
-    """
-
-    claim: Claim
-    fit: RateFit | None = None
-    bound_check: BoundCheck | None = None
-    passed: bool | None = field(default=None)
-
-    def __post_init__(self) -> None:
-        if isinstance(self.fit, BoundCheck):  # ClaimCheck(claim, bound_check) positionally
-            if self.bound_check is not None:
-                raise ValueError("give either a RateFit or a BoundCheck as evidence, not two BoundChecks")
-            object.__setattr__(self, "bound_check", self.fit)
-            object.__setattr__(self, "fit", None)
-        if self.fit is None and self.bound_check is None:
-            raise ValueError(f"ClaimCheck for {self.claim.name!r} needs evidence: a RateFit or a BoundCheck")
-        if self.passed is None:
-            evidence = self.fit if self.claim.kind != "bound" else self.bound_check
-            if evidence is None:
-                raise ValueError(
-                    f"claim {self.claim.name!r} of kind {self.claim.kind!r} needs "
-                    f"{'a BoundCheck' if self.claim.kind == 'bound' else 'a RateFit'} as evidence"
-                )
-            object.__setattr__(self, "passed", self.claim.judge(evidence))
-        elif isinstance(self.passed, (bool, np.bool_)):
-            object.__setattr__(self, "passed", bool(self.passed))
-        else:  # bool(nan) and bool("no") are True: a verdict must be a bool
-            raise TypeError(
-                f"ClaimCheck for {self.claim.name!r}: passed must be None or a bool; got {self.passed!r} "
-                f"({type(self.passed).__name__})"
-            )
-
-    @property
-    def measured(self) -> float:
-        """The measured number: the fitted rate, or the bound's worst ratio."""
-        return float(self.fit.rate) if self.fit is not None else float(self.bound_check.worst_ratio)  # type: ignore[union-attr]
-
-    def to_dict(self) -> dict:
-        """JSON-ready: claim, measured vs expected, CI/window or worst ratio, ``pass``."""
-        out: dict = {"claim": self.claim.to_dict(), "measured": self.measured, "pass": bool(self.passed)}
-        if self.fit is not None:
-            out["fit"] = self.fit.to_dict()
-        if self.bound_check is not None:
-            out["bound_check"] = self.bound_check.to_dict()
-        return out

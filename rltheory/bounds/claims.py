@@ -1,0 +1,339 @@
+"""Pointwise bound checks and the pass/fail verdicts of claims: the judging side of "theory as code".
+
+A theorem claims a rate (judged on a :class:`~rltheory.bounds.rates.RateFit`: the fitted
+interval contains the claimed value, or the fitted rate is at most / at least it) or a
+bound ``err_t ≤ B_t`` at every iterate (judged by :func:`check_bound`, which also reports
+how tight the bound is). A :class:`Claim` states the theorem's number with its source; a
+:class:`ClaimCheck` holds the claim, its evidence and the verdict that experiments write
+to their JSON (``"pass": true|false``). Re-exported by :mod:`rltheory.bounds.rates`.
+
+References
+----------
+M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, Theorem 6.3.3 (the value
+iteration bound ``‖v_k − v*‖∞ ≤ γ^k ‖v_0 − v*‖∞`` used in the examples).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validate import real_scalar
+from .rate_fit import RateFit
+
+__all__ = ["CLAIM_KINDS", "BoundCheck", "check_bound", "Claim", "ClaimCheck"]
+
+#: Claim kinds understood by :meth:`Claim.check`.
+CLAIM_KINDS = ("rate", "rate_at_most", "rate_at_least", "bound")
+
+
+@dataclass(frozen=True)
+class BoundCheck:
+    """Result of :func:`check_bound`.
+
+    Attributes
+    ----------
+    worst_ratio : float
+        The largest pointwise ratio, ``≤ 1`` exactly where ``measured ≤ bound``:
+        ``measured / bound`` where ``bound > 0``; ``bound / measured`` where both are
+        negative (``|bound| / |measured|``, 1 when they are equal); ``inf`` where a bound
+        ``≤ 0`` is exceeded and 0 where a zero bound is met (``measured ≤ 0``).
+    holds : bool
+        ``measured <= bound + rtol·|bound| + atol`` at every point (a ``bool``: a
+        ``numpy.bool_`` is converted, anything else is a ``TypeError``).
+    argmax : tuple of int
+        Index of the worst ratio (a 1-tuple for 1-D input).
+    n : int
+        Number of points checked.
+    rtol, atol : float
+        The allowances used.
+    worst_excess : float
+        ``max(measured − bound − rtol·|bound| − atol)``: positive iff the bound fails.
+    """
+
+    worst_ratio: float
+    holds: bool
+    argmax: tuple[int, ...]
+    n: int = 0
+    rtol: float = 0.0
+    atol: float = 0.0
+    worst_excess: float = math.nan
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.holds, (bool, np.bool_)):  # bool(nan) and bool("no") are True
+            raise TypeError(
+                f"BoundCheck.holds must be a bool; got {self.holds!r} ({type(self.holds).__name__})"
+            )
+        object.__setattr__(self, "holds", bool(self.holds))
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary."""
+        return {
+            "worst_ratio": float(self.worst_ratio),
+            "holds": bool(self.holds),
+            "argmax": [int(i) for i in self.argmax],
+            "n": int(self.n),
+            "rtol": float(self.rtol),
+            "atol": float(self.atol),
+            "worst_excess": float(self.worst_excess),
+        }
+
+
+def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float = 0.0) -> BoundCheck:
+    """Check ``measured ≤ bound + rtol·|bound| + atol`` pointwise and report the worst ratio.
+
+    Parameters
+    ----------
+    measured, bound : array_like
+        Same shape (or broadcastable); ``bound`` is the theorem's curve at the
+        same points, e.g. ``γ^k ‖v_0 − v*‖∞`` for value iteration.
+    rtol : float
+        Relative allowance ``rtol·|bound|`` (it loosens a negative bound too: ``bound·(1 + rtol)``
+        for ``bound ≥ 0``, ``bound·(1 − rtol)`` below); the default ``1e-12`` absorbs float64
+        round-off of the bound's evaluation only.
+    atol : float
+        Absolute allowance, e.g. the accuracy to which the reference ``v*`` is
+        known (errors below it are not measurable).
+
+    Returns
+    -------
+    BoundCheck
+
+    Raises
+    ------
+    ValueError
+        Shapes do not broadcast, either input is empty or non-finite (the
+        message names the index; an integer beyond the float range counts as
+        non-finite), or a tolerance is negative, non-finite or not a real number
+        (a bool or a string).
+
+    Notes
+    -----
+    A bound is a statement about every iterate, so a single violation fails
+    the check; the ``worst_ratio`` says how tight the bound is (close to 1:
+    tight; far below 1: loose). It exceeds 1 exactly where ``measured > bound``,
+    whatever the sign of the bound (without the allowances: ``holds`` may still be
+    True within ``rtol``/``atol``): for a negative bound it is ``bound / measured``
+    when ``measured < 0`` (``measured = −1`` against ``bound = −2`` gives 2, not the
+    0.5 of ``measured / bound``) and ``inf`` when ``measured ≥ 0``.
+
+    Examples
+    --------
+    >>> check_bound([1.0, 0.5, 0.2], [1.0, 0.6, 0.4]).holds
+    True
+    >>> c = check_bound([1.0, 0.7], [1.0, 0.5])
+    >>> c.holds, round(c.worst_ratio, 6), c.argmax
+    (False, 1.4, (1,))
+    """
+    r, a = real_scalar(rtol), real_scalar(atol)  # NaN for a bool or a string: refused below
+    if not (0.0 <= r < math.inf and 0.0 <= a < math.inf):  # `not` form: NaN is rejected too
+        raise ValueError(
+            f"rtol and atol must be finite and non-negative; got rtol={rtol!r}, atol={atol!r}"
+        )
+    rtol, atol = r, a
+    m = _float_array(measured, "measured")
+    b = _float_array(bound, "bound")
+    try:
+        m, b = np.broadcast_arrays(m, b)
+    except ValueError:
+        raise ValueError(
+            f"measured and bound shapes {m.shape} and {b.shape} do not broadcast"
+        ) from None
+    if m.size == 0:
+        raise ValueError("check_bound needs at least one point; got empty arrays")
+    for name, arr in (("measured", m), ("bound", b)):
+        bad = ~np.isfinite(arr)
+        if np.any(bad):
+            i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
+            raise ValueError(f"{name} must be finite; {name}{list(i)} = {float(arr[i])!r}")
+    # m/b (b/m) may overflow for subnormal b (m): the ratio is then inf
+    with np.errstate(all="ignore"):
+        pos = m / np.where(b > 0, b, 1.0)
+        neg = b / np.where(m < 0, m, -1.0)
+        ratio = np.where(b > 0, pos, np.where((b < 0) & (m < 0), neg, np.where(m > b, np.inf, 0.0)))
+    flat = int(np.argmax(ratio))
+    # near the float range the excess may round to ±inf: its sign is right
+    with np.errstate(over="ignore"):
+        excess = m - np.where(b >= 0, b * (1.0 + rtol), b * (1.0 - rtol)) - atol
+    return BoundCheck(
+        worst_ratio=float(ratio.reshape(-1)[flat]),
+        holds=bool(np.all(excess <= 0)),
+        argmax=tuple(int(j) for j in np.unravel_index(flat, m.shape)),
+        n=int(m.size),
+        rtol=float(rtol),
+        atol=float(atol),
+        worst_excess=float(np.max(excess)),
+    )
+
+
+def _float_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 array; an integer beyond the float range is a located ``ValueError``."""
+    try:
+        return np.asarray(x, dtype=float)
+    except OverflowError:
+        obj = np.asarray(x, dtype=object)
+        for i in np.ndindex(obj.shape):
+            if real_scalar(obj[i]) in (math.inf, -math.inf):
+                raise ValueError(
+                    f"{name} must be finite; {name}{list(i)} = {obj[i]!r:.40} is beyond the float range"
+                ) from None
+        raise
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A theorem's quantitative claim, as checked by an experiment.
+
+    Attributes
+    ----------
+    name : str
+        Short identifier, e.g. ``"vi-rate-gridworld"``.
+    statement : str
+        The claim in words with its formula, e.g. ``"‖v_k − v*‖∞ ≤ γ^k ‖v_0 − v*‖∞"``.
+    source : str
+        Citation with theorem number.
+    expected : float or None
+        The claimed value (rate units of :attr:`RateFit.rate`); ``None`` for
+        ``kind="bound"``.
+    kind : {"rate", "rate_at_most", "rate_at_least", "bound"}
+        ``"rate"``: the fitted interval, widened by ``tol``, contains ``expected``;
+        ``"rate_at_most"``: fitted rate ``≤ expected + tol``;
+        ``"rate_at_least"``: fitted rate ``≥ expected − tol``;
+        ``"bound"``: a :class:`BoundCheck` holds.
+    tol : float
+        Allowance for the rate kinds; its justification belongs in ``statement``.
+    """
+
+    name: str
+    statement: str
+    source: str
+    expected: float | None = None
+    kind: str = "rate"
+    tol: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in CLAIM_KINDS:
+            raise ValueError(f"Claim.kind must be one of {CLAIM_KINDS}; got {self.kind!r}")
+        if self.kind != "bound" and (
+            self.expected is None
+            or isinstance(self.expected, bool)
+            or not isinstance(self.expected, (int, float, np.integer, np.floating))
+            or not math.isfinite(self.expected)
+        ):  # (True passed as the expected rate 1)
+            raise ValueError(
+                f"Claim {self.name!r} of kind {self.kind!r} needs a finite expected value; got {self.expected!r}"
+            )
+        if (
+            isinstance(self.tol, bool)
+            or not isinstance(self.tol, (int, float, np.integer, np.floating))
+            or not (self.tol >= 0 and math.isfinite(self.tol))
+        ):
+            raise ValueError(f"Claim.tol must be finite and non-negative; got {self.tol!r}")
+
+    def check(self, evidence: RateFit | BoundCheck) -> ClaimCheck:
+        """Judge ``evidence`` (a :class:`RateFit` or a :class:`BoundCheck`) against this claim."""
+        if self.kind == "bound":
+            if not isinstance(evidence, BoundCheck):
+                raise TypeError(
+                    f"claim {self.name!r} of kind 'bound' needs a BoundCheck; got {type(evidence).__name__}"
+                )
+            return ClaimCheck(self, bound_check=evidence)
+        if not isinstance(evidence, RateFit):
+            raise TypeError(
+                f"claim {self.name!r} of kind {self.kind!r} needs a RateFit; got {type(evidence).__name__}"
+            )
+        return ClaimCheck(self, fit=evidence)
+
+    def judge(self, evidence: RateFit | BoundCheck) -> bool:
+        """The pass/fail rule of :attr:`kind` applied to ``evidence``."""
+        if self.kind == "bound":
+            return bool(evidence.holds)  # type: ignore[union-attr]
+        fit: RateFit = evidence  # type: ignore[assignment]
+        expected = float(self.expected)  # type: ignore[arg-type]
+        if self.kind == "rate":
+            return fit.contains(expected, tol=self.tol)
+        if self.kind == "rate_at_most":
+            return bool(fit.rate <= expected + self.tol)
+        return bool(fit.rate >= expected - self.tol)
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "statement": self.statement,
+            "source": self.source,
+            "expected": None if self.expected is None else float(self.expected),
+            "kind": self.kind,
+            "tol": float(self.tol),
+        }
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """A claim with its evidence and verdict.
+
+    Build it with :meth:`Claim.check`; or directly as ``ClaimCheck(claim, fit_or_bound_check)``
+    (the verdict is then computed by :meth:`Claim.judge`), or with an explicit ``passed``.
+
+    Attributes
+    ----------
+    claim : Claim
+    fit : RateFit or None
+    bound_check : BoundCheck or None
+    passed : bool
+        ``None`` (the default) to compute it with :meth:`Claim.judge`; else a ``bool``
+        (``numpy.bool_`` accepted; anything else, e.g. NaN, is a ``TypeError``).
+    """
+
+    claim: Claim
+    fit: RateFit | None = None
+    bound_check: BoundCheck | None = None
+    passed: bool | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.fit, BoundCheck):  # ClaimCheck(claim, bound_check) positionally
+            if self.bound_check is not None:
+                raise ValueError(
+                    "give either a RateFit or a BoundCheck as evidence, not two BoundChecks"
+                )
+            object.__setattr__(self, "bound_check", self.fit)
+            object.__setattr__(self, "fit", None)
+        if self.fit is None and self.bound_check is None:
+            raise ValueError(
+                f"ClaimCheck for {self.claim.name!r} needs evidence: a RateFit or a BoundCheck"
+            )
+        if self.passed is None:
+            evidence = self.fit if self.claim.kind != "bound" else self.bound_check
+            if evidence is None:
+                raise ValueError(
+                    f"claim {self.claim.name!r} of kind {self.claim.kind!r} needs "
+                    f"{'a BoundCheck' if self.claim.kind == 'bound' else 'a RateFit'} as evidence"
+                )
+            object.__setattr__(self, "passed", self.claim.judge(evidence))
+        elif isinstance(self.passed, (bool, np.bool_)):
+            object.__setattr__(self, "passed", bool(self.passed))
+        else:  # bool(nan) and bool("no") are True: a verdict must be a bool
+            raise TypeError(
+                f"ClaimCheck for {self.claim.name!r}: passed must be None or a bool; got {self.passed!r} "
+                f"({type(self.passed).__name__})"
+            )
+
+    @property
+    def measured(self) -> float:
+        """The measured number: the fitted rate, or the bound's worst ratio."""
+        return float(self.fit.rate) if self.fit is not None else float(self.bound_check.worst_ratio)  # type: ignore[union-attr]
+
+    def to_dict(self) -> dict:
+        """JSON-ready: claim, measured vs expected, CI/window or worst ratio, ``pass``."""
+        out: dict = {
+            "claim": self.claim.to_dict(),
+            "measured": self.measured,
+            "pass": bool(self.passed),
+        }
+        if self.fit is not None:
+            out["fit"] = self.fit.to_dict()
+        if self.bound_check is not None:
+            out["bound_check"] = self.bound_check.to_dict()
+        return out
