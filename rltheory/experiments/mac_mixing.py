@@ -190,13 +190,13 @@ import numpy as np
 from .._validate import real_scalar
 from ..algorithms.average_reward import (
     StepSchedule,
-    _mlmc_top_level,
     average_reward_actor_critic,
     average_reward_gradient,
     mac_expected_terms,
     mlmc_expectation,
     multilevel_actor_critic,
 )
+from ..algorithms.mlmc import _mlmc_top_level
 from ..algorithms.policy_gradient import softmax_policy
 from ..bounds import Claim, check_bound
 from ..bounds.average_reward import markov_average_bias, mlmc_expected_samples

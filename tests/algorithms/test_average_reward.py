@@ -12,8 +12,6 @@ from hypothesis import strategies as st
 from rltheory.algorithms.average_reward import (
     SmoothActionMDP,
     StepSchedule,
-    _mlmc_combine,
-    _mlmc_top_level,
     average_reward_actor_critic,
     average_reward_gradient,
     differential_td,
@@ -27,6 +25,7 @@ from rltheory.algorithms.average_reward import (
     multilevel_actor_critic,
     off_policy_dpg,
 )
+from rltheory.algorithms.mlmc import _mlmc_combine, _mlmc_top_level
 from rltheory.algorithms.policy_gradient import softmax_policy
 from rltheory.bounds.average_reward import mac_rate, markov_average_bias, mlmc_expected_samples
 from rltheory.errors import InvalidModelError
