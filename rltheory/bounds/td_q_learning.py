@@ -23,9 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _count, _gamma, _nonneg, _pos, _real_scalar, _times
+from ._argcheck import _count, _gamma, _nonneg, _pos, _real_scalar, _times, _where
 
 __all__ = ["td_fixed_point_bound", "tvr_fixed_point_bound", "q_learning_bound"]
+
+_FLOAT_MAX_INT = int(np.finfo(np.float64).max)
 
 
 def _kappa(gamma: float, lam: float) -> float:
@@ -122,7 +124,7 @@ def q_learning_bound(
 
     Parameters
     ----------
-    t : array_like of int ≥ 0
+    t : array_like of int in [0, horizon]
     alpha : float in (0, 1]
     gamma : float in [0, 1)
     initial_error : float
@@ -147,6 +149,9 @@ def q_learning_bound(
     weighted sum with ``Σ w² ≤ α/(2−α) ≤ α``; Hoeffding and a union bound over the
     ``nT`` entries give ``max ‖E_i‖ ≤ γ sp(V*) √(α log(2nT/δ)/2)``.
 
+    Raises ``ValueError`` for a ``t > horizon`` (naming the entry): the statement is for
+    ``t ≤ T`` only.
+
     ``log(2nT/δ)`` is finite for any integers ``n``, ``T`` and any ``δ > 0``, also where ``2nT/δ``
     lies beyond the float range (``T = 10**400``, or ``δ = 1e-320``).
 
@@ -165,6 +170,14 @@ def q_learning_bound(
     if not 0.0 < _real_scalar(delta) < 1.0:
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
     n_pairs, horizon = _count(n_pairs, "n_pairs"), _count(horizon, "horizon")
+    # the union bound runs over the n·T entries of E_1, ..., E_T: a time after T is not covered
+    # (the value returned there used to be the same formula, a statement the derivation never made)
+    beyond = t > (float(horizon) if horizon <= _FLOAT_MAX_INT else math.inf)
+    if np.any(beyond):
+        raise ValueError(
+            f"t must be <= horizon = {horizon} (the union bound covers iterations 0..horizon only; "
+            f"pass horizon >= max t); {_where(t, beyond, 't')}"
+        )
     span, e0 = _nonneg(value_span, "value_span"), _nonneg(initial_error, "initial_error")
     noise = g * span * math.sqrt(alpha * _log_union(n_pairs, horizon, delta) / 2.0)
     return (1.0 - alpha * (1.0 - g)) ** t * e0 + noise / (1.0 - g)

@@ -187,8 +187,9 @@ def test_sublinear_bounds_are_monotone_in_t_and_in_the_horizon(g1, g2, t1, t2, A
         lambda t, g: B.npg_bound(t, eta=1.0, gamma=g, n_actions=A),
         lambda t, g: B.pmd_sublinear_bound(t, eta=0.5, gamma=g, kl0=math.log(A)),
         lambda t, g: B.softmax_pg_bound(t, gamma=g, n_states=3, c=1.0 / A, mismatch=1.5, inv_rho=3.0),
+        # the union bound covers t <= horizon only (t > horizon is refused): a horizon above every drawn t
         lambda t, g: B.q_learning_bound(t, alpha=0.1, gamma=g, initial_error=2.0, value_span=1.0, n_pairs=A,
-                                        horizon=10, delta=0.1),
+                                        horizon=10**301, delta=0.1),
     ):
         vals = [float(f(t, g)) for t in (ta, tb) for g in (ga, gb)]
         assert all(v >= 0 and not math.isnan(v) for v in vals)
