@@ -40,8 +40,11 @@ optimization. ICLR.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import numbers
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+import numpy as np
 
 from .._numerics import subnormal_spacing
 from ..mdp.bellman import (
@@ -267,14 +270,30 @@ def geometric_step_sizes(eta0: float, ratio: float) -> Callable[[int], float]:
 
 
 def _step_rule(step_sizes: StepRule, iterations: int) -> Callable[[int], float]:
+    """``k -> η_k`` from a rule, a number or a sequence (checked here; a rule's values per step).
+
+    A number is any real scalar (numpy's, a 0-d array): ``np.float32(0.5)`` and ``np.array(0.5)``
+    were taken for sequences and failed with "'numpy.float32' object is not iterable" / "iteration
+    over a 0-d array". Sequence entries are checked as numbers (``True`` and ``"1"`` were read as
+    1.0), and an empty sequence is refused by name (with ``iterations=0`` it failed with
+    ``IndexError``: the driver records ``η_0`` at the first iterate).
+    """
     if callable(step_sizes):
         return step_sizes
-    if isinstance(step_sizes, (int, float)) and not isinstance(step_sizes, bool):
+    if isinstance(step_sizes, (numbers.Real, np.ndarray)) and getattr(step_sizes, "ndim", 0) == 0:
         eta = check_positive(step_sizes, "step_sizes")
         return lambda k: eta
-    seq = [check_positive(float(e), f"step_sizes[{i}]") for i, e in enumerate(step_sizes)]
-    if len(seq) < iterations:
-        raise ValueError(f"step_sizes has {len(seq)} entries but iterations={iterations} steps need that many")
+    if isinstance(step_sizes, (str, bytes)) or not isinstance(step_sizes, Iterable):
+        raise TypeError(
+            "step_sizes must be a number > 0, a sequence of them or a callable k -> eta_k; "
+            f"got {type(step_sizes).__name__}"
+        )
+    seq = [check_positive(e, f"step_sizes[{i}]") for i, e in enumerate(step_sizes)]
+    if len(seq) < max(iterations, 1):
+        raise ValueError(
+            f"step_sizes has {len(seq)} entries but iterations={iterations} steps need "
+            f"{'that many' if iterations else 'one (eta_0 is recorded at the first iterate)'}"
+        )
     return lambda k: seq[min(k, len(seq) - 1)]
 
 

@@ -80,3 +80,25 @@ def test_a_step_beyond_the_dtype_is_refused_not_a_nan_policy(rewards):
     mdp64 = FiniteMDP(np.ones((1, 2, 1)), np.array([rewards]), gamma=0.5)
     assert np.all(np.isfinite(npg_step(mdp64, pi, eta=1e39)))
     assert np.all(np.isfinite(npg_step(mdp, pi, eta=1e38)))
+
+
+def test_pmd_step_sizes_take_numpy_scalars_and_name_bad_sequences():
+    # Bug found here: a numpy float32 or 0-d array step was taken for a sequence ("'numpy.float32'
+    # object is not iterable", "iteration over a 0-d array"), sequence entries True / "1" were read
+    # as 1.0, and [] with iterations=0 failed with IndexError (η_0 is recorded at the first iterate).
+    from rltheory.algorithms.policy_mirror_descent import policy_mirror_descent
+
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    ref = policy_mirror_descent(mdp, step_sizes=0.5, iterations=3)
+    for eta in (np.float32(0.5), np.array(0.5), np.float64(0.5), [0.5, 0.5, 0.5], np.full(3, 0.5)):
+        res = policy_mirror_descent(mdp, step_sizes=eta, iterations=3)
+        np.testing.assert_array_equal(res.policy, ref.policy)
+        np.testing.assert_array_equal(res.trace["step_size"], [0.5] * 4)
+    with pytest.raises(ValueError, match=r"step_sizes\[1\] must be a finite number > 0; got True"):
+        policy_mirror_descent(mdp, step_sizes=[0.5, True], iterations=2)
+    with pytest.raises(ValueError, match=r"step_sizes\[0\] must be a finite number > 0; got '1'"):
+        policy_mirror_descent(mdp, step_sizes=["1"], iterations=1)
+    with pytest.raises(ValueError, match=r"step_sizes has 0 entries but iterations=0 steps need one"):
+        policy_mirror_descent(mdp, step_sizes=[], iterations=0)
+    with pytest.raises(TypeError, match="step_sizes must be a number > 0, a sequence of them or a callable"):
+        policy_mirror_descent(mdp, step_sizes="0.5", iterations=1)
