@@ -80,7 +80,9 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------- helpers
-def _cmdp(cmdp: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+def _cmdp(
+    cmdp: Any, what: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     if not isinstance(cmdp, ConstrainedMDP):
         raise TypeError(f"{what} expects a ConstrainedMDP; got {type(cmdp).__name__}")
     if cmdp.gamma is None:
@@ -109,7 +111,9 @@ def _host_cmdp(cmdp: Any, what: str) -> ConstrainedMDP:
         raise TypeError(f"{what} expects a ConstrainedMDP; got {type(cmdp).__name__}")
     if is_numpy(array_namespace(cmdp.mdp.P)):
         return cmdp
-    return ConstrainedMDP(_host_mdp(cmdp.mdp, what), require_host(cmdp.C, what), require_host(cmdp.b, what))
+    return ConstrainedMDP(
+        _host_mdp(cmdp.mdp, what), require_host(cmdp.C, what), require_host(cmdp.b, what)
+    )
 
 
 def _theta0(theta0: Any, S: int, A: int) -> np.ndarray:
@@ -136,7 +140,11 @@ def _positive(x: Any, name: str) -> float:
 
 
 def _values(
-    mdp: FiniteMDP, rewards: np.ndarray, pi: np.ndarray, mu: np.ndarray, what: str,
+    mdp: FiniteMDP,
+    rewards: np.ndarray,
+    pi: np.ndarray,
+    mu: np.ndarray,
+    what: str,
     roles: str = "batch index 0 is the reward r, i + 1 the cost c_i",
 ) -> np.ndarray:
     """``V_{f_k}^π(μ)`` for a stack of rewards ``f[k, S, A]`` (one batched solve).
@@ -145,7 +153,9 @@ def _values(
     :func:`evaluate_policy`), with the caller ``what`` named and the batch index read by ``roles``.
     """
     k = rewards.shape[0]
-    batch = FiniteMDP(np.broadcast_to(np.asarray(mdp.P), (k,) + tuple(mdp.P.shape)), rewards, mdp.gamma)
+    batch = FiniteMDP(
+        np.broadcast_to(np.asarray(mdp.P), (k,) + tuple(mdp.P.shape)), rewards, mdp.gamma
+    )
     try:
         V = np.asarray(evaluate_policy(batch, np.broadcast_to(pi, (k,) + pi.shape)))
     except ValueError as exc:  # (pi is the routine's own policy: only the range check can refuse)
@@ -226,7 +236,9 @@ def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     cmdp = _host_cmdp(cmdp, "slater_slack")
     _, R, C, b, mu, _ = _cmdp(cmdp, "slater_slack")
     S, A = R.shape
-    if cmdp.m == 0:  # the LP's ρ_min raised numpy's "zero-size array to reduction operation minimum"
+    if (
+        cmdp.m == 0
+    ):  # the LP's ρ_min raised numpy's "zero-size array to reduction operation minimum"
         return math.inf, np.full((S, A), 1.0 / A)
     if cmdp.m == 1:
         sol = policy_iteration(cmdp.mdp.replace(R=-C[0]))
@@ -245,8 +257,15 @@ def slater_slack(cmdp: ConstrainedMDP) -> tuple[float, np.ndarray]:
     # set by a row ≥ 1e12 times larger, s = ξ/ρ_min leaves HiGHS's range and unit = ρ_max is tried
     for unit in dict.fromkeys((float(rho.min()), float(rho.max()))):
         A_ub = np.hstack([C.reshape(cmdp.m, n) / rho[:, None], (unit / rho)[:, None]])
-        res = highs_linprog(c, A_ub=A_ub, b_ub=b / rho, A_eq=A_eq, b_eq=mass,
-                            bounds=[(0, None)] * n + [(None, None)], method="highs")
+        res = highs_linprog(
+            c,
+            A_ub=A_ub,
+            b_ub=b / rho,
+            A_eq=A_eq,
+            b_eq=mass,
+            bounds=[(0, None)] * n + [(None, None)],
+            method="highs",
+        )
         if res.status == 0:
             break
     if res.status != 0:
@@ -263,12 +282,20 @@ def _slater_culprits(cmdp: ConstrainedMDP) -> str:
     mu = np.asarray(to_numpy(cmdp.mdp.initial_distribution()), dtype=float)
     parts = []
     for i in range(cmdp.m):
-        low = 0.0 - float(np.asarray(policy_iteration(cmdp.mdp.replace(R=-cmdp.C[i])).V) @ mu)  # no "-0"
+        low = 0.0 - float(
+            np.asarray(policy_iteration(cmdp.mdp.replace(R=-cmdp.C[i])).V) @ mu
+        )  # no "-0"
         b_i = float(np.asarray(to_numpy(cmdp.b))[i])
         if not low < b_i:
             kind = "infeasible" if low > b_i else "tight"
-            parts.append(f"constraint {i} is {kind}: min_pi V_c{i}(mu) = {low:.6g} >= b[{i}] = {b_i:.6g}")
-    return "; ".join(parts) if parts else "each constraint holds strictly alone, but no policy satisfies all strictly"
+            parts.append(
+                f"constraint {i} is {kind}: min_pi V_c{i}(mu) = {low:.6g} >= b[{i}] = {b_i:.6g}"
+            )
+    return (
+        "; ".join(parts)
+        if parts
+        else "each constraint holds strictly alone, but no policy satisfies all strictly"
+    )
 
 
 def _lambda_radius(cmdp: ConstrainedMDP, R: np.ndarray, g: float, Lambda: float | None) -> float:
@@ -287,7 +314,9 @@ def _lambda_radius(cmdp: ConstrainedMDP, R: np.ndarray, g: float, Lambda: float 
 
 
 # ------------------------------------------------------------------------- NPG-PD
-def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: float, Lambda: float) -> tuple[Any, np.ndarray]:
+def npg_pd_step(
+    cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: float, Lambda: float
+) -> tuple[Any, np.ndarray]:
     r"""One NPG-PD step: ``π' ∝ π exp(η_1 A_L^π/(1−γ))``, ``λ' = Π_{[0,Λ]^m}(λ + η_2 (V_c^π(μ) − b))``.
 
     ``A_L`` is the advantage of the Lagrangian reward ``r − λ·c`` under ``π``;
@@ -317,7 +346,9 @@ def npg_pd_step(cmdp: ConstrainedMDP, pi: Any, lam: Any, *, eta1: float, eta2: f
     RL = R - np.tensordot(lam, C, axes=(0, 0))
     try:
         pi_next = npg_step(cmdp.mdp.replace(R=RL), pi, eta=e1)
-    except ValueError as exc:  # (validated inputs: only the range check of the Lagrangian values can refuse)
+    except (
+        ValueError
+    ) as exc:  # (validated inputs: only the range check of the Lagrangian values can refuse)
         raise ValueError(f"npg_pd_step: {exc} (the Lagrangian reward r − λ·c)") from None
     Vc = _values(cmdp.mdp, C, pi, mu, "npg_pd_step", "batch index i is the cost c_i")
     return pi_next, np.clip(lam + e2 * (Vc - b), 0.0, Lam)
@@ -340,12 +371,22 @@ def _duals(lam: Any, m: int) -> np.ndarray:
     return x
 
 
-def _lagrangian_advantage(cmdp: ConstrainedMDP, P: np.ndarray, R: np.ndarray, C: np.ndarray, pi: np.ndarray,
-                          lam: np.ndarray, g: float, what: str) -> np.ndarray:
+def _lagrangian_advantage(
+    cmdp: ConstrainedMDP,
+    P: np.ndarray,
+    R: np.ndarray,
+    C: np.ndarray,
+    pi: np.ndarray,
+    lam: np.ndarray,
+    g: float,
+    what: str,
+) -> np.ndarray:
     """``A_L^π = Q_L^π − V_L^π`` of the Lagrangian reward ``r_L = r − λ·c`` (every action, in or out of
     the support of ``π``)."""
     RL = R - np.tensordot(lam, C, axes=(0, 0))
-    V = _values(cmdp.mdp, RL[None], pi, np.eye(P.shape[0]), what, "the Lagrangian reward r − λ·c")[0]
+    V = _values(cmdp.mdp, RL[None], pi, np.eye(P.shape[0]), what, "the Lagrangian reward r − λ·c")[
+        0
+    ]
     return RL + g * (P @ V) - V[:, None]
 
 
@@ -356,7 +397,12 @@ def _reference(cmdp: ConstrainedMDP, reference: float | None) -> float:
 
 
 def _npg_pd_setup(
-    cmdp: ConstrainedMDP, T: int, eta1: float | None, eta2: float | None, Lambda: float | None, reference: float | None
+    cmdp: ConstrainedMDP,
+    T: int,
+    eta1: float | None,
+    eta2: float | None,
+    Lambda: float | None,
+    reference: float | None,
 ) -> tuple[float, float, float, float]:
     """Default steps (Ding et al. 2020, Thm 1), Slater radius and the LP reference of an NPG-PD run."""
     from ..bounds.constrained import npg_pd_step_sizes  # noqa: PLC0415
@@ -368,8 +414,15 @@ def _npg_pd_setup(
     return e1, e2, _lambda_radius(cmdp, R, float(cmdp.gamma), Lambda), _reference(cmdp, reference)
 
 
-def _record_pd(rec: TraceRecorder, t: int, vals: np.ndarray, avgs: list, b: np.ndarray, Vstar: float,
-               lam: np.ndarray) -> None:
+def _record_pd(
+    rec: TraceRecorder,
+    t: int,
+    vals: np.ndarray,
+    avgs: list,
+    b: np.ndarray,
+    Vstar: float,
+    lam: np.ndarray,
+) -> None:
     """Record iterate ``t`` (1-based) of an NPG-PD run: values ``vals = [V_r, V_c...]`` of ``π_{t−1}``,
     running averages ``avgs = [avg V_r, avg V_c]`` updated in place.
 
@@ -381,14 +434,18 @@ def _record_pd(rec: TraceRecorder, t: int, vals: np.ndarray, avgs: list, b: np.n
     rec.record(
         t,
         gap=Vstar - vals[0],
-        violation=float(np.max(np.maximum(vals[1:] - b, 0.0), initial=0.0)),  # 0 with no constraint (m = 0)
+        violation=float(
+            np.max(np.maximum(vals[1:] - b, 0.0), initial=0.0)
+        ),  # 0 with no constraint (m = 0)
         avg_gap=Vstar - avgs[0],
         avg_violation=float(np.max(np.maximum(avgs[1] - b, 0.0), initial=0.0)),
         lam_norm=float(lam.sum()),
     )
 
 
-def _logit_step(cmdp: ConstrainedMDP, theta: np.ndarray, AL: np.ndarray, eta1: float, what: str) -> np.ndarray:
+def _logit_step(
+    cmdp: ConstrainedMDP, theta: np.ndarray, AL: np.ndarray, eta1: float, what: str
+) -> np.ndarray:
     """``θ + η_1 A_L/(1−γ)``, shifted so that each row's maximum is 0 and floored at ``−max/2``.
 
     A step beyond the float range is refused by :func:`rltheory.mdp.bellman._check_in_range` (rewards
@@ -399,8 +456,14 @@ def _logit_step(cmdp: ConstrainedMDP, theta: np.ndarray, AL: np.ndarray, eta1: f
     g = float(cmdp.gamma)
     with np.errstate(over="ignore", invalid="ignore"):
         step = eta1 * AL / (1.0 - g)
-    _check_in_range(cmdp.mdp, step, what, "the logit step eta1 A_L/(1-gamma)", ("s", "a"),
-                    lambda M: f"at gamma = {g:g}, eta1 = {eta1:g} (|A_L| <= 2 max|r - lam·c|/(1-gamma))")
+    _check_in_range(
+        cmdp.mdp,
+        step,
+        what,
+        "the logit step eta1 A_L/(1-gamma)",
+        ("s", "a"),
+        lambda M: f"at gamma = {g:g}, eta1 = {eta1:g} (|A_L| <= 2 max|r - lam·c|/(1-gamma))",
+    )
     floor = -0.5 * float(np.finfo(np.float64).max)
     with np.errstate(over="ignore"):
         theta = np.maximum(theta + step, floor)
@@ -472,15 +535,24 @@ def npg_primal_dual(
         # npg_pd_step's recursion on the logits (Ding et al. 2020, Algorithm 1: θ += η_1 A_L/(1−γ),
         # π = softmax θ): the multiplicative π' ∝ π exp(·) keeps an entry that underflowed to 0 at 0
         # for ever, so once λ grew no step could move back to a cheap action
-        theta = _logit_step(cmdp, theta, _lagrangian_advantage(cmdp, P, R, C, pi, lam, g, "npg_primal_dual"), eta1,
-                            "npg_primal_dual")
+        theta = _logit_step(
+            cmdp,
+            theta,
+            _lagrangian_advantage(cmdp, P, R, C, pi, lam, g, "npg_primal_dual"),
+            eta1,
+            "npg_primal_dual",
+        )
         lam = np.clip(lam + eta2 * (vals[1:] - b), 0.0, Lam)
         pi = np.asarray(_softmax_policy(theta))
-    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
+    return PrimalDualResult(
+        pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam
+    )
 
 
 # ---------------------------------------------------------- Monte Carlo estimates
-def _mc_q(P: np.ndarray, F: np.ndarray, pi: np.ndarray, g: float, n: int, gen: np.random.Generator) -> np.ndarray:
+def _mc_q(
+    P: np.ndarray, F: np.ndarray, pi: np.ndarray, g: float, n: int, gen: np.random.Generator
+) -> np.ndarray:
     r"""Unbiased ``Q̂_f(s, a)`` for each reward ``f[k, S, A]``: ``n`` roll-outs per ``(s, a)`` of
     geometric length ``H ~ Geom(1−γ)`` (``P(H ≥ t) = γ^t``), summing undiscounted rewards
     ``Σ_{t≤H} f(s_t, a_t)``, whose mean is ``Q_f(s, a)``."""
@@ -507,7 +579,9 @@ def _mc_q(P: np.ndarray, F: np.ndarray, pi: np.ndarray, g: float, n: int, gen: n
         s[idx] = np.minimum((cP[s[idx], a[idx]] < u[:, None]).sum(-1), S - 1)
         u = gen.random(idx.size)
         a[idx] = np.minimum((cpi[s[idx]] < u[:, None]).sum(-1), A - 1)
-    with np.errstate(over="ignore"):  # (a mean beyond the range is inf: the caller's range check refuses it)
+    with np.errstate(
+        over="ignore"
+    ):  # (a mean beyond the range is inf: the caller's range check refuses it)
         return np.ldexp(tot.reshape(k, S, A, n).mean(axis=-1), e[:, :, None])
 
 
@@ -517,7 +591,9 @@ def _draw_rows(cdf: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     return np.minimum((cdf < u[:, None]).sum(-1), cdf.shape[-1] - 1)
 
 
-def _mc_occupancy(P: np.ndarray, pi: np.ndarray, mu: np.ndarray, g: float, n: int, gen: np.random.Generator) -> np.ndarray:
+def _mc_occupancy(
+    P: np.ndarray, pi: np.ndarray, mu: np.ndarray, g: float, n: int, gen: np.random.Generator
+) -> np.ndarray:
     r"""Unbiased normalised occupancy ``d̂(s, a) = (1−γ)/n Σ_e Σ_{t≤H_e} 1[(s_t, a_t) = (s, a)]``
     from ``n`` roll-outs ``s_0 ~ μ`` of geometric length (``P(H ≥ t) = γ^t``)."""
     S, A = pi.shape
@@ -576,19 +652,27 @@ def sample_npg_primal_dual(
     F = np.concatenate([R[None], C])
     for t in range(T):
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
-        _record_pd(rec, t + 1, _values(cmdp.mdp, F, pi, mu, "sample_npg_primal_dual"), avgs, b, Vstar, lam)
+        _record_pd(
+            rec, t + 1, _values(cmdp.mdp, F, pi, mu, "sample_npg_primal_dual"), avgs, b, Vstar, lam
+        )
         Qh = _mc_q(P, F, pi, g, K, gen)
         QL = Qh[0] - np.tensordot(lam, Qh[1:], axes=(0, 0))
         AL = QL - (pi * QL).sum(-1, keepdims=True)
         Vc = ((pi[None] * Qh[1:]).sum(-1)) @ mu
-        theta = _logit_step(cmdp, theta, AL, e1, "sample_npg_primal_dual")  # as npg_primal_dual (no absorbing zeros)
+        theta = _logit_step(
+            cmdp, theta, AL, e1, "sample_npg_primal_dual"
+        )  # as npg_primal_dual (no absorbing zeros)
         pi = np.asarray(_softmax_policy(theta))
         lam = np.clip(lam + e2 * (Vc - b), 0.0, Lam)
-    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
+    return PrimalDualResult(
+        pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam
+    )
 
 
 # ------------------------------------------------ policy-gradient primal-dual (GU)
-def fosp_residual(grad_theta: Any, mu: Any, G_minus_b: Any, *, eta_mu: float, Lambda: float) -> float:
+def fosp_residual(
+    grad_theta: Any, mu: Any, G_minus_b: Any, *, eta_mu: float, Lambda: float
+) -> float:
     r"""First-order stationarity residual of ``min_{μ∈[0,Λ]^m} max_θ L(θ, μ)``:
 
     ``‖∇_θ L‖² + ‖(μ − Π_{[0,Λ]}(μ + η_μ (G − b)))/η_μ‖²`` — the squared norm of the
@@ -613,22 +697,37 @@ def fosp_residual(grad_theta: Any, mu: Any, G_minus_b: Any, *, eta_mu: float, La
     gb = np.asarray(as_float(G_minus_b, np, np.float64, field="G_minus_b"), dtype=float)
     grad = np.asarray(as_float(grad_theta, np, np.float64, field="grad_theta"), dtype=float)
     if m.ndim != 1 or gb.shape != m.shape:
-        raise ValueError(f"mu and G_minus_b must be vectors of one length m; got shapes {m.shape} and {gb.shape}")
+        raise ValueError(
+            f"mu and G_minus_b must be vectors of one length m; got shapes {m.shape} and {gb.shape}"
+        )
     for name, x in (("grad_theta", grad), ("mu", m), ("G_minus_b", gb)):
         bad = np.flatnonzero(~np.isfinite(x.reshape(-1)))
         if bad.size:
-            raise ValueError(f"{name} must be finite; {name}.flat[{bad[0]}] = {x.reshape(-1)[bad[0]]}")
+            raise ValueError(
+                f"{name} must be finite; {name}.flat[{bad[0]}] = {x.reshape(-1)[bad[0]]}"
+            )
     proj = np.clip(m + e * gb, 0.0, Lam)
     return float(np.sum(grad**2) + np.sum(((m - proj) / e) ** 2))
 
 
 def _pd_settings(
-    iterations: Any, eta_theta: Any, eta_mu: Any, Lambda: Any, delta: Any, samples: Any, rng: Any, what: str,
+    iterations: Any,
+    eta_theta: Any,
+    eta_mu: Any,
+    Lambda: Any,
+    delta: Any,
+    samples: Any,
+    rng: Any,
+    what: str,
     samples_name: str,
 ) -> tuple[int, float, float, float, float, int, np.random.Generator | None]:
     """Validated ``(T, η_θ, η_μ, Λ, δ, K, generator)`` of a primal-dual driver (``K = 0``, no generator: exact)."""
     T = _count(iterations, "iterations")
-    et, em, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_mu, "eta_mu"), _positive(Lambda, "Lambda")
+    et, em, Lam = (
+        _positive(eta_theta, "eta_theta"),
+        _positive(eta_mu, "eta_mu"),
+        _positive(Lambda, "Lambda"),
+    )
     _check_delta(delta)
     if samples is None:
         return T, et, em, Lam, float(delta), 0, None
@@ -638,17 +737,27 @@ def _pd_settings(
     return T, et, em, Lam, float(delta), K, _rng(rng)
 
 
-def _check_utilities(mdp: FiniteMDP, objective: Any, constraints: Sequence[tuple[Any, float]]) -> tuple[list, np.ndarray]:
+def _check_utilities(
+    mdp: FiniteMDP, objective: Any, constraints: Sequence[tuple[Any, float]]
+) -> tuple[list, np.ndarray]:
     if not isinstance(objective, OccupancyFunction):
         raise TypeError(f"objective must be an OccupancyFunction; got {type(objective).__name__}")
     if objective.shape != (mdp.S, mdp.A):
-        raise ValueError(f"objective has shape {objective.shape}; the model has (S, A) = {(mdp.S, mdp.A)}")
+        raise ValueError(
+            f"objective has shape {objective.shape}; the model has (S, A) = {(mdp.S, mdp.A)}"
+        )
     Gs, bs = [], []
     for i, item in enumerate(constraints):
-        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], OccupancyFunction)):
-            raise TypeError(f"constraints[{i}] must be a pair (OccupancyFunction, threshold); got {item!r}")
+        if not (
+            isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], OccupancyFunction)
+        ):
+            raise TypeError(
+                f"constraints[{i}] must be a pair (OccupancyFunction, threshold); got {item!r}"
+            )
         if item[0].shape != (mdp.S, mdp.A):
-            raise ValueError(f"constraints[{i}] has shape {item[0].shape}; the model has (S, A) = {(mdp.S, mdp.A)}")
+            raise ValueError(
+                f"constraints[{i}] has shape {item[0].shape}; the model has (S, A) = {(mdp.S, mdp.A)}"
+            )
         Gs.append(item[0])
         bs.append(check_real(item[1], f"constraints[{i}] threshold"))
     return Gs, np.asarray(bs, dtype=float)
@@ -720,19 +829,35 @@ def general_utility_primal_dual(
     standard CMDP primal-dual policy gradient) with steps scaled by ``1−γ``.
     """
     if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
-        got = (type(mdp).__name__ if not isinstance(mdp, FiniteMDP)
-               else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}")
-        raise ValueError(f"general_utility_primal_dual needs a single discounted FiniteMDP; got {got}")
+        got = (
+            type(mdp).__name__
+            if not isinstance(mdp, FiniteMDP)
+            else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}"
+        )
+        raise ValueError(
+            f"general_utility_primal_dual needs a single discounted FiniteMDP; got {got}"
+        )
     mdp = _host_mdp(mdp, "general_utility_primal_dual")
-    T, et, em, Lam, delta, K, gen = _pd_settings(iterations, eta_theta, eta_mu, Lambda, delta, rollouts, rng,
-                                                 "general_utility_primal_dual", "rollouts")
+    T, et, em, Lam, delta, K, gen = _pd_settings(
+        iterations,
+        eta_theta,
+        eta_mu,
+        Lambda,
+        delta,
+        rollouts,
+        rng,
+        "general_utility_primal_dual",
+        "rollouts",
+    )
     Gs, b = _check_utilities(mdp, objective, constraints)
     g = float(mdp.gamma)
     S, A = mdp.S, mdp.A
     P = require_host(mdp.P, "general_utility_primal_dual").astype(float)
     mu0 = np.asarray(to_numpy(mdp.initial_distribution()), dtype=float)
     if reference is None:
-        reference = float(solve_general_utility(mdp, objective, list(zip(Gs, b, strict=True))).value)
+        reference = float(
+            solve_general_utility(mdp, objective, list(zip(Gs, b, strict=True))).value
+        )
     else:
         reference = check_real(reference, "reference")
     theta = _theta0(theta0, S, A)
@@ -773,7 +898,9 @@ def general_utility_primal_dual(
             theta = theta + et * grad
         lam = np.clip(lam + em * (Gv - b - delta * lam), 0.0, Lam)
     pi = np.asarray(_softmax_policy(theta))
-    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, float(reference), Lam)
+    return PrimalDualResult(
+        pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, float(reference), Lam
+    )
 
 
 def lagrangian_policy_gradient(
@@ -799,7 +926,11 @@ def lagrangian_policy_gradient(
     cmdp = _host_cmdp(cmdp, "lagrangian_policy_gradient")
     P, R, C, b, mu, g = _cmdp(cmdp, "lagrangian_policy_gradient")
     T = _count(iterations, "iterations")
-    et, el, Lam = _positive(eta_theta, "eta_theta"), _positive(eta_lambda, "eta_lambda"), _positive(Lambda, "Lambda")
+    et, el, Lam = (
+        _positive(eta_theta, "eta_theta"),
+        _positive(eta_lambda, "eta_lambda"),
+        _positive(Lambda, "Lambda"),
+    )
     delta = _check_delta(delta)
     S, A = R.shape
     Vstar = _reference(cmdp, reference)
@@ -811,14 +942,20 @@ def lagrangian_policy_gradient(
         pi = np.asarray(_softmax_policy(theta))
         d_sum += np.asarray(occupancy_measure(cmdp.mdp, pi))
         vals = _values(cmdp.mdp, np.concatenate([R[None], C]), pi, mu, "lagrangian_policy_gradient")
-        rec.record(t, value=vals[0], gap=Vstar - vals[0],
-                   violation=float(np.max(np.maximum(vals[1:] - b, 0.0), initial=0.0)),
-                   lam_norm=float(lam.sum()))
+        rec.record(
+            t,
+            value=vals[0],
+            gap=Vstar - vals[0],
+            violation=float(np.max(np.maximum(vals[1:] - b, 0.0), initial=0.0)),
+            lam_norm=float(lam.sum()),
+        )
         RL = R - np.tensordot(lam, C, axes=(0, 0))
         theta = theta + et * np.asarray(softmax_gradient(cmdp.mdp.replace(R=RL), theta))
         lam = np.clip(lam + el * (vals[1:] - b - delta * lam), 0.0, Lam)
     pi = np.asarray(_softmax_policy(theta))
-    return PrimalDualResult(pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam)
+    return PrimalDualResult(
+        pi, _average_policy(d_sum), lam, T, None, rec.finish(), theta, Vstar, Lam
+    )
 
 
 # ------------------------------------------------------------------- two-stage AC
@@ -847,7 +984,9 @@ class TwoStageResult:
     weights: np.ndarray
 
 
-def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float = 0.1, tol: float | None = None) -> TwoStageResult:
+def two_stage_constrained_ac(
+    cmdp: ConstrainedMDP, *, weights: Any, tau: float = 0.1, tol: float | None = None
+) -> TwoStageResult:
     r"""Two-stage constrained actor-critic (Cai et al. 2023) in tabular form.
 
     Stage 1: for each cost ``c_i``, the soft-optimal policy ``π_i`` of the reward
@@ -896,15 +1035,27 @@ def two_stage_constrained_ac(cmdp: ConstrainedMDP, *, weights: Any, tau: float =
         # finite number; got inf", naming an argument the caller did not pass
         with np.errstate(over="ignore"):
             bound = (float(np.max(np.abs(np.asarray(mdp.R)))) + temp * math.log(cmdp.A)) / (1.0 - g)
-        _check_in_range(mdp, np.asarray(bound), "two_stage_constrained_ac", f"the soft-value bound of {stage}", (),
-                        lambda M: f"at gamma = {g:g}, temperature {temp:g} (|Q| <= (max|R| + tau log A)/(1-gamma));"
-                                  " soft values scale with R, tau and the weights together")
+        _check_in_range(
+            mdp,
+            np.asarray(bound),
+            "two_stage_constrained_ac",
+            f"the soft-value bound of {stage}",
+            (),
+            lambda M: (
+                f"at gamma = {g:g}, temperature {temp:g} (|Q| <= (max|R| + tau log A)/(1-gamma));"
+                " soft values scale with R, tau and the weights together"
+            ),
+        )
         # default: 1e-10, or the smallest target above soft VI's round-off floor where that is larger
         # (stage 2's reward r + Σ w_i log π_i reaches |log π_i| ~ 1e2 and more: a fixed 1e-10 sat
         # below the floor at γ ≥ 0.99 and every solve ended with a ConvergenceWarning)
-        return soft_value_iteration(mdp, tau=temp, tol=_reachable_tol(mdp, temp, 1e-10) if tol is None else tol)
+        return soft_value_iteration(
+            mdp, tau=temp, tol=_reachable_tol(mdp, temp, 1e-10) if tol is None else tol
+        )
 
-    stage1 = [solve(cmdp.mdp.replace(R=-C[i]), t, f"stage 1 (reward -c_{i})") for i in range(cmdp.m)]
+    stage1 = [
+        solve(cmdp.mdp.replace(R=-C[i]), t, f"stage 1 (reward -c_{i})") for i in range(cmdp.m)
+    ]
     aux = np.stack([np.asarray(s1.policy) for s1 in stage1])
     W = float(w.sum())
     # log π_i = (Q_i − V_i)/τ exactly: np.log(π_i) was −inf where π_i underflowed (costs of span
@@ -936,7 +1087,9 @@ def two_stage_calibrated(
     b = np.asarray(to_numpy(cmdp.b), dtype=float)
     hi = two_stage_constrained_ac(cmdp, weights=np.full(cmdp.m, w_max), tau=tau)
     if np.any(hi.costs > b):
-        raise ValueError(f"two-stage AC with weight {w_max} still violates the constraints (costs {hi.costs}, b {b})")
+        raise ValueError(
+            f"two-stage AC with weight {w_max} still violates the constraints (costs {hi.costs}, b {b})"
+        )
     lo_w, hi_w = 0.0, w_max
     best = hi
     for _ in range(bisections):
@@ -947,4 +1100,3 @@ def two_stage_calibrated(
         else:
             lo_w = mid
     return best
-

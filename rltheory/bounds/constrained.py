@@ -81,10 +81,14 @@ def npg_pd_step_sizes(T: int, *, gamma: float, n_actions: int) -> tuple[float, f
     g = _gamma(gamma)
     eta1 = 2.0 * math.log(n_actions) if n_actions > 1 else 1.0
     # math.sqrt(T) raised OverflowError for T = 10**400 (η_2 = 2(1−γ)·1e-200 is a float)
-    return eta1, 2.0 * (1.0 - g) / math.sqrt(T) if T < 2**1000 else 2.0 * (1.0 - g) * _inv_root(T, 2)
+    return eta1, 2.0 * (1.0 - g) / math.sqrt(T) if T < 2**1000 else 2.0 * (1.0 - g) * _inv_root(
+        T, 2
+    )
 
 
-def slater_dual_radius(*, gamma: float, slack: float, reward_span: float = 1.0) -> tuple[float, float]:
+def slater_dual_radius(
+    *, gamma: float, slack: float, reward_span: float = 1.0
+) -> tuple[float, float]:
     r"""``(Λ, bound on ‖λ*‖₁)`` from Slater's condition.
 
     If a policy ``π̃`` has ``b_i − V_{c_i}^{π̃}(μ) ≥ ξ > 0`` for every ``i``, strong
@@ -202,7 +206,9 @@ def npg_pd_bounds(
     Lam = _pos(Lambda, "Lambda")
     G = np.atleast_1d(_nonneg(cost_deviation, "cost_deviation"))
     if G.ndim != 1:
-        raise ValueError(f"cost_deviation must be a scalar or a vector (one entry per constraint); got shape {G.shape}")
+        raise ValueError(
+            f"cost_deviation must be a scalar or a vector (one entry per constraint); got shape {G.shape}"
+        )
     cspan = np.atleast_1d(_nonneg(cost_span, "cost_span"))
     if cspan.ndim != 1 or cspan.size not in (1, G.size):
         raise ValueError(
@@ -210,12 +216,20 @@ def npg_pd_bounds(
         )
     rspan = _pos(reward_span, "reward_span", allow_zero=True)
     if kl0 is None:
-        if isinstance(n_actions, bool) or not isinstance(n_actions, (int, np.integer)) or n_actions < 1:
-            raise ValueError(f"give kl0 or n_actions (an integer >= 1); got n_actions={n_actions!r}")
+        if (
+            isinstance(n_actions, bool)
+            or not isinstance(n_actions, (int, np.integer))
+            or n_actions < 1
+        ):
+            raise ValueError(
+                f"give kl0 or n_actions (an integer >= 1); got n_actions={n_actions!r}"
+            )
         D0 = math.log(n_actions)
     else:
         D0 = _pos(kl0, "kl0", allow_zero=True)
-    lam_star = Lam / 2.0 if lam_star_l1 is None else _pos(lam_star_l1, "lam_star_l1", allow_zero=True)
+    lam_star = (
+        Lam / 2.0 if lam_star_l1 is None else _pos(lam_star_l1, "lam_star_l1", allow_zero=True)
+    )
     if not lam_star < Lam:
         raise ValueError(f"Lambda must exceed ||lambda*||_1 = {lam_star}; got Lambda={Lam}")
     c = float(np.max(cspan))
@@ -234,7 +248,9 @@ def npg_pd_bounds(
     return NPGPDBounds(gap, viol)
 
 
-def fosp_schedule(T: int, *, eta_theta: float = 1.0, eta_mu: float = 1.0, delta_scale: float = 1.0) -> tuple[float, float, float]:
+def fosp_schedule(
+    T: int, *, eta_theta: float = 1.0, eta_mu: float = 1.0, delta_scale: float = 1.0
+) -> tuple[float, float, float]:
     r"""Step sizes and dual regularisation for a horizon ``T`` in the exact setting.
 
     Returns ``(η_θ, η_μ, δ)`` with ``δ = delta_scale·T^{-1/3}``: the dual of the
@@ -253,7 +269,11 @@ def fosp_schedule(T: int, *, eta_theta: float = 1.0, eta_mu: float = 1.0, delta_
     T = _count(T, "T")
     # float(T) raised OverflowError for T = 10**400 (δ = 1e-133·delta_scale is a float)
     root = float(T) ** (-1.0 / 3.0) if T < 2**1000 else _inv_root(T, 3)
-    return _pos(eta_theta, "eta_theta"), _pos(eta_mu, "eta_mu"), _pos(delta_scale, "delta_scale") * root
+    return (
+        _pos(eta_theta, "eta_theta"),
+        _pos(eta_mu, "eta_mu"),
+        _pos(delta_scale, "delta_scale") * root,
+    )
 
 
 def fosp_rate(T: Any, *, C: float = 1.0) -> np.ndarray:

@@ -90,8 +90,12 @@ def _model(config: Config, gamma: float | None, m: int, seed: int) -> tuple[Fini
 def _endpoints(mdp: FiniteMDP, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per constraint: the smallest achievable cost, and the cost of the unconstrained optimum."""
     m = C.shape[0]
-    low = np.array([-dual_function(ConstrainedMDP(mdp.replace(R=-C[i]), C[:0], np.zeros(0)), np.zeros(0))[0]
-                    for i in range(m)])
+    low = np.array(
+        [
+            -dual_function(ConstrainedMDP(mdp.replace(R=-C[i]), C[:0], np.zeros(0)), np.zeros(0))[0]
+            for i in range(m)
+        ]
+    )
     free = solve_cmdp(ConstrainedMDP(mdp, C[:0], np.zeros(0)))
     _, c_free = evaluate_cmdp(ConstrainedMDP(mdp, C, np.zeros(m)), free.policy)
     return low, np.asarray(c_free)
@@ -148,13 +152,23 @@ def frontier(mdp: FiniteMDP, C: np.ndarray, n: int) -> dict[str, np.ndarray]:
         # directional derivative along db = (high − low) ds: λ·db lies in [right, left] quotients
         up = solve_cmdp(ConstrainedMDP(mdp, C, b + h * (high - low))).value
         d = float(lam @ (high - low))
-        right, left = (up - sol.value) / h, np.inf  # at the first (possibly boundary) point: right only
+        right, left = (
+            (up - sol.value) / h,
+            np.inf,
+        )  # at the first (possibly boundary) point: right only
         if i > 0:
             left = (sol.value - solve_cmdp(ConstrainedMDP(mdp, C, b - h * (high - low))).value) / h
         viol.append(max(0.0, right - d, d - left) / scale)
     return {
-        "s": s, "b": np.array(bs), "value": np.array(vals), "duals": np.array(duals), "dual_gap": np.array(gaps),
-        "randomised": np.array(rand), "slope_violation": np.array(viol), "low": low, "high": high,
+        "s": s,
+        "b": np.array(bs),
+        "value": np.array(vals),
+        "duals": np.array(duals),
+        "dual_gap": np.array(gaps),
+        "randomised": np.array(rand),
+        "slope_violation": np.array(viol),
+        "low": low,
+        "high": high,
     }
 
 
@@ -174,36 +188,73 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         fr = frontier(mdp, C, config.n_thresholds)
         v = fr["value"]
         tol = 1e-9 * (1 + np.abs(v).max())
-        curves[name] = {"s": fr["s"].tolist(), "value": v.tolist(), "duals": fr["duals"].tolist(),
-                        "randomised": fr["randomised"].tolist(), "b": fr["b"].tolist()}
+        curves[name] = {
+            "s": fr["s"].tolist(),
+            "value": v.tolist(),
+            "duals": fr["duals"].tolist(),
+            "randomised": fr["randomised"].tolist(),
+            "b": fr["b"].tolist(),
+        }
         n = v.size
-        checks.append(Claim(
-            f"{name}-concave", f"{name}: V*(b) concave (second differences ≤ {tol:.1g})", SOURCE, None, "bound",
-        ).check(check_bound(np.diff(v, 2), np.full(n - 2, tol))))
-        checks.append(Claim(
-            f"{name}-monotone", f"{name}: V*(b) non-decreasing (−first differences ≤ {tol:.1g})", SOURCE, None,
-            "bound",
-        ).check(check_bound(-np.diff(v), np.full(n - 1, tol))))
-        checks.append(Claim(
-            f"{name}-slope", f"{name}: λ*·db lies between the right and left difference quotients of V* "
-            "(relative violation ≤ 1e-4: LP accuracy 1e-10 over step 1e-6)", SOURCE, None, "bound",
-        ).check(check_bound(fr["slope_violation"], np.full(n, 1e-4))))
-        checks.append(Claim(
-            f"{name}-duality", f"{name}: |V*(b) − D(λ*(b))| ≤ 1e-8 (1+|V*|)(1+‖λ*‖₁) (dual function by policy "
-            "iteration)",
-            SOURCE, None, "bound",
-        ).check(check_bound(fr["dual_gap"], np.full(n, 1e-8))))
-        checks.append(Claim(
-            f"{name}-randomised", f"{name}: the optimal basic policy randomises in ≤ m = {m} states",
-            "Altman (1999), Thm 3.8", None, "bound",
-        ).check(check_bound(fr["randomised"].astype(float), np.full(n, float(m)))))
-        meta["endpoints"][name] = {"b_min": fr["low"].tolist(), "b_free": fr["high"].tolist(), "m": m,
-                                   "gamma": gamma}
+        checks.append(
+            Claim(
+                f"{name}-concave",
+                f"{name}: V*(b) concave (second differences ≤ {tol:.1g})",
+                SOURCE,
+                None,
+                "bound",
+            ).check(check_bound(np.diff(v, 2), np.full(n - 2, tol)))
+        )
+        checks.append(
+            Claim(
+                f"{name}-monotone",
+                f"{name}: V*(b) non-decreasing (−first differences ≤ {tol:.1g})",
+                SOURCE,
+                None,
+                "bound",
+            ).check(check_bound(-np.diff(v), np.full(n - 1, tol)))
+        )
+        checks.append(
+            Claim(
+                f"{name}-slope",
+                f"{name}: λ*·db lies between the right and left difference quotients of V* "
+                "(relative violation ≤ 1e-4: LP accuracy 1e-10 over step 1e-6)",
+                SOURCE,
+                None,
+                "bound",
+            ).check(check_bound(fr["slope_violation"], np.full(n, 1e-4)))
+        )
+        checks.append(
+            Claim(
+                f"{name}-duality",
+                f"{name}: |V*(b) − D(λ*(b))| ≤ 1e-8 (1+|V*|)(1+‖λ*‖₁) (dual function by policy "
+                "iteration)",
+                SOURCE,
+                None,
+                "bound",
+            ).check(check_bound(fr["dual_gap"], np.full(n, 1e-8)))
+        )
+        checks.append(
+            Claim(
+                f"{name}-randomised",
+                f"{name}: the optimal basic policy randomises in ≤ m = {m} states",
+                "Altman (1999), Thm 3.8",
+                None,
+                "bound",
+            ).check(check_bound(fr["randomised"].astype(float), np.full(n, float(m))))
+        )
+        meta["endpoints"][name] = {
+            "b_min": fr["low"].tolist(),
+            "b_free": fr["high"].tolist(),
+            "m": m,
+            "gamma": gamma,
+        }
         if progress:
             print(f"{name}: done")
     meta["wall_time_s"] = time.perf_counter() - t0
-    return ExperimentResult(name="cmdp-frontier", config=config_to_dict(config), curves=curves, checks=checks,
-                            meta=meta)
+    return ExperimentResult(
+        name="cmdp-frontier", config=config_to_dict(config), curves=curves, checks=checks, meta=meta
+    )
 
 
 def plot(result: ExperimentResult) -> Any:
@@ -235,10 +286,12 @@ def plot(result: ExperimentResult) -> Any:
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="cmdp-frontier",
-    title="CMDP value vs threshold b: concave, λ* = slope, zero duality gap, ≤ m randomised states (Altman 1999)",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="cmdp-frontier",
+        title="CMDP value vs threshold b: concave, λ* = slope, zero duality gap, ≤ m randomised states (Altman 1999)",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

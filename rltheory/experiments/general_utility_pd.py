@@ -113,8 +113,12 @@ def entropy_regularized_problem(S: int, A: int, gamma: float, beta: float, seed:
     H = entropy_utility(S, A)
     lin = linear_utility(R)
     F = OccupancyFunction(
-        "reward+entropy", "concave", lambda d: lin.expression(d) + beta * H.expression(d),
-        lambda d: lin.value(d) + beta * H.value(d), lambda d: R + beta * H.gradient(d), (S, A),
+        "reward+entropy",
+        "concave",
+        lambda d: lin.expression(d) + beta * H.expression(d),
+        lambda d: lin.value(d) + beta * H.value(d),
+        lambda d: R + beta * H.gradient(d),
+        (S, A),
     )
     C = rng.random((S, A))
     G = linear_utility(C)
@@ -126,7 +130,9 @@ def entropy_regularized_problem(S: int, A: int, gamma: float, beta: float, seed:
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """FOSP residual at θ_T for each T; reduction and feasibility checks (module docstring)."""
     t0 = time.perf_counter()
-    mdp, F, G, b = entropy_regularized_problem(config.S, config.A, config.gamma, config.beta, config.model_seed)
+    mdp, F, G, b = entropy_regularized_problem(
+        config.S, config.A, config.gamma, config.beta, config.model_seed
+    )
     sol = solve_general_utility(mdp, F, [(G, b)])
     Ts = np.asarray(config.horizons)
     fosp, deltas, duals = [], [], []
@@ -137,10 +143,20 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
 
         iterator = tqdm(Ts, desc="general-utility-pd")
     for T in iterator:
-        et, em, de = fosp_schedule(int(T), eta_theta=config.eta_theta, eta_mu=config.eta_mu,
-                                   delta_scale=config.delta_scale)
-        res = general_utility_primal_dual(mdp, F, [(G, b)], iterations=int(T), eta_theta=et, eta_mu=em,
-                                          Lambda=10.0, delta=de, reference=sol.value)
+        et, em, de = fosp_schedule(
+            int(T), eta_theta=config.eta_theta, eta_mu=config.eta_mu, delta_scale=config.delta_scale
+        )
+        res = general_utility_primal_dual(
+            mdp,
+            F,
+            [(G, b)],
+            iterations=int(T),
+            eta_theta=et,
+            eta_mu=em,
+            Lambda=10.0,
+            delta=de,
+            reference=sol.value,
+        )
         fosp.append(float(res.trace["fosp"][-1]))
         deltas.append(de)
         duals.append(float(res.duals[0]))
@@ -148,36 +164,92 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     fosp = np.asarray(fosp)
     src = "Ying et al. (2023), exact-setting FOSP rate O(T^{-2/3}); SEEDS P01 (slope −2/3 ± 0.1)"
     fit = fit_rate(Ts, fosp, seed=seed)
-    checks = [Claim("fosp-rate", f"FOSP residual at θ_T vs T: log-log slope −2/3 (CI ± {RATE_TOL})", src,
-                    FOSP_EXPONENT, "rate", RATE_TOL).check(fit)]
+    checks = [
+        Claim(
+            "fosp-rate",
+            f"FOSP residual at θ_T vs T: log-log slope −2/3 (CI ± {RATE_TOL})",
+            src,
+            FOSP_EXPONENT,
+            "rate",
+            RATE_TOL,
+        ).check(fit)
+    ]
     # reduction to the CMDP Lagrangian policy gradient for linear utilities
     g = config.gamma
     C = np.asarray(G.gradient(np.zeros((config.S, config.A))))
     cmdp = ConstrainedMDP(mdp, C[None], np.array([b / (1 - g)]))
-    gu = general_utility_primal_dual(mdp, linear_utility(np.asarray(mdp.R)), [(G, b)], iterations=200,
-                                     eta_theta=10.0, eta_mu=1.0, Lambda=10.0, reference=0.0)
-    lp = lagrangian_policy_gradient(cmdp, iterations=200, eta_theta=10.0 * (1 - g), eta_lambda=1.0 * (1 - g),
-                                    Lambda=10.0, reference=0.0)
-    diff = np.array([float(np.max(np.abs(gu.theta - lp.theta))), float(np.max(np.abs(gu.duals - lp.duals)))])
-    checks.append(Claim("linear-reduction", "linear F and G: general-utility PD iterates = CMDP Lagrangian PG "
-                        "iterates (steps in value units) to 1e-9", "Zhang et al. (2020), chain rule; "
-                        "rltheory.algorithms.constrained", None, "bound").check(check_bound(diff, [1e-9, 1e-9])))
+    gu = general_utility_primal_dual(
+        mdp,
+        linear_utility(np.asarray(mdp.R)),
+        [(G, b)],
+        iterations=200,
+        eta_theta=10.0,
+        eta_mu=1.0,
+        Lambda=10.0,
+        reference=0.0,
+    )
+    lp = lagrangian_policy_gradient(
+        cmdp,
+        iterations=200,
+        eta_theta=10.0 * (1 - g),
+        eta_lambda=1.0 * (1 - g),
+        Lambda=10.0,
+        reference=0.0,
+    )
+    diff = np.array(
+        [float(np.max(np.abs(gu.theta - lp.theta))), float(np.max(np.abs(gu.duals - lp.duals)))]
+    )
+    checks.append(
+        Claim(
+            "linear-reduction",
+            "linear F and G: general-utility PD iterates = CMDP Lagrangian PG "
+            "iterates (steps in value units) to 1e-9",
+            "Zhang et al. (2020), chain rule; rltheory.algorithms.constrained",
+            None,
+            "bound",
+        ).check(check_bound(diff, [1e-9, 1e-9]))
+    )
     viol = float(last.trace["violation"][-1])
-    checks.append(Claim("feasibility", "last iterate of the longest run: [G − b]_+ ≤ δ μ_T + 1e-9 "
-                        "(regularised dual stationarity)", src, None, "bound").check(
-        check_bound([viol], [deltas[-1] * duals[-1] + 1e-9])))
+    checks.append(
+        Claim(
+            "feasibility",
+            "last iterate of the longest run: [G − b]_+ ≤ δ μ_T + 1e-9 "
+            "(regularised dual stationarity)",
+            src,
+            None,
+            "bound",
+        ).check(check_bound([viol], [deltas[-1] * duals[-1] + 1e-9]))
+    )
     C0 = fosp[0] * Ts[0] ** (-FOSP_EXPONENT)
     curves = {
-        "vs-T": {"T": Ts.tolist(), "fosp": fosp.tolist(), "rate": fosp_rate(Ts, C=C0).tolist(),
-                 "delta": deltas, "dual": duals},
-        "trace": {"t": (last.trace.iteration + 1).tolist(), "fosp": last.trace["fosp"].tolist(),
-                  "violation": last.trace["violation"].tolist(), "gap": last.trace["gap"].tolist(),
-                  "lam": last.trace["lam_norm"].tolist()},
+        "vs-T": {
+            "T": Ts.tolist(),
+            "fosp": fosp.tolist(),
+            "rate": fosp_rate(Ts, C=C0).tolist(),
+            "delta": deltas,
+            "dual": duals,
+        },
+        "trace": {
+            "t": (last.trace.iteration + 1).tolist(),
+            "fosp": last.trace["fosp"].tolist(),
+            "violation": last.trace["violation"].tolist(),
+            "gap": last.trace["gap"].tolist(),
+            "lam": last.trace["lam_norm"].tolist(),
+        },
     }
     return ExperimentResult(
-        name="general-utility-pd", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "fit": fit.to_dict(), "F_star": sol.value, "dual_star": float(sol.duals[0]),
-              "b": float(b), "wall_time_s": time.perf_counter() - t0},
+        name="general-utility-pd",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "fit": fit.to_dict(),
+            "F_star": sol.value,
+            "dual_star": float(sol.duals[0]),
+            "b": float(b),
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -185,8 +257,15 @@ def plot(result: ExperimentResult) -> Any:
     """FOSP residual vs T with the T^{-2/3} curve; the longest run's trace."""
     fig, axes = figure(1, 2, width=4.8, height=3.6)
     c = result.curves["vs-T"]
-    convergence_plot(axes[0, 0], c["T"], c["fosp"], label="FOSP residual at θ_T", bound=c["rate"],
-                     bound_label="C·T^(-2/3) (through the first point)", fit=RateFit.from_dict(result.meta["fit"]))
+    convergence_plot(
+        axes[0, 0],
+        c["T"],
+        c["fosp"],
+        label="FOSP residual at θ_T",
+        bound=c["rate"],
+        bound_label="C·T^(-2/3) (through the first point)",
+        fit=RateFit.from_dict(result.meta["fit"]),
+    )
     axes[0, 0].set_xlabel("T")
     axes[0, 0].set_title("general-utility primal-dual: stationarity")
     tr = result.curves["trace"]
@@ -198,17 +277,23 @@ def plot(result: ExperimentResult) -> Any:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("t")
-    ax.set_title(f"trace, T = {int(t[-1])} (dual → {result.curves['vs-T']['dual'][-1]:.3f}, "
-                 f"μ* = {result.meta['dual_star']:.3f})")
+    ax.set_title(
+        f"trace, T = {int(t[-1])} (dual → {result.curves['vs-T']['dual'][-1]:.3f}, "
+        f"μ* = {result.meta['dual_star']:.3f})"
+    )
     ax.legend(fontsize=8)
-    fig.suptitle("Ying et al. (2023): FOSP of the primal-dual method with general utilities, O(T^-2/3)")
+    fig.suptitle(
+        "Ying et al. (2023): FOSP of the primal-dual method with general utilities, O(T^-2/3)"
+    )
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="general-utility-pd",
-    title="General-utility primal-dual PG: FOSP residual vs T against O(T^-2/3) (Ying et al. 2023)",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="general-utility-pd",
+        title="General-utility primal-dual PG: FOSP residual vs T against O(T^-2/3) (Ying et al. 2023)",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

@@ -126,8 +126,18 @@ def _bounds(cmdp: ConstrainedMDP, t: Any, T: int, Lam: float, lam_star: float, e
     g = float(cmdp.gamma)
     e2 = npg_pd_step_sizes(T, gamma=g, n_actions=cmdp.A)[1]
     G = np.maximum(b - C.min(axis=(1, 2)) / (1 - g), C.max(axis=(1, 2)) / (1 - g) - b)
-    return npg_pd_bounds(t, gamma=g, eta1=e1, eta2=e2, Lambda=Lam, cost_deviation=G, n_actions=cmdp.A,
-                         reward_span=float(np.ptp(R)), cost_span=np.ptp(C, axis=(1, 2)), lam_star_l1=lam_star)
+    return npg_pd_bounds(
+        t,
+        gamma=g,
+        eta1=e1,
+        eta2=e2,
+        Lambda=Lam,
+        cost_deviation=G,
+        n_actions=cmdp.A,
+        reward_span=float(np.ptp(R)),
+        cost_span=np.ptp(C, axis=(1, 2)),
+        lam_star_l1=lam_star,
+    )
 
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
@@ -136,7 +146,9 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     cmdp = random_cmdp(config.S, config.A, config.gamma, config.threshold, config.model_seed)
     sol = solve_cmdp(cmdp)
     xi, _ = slater_slack(cmdp)
-    Lam, lam_star = slater_dual_radius(gamma=config.gamma, slack=xi, reward_span=float(np.ptp(np.asarray(cmdp.mdp.R))))
+    Lam, lam_star = slater_dual_radius(
+        gamma=config.gamma, slack=xi, reward_span=float(np.ptp(np.asarray(cmdp.mdp.R)))
+    )
     Ts = np.asarray(config.horizons)
     gap, viol, bgap, bviol = [], [], [], []
     last = None
@@ -147,7 +159,9 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         iterator = tqdm(Ts, desc="npg-primal-dual")
     for T in iterator:
         eta2 = npg_pd_step_sizes(int(T), gamma=config.gamma, n_actions=config.A)[1]
-        res = npg_primal_dual(cmdp, iterations=int(T), eta1=config.eta1, eta2=eta2, Lambda=Lam, reference=sol.value)
+        res = npg_primal_dual(
+            cmdp, iterations=int(T), eta1=config.eta1, eta2=eta2, Lambda=Lam, reference=sol.value
+        )
         bd = _bounds(cmdp, [T], int(T), Lam, lam_star, config.eta1)
         gap.append(abs(float(res.trace["avg_gap"][-1])))
         viol.append(float(res.trace["avg_violation"][-1]))
@@ -160,13 +174,30 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     tr = last.trace
     bd_last = _bounds(cmdp, tr.iteration, int(Ts[-1]), Lam, lam_star, config.eta1)
     checks = [
-        Claim("gap-bound", "|averaged gap| ≤ gap bound at every T (the signed gap is bounded above; "
-              "|gap| ≤ the bound is checked)", src, None, "bound").check(check_bound(gap, bgap, atol=atol)),
-        Claim("violation-bound", "averaged violation ≤ violation bound at every T", src, None, "bound").check(
-            check_bound(viol, bviol, atol=atol)),
-        Claim("trace-bound", f"running averages of the T={Ts[-1]} run under both bounds at every t", src, None,
-              "bound").check(check_bound(np.concatenate([tr["avg_gap"], tr["avg_violation"]]),
-                                         np.concatenate([bd_last.gap, bd_last.violation]), atol=atol)),
+        Claim(
+            "gap-bound",
+            "|averaged gap| ≤ gap bound at every T (the signed gap is bounded above; "
+            "|gap| ≤ the bound is checked)",
+            src,
+            None,
+            "bound",
+        ).check(check_bound(gap, bgap, atol=atol)),
+        Claim(
+            "violation-bound", "averaged violation ≤ violation bound at every T", src, None, "bound"
+        ).check(check_bound(viol, bviol, atol=atol)),
+        Claim(
+            "trace-bound",
+            f"running averages of the T={Ts[-1]} run under both bounds at every t",
+            src,
+            None,
+            "bound",
+        ).check(
+            check_bound(
+                np.concatenate([tr["avg_gap"], tr["avg_violation"]]),
+                np.concatenate([bd_last.gap, bd_last.violation]),
+                atol=atol,
+            )
+        ),
     ]
     fits = {}
     for name, y in (("violation", viol), ("gap", gap)):
@@ -174,28 +205,65 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         pos[: max(len(y) - config.fit_last, 0)] = False
         if pos.sum() >= 3:
             fit = fit_rate(Ts[pos], y[pos], seed=seed)
-            checks.append(Claim(f"{name}-rate", f"averaged {name} vs T decays at least like T^(-1/2): fitted "
-                                f"log-log slope ≤ −1/2 + {RATE_TOL}", src, -0.5, "rate_at_most", RATE_TOL).check(fit))
+            checks.append(
+                Claim(
+                    f"{name}-rate",
+                    f"averaged {name} vs T decays at least like T^(-1/2): fitted "
+                    f"log-log slope ≤ −1/2 + {RATE_TOL}",
+                    src,
+                    -0.5,
+                    "rate_at_most",
+                    RATE_TOL,
+                ).check(fit)
+            )
             fits[name] = fit.to_dict()
     value, costs = evaluate_cmdp(cmdp, last.average_policy)
     b = float(np.asarray(cmdp.b)[0])
     lim = np.array([abs(value - sol.value), max(float(np.asarray(costs)[0]) - b, 0.0)])
-    checks.append(Claim("lp-limit", f"the averaged policy of the T={Ts[-1]} run, evaluated independently "
-                        "(evaluate_cmdp), is within the theorem's gap and violation bounds of the LP optimum "
-                        "(solve_cmdp)", "LP optimum (Altman 1999, Thm 3.2); " + src, None, "bound").check(
-        check_bound(lim, [bgap[-1], bviol[-1]], atol=atol)))
+    checks.append(
+        Claim(
+            "lp-limit",
+            f"the averaged policy of the T={Ts[-1]} run, evaluated independently "
+            "(evaluate_cmdp), is within the theorem's gap and violation bounds of the LP optimum "
+            "(solve_cmdp)",
+            "LP optimum (Altman 1999, Thm 3.2); " + src,
+            None,
+            "bound",
+        ).check(check_bound(lim, [bgap[-1], bviol[-1]], atol=atol))
+    )
     curves = {
-        "vs-T": {"T": Ts.tolist(), "gap": gap.tolist(), "violation": viol.tolist(), "gap_bound": bgap,
-                 "violation_bound": bviol},
-        "trace": {"t": tr.iteration.tolist(), "avg_gap": tr["avg_gap"].tolist(),
-                  "avg_violation": tr["avg_violation"].tolist(), "gap_bound": bd_last.gap.tolist(),
-                  "violation_bound": bd_last.violation.tolist(), "lam": tr["lam_norm"].tolist()},
+        "vs-T": {
+            "T": Ts.tolist(),
+            "gap": gap.tolist(),
+            "violation": viol.tolist(),
+            "gap_bound": bgap,
+            "violation_bound": bviol,
+        },
+        "trace": {
+            "t": tr.iteration.tolist(),
+            "avg_gap": tr["avg_gap"].tolist(),
+            "avg_violation": tr["avg_violation"].tolist(),
+            "gap_bound": bd_last.gap.tolist(),
+            "violation_bound": bd_last.violation.tolist(),
+            "lam": tr["lam_norm"].tolist(),
+        },
     }
     return ExperimentResult(
-        name="npg-primal-dual", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "fits": fits, "V_star": sol.value, "limit_value": float(value),
-              "limit_costs": np.asarray(costs).tolist(), "lp_dual": np.asarray(sol.duals).tolist(),
-              "slater_slack": xi, "Lambda": Lam, "wall_time_s": time.perf_counter() - t0},
+        name="npg-primal-dual",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "fits": fits,
+            "V_star": sol.value,
+            "limit_value": float(value),
+            "limit_costs": np.asarray(costs).tolist(),
+            "lp_dual": np.asarray(sol.duals).tolist(),
+            "slater_slack": xi,
+            "Lambda": Lam,
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -206,8 +274,15 @@ def plot(result: ExperimentResult) -> Any:
     fits = result.meta.get("fits", {})
     for ax, name in zip(axes[0, :2], ("violation", "gap"), strict=True):
         fit = RateFit.from_dict(fits[name]) if name in fits else None
-        convergence_plot(ax, c["T"], c[name], label=f"averaged {name}", bound=c[f"{name}_bound"],
-                         bound_label="Thm 1 bound (∝ 1/√T)", fit=fit)
+        convergence_plot(
+            ax,
+            c["T"],
+            c[name],
+            label=f"averaged {name}",
+            bound=c[f"{name}_bound"],
+            bound_label="Thm 1 bound (∝ 1/√T)",
+            fit=fit,
+        )
         ax.set_xlabel("T")
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(f"NPG-PD: averaged {name}")
@@ -224,14 +299,18 @@ def plot(result: ExperimentResult) -> Any:
     ax.legend(fontsize=7)
     ax.set_xlabel("t")
     ax.set_title(f"running averages, T = {int(t[-1])}")
-    fig.suptitle("NPG primal-dual (Ding et al. 2020): averaged gap and violation vs the O(1/√T) bound")
+    fig.suptitle(
+        "NPG primal-dual (Ding et al. 2020): averaged gap and violation vs the O(1/√T) bound"
+    )
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="npg-primal-dual",
-    title="NPG-PD averaged optimality gap and constraint violation vs T against Ding et al. (2020) Thm 1",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="npg-primal-dual",
+        title="NPG-PD averaged optimality gap and constraint violation vs T against Ding et al. (2020) Thm 1",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

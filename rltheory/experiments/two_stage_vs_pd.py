@@ -97,8 +97,12 @@ class Config:
     @classmethod
     def full(cls) -> Config:
         """7×7 grid, 20 weights, 30 front points, T = 10000."""
-        return cls(size=7, weights=tuple(float(w) for w in np.geomspace(0.005, 20.0, 20)), front_points=30,
-                   iterations=10000)
+        return cls(
+            size=7,
+            weights=tuple(float(w) for w in np.geomspace(0.005, 20.0, 20)),
+            front_points=30,
+            iterations=10000,
+        )
 
 
 def hazard_gridworld(size: int, slip: float, gamma: float, threshold: float) -> ConstrainedMDP:
@@ -152,35 +156,90 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     Lam, lam_star = slater_dual_radius(gamma=g, slack=xi, reward_span=float(np.ptp(R)))
     e2 = npg_pd_step_sizes(config.iterations, gamma=g, n_actions=cmdp.A)[1]
     e1 = config.eta1
-    pd = npg_primal_dual(cmdp, iterations=config.iterations, eta1=e1, eta2=e2, Lambda=Lam, reference=sol.value)
+    pd = npg_primal_dual(
+        cmdp, iterations=config.iterations, eta1=e1, eta2=e2, Lambda=Lam, reference=sol.value
+    )
     v_pd, c_pd = evaluate_cmdp(cmdp, pd.average_policy)
     Gd = max(b - C.min() / (1 - g), C.max() / (1 - g) - b)
-    bd = npg_pd_bounds([config.iterations], gamma=g, eta1=e1, eta2=e2, Lambda=Lam, cost_deviation=Gd,
-                       n_actions=cmdp.A, reward_span=float(np.ptp(R)), cost_span=float(np.ptp(C)),
-                       lam_star_l1=lam_star)
+    bd = npg_pd_bounds(
+        [config.iterations],
+        gamma=g,
+        eta1=e1,
+        eta2=e2,
+        Lambda=Lam,
+        cost_deviation=Gd,
+        n_actions=cmdp.A,
+        reward_span=float(np.ptp(R)),
+        cost_span=float(np.ptp(C)),
+        lam_star_l1=lam_star,
+    )
     src2 = "Cai et al. (2023) two-stage CAC (tabular form); LP front: Altman (1999), Thm 3.2"
     checks = [
-        Claim("two-stage-dominated", "every two-stage point: V_r ≤ V*(b' = its own cost) (LP front), allowance 1e-7",
-              src2, None, "bound").check(check_bound(pts_v, lp_at, atol=1e-7)),
-        Claim("pd-reaches-front", f"averaged NPG-PD policy (T={config.iterations}): |V_r − V*(b)| and "
-              "[V_c − b]_+ within the Thm 1 bounds", "Ding et al. (2020), Theorem 1", None, "bound").check(
-            check_bound([abs(v_pd - sol.value), max(float(np.asarray(c_pd)[0]) - b, 0.0)],
-                        [float(bd.gap[0]), float(bd.violation[0])], atol=1e-9)),
-        Claim("calibrated-two-stage", "calibrated two-stage: cost ≤ b and value ≤ V*(b)", src2, None, "bound").check(
-            check_bound([float(cal.costs[0]), cal.value], [b, sol.value], atol=1e-9)),
+        Claim(
+            "two-stage-dominated",
+            "every two-stage point: V_r ≤ V*(b' = its own cost) (LP front), allowance 1e-7",
+            src2,
+            None,
+            "bound",
+        ).check(check_bound(pts_v, lp_at, atol=1e-7)),
+        Claim(
+            "pd-reaches-front",
+            f"averaged NPG-PD policy (T={config.iterations}): |V_r − V*(b)| and "
+            "[V_c − b]_+ within the Thm 1 bounds",
+            "Ding et al. (2020), Theorem 1",
+            None,
+            "bound",
+        ).check(
+            check_bound(
+                [abs(v_pd - sol.value), max(float(np.asarray(c_pd)[0]) - b, 0.0)],
+                [float(bd.gap[0]), float(bd.violation[0])],
+                atol=1e-9,
+            )
+        ),
+        Claim(
+            "calibrated-two-stage",
+            "calibrated two-stage: cost ≤ b and value ≤ V*(b)",
+            src2,
+            None,
+            "bound",
+        ).check(check_bound([float(cal.costs[0]), cal.value], [b, sol.value], atol=1e-9)),
     ]
     curves = {
         "front": {"b": bs.tolist(), "value": front},
-        "two_stage": {"weight": list(config.weights), "cost": pts_c, "value": pts_v, "lp_at_cost": lp_at},
-        "points": {"b": [b], "lp_value": [sol.value], "pd_cost": [float(np.asarray(c_pd)[0])], "pd_value": [v_pd],
-                   "cal_cost": [float(cal.costs[0])], "cal_value": [cal.value], "cal_weight": [float(cal.weights[0])]},
-        "pd_trace": {"t": pd.trace.iteration.tolist(), "avg_gap": pd.trace["avg_gap"].tolist(),
-                     "avg_violation": pd.trace["avg_violation"].tolist()},
+        "two_stage": {
+            "weight": list(config.weights),
+            "cost": pts_c,
+            "value": pts_v,
+            "lp_at_cost": lp_at,
+        },
+        "points": {
+            "b": [b],
+            "lp_value": [sol.value],
+            "pd_cost": [float(np.asarray(c_pd)[0])],
+            "pd_value": [v_pd],
+            "cal_cost": [float(cal.costs[0])],
+            "cal_value": [cal.value],
+            "cal_weight": [float(cal.weights[0])],
+        },
+        "pd_trace": {
+            "t": pd.trace.iteration.tolist(),
+            "avg_gap": pd.trace["avg_gap"].tolist(),
+            "avg_violation": pd.trace["avg_violation"].tolist(),
+        },
     }
     return ExperimentResult(
-        name="two-stage-vs-pd", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "b": b, "V_star": sol.value, "two_stage_gap": sol.value - cal.value,
-              "pd_value": v_pd, "wall_time_s": time.perf_counter() - t0},
+        name="two-stage-vs-pd",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "b": b,
+            "V_star": sol.value,
+            "two_stage_gap": sol.value - cal.value,
+            "pd_value": v_pd,
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -190,10 +249,19 @@ def plot(result: ExperimentResult) -> Any:
     ax = axes[0, 0]
     f, ts, p = result.curves["front"], result.curves["two_stage"], result.curves["points"]
     ax.plot(f["b"], f["value"], "k-", lw=1.6, label="LP front V*(b) (exact)")
-    sc = ax.scatter(ts["cost"], ts["value"], c=np.log10(ts["weight"]), cmap="viridis", s=22, zorder=3,
-                    label="two-stage, KL weight swept")
+    sc = ax.scatter(
+        ts["cost"],
+        ts["value"],
+        c=np.log10(ts["weight"]),
+        cmap="viridis",
+        s=22,
+        zorder=3,
+        label="two-stage, KL weight swept",
+    )
     fig.colorbar(sc, ax=ax, label="log10 KL weight")
-    ax.plot(p["cal_cost"], p["cal_value"], "D", color="C3", ms=7, label="two-stage, calibrated to b")
+    ax.plot(
+        p["cal_cost"], p["cal_value"], "D", color="C3", ms=7, label="two-stage, calibrated to b"
+    )
     ax.plot(p["pd_cost"], p["pd_value"], "*", color="C1", ms=11, label="NPG-PD (averaged)")
     ax.axvline(p["b"][0], color="gray", ls=":", lw=1, label="threshold b")
     ax.set_xlabel("discounted hazard time V_c")
@@ -212,14 +280,18 @@ def plot(result: ExperimentResult) -> Any:
     ax.set_xlabel("t")
     ax.set_title("NPG-PD running averages")
     ax.legend(fontsize=7)
-    fig.suptitle("Two-stage constrained AC traces a sub-front; averaged primal-dual approaches the LP front")
+    fig.suptitle(
+        "Two-stage constrained AC traces a sub-front; averaged primal-dual approaches the LP front"
+    )
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="two-stage-vs-pd",
-    title="Two-stage constrained AC vs NPG primal-dual on a hazard gridworld against the exact LP Pareto front",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="two-stage-vs-pd",
+        title="Two-stage constrained AC vs NPG primal-dual on a hazard gridworld against the exact LP Pareto front",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

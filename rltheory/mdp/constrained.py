@@ -116,7 +116,9 @@ class ConstrainedMDP:
         C = as_float(self.C, xp, self.mdp.dtype, field="C")
         check_ndim(C, "C", 3, f"(m, S, A) = (m, {S}, {A})")
         if C.ndim != 3 or tuple(C.shape[1:]) != (S, A):
-            raise InvalidModelError(f"C must have shape (m, S, A) = (m, {S}, {A}); got {tuple(C.shape)}")
+            raise InvalidModelError(
+                f"C must have shape (m, S, A) = (m, {S}, {A}); got {tuple(C.shape)}"
+            )
         check_finite(C, "C", ("i", "s", "a"))
         b = as_float(self.b, xp, self.mdp.dtype, field="b")
         if b.ndim != 1 or b.shape[0] != C.shape[0]:
@@ -230,7 +232,11 @@ def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
         if low > bs + 1e-9 * size:
             with np.errstate(over="ignore"):
                 full = float(np.ldexp(low, k))
-            shown = f"{full:.6g}" if math.isfinite(full) else f"{low:.6g}·2^{k} (beyond the float range)"
+            shown = (
+                f"{full:.6g}"
+                if math.isfinite(full)
+                else f"{low:.6g}·2^{k} (beyond the float range)"
+            )
             parts.append(f"min_π V_C{i}(μ) = {shown} > b[{i}] = {float(cmdp.b[i]):.6g}")
     why = "; ".join(parts) if parts else "each constraint is satisfiable alone, but not all at once"
     return f"the CMDP is infeasible (HiGHS status {res.status}: {res.message}): {why}"
@@ -309,8 +315,14 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     rho_r = float(np.max(np.abs(R))) or 1.0
     rho_c = np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(b)) if m else np.ones(0)
     rho_c = np.where(rho_c > 0, rho_c, 1.0)
-    res = highs_linprog(-R / rho_r, A_ub=C / rho_c[:, None] if m else None, b_ub=b / rho_c if m else None,
-                        A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
+    res = highs_linprog(
+        -R / rho_r,
+        A_ub=C / rho_c[:, None] if m else None,
+        b_ub=b / rho_c if m else None,
+        A_eq=A_eq,
+        b_eq=b_eq,
+        bounds=(0, None),
+    )
     # scipy reports HiGHS's "Model error" (e.g. coefficients beyond its limits) as status 2 too;
     # only a real infeasibility verdict gets the infeasibility diagnosis
     infeasible = res.status == 2 and "model error" not in str(res.message).lower()
@@ -324,18 +336,32 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
         # marginals are those of the q-LP; the Σd row's multiplier z is z/(1−γ) on every flow row).
         # (each cost row scaled by max(max|c_i|, (1−γ)|b_i|), its size in these units)
         bd = (1.0 - cmdp.gamma) * b
-        rho_d = np.where(np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(bd)) > 0,
-                         np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(bd)), 1.0) if m else np.ones(0)
-        res2 = highs_linprog(-R / rho_r, A_ub=C / rho_d[:, None] if m else None, b_ub=bd / rho_d if m else None,
-                             A_eq=np.vstack([A_eq, np.ones((1, S * A))]),
-                             b_eq=np.concatenate([(1.0 - cmdp.gamma) * b_eq, [1.0]]), bounds=(0, None))
+        rho_d = (
+            np.where(
+                np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(bd)) > 0,
+                np.maximum(np.max(np.abs(C), axis=1, initial=0.0), np.abs(bd)),
+                1.0,
+            )
+            if m
+            else np.ones(0)
+        )
+        res2 = highs_linprog(
+            -R / rho_r,
+            A_ub=C / rho_d[:, None] if m else None,
+            b_ub=bd / rho_d if m else None,
+            A_eq=np.vstack([A_eq, np.ones((1, S * A))]),
+            b_eq=np.concatenate([(1.0 - cmdp.gamma) * b_eq, [1.0]]),
+            bounds=(0, None),
+        )
         if res2.status == 0:
             res, infeasible, q_scale, rho_c = res2, False, 1.0 / (1.0 - cmdp.gamma), rho_d
             sum_row = res.eqlin.marginals[S] / (1.0 - cmdp.gamma)
     if infeasible:
         raise SolverError(_infeasibility_message(cmdp, res), status=res.status)
     if res.status != 0:
-        raise SolverError(f"HiGHS failed on the CMDP LP (status {res.status}): {res.message}", status=res.status)
+        raise SolverError(
+            f"HiGHS failed on the CMDP LP (status {res.status}): {res.message}", status=res.status
+        )
     q = q_scale * np.clip(res.x, 0.0, None).reshape(S, A)
     mass = q.sum(-1)
     visited = mass > 1e-12 * q.sum()
@@ -346,7 +372,11 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     # R = (0, 1e307, 0), C = (0, 1, 1e10), b = 0.5 (ρ_c = 1e10) although λ* = 1e307 is in range
     (mr, er), (mc, ec) = np.frexp(rho_r), np.frexp(rho_c)
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
-        lam = np.maximum(np.ldexp(-res.ineqlin.marginals * (mr / mc), er - ec), 0.0) if m else np.zeros(0)
+        lam = (
+            np.maximum(np.ldexp(-res.ineqlin.marginals * (mr / mc), er - ec), 0.0)
+            if m
+            else np.zeros(0)
+        )
         y = -rho_r * (res.eqlin.marginals[: A_eq.shape[0]] + sum_row)
     if cmdp.gamma is None:
         Ppi = (pi[:, None, :] @ to_numpy(cmdp.mdp.P))[:, 0, :]
@@ -372,8 +402,15 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     _check_range(cmdp, out(value), costs, slack, lam, y, out(dual_value))
     rand = tuple(int(s) for s in np.flatnonzero(np.sum(pi > 1e-9, axis=-1) >= 2))
     return CMDPSolution(
-        policy=out(pi), value=value, costs=costs, duals=lam, occupancy=out(occ), slack=slack, state_duals=y,
-        dual_value=dual_value, randomised_states=rand,
+        policy=out(pi),
+        value=value,
+        costs=costs,
+        duals=lam,
+        occupancy=out(occ),
+        slack=slack,
+        state_duals=y,
+        dual_value=dual_value,
+        randomised_states=rand,
     )
 
 
@@ -389,7 +426,9 @@ class _ModelArrays:
             return from_host(np.asarray(x, dtype=np.float64), self.like, self.dtype)
 
 
-def _check_range(cmdp: ConstrainedMDP, value: Any, costs: Any, slack: Any, lam: Any, y: Any, dual_value: Any) -> None:
+def _check_range(
+    cmdp: ConstrainedMDP, value: Any, costs: Any, slack: Any, lam: Any, y: Any, dual_value: Any
+) -> None:
     """Refuse (located ``ValueError``) a CMDP solution with a quantity beyond the model's float range.
 
     The arguments are the answer in the model's dtype. The LP itself is solved at unit scale, but the
@@ -403,30 +442,43 @@ def _check_range(cmdp: ConstrainedMDP, value: Any, costs: Any, slack: Any, lam: 
     which is exact).
     """
     if cmdp.gamma is None:
+
         def scale(M: float) -> str:
             return f"(average reward: |gain| <= max|R| = {M:.4g})"
     else:
         scale = _discounted_scale(float(cmdp.gamma))
     _check_in_range(cmdp.mdp, value, "solve_cmdp", "the optimal value V_R(μ)", (), scale)
-    h_costs, h_slack, h_lam = (np.asarray(to_numpy(x), dtype=np.float64) for x in (costs, slack, lam))
+    h_costs, h_slack, h_lam = (
+        np.asarray(to_numpy(x), dtype=np.float64) for x in (costs, slack, lam)
+    )
     dt = cmdp.mdp.dtype
     R = np.abs(np.asarray(to_numpy(cmdp.mdp.R), dtype=np.float64))
-    sizes = f"max|R| = {R.max():.4g}" + ("" if cmdp.gamma is None else f" at gamma = {cmdp.gamma:g}")
+    sizes = f"max|R| = {R.max():.4g}" + (
+        "" if cmdp.gamma is None else f" at gamma = {cmdp.gamma:g}"
+    )
     for i in range(cmdp.m):
         ci = float(np.max(np.abs(to_numpy(cmdp.C[i, ...]))))
         bi = float(cmdp.b[i])
         if not (math.isfinite(h_costs[i]) and math.isfinite(h_slack[i])):
             where = f"the optimal policy's cost V_C{i}(μ) = {h_costs[i]} (slack {h_slack[i]})"
-            remedy = (f"max|C{i}| = {ci:.4g}, b[{i}] = {bi:.4g}; costs scale with C{i}: solve with C[{i}] and b[{i}] "
-                      f"divided by a power of 2 (λ[{i}] is then multiplied by it)")
+            remedy = (
+                f"max|C{i}| = {ci:.4g}, b[{i}] = {bi:.4g}; costs scale with C{i}: solve with C[{i}] and b[{i}] "
+                f"divided by a power of 2 (λ[{i}] is then multiplied by it)"
+            )
         elif not math.isfinite(h_lam[i]):
             where = f"the multiplier λ[{i}] = ∂V*/∂b[{i}] = {h_lam[i]}"
-            remedy = (f"{sizes}, max|C{i}| = {ci:.4g}, b[{i}] = {bi:.4g}; λ[{i}] scales with R/C{i}: solve with "
-                      f"C[{i}] and b[{i}] multiplied by a power of 2 (or R divided by one) and scale λ[{i}] back")
+            remedy = (
+                f"{sizes}, max|C{i}| = {ci:.4g}, b[{i}] = {bi:.4g}; λ[{i}] scales with R/C{i}: solve with "
+                f"C[{i}] and b[{i}] multiplied by a power of 2 (or R divided by one) and scale λ[{i}] back"
+            )
         else:
             continue
-        raise ValueError(f"solve_cmdp: {where} left the {dt} range (largest {float(cmdp.mdp.xp.finfo(dt).max):.4g}); {remedy}")
-    _check_in_range(cmdp.mdp, y, "solve_cmdp", "the flow duals (the Lagrangian MDP's values)", ("s",), scale)
+        raise ValueError(
+            f"solve_cmdp: {where} left the {dt} range (largest {float(cmdp.mdp.xp.finfo(dt).max):.4g}); {remedy}"
+        )
+    _check_in_range(
+        cmdp.mdp, y, "solve_cmdp", "the flow duals (the Lagrangian MDP's values)", ("s",), scale
+    )
     _check_in_range(cmdp.mdp, dual_value, "solve_cmdp", "the dual value", (), scale)
 
 
@@ -542,7 +594,9 @@ def dual_function(cmdp: ConstrainedMDP, lam: Any) -> tuple[float, Any]:
     lam = _check_lambda(cmdp, lam)
     xp = cmdp.mdp.xp
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
-        shaped = cmdp.mdp.R - xp.sum(from_host(lam, cmdp.mdp.P, cmdp.mdp.dtype)[:, None, None] * cmdp.C, axis=0)
+        shaped = cmdp.mdp.R - xp.sum(
+            from_host(lam, cmdp.mdp.P, cmdp.mdp.dtype)[:, None, None] * cmdp.C, axis=0
+        )
     if not bool(xp.all(xp.isfinite(shaped))):
         # (the model check of the Lagrangian MDP said "R must be finite; R(s=0, a=2) = -inf", naming a
         # field the caller did not pass)

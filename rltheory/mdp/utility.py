@@ -122,7 +122,12 @@ def linear_utility(r: Any) -> OccupancyFunction:
     r = _as_table(r, "r")
     flat = r.reshape(-1)
     return OccupancyFunction(
-        "linear", "affine", lambda d: flat @ d, lambda d: float(np.sum(r * d)), lambda d: r.copy(), r.shape
+        "linear",
+        "affine",
+        lambda d: flat @ d,
+        lambda d: float(np.sum(r * d)),
+        lambda d: r.copy(),
+        r.shape,
     )
 
 
@@ -150,6 +155,7 @@ def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyF
         raise ValueError(f"kind must be 'state_action' or 'state'; got {kind!r}")
     S, A = check_int(S, "S"), check_int(A, "A")
     if kind == "state_action":
+
         def value(d: np.ndarray) -> float:
             p = d[d > 0]
             return float(-np.sum(p * np.log(p)))
@@ -167,7 +173,9 @@ def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyF
     def grad_s(d: np.ndarray) -> np.ndarray:
         return np.repeat(_xlogx_grad(d.sum(-1))[:, None], d.shape[1], axis=1)
 
-    return OccupancyFunction("state_entropy", "concave", lambda d: cp.sum(cp.entr(E @ d)), value_s, grad_s, (S, A))
+    return OccupancyFunction(
+        "state_entropy", "concave", lambda d: cp.sum(cp.entr(E @ d)), value_s, grad_s, (S, A)
+    )
 
 
 def _check_expert(d_expert: Any) -> np.ndarray:
@@ -233,7 +241,13 @@ def neg_kl_utility(d_expert: Any) -> OccupancyFunction:
     dE = _check_expert(d_expert)
     expr, value, grad, domain = _kl_parts(dE)
     return OccupancyFunction(
-        "neg_kl", "concave", lambda d: -expr(d), lambda d: -value(d), lambda d: -grad(d), dE.shape, domain
+        "neg_kl",
+        "concave",
+        lambda d: -expr(d),
+        lambda d: -value(d),
+        lambda d: -grad(d),
+        dE.shape,
+        domain,
     )
 
 
@@ -453,23 +467,37 @@ def solve_general_utility(
     if not isinstance(mdp, FiniteMDP):
         raise TypeError(f"solve_general_utility expects a FiniteMDP; got {type(mdp).__name__}")
     if mdp.batch_shape:
-        raise ValueError(f"solve_general_utility takes a single model; got batch shape {mdp.batch_shape}")
+        raise ValueError(
+            f"solve_general_utility takes a single model; got batch shape {mdp.batch_shape}"
+        )
     S, A = mdp.S, mdp.A
     if not isinstance(objective, OccupancyFunction):
         raise TypeError(f"objective must be an OccupancyFunction; got {type(objective).__name__}")
     if objective.curvature not in ("affine", "concave"):
-        raise ValueError(f"the objective must be concave or affine to maximise; {objective.name!r} is {objective.curvature}")
+        raise ValueError(
+            f"the objective must be concave or affine to maximise; {objective.name!r} is {objective.curvature}"
+        )
     if objective.shape != (S, A):
-        raise ValueError(f"objective {objective.name!r} has shape {objective.shape}; the model has (S, A) = {(S, A)}")
+        raise ValueError(
+            f"objective {objective.name!r} has shape {objective.shape}; the model has (S, A) = {(S, A)}"
+        )
     cons = list(constraints)
     for i, item in enumerate(cons):
-        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], OccupancyFunction)):
-            raise TypeError(f"constraints[{i}] must be a pair (OccupancyFunction, threshold); got {item!r}")
+        if not (
+            isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], OccupancyFunction)
+        ):
+            raise TypeError(
+                f"constraints[{i}] must be a pair (OccupancyFunction, threshold); got {item!r}"
+            )
         G, b = item
         if G.curvature not in ("affine", "convex"):
-            raise ValueError(f"constraints[{i}] ({G.name!r}) must be convex or affine for G <= b; it is {G.curvature}")
+            raise ValueError(
+                f"constraints[{i}] ({G.name!r}) must be convex or affine for G <= b; it is {G.curvature}"
+            )
         if G.shape != (S, A):
-            raise ValueError(f"constraints[{i}] ({G.name!r}) has shape {G.shape}; the model has (S, A) = {(S, A)}")
+            raise ValueError(
+                f"constraints[{i}] ({G.name!r}) has shape {G.shape}; the model has (S, A) = {(S, A)}"
+            )
         # real_scalar: numpy integers and 0-d arrays are numbers too (np.int64(0) was refused, and an
         # int beyond the float range crashed in np.isfinite)
         if not math.isfinite(real_scalar(b)):
@@ -485,11 +513,20 @@ def solve_general_utility(
     # scales (exact in floating point; 1 for unit-scale problems, which are solved as before)
     rho = _scale(objective, S, A)
     rhos = [_scale(G, S, A, float(b)) for G, b in cons]
-    gcons = [_unit(G.expression(d), r) <= float(b) / r for (G, b), r in zip(cons, rhos, strict=True)]
-    extra = [k for f in [objective] + [G for G, _ in cons] if f.domain is not None for k in f.domain(d)]
-    prob = cp.Problem(cp.Maximize(_unit(objective.expression(d), rho)), [flow, nonneg, *gcons, *extra])
+    gcons = [
+        _unit(G.expression(d), r) <= float(b) / r for (G, b), r in zip(cons, rhos, strict=True)
+    ]
+    extra = [
+        k for f in [objective] + [G for G, _ in cons] if f.domain is not None for k in f.domain(d)
+    ]
+    prob = cp.Problem(
+        cp.Maximize(_unit(objective.expression(d), rho)), [flow, nonneg, *gcons, *extra]
+    )
     if solver is None:
-        ladder = [("CLARABEL", {**_clarabel_tolerances(e), **(solver_options or {})}) for e in (12, 11, 10)]
+        ladder = [
+            ("CLARABEL", {**_clarabel_tolerances(e), **(solver_options or {})})
+            for e in (12, 11, 10)
+        ]
         ladder.append(("CLARABEL", dict(solver_options or {})))
         if solver_options is None:  # (options meant for CLARABEL would not fit SCS)
             ladder.append(("SCS", {"eps_abs": 1e-12, "eps_rel": 1e-12, "max_iters": 100_000}))
@@ -498,10 +535,14 @@ def solve_general_utility(
     best: tuple[float, dict[str, Any]] | None = None
     statuses = []
     for name, opts in ladder:
-        with warnings.catch_warnings():  # the status is reported; the KKT residual is the certificate
+        with (
+            warnings.catch_warnings()
+        ):  # the status is reported; the KKT residual is the certificate
             warnings.simplefilter("ignore", UserWarning)
             try:
-                prob.solve(solver=name, warm_start=False, **opts)  # a fresh solve: a warm start reused rung 1's settings
+                prob.solve(
+                    solver=name, warm_start=False, **opts
+                )  # a fresh solve: a warm start reused rung 1's settings
             except cp.error.SolverError as exc:
                 statuses.append(f"{name}: {exc}")
                 continue
@@ -530,7 +571,8 @@ def solve_general_utility(
             best = (out["kkt_residual"], out)
     if best is None:
         raise SolverError(
-            f"cvxpy found no optimum of the general-utility program ({'; '.join(statuses)})", status=prob.status
+            f"cvxpy found no optimum of the general-utility program ({'; '.join(statuses)})",
+            status=prob.status,
         )
     out = best[1]
     out["slater_slack"] = _slater_slack(d, flow, nonneg, cons, gcons, extra, rhos)
@@ -542,7 +584,11 @@ def solve_general_utility(
         # round-off (d ~ 1e-13 on unused pairs) must not join recurrent classes, else the check
         # below would depend on the sign of that noise
         D, pol = out["occupancy"], out["policy"]
-        used = (D > 1e-9) | (pol == pol.max(axis=-1, keepdims=True)) | ~(D.sum(-1, keepdims=True) > 1e-9)
+        used = (
+            (D > 1e-9)
+            | (pol == pol.max(axis=-1, keepdims=True))
+            | ~(D.sum(-1, keepdims=True) > 1e-9)
+        )
         Ppol = np.where(used, pol, 0.0)
         cs = _structures((Ppol[:, None, :] @ to_numpy(mdp.P))[:, 0, :])[0]
         if not cs.unichain:
@@ -558,7 +604,9 @@ SLATER_TOL = 1e-8
 tolerance (CLARABEL's default) of the program that computes ``ξ``, so ``ξ`` is known only to about this."""
 
 
-def _slater_slack(d: Any, flow: Any, nonneg: Any, cons: list, gcons: list, extra: list, rhos: Sequence[float]) -> float:
+def _slater_slack(
+    d: Any, flow: Any, nonneg: Any, cons: list, gcons: list, extra: list, rhos: Sequence[float]
+) -> float:
     """``ξ = max_{d ∈ 𝒟} min_i (b_i − G_i(d))/ρ_i`` over the non-affine ``G_i`` (capped at 1), by cvxpy.
 
     Affine constraints stay as they are (they need no strict feasibility: refined Slater condition,
@@ -571,7 +619,9 @@ def _slater_slack(d: Any, flow: Any, nonneg: Any, cons: list, gcons: list, extra
     if not curved:
         return math.inf
     t = cp.Variable()
-    strict = [_unit(cons[i][0].expression(d), rhos[i]) + t <= float(cons[i][1]) / rhos[i] for i in curved]
+    strict = [
+        _unit(cons[i][0].expression(d), rhos[i]) + t <= float(cons[i][1]) / rhos[i] for i in curved
+    ]
     affine = [gcons[i] for i in range(len(cons)) if i not in curved]
     prob = cp.Problem(cp.Maximize(t), [flow, nonneg, *affine, *extra, *strict, t <= 1.0])
     with warnings.catch_warnings():
@@ -621,8 +671,17 @@ def _unit(expr: Any, rho: float) -> Any:
 
 
 def _certify(
-    x: np.ndarray, nu: np.ndarray, lam: np.ndarray, cons: list, objective: OccupancyFunction,
-    M: np.ndarray, c: np.ndarray, S: int, A: int, rho: float, rhos: Sequence[float],
+    x: np.ndarray,
+    nu: np.ndarray,
+    lam: np.ndarray,
+    cons: list,
+    objective: OccupancyFunction,
+    M: np.ndarray,
+    c: np.ndarray,
+    S: int,
+    A: int,
+    rho: float,
+    rhos: Sequence[float],
 ) -> dict[str, Any]:
     """Policy, values and the KKT residual of a primal-dual point of the solved program.
 
@@ -637,8 +696,12 @@ def _certify(
     pi = np.where(visited[:, None], D / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
     rhos = np.asarray(rhos, dtype=float)  # one per constraint
     lam_u = np.maximum(np.asarray(lam, dtype=float), 0.0)  # the solved program's multipliers
-    with np.errstate(over="ignore", invalid="ignore"):  # (reported as computed; the certificate is below)
-        lam = np.ldexp(lam_u, math.frexp(rho)[1] - np.frexp(rhos)[1])  # λ ρ/ρ_i, no intermediate overflow
+    with np.errstate(
+        over="ignore", invalid="ignore"
+    ):  # (reported as computed; the certificate is below)
+        lam = np.ldexp(
+            lam_u, math.frexp(rho)[1] - np.frexp(rhos)[1]
+        )  # λ ρ/ρ_i, no intermediate overflow
         gvals = np.array([G.value(D) for G, _ in cons])
         grad = objective.gradient(D)
         gradG = [np.asarray(G.gradient(D), dtype=float) for G, _ in cons]
@@ -646,9 +709,14 @@ def _certify(
         # reduced gradient in the solved (unit) scale, optimal iff g <= 0 and g ⊙ d = 0 (g = −s/ρ). Formed
         # in the original units (ρν with ρ = 2^1023 for rewards 1.7e308) it overflowed to NaN in every
         # coordinate, so no sign condition was checked, and for subnormal rewards it lost bits
-        g = (np.asarray(grad, dtype=float).reshape(-1) / rho
-             - sum((lam_u[i] * gradG[i].reshape(-1) / rhos[i] for i in range(len(cons))), np.zeros(S * A))
-             - M.T @ np.asarray(nu, dtype=float).reshape(-1))
+        g = (
+            np.asarray(grad, dtype=float).reshape(-1) / rho
+            - sum(
+                (lam_u[i] * gradG[i].reshape(-1) / rhos[i] for i in range(len(cons))),
+                np.zeros(S * A),
+            )
+            - M.T @ np.asarray(nu, dtype=float).reshape(-1)
+        )
     fin = np.isfinite(g)
     bs = np.array([float(b) for _, b in cons])
     viol = (gvals - bs) / rhos
@@ -662,15 +730,32 @@ def _certify(
         np.max(np.abs(lam_u * viol), initial=0.0),
     ]
     return dict(
-        occupancy=D, policy=pi, value=float(objective.value(D)), constraint_values=gvals, duals=lam,
-        shadow_reward=grad, lagrangian_reward=lgrad, kkt_residual=float(max(parts)),
+        occupancy=D,
+        policy=pi,
+        value=float(objective.value(D)),
+        constraint_values=gvals,
+        duals=lam,
+        shadow_reward=grad,
+        lagrangian_reward=lgrad,
+        kkt_residual=float(max(parts)),
     )
 
 
 def _polish(
-    x: np.ndarray, nu: np.ndarray, lam: np.ndarray, cons: list, objective: OccupancyFunction,
-    M: np.ndarray, c: np.ndarray, S: int, A: int, rho: float, rhos: Sequence[float],
-    *, steps: int = 12, delta: float = 1e-4,
+    x: np.ndarray,
+    nu: np.ndarray,
+    lam: np.ndarray,
+    cons: list,
+    objective: OccupancyFunction,
+    M: np.ndarray,
+    c: np.ndarray,
+    S: int,
+    A: int,
+    rho: float,
+    rhos: Sequence[float],
+    *,
+    steps: int = 12,
+    delta: float = 1e-4,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Newton refinement of a solver's point on its active set, in log-occupancy coordinates.
 
@@ -701,14 +786,23 @@ def _polish(
     def grads(z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
         D = z.reshape(S, A)
         with np.errstate(all="ignore"):
-            return (np.asarray(objective.gradient(D), dtype=float).reshape(-1) / rho,
-                    [np.asarray(G.gradient(D), dtype=float).reshape(-1) / r for (G, _), r in zip(cons, rhos, strict=True)])
+            return (
+                np.asarray(objective.gradient(D), dtype=float).reshape(-1) / rho,
+                [
+                    np.asarray(G.gradient(D), dtype=float).reshape(-1) / r
+                    for (G, _), r in zip(cons, rhos, strict=True)
+                ],
+            )
 
     gF, gG = grads(np.clip(x, 0.0, None))
     with np.errstate(all="ignore"):
         g = gF - sum((lam[i] * gG[i] for i in range(m)), np.zeros(n)) - M.T @ nu
-        viol = np.array([(G.value(np.clip(x, 0.0, None).reshape(S, A)) - b) / r
-                         for (G, b), r in zip(cons, rhos, strict=True)])
+        viol = np.array(
+            [
+                (G.value(np.clip(x, 0.0, None).reshape(S, A)) - b) / r
+                for (G, b), r in zip(cons, rhos, strict=True)
+            ]
+        )
     pos = np.isfinite(g) & (x > 0) & (x >= -g)
     act = [i for i in range(m) if lam[i] > 0 and lam[i] >= -viol[i]]
     if not pos.any():
@@ -716,7 +810,9 @@ def _polish(
     P = np.flatnonzero(pos)
     k, p = len(act), P.size
 
-    def residual(u: np.ndarray, nu: np.ndarray, la: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def residual(
+        u: np.ndarray, nu: np.ndarray, la: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         z = np.zeros(n)
         z[P] = np.exp(u)
         gF, gG = grads(z)
@@ -747,11 +843,11 @@ def _polish(
             hm = fm - sum((la[a] * Gm[i] for a, i in enumerate(act)), np.zeros(n))
             J[:p, col] = (hp[P] - hm[P]) / (2 * delta)
         gF, gG = grads(z)
-        J[:p, p:p + nu.size] = -M.T[P]
+        J[:p, p : p + nu.size] = -M.T[P]
         for a, i in enumerate(act):
             J[:p, p + nu.size + a] = -gG[i][P]
             J[p + M.shape[0] + a, :p] = gG[i][P] * z[P]
-        J[p:p + M.shape[0], :p] = M[:, P] * z[P]
+        J[p : p + M.shape[0], :p] = M[:, P] * z[P]
         if not np.all(np.isfinite(J)):
             return None
         step = np.linalg.lstsq(J, -e, rcond=None)[0]
@@ -759,13 +855,13 @@ def _polish(
         while t > 1e-6:
             du = t * step[:p]
             if np.max(np.abs(du), initial=0.0) <= 30.0:  # keep exp(u) representable
-                new = residual(u + du, nu + t * step[p:p + nu.size], la + t * step[p + nu.size:])
+                new = residual(u + du, nu + t * step[p : p + nu.size], la + t * step[p + nu.size :])
                 if new is not None and float(np.max(np.abs(new[1]))) < err:
                     break
             t /= 2
         else:
             break
-        u, nu, la = u + t * step[:p], nu + t * step[p:p + nu.size], la + t * step[p + nu.size:]
+        u, nu, la = u + t * step[:p], nu + t * step[p : p + nu.size], la + t * step[p + nu.size :]
         cur, improved = new, True
     if not improved:
         return None

@@ -49,12 +49,22 @@ def _bounds_for(cmdp: ConstrainedMDP, res, T: int):
     xi, _ = slater_slack(cmdp)
     _, lam_star = slater_dual_radius(gamma=g, slack=xi, reward_span=float(np.ptp(R)))
     return npg_pd_bounds(
-        res.trace.iteration, gamma=g, eta1=eta1, eta2=eta2, Lambda=res.Lambda, cost_deviation=G,
-        n_actions=cmdp.A, reward_span=float(np.ptp(R)), cost_span=np.ptp(C, axis=(1, 2)), lam_star_l1=lam_star,
+        res.trace.iteration,
+        gamma=g,
+        eta1=eta1,
+        eta2=eta2,
+        Lambda=res.Lambda,
+        cost_deviation=G,
+        n_actions=cmdp.A,
+        reward_span=float(np.ptp(R)),
+        cost_span=np.ptp(C, axis=(1, 2)),
+        lam_star_l1=lam_star,
     )
 
 
-def _random_cmdp(seed: int, S: int = 5, A: int = 3, gamma: float = 0.8, frac: float = 0.3) -> ConstrainedMDP:
+def _random_cmdp(
+    seed: int, S: int = 5, A: int = 3, gamma: float = 0.8, frac: float = 0.3
+) -> ConstrainedMDP:
     rng = np.random.default_rng(seed)
     P = rng.dirichlet(np.ones(S), size=(S, A))
     mdp = FiniteMDP(P, rng.random((S, A)), gamma)
@@ -95,18 +105,24 @@ def test_npg_pd_limit_matches_the_lp_optimum():
     # averaged occupancy's values are the averaged values
     assert value == pytest.approx(res.reference - res.trace["avg_gap"][-1], abs=1e-9)
     assert abs(value - sol.value) <= 0.01 * abs(sol.value)
-    assert float(np.max(np.asarray(costs) - np.asarray(cmdp.b))) <= 0.01 * float(np.asarray(cmdp.b)[0])
+    assert float(np.max(np.asarray(costs) - np.asarray(cmdp.b))) <= 0.01 * float(
+        np.asarray(cmdp.b)[0]
+    )
 
 
 def test_npg_pd_step_reference_values():
     """One state, γ = 0: A_L(a) = r(a) − λc(a) − Σ π(r − λc); the NPG step multiplies π by exp(η A_L)."""
     mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.0)
     cmdp = ConstrainedMDP(mdp, np.array([[[0.0, 2.0]]]), np.array([0.5]))
-    pi, lam = npg_pd_step(cmdp, np.full((1, 2), 0.5), np.array([1.0]), eta1=math.log(3), eta2=0.5, Lambda=10.0)
+    pi, lam = npg_pd_step(
+        cmdp, np.full((1, 2), 0.5), np.array([1.0]), eta1=math.log(3), eta2=0.5, Lambda=10.0
+    )
     # Lagrangian reward (0, 1 − 2) = (0, −1): A_L = (1/2, −1/2) → weights (√3, 1/√3) → (3/4, 1/4)
     np.testing.assert_allclose(pi, [[0.75, 0.25]], atol=1e-12)
     assert lam.tolist() == [1.0 + 0.5 * (1.0 - 0.5)]
-    _, lam2 = npg_pd_step(cmdp, np.array([[1.0, 0.0]]), np.array([0.1]), eta1=1.0, eta2=1.0, Lambda=10.0)
+    _, lam2 = npg_pd_step(
+        cmdp, np.array([[1.0, 0.0]]), np.array([0.1]), eta1=1.0, eta2=1.0, Lambda=10.0
+    )
     assert lam2.tolist() == [0.0]  # projection onto [0, Λ]
 
 
@@ -114,13 +130,17 @@ def test_slater_slack_paths_agree():
     """m = 1 by policy iteration and the m > 1 LP (a duplicated constraint) give the same ξ."""
     cmdp = _random_cmdp(3)
     xi1, pi1 = slater_slack(cmdp)
-    two = ConstrainedMDP(cmdp.mdp, np.concatenate([cmdp.C, cmdp.C]), np.concatenate([cmdp.b, cmdp.b]))
+    two = ConstrainedMDP(
+        cmdp.mdp, np.concatenate([cmdp.C, cmdp.C]), np.concatenate([cmdp.b, cmdp.b])
+    )
     xi2, pi2 = slater_slack(two)
     assert xi1 == pytest.approx(xi2, abs=1e-8)
     _, c1 = evaluate_cmdp(cmdp, pi1)
     assert float(np.asarray(cmdp.b)[0] - np.asarray(c1)[0]) == pytest.approx(xi1, abs=1e-9)
     lam = solve_cmdp(cmdp).duals
-    Lam, lam_max = slater_dual_radius(gamma=cmdp.gamma, slack=xi1, reward_span=float(np.ptp(np.asarray(cmdp.mdp.R))))
+    Lam, lam_max = slater_dual_radius(
+        gamma=cmdp.gamma, slack=xi1, reward_span=float(np.ptp(np.asarray(cmdp.mdp.R)))
+    )
     assert float(np.sum(lam)) <= lam_max + 1e-9 and Lam == 2 * lam_max
 
 
@@ -152,10 +172,18 @@ def test_general_utility_pd_with_linear_utility_is_the_cmdp_method():
     cmdp = _random_cmdp(2, S=4, A=2)
     g = cmdp.gamma
     R, C, b = np.asarray(cmdp.mdp.R), np.asarray(cmdp.C), np.asarray(cmdp.b)
-    gu = general_utility_primal_dual(cmdp.mdp, linear_utility(R), [(linear_utility(C[0]), (1 - g) * b[0])],
-                                     iterations=300, eta_theta=10.0, eta_mu=10.0, Lambda=20.0)
-    lp = lagrangian_policy_gradient(cmdp, iterations=300, eta_theta=10.0 * (1 - g), eta_lambda=10.0 * (1 - g),
-                                    Lambda=20.0)
+    gu = general_utility_primal_dual(
+        cmdp.mdp,
+        linear_utility(R),
+        [(linear_utility(C[0]), (1 - g) * b[0])],
+        iterations=300,
+        eta_theta=10.0,
+        eta_mu=10.0,
+        Lambda=20.0,
+    )
+    lp = lagrangian_policy_gradient(
+        cmdp, iterations=300, eta_theta=10.0 * (1 - g), eta_lambda=10.0 * (1 - g), Lambda=20.0
+    )
     np.testing.assert_allclose(gu.theta, lp.theta, atol=1e-10)
     np.testing.assert_allclose(gu.duals, lp.duals, atol=1e-12)
     np.testing.assert_allclose(gu.trace["gap"] / (1 - g), lp.trace["gap"], atol=1e-10)
@@ -169,8 +197,14 @@ def _entropy_problem(seed: int = 0, beta: float = 0.1):
     R = np.asarray(mdp.R)
     H = entropy_utility(S, A)
     lin = linear_utility(R)
-    F = OccupancyFunction("reward+entropy", "concave", lambda d: lin.expression(d) + beta * H.expression(d),
-                          lambda d: lin.value(d) + beta * H.value(d), lambda d: R + beta * H.gradient(d), (S, A))
+    F = OccupancyFunction(
+        "reward+entropy",
+        "concave",
+        lambda d: lin.expression(d) + beta * H.expression(d),
+        lambda d: lin.value(d) + beta * H.value(d),
+        lambda d: R + beta * H.gradient(d),
+        (S, A),
+    )
     C = rng.random((S, A))
     G = linear_utility(C)
     free = solve_general_utility(mdp, F)
@@ -182,8 +216,16 @@ def test_general_utility_pd_reaches_the_convex_program_optimum():
     """Entropy-regularised utility (strictly concave): exact PD (δ = 0) converges to solve_general_utility."""
     mdp, F, G, b = _entropy_problem()
     sol = solve_general_utility(mdp, F, [(G, b)])
-    res = general_utility_primal_dual(mdp, F, [(G, b)], iterations=3000, eta_theta=10.0, eta_mu=0.3, Lambda=10.0,
-                                      reference=sol.value)
+    res = general_utility_primal_dual(
+        mdp,
+        F,
+        [(G, b)],
+        iterations=3000,
+        eta_theta=10.0,
+        eta_mu=0.3,
+        Lambda=10.0,
+        reference=sol.value,
+    )
     assert abs(res.trace["gap"][-1]) < 1e-4
     assert res.trace["violation"][-1] < 1e-4
     assert res.duals[0] == pytest.approx(sol.duals[0], abs=1e-2)
@@ -198,8 +240,17 @@ def test_fosp_residual_scales_like_t_to_the_minus_two_thirds():
     out = []
     for T in Ts:
         et, em, de = fosp_schedule(T, eta_theta=10.0, eta_mu=1.0, delta_scale=0.05)
-        r = general_utility_primal_dual(mdp, F, [(G, b)], iterations=T, eta_theta=et, eta_mu=em, Lambda=10.0,
-                                        delta=de, reference=0.0)
+        r = general_utility_primal_dual(
+            mdp,
+            F,
+            [(G, b)],
+            iterations=T,
+            eta_theta=et,
+            eta_mu=em,
+            Lambda=10.0,
+            delta=de,
+            reference=0.0,
+        )
         out.append(r.trace["fosp"][-1])
     slope = np.polyfit(np.log(Ts), np.log(out), 1)[0]
     assert abs(slope - (-2 / 3)) <= 0.1
@@ -215,8 +266,12 @@ def test_general_utility_pd_sample_based_is_reproducible_and_improves():
 
 
 def test_fosp_residual_reference():
-    assert fosp_residual([3.0, 4.0], [0.0], [-1.0], eta_mu=1.0, Lambda=5.0) == 25.0  # dual already stationary
-    assert fosp_residual([0.0], [4.0], [2.0], eta_mu=1.0, Lambda=5.0) == 1.0  # projection clips at Λ
+    assert (
+        fosp_residual([3.0, 4.0], [0.0], [-1.0], eta_mu=1.0, Lambda=5.0) == 25.0
+    )  # dual already stationary
+    assert (
+        fosp_residual([0.0], [4.0], [2.0], eta_mu=1.0, Lambda=5.0) == 1.0
+    )  # projection clips at Λ
 
 
 # -------------------------------------------------------------------- two-stage
@@ -278,8 +333,17 @@ def test_two_stage_calibrated_validates_before_any_solve(monkeypatch, kw, msg):
 def test_bound_functions_reference_and_validation():
     eta1, eta2 = npg_pd_step_sizes(400, gamma=0.9, n_actions=4)
     assert eta1 == pytest.approx(2 * math.log(4)) and eta2 == pytest.approx(0.2 / 20)
-    bd = npg_pd_bounds([1, 4], gamma=0.5, eta1=1.0, eta2=0.5, Lambda=4.0, cost_deviation=1.0, n_actions=1,
-                       reward_span=0.0, cost_span=0.0)
+    bd = npg_pd_bounds(
+        [1, 4],
+        gamma=0.5,
+        eta1=1.0,
+        eta2=0.5,
+        Lambda=4.0,
+        cost_deviation=1.0,
+        n_actions=1,
+        reward_span=0.0,
+        cost_span=0.0,
+    )
     # P_t = 0 here: gap = η2 G²/2, violation = (Λ²/(2η2 t) + η2 G²/2)/(Λ − Λ/2)
     np.testing.assert_allclose(bd.gap, [0.25, 0.25])
     np.testing.assert_allclose(bd.violation, [(16 / 1 + 0.25) / 2, (16 / 4 + 0.25) / 2])
@@ -287,8 +351,16 @@ def test_bound_functions_reference_and_validation():
     assert fosp_rate([8.0], C=1.0)[0] == pytest.approx(0.25)
     assert fosp_schedule(8)[2] == pytest.approx(0.5)
     with pytest.raises(ValueError, match="Lambda must exceed"):
-        npg_pd_bounds([1], gamma=0.5, eta1=1.0, eta2=1.0, Lambda=1.0, cost_deviation=1.0, n_actions=2,
-                      lam_star_l1=2.0)
+        npg_pd_bounds(
+            [1],
+            gamma=0.5,
+            eta1=1.0,
+            eta2=1.0,
+            Lambda=1.0,
+            cost_deviation=1.0,
+            n_actions=2,
+            lam_star_l1=2.0,
+        )
     with pytest.raises(ValueError, match="gamma must be"):
         npg_pd_step_sizes(10, gamma=1.0, n_actions=2)
     with pytest.raises(ValueError, match="slack must be"):
@@ -296,7 +368,9 @@ def test_bound_functions_reference_and_validation():
     with pytest.raises(ValueError, match="phi must lie"):
         truncation_envelope([1], phi=1.0)
     with pytest.raises(ValueError, match="t must be >= 1"):
-        npg_pd_bounds([0], gamma=0.5, eta1=1.0, eta2=1.0, Lambda=1.0, cost_deviation=1.0, n_actions=2)
+        npg_pd_bounds(
+            [0], gamma=0.5, eta1=1.0, eta2=1.0, Lambda=1.0, cost_deviation=1.0, n_actions=2
+        )
 
 
 # ------------------------------------------------------------------ validation
@@ -321,13 +395,31 @@ def test_validation_messages():
     with pytest.raises(TypeError, match="rng must be"):
         sample_npg_primal_dual(cmdp, iterations=2, rollouts=1, rng="x")
     with pytest.raises(ValueError, match="needs rng"):
-        general_utility_primal_dual(cmdp.mdp, linear_utility(cmdp.mdp.R), iterations=2, eta_theta=1.0,
-                                    eta_mu=1.0, Lambda=1.0, rollouts=2, reference=0.0)
+        general_utility_primal_dual(
+            cmdp.mdp,
+            linear_utility(cmdp.mdp.R),
+            iterations=2,
+            eta_theta=1.0,
+            eta_mu=1.0,
+            Lambda=1.0,
+            rollouts=2,
+            reference=0.0,
+        )
     with pytest.raises(ValueError, match="delta must be"):
-        general_utility_primal_dual(cmdp.mdp, linear_utility(cmdp.mdp.R), iterations=2, eta_theta=1.0,
-                                    eta_mu=1.0, Lambda=1.0, delta=-1.0, reference=0.0)
+        general_utility_primal_dual(
+            cmdp.mdp,
+            linear_utility(cmdp.mdp.R),
+            iterations=2,
+            eta_theta=1.0,
+            eta_mu=1.0,
+            Lambda=1.0,
+            delta=-1.0,
+            reference=0.0,
+        )
     with pytest.raises(TypeError, match="objective must be an OccupancyFunction"):
-        general_utility_primal_dual(cmdp.mdp, np.zeros((3, 2)), iterations=2, eta_theta=1.0, eta_mu=1.0, Lambda=1.0)
+        general_utility_primal_dual(
+            cmdp.mdp, np.zeros((3, 2)), iterations=2, eta_theta=1.0, eta_mu=1.0, Lambda=1.0
+        )
 
 
 # ------------------------------------------------- validation outside the drawn ranges
@@ -337,8 +429,16 @@ def test_general_utility_threshold_must_be_finite_number(threshold) -> None:
     # nan threshold surfaced as "R must be finite", and inf / bool / str ran silently.
     mdp, F, G, _ = _entropy_problem()
     with pytest.raises(ValueError, match=r"constraints\[0\] threshold must be a finite number"):
-        general_utility_primal_dual(mdp, F, [(G, threshold)], iterations=2, eta_theta=1.0, eta_mu=1.0,
-                                    Lambda=1.0, reference=0.0)
+        general_utility_primal_dual(
+            mdp,
+            F,
+            [(G, threshold)],
+            iterations=2,
+            eta_theta=1.0,
+            eta_mu=1.0,
+            Lambda=1.0,
+            reference=0.0,
+        )
 
 
 def test_general_utility_numpy_threshold_equals_float() -> None:
@@ -349,13 +449,22 @@ def test_general_utility_numpy_threshold_equals_float() -> None:
     np.testing.assert_array_equal(a.theta, c.theta)
 
 
-@pytest.mark.parametrize(("args", "match"), [
-    (([0.0], [1.0, 2.0], [0.0]), r"mu and G_minus_b must be vectors of one length m; got shapes \(2,\) and \(1,\)"),
-    (([0.0], [[1.0]], [[0.0]]), r"mu and G_minus_b must be vectors"),
-    (([0.0], [float("nan")], [0.0]), r"mu must be finite; mu\.flat\[0\] = nan"),
-    (([0.0, float("inf")], [0.0], [0.0]), r"grad_theta must be finite; grad_theta\.flat\[1\] = inf"),
-    (([0.0], [0.0], [float("nan")]), r"G_minus_b must be finite"),
-])
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (
+            ([0.0], [1.0, 2.0], [0.0]),
+            r"mu and G_minus_b must be vectors of one length m; got shapes \(2,\) and \(1,\)",
+        ),
+        (([0.0], [[1.0]], [[0.0]]), r"mu and G_minus_b must be vectors"),
+        (([0.0], [float("nan")], [0.0]), r"mu must be finite; mu\.flat\[0\] = nan"),
+        (
+            ([0.0, float("inf")], [0.0], [0.0]),
+            r"grad_theta must be finite; grad_theta\.flat\[1\] = inf",
+        ),
+        (([0.0], [0.0], [float("nan")]), r"G_minus_b must be finite"),
+    ],
+)
 def test_fosp_residual_rejects_mismatched_or_nonfinite(args, match) -> None:
     # Before the fix mu of length 2 against G_minus_b of length 1 broadcast to 1.0 and nan returned nan.
     with pytest.raises(ValueError, match=match):

@@ -47,33 +47,48 @@ def test_npg_pd_average_violation_does_not_overflow_where_the_values_do_not():
     tr = res.trace.metrics
     assert np.all(tr["violation"] > 1e307)
     for t in range(4):
-        assert tr["avg_violation"][t] == pytest.approx(np.mean(tr["violation"][: t + 1] / 2.0**1000) * 2.0**1000,
-                                                       rel=1e-13)
+        assert tr["avg_violation"][t] == pytest.approx(
+            np.mean(tr["violation"][: t + 1] / 2.0**1000) * 2.0**1000, rel=1e-13
+        )
 
 
 @pytest.mark.parametrize(
     "call, name",
     [
         (lambda c: npg_primal_dual(c, iterations=2, Lambda=1.0, reference=1.0), "npg_primal_dual"),
-        (lambda c: sample_npg_primal_dual(c, iterations=2, rollouts=1, rng=0, Lambda=1.0, reference=1.0),
-         "sample_npg_primal_dual"),
-        (lambda c: lagrangian_policy_gradient(c, iterations=2, eta_theta=0.1, eta_lambda=0.1, Lambda=1.0,
-                                              reference=1.0), "lagrangian_policy_gradient"),
+        (
+            lambda c: sample_npg_primal_dual(
+                c, iterations=2, rollouts=1, rng=0, Lambda=1.0, reference=1.0
+            ),
+            "sample_npg_primal_dual",
+        ),
+        (
+            lambda c: lagrangian_policy_gradient(
+                c, iterations=2, eta_theta=0.1, eta_lambda=0.1, Lambda=1.0, reference=1.0
+            ),
+            "lagrangian_policy_gradient",
+        ),
     ],
 )
 def test_values_beyond_the_range_are_refused_with_the_driver_named(call, name):
     cmdp = _cmdp(R_scale=1.7e308)  # V_r ~ 5·1.7e308 > 1.8e308
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=rf"^{name}: evaluate_policy: the values V\^pi left the float64 range "
-                                             r"\(batch index \(0,\)\): max\|R\| = .* at gamma = 0\.9 .*"
-                                             r"\(batch index 0 is the reward r, i \+ 1 the cost c_i\)$"):
+        with pytest.raises(
+            ValueError,
+            match=rf"^{name}: evaluate_policy: the values V\^pi left the float64 range "
+            r"\(batch index \(0,\)\): max\|R\| = .* at gamma = 0\.9 .*"
+            r"\(batch index 0 is the reward r, i \+ 1 the cost c_i\)$",
+        ):
             call(cmdp)
 
 
 def test_npg_pd_step_names_itself_and_the_lagrangian_reward():
     cmdp = _cmdp(R_scale=1.7e308)
-    with pytest.raises(ValueError, match=r"^npg_pd_step: .*left the float64 range.*\(the Lagrangian reward r − λ·c\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^npg_pd_step: .*left the float64 range.*\(the Lagrangian reward r − λ·c\)$",
+    ):
         npg_pd_step(cmdp, np.full((3, 2), 0.5), np.zeros(1), eta1=1.0, eta2=1.0, Lambda=1.0)
 
 
@@ -83,8 +98,11 @@ def test_sample_npg_pd_at_rewards_1e307_refuses_the_logit_step_located():
     cmdp = _cmdp(R_scale=1e307)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"^sample_npg_primal_dual: the logit step eta1 A_L/\(1-gamma\) left the "
-                                             r"float64 range: .*first non-finite entry \(s=\d, a=\d\)"):
+        with pytest.raises(
+            ValueError,
+            match=r"^sample_npg_primal_dual: the logit step eta1 A_L/\(1-gamma\) left the "
+            r"float64 range: .*first non-finite entry \(s=\d, a=\d\)",
+        ):
             sample_npg_primal_dual(cmdp, iterations=3, rollouts=2, rng=0, Lambda=1.0)
 
 
@@ -92,22 +110,31 @@ def test_sample_npg_pd_rollout_sums_are_scale_covariant():
     # Q̂ of rewards r·2^1020 (1.1e307; values up to 1.1e308, in range) is Q̂ of r times 2^1020 bit for bit
     # (the sums are taken in units of 2^e: a roll-out longer than ~16 steps overflowed them before); with
     # eta1 scaled by 2^-1020 the whole run is the unit run's: the same policies and multipliers
-    unit = sample_npg_primal_dual(_cmdp(), iterations=3, rollouts=2, rng=4, Lambda=1.0, reference=1.0, eta1=1.0)
+    unit = sample_npg_primal_dual(
+        _cmdp(), iterations=3, rollouts=2, rng=4, Lambda=1.0, reference=1.0, eta1=1.0
+    )
     big_c = _cmdp(R_scale=2.0**1020)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        big = sample_npg_primal_dual(big_c, iterations=3, rollouts=2, rng=4, Lambda=1.0, reference=1.0,
-                                     eta1=2.0**-1020)
+        big = sample_npg_primal_dual(
+            big_c, iterations=3, rollouts=2, rng=4, Lambda=1.0, reference=1.0, eta1=2.0**-1020
+        )
     np.testing.assert_array_equal(big.policy, unit.policy)
     np.testing.assert_array_equal(big.duals, unit.duals)
 
 
 def test_two_stage_refuses_an_uncertifiable_soft_value_bound_located():
     cmdp = _cmdp(R_scale=1.7e308)
-    with pytest.raises(ValueError, match=r"^two_stage_constrained_ac: the soft-value bound of stage 2 \(reward r \+ "
-                                         r"Σ_i w_i log π_i\) left the float64 range: max\|R\| = .* at gamma = 0\.9, "
-                                         r"temperature 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"^two_stage_constrained_ac: the soft-value bound of stage 2 \(reward r \+ "
+        r"Σ_i w_i log π_i\) left the float64 range: max\|R\| = .* at gamma = 0\.9, "
+        r"temperature 1",
+    ):
         two_stage_constrained_ac(cmdp, weights=[1.0])
     big_c = _cmdp(C_scale=1.7e308, b=1e308)
-    with pytest.raises(ValueError, match=r"^two_stage_constrained_ac: the soft-value bound of stage 1 \(reward -c_0\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"^two_stage_constrained_ac: the soft-value bound of stage 1 \(reward -c_0\)",
+    ):
         two_stage_constrained_ac(big_c, weights=[1.0])

@@ -26,7 +26,9 @@ from rltheory.mdp import (
 from rltheory.testing import average_reward_mdps, constrained_mdps, discounts, policies
 
 
-def _instance(seed: int, S: int, A: int, m: int, gamma: float | None, tighten: float) -> ConstrainedMDP:
+def _instance(
+    seed: int, S: int, A: int, m: int, gamma: float | None, tighten: float
+) -> ConstrainedMDP:
     """Random CMDP with generic rewards/costs and thresholds that a random policy meets.
 
     ``b = tighten · V_C^{π0} + (1 − tighten) · min_π V_C`` per constraint, with ``π0`` a random
@@ -43,8 +45,12 @@ def _instance(seed: int, S: int, A: int, m: int, gamma: float | None, tighten: f
     pi0 = rng.dirichlet(np.ones(A), size=S)
     probe = ConstrainedMDP(mdp, C, np.zeros(m))
     _, c0 = evaluate_cmdp(probe, pi0)
-    lows = np.array([-dual_function(ConstrainedMDP(mdp.replace(R=-C[i]), C[:0], np.zeros(0)), np.zeros(0))[0]
-                     for i in range(m)])
+    lows = np.array(
+        [
+            -dual_function(ConstrainedMDP(mdp.replace(R=-C[i]), C[:0], np.zeros(0)), np.zeros(0))[0]
+            for i in range(m)
+        ]
+    )
     b = tighten * np.asarray(c0) + (1 - tighten) * lows
     return ConstrainedMDP(mdp, C, b)
 
@@ -90,15 +96,23 @@ def test_average_reward_two_state_closed_form():
     assert sol.value == pytest.approx(0.3, abs=1e-10)
     assert float(sol.duals[0]) == pytest.approx(1.0, abs=1e-9)
     value, costs = evaluate_cmdp(ConstrainedMDP(mdp, C, np.array([0.3])), sol.policy)
-    assert value == pytest.approx(0.3, abs=1e-10) and float(costs[0]) == pytest.approx(0.3, abs=1e-10)
+    assert value == pytest.approx(0.3, abs=1e-10) and float(costs[0]) == pytest.approx(
+        0.3, abs=1e-10
+    )
 
 
 # ---- theorems on random instances ---------------------------------------------------------
 
 
 @settings(max_examples=40)
-@given(st.integers(0, 2**31), st.integers(1, 5), st.integers(1, 3), st.integers(1, 2),
-       st.sampled_from([0.0, 0.5, 0.9]), st.sampled_from([0.5, 1.0, 1.5]))
+@given(
+    st.integers(0, 2**31),
+    st.integers(1, 5),
+    st.integers(1, 3),
+    st.integers(1, 2),
+    st.sampled_from([0.0, 0.5, 0.9]),
+    st.sampled_from([0.5, 1.0, 1.5]),
+)
 def test_discounted_cmdp_duality_slackness_and_evaluation(seed, S, A, m, gamma, tighten):
     cmdp = _instance(seed, S, A, m, gamma, tighten if m == 1 else max(tighten, 1.0))
     sol = solve_cmdp(cmdp)
@@ -182,7 +196,9 @@ def test_independent_cvxpy_formulation_agrees(seed, S, A, m):
     assert prob.value == pytest.approx(sol.value, abs=1e-6 * (1 + abs(sol.value)))
     np.testing.assert_allclose([c.dual_value for c in costs], sol.duals, atol=1e-5)
     # the general-utility solver with linear utilities is the same LP on normalised occupancies
-    gu = solve_general_utility(cmdp.mdp, linear_utility(R), [(linear_utility(C[i]), (1 - gamma) * b[i]) for i in range(m)])
+    gu = solve_general_utility(
+        cmdp.mdp, linear_utility(R), [(linear_utility(C[i]), (1 - gamma) * b[i]) for i in range(m)]
+    )
     assert gu.value == pytest.approx((1 - gamma) * sol.value, abs=1e-7)
     np.testing.assert_allclose(gu.duals, sol.duals, atol=1e-5)
 
@@ -199,7 +215,9 @@ def test_value_is_concave_in_threshold_with_dual_slope():
     vals, lams = np.array(vals), np.array(lams)
     assert np.all(np.diff(vals) >= -1e-9)  # non-decreasing
     assert np.all(np.diff(vals, 2) <= 1e-8)  # concave
-    assert np.all(np.diff(lams) <= 1e-9)  # multipliers non-increasing (subgradients of a concave function)
+    assert np.all(
+        np.diff(lams) <= 1e-9
+    )  # multipliers non-increasing (subgradients of a concave function)
     # λ(b) lies between the right and left difference quotients (supergradient)
     h = 1e-6
     for b, lam in zip(bs[1:-1], lams[1:-1], strict=True):
@@ -217,13 +235,17 @@ def test_infeasible_threshold_raises_with_status():
     low = float(cmdp.b[0])  # tighten = 0: b equals the smallest achievable cost
     solve_cmdp(cmdp)  # exactly at the minimum: feasible
     bad = ConstrainedMDP(cmdp.mdp, cmdp.C, np.array([low - 0.01]))
-    with pytest.raises(SolverError, match=r"infeasible \(HiGHS status 2.*min_π V_C0\(μ\) = .* > b\[0\]") as info:
+    with pytest.raises(
+        SolverError, match=r"infeasible \(HiGHS status 2.*min_π V_C0\(μ\) = .* > b\[0\]"
+    ) as info:
         solve_cmdp(bad)
     assert info.value.status == 2
     # two constraints each satisfiable alone but not jointly: reward-free costs C0 = 1 − C1
     mdp = FiniteMDP(np.ones((1, 2, 1)), np.zeros((1, 2)), 0.5)
     both = ConstrainedMDP(mdp, np.array([[[1.0, 0.0]], [[0.0, 1.0]]]), np.array([0.5, 0.5]))
-    with pytest.raises(SolverError, match="each constraint is satisfiable alone, but not all at once"):
+    with pytest.raises(
+        SolverError, match="each constraint is satisfiable alone, but not all at once"
+    ):
         solve_cmdp(both)
 
 
@@ -233,7 +255,9 @@ def test_infeasibility_message_names_the_constraint_at_any_cost_scale(scale):
     # infeasible alone. An absolute 1e-9 slack read 2e-12 > 1e-12 as satisfiable at c = 1e-12.
     mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), 0.5)
     cmdp = ConstrainedMDP(mdp, scale * np.array([[[1.0, 2.0]]]), np.array([scale]))
-    with pytest.raises(SolverError, match=r"min_π V_C0\(μ\) = 2e[-+]\d+ > b\[0\] = 1e[-+]\d+") as info:
+    with pytest.raises(
+        SolverError, match=r"min_π V_C0\(μ\) = 2e[-+]\d+ > b\[0\] = 1e[-+]\d+"
+    ) as info:
         solve_cmdp(cmdp)
     assert info.value.status == 2
 
@@ -265,7 +289,10 @@ def test_average_reward_cmdp_refuses_non_weakly_communicating():
     P = np.zeros((2, 1, 2))
     P[0, 0, 0] = P[1, 0, 1] = 1.0
     mdp = FiniteMDP(P, np.zeros((2, 1)), None)
-    with pytest.raises(InvalidModelError, match=r"solve_cmdp \(average reward\) needs a weakly communicating.*\{0\}, \{1\}"):
+    with pytest.raises(
+        InvalidModelError,
+        match=r"solve_cmdp \(average reward\) needs a weakly communicating.*\{0\}, \{1\}",
+    ):
         solve_cmdp(ConstrainedMDP(mdp, np.zeros((1, 2, 1)), np.array([1.0])))
 
 
@@ -277,13 +304,17 @@ def test_average_reward_cmdp_split_over_classes_is_named():
     P[0, 0, 0] = P[1, 0, 1] = P[0, 1, 1] = P[1, 1, 0] = 1.0
     mdp = FiniteMDP(P, np.array([[1.0, 1.0], [0.0, 0.0]]), None)
     C = np.array([[[1.0, 2.0], [0.0, 1.0]]])
-    with pytest.raises(InvalidModelError, match=r"split over the policy's recurrent classes \{0\}, \{1\}"):
+    with pytest.raises(
+        InvalidModelError, match=r"split over the policy's recurrent classes \{0\}, \{1\}"
+    ):
         solve_cmdp(ConstrainedMDP(mdp, C, np.array([0.5])))
 
 
 def test_invalid_inputs_raise_located_errors():
     mdp = FiniteMDP(np.ones((2, 2, 2)) / 2, np.zeros((2, 2)), 0.9)
-    with pytest.raises(InvalidModelError, match=r"C must have shape \(m, S, A\) = \(m, 2, 2\); got \(1, 2, 3\)"):
+    with pytest.raises(
+        InvalidModelError, match=r"C must have shape \(m, S, A\) = \(m, 2, 2\); got \(1, 2, 3\)"
+    ):
         ConstrainedMDP(mdp, np.zeros((1, 2, 3)), np.zeros(1))
     with pytest.raises(InvalidModelError, match=r"C must have shape"):
         ConstrainedMDP(mdp, np.zeros((2, 2)), np.zeros(1))
@@ -291,12 +322,19 @@ def test_invalid_inputs_raise_located_errors():
     C[1, 0, 1] = np.nan
     with pytest.raises(InvalidModelError, match=r"C must be finite; C\(i=1, s=0, a=1\) = nan"):
         ConstrainedMDP(mdp, C, np.zeros(2))
-    with pytest.raises(InvalidModelError, match=r"b must have shape \(m,\) = \(2,\) matching C's 2 constraints; got \(3,\)"):
+    with pytest.raises(
+        InvalidModelError,
+        match=r"b must have shape \(m,\) = \(2,\) matching C's 2 constraints; got \(3,\)",
+    ):
         ConstrainedMDP(mdp, np.zeros((2, 2, 2)), np.zeros(3))
     with pytest.raises(InvalidModelError, match=r"b must be finite; b\(i=0\) = inf"):
         ConstrainedMDP(mdp, np.zeros((1, 2, 2)), np.array([np.inf]))
     with pytest.raises(InvalidModelError, match="single model; mdp has batch shape"):
-        ConstrainedMDP(FiniteMDP(np.ones((3, 2, 2, 2)) / 2, np.zeros((3, 2, 2)), 0.9), np.zeros((1, 2, 2)), np.zeros(1))
+        ConstrainedMDP(
+            FiniteMDP(np.ones((3, 2, 2, 2)) / 2, np.zeros((3, 2, 2)), 0.9),
+            np.zeros((1, 2, 2)),
+            np.zeros(1),
+        )
     with pytest.raises(InvalidModelError, match="mdp must be a FiniteMDP"):
         ConstrainedMDP("mdp", np.zeros((1, 2, 2)), np.zeros(1))
     cmdp = ConstrainedMDP(mdp, np.zeros((1, 2, 2)), np.ones(1))
@@ -309,7 +347,11 @@ def test_invalid_inputs_raise_located_errors():
     with pytest.raises(ValueError, match=r"pi\(1,\) = 4 is not an action index"):
         evaluate_cmdp(cmdp, np.array([0, 4]))
     with pytest.raises(InvalidModelError, match=r"gamma must lie in \[0, 1\)"):
-        ConstrainedMDP(FiniteMDP(np.ones((2, 2, 2)) / 2, np.zeros((2, 2)), 1.0), np.zeros((1, 2, 2)), np.zeros(1))
+        ConstrainedMDP(
+            FiniteMDP(np.ones((2, 2, 2)) / 2, np.zeros((2, 2)), 1.0),
+            np.zeros((1, 2, 2)),
+            np.zeros(1),
+        )
 
 
 @settings(max_examples=15)

@@ -21,7 +21,9 @@ def _cmdp(dtype, R_scale=1.0, C_scale=1.0, b=8.0, gamma=0.9):
     rng = np.random.default_rng(5)
     P = rng.dirichlet(np.ones(3), size=(3, 2))
     R, C = rng.random((3, 2)) * R_scale, rng.random((1, 3, 2)) * C_scale
-    return ConstrainedMDP(FiniteMDP(P.astype(dtype), R.astype(dtype), gamma), C.astype(dtype), np.array([b], dtype))
+    return ConstrainedMDP(
+        FiniteMDP(P.astype(dtype), R.astype(dtype), gamma), C.astype(dtype), np.array([b], dtype)
+    )
 
 
 @pytest.mark.parametrize("gamma", [0.9, 0.5])
@@ -39,9 +41,13 @@ def test_float32_model_gets_float32_answers_that_agree_with_float64(gamma):
     # O(1e-7) relative (factor 1e3 for this LP's conditioning); the policy need not be unique, so it is
     # judged by its values on the float64 model
     for name in ("costs", "duals", "slack"):
-        np.testing.assert_allclose(getattr(sol32, name), getattr(sol64, name), rtol=1e-4, atol=1e-4, err_msg=name)
+        np.testing.assert_allclose(
+            getattr(sol32, name), getattr(sol64, name), rtol=1e-4, atol=1e-4, err_msg=name
+        )
     assert sol32.value == pytest.approx(sol64.value, rel=1e-4, abs=1e-4)
-    value, cost = evaluate_cmdp(_cmdp(np.float64, b=b, gamma=gamma), np.asarray(sol32.policy, dtype=np.float64))
+    value, cost = evaluate_cmdp(
+        _cmdp(np.float64, b=b, gamma=gamma), np.asarray(sol32.policy, dtype=np.float64)
+    )
     assert value == pytest.approx(sol64.value, rel=1e-4, abs=1e-4)
     assert float(cost[0]) <= b + 1e-4
     _, costs = evaluate_cmdp(_cmdp(np.float32, b=b, gamma=gamma), sol32.policy)
@@ -54,8 +60,11 @@ def test_float32_value_beyond_float32_range_is_refused_via_check_in_range():
     cmdp = _cmdp(np.float32, R_scale=2e38, b=100.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"^solve_cmdp: the optimal value V_R\(μ\) left the float32 range: "
-                                             r"max\|R\| = .* at gamma = 0\.9 .*divide R by a power of 2"):
+        with pytest.raises(
+            ValueError,
+            match=r"^solve_cmdp: the optimal value V_R\(μ\) left the float32 range: "
+            r"max\|R\| = .* at gamma = 0\.9 .*divide R by a power of 2",
+        ):
             solve_cmdp(cmdp)
     # the remedy works: R / 2^8 is in range and the value scales back to the float64 answer
     small = solve_cmdp(_cmdp(np.float32, R_scale=2e38 / 256, b=100.0))
@@ -68,8 +77,11 @@ def test_float32_cost_beyond_float32_range_is_refused_with_the_constraint_named(
     cmdp = _cmdp(np.float32, C_scale=-2e38, b=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"^solve_cmdp: the optimal policy's cost V_C0\(μ\) = -inf .*left the "
-                                             r"float32 range .*divided by a power of 2"):
+        with pytest.raises(
+            ValueError,
+            match=r"^solve_cmdp: the optimal policy's cost V_C0\(μ\) = -inf .*left the "
+            r"float32 range .*divided by a power of 2",
+        ):
             solve_cmdp(cmdp)
 
 
@@ -78,6 +90,9 @@ def test_values_beyond_float64_range_at_gamma_09_are_refused():
     cmdp = _cmdp(np.float64, R_scale=1.7e308, b=100.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"^solve_cmdp: the optimal value V_R\(μ\) left the float64 range: "
-                                             r"max\|R\| = .* at gamma = 0\.9 \(\|V\| <= max\|R\|/\(1-gamma\)"):
+        with pytest.raises(
+            ValueError,
+            match=r"^solve_cmdp: the optimal value V_R\(μ\) left the float64 range: "
+            r"max\|R\| = .* at gamma = 0\.9 \(\|V\| <= max\|R\|/\(1-gamma\)",
+        ):
             solve_cmdp(cmdp)

@@ -17,12 +17,15 @@ def _bandit(gamma: float = 0.5, R=(0.0, 1.0)) -> FiniteMDP:
     return FiniteMDP(np.ones((1, 2, 1)), np.array([R], dtype=float), gamma)
 
 
-@pytest.mark.parametrize("field, C, b", [
-    ("C", np.array([[[0.0, 1.0 + 1j]]]), np.array([1.0])),
-    ("C", [[["a", "b"]]], np.array([1.0])),
-    ("b", np.array([[[0.0, 1.0]]]), np.array([1.0 + 0j])),
-    ("b", np.array([[[0.0, 1.0]]]), ["x"]),
-])
+@pytest.mark.parametrize(
+    "field, C, b",
+    [
+        ("C", np.array([[[0.0, 1.0 + 1j]]]), np.array([1.0])),
+        ("C", [[["a", "b"]]], np.array([1.0])),
+        ("b", np.array([[[0.0, 1.0]]]), np.array([1.0 + 0j])),
+        ("b", np.array([[[0.0, 1.0]]]), ["x"]),
+    ],
+)
 def test_complex_or_text_costs_and_thresholds_name_their_field(field, C, b):
     # the type error said "input must hold real numbers" for either field
     with pytest.raises(TypeError, match=rf"^{field} must hold real numbers"):
@@ -35,8 +38,10 @@ def test_complex_or_text_multipliers_are_refused_by_name(fn, lam, what):
     # λ = 1 + 2j was cast to 1.0 with only a ComplexWarning (D(1) = 1 returned); text raised numpy's
     # unlocated "could not convert string to float"
     cmdp = ConstrainedMDP(_bandit(), np.array([[[0.0, 1.0]]]), np.array([1.0]))
-    call = {"dual_function": lambda: dual_function(cmdp, lam),
-            "lagrangian": lambda: lagrangian(cmdp, np.array([[0.5, 0.5]]), lam)}[fn]
+    call = {
+        "dual_function": lambda: dual_function(cmdp, lam),
+        "lagrangian": lambda: lagrangian(cmdp, np.array([[0.5, 0.5]]), lam),
+    }[fn]
     with pytest.raises(TypeError, match=rf"^lam must hold real numbers; got a {what} array"):
         call()
 
@@ -46,9 +51,14 @@ def test_value_beyond_the_float_range_is_a_located_error():
     # half the time, V* = 0.5 · 1e307/(1 − γ) = 5e309 > 1.8e308. The old code returned value = inf,
     # duals = inf and duality_gap = nan with overflow warnings.
     cmdp = ConstrainedMDP(_bandit(0.999, (0.0, 1e307)), np.array([[[0.0, 1.0]]]), np.array([500.0]))
-    with np.errstate(over="raise", invalid="raise"):  # the located error comes first, not a floating-point warning
-        with pytest.raises(ValueError, match=r"^solve_cmdp: the optimal value V_R\(μ\) left the float64 range: "
-                                             r"max\|R\| = 1e\+307 at gamma = 0\.999.*= inf\. .*divide R by a power of 2"):
+    with np.errstate(
+        over="raise", invalid="raise"
+    ):  # the located error comes first, not a floating-point warning
+        with pytest.raises(
+            ValueError,
+            match=r"^solve_cmdp: the optimal value V_R\(μ\) left the float64 range: "
+            r"max\|R\| = 1e\+307 at gamma = 0\.999.*= inf\. .*divide R by a power of 2",
+        ):
             solve_cmdp(cmdp)
     # R / 2^6 is in range: the remedy the message gives works (V* = 5e309 / 64)
     small = ConstrainedMDP(_bandit(0.999, (0.0, 1e307 / 64)), cmdp.C, cmdp.b)
@@ -60,8 +70,11 @@ def test_multiplier_beyond_the_float_range_is_a_located_error():
     # beyond the float range; the old code reported duals = [inf] and dual_value = inf
     cmdp = ConstrainedMDP(_bandit(0.0), np.array([[[0.0, 1e-310]]]), np.array([0.5e-310]))
     with np.errstate(over="raise", invalid="raise"):
-        with pytest.raises(ValueError, match=r"the multiplier λ\[0\] = ∂V\*/∂b\[0\] = inf left the float64 range.*"
-                                             r"max\|C0\| = 1e-310, b\[0\] = 5e-311; .*multiplied by a power of 2"):
+        with pytest.raises(
+            ValueError,
+            match=r"the multiplier λ\[0\] = ∂V\*/∂b\[0\] = inf left the float64 range.*"
+            r"max\|C0\| = 1e-310, b\[0\] = 5e-311; .*multiplied by a power of 2",
+        ):
             solve_cmdp(cmdp)
 
 
@@ -80,18 +93,27 @@ def test_multiplier_in_range_does_not_overflow_on_the_way():
     assert lagrangian(cmdp, np.asarray(sol.policy), sol.duals) == pytest.approx(5e306, rel=1e-12)
 
 
-@pytest.mark.parametrize("cost, b, shown", [
-    # 1000 · 1e307 = 890.03 · 2^1020 (2^1020 the power of two of 1e307)
-    (1e307, 1e308, r"min_π V_C0\(μ\) = 890\.03·2\^1020 \(beyond the float range\) > b\[0\] = 1e\+308"),
-    (1e300, 1e302, r"min_π V_C0\(μ\) = 1e\+303 > b\[0\] = 1e\+302"),
-])
+@pytest.mark.parametrize(
+    "cost, b, shown",
+    [
+        # 1000 · 1e307 = 890.03 · 2^1020 (2^1020 the power of two of 1e307)
+        (
+            1e307,
+            1e308,
+            r"min_π V_C0\(μ\) = 890\.03·2\^1020 \(beyond the float range\) > b\[0\] = 1e\+308",
+        ),
+        (1e300, 1e302, r"min_π V_C0\(μ\) = 1e\+303 > b\[0\] = 1e\+302"),
+    ],
+)
 def test_infeasibility_diagnosis_at_huge_costs(cost, b, shown):
     # every action costs `cost` at gamma = 0.999: min_π V_C = 1000 · cost > b. At cost 1e307 that minimum
     # (1e310) is beyond the float range, and the diagnosis failed inside policy_iteration with
     # "policy_iteration: the values of this model left the float64 range: max|R| = 1e+307" (a ValueError
     # naming the wrong function and field) instead of the SolverError with HiGHS's status.
     cmdp = ConstrainedMDP(_bandit(0.999), np.full((1, 1, 2), cost), np.array([b]))
-    with pytest.raises(SolverError, match=r"the CMDP is infeasible \(HiGHS status 2.*" + shown) as info:
+    with pytest.raises(
+        SolverError, match=r"the CMDP is infeasible \(HiGHS status 2.*" + shown
+    ) as info:
         solve_cmdp(cmdp)
     assert info.value.status == 2
 
@@ -103,12 +125,17 @@ def test_dual_function_names_a_lagrangian_reward_beyond_the_float_range():
     mdp = FiniteMDP(np.ones((1, 3, 1)), np.array([[0.0, 1e307, 0.0]]), 0.0)
     cmdp = ConstrainedMDP(mdp, np.array([[[0.0, 1.0, 1e10]]]), np.array([0.5]))
     with np.errstate(over="raise", invalid="raise"):
-        with pytest.raises(ValueError, match=r"^dual_function: the Lagrangian reward R - lamᵀC leaves the float64 range "
-                                             r"at \(s=0, a=2\) \(R = 0, C\[:, 0, 2\] = \[10000000000\.0\], lam = \[1e\+307\]\)"):
+        with pytest.raises(
+            ValueError,
+            match=r"^dual_function: the Lagrangian reward R - lamᵀC leaves the float64 range "
+            r"at \(s=0, a=2\) \(R = 0, C\[:, 0, 2\] = \[10000000000\.0\], lam = \[1e\+307\]\)",
+        ):
             dual_function(cmdp, np.array([1e307]))
     # R and lam divided by 2^40 as the message says are in range: D = max_a (R − λC)(a)/2^40 + λb/2^40 = λb/2^40
     half = ConstrainedMDP(mdp.replace(R=np.asarray(mdp.R) / 2**40), cmdp.C, cmdp.b)
-    assert dual_function(half, np.array([1e307 / 2**40]))[0] == pytest.approx(0.5 * 1e307 / 2**40, rel=1e-12)
+    assert dual_function(half, np.array([1e307 / 2**40]))[0] == pytest.approx(
+        0.5 * 1e307 / 2**40, rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("seed, gamma", [(4, 1 - 1e-10), (6, 1 - 1e-12), (12, 1 - 1e-12)])

@@ -100,7 +100,12 @@ def test_state_entropy_reference_teleport_model():
 
 
 @settings(max_examples=15)
-@given(st.integers(0, 2**31), st.integers(2, 4), st.integers(2, 3), st.sampled_from(["state_action", "state"]))
+@given(
+    st.integers(0, 2**31),
+    st.integers(2, 4),
+    st.integers(2, 3),
+    st.sampled_from(["state_action", "state"]),
+)
 def test_shadow_reward_first_order_optimality(seed, S, A, kind):
     # concave F: d* is optimal iff it maximises ⟨∇F(d*), d⟩ over the occupancy polytope
     mdp = _random_model(seed, S, A, 0.8)
@@ -110,7 +115,9 @@ def test_shadow_reward_first_order_optimality(seed, S, A, kind):
     V = np.asarray(policy_iteration(mdp.replace(R=r_tilde)).V)
     best = 0.2 * float(np.mean(V))  # (1−γ) μᵀ V* with μ uniform
     assert best == pytest.approx(float(np.sum(r_tilde * sol.occupancy)), abs=1e-6)
-    np.testing.assert_allclose(shadow_reward(entropy_utility(S, A, kind=kind), sol.occupancy), sol.shadow_reward)
+    np.testing.assert_allclose(
+        shadow_reward(entropy_utility(S, A, kind=kind), sol.occupancy), sol.shadow_reward
+    )
 
 
 def test_default_ladder_certifies_where_every_clarabel_run_is_inaccurate():
@@ -119,13 +126,19 @@ def test_default_ladder_certifies_where_every_clarabel_run_is_inaccurate():
     # first-order check misses by 1.1e-6; the default ladder's last rung (SCS, 1e-12) certifies it.
     S = A = 2
     mdp = _random_model(1_033_586_429, S, A, 0.8)
-    clarabel = solve_general_utility(mdp, entropy_utility(S, A, kind="state_action"), solver="CLARABEL",
-                                     solver_options={"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12})
+    clarabel = solve_general_utility(
+        mdp,
+        entropy_utility(S, A, kind="state_action"),
+        solver="CLARABEL",
+        solver_options={"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12},
+    )
     assert clarabel.kkt_residual > 1e-7
     sol = solve_general_utility(mdp, entropy_utility(S, A, kind="state_action"))
     assert sol.status == "optimal" and sol.kkt_residual <= 1e-10
     V = np.asarray(policy_iteration(mdp.replace(R=sol.lagrangian_reward)).V)
-    assert 0.2 * float(np.mean(V)) == pytest.approx(float(np.sum(sol.lagrangian_reward * sol.occupancy)), abs=1e-10)
+    assert 0.2 * float(np.mean(V)) == pytest.approx(
+        float(np.sum(sol.lagrangian_reward * sol.occupancy)), abs=1e-10
+    )
 
 
 def test_solver_ladder_rungs_are_independent_solves():
@@ -138,9 +151,18 @@ def test_solver_ladder_rungs_are_independent_solves():
     du = np.asarray(occupancy_measure(mdp, np.full((S, A), 1.0 / A)))
     free = solve_general_utility(mdp, linear_utility(mdp.R))
     cons = [(kl_divergence(du), 0.5 * kl_divergence(du).value(free.occupancy))]
-    alone = solve_general_utility(mdp, linear_utility(mdp.R), cons, solver="CLARABEL",
-                                  solver_options={"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
-                                                  "tol_ktratio": 1e-8})
+    alone = solve_general_utility(
+        mdp,
+        linear_utility(mdp.R),
+        cons,
+        solver="CLARABEL",
+        solver_options={
+            "tol_gap_abs": 1e-10,
+            "tol_gap_rel": 1e-10,
+            "tol_feas": 1e-10,
+            "tol_ktratio": 1e-8,
+        },
+    )
     ladder = solve_general_utility(mdp, linear_utility(mdp.R), cons)
     assert ladder.kkt_residual <= alone.kkt_residual <= 1e-5
 
@@ -163,8 +185,13 @@ def test_kkt_residual_certifies_an_optimum_with_mass_below_solver_precision_and_
     assert tight.status == "optimal" and tight.kkt_residual <= 1e-6
     assert tight.occupancy[0, :2].max() < 1e-6 and tight.duals[0] > 0
     # the certificate is not vacuous: a solve stopped at tolerance 1e-2 is flagged
-    loose = solve_general_utility(mdp, linear_utility(mdp.R), [(kl_divergence(du), b)], solver="SCS",
-                                  solver_options={"eps_abs": 1e-2, "eps_rel": 1e-2})
+    loose = solve_general_utility(
+        mdp,
+        linear_utility(mdp.R),
+        [(kl_divergence(du), b)],
+        solver="SCS",
+        solver_options={"eps_abs": 1e-2, "eps_rel": 1e-2},
+    )
     assert loose.kkt_residual > 1e-4 > 100 * tight.kkt_residual
 
 
@@ -176,8 +203,13 @@ def test_kl_trust_region_with_a_near_zero_pair_is_certified_to_the_ladder_target
     # A Newton refinement of the KKT system in log d on the active set now certifies 2.2e-16.
     mdp, du, b = _kl_trust_region(11322)
     cons = [(kl_divergence(du), b)]
-    raw = solve_general_utility(mdp, linear_utility(mdp.R), cons, solver="CLARABEL",
-                                solver_options={"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12})
+    raw = solve_general_utility(
+        mdp,
+        linear_utility(mdp.R),
+        cons,
+        solver="CLARABEL",
+        solver_options={"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12},
+    )
     assert raw.kkt_residual > 1e-5  # an explicit solver's answer is reported as the solver left it
     sol = solve_general_utility(mdp, linear_utility(mdp.R), cons)
     assert sol.status == "optimal" and sol.kkt_residual <= 1e-7
@@ -185,11 +217,26 @@ def test_kl_trust_region_with_a_near_zero_pair_is_certified_to_the_ladder_target
     assert sol.constraint_values[0] == pytest.approx(b, abs=1e-12)
     # first-order optimality, independently of the certificate: d* is optimal for its Lagrangian reward
     V = np.asarray(policy_iteration(mdp.replace(R=sol.lagrangian_reward)).V)
-    assert 0.3 * float(np.mean(V)) == pytest.approx(float(np.sum(sol.lagrangian_reward * sol.occupancy)), abs=1e-12)
+    assert 0.3 * float(np.mean(V)) == pytest.approx(
+        float(np.sum(sol.lagrangian_reward * sol.occupancy)), abs=1e-12
+    )
 
 
-@pytest.mark.parametrize("seed", [1607514003, 388850062, 1247871200, 105047438, 970136551, 1449097338,
-                                  1865796286, 483928343, 1437478265, 248837500])
+@pytest.mark.parametrize(
+    "seed",
+    [
+        1607514003,
+        388850062,
+        1247871200,
+        105047438,
+        970136551,
+        1449097338,
+        1865796286,
+        483928343,
+        1437478265,
+        248837500,
+    ],
+)
 def test_kl_trust_region_batch_is_certified_to_the_ladder_target(seed):
     # The ten worst of 2000 draws of the trust-region part of
     # test_neg_kl_recovers_the_expert_and_kl_constraint_binds (besides seed 11322): the ladder returned
@@ -258,7 +305,9 @@ def test_gradients_match_finite_differences(make):
     d = rng.dirichlet(np.ones(S * A)).reshape(S, A)
     g = F.gradient(d)
     for idx in np.ndindex(S, A):
-        h = 1e-4 * d[idx]  # central difference error ~ h^2 |third derivative| / 6, tiny at h = 1e-4 d
+        h = (
+            1e-4 * d[idx]
+        )  # central difference error ~ h^2 |third derivative| / 6, tiny at h = 1e-4 d
         e = np.zeros((S, A))
         e[idx] = h
         fd = (F.value(d + e) - F.value(d - e)) / (2 * h)
@@ -271,7 +320,9 @@ def test_invalid_inputs_raise_located_errors():
     dE = np.full((3, 2), 1 / 6)
     with pytest.raises(ValueError, match="objective must be concave or affine.*'kl' is convex"):
         solve_general_utility(mdp, kl_divergence(dE))
-    with pytest.raises(ValueError, match=r"constraints\[0\] \('entropy'\) must be convex or affine"):
+    with pytest.raises(
+        ValueError, match=r"constraints\[0\] \('entropy'\) must be convex or affine"
+    ):
         solve_general_utility(mdp, linear_utility(R), [(entropy_utility(3, 2), 1.0)])
     with pytest.raises(ValueError, match=r"has shape \(2, 2\); the model has \(S, A\) = \(3, 2\)"):
         solve_general_utility(mdp, linear_utility(np.zeros((2, 2))))
@@ -290,7 +341,9 @@ def test_invalid_inputs_raise_located_errors():
     with pytest.raises(ValueError, match="beta must be a finite number >= 0"):
         quadratic_utility(R, -1.0)
     with pytest.raises(ValueError, match="single model; got batch shape"):
-        solve_general_utility(FiniteMDP(np.ones((2, 3, 2, 3)) / 3, np.zeros((2, 3, 2)), 0.9), linear_utility(R))
+        solve_general_utility(
+            FiniteMDP(np.ones((2, 3, 2, 3)) / 3, np.zeros((2, 3, 2)), 0.9), linear_utility(R)
+        )
     with pytest.raises(TypeError, match="objective must be an OccupancyFunction"):
         solve_general_utility(mdp, R)
     with pytest.raises(SolverError, match="no optimum") as info:
@@ -312,7 +365,9 @@ def test_general_utility_at_extreme_scales(scale):
     b = 0.5 * (float(np.sum(C * free.occupancy)) + cmin)  # halfway: the constraint binds
     unit = solve_general_utility(mdp, linear_utility(np.asarray(mdp.R)), [(linear_utility(C), b)])
     big = mdp.replace(R=scale * np.asarray(mdp.R))
-    out = solve_general_utility(big, linear_utility(np.asarray(big.R)), [(linear_utility(scale * C), scale * b)])
+    out = solve_general_utility(
+        big, linear_utility(np.asarray(big.R)), [(linear_utility(scale * C), scale * b)]
+    )
     assert out.kkt_residual <= 1e-7
     np.testing.assert_allclose(out.occupancy, unit.occupancy, atol=1e-8)
     assert out.value == pytest.approx(scale * unit.value, rel=1e-8)
@@ -337,7 +392,9 @@ def test_quadratic_utility_with_large_curvature_and_tiny_reward(S, A):
     sol = solve_general_utility(mdp, quadratic_utility(r, beta))
     rbar = r.mean(-1, keepdims=True)
     u = mu[:, None] / A - 1.0 / (S * A)
-    want = float(mu @ rbar[:, 0] - 0.5 * beta * A * np.sum(u**2) + np.sum((r - rbar) ** 2) / (2 * beta))
+    want = float(
+        mu @ rbar[:, 0] - 0.5 * beta * A * np.sum(u**2) + np.sum((r - rbar) ** 2) / (2 * beta)
+    )
     assert sol.value == pytest.approx(want, rel=1e-9)
     np.testing.assert_allclose(sol.occupancy, np.repeat(mu[:, None] / A, A, axis=1), atol=1e-12)
     assert sol.kkt_residual <= 1e-7

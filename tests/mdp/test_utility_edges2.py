@@ -40,19 +40,26 @@ def test_numpy_and_integer_thresholds_are_numbers(b):
 def test_threshold_beyond_the_float_range_is_a_located_error():
     # an int beyond the float range crashed in np.isfinite with numpy's unlocated TypeError
     R = np.array([[0.0, 1.0]])
-    with pytest.raises(ValueError, match=r"constraints\[0\] threshold must be a finite number; got 1000"):
+    with pytest.raises(
+        ValueError, match=r"constraints\[0\] threshold must be a finite number; got 1000"
+    ):
         solve_general_utility(_bandit(), linear_utility(R), [(linear_utility(R), 10**400)])
 
 
-@pytest.mark.parametrize("make, field", [
-    (lambda x: linear_utility(x), "r"),
-    (lambda x: quadratic_utility(x, 1.0), "r"),
-    (lambda x: quadratic_utility(np.zeros((1, 2)), 1.0, target=x), "target"),
-    (lambda x: neg_kl_utility(x), "d_expert"),
-    (lambda x: kl_divergence(x), "d_expert"),
-    (lambda x: shadow_reward(linear_utility(np.zeros((1, 2))), x), "d"),
-])
-@pytest.mark.parametrize("x, what", [(np.array([[0.5, 0.5 + 1j]]), "complex"), ([["a", "b"]], "string")])
+@pytest.mark.parametrize(
+    "make, field",
+    [
+        (lambda x: linear_utility(x), "r"),
+        (lambda x: quadratic_utility(x, 1.0), "r"),
+        (lambda x: quadratic_utility(np.zeros((1, 2)), 1.0, target=x), "target"),
+        (lambda x: neg_kl_utility(x), "d_expert"),
+        (lambda x: kl_divergence(x), "d_expert"),
+        (lambda x: shadow_reward(linear_utility(np.zeros((1, 2))), x), "d"),
+    ],
+)
+@pytest.mark.parametrize(
+    "x, what", [(np.array([[0.5, 0.5 + 1j]]), "complex"), ([["a", "b"]], "string")]
+)
 def test_complex_or_text_tables_are_refused_by_field(make, field, x, what):
     # complex tables were cast to their real parts with only a ComplexWarning (linear_utility returned
     # a utility of r = (0.5, 0.5)); text raised numpy's unlocated "could not convert string to float"
@@ -74,7 +81,9 @@ def test_linear_utility_at_the_ends_of_the_float_range_is_the_exact_optimum(scal
     P, R0 = _model()
     R = scale * R0
     sol = solve_general_utility(FiniteMDP(P, R, gamma), linear_utility(R))
-    want = float((1 - Fraction(gamma)) * sum(exact_optimal_values(P, R, gamma)) / 3)  # (V* itself may overflow)
+    want = float(
+        (1 - Fraction(gamma)) * sum(exact_optimal_values(P, R, gamma)) / 3
+    )  # (V* itself may overflow)
     assert sol.value == pytest.approx(want, rel=1e-9)
     assert sol.kkt_residual <= 1e-7
 
@@ -86,8 +95,12 @@ def test_kkt_certificate_checks_the_sign_conditions_at_huge_rewards():
     # as it is at unit scale.
     P, R0 = _model()
     for R in (R0, 1.7e308 * R0):
-        loose = solve_general_utility(FiniteMDP(P, R, 0.9), linear_utility(R), solver="SCS",
-                                      solver_options={"eps_abs": 1e-2, "eps_rel": 1e-2, "max_iters": 50})
+        loose = solve_general_utility(
+            FiniteMDP(P, R, 0.9),
+            linear_utility(R),
+            solver="SCS",
+            solver_options={"eps_abs": 1e-2, "eps_rel": 1e-2, "max_iters": 50},
+        )
         assert loose.kkt_residual > 1e-4
 
 
@@ -98,13 +111,17 @@ def test_float32_expert_occupancy_is_judged_at_float32_precision():
     rng = np.random.default_rng(0)
     tables = [rng.dirichlet(np.ones(30)).astype(np.float32).reshape(5, 6) for _ in range(20)]
     tables = [t / t.sum() for t in tables]
-    assert max(abs(float(t.astype(np.float64).sum()) - 1.0) for t in tables) > 1e-8  # the case at hand
+    assert (
+        max(abs(float(t.astype(np.float64).sum()) - 1.0) for t in tables) > 1e-8
+    )  # the case at hand
     for t in tables:
         dE = t.astype(np.float64) / t.astype(np.float64).sum()
         assert kl_divergence(t).value(dE) == pytest.approx(0.0, abs=1e-15)
         assert neg_kl_utility(t).value(dE) == pytest.approx(0.0, abs=1e-15)
     # a float32 table off by 1% is still refused, with the tolerance it was judged at
-    with pytest.raises(ValueError, match=r"d_expert must be a non-negative table summing to 1 \(atol=1\.91e-06\)"):
+    with pytest.raises(
+        ValueError, match=r"d_expert must be a non-negative table summing to 1 \(atol=1\.91e-06\)"
+    ):
         neg_kl_utility(np.full((2, 3), 1 / 6, dtype=np.float32) * 1.01)
 
 
@@ -138,5 +155,7 @@ def test_slater_slack_of_a_proper_trust_region_keeps_the_certificate():
     assert sol.slater_slack == pytest.approx(0.05 / _scale(G, 3, 2, 0.05), abs=1e-8)
     assert sol.kkt_residual <= 1e-7
     # affine constraints need no strict feasibility: no slack is computed
-    lin = solve_general_utility(mdp, linear_utility(mdp.R), [(linear_utility(np.ones((3, 2))), 1.0)])
+    lin = solve_general_utility(
+        mdp, linear_utility(mdp.R), [(linear_utility(np.ones((3, 2))), 1.0)]
+    )
     assert lin.slater_slack == float("inf") and lin.kkt_residual <= 1e-7
