@@ -165,7 +165,10 @@ def shapley_value_iteration(
         Target for the certified error ``‖V − V*‖∞`` (any real number > 0, numpy scalars included).
     max_iter : int, optional
         Sweep cap; default is the a-priori count
-        ``⌈log(tol(1−γ)/(γ‖TV_0 − V_0‖∞)) / log γ⌉ + 2`` (enough by the contraction).
+        ``⌈log(tol(1−γ)/(2γ‖TV_0 − V_0‖∞)) / log γ⌉ + 2``: the contraction part of the bound
+        reaches ``tol/2``, enough whenever the round-off floor ``ρ/(1−γ)`` (Notes) is at most
+        ``tol/2``. A floor above ``tol`` stops the sweeps early; one between ``tol/2`` and
+        ``tol`` may need a larger ``max_iter``.
     V0 : array (..., S), optional
         Initial values (zeros).
 
@@ -252,11 +255,15 @@ def shapley_value_iteration(
     fac = g / (1.0 - g)
     if max_iter is None:
         d0 = float(xp.max(xp.abs(step.TV - V))) if game.S else 0.0
+        # the contraction part γ^k·γ/(1−γ)·d0 to tol/2, leaving tol/2 for the round-off floor
+        # ρ/(1−γ) of the bound (counted to tol, a floor of 3e-11 left a γ = 0.99 game at bound
+        # 1.3e-10 > tol = 1e-10 when the cap was hit, though a few more sweeps certify it)
+        half = tol / 2.0
         if d0 > 0.0 and not math.isfinite(fac * d0):  # γ/(1−γ)·d0 beyond the float range: in logs
-            steps = math.ceil((math.log(fac) + math.log(d0) - math.log(tol)) / -math.log(g))
+            steps = math.ceil((math.log(fac) + math.log(d0) - math.log(half)) / -math.log(g))
         else:
-            steps = contraction_steps(g, fac * d0, tol)
-        max_iter = max(2, steps + 2)  # γ^k·γ/(1−γ)·d0 ≤ tol
+            steps = contraction_steps(g, fac * d0, half)
+        max_iter = max(2, steps + 2)
     converged = False
     it = 0
     bound = None
@@ -353,7 +360,9 @@ def _roundoff(game: ZeroSumMarkovGame) -> _Roundoff:
     """
     xp, S, AB = game.xp, game.S, game.A * game.B
     lead = game.batch_shape
-    mdp = FiniteMDP(xp.reshape(game.P, lead + (S, AB, S)), xp.reshape(game.R, lead + (S, AB)), game.gamma)
+    mdp = FiniteMDP(
+        xp.reshape(game.P, lead + (S, AB, S)), xp.reshape(game.R, lead + (S, AB)), game.gamma
+    )
     return _Roundoff(mdp)
 
 
@@ -373,5 +382,7 @@ def evaluate_policy_pair(game: ZeroSumMarkovGame, mu: Any, nu: Any) -> Any:
     """
     game = _check_game(game, "evaluate_policy_pair")
     nu, mu = game.col_policy(nu), game.row_policy(mu)  # nu first, as the induced MDPs are built
-    check_batches([("the game", game.batch_shape), ("mu", tuple(mu.shape[:-2])), ("nu", tuple(nu.shape[:-2]))])
+    check_batches(
+        [("the game", game.batch_shape), ("mu", tuple(mu.shape[:-2])), ("nu", tuple(nu.shape[:-2]))]
+    )
     return evaluate_policy(game.row_mdp(nu), mu)
