@@ -103,34 +103,60 @@ def _gth(P: np.ndarray) -> np.ndarray:
     return mu / np.sum(mu)
 
 
-def _gth_unichain(xp: Any, P: Any, what: str) -> Any:
-    """GTH on each instance's recurrent class (``μ`` vanishes on transient states), on the host."""
+def _gth_unichain(xp: Any, P: Any, what: str, only: np.ndarray | None = None, mu: Any = None) -> Any:
+    """GTH on each instance's recurrent class (``μ`` vanishes on transient states), on the host.
+
+    With a boolean ``only`` over the flattened batch, only those instances are recomputed and the
+    others keep their rows of ``mu``."""
     Ph = to_numpy(P).astype(np.float64)
     S = Ph.shape[-1]
     flat = Ph.reshape((-1, S, S))
-    out = np.zeros(flat.shape[:-1])
+    out = np.zeros(flat.shape[:-1]) if mu is None else to_numpy(mu).astype(np.float64).reshape(flat.shape[:-1])
     for i, cs in enumerate(_structures(P)):
+        if only is not None and not only[i]:
+            continue
         if not cs.unichain:
             _require_unichain(P, what)  # raises, naming the instance
         rec = np.asarray(cs.recurrent_classes[0])
+        out[i] = 0.0
         out[i, rec] = _gth(flat[i][np.ix_(rec, rec)])
     return xp.asarray(out.reshape(Ph.shape[:-1]), dtype=P.dtype, device=P.device)
 
 
-def _unichain_stationary(xp: Any, P: Any, what: str = "stationary_distribution") -> Any:
+_GTH_CONDITION = 1e4  # S·‖(I − P + 11ᵀ)^{-T} z‖∞ above which the solve may lose 4 digits: redo by GTH
+
+
+def _unichain_stationary(xp: Any, P: Any, what: str = "stationary_distribution", guard: bool = False) -> Any:
+    """``μ`` of unichain chains ``P[..., S, S]`` by the batched solve of ``(I − P + 11ᵀ)ᵀ μ = 1``.
+
+    ``guard=True`` also solves for a fixed pseudo-random ``z`` (seed 0, entries in [−1, 1]): ``‖x‖∞``
+    with ``(I − P + 11ᵀ)ᵀ x = z`` is a lower estimate of ``‖(I − P + 11ᵀ)^{-T}‖∞``, so the solve's
+    error is about ``u·S·‖x‖∞``; instances with ``S·‖x‖∞ > 10⁴`` (parts of the chain coupled by
+    ``δ ≲ 10⁻⁴``, where the solve's error grows like ``u/δ``) are recomputed by GTH on the host,
+    accurate to a few ``u`` relative in every entry (O'Cinneide 1993)."""
     S = P.shape[-1]
     M = _eye(xp, S, P) - P + 1.0
-    rhs = xp.ones(tuple(P.shape[:-1]), dtype=P.dtype, device=P.device)
+    rhs = xp.ones(tuple(P.shape[:-1]), dtype=P.dtype, device=P.device)[..., None]
+    if guard:
+        z = np.random.default_rng(0).uniform(-1.0, 1.0, size=(S, 1))
+        z = xp.broadcast_to(xp.asarray(z, dtype=P.dtype, device=P.device), tuple(P.shape[:-1]) + (1,))
+        rhs = xp.concat([rhs, z], axis=-1)
     try:
-        mu = xp.linalg.solve(xp.matrix_transpose(M), rhs[..., None])[..., 0]
+        X = xp.linalg.solve(xp.matrix_transpose(M), rhs)
     except np.linalg.LinAlgError:  # numerically singular: the chain's parts are coupled below round-off
         return _gth_unichain(xp, P, what)
-    if not bool(xp.all(xp.isfinite(mu))):  # backends that return inf/nan instead of raising
+    if not bool(xp.all(xp.isfinite(X))):  # backends that return inf/nan instead of raising
         return _gth_unichain(xp, P, what)
+    mu = X[..., 0]
     # The exact μ is ≥ 0 (0 on transient states, where the solve leaves round-off of either
     # sign): clipping never moves an entry further from it; renormalise the clipped mass.
     mu = xp.where(mu > 0, mu, xp.zeros_like(mu))
-    return mu / xp.sum(mu, axis=-1, keepdims=True)
+    mu = mu / xp.sum(mu, axis=-1, keepdims=True)
+    if guard:
+        ill = to_numpy(S * xp.max(xp.abs(X[..., 1]), axis=-1) > _GTH_CONDITION).reshape(-1)
+        if ill.any():
+            return _gth_unichain(xp, P, what, only=ill, mu=mu)
+    return mu
 
 
 def stationary_distribution(P: Any, *, check: bool = True, method: str = "solve") -> Any:
