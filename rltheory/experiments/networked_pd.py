@@ -24,9 +24,11 @@ Claims checked:
    gradient is unbiased (``policy_radius = 0``), so its MSE is its variance ``∝ 1/K``.
 
 Measured (seed 0). Quick (ring of 4, ``T = 50..400``): average-FOSP slope −0.76
-(95% CI −0.89, −0.66); gradient-MSE slope −0.97 (CI −1.14, −0.78). Full (ring of 6,
-64 joint states, ``T = 100..3200``): −0.89 (CI −0.93, −0.84) and −1.00 (CI −1.03,
-−0.97); there the min-over-``t`` FOSP measure falls from 2.0e-3 to 1.7e-8 and the
+(95% CI −1.12, −0.41); gradient-MSE slope −0.97 (CI −1.25, −0.68): four points each,
+so the intervals (the hull of the pairs bootstrap and the HC3 Student-t interval of
+:func:`~rltheory.bounds.fit_rate`) are wide. Full (ring of 6, 64 joint states,
+``T = 100..3200``; pairs-bootstrap intervals, measured before the HC3 widening):
+−0.89 (CI −0.93, −0.84) and −1.00 (CI −1.03, −0.97); there the min-over-``t`` FOSP measure falls from 2.0e-3 to 1.7e-8 and the
 last-iterate one from 4.2e-5 (``T = 400``) to 1.4e-5 (``T = 3200``, the
 regularisation bias ``(δμ)²``).
 
