@@ -38,20 +38,23 @@ Agarwal, A., Kakade, S., Lee, J., Mahajan, G. (2021). On the theory of policy gr
 methods. JMLR 22(98), Assumption 6.2 (relative condition number).
 Cui, Q., Du, S. S. (2022). When are offline two-player zero-sum Markov games solvable?
 NeurIPS 35 (unilateral concentrability).
+
+The linear-feature coefficients (:func:`feature_covariance`, :func:`relative_condition_number`)
+live in :mod:`rltheory.bounds.feature_coverage` and are re-exported here.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_occupancy, check_probability, check_real
+from .._validate import check_occupancy, check_probability
 from ..backend import array_namespace, as_float
 from ..mdp.bellman import as_stochastic_policy, occupancy_measure
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteHorizonMDP, FiniteMDP
+from .feature_coverage import feature_covariance, relative_condition_number
 
 __all__ = [
     "finite_horizon_occupancy",
@@ -69,7 +72,8 @@ __all__ = [
 def _fh_policy(fh: FiniteHorizonMDP, pi: Any) -> Any:
     """``π`` as a stochastic ``[..., H, S, A]`` array (stationary ``[S, A]`` is repeated over ``h``)."""
     xp = fh.xp
-    step = FiniteMDP(fh.P[..., 0, :, :, :], fh.R[..., 0, :, :], 0.0)  # shape carrier for the policy checks
+    # a shape carrier for the policy checks
+    step = FiniteMDP(fh.P[..., 0, :, :, :], fh.R[..., 0, :, :], 0.0)
     pi = as_stochastic_policy(step, pi)
     H, S, A = fh.H, fh.S, fh.A
     if pi.ndim == 2 or tuple(pi.shape[-3:-2]) != (H,):
@@ -144,7 +148,9 @@ def single_policy_concentrability(d_target: Any, d_data: Any) -> float:
     t = as_float(d_target, xp)
     d = as_float(d_data, xp)  # each in its own float dtype; the ratio is taken in the promoted one
     if tuple(t.shape) != tuple(d.shape):
-        raise ValueError(f"d_target has shape {tuple(t.shape)} but d_data has shape {tuple(d.shape)}")
+        raise ValueError(
+            f"d_target has shape {tuple(t.shape)} but d_data has shape {tuple(d.shape)}"
+        )
     check_occupancy(t, "d_target")
     check_occupancy(d, "d_data")
     return _concentrability(t, d)
@@ -212,8 +218,12 @@ def max_occupancy(model: FiniteHorizonMDP | FiniteMDP) -> Any:
         xp = model.xp
         return xp.broadcast_to(reach[:, :, None], (model.H, model.S, model.A))
     if not isinstance(model, FiniteMDP) or model.gamma is None:
-        got = "a FiniteMDP with gamma=None" if isinstance(model, FiniteMDP) else type(model).__name__
-        raise TypeError(f"max_occupancy needs a FiniteHorizonMDP or a discounted FiniteMDP; got {got}")
+        got = (
+            "a FiniteMDP with gamma=None" if isinstance(model, FiniteMDP) else type(model).__name__
+        )
+        raise TypeError(
+            f"max_occupancy needs a FiniteHorizonMDP or a discounted FiniteMDP; got {got}"
+        )
     if model.batch_shape:
         raise ValueError(f"max_occupancy needs a single model; got batch_shape={model.batch_shape}")
     xp = model.xp
@@ -260,142 +270,14 @@ def all_policy_concentrability(model: FiniteHorizonMDP | FiniteMDP, d_data: Any)
     >>> all_policy_concentrability(fh, np.array([[[0.25, 0.75]]]))
     4.0
     """
-    sup = max_occupancy(model)  # first: its TypeError names a non-model (model.xp raised AttributeError)
+    # first: its TypeError names a non-model (model.xp raised AttributeError)
+    sup = max_occupancy(model)
     xp = model.xp
     d = as_float(d_data, xp)
     if tuple(d.shape) != tuple(sup.shape):
         raise ValueError(f"d_data must have shape {tuple(sup.shape)}; got {tuple(d.shape)}")
     check_occupancy(d, "d_data")
     return _concentrability(sup, d)
-
-
-def feature_covariance(features: Any, d: Any) -> Any:
-    r"""``Σ_d = Σ_{s,a} d(s, a) φ(s, a) φ(s, a)ᵀ`` for ``φ[..., S, A, k]`` and weights ``d[..., S, A]``.
-
-    Leading axes broadcast (e.g. a step axis ``h``), giving ``[..., k, k]``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> feature_covariance(np.eye(2).reshape(1, 2, 2), np.array([[0.25, 0.75]])).tolist()
-    [[0.25, 0.0], [0.0, 0.75]]
-    """
-    xp = array_namespace(features, d)
-    phi = as_float(features, xp)
-    w = as_float(d, xp, phi.dtype)
-    if phi.ndim < 3 or tuple(w.shape[-2:]) != tuple(phi.shape[-3:-1]):
-        raise ValueError(f"features must be (..., S, A, k) and d (..., S, A) with matching S, A; got {tuple(phi.shape)}, {tuple(w.shape)}")
-    check_finite(phi, "features", ("s", "a", "j"))
-    check_occupancy(w, "d")
-    k = phi.shape[-1]
-    try:  # the longer lead alone was taken before: (H, S, A, k) with (1, S, A) failed in broadcast_to
-        lead = tuple(np.broadcast_shapes(tuple(phi.shape[:-3]), tuple(w.shape[:-2])))
-    except ValueError:
-        raise ValueError(
-            f"the leading axes of features {tuple(phi.shape[:-3])} and d {tuple(w.shape[:-2])} do not broadcast "
-            f"(features (..., S, A, k) = {tuple(phi.shape)}, d (..., S, A) = {tuple(w.shape)})"
-        ) from None
-    SA = phi.shape[-3] * phi.shape[-2]
-    phi_b = xp.reshape(xp.broadcast_to(phi, lead + tuple(phi.shape[-3:])), lead + (SA, k))
-    w_b = xp.reshape(xp.broadcast_to(w, lead + tuple(w.shape[-2:])), lead + (SA, 1))
-    return xp.matrix_transpose(phi_b * w_b) @ phi_b
-
-
-def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float = 1e-10) -> float:
-    r"""``κ = sup_{x ≠ 0} xᵀ Σ_target x / xᵀ Σ_data x`` (``∞`` if ``Σ_target`` has mass outside ``range(Σ_data)``).
-
-    Computed from the eigendecomposition ``Σ_data = U diag(w) Uᵀ``: on the range
-    ``w > rtol·max w``, ``κ = λ_max(W^{-1/2} U_rᵀ Σ_target U_r W^{-1/2})``; if the
-    null-space block ``U_0ᵀ Σ_target U_0`` is non-zero the ratio is unbounded. Leading
-    batch axes (e.g. steps ``h``) are maximised over.
-
-    ``rtol`` is a relative rank cut on both sides: eigenvalues of ``Σ_data`` up to
-    ``rtol·max w`` count as 0, and a null-space block of ``Σ_target`` up to
-    ``rtol·k·max|Σ_target|`` counts as 0. So ``Σ_target = diag(1, 1e-11)`` against
-    ``Σ_data = diag(1, 0)`` gives ``1`` (exactly: ``∞``), and ``diag(1, 1e-9)`` against
-    ``diag(1, 1e-11)`` gives ``∞`` (exactly: ``100``); pass a smaller ``rtol`` to resolve such
-    scales. The cut is never below ``k·eps`` of the dtype: the computed eigenvalues of an
-    exactly singular ``Σ_data`` are rounding noise of that size (in float32, ``~1e-9·max w``,
-    above the default ``rtol``, gave ``κ ≈ 8e8`` for ``∞`` and ``6.4`` for ``2``).
-
-    ``κ(cΣ_target, c'Σ_data) = (c/c')·κ(Σ_target, Σ_data)``: each matrix is scaled by a power of
-    two to ``max|entry| ∈ [1/2, 1)`` first (exact) and the ratio scaled back, ``∞`` beyond the
-    float range, so entries near the float limits (``1e300`` against ``1e-300``, or ``1e-320``
-    against ``1e-320``) neither overflow nor fall under the rank cut's floor.
-
-    Notes
-    -----
-    This is the coverage coefficient of linear-feature policy optimisation
-    (Agarwal et al. 2021, Assumption 6.2 and Thm 6.2: Q-NPG's error scales with
-    ``√κ``) and of linear offline RL (PEVI's well-explored condition, Jin et al. 2021,
-    Cor. 4.6, gives ``κ ≤ 1/(c λ_min(Σ_data))`` for bounded features). With one-hot
-    features ``κ = C^{π}`` (the covariances are diagonal occupancies).
-
-    Raises
-    ------
-    ValueError
-        Shapes that are not square ``(..., k, k)`` of equal shape, a non-finite entry (located),
-        or an ``rtol`` that is not a finite number ``≥ 0``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> relative_condition_number(np.diag([0.5, 0.5]), np.diag([0.25, 0.75]))
-    2.0
-    """
-    rtol = check_real(rtol, "rtol", low=0.0)  # NaN or < 0 kept no eigenvalue (or a zero one): 0.0
-    xp = array_namespace(sigma_target, sigma_data)
-    T = as_float(sigma_target, xp)
-    D = as_float(sigma_data, xp, T.dtype)
-    if tuple(T.shape) != tuple(D.shape) or T.ndim < 2 or T.shape[-1] != T.shape[-2]:
-        raise ValueError(f"sigma_target and sigma_data must be square (..., k, k) of equal shape; got {tuple(T.shape)}, {tuple(D.shape)}")
-    check_finite(T, "sigma_target", ("i", "j"))
-    check_finite(D, "sigma_data", ("i", "j"))
-    k = T.shape[-1]
-    if k == 0 or T.size == 0:
-        raise ValueError(f"sigma_target and sigma_data must hold at least one (k, k) matrix with k >= 1; got shape {tuple(T.shape)}")
-    Tb = xp.reshape(T, (-1, k, k))
-    Db = xp.reshape(D, (-1, k, k))
-    cut = max(rtol, k * float(xp.finfo(T.dtype).eps))
-    worst = 0.0
-    for b in range(Tb.shape[0]):
-        tmax, dmax = float(xp.max(xp.abs(Tb[b, ...]))), float(xp.max(xp.abs(Db[b, ...])))
-        if tmax == 0.0:  # xᵀ0x = 0 for every x: this step adds nothing
-            continue
-        if dmax == 0.0:
-            return float("inf")
-        et, ed = math.frexp(tmax)[1], math.frexp(dmax)[1]
-        Tn, Dn = _pow2_scale(Tb[b, ...], -et), _pow2_scale(Db[b, ...], -ed)
-        w, U = xp.linalg.eigh((Dn + xp.matrix_transpose(Dn)) / 2)
-        scale = float(xp.max(xp.abs(w)))
-        keep = w > cut * max(scale, 1e-300)
-        Tsym = (Tn + xp.matrix_transpose(Tn)) / 2
-        M = xp.matrix_transpose(U) @ Tsym @ U
-        tscale = float(xp.max(xp.abs(Tsym)))
-        null = ~keep
-        if bool(xp.any(null)):
-            nn = xp.where(null[:, None] & null[None, :], M, xp.zeros_like(M))
-            if float(xp.max(xp.abs(nn))) > cut * max(tscale, 1e-300) * k:
-                return float("inf")
-        if not bool(xp.any(keep)):
-            continue
-        inv_sqrt = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, w, xp.ones_like(w))), xp.zeros_like(w))
-        Mr = inv_sqrt[:, None] * M * inv_sqrt[None, :]
-        kappa = float(xp.max(xp.linalg.eigvalsh((Mr + xp.matrix_transpose(Mr)) / 2)))
-        try:
-            worst = max(worst, math.ldexp(kappa, et - ed))
-        except OverflowError:  # the ratio of the scales is beyond the float range
-            return float("inf")
-    return worst
-
-
-def _pow2_scale(x: Any, e: int) -> Any:
-    """``x·2^e`` exactly, in factors of at most ``2^±60`` (a single ``2^e`` overflows the dtype for |e| > 127 or 1023)."""
-    while e:
-        step = max(-60, min(60, e))
-        x = x * (2.0**step)
-        e -= step
-    return x
 
 
 def _others_weight(
@@ -411,7 +293,9 @@ def _others_weight(
             continue
         pj = as_float(policies[j], xp, dtype)
         if tuple(pj.shape) != (H, S, acts[j]):
-            raise ValueError(f"policies[{j}] must have shape (H, S, A_{j}) = {(H, S, acts[j])}; got {tuple(pj.shape)}")
+            raise ValueError(
+                f"policies[{j}] must have shape (H, S, A_{j}) = {(H, S, acts[j])}; got {tuple(pj.shape)}"
+            )
         check_probability(pj, f"policies[{j}]", ("h", "s", "a"), f"policies[{j}][h, s, :]")
         shape = list(shape0)
         shape[2 + j] = acts[j]
@@ -419,7 +303,9 @@ def _others_weight(
     return W
 
 
-def induced_mdp(P: Any, R: Any, policies: list[Any], player: int, mu: Any = None) -> FiniteHorizonMDP:
+def induced_mdp(
+    P: Any, R: Any, policies: list[Any], player: int, mu: Any = None
+) -> FiniteHorizonMDP:
     r"""The finite-horizon MDP player ``i`` faces when the others play the product ``π_{−i}``.
 
     ``P̄_h(s'|s, a_i) = Σ_{a_{−i}} Π_{j≠i} π_{j,h}(a_j|s) P_h(s'|s, a)`` and
@@ -451,7 +337,9 @@ def induced_mdp(P: Any, R: Any, policies: list[Any], player: int, mu: Any = None
     # shape error, player='0' numpy's comparison TypeError, player=True acted as 1
     ok = not isinstance(player, bool) and isinstance(player, (int, np.integer)) and 0 <= player < n
     if not ok or len(policies) != n:
-        raise ValueError(f"player must be in [0, {n}) and policies must list {n} policies; got player={player!r}, {len(policies)} policies")
+        raise ValueError(
+            f"player must be in [0, {n}) and policies must list {n} policies; got player={player!r}, {len(policies)} policies"
+        )
     player = int(player)
     H, S = Pf.shape[0], Pf.shape[1]
     acts = tuple(int(a) for a in Pf.shape[2:-1])
@@ -462,7 +350,9 @@ def induced_mdp(P: Any, R: Any, policies: list[Any], player: int, mu: Any = None
     if R is not None:
         Rf = as_float(R, xp, Pf.dtype)
         if tuple(Rf.shape) != (n, H, S) + acts:
-            raise ValueError(f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {tuple(Rf.shape)}")
+            raise ValueError(
+                f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {tuple(Rf.shape)}"
+            )
         Rm = xp.sum(Rf[player, ...] * W, axis=others) if others else Rf[player, ...]
     if Rm is None:
         Rm = xp.zeros(tuple(Pm.shape[:-1]), dtype=Pf.dtype, device=Pf.device)
@@ -539,4 +429,3 @@ def discounted_concentrability(mdp: FiniteMDP, target: Any, behaviour: Any) -> f
     t = as_stochastic_policy(mdp, target, field="target")
     b = as_stochastic_policy(mdp, behaviour, field="behaviour")
     return _concentrability(occupancy_measure(mdp, t), occupancy_measure(mdp, b))
-
