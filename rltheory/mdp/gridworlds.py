@@ -78,10 +78,8 @@ class GridWorld:
         """State index of cell ``(r, c)``; ``ValueError`` for a wall, a cell off the grid or a
         coordinate that is not an int."""
         rows, cols = self.shape
-        for name, v in (
-            ("r", r),
-            ("c", c),
-        ):  # 1.5 gave the state of another cell, True that of row 1
+        # 1.5 gave the state of another cell, True that of row 1
+        for name, v in (("r", r), ("c", c)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"cell coordinate {name} must be an int; got {v!r}")
         if not (0 <= r < rows and 0 <= c < cols):

@@ -175,9 +175,8 @@ def _axes_addressed(i: Any) -> int:
     if dtype is None or ndim is None:  # a list or another sequence: read as numpy would
         a = np.asarray(i)
         dtype, ndim = a.dtype, a.ndim
-    return (
-        int(ndim) if str(dtype).split(".")[-1] == "bool" else 1
-    )  # (cupy, array_api_strict: "….bool")
+    # (cupy, array_api_strict: "….bool")
+    return int(ndim) if str(dtype).split(".")[-1] == "bool" else 1
 
 
 def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:
