@@ -9,8 +9,6 @@ import pytest
 from hypothesis import given, settings
 
 from rltheory.algorithms.constrained import (
-    _mc_occupancy,
-    _mc_q,
     fosp_residual,
     general_utility_primal_dual,
     lagrangian_policy_gradient,
@@ -21,6 +19,7 @@ from rltheory.algorithms.constrained import (
     two_stage_calibrated,
     two_stage_constrained_ac,
 )
+from rltheory.algorithms.constrained_npg import _mc_occupancy, _mc_q
 from rltheory.bounds.constrained import (
     fosp_rate,
     fosp_schedule,
@@ -318,7 +317,7 @@ def test_two_stage_weights_interpolate():
 def test_two_stage_calibrated_validates_before_any_solve(monkeypatch, kw, msg):
     """Bug found here: ``bisections`` was checked only when the bisection loop started, after
     the first (w_max) two-stage solve; every argument is now checked before any work."""
-    import rltheory.algorithms.constrained as con
+    import rltheory.algorithms.two_stage as con  # where two_stage_calibrated reads both names
 
     def no_solve(*args, **kwargs):
         raise AssertionError("two_stage_calibrated solved before validating its arguments")
