@@ -35,6 +35,13 @@ for the tabular softmax ``∂J/∂θ[s, a] = μ_π(s) π(a|s) (Q^π(s, a) − h^
 * :func:`off_policy_dpg` — the finite-state adaptation of ARO-DDPG (Saxena et
   al. 2023): see its docstring.
 
+This module implements :func:`differential_td` and re-exports the rest from one module
+per concept: :mod:`~rltheory.algorithms.step_schedules` (:class:`StepSchedule`,
+:func:`mixing_step_sizes`), :mod:`~rltheory.algorithms.average_actor_critic` (the exact
+gradient and vanilla AC), :mod:`~rltheory.algorithms.mlmc` (the MLMC estimator),
+:mod:`~rltheory.algorithms.mac` (MAC) and :mod:`~rltheory.algorithms.average_reward_dpg`
+(deterministic policy gradients).
+
 References
 ----------
 Tsitsiklis, J. N., Van Roy, B. (1999). Average cost temporal-difference learning.
@@ -52,13 +59,11 @@ actor-critic with deterministic policy search. ICML.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_probability, check_real, real_scalar
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import _count, _rng
 from ..trace import Trace, TraceRecorder
@@ -68,19 +73,16 @@ from ._average_reward_base import (
     _draw,
     _features,
     _gain_bias,
-    _host_softmax,
     _policy,
-    _real_array,
 )
 from .average_actor_critic import (
     ActorCriticResult,
-    _ac_record,
-    _ac_setup,
     average_reward_actor_critic,
     average_reward_gradient,
 )
 from .average_reward_dpg import SmoothActionMDP, dpg_gradient, off_policy_dpg
-from .mlmc import _mlmc_combine, mlmc_combine, mlmc_expectation, mlmc_level
+from .mac import mac_expected_terms, mac_sample_terms, multilevel_actor_critic
+from .mlmc import mlmc_combine, mlmc_expectation, mlmc_level
 from .step_schedules import StepSchedule, _check_schedules, _step, mixing_step_sizes
 
 __all__ = [
@@ -190,208 +192,3 @@ def differential_td(
         s = s2
     rec.record(T, gain_error=abs(eta - g), bias_span_error=float(np.ptp(Phi @ w - h)))
     return DifferentialTDResult(w, float(eta), g, h, T, rec.finish())
-
-
-# ------------------------------------------------------------------------------- MAC
-
-
-def mac_sample_terms(
-    Phi: np.ndarray, pi_s: np.ndarray, s: int, a: int, r: float, s2: int, omega: np.ndarray, eta: float
-) -> tuple[float, np.ndarray, np.ndarray]:
-    r"""Per-transition quantities of MAC: gain ``r − η``, critic ``δ φ(s)``, actor ``δ ∇_θ log π(a|s)``.
-
-    ``δ = r − η + φ(s')ᵀω − φ(s)ᵀω``; the actor term is an ``(S, A)`` array that is
-    zero outside row ``s``, where it equals ``δ (e_a − π(·|s))``.
-
-    Raises
-    ------
-    ValueError
-        ``Phi`` not of shape ``(S, d)`` with ``S ≥ 1``, ``pi_s`` not a distribution of shape
-        ``(A,)``, ``omega`` not of shape ``(d,)``; a NaN or infinite entry of ``Phi``, ``pi_s``
-        or ``omega`` (``InvalidModelError``, naming the index and the value); ``s``, ``s2`` not
-        state indices in ``[0, S)``, ``a`` not an action index in ``[0, A)``, ``r`` or ``eta``
-        not finite numbers.
-    """
-    # the arrays were not checked: an omega of the wrong length failed inside numpy's matmul, a
-    # NaN in Phi, pi_s or omega returned NaN terms, and a (1, A) pi_s passed as a row
-    Phi, pi_s = _real_array(Phi, "Phi", bools=True), _real_array(pi_s, "pi_s")
-    omega = _real_array(omega, "omega")
-    if Phi.ndim != 2 or Phi.shape[0] == 0:
-        raise ValueError(f"Phi must have shape (S, d) with S >= 1; got {Phi.shape}")
-    check_finite(Phi, "Phi", ("s", "i"))
-    if pi_s.ndim != 1 or pi_s.shape[0] == 0:
-        raise ValueError(f"pi_s must have shape (A,) with A >= 1 (the policy at s); got {pi_s.shape}")
-    check_probability(pi_s, "pi_s", ("a",), "pi_s")
-    if omega.shape != (Phi.shape[1],):
-        raise ValueError(f"omega must have shape (d,) = ({Phi.shape[1]},) (one weight per feature); got {omega.shape}")
-    check_finite(omega, "omega", ("i",))
-    for name, v, n in (("s", s, Phi.shape[0]), ("a", a, pi_s.shape[-1]), ("s2", s2, Phi.shape[0])):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
-            raise ValueError(f"{name} must be an index in [0, {n}); got {v!r}")
-    return _mac_terms(Phi, pi_s, s, a, check_real(r, "r"), s2, omega, check_real(eta, "eta"))
-
-
-def _mac_terms(
-    Phi: np.ndarray, pi_s: np.ndarray, s: int, a: int, r: float, s2: int, omega: np.ndarray, eta: float
-) -> tuple[float, np.ndarray, np.ndarray]:
-    """:func:`mac_sample_terms` without the argument checks (the sampling loop's inner kernel)."""
-    delta = r - eta + Phi[s2] @ omega - Phi[s] @ omega
-    g = np.zeros((Phi.shape[0], pi_s.shape[-1]))
-    g[s] = -delta * pi_s
-    g[s, a] += delta
-    return r - eta, delta * Phi[s], g
-
-
-def mac_expected_terms(mdp: FiniteMDP, theta: Any, omega: Any, eta: float, features: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""Conditional means given ``s_k = s`` of the three MAC per-sample quantities.
-
-    Returns ``f̄[s]``, ``h̄[s, :]`` and ``ḡ[s, :, :]`` with, for ``a ~ π(·|s)``,
-    ``s' ~ P(·|s, a)``: ``f̄(s) = r_π(s) − η``, ``h̄(s) = E[δ] φ(s)``,
-    ``ḡ(s) = E[δ ∇ log π(a|s)]`` — the inputs of :func:`mlmc_expectation`.
-
-    Parameters
-    ----------
-    mdp : FiniteMDP
-    theta : array (S, A)
-        Softmax logits.
-    omega : array (d,)
-        Critic weights.
-    eta : float
-        Gain estimate.
-    features : array (S, d), optional
-        ``Φ``; one-hot (``d = S``) when omitted.
-
-    Raises
-    ------
-    ValueError
-        ``theta`` not of shape ``(S, A)``, ``omega`` not of shape ``(d,)``, bad
-        ``features``, ``eta`` not a finite number; a NaN or infinite entry of ``theta`` or
-        ``omega`` (``InvalidModelError``, naming the index and the value).
-    """
-    P, R = _avg_model(mdp, "mac_expected_terms")
-    eta = check_real(eta, "eta")
-    S, A = R.shape
-    Phi = _features(features, S)
-    th = _real_array(theta, "theta")
-    if th.shape != (S, A):
-        raise ValueError(f"theta must have shape (S, A) = {(S, A)}; got {th.shape}")
-    check_finite(th, "theta", ("s", "a"))
-    om = _real_array(omega, "omega")
-    d = Phi.shape[1]
-    if om.shape != (d,):
-        raise ValueError(f"omega must have shape (d,) = ({d},) (one weight per feature); got {om.shape}")
-    check_finite(om, "omega", ("i",))
-    pi = _host_softmax(th)
-    V = Phi @ om
-    D = R - eta + P @ V - V[:, None]  # E[δ | s, a]
-    fbar = (pi * R).sum(-1) - eta
-    hbar = (pi * D).sum(-1)[:, None] * Phi
-    gbar = np.zeros((S, S, A))
-    for s in range(S):
-        gbar[s, s] = pi[s] * D[s] - pi[s] * (pi[s] * D[s]).sum()
-    return fbar, hbar, gbar
-
-
-def multilevel_actor_critic(
-    mdp: FiniteMDP,
-    *,
-    iterations: int,
-    T_max: int,
-    rng: np.random.Generator | int,
-    features: Any = None,
-    critic_step: StepSchedule = StepSchedule(0.05),  # noqa: B008 (a frozen dataclass)
-    gain_step: StepSchedule | None = None,
-    actor_scale: float = 0.5,
-    omega_radius: float | None = None,
-    theta0: Any = None,
-    optimal_gain: float | None = None,
-    record_every: int = 50,
-    max_samples: int | None = None,
-) -> ActorCriticResult:
-    r"""MAC: multi-level Monte Carlo actor-critic (Suttle et al. 2023, Algorithm 1), tabular softmax actor.
-
-    Iteration ``t``: draw ``J_t ~ Geom(1/2)``; roll ``N_t = 2^{J_t}`` transitions
-    (1 if ``2^{J_t} > T_max``) from the current state under ``π_{θ_t}``; form the
-    MLMC estimates (:func:`mlmc_combine`) of the gain, critic and actor updates
-    (:func:`mac_sample_terms`) at the frozen ``(θ_t, ω_t, η_t)`` and set
-
-    ``η_{t+1} = η_t + β_t f_t``, ``ω_{t+1} = Π_{‖ω‖ ≤ R_ω}(ω_t + α_t h_t)``,
-    ``θ_{t+1} = θ_t + a_t g_t`` with the AdaGrad step ``a_t = actor_scale / sqrt(Σ_{k≤t} ‖g_k‖²)``.
-
-    No step depends on the mixing time; ``T_max`` only caps the roll-out length.
-
-    Parameters
-    ----------
-    mdp : FiniteMDP
-    iterations : int
-        Number of updates ``T``.
-    T_max : int
-        Largest MLMC level length.
-    rng : Generator or int
-    features : array (S, d), optional
-    critic_step, gain_step : StepSchedule
-    actor_scale : float
-        AdaGrad numerator.
-    omega_radius : float, optional
-        Critic projection radius (none when omitted).
-    theta0, optimal_gain, record_every
-        As in :func:`average_reward_actor_critic`.
-    max_samples : int, optional
-        Stop early once this many transitions were consumed (for equal-budget
-        comparisons); the trace then ends at that point.
-
-    Notes
-    -----
-    Suttle et al. (2023, Thm 1): with AdaGrad actor steps,
-    ``(1/T) Σ_t E‖∇J(θ_t)‖² ≤ Õ(T^{-1/2})`` up to the critic's approximation
-    error, with no step size tuned to ``τ_mix`` (the mixing time enters only the
-    constant; Patel et al. 2024 sharpen it to ``O(√τ_mix)``). Per update, the
-    expected number of samples is at most ``1 + ⌊log₂ T_max⌋``.
-    """
-    T = _count(iterations, "iterations")
-    Tm = _count(T_max, "T_max")
-    every = _count(record_every, "record_every")
-    if not real_scalar(actor_scale) > 0:
-        raise ValueError(f"actor_scale must be > 0; got {actor_scale!r}")
-    actor_scale = check_real(actor_scale, "actor_scale")  # finite
-    omega_radius = check_real(omega_radius, "omega_radius", low=0.0, allow_none=True)
-    cap = None if max_samples is None else _count(max_samples, "max_samples")
-    _check_schedules(critic_step=critic_step, gain_step=gain_step)
-    st = _ac_setup(mdp, "multilevel_actor_critic", rng, features, theta0, optimal_gain)
-    R, Phi, theta, omega, g_star, cP, s, gen, eta = st.R, st.Phi, st.theta, st.omega, st.g_star, st.cP, st.s, st.gen, 0.0
-    S, A = R.shape
-    beta = critic_step if gain_step is None else gain_step
-    beta_name = "critic_step" if gain_step is None else "gain_step"
-    G2 = 0.0
-    n = 0
-    rec = TraceRecorder()
-    for t in range(T):
-        if t % every == 0:
-            _ac_record(rec, mdp, t, theta, eta, g_star, n)
-        J = mlmc_level(gen)
-        N = 2**J if 2**J <= Tm else 1
-        pi = _host_softmax(theta)
-        cpi = np.cumsum(pi, axis=-1)
-        fs = np.empty(N)
-        hs = np.empty((N, Phi.shape[1]))
-        gs = np.empty((N, S, A))
-        for k in range(N):
-            a = _draw(cpi[s], gen.random())
-            s2 = _draw(cP[s, a], gen.random())
-            fs[k], hs[k], gs[k] = _mac_terms(Phi, pi[s], s, a, R[s, a], s2, omega, eta)
-            s = s2
-        n += N
-        f_t, h_t, g_t = _mlmc_combine(fs, J, Tm), _mlmc_combine(hs, J, Tm), _mlmc_combine(gs, J, Tm)
-        eta += _step(beta, t, beta_name) * f_t
-        omega = omega + _step(critic_step, t, "critic_step") * h_t
-        if omega_radius is not None:
-            nrm = float(np.linalg.norm(omega))
-            if nrm > omega_radius:
-                omega *= omega_radius / nrm
-        G2 += float(np.sum(g_t**2))
-        if G2 > 0:
-            theta += actor_scale / math.sqrt(G2) * g_t
-        if cap is not None and n >= cap:
-            break
-    _ac_record(rec, mdp, t + 1, theta, eta, g_star, n)
-    return ActorCriticResult(theta, omega, float(eta), n, rec.finish(), g_star)
