@@ -191,6 +191,8 @@ def truncation_errors(
     ValueError
         An entry of ``kappas`` that is not a non-negative integer (bools and floats
         included; the entry's index named), unknown ``weights``, wrong ``thetas``.
+    TypeError
+        ``kappas`` a set or a dict (unordered: the errors would come in no defined order).
 
     Examples
     --------
@@ -209,6 +211,10 @@ def truncation_errors(
         items = np.atleast_1d(kappas).tolist()
     elif isinstance(kappas, (str, bytes)) or not hasattr(kappas, "__iter__"):
         items = [kappas]
+    elif isinstance(kappas, (set, frozenset, dict)):  # no order for the errors to follow
+        raise TypeError(
+            f"kappas must be an integer or an ordered sequence of integers; got {type(kappas).__name__}"
+        )
     else:
         items = list(kappas)
     ks = [_check_radius(k, f"kappas[{i}]") for i, k in enumerate(items)]

@@ -96,6 +96,11 @@ def test_each_kappa_is_checked_as_given():
     for ks in ([0, 1, 2], (0, np.int64(1), 2), np.arange(3), range(3)):
         np.testing.assert_array_equal(truncation_errors(net, th, ks), ref)
     np.testing.assert_array_equal(truncation_errors(net, th, np.int64(1)), ref[1:2])
+    # old: a set was one entry, 'kappas[0] must be a non-negative integer; got {0, 1}'; the errors
+    # of an unordered container would follow no defined order
+    for unordered in ({0, 1}, frozenset({2}), {0: "a"}):
+        with pytest.raises(TypeError, match="kappas must be an integer or an ordered sequence"):
+            truncation_errors(net, th, unordered)
 
 
 # ------------------------------------------------------------------ node labels
