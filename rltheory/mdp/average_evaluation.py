@@ -24,6 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import numpy as np
+
+from ..backend import to_numpy
 from ..trace import Trace
 from .bellman import policy_reward, policy_transition_matrix
 from .discounted import _Roundoff
@@ -98,6 +101,55 @@ def _require_average(mdp: Any, what: str) -> None:
         )
 
 
+def _relative_values(P: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    r"""``w`` with ``w(k) = 0`` and ``w(s) = b(s) + Σ_j P(s, j) w(j)`` for ``s ≠ k`` (host, float64).
+
+    Every state reaches ``k`` (``k`` recurrent in a unichain chain), so ``I − Q`` (``Q = P`` without
+    state ``k``) is a nonsingular M-matrix. It is eliminated by state reduction without
+    subtractions, as in GTH: the pivot of state ``m`` is the sum of its remaining off-diagonal
+    entries and of its accumulated leak into ``k``, never ``1 − P(m, m)``, so the reduction keeps a
+    few ``u`` relative accuracy however weakly the chain's parts are coupled (Grassmann, Taksar &
+    Heyman 1985; the signed ``b`` is carried along as an extra column).
+    """
+    keep = np.flatnonzero(np.arange(P.shape[0]) != k)
+    n = keep.size
+    W = np.zeros((n, n + 2))
+    W[:, :n] = P[np.ix_(keep, keep)] * (1.0 - np.eye(n))
+    W[:, n] = P[keep, k]  # leak into k
+    W[:, n + 1] = b[keep]
+    piv = np.zeros(n)
+    for m in range(n - 1, -1, -1):
+        piv[m] = np.sum(W[m, :m]) + W[m, n]  # > 0: the censored chain leaves m towards 0..m-1 or k
+        if m:
+            c = W[:m, m] / piv[m]
+            W[:m, :m] += c[:, None] * W[m, :m][None, :]
+            W[:m, n:] += c[:, None] * W[m, n:][None, :]
+    w = np.zeros(n)
+    for m in range(n):
+        w[m] = (W[m, n + 1] + W[m, :m] @ w[:m]) / piv[m]
+    out = np.zeros(P.shape[0])
+    out[keep] = w
+    return out
+
+
+def _bias_by_reduction(
+    xp: Any, P: Any, r: Any, g: Any, mu: Any, h: Any, ill: np.ndarray, structs: list
+) -> Any:
+    """Unichain biases of the instances flagged ``ill``, recomputed on the host as ``h = w − (μᵀw)1``
+    with ``w`` the values relative to a recurrent state (:func:`_relative_values`, ``b = r − g``);
+    the other instances keep ``h``."""
+    S = P.shape[-1]
+    Ph = to_numpy(P).astype(np.float64).reshape((-1, S, S))
+    rh = to_numpy(r).astype(np.float64).reshape((-1, S))
+    gh = to_numpy(g).astype(np.float64).reshape(-1)
+    muh = to_numpy(mu).astype(np.float64).reshape((-1, S))
+    out = to_numpy(h).astype(np.float64).reshape((-1, S))
+    for i in np.flatnonzero(ill):
+        w = _relative_values(Ph[i], rh[i] - gh[i], int(structs[i].recurrent_classes[0][0]))
+        out[i] = w - muh[i] @ w
+    return xp.asarray(out.reshape(tuple(h.shape)), dtype=h.dtype, device=h.device)
+
+
 def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
     """Gain/bias of chains ``P[..., S, S]`` with rewards ``r[..., S]``."""
     S = P.shape[-1]
@@ -105,10 +157,12 @@ def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
     structs = _structures(P)
     uni = all(cs.unichain for cs in structs)
     if uni and per_state is not True:
-        mu = _unichain_stationary(xp, P, "gain_bias", guard=True)  # GTH where the solve is ill-conditioned
+        mu, ill = _unichain_stationary(xp, P, "gain_bias", guard=True)  # GTH where the solve is ill-conditioned
         g = xp.sum(mu * r, axis=-1)
         M = _eye(xp, S, P) - P + xp.ones_like(P) * mu[..., None, :]
         h = xp.linalg.solve(M, (r - g[..., None])[..., None])[..., 0]
+        if ill.any():  # the same ill-conditioning costs the solve u/δ in h: state reduction instead
+            h = _bias_by_reduction(xp, P, r, g, mu, h, ill, structs)
         return GainBias(g, h)
     Pf = xp.reshape(P, (-1, S, S))
     Pstar = xp.stack([_limiting_single(xp, Pf[i, ...], cs) for i, cs in enumerate(structs)])
@@ -157,8 +211,9 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
     ``P_π``, ``μ_π`` comes from the batched solve, redone by GTH state reduction on the host for the
     instances whose system ``I − P_π + 11ᵀ`` is ill-conditioned (parts coupled by ``δ ≲ 1e-4``;
     :func:`rltheory.mdp.stationary._unichain_stationary`): the solve's gain erred like ``u/δ``
-    (1.2e-2 relative at ``δ = 4.6e-15``), GTH's to a few ``u``. The bias solve still loses ``u/δ``
-    relative to ``‖h‖∞`` on such chains.
+    (1.2e-2 relative at ``δ = 4.6e-15``), GTH's to a few ``u``. On those instances the bias is
+    recomputed on the host too, as ``h = w − (μᵀw)1`` with the values ``w`` relative to a recurrent
+    state from a subtraction-free state reduction (the solve lost ``u/δ`` relative to ``‖h‖∞``).
 
     Examples
     --------

@@ -133,7 +133,8 @@ def _unichain_stationary(xp: Any, P: Any, what: str = "stationary_distribution",
     with ``(I − P + 11ᵀ)ᵀ x = z`` is a lower estimate of ``‖(I − P + 11ᵀ)^{-T}‖∞``, so the solve's
     error is about ``u·S·‖x‖∞``; instances with ``S·‖x‖∞ > 10⁴`` (parts of the chain coupled by
     ``δ ≲ 10⁻⁴``, where the solve's error grows like ``u/δ``) are recomputed by GTH on the host,
-    accurate to a few ``u`` relative in every entry (O'Cinneide 1993)."""
+    accurate to a few ``u`` relative in every entry (O'Cinneide 1993). It then returns ``(μ, ill)``
+    with ``ill`` the host mask of those instances over the flattened batch."""
     S = P.shape[-1]
     M = _eye(xp, S, P) - P + 1.0
     rhs = xp.ones(tuple(P.shape[:-1]), dtype=P.dtype, device=P.device)[..., None]
@@ -144,19 +145,19 @@ def _unichain_stationary(xp: Any, P: Any, what: str = "stationary_distribution",
     try:
         X = xp.linalg.solve(xp.matrix_transpose(M), rhs)
     except np.linalg.LinAlgError:  # numerically singular: the chain's parts are coupled below round-off
-        return _gth_unichain(xp, P, what)
-    if not bool(xp.all(xp.isfinite(X))):  # backends that return inf/nan instead of raising
-        return _gth_unichain(xp, P, what)
+        X = None
+    if X is None or not bool(xp.all(xp.isfinite(X))):  # backends that return inf/nan instead of raising
+        mu = _gth_unichain(xp, P, what)
+        return (mu, np.ones(int(np.prod(P.shape[:-2])), dtype=bool)) if guard else mu
     mu = X[..., 0]
     # The exact μ is ≥ 0 (0 on transient states, where the solve leaves round-off of either
     # sign): clipping never moves an entry further from it; renormalise the clipped mass.
     mu = xp.where(mu > 0, mu, xp.zeros_like(mu))
     mu = mu / xp.sum(mu, axis=-1, keepdims=True)
-    if guard:
-        ill = to_numpy(S * xp.max(xp.abs(X[..., 1]), axis=-1) > _GTH_CONDITION).reshape(-1)
-        if ill.any():
-            return _gth_unichain(xp, P, what, only=ill, mu=mu)
-    return mu
+    if not guard:
+        return mu
+    ill = to_numpy(S * xp.max(xp.abs(X[..., 1]), axis=-1) > _GTH_CONDITION).reshape(-1)
+    return (_gth_unichain(xp, P, what, only=ill, mu=mu) if ill.any() else mu), ill
 
 
 def stationary_distribution(P: Any, *, check: bool = True, method: str = "solve") -> Any:
