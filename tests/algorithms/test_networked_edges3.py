@@ -9,6 +9,8 @@ import pytest
 
 from rltheory.algorithms.networked import (
     NetworkedMDP,
+    correlation_decay,
+    joint_transition_matrix,
     neighborhoods,
     sis_network,
     truncation_error,
@@ -183,3 +185,39 @@ def test_returns_that_are_not_real_are_named(returns, what):
     # real returns: the kappa = diam critic of one block is the mean of its returns
     crit = local_critics(net, s, a, np.array([[1.0, 2.0], [3.0, 4.0]]), 1)
     assert crit[0][0] == 2.0 and crit[1][0] == 3.0
+
+
+# ------------------------------------------------------------------ correlation decay
+def test_correlation_decay_equals_a_brute_force_over_initial_states():
+    """δ(d) = max over (i, j) at distance d, joint s and every other value of s_j of the TV distance
+    between agent i's discounted state marginals, with Σ_t (1−γ)γ^t P_π^t summed term by term
+    (γ^400 < 1e-60) instead of the inverse; S_l = 3 exercises every alternative value of s_j."""
+    G = nx.path_graph(3)
+    nb = neighborhoods(G, 1)
+    rng = np.random.default_rng(5)
+    S, A = 3, 2
+    Ps = tuple(rng.dirichlet(np.ones(S), size=(S,) * len(nb[i]) + (A,)) for i in range(3))
+    net = NetworkedMDP(G, Ps, rng.random((3, S, A)), 0.7, None, 1)
+    th = [rng.normal(size=s) for s in net.theta_shapes()]
+    d, delta = correlation_decay(net, th)
+    P = np.asarray(joint_transition_matrix(net, th))
+    M, Pt = np.zeros_like(P), np.eye(S**3)
+    for t in range(400):
+        M += (1 - net.gamma) * net.gamma**t * Pt
+        Pt = Pt @ P
+    states = list(np.ndindex(S, S, S))  # mixed radix, agent 0 most significant
+    onehot = np.array([[[float(s[i] == v) for v in range(S)] for s in states] for i in range(3)])
+    lam = np.stack([M @ onehot[i] for i in range(3)])  # lam[i, x]: agent i's marginal from joint x
+    ref = np.zeros(3)
+    for x, s in enumerate(states):
+        for j in range(3):
+            for v in range(S):
+                if v == s[j]:
+                    continue
+                y = states.index(tuple(v if k == j else s[k] for k in range(3)))
+                for i in range(3):
+                    tv = 0.5 * np.abs(lam[i, x] - lam[i, y]).sum()
+                    ref[abs(i - j)] = max(ref[abs(i - j)], tv)
+    np.testing.assert_array_equal(d, [0, 1, 2])
+    np.testing.assert_allclose(delta, ref, rtol=1e-12, atol=1e-15)
+    assert ref[0] > ref[1] > ref[2] > 0.0
