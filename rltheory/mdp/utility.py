@@ -25,6 +25,10 @@ Built-in utilities (each carries its cvxpy expression, value and gradient):
 
 Host only (cvxpy); device arrays raise ``TypeError``.
 
+Modules: :mod:`~rltheory.mdp.utility_functions` (the utilities and the shadow reward),
+:mod:`~rltheory.mdp.utility_kkt` (the KKT certificate); the program, its scaling and Slater check
+are here, and every public name is importable from here.
+
 References
 ----------
 Zhang, J., Koppel, A., Bedi, A. S., Szepesvári, C. & Wang, M. (2020). Variational policy
@@ -40,19 +44,29 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._validate import PROB_ATOL, _source_atol, check_int, check_real, real_scalar
-from ..backend import as_float, to_numpy
+from .._validate import real_scalar
+from ..backend import to_numpy
 from ..errors import InvalidModelError, SolverError
 from ._occupancy_lp import occupancy_constraints
 from .mixing import _structures
 from .model import FiniteMDP
 from .structure import require_weakly_communicating
+from .utility_functions import (
+    OccupancyFunction,
+    entropy_utility,
+    kl_divergence,
+    linear_utility,
+    neg_kl_utility,
+    quadratic_utility,
+    shadow_reward,
+)
+from .utility_kkt import _certify, _polish
 
 __all__ = [
     "OccupancyFunction",
@@ -65,252 +79,6 @@ __all__ = [
     "shadow_reward",
     "solve_general_utility",
 ]
-
-
-@dataclass(frozen=True)
-class OccupancyFunction:
-    """A function ``F(d)`` of the occupancy ``d[S, A]`` usable by :func:`solve_general_utility`.
-
-    Attributes
-    ----------
-    name : str
-    curvature : {"affine", "concave", "convex"}
-    expression : callable
-        ``cvxpy.Expression`` of the flattened variable ``d[S*A]``.
-    value : callable
-        ``F(d)`` for a numpy ``d[S, A]``.
-    gradient : callable
-        ``∇F(d)`` as ``[S, A]`` (``+inf``/``-inf`` where undefined, e.g. ``log 0``).
-    domain : callable, optional
-        Extra cvxpy constraints on ``d[S*A]`` (e.g. support restrictions).
-    shape : tuple (S, A)
-    """
-
-    name: str
-    curvature: str
-    expression: Callable[[Any], Any]
-    value: Callable[[np.ndarray], float]
-    gradient: Callable[[np.ndarray], np.ndarray]
-    shape: tuple[int, int]
-    domain: Callable[[Any], list] | None = None
-
-
-def _as_table(x: Any, field: str, shape: tuple[int, int] | None = None) -> np.ndarray:
-    # as_float refuses complex and text by name (a float cast dropped imaginary parts with a warning)
-    a = np.asarray(as_float(to_numpy(x), np, np.float64, field=field), dtype=float)
-    if a.ndim != 2 or (shape is not None and a.shape != shape):
-        want = f"(S, A) = {shape}" if shape else "(S, A)"
-        raise ValueError(f"{field} must have shape {want}; got {a.shape}")
-    if not np.all(np.isfinite(a)):
-        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
-        raise ValueError(f"{field} must be finite; {field}[s={idx[0]}, a={idx[1]}] = {a[idx]}")
-    return a
-
-
-def linear_utility(r: Any) -> OccupancyFunction:
-    r"""``F(d) = ⟨r, d⟩ = Σ_{s,a} r(s,a) d(s,a)`` (affine; ``∇F = r``).
-
-    With the normalised occupancy, ``max_d F = (1−γ) V*_r(μ)`` (Puterman 1994, §6.9).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> f = linear_utility(np.array([[1.0, 2.0]]))
-    >>> f.value(np.array([[0.25, 0.75]]))
-    1.75
-    """
-    r = _as_table(r, "r")
-    flat = r.reshape(-1)
-    return OccupancyFunction(
-        "linear",
-        "affine",
-        lambda d: flat @ d,
-        lambda d: float(np.sum(r * d)),
-        lambda d: r.copy(),
-        r.shape,
-    )
-
-
-def _xlogx_grad(d: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore"):
-        return np.where(d > 0, -np.log(np.where(d > 0, d, 1.0)) - 1.0, np.inf)
-
-
-def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyFunction:
-    r"""Entropy of the occupancy: ``H(d) = −Σ_{s,a} d log d`` or of its state marginal ``−Σ_s d_S log d_S``.
-
-    Concave (Boyd & Vandenberghe 2004, §3.1.5). ``∇H(d)(s,a) = −log d(s,a) − 1``
-    (``kind="state_action"``) or ``−log d_S(s) − 1`` (``kind="state"``, maximum-entropy
-    exploration of Hazan et al. 2019), ``+inf`` where the argument is 0.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> round(entropy_utility(2, 2).value(np.full((2, 2), 0.25)), 12)  # log 4
-    1.386294361120
-    """
-    import cvxpy as cp  # noqa: PLC0415
-
-    if kind not in ("state_action", "state"):
-        raise ValueError(f"kind must be 'state_action' or 'state'; got {kind!r}")
-    S, A = check_int(S, "S"), check_int(A, "A")
-    if kind == "state_action":
-
-        def value(d: np.ndarray) -> float:
-            p = d[d > 0]
-            return float(-np.sum(p * np.log(p)))
-
-        return OccupancyFunction(
-            "entropy", "concave", lambda d: cp.sum(cp.entr(d)), value, _xlogx_grad, (S, A)
-        )
-    E = np.kron(np.eye(S), np.ones((1, A)))
-
-    def value_s(d: np.ndarray) -> float:
-        p = d.sum(-1)
-        p = p[p > 0]
-        return float(-np.sum(p * np.log(p)))
-
-    def grad_s(d: np.ndarray) -> np.ndarray:
-        return np.repeat(_xlogx_grad(d.sum(-1))[:, None], d.shape[1], axis=1)
-
-    return OccupancyFunction(
-        "state_entropy", "concave", lambda d: cp.sum(cp.entr(E @ d)), value_s, grad_s, (S, A)
-    )
-
-
-def _check_expert(d_expert: Any) -> np.ndarray:
-    # the sum is judged at the precision d_expert came in (a float32 table normalised in float32 sums
-    # to 1 ± 1e-7 and was refused at 1e-8: 96 of 200 random 5×6 tables), and such a table is divided by
-    # its sum (as _validate does for policies)
-    src = np.asarray(to_numpy(d_expert)) if not isinstance(d_expert, (list, tuple)) else None
-    atol = _source_atol(src, np) if src is not None and src.dtype.kind in "fiub" else PROB_ATOL
-    dE = _as_table(d_expert, "d_expert")
-    if np.any(dE < 0) or abs(dE.sum() - 1.0) > atol:
-        raise ValueError(
-            f"d_expert must be a non-negative table summing to 1 (atol={atol:.3g}); sums to {dE.sum():.12g}, "
-            f"min {dE.min():.3g}"
-        )
-    return dE / dE.sum() if atol > PROB_ATOL else dE
-
-
-def _kl_parts(dE: np.ndarray) -> tuple[Callable, Callable, Callable, Callable]:
-    import cvxpy as cp  # noqa: PLC0415
-
-    sup = (dE > 0).reshape(-1)
-    idx = np.flatnonzero(sup)
-    off = np.flatnonzero(~sup)
-    q = dE.reshape(-1)[idx]
-
-    def expr(d: Any) -> Any:
-        return cp.sum(cp.rel_entr(d[idx], q))
-
-    def value(d: np.ndarray) -> float:
-        x = d.reshape(-1)
-        if np.any(x[off] > 1e-9):  # outside supp(d_E), beyond solver round-off
-            return float("inf")
-        xs = x[idx]
-        pos = xs > 0
-        return float(np.sum(xs[pos] * np.log(xs[pos] / q[pos])))
-
-    def grad(d: np.ndarray) -> np.ndarray:
-        out = np.full(d.size, np.inf)
-        xs = d.reshape(-1)[idx]
-        with np.errstate(divide="ignore"):
-            out[idx] = np.where(xs > 0, np.log(np.where(xs > 0, xs, 1.0) / q) + 1.0, -np.inf)
-        return out.reshape(d.shape)
-
-    def domain(d: Any) -> list:
-        return [d[off] == 0] if off.size else []
-
-    return expr, value, grad, domain
-
-
-def neg_kl_utility(d_expert: Any) -> OccupancyFunction:
-    r"""``F(d) = −KL(d ‖ d_E) = −Σ d log(d/d_E)`` (imitation; concave).
-
-    Entries with ``d_E(s,a) = 0`` force ``d(s,a) = 0`` (added to the program's domain).
-    ``∇F(d) = −log(d/d_E) − 1`` on the support of ``d_E``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> dE = np.array([[0.5, 0.5]])
-    >>> neg_kl_utility(dE).value(dE), round(neg_kl_utility(dE).value(np.array([[1.0, 0.0]])), 12)
-    (0.0, -0.69314718056)
-    """
-    dE = _check_expert(d_expert)
-    expr, value, grad, domain = _kl_parts(dE)
-    return OccupancyFunction(
-        "neg_kl",
-        "concave",
-        lambda d: -expr(d),
-        lambda d: -value(d),
-        lambda d: -grad(d),
-        dE.shape,
-        domain,
-    )
-
-
-def kl_divergence(d_expert: Any) -> OccupancyFunction:
-    r"""``G(d) = KL(d ‖ d_E)`` (convex): a trust-region / imitation *constraint* ``KL ≤ b``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> kl_divergence(np.array([[0.5, 0.5]])).value(np.array([[0.5, 0.5]]))
-    0.0
-    """
-    dE = _check_expert(d_expert)
-    expr, value, grad, domain = _kl_parts(dE)
-    return OccupancyFunction("kl", "convex", expr, value, grad, dE.shape, domain)
-
-
-def quadratic_utility(r: Any, beta: float, target: Any = None) -> OccupancyFunction:
-    r"""``F(d) = ⟨r, d⟩ − (β/2) ‖d − d_0‖²`` (concave for ``β ≥ 0``; ``∇F = r − β(d − d_0)``).
-
-    A variance-type penalty: with the uniform target ``d_0 = 1/(SA)`` (default),
-    ``‖d − d_0‖² = SA · Var(entries of d)`` penalises concentrated occupancies (a
-    quadratic risk term that keeps the problem concave, unlike a penalty on the
-    reward variance ``Var_d(r)``, which is concave in ``d`` and so cannot be
-    subtracted).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> quadratic_utility(np.zeros((1, 2)), beta=2.0).value(np.array([[1.0, 0.0]]))  # -(2/2)(0.25+0.25)
-    -0.5
-    """
-    import cvxpy as cp  # noqa: PLC0415
-
-    r = _as_table(r, "r")
-    check_real(beta, "beta", low=0.0)
-    d0 = np.full(r.shape, 1.0 / r.size) if target is None else _as_table(target, "target", r.shape)
-    rf, d0f, b = r.reshape(-1), d0.reshape(-1), float(beta)
-    return OccupancyFunction(
-        "quadratic",
-        "concave",
-        lambda d: rf @ d - 0.5 * b * cp.sum_squares(d - d0f),
-        lambda d: float(np.sum(r * d) - 0.5 * b * np.sum((d - d0) ** 2)),
-        lambda d: r - b * (d - d0),
-        r.shape,
-    )
-
-
-def shadow_reward(F: OccupancyFunction, d: Any) -> np.ndarray:
-    r"""Shadow reward ``r̃ = ∇F(d)`` [S, A]: the reward whose ordinary MDP gives the ascent direction at ``d``.
-
-    For ``d = d^π``, the policy gradient of ``F(d^π)`` equals the ordinary policy
-    gradient with reward ``r̃`` held fixed (chain rule; Zhang et al. 2020, §3).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> shadow_reward(linear_utility(np.array([[1.0, 2.0]])), np.array([[0.5, 0.5]]))
-    array([[1., 2.]])
-    """
-    if not isinstance(F, OccupancyFunction):
-        raise TypeError(f"F must be an OccupancyFunction; got {type(F).__name__}")
-    return F.gradient(_as_table(d, "d", F.shape))
 
 
 @dataclass(frozen=True, eq=False)
@@ -668,203 +436,3 @@ def _unit(expr: Any, rho: float) -> Any:
     k = math.frexp(rho)[1] - 1
     h = -k // 2
     return expr * 2.0**h * 2.0 ** (-k - h)
-
-
-def _certify(
-    x: np.ndarray,
-    nu: np.ndarray,
-    lam: np.ndarray,
-    cons: list,
-    objective: OccupancyFunction,
-    M: np.ndarray,
-    c: np.ndarray,
-    S: int,
-    A: int,
-    rho: float,
-    rhos: Sequence[float],
-) -> dict[str, Any]:
-    """Policy, values and the KKT residual of a primal-dual point of the solved program.
-
-    The program was solved for ``F/ρ`` and ``G_i/ρ_i ≤ b_i/ρ_i``: ``x`` is ``d[S*A]``, ``nu`` and ``lam``
-    are that program's multipliers of the flow equalities and of the ``G_i`` (``lam`` clipped at 0);
-    the multipliers are scaled back to the original units, and the residual is measured in the
-    solved (unit) scale."""
-    x = np.clip(np.asarray(x, dtype=float), 0.0, None)
-    D = x.reshape(S, A)
-    mass = D.sum(-1)
-    visited = mass > 1e-9
-    pi = np.where(visited[:, None], D / np.where(visited, mass, 1.0)[:, None], 1.0 / A)
-    rhos = np.asarray(rhos, dtype=float)  # one per constraint
-    lam_u = np.maximum(np.asarray(lam, dtype=float), 0.0)  # the solved program's multipliers
-    with np.errstate(
-        over="ignore", invalid="ignore"
-    ):  # (reported as computed; the certificate is below)
-        lam = np.ldexp(
-            lam_u, math.frexp(rho)[1] - np.frexp(rhos)[1]
-        )  # λ ρ/ρ_i, no intermediate overflow
-        gvals = np.array([G.value(D) for G, _ in cons])
-        grad = objective.gradient(D)
-        gradG = [np.asarray(G.gradient(D), dtype=float) for G, _ in cons]
-        lgrad = grad - sum((lam[i] * gradG[i] for i in range(len(cons))), np.zeros((S, A)))
-        # reduced gradient in the solved (unit) scale, optimal iff g <= 0 and g ⊙ d = 0 (g = −s/ρ). Formed
-        # in the original units (ρν with ρ = 2^1023 for rewards 1.7e308) it overflowed to NaN in every
-        # coordinate, so no sign condition was checked, and for subnormal rewards it lost bits
-        g = (
-            np.asarray(grad, dtype=float).reshape(-1) / rho
-            - sum(
-                (lam_u[i] * gradG[i].reshape(-1) / rhos[i] for i in range(len(cons))),
-                np.zeros(S * A),
-            )
-            - M.T @ np.asarray(nu, dtype=float).reshape(-1)
-        )
-    fin = np.isfinite(g)
-    bs = np.array([float(b) for _, b in cons])
-    viol = (gvals - bs) / rhos
-    parts = [
-        # natural (min-map) residual of the sign conditions d >= 0, g <= 0, g ⊙ d = 0: it stays
-        # small where a solver leaves d(s,a) at its own noise level (1e-13, say) while a log
-        # gradient there (entropy, KL) is off by a large amount that moves nothing
-        np.max(np.abs(np.minimum(x[fin], -g[fin])), initial=0.0),
-        np.max(np.abs(M @ x - c), initial=0.0),
-        np.max(viol, initial=0.0),
-        np.max(np.abs(lam_u * viol), initial=0.0),
-    ]
-    return dict(
-        occupancy=D,
-        policy=pi,
-        value=float(objective.value(D)),
-        constraint_values=gvals,
-        duals=lam,
-        shadow_reward=grad,
-        lagrangian_reward=lgrad,
-        kkt_residual=float(max(parts)),
-    )
-
-
-def _polish(
-    x: np.ndarray,
-    nu: np.ndarray,
-    lam: np.ndarray,
-    cons: list,
-    objective: OccupancyFunction,
-    M: np.ndarray,
-    c: np.ndarray,
-    S: int,
-    A: int,
-    rho: float,
-    rhos: Sequence[float],
-    *,
-    steps: int = 12,
-    delta: float = 1e-4,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Newton refinement of a solver's point on its active set, in log-occupancy coordinates.
-
-    The active set is read off the natural residual: a pair is *positive* where ``d ≥ −g`` (``g``
-    the reduced gradient of :func:`solve_general_utility`, solved scale) and ``d > 0``, else it is
-    fixed at 0 (as are pairs where ``g`` is not finite); a constraint is *active* where
-    ``λ ≥ −(G − b)`` and ``λ > 0``, else its multiplier is fixed at 0. On that set the KKT
-    conditions are the square system
-
-        g_P(d) = 0,   M d = c,   G_i(d) = b_i (i active)
-
-    in ``(u_P, ν, λ_active)`` with ``d_P = exp(u_P)``. Log coordinates make a log-gradient term
-    ``λ log d`` (KL, entropy) contribute ``λ`` to the Jacobian however small ``d`` is, where its
-    derivative in ``d`` is ``λ/d`` (1.4e8 at ``d = 3e-10``, ``λ = 0.04``: an absolute error of 1e-12
-    in ``d``, the interior-point solver's precision, is 1.8e-4 in ``g``). The Jacobian of ``g_P`` is
-    by central differences in ``u`` (exact for those terms; error ``O(δ²)`` else), the rest analytic;
-    steps are least-squares solutions (``M`` has a redundant row for average reward), halved until
-    the largest equation residual decreases; at most ``steps`` of them, stopping once it is 1e-14
-    (the equations are in the solved, unit scale). Returns the refined ``(x, ν, λ)`` in the solved scale,
-    or ``None`` when no step decreases it; the caller keeps the refined point only where its KKT
-    residual (which also checks the signs ``g ≤ 0`` on the zero pairs, ``λ ≥ 0``, ``G ≤ b``) is smaller.
-    Cost per step: ``2|P|`` gradient evaluations and a least-squares solve of size ``|P| + rows(M)``."""
-    rhos = np.asarray(rhos, dtype=float)
-    bs = np.array([float(b) for _, b in cons])
-    x = np.asarray(x, dtype=float)
-    n, m = x.size, len(cons)
-
-    def grads(z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-        D = z.reshape(S, A)
-        with np.errstate(all="ignore"):
-            return (
-                np.asarray(objective.gradient(D), dtype=float).reshape(-1) / rho,
-                [
-                    np.asarray(G.gradient(D), dtype=float).reshape(-1) / r
-                    for (G, _), r in zip(cons, rhos, strict=True)
-                ],
-            )
-
-    gF, gG = grads(np.clip(x, 0.0, None))
-    with np.errstate(all="ignore"):
-        g = gF - sum((lam[i] * gG[i] for i in range(m)), np.zeros(n)) - M.T @ nu
-        viol = np.array(
-            [
-                (G.value(np.clip(x, 0.0, None).reshape(S, A)) - b) / r
-                for (G, b), r in zip(cons, rhos, strict=True)
-            ]
-        )
-    pos = np.isfinite(g) & (x > 0) & (x >= -g)
-    act = [i for i in range(m) if lam[i] > 0 and lam[i] >= -viol[i]]
-    if not pos.any():
-        return None
-    P = np.flatnonzero(pos)
-    k, p = len(act), P.size
-
-    def residual(
-        u: np.ndarray, nu: np.ndarray, la: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        z = np.zeros(n)
-        z[P] = np.exp(u)
-        gF, gG = grads(z)
-        h = gF - sum((la[j] * gG[i] for j, i in enumerate(act)), np.zeros(n))
-        with np.errstate(all="ignore"):
-            Gv = [(cons[i][0].value(z.reshape(S, A)) - bs[i]) / rhos[i] for i in act]
-        e = np.concatenate([h[P] - M.T[P] @ nu, M @ z - c, Gv])
-        return (z, e) if np.all(np.isfinite(e)) else None
-
-    u, la = np.log(x[P]), lam[act].astype(float)
-    nu = np.asarray(nu, dtype=float).copy()
-    cur = residual(u, nu, la)
-    if cur is None:
-        return None
-    improved = False
-    for _ in range(steps):
-        z, e = cur
-        err = float(np.max(np.abs(e)))
-        if err <= 1e-14:  # the unit-scale equations are at round-off level
-            break
-        J = np.zeros((e.size, p + nu.size + k))
-        for col, j in enumerate(P):  # ∂h_P/∂u_j by central differences in log d_j
-            zp, zm = z.copy(), z.copy()
-            zp[j] *= math.exp(delta)
-            zm[j] *= math.exp(-delta)
-            (fp, Gp), (fm, Gm) = grads(zp), grads(zm)
-            hp = fp - sum((la[a] * Gp[i] for a, i in enumerate(act)), np.zeros(n))
-            hm = fm - sum((la[a] * Gm[i] for a, i in enumerate(act)), np.zeros(n))
-            J[:p, col] = (hp[P] - hm[P]) / (2 * delta)
-        gF, gG = grads(z)
-        J[:p, p : p + nu.size] = -M.T[P]
-        for a, i in enumerate(act):
-            J[:p, p + nu.size + a] = -gG[i][P]
-            J[p + M.shape[0] + a, :p] = gG[i][P] * z[P]
-        J[p : p + M.shape[0], :p] = M[:, P] * z[P]
-        if not np.all(np.isfinite(J)):
-            return None
-        step = np.linalg.lstsq(J, -e, rcond=None)[0]
-        t = 1.0
-        while t > 1e-6:
-            du = t * step[:p]
-            if np.max(np.abs(du), initial=0.0) <= 30.0:  # keep exp(u) representable
-                new = residual(u + du, nu + t * step[p : p + nu.size], la + t * step[p + nu.size :])
-                if new is not None and float(np.max(np.abs(new[1]))) < err:
-                    break
-            t /= 2
-        else:
-            break
-        u, nu, la = u + t * step[:p], nu + t * step[p : p + nu.size], la + t * step[p + nu.size :]
-        cur, improved = new, True
-    if not improved:
-        return None
-    lam_out = np.zeros(m)
-    lam_out[act] = la
-    return cur[0], nu, lam_out
