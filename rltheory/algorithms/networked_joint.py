@@ -22,7 +22,7 @@ truncation built on these is in :mod:`rltheory.algorithms.networked`.
 References
 ----------
 Qu, G., Wierman, A., Li, N. (2020). Scalable reinforcement learning of localized
-policies for multi-agent networked systems. L4DC. §2 (localized policies, product kernel).
+policies for multi-agent networked systems. L4DC. Problem formulation (localized policies, product kernel).
 Sutton, R., McAllester, D., Singh, S., Mansour, Y. (2000). Policy gradient methods for
 reinforcement learning with function approximation. NeurIPS. Theorem 1.
 """

@@ -18,7 +18,7 @@ the κ-hop truncation in :mod:`rltheory.algorithms.networked`.
 References
 ----------
 Qu, G., Wierman, A., Li, N. (2020). Scalable reinforcement learning of localized
-policies for multi-agent networked systems. L4DC. §2 (networked MDP, localized policies).
+policies for multi-agent networked systems. L4DC. Problem formulation (networked MDP, localized policies).
 """
 
 from __future__ import annotations
