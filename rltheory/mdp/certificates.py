@@ -101,8 +101,9 @@ def _certificate_overflow(mdp: FiniteMDP, name: str, bound: Any) -> ValueError:
     to return ``converged=True`` with bound NaN and ``V = inf`` there (rewards 1e308, γ = 0.9). The
     certificate can overflow with every value in range (it takes ``γ/(1−γ)·sp(Tv − v)``- and
     ``‖v‖∞/(1−γ)``-sized terms): value iteration and modified PI avoid that by sweeping a scaled
-    model (:func:`_range_scale`), so for them this error is a guard; policy iteration's certificate
-    ``(max(TV − V) + ‖T^π V − V‖∞)/(1−γ)`` is refused with it when it overflows.
+    model (:func:`rltheory.mdp.value_sweeps._range_scale`), so for them this error is a guard; policy iteration refuses with
+    it only when its final certificate ``(max(TV − V) + ‖T^π V − V‖∞)/(1−γ)`` overflows (an early
+    policy's certificate beyond the range is ``inf`` in the trace).
     """
     bad = ~np.isfinite(np.asarray(to_numpy(bound), dtype=np.float64).reshape(-1))
     i = int(np.argmax(bad))

@@ -183,19 +183,22 @@ def policy_iteration(
             back = xp.all(new == prev, axis=-1)[..., None]
             new = xp.where(back, pi, new)
         changed = xp.sum(xp.astype(new != pi, xp.int64), axis=-1)
-        D = qmax - V
         # V* − V ≤ max(TV − V)/(1−γ) for any V, and V − V^π ≤ ‖T^π V − V‖∞/(1−γ) (V is the
-        # computed evaluation, not V^π itself); both computed quantities within ε of the exact
-        res = xp.max(xp.abs(q_cur - V), axis=-1)
-        hi = xp.max(D, axis=-1)
-        eps_d = roundoff.sweep(V) + 2.0 * roundoff.u * xp.maximum(xp.abs(hi), res)
-        bound = (hi + res + 2.0 * eps_d) / (1.0 - g)
-        if not math.isfinite(float(xp.max(bound))):  # the certificate overflowed (values in range)
-            raise _certificate_overflow(mdp, "policy_iteration", bound)
+        # computed evaluation, not V^π itself); both computed quantities within ε of the exact.
+        # An early policy's certificate may exceed the float range with every value in range
+        # (V^π0 = −2^1022 where V* = +0.9·2^1022): it is inf in the trace, not a refusal
+        with np.errstate(over="ignore", invalid="ignore"):
+            D = qmax - V
+            res = xp.max(xp.abs(q_cur - V), axis=-1)
+            hi = xp.max(D, axis=-1)
+            eps_d = roundoff.sweep(V) + 2.0 * roundoff.u * xp.maximum(xp.abs(hi), res)
+            bound = (hi + res + 2.0 * eps_d) / (1.0 - g)
         rec.record(it, changed=changed, bound=bound)
         n_changed = int(xp.max(changed)) if changed.ndim else int(changed)
         if n_changed == 0 or it >= max_iter:
             converged = n_changed == 0
+            if converged and not math.isfinite(float(xp.max(bound))):  # (values in range)
+                raise _certificate_overflow(mdp, "policy_iteration", bound)
             if not converged:
                 warnings.warn(
                     f"policy_iteration stopped at max_iter={max_iter} with {n_changed} states still "

@@ -159,3 +159,29 @@ def test_unconverged_first_sweep_reports_an_infinite_certificate():
     with pytest.warns(ConvergenceWarning, match="certified bound is inf"):
         res = value_iteration(FiniteMDP(np.full((2, 2, 2), 0.5), R, gamma), max_iter=1)
     assert not res.converged and res.bound == np.inf and np.all(np.isfinite(res.V))
+
+
+def test_policy_iteration_steps_past_an_early_certificate_beyond_the_range():
+    # s0: action 0 pays 1 and falls into s1 (absorbing, V = -2^1022), action 1 pays 0 and moves to
+    # s2 (absorbing, V = +2^1022); greedy(R) starts with action 0, whose certificate
+    # (max(TV - V) + ...)/(1 - γ) ≈ 1.9·2^1022/0.1 is beyond the range although V* = (0.9, -1, 1)·2^1022
+    # is not. PI refused it ('the certificate of this model overflows', after numpy's overflow
+    # warning); it now records inf for that step and converges, as VI and the LP do
+    M, g = 2.0**1022, 0.9
+    P = np.zeros((3, 2, 3))
+    P[0, 0, 1] = P[0, 1, 2] = 1.0
+    P[1, :, 1] = P[2, :, 2] = 1.0
+    R = np.array([[1.0, 0.0], [-M * (1 - g)] * 2, [M * (1 - g)] * 2])
+    mdp = FiniteMDP(P, R, g)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pi = policy_iteration(mdp)
+        lp = linear_program(mdp)
+        vi = value_iteration(mdp, tol=1e-10 * M)
+    assert pi.converged and np.isfinite(pi.bound) and pi.bound < 1e-12 * M
+    assert pi.trace["bound"][0] == np.inf and pi.iterations == 2
+    np.testing.assert_array_equal(pi.policy, [1, 0, 0])
+    np.testing.assert_array_equal(pi.policy, lp.policy)
+    np.testing.assert_allclose(pi.V, [0.9 * M, -M, M], rtol=1e-14)
+    assert np.max(np.abs(pi.V - vi.V)) <= pi.bound + vi.bound / 2
+    assert np.max(np.abs(pi.V - lp.V)) <= pi.bound + lp.bound
