@@ -113,10 +113,16 @@ def bradley_terry_mle(
         ``λ`` (strict convexity; picks the minimum-norm solution on unidentified directions).
     max_iter : int
     tol : float
-        Stop when the Newton decrement ``λ²/2 = gᵀH^{-1}g/2`` (computed at the last
-        iterate, the largest over players) is ``≤ tol`` — the standard Newton stopping
+        Stop when the Newton decrement ``λ²/2 = gᵀH^{-1}g/2`` of the iterate before the last
+        Newton step (the largest over players) is ``≤ tol`` — the standard Newton stopping
         rule (Boyd & Vandenberghe 2004, §9.5.1): it estimates the remaining objective gap
         and, unlike a step-size rule, is unaffected by the near-flat unidentified directions.
+        The returned iterate is that step further on; its gap ``f(θ̂) − min f`` was below
+        ``0.75·tol`` on every data set checked against a long-double Newton optimum
+        (separable labels included, where ``f ≈ N e^{−z}`` and one step leaves ``2/e`` of the
+        decrement; tested). This is measured, not proven: the logistic loss is not
+        self-concordant there; the ridge's strong convexity gives the rigorous
+        ``f(θ) − min f ≤ ‖∇f(θ)‖²/(2λ)``.
 
     Notes
     -----
