@@ -187,24 +187,21 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import real_scalar
 from ..algorithms.average_reward import (
-    StepSchedule,
-    average_reward_actor_critic,
     average_reward_gradient,
     mac_expected_terms,
     mlmc_expectation,
-    multilevel_actor_critic,
 )
 from ..algorithms.mlmc import _mlmc_top_level
 from ..algorithms.policy_gradient import softmax_policy
 from ..bounds import Claim, check_bound
 from ..bounds.average_reward import markov_average_bias, mlmc_expected_samples
-from ..mdp import FiniteMDP, policy_transition_matrix
-from ..mdp.average import average_policy_iteration, gain_bias
+from ..mdp import policy_transition_matrix
+from ..mdp.average import gain_bias
 from ..mdp.mixing import mixing_time, tv_distances
 from ..mdp.mixing_zoo import ring_mdp
 from ..plot import figure
+from ._mac_mixing_dial import _learning_panel, _mean_ci, learning_gap, retuning
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "estimator_bias", "learning_gap", "retuning", "EXPERIMENT"]
@@ -321,99 +318,6 @@ def estimator_bias(n: int, T_max: int, start: int | None = None, *, laziness: fl
         "rel_bound": float(np.max(span * avg_tv)) / scale,
         "N_bar": Nbar,
     }
-
-
-def learning_gap(method: tuple, mdp: FiniteMDP, g_star: float, g_unif: float, *, budget: int, seed: int) -> float:
-    """Normalised final gap ``(g* − g^{π_T})/(g* − g^{unif})`` of one run.
-
-    ``method`` is ``("vanilla", critic_step, actor_step)`` or ``("mac", actor_scale, critic_step, T_max)``.
-    """
-    if method[0] == "vanilla":
-        r = average_reward_actor_critic(mdp, steps=budget, rng=seed, critic_step=StepSchedule(method[1]),
-                                        actor_step=StepSchedule(method[2]), optimal_gain=g_star, record_every=10**9)
-    elif method[0] == "mac":
-        r = multilevel_actor_critic(mdp, iterations=10**9, T_max=int(method[3]), rng=seed, optimal_gain=g_star,
-                                    actor_scale=method[1], critic_step=StepSchedule(method[2]),
-                                    max_samples=budget, record_every=10**9)
-    else:
-        raise ValueError(f"method must start with 'vanilla' or 'mac'; got {method[0]!r}")
-    return (g_star - float(r.trace["gain"][-1])) / (g_star - g_unif)
-
-
-def _mean_ci(x: np.ndarray, rng: np.random.Generator, n_boot: int = 2000) -> tuple[float, float, float]:
-    """Mean of ``x`` (last axis) with its 95% percentile-bootstrap interval (Efron & Tibshirani 1993, §13.3)."""
-    x = np.asarray(x, dtype=float)
-    idx = rng.integers(0, x.shape[-1], size=(n_boot, x.shape[-1]))
-    boot = x[..., idx].mean(axis=-1)
-    return float(x.mean()), float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
-
-
-def _instance(config: Config, laziness: float, reward: str) -> tuple[FiniteMDP, float, float, int]:
-    # real_scalar: numpy scalars (np.float32(0.5) was refused) but not bools; NaN fails too
-    if not 0.0 <= real_scalar(laziness) < 1.0:
-        raise ValueError(f"laziness must lie in [0, 1) on the dial (at 1 every state is absorbing and t_mix is "
-                         f"infinite); got {laziness!r}")
-    n = config.learning_n
-    mdp = ring_mdp(n, laziness=laziness, reward=reward)
-    unif = np.full((n, 2), 0.5)
-    g_star = float(np.max(np.asarray(average_policy_iteration(mdp, multichain=True).gain)))  # communicating: constant
-    g_unif = float(np.asarray(gain_bias(mdp, unif)[0]))
-    return mdp, g_star, g_unif, int(mixing_time(np.asarray(policy_transition_matrix(mdp, unif))))
-
-
-def _tune(config: Config, grid: list[tuple], fast: tuple) -> tuple[tuple, list[float]]:
-    """Grid point with the smallest mean gap on the fastest instance (first one on ties)."""
-    scores = [float(np.mean([learning_gap(m, *fast[:3], budget=config.budget, seed=10**6 + k)
-                             for k in range(config.tune_seeds)])) for m in grid]
-    return grid[int(np.argmin(scores))], scores
-
-
-def retuning(config: Config, laziness: float, reward: str = "sparse") -> dict[str, Any]:
-    """Both grids of ``config`` searched on the dial instance ``laziness`` itself (not on the fastest one).
-
-    Each grid point is scored by its mean normalised final gap over the tuning seeds
-    ``10⁶ + k``, ``k < config.tune_seeds`` (as the tuning of :func:`run`). Returns
-    ``{"t_mix", "vanilla": {"best", "score", "scores"}, "mac": {...}}``; the module docstring
-    quotes this search at ``t_mix`` 4, 62 and 124 of the sparse dial (8 tuning seeds).
-    """
-    inst = _instance(config, laziness, reward)
-    out: dict[str, Any] = {"t_mix": inst[3]}
-    for name, grid in (("vanilla", config.vanilla_grid), ("mac", config.mac_grid)):
-        best, scores = _tune(config, [(name, *g) for g in grid], inst)
-        out[name] = {"best": list(best[1:]), "score": float(min(scores)), "scores": scores}
-    return out
-
-
-def _learning_panel(config: Config, reward: str, seed: int, progress: bool) -> tuple[dict, list, dict]:
-    """Tune (or take the fixed settings) on the fastest instance, then run every method on every instance."""
-    instances = [_instance(config, a, reward) for a in config.laziness]
-    van = ("vanilla", *config.vanilla_steps)
-    mac = ("mac", *config.mac_settings)
-    tuning: dict[str, Any] = {"tuned": config.tune}
-    if config.tune:
-        van, tuning["vanilla_scores"] = _tune(config, [("vanilla", *v) for v in config.vanilla_grid], instances[0])
-        mac, tuning["mac_scores"] = _tune(config, [("mac", *m) for m in config.mac_grid], instances[0])
-    tuning["vanilla"], tuning["mac"] = list(van[1:]), list(mac[1:])
-    t_fast = instances[0][3]
-    learn: dict[str, list] = {"laziness": list(config.laziness), "t_mix": [], "vanilla": [], "oracle": [], "mac": []}
-    iterator: Any = instances
-    if progress:
-        from tqdm.auto import tqdm  # noqa: PLC0415
-
-        iterator = tqdm(instances, desc=f"mac-mixing ({reward})")
-    for mdp, g_star, g_unif, tm in iterator:
-        oracle = ("vanilla", van[1] * t_fast / tm, van[2] * t_fast / tm)
-        learn["t_mix"].append(tm)
-        for key, method in (("vanilla", van), ("oracle", oracle), ("mac", mac)):
-            learn[key].append([learning_gap(method, mdp, g_star, g_unif, budget=config.budget, seed=1000 * seed + k)
-                               for k in range(config.seeds)])
-    boot = np.random.default_rng(seed)
-    summary = []
-    for i, tm in enumerate(learn["t_mix"]):
-        v, o, m = (np.asarray(learn[k][i]) for k in ("vanilla", "oracle", "mac"))
-        summary.append({"t_mix": tm, "vanilla": _mean_ci(v, boot), "oracle": _mean_ci(o, boot), "mac": _mean_ci(m, boot),
-                        "mac_minus_vanilla": _mean_ci(m - v, boot)})
-    return learn, summary, tuning
 
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:

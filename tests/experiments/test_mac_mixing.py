@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rltheory.experiments._mac_mixing_dial import _instance
 from rltheory.experiments.mac_mixing import (
     Config,
-    _instance,
     estimator_bias,
     learning_gap,
     plot,
