@@ -35,6 +35,17 @@ from ._argcheck import _count, _nonneg, _real_scalar, _times
 
 __all__ = ["MAC_EXPONENT", "markov_average_bias", "mlmc_expected_samples", "mac_rate"]
 
+def _real_numbers(x: Any, name: str) -> None:
+    """``TypeError`` naming ``name`` unless ``x`` holds real numbers (not bools, strings, complex).
+
+    The shared readers (``_argcheck._times``, ``_nonneg``) cast with ``np.asarray(x, dtype=float)``,
+    which parsed ``["4"]`` as 4, read ``True`` as 1 and dropped imaginary parts with a warning.
+    """
+    kind = np.asarray(x).dtype.kind
+    if kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {np.asarray(x).dtype.name}")
+
+
 #: Exponent of MAC's rate for ``(1/T) Σ_t E‖∇J(θ_t)‖²``: ``Õ(T^{-1/2})``.
 MAC_EXPONENT = -0.5
 
@@ -63,12 +74,15 @@ def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
         ``tv`` not 1-D or an entry outside ``[0, 1]`` (index and value named); ``N`` not integers
         in ``[1, len(tv)]`` (bools and strings included; the first bad entry named); ``span`` not a
         finite number ``≥ 0``. An empty ``N`` gives an empty array.
+    TypeError
+        ``tv`` does not hold real numbers (bools, strings, complex).
 
     Examples
     --------
     >>> markov_average_bias([1, 2, 4], [1.0, 0.5, 0.25, 0.125], 1.0).tolist()
     [1.0, 0.75, 0.46875]
     """
+    _real_numbers(tv, "tv")
     d = _nonneg(tv, "tv", maximum=1.0 + 1e-12)
     if d.ndim != 1:
         raise ValueError(f"tv must be a 1-D array of total-variation distances d(0), d(1), ...; got shape {d.shape}")
@@ -122,6 +136,8 @@ def mac_rate(T: Any, *, tau_mix: float = 1.0, T_max: int = 2, C: float = 1.0) ->
         ``T`` with an entry below 1, not finite or an integer beyond the float range (its
         index and value named); ``tau_mix`` not a finite number ``≥ 1``; ``T_max`` not an
         integer ``≥ 2``; ``C`` not a finite number ``≥ 0``.
+    TypeError
+        ``T`` does not hold real numbers (bools, strings, complex).
 
     Examples
     --------
@@ -129,6 +145,8 @@ def mac_rate(T: Any, *, tau_mix: float = 1.0, T_max: int = 2, C: float = 1.0) ->
     [2.0, 1.0]
     """
     # T through _times: an integer beyond the float range raised a bare OverflowError
+    if np.asarray(T).dtype.kind != "O":  # (Python integers beyond int64: _times names them)
+        _real_numbers(T, "T")
     t = _times(T, "T")
     tau = _real_scalar(tau_mix)
     if not tau >= 1:

@@ -18,6 +18,7 @@ from rltheory.algorithms.average_reward import (
     multilevel_actor_critic,
     off_policy_dpg,
 )
+from rltheory.bounds.average_reward import mac_rate, markov_average_bias
 from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.average import average_policy_iteration
@@ -216,3 +217,37 @@ def test_step_schedule_reference_values() -> None:
     assert StepSchedule(0.5, t0=1.0, power=0.5)(3) == 0.25
     assert StepSchedule(0.5, t0=1.0, power=0.5)(np.int64(3)) == 0.25
     assert StepSchedule(0.5)(10**6) == 0.5
+
+
+# ------------------------------------------------------------ rltheory.bounds.average_reward
+@pytest.mark.parametrize(
+    ("tv", "dtype"),
+    [([True, False], "bool"), (["1.0", "0.5"], "str"), (np.array([1.0, 0.5 + 1j]), "complex128")],
+)
+def test_markov_average_bias_tv_must_hold_numbers(tv, dtype) -> None:
+    """tv=[True, False] was read as distances 1, 0, tv=["1.0", "0.5"] parsed, and a complex tv lost
+    its imaginary part with only a ComplexWarning; each returned a bound."""
+    with pytest.raises(
+        TypeError, match=rf"tv must hold real numbers; got an array of dtype {dtype}"
+    ):
+        markov_average_bias([2], tv, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("T", "dtype"), [(True, "bool"), (["4"], "str"), (np.array([4 + 0j]), "complex128")]
+)
+def test_mac_rate_T_must_hold_numbers(T, dtype) -> None:
+    """mac_rate(True) was the rate at T = 1 and mac_rate(["4"]) the rate at T = 4."""
+    with pytest.raises(
+        TypeError, match=rf"T must hold real numbers; got an array of dtype {dtype}"
+    ):
+        mac_rate(T)
+
+
+def test_bound_reference_values_with_numpy_inputs() -> None:
+    """(1/N)Σ_(k<N) d(k) for d = (1, 1/2, 1/4): N = 2 → 3/4, N = 3 → 7/12; C√τ log2(T_max)/√T = 1·2·2/2 = 2."""
+    np.testing.assert_allclose(
+        markov_average_bias(np.array([2, 3]), np.array([1.0, 0.5, 0.25]), 1.0), [0.75, 7 / 12]
+    )
+    assert float(mac_rate(np.int64(4), tau_mix=4.0, T_max=4)[()]) == 2.0
+    assert float(mac_rate(4, tau_mix=4.0, T_max=4)) == 2.0
