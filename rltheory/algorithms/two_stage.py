@@ -50,6 +50,9 @@ class TwoStageResult:
         ``V_{c_i}^π(μ)``.
     weights : ndarray (m,)
         KL weights used.
+    converged : bool
+        Whether every soft value iteration (the ``m`` stage-1 solves and stage 2) met its certified
+        ``tol``; one that stopped at its cap also warned (``ConvergenceWarning``).
     """
 
     policy: np.ndarray
@@ -57,6 +60,7 @@ class TwoStageResult:
     value: float
     costs: np.ndarray
     weights: np.ndarray
+    converged: bool = True
 
 
 def two_stage_constrained_ac(
@@ -139,7 +143,11 @@ def two_stage_constrained_ac(
     sol = solve(cmdp.mdp.replace(R=R + logp), W, "stage 2 (reward r + Σ_i w_i log π_i)")
     pi = np.asarray(sol.policy)
     value, costs = evaluate_cmdp(cmdp, pi)
-    return TwoStageResult(pi, aux, float(value), np.asarray(to_numpy(costs), dtype=float), w)
+    # (a solve that stopped at its cap was used as if certified: no flag said so)
+    converged = all(bool(s.converged) for s in [*stage1, sol])
+    return TwoStageResult(
+        pi, aux, float(value), np.asarray(to_numpy(costs), dtype=float), w, converged
+    )
 
 
 def two_stage_calibrated(
