@@ -67,6 +67,7 @@ from .critics import (
 )
 from .features import _compatible_features_loo, _is_one_hot
 from .soft import softmax
+from .td_fixed_point import _weighted_norm
 
 __all__ = [
     "softmax_linear_policy",
@@ -398,7 +399,9 @@ def natural_actor_critic(
         w_star, approx = _compatible_critic(mdp, pi, psi, rho, scale, err, one_hot)
         w = w_star if isinstance(critic, ExactCritic) else critic.fit(mdp, pi, f, rho, gen, w)
         dsa = _state_occupancy(mdp, pi, rho)[:, None] * pi
-        cerr = xp.sqrt(xp.sum(dsa * (psi @ (w - w_star)) ** 2))
+        # scaled weighted norm: the squares of errors above 1e154 (rewards ~1e200) overflowed to inf
+        n_sa = mdp.S * mdp.A
+        cerr = _weighted_norm(xp.reshape(psi @ (w - w_star), (n_sa,)), xp.reshape(dsa, (n_sa,)))
         V = evaluate_policy(mdp, pi)
         m = {
             "suboptimality": expected_value(V_star - V, rho),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.algorithms.actor_critic import natural_actor_critic
+from rltheory.algorithms.actor_critic import LSTDCritic, natural_actor_critic
 from rltheory.algorithms.critics import compatible_critic, compatible_features
 from rltheory.mdp import FiniteMDP
 
@@ -68,3 +68,21 @@ def test_nac_trace_is_invariant_under_a_power_of_two_scaling_of_the_features(k, 
         rtol=1e-12,
         atol=1e-12 * float(np.max(np.abs(base.theta))),
     )
+
+
+def test_nac_critic_error_scales_with_the_rewards():
+    # Rewards ×2^700 with η ×2^-700 run through the same policies (w scales with the rewards, the
+    # actor step η w/(1−γ) does not), so every trace entry in reward units scales by 2^700. The
+    # critic error squared ψᵀ(w − w*) ~ 1e210 and came out inf.
+    mdp, _, phi = _problem(0)
+    big = FiniteMDP(np.asarray(mdp.P), np.ldexp(np.asarray(mdp.R), 700), gamma=0.9)
+    base = natural_actor_critic(
+        mdp, phi, eta=0.5, iterations=3, critic=LSTDCritic(samples=200), rng=0
+    )
+    res = natural_actor_critic(
+        big, phi, eta=np.ldexp(0.5, -700), iterations=3, critic=LSTDCritic(samples=200), rng=0
+    )
+    for key in ("suboptimality", "critic_error", "approximation_error"):
+        np.testing.assert_allclose(
+            np.ldexp(res.trace[key], -700), base.trace[key], rtol=1e-12, atol=1e-15
+        )
