@@ -298,7 +298,10 @@ def run_rvi(config: RVIConfig, *, seed: int = 0, progress: bool = False) -> Expe
             rho, "rate", config.rate_tol,
         ).check(fit))
         sg = spectral_gap(P)
+        # converged: False when RVI stopped before its bound reached tol (a tol below the
+        # certificate's round-off floor); "iterations" is then not an iteration count to tol
         meta["fits"][panel] = {"fit": fit.to_dict(), "rho": rho, "iterations": res.iterations,
+                               "converged": bool(res.converged),
                                "gain": float(res.gain), "absolute_gap": sg.absolute_gap,
                                "predicted_iterations": math.log(span[0] / config.tol) / -math.log(rho)}
         if progress:
