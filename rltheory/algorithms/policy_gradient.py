@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import higham_gamma
-from .._validate import _where, as_action_table
+from .._validate import _where, as_action_table, check_real
 from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.bellman import (
     _q_values,
@@ -136,9 +136,9 @@ def _softmax_policy(theta: Any) -> Any:
 
 
 def _check_tau(tau: Any) -> float:
-    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not (tau >= 0):
-        raise ValueError(f"tau must be a number >= 0; got {tau!r}")
-    return float(tau)
+    """``τ ≥ 0`` as a finite real number (numpy scalars and 0-d arrays too, as every other argument):
+    ``np.float32(0.1)`` was refused as "tau must be a number >= 0" and ``inf`` passed this check."""
+    return check_real(tau, "tau", low=0.0)
 
 
 def softmax_gradient(mdp: FiniteMDP, theta: Any, *, rho: Any = None, tau: float = 0.0) -> Any:

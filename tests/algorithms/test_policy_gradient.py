@@ -915,7 +915,7 @@ def test_invalid_arguments_are_rejected_with_located_messages():
         entropy_regularized_npg(mdp, eta=0.01, tau=1.0, iterations=2, pi0=np.array([[1.0, 0.0]] * 3))
     with pytest.raises(ValueError, match=r"theta must have shape \(\.\.\., S, A\)"):
         softmax_gradient(mdp, np.zeros((2, 2)))
-    with pytest.raises(ValueError, match="tau must be a number >= 0"):
+    with pytest.raises(ValueError, match=r"tau must be a finite number >= 0; got -1\.0"):
         softmax_gradient(mdp, np.zeros((3, 2)), tau=-1.0)
     with pytest.raises(ValueError, match="each rho"):
         natural_policy_gradient(mdp, eta=1.0, iterations=1, rho=np.array([0.5, 0.2, 0.2]))

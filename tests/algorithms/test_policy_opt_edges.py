@@ -102,3 +102,20 @@ def test_pmd_step_sizes_take_numpy_scalars_and_name_bad_sequences():
         policy_mirror_descent(mdp, step_sizes=[], iterations=0)
     with pytest.raises(TypeError, match="step_sizes must be a number > 0, a sequence of them or a callable"):
         policy_mirror_descent(mdp, step_sizes="0.5", iterations=1)
+
+
+def test_softmax_pg_temperature_takes_numpy_scalars_and_refuses_inf():
+    # Bug found here: softmax_gradient / softmax_policy_gradient refused tau=np.float32(0.1) and
+    # np.array(0.1) with "tau must be a number >= 0" (entropy_regularized_npg accepts them), and
+    # passed tau=inf on to the soft evaluation. Now any finite real scalar >= 0 is a temperature.
+    from rltheory.algorithms.policy_gradient import softmax_gradient
+
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    ref = softmax_gradient(mdp, np.zeros((1, 2)), tau=0.25)
+    for tau in (np.float64(0.25), np.float32(0.25), np.array(0.25)):
+        np.testing.assert_array_equal(softmax_gradient(mdp, np.zeros((1, 2)), tau=tau), ref)
+    res = softmax_policy_gradient(mdp, eta=1.0, tau=np.float32(0.25), iterations=3)
+    np.testing.assert_array_equal(res.policy, softmax_policy_gradient(mdp, eta=1.0, tau=0.25, iterations=3).policy)
+    for bad in (math.inf, math.nan, True, -1.0):
+        with pytest.raises(ValueError, match=r"tau must be a finite number >= 0; got "):
+            softmax_gradient(mdp, np.zeros((1, 2)), tau=bad)
