@@ -176,7 +176,8 @@ def test_runs_interval_is_student_t_over_the_runs_slopes():
     assert fit.intercept == pytest.approx(math.log(2.0), abs=1e-12)
     np.testing.assert_allclose(fit.ci, (-0.5 - half, -0.5 + half), rtol=1e-9)
     assert fit.n == 4 and fit.window == (1e3, 3e4)
-    assert fit.n_boot == 0 and RateFit.from_dict(fit.to_dict()) == fit  # not a bootstrap, and says so
+    # not a bootstrap, and says so
+    assert fit.n_boot == 0 and RateFit.from_dict(fit.to_dict()) == fit
 
 
 def test_runs_that_agree_give_the_one_run_slope_with_a_zero_width_interval():
@@ -208,14 +209,21 @@ def test_geometric_fit_over_runs_and_window():
     slopes = np.log([0.8, 0.9, 0.85])
     half = stats.t.ppf(0.975, 2) * slopes.std(ddof=1) / math.sqrt(3)
     assert fit.slope == pytest.approx(slopes.mean(), abs=1e-12)
-    np.testing.assert_allclose(fit.ci, np.exp([slopes.mean() - half, slopes.mean() + half]), rtol=1e-12)
+    np.testing.assert_allclose(
+        fit.ci, np.exp([slopes.mean() - half, slopes.mean() + half]), rtol=1e-12
+    )
 
 
 def test_runs_validation_messages():
     t = np.arange(1.0, 5.0)
-    with pytest.raises(ValueError, match=r"a 2-D err needs at least 2 runs \(rows\) for an interval over runs; got 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"a 2-D err needs at least 2 runs \(rows\) for an interval over runs; got 1",
+    ):
         fit_rate(t, np.ones((1, 4)))
-    with pytest.raises(ValueError, match=r"t and each row of err must have the same length; got 4 and 3"):
+    with pytest.raises(
+        ValueError, match=r"t and each row of err must have the same length; got 4 and 3"
+    ):
         fit_rate(t, np.ones((2, 3)))
     bad = np.ones((3, 4))
     bad[2, 1] = -1.0
@@ -346,3 +354,19 @@ def test_bootstrap_count_and_claim_numbers_are_checked():
     with pytest.raises(ValueError, match="Claim.tol must be finite and non-negative; got True"):
         Claim("x", "s", "src", 1.0, "rate", tol=True)
     assert Claim("x", "s", "src", np.float64(-1.0), "rate").expected == -1.0
+
+
+def test_claim_takes_0d_arrays_as_numbers():
+    # Claim(expected=np.array(-0.5)) was refused as "needs a finite expected value; got array(-0.5)"
+    # and tol=np.array(0.1) as "Claim.tol must be finite and non-negative", while check_real's
+    # arguments accept 0-d arrays (an array-API reduction returns one); they now equal their numbers
+    t = np.arange(1, 21)
+    fit = fit_rate(t, 2.0 * t**-0.5)
+    a = Claim("x", "s", "src", np.array(-0.5), "rate", tol=np.array(0.1))
+    b = Claim("x", "s", "src", -0.5, "rate", tol=0.1)
+    assert a.expected == -0.5 and a.tol == 0.1 and a.to_dict() == b.to_dict()
+    assert a.check(fit).passed and json.dumps(a.check(fit).to_dict())
+    with pytest.raises(ValueError, match="needs a finite expected value; got array\\(True\\)"):
+        Claim("x", "s", "src", np.array(True), "rate")
+    with pytest.raises(ValueError, match="Claim.tol must be finite and non-negative; got -1"):
+        Claim("x", "s", "src", 1.0, "rate", tol=np.array(-1))
