@@ -483,6 +483,12 @@ def improper_policy_gradient(
         ``theta`` = final logits; trace ``suboptimality`` (``V*(ρ) − V^{π_θ}(ρ)``, w.r.t. the
         MDP's optimum), ``value`` (``V^{π_θ}(ρ)``) and ``weights`` (``softmax(θ_t)``).
 
+    Raises
+    ------
+    ValueError
+        Bad controllers (shape, ``M = 0``, rows off the simplex), ``eta``, ``iterations`` or
+        ``theta0``; a step whose logits overflow (``η`` too large), naming ``t`` and the entry.
+
     Notes
     -----
     Zaki et al. (2022): with an exact gradient oracle, softmax PG over the mixture
@@ -593,6 +599,15 @@ def improper_policy_gradient(
             direction = _weighted_min_norm(X, wsa, y, xp, err=E, rhs=rhs) / (1.0 - g)
         else:
             direction = grad
-        theta = theta + eta * direction
+        with np.errstate(over="ignore", invalid="ignore"):
+            theta = theta + eta * direction
+        if not bool(xp.all(xp.isfinite(theta))):  # a NaN mixture and "pi must be finite" before
+            h = to_numpy(theta)
+            m_bad = int(np.argmax(~np.isfinite(h)))
+            raise ValueError(
+                f"improper_policy_gradient at iteration t={t + 1} (eta={eta:g}; use a smaller eta): "
+                f"the logits overflow; theta[{m_bad}] = {h[m_bad]} after a step of "
+                f"{float(to_numpy(direction)[m_bad]):.3g} * eta"
+            )
         t += 1
     return loop.result(pi, theta=theta)

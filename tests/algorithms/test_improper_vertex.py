@@ -89,3 +89,11 @@ def test_natural_step_near_a_vertex_is_the_exact_fisher_step(b):
     tol = 1e-12 * float(np.max(np.abs(ref))) + 4 * np.spacing(b)
     np.testing.assert_allclose(step, ref, rtol=0, atol=tol)
     assert abs(float(np.sum(ref))) < 1e-15 * float(np.max(np.abs(ref)))  # min-norm: no logit shift
+
+
+def test_a_step_whose_logits_overflow_is_a_located_error():
+    # eta = 1e308: theta_1 = ±inf, then a NaN mixture failed in evaluate_policy with
+    # 'pi must be finite; pi(s=0, a=0) = nan', naming neither the step nor eta
+    mdp = FiniteMDP(P, R, gamma=GAMMA)
+    with pytest.raises(ValueError, match=r"at iteration t=1 \(eta=1e\+308.*theta\[\d\] = -?inf"):
+        improper_policy_gradient(mdp, K, eta=1e308, iterations=2)
