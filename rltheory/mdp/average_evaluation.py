@@ -32,6 +32,7 @@ from .bellman import policy_reward, policy_transition_matrix
 from .discounted import _Roundoff
 from .model import FiniteMDP
 from .stationary import (
+    _GTH_CONDITION,
     _eye,
     _first_violation,
     _flag,
@@ -101,25 +102,27 @@ def _require_average(mdp: Any, what: str) -> None:
         )
 
 
-def _relative_values(P: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
-    r"""``w`` with ``w(k) = 0`` and ``w(s) = b(s) + Σ_j P(s, j) w(j)`` for ``s ≠ k`` (host, float64).
+def _relative_values(P: np.ndarray, b: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    r"""``w`` with ``w = 0`` on ``fixed`` and ``w(s) = b(s) + Σ_j P(s, j) w(j)`` elsewhere (host, float64).
 
-    Every state reaches ``k`` (``k`` recurrent in a unichain chain), so ``I − Q`` (``Q = P`` without
-    state ``k``) is a nonsingular M-matrix. It is eliminated by state reduction without
-    subtractions, as in GTH: the pivot of state ``m`` is the sum of its remaining off-diagonal
-    entries and of its accumulated leak into ``k``, never ``1 − P(m, m)``, so the reduction keeps a
-    few ``u`` relative accuracy however weakly the chain's parts are coupled (Grassmann, Taksar &
-    Heyman 1985; the signed ``b`` is carried along as an extra column).
+    Every other state reaches ``fixed`` (a recurrent state of its class, or the recurrent states seen
+    from the transient ones), so ``I − Q`` (``Q = P`` off ``fixed``) is a nonsingular M-matrix. It is
+    eliminated by state reduction without subtractions, as in GTH: the pivot of state ``m`` is the
+    sum of its remaining off-diagonal entries and of its accumulated leak into ``fixed``, never
+    ``1 − P(m, m)``, so the reduction keeps a few ``u`` relative accuracy however weakly the chain's
+    parts are coupled (Grassmann, Taksar & Heyman 1985; the signed ``b`` is carried along as an
+    extra column).
     """
-    keep = np.flatnonzero(np.arange(P.shape[0]) != k)
+    S = P.shape[0]
+    keep = np.flatnonzero(~np.isin(np.arange(S), fixed))
     n = keep.size
     W = np.zeros((n, n + 2))
     W[:, :n] = P[np.ix_(keep, keep)] * (1.0 - np.eye(n))
-    W[:, n] = P[keep, k]  # leak into k
+    W[:, n] = np.sum(P[np.ix_(keep, np.asarray(fixed))], axis=-1)  # leak into the fixed states
     W[:, n + 1] = b[keep]
     piv = np.zeros(n)
     for m in range(n - 1, -1, -1):
-        piv[m] = np.sum(W[m, :m]) + W[m, n]  # > 0: the censored chain leaves m towards 0..m-1 or k
+        piv[m] = np.sum(W[m, :m]) + W[m, n]  # > 0: the censored chain leaves m towards 0..m-1 or fixed
         if m:
             c = W[:m, m] / piv[m]
             W[:m, :m] += c[:, None] * W[m, :m][None, :]
@@ -127,31 +130,65 @@ def _relative_values(P: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     w = np.zeros(n)
     for m in range(n):
         w[m] = (W[m, n + 1] + W[m, :m] @ w[:m]) / piv[m]
-    out = np.zeros(P.shape[0])
+    out = np.zeros(S)
     out[keep] = w
     return out
 
 
-def _bias_by_reduction(
-    xp: Any, P: Any, r: Any, g: Any, mu: Any, h: Any, ill: np.ndarray, structs: list
-) -> Any:
-    """Unichain biases of the instances flagged ``ill``, recomputed on the host as ``h = w − (μᵀw)1``
-    with ``w`` the values relative to a recurrent state (:func:`_relative_values`, ``b = r − g``);
-    the other instances keep ``h``."""
+def _bias_single(P: np.ndarray, r: np.ndarray, g: np.ndarray, Pstar: np.ndarray, cs: Any) -> np.ndarray:
+    """Bias of one chain (host, float64) by :func:`_relative_values`: on each recurrent class
+    ``C_k``, ``h = w − (μ_kᵀw)1`` with ``w`` relative to a state of ``C_k`` (``b = r − g``); on the
+    transient states ``h = b + Q h`` with ``b = r − g + P_{T,R} h_R``. Then ``P*h = 0`` (each
+    ``μ_kᵀh_{C_k} = 0``, and ``P*`` has no mass on transient states) and ``g + (I − P)h = r``."""
+    h = np.zeros(P.shape[0])
+    for C in cs.recurrent_classes:
+        C = np.asarray(C)
+        w = _relative_values(P[np.ix_(C, C)], r[C] - g[C], np.array([0]))
+        h[C] = w - Pstar[C[0], C] @ w
+    if cs.transient:
+        R = np.flatnonzero(~np.isin(np.arange(P.shape[0]), cs.transient))
+        b = r - g + P[:, R] @ h[R]
+        h = h + _relative_values(P, b, R)
+    return h
+
+
+def _bias_by_reduction(xp: Any, P: Any, r: Any, g: Any, Pstar: Any, h: Any, ill: np.ndarray, structs: list) -> Any:
+    """Biases of the instances flagged ``ill`` recomputed on the host by :func:`_bias_single`; the
+    other instances keep ``h``. ``g`` is per instance (scalar, unichain) or per state; ``Pstar`` is
+    ``P*`` or, for unichain chains, ``μ``."""
     S = P.shape[-1]
     Ph = to_numpy(P).astype(np.float64).reshape((-1, S, S))
     rh = to_numpy(r).astype(np.float64).reshape((-1, S))
-    gh = to_numpy(g).astype(np.float64).reshape(-1)
-    muh = to_numpy(mu).astype(np.float64).reshape((-1, S))
+    gh = np.broadcast_to(to_numpy(g).astype(np.float64).reshape((rh.shape[0], -1)), rh.shape)
+    Psh = to_numpy(Pstar).astype(np.float64)
+    Psh = np.broadcast_to(Psh.reshape((rh.shape[0], -1, S)), (rh.shape[0], S, S))
     out = to_numpy(h).astype(np.float64).reshape((-1, S))
     for i in np.flatnonzero(ill):
-        w = _relative_values(Ph[i], rh[i] - gh[i], int(structs[i].recurrent_classes[0][0]))
-        out[i] = w - muh[i] @ w
+        out[i] = _bias_single(Ph[i], rh[i], gh[i], Psh[i], structs[i])
     return xp.asarray(out.reshape(tuple(h.shape)), dtype=h.dtype, device=h.device)
 
 
+def _ill_conditioned(xp: Any, M: Any, rhs: Any) -> tuple[Any, np.ndarray]:
+    """Solve ``M x = rhs`` with a second right-hand side, a fixed pseudo-random ``z`` (seed 1, entries
+    in [−1, 1]): ``S·‖M^{-1}z‖∞ > 10⁴`` flags (host mask) the instances where the solve may lose
+    four digits (``‖M^{-1}z‖∞`` is a lower estimate of ``‖M^{-1}‖∞``)."""
+    S = M.shape[-1]
+    z = np.random.default_rng(1).uniform(-1.0, 1.0, size=(S, 1))
+    z = xp.broadcast_to(xp.asarray(z, dtype=M.dtype, device=M.device), tuple(M.shape[:-1]) + (1,))
+    try:
+        X = xp.linalg.solve(M, xp.concat([rhs[..., None], z], axis=-1))
+    except np.linalg.LinAlgError:  # numerically singular: every instance goes to the reduction
+        return xp.zeros_like(rhs), np.ones(int(np.prod(M.shape[:-2])), dtype=bool)
+    ill = S * xp.max(xp.abs(X[..., 1]), axis=-1) > _GTH_CONDITION
+    return X[..., 0], to_numpy(ill | ~xp.all(xp.isfinite(X[..., 0]), axis=-1)).reshape(-1)
+
+
 def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
-    """Gain/bias of chains ``P[..., S, S]`` with rewards ``r[..., S]``."""
+    """Gain/bias of chains ``P[..., S, S]`` with rewards ``r[..., S]``.
+
+    Where the conditioning estimate flags an instance, the bias is recomputed on the host by
+    subtraction-free state reduction (:func:`_bias_single`): the solves lost ``u/δ`` relative to
+    ``‖h‖∞`` on chains whose parts are coupled by ``δ``."""
     S = P.shape[-1]
     batch = tuple(P.shape[:-2])
     structs = _structures(P)
@@ -160,7 +197,10 @@ def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
         mu, ill = _unichain_stationary(xp, P, "gain_bias", guard=True)  # GTH where the solve is ill-conditioned
         g = xp.sum(mu * r, axis=-1)
         M = _eye(xp, S, P) - P + xp.ones_like(P) * mu[..., None, :]
-        h = xp.linalg.solve(M, (r - g[..., None])[..., None])[..., 0]
+        try:
+            h = xp.linalg.solve(M, (r - g[..., None])[..., None])[..., 0]
+        except np.linalg.LinAlgError:  # coupled below round-off (μ then came from GTH)
+            h, ill = xp.zeros_like(r), np.ones_like(ill)
         if ill.any():  # the same ill-conditioning costs the solve u/δ in h: state reduction instead
             h = _bias_by_reduction(xp, P, r, g, mu, h, ill, structs)
         return GainBias(g, h)
@@ -168,7 +208,9 @@ def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
     Pstar = xp.stack([_limiting_single(xp, Pf[i, ...], cs) for i, cs in enumerate(structs)])
     Pstar = xp.reshape(Pstar, batch + (S, S))
     g = (Pstar @ r[..., None])[..., 0]
-    h = xp.linalg.solve(_eye(xp, S, P) - P + Pstar, (r - g)[..., None])[..., 0]
+    h, ill = _ill_conditioned(xp, _eye(xp, S, P) - P + Pstar, r - g)
+    if ill.any():
+        h = _bias_by_reduction(xp, P, r, g, Pstar, h, ill, structs)
     return GainBias(g, h)
 
 

@@ -133,3 +133,38 @@ def test_limiting_matrix_and_multichain_gain_with_a_nearly_decomposable_class(se
     for s in range(S):
         ge = sum((exact[s][j] * Fraction(float(r[j])) for j in range(S)), Fraction(0))
         assert abs(Fraction(float(g[s])) - ge) <= 16 * S * Fraction(2) ** -53 * ge
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7, 11])
+def test_multichain_bias_with_a_nearly_decomposable_class(seed):
+    # h = (I − P + P*)^{-1}(r − g) by the solve was off by 3.8e-2 relative to ‖h‖∞; the reduction
+    # (per class, then the transient states) keeps a few u·S. Exact: P*h = 0 and g + (I − P)h = r
+    P, r = _multichain(seed)
+    S = P.shape[0]
+    exact_star = _exact_limiting(P)
+    Pq = [[Fraction(float(x)) for x in row] for row in P]
+    Pq = [[x / sum(row) for x in row] for row in Pq]
+    rq = [Fraction(float(x)) for x in r]
+    ge = [sum((exact_star[s][j] * rq[j] for j in range(S)), Fraction(0)) for s in range(S)]
+    M = [[Fraction(int(i == j)) - Pq[i][j] + exact_star[i][j] for j in range(S)] for i in range(S)]
+    exact = exact_solve(M, [rq[i] - ge[i] for i in range(S)])
+    _, h = gain_bias(FiniteMDP(P[:, None, :], r[:, None], gamma=None), np.zeros(S, dtype=int))
+    scale = max(abs(x) for x in exact)
+    err = max(abs(Fraction(float(a)) - b) for a, b in zip(np.asarray(h), exact, strict=True))
+    assert err <= 16 * S * Fraction(2) ** -53 * scale
+
+
+@pytest.mark.parametrize("per_state", [None, True])
+def test_chain_coupled_below_round_off_has_the_closed_form_bias(per_state):
+    # P = [[1 − δ, δ], [3δ, 1 − 3δ]] with δ = 1e-30 (1 − δ rounds to 1): μ = (3/4, 1/4), g = 3/4 and
+    # d(h0 − h1) = 1/4 with 3h0 + h1 = 0, so h = (1/(16δ), −3/(16δ)). The solve raised numpy's
+    # LinAlgError ("Singular matrix") on the unichain path
+    d = 1e-30
+    P = np.array([[1.0 - d, d], [3.0 * d, 1.0 - 3.0 * d]])
+    g, h = gain_bias(
+        FiniteMDP(P[:, None, :], np.array([[1.0], [0.0]]), gamma=None),
+        np.zeros(2, dtype=int),
+        per_state=per_state,
+    )
+    np.testing.assert_allclose(g, 0.75, rtol=1e-15)
+    np.testing.assert_allclose(h, [1 / (16 * d), -3 / (16 * d)], rtol=1e-15)
