@@ -253,9 +253,11 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
     ``P_π``, ``μ_π`` comes from the batched solve, redone by GTH state reduction on the host for the
     instances whose system ``I − P_π + 11ᵀ`` is ill-conditioned (parts coupled by ``δ ≲ 1e-4``;
     :func:`rltheory.mdp.stationary._unichain_stationary`): the solve's gain erred like ``u/δ``
-    (1.2e-2 relative at ``δ = 4.6e-15``), GTH's to a few ``u``. On those instances the bias is
-    recomputed on the host too, as ``h = w − (μᵀw)1`` with the values ``w`` relative to a recurrent
-    state from a subtraction-free state reduction (the solve lost ``u/δ`` relative to ``‖h‖∞``).
+    (1.2e-2 relative at ``δ = 4.6e-15``), GTH's to a few ``u``. On those instances, and on
+    multichain instances whose system ``I − P_π + P_π*`` is ill-conditioned (the same estimate), the
+    bias is recomputed on the host by subtraction-free state reduction: ``h = w − (μ_kᵀw)1`` on each
+    recurrent class with ``w`` relative to one of its states, then the transient states (the solve
+    lost ``u/δ`` relative to ``‖h‖∞``).
 
     Examples
     --------
