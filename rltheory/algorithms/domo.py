@@ -23,7 +23,7 @@ import numpy as np
 from .._numerics import higham_gamma
 from .._validate import check_tolerance, real_scalar
 from ..errors import ConvergenceWarning
-from ..mdp.bellman import _greedy, _q_values
+from ..mdp.bellman import _check_in_range, _discounted_scale, _greedy, _q_values
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
@@ -62,8 +62,15 @@ class DoMoResult:
 
 
 def _retrace(
-    P: np.ndarray, R: np.ndarray, g: float, mu: np.ndarray, pi_det: np.ndarray, lam: float, Q: np.ndarray,
-    e_Q: np.ndarray, u: float,
+    P: np.ndarray,
+    R: np.ndarray,
+    g: float,
+    mu: np.ndarray,
+    pi_det: np.ndarray,
+    lam: float,
+    Q: np.ndarray,
+    e_Q: np.ndarray,
+    u: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""Exact Retrace(λ) operator ``R Q = Q + (I − γ P C)^{-1}(T^π Q − Q)`` for a deterministic ``π``,
     and a certified bound ``ξ`` (per instance) on the computed result's distance from the exact one.
@@ -91,8 +98,18 @@ def _retrace(
     def norm(x: np.ndarray) -> np.ndarray:
         return np.abs(x).max(axis=(-2, -1))
 
-    err = e_Q + higham_gamma(S * A + 2 * S + 8, u) * (norm(Z) + norm(TpiQ) + 2.0 * g * lam * norm(D))
+    err = e_Q + higham_gamma(S * A + 2 * S + 8, u) * (
+        norm(Z) + norm(TpiQ) + 2.0 * g * lam * norm(D)
+    )
     return Z, (norm(rho) + err) / (1.0 - g * lam)
+
+
+def _in_range(mdp: FiniteMDP, x: np.ndarray, c: float, g: float, what: str) -> np.ndarray:
+    """``x/c`` (a table of the run on inputs times ``c``), or the located ``ValueError`` of
+    :func:`rltheory.mdp.bellman._check_in_range` where it leaves the float64 range."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = x / c
+    return _check_in_range(mdp, x, "domo_vi", what, ("s", "a"), _discounted_scale(g))
 
 
 def domo_vi(
@@ -145,6 +162,12 @@ def domo_vi(
         ``Q`` in float64. The iterates are computed on the row-normalised model ``P/σ`` in float64
         (the model every certificate of the library is about).
 
+    Raises
+    ------
+    ValueError
+        For bad arguments (named), and where ``Q*`` or an iterate leaves the float64 range
+        (naming the batch index, ``max|R|``, ``γ`` and the entry; see *Float range*).
+
     Notes
     -----
     Guarantee (derived here): if ``T Q_0 ≥ Q_0`` then for all ``k``
@@ -189,7 +212,10 @@ def domo_vi(
     ``max(|r|, |Q_0|)/(1 − γ) > 2^1000`` the iteration runs on these times a power of two ``c`` and
     divides ``Q``, ``error`` and ``bound`` by ``c`` (exact; the stopping test compares
     ``‖Q_{k+1} − Q_k‖∞/c`` with ``tol``), so that ``T Q_0 − Q_0`` beyond the float range does not
-    turn the iterates into NaN (``r = ±2^1023``, ``γ = 0.05``). Elsewhere ``c = 1``.
+    turn the iterates into NaN (``r = ±2^1023``, ``γ = 0.05``). Elsewhere ``c = 1``. Where ``Q*`` itself
+    (the default reference) or an iterate ``Q_k`` divided by ``c`` is beyond the float range
+    (``r = 1e308``, ``γ = 0.9``: ``Q* ≈ 1e309``), ``domo_vi`` raises the located ``ValueError`` of the
+    exact discounted solvers (:func:`rltheory.mdp.bellman._check_in_range`) instead of returning ``inf``.
 
     Examples
     --------
@@ -238,12 +264,19 @@ def domo_vi(
     up = 1.0 + 8.0 * u  # the rounding of the bound's own few operations
     mu = _behaviour(mdp, behavior)
     Qs = _q_star(model, Q_star) if Q_star is None else _q_star(model, Q_star) * c
+    # Q* beyond the float range (r = 1e308 at γ = 0.9): the iterates of the scaled run are finite, but
+    # Q/c is not (Q = inf, NaN where two overflows met); refused as the discounted solvers do
+    _in_range(mdp, Qs, c, g, "Q*")
     if Q0 is None:
         Q = np.broadcast_to(R.min(axis=(-2, -1))[..., None, None] / (1.0 - g), shape).copy()
     else:
         Q = Q0 * c
     # ‖Q_ref − Q*‖∞ ≤ ‖T Q_ref − Q_ref‖∞/(1 − γ), T Q_ref computed to sweep(Q_ref)
-    eta = up * (norm(np.asarray(_q_values(model, Qs.max(-1))) - Qs) * (1.0 + 2.0 * u) + sweep(Qs)) / (1.0 - g)
+    eta = (
+        up
+        * (norm(np.asarray(_q_values(model, Qs.max(-1))) - Qs) * (1.0 + 2.0 * u) + sweep(Qs))
+        / (1.0 - g)
+    )
     err0 = norm(Qs - Q)
     b = up * (err0 * (1.0 + u) + eta)  # ≥ ‖Q* − Q_0‖∞
     # the γ^{nk} guarantee needs T Q_0 ≥ Q_0 (true for the default start up to rounding); for any
@@ -280,14 +313,19 @@ def domo_vi(
             xi = g * xi + x
         step = float(np.abs(new - Q).max())
         Q = new
+        with np.errstate(over="ignore"):
+            if not np.isfinite(float(np.abs(Q).max()) / c):  # not a silent inf table after the cap
+                _in_range(mdp, Q, c, g, f"Q_{k}")
         b = up * (gn * b + g * (w + eps / (1.0 - g)) + xi)
         record(k, norm(Qs - Q), np.where(certified | vi, up * (b + eta), np.inf))
         if step / c <= tol:
             converged = True
             break
     if not converged and iterations > 0:
-        warnings.warn(f"domo_vi reached iterations={iterations} before ‖Q_k+1 − Q_k‖∞ <= {tol:g}",
-                      ConvergenceWarning, stacklevel=2)
-    with np.errstate(over="ignore"):
-        Q = Q / c
+        warnings.warn(
+            f"domo_vi reached iterations={iterations} before ‖Q_k+1 − Q_k‖∞ <= {tol:g}",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    Q = _in_range(mdp, Q, c, g, "Q_k")
     return DoMoResult(Q=Q, policy=pi, iterations=k, converged=converged, trace=rec.finish())
