@@ -120,6 +120,14 @@ def _lp_data(cmdp: ConstrainedMDP) -> tuple[np.ndarray, ...]:
     # host-only check first; CMDP values are unnormalised discounted sums (DESIGN.md)
     A_eq, b_eq = occupancy_constraints(cmdp.mdp, "solve_cmdp", normalised=False)
     S, A = cmdp.S, cmdp.A
+    if cmdp.gamma is None:
+        # Average reward: the S flow rows sum to Σ_{s,a} x(s,a)(1 − Σ_j P(j|s,a)), zero for a stochastic
+        # P, so one is redundant and is dropped (its dual, the bias at state S−1, is then 0: h is fixed
+        # up to a constant). Kept, it made the implied row Σ x (1 − Σ_j P) = 0 a real constraint where
+        # the rows of P sum to 1 only to rounding: a float32 model (row sums 1 ± 2e-8, HiGHS tolerance
+        # 1e-10) got V* = 0.495 instead of 0.641.
+        keep = np.r_[0 : S - 1, S]
+        A_eq, b_eq = A_eq[keep], b_eq[keep]
     R = to_numpy(cmdp.mdp.R).reshape(S * A)
     C = to_numpy(cmdp.C).reshape(cmdp.m, S * A)
     b = to_numpy(cmdp.b)
@@ -294,6 +302,8 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
             else np.zeros(0)
         )
         y = -rho_r * (res.eqlin.marginals[: A_eq.shape[0]] + sum_row)
+    if cmdp.gamma is None:
+        y = np.insert(y, S - 1, 0.0)  # (h, g) with h(S−1) = 0: the dual of the dropped flow row
     if cmdp.gamma is None:
         Ppi = (pi[:, None, :] @ to_numpy(cmdp.mdp.P))[:, 0, :]
         cs = _structures(Ppi)[0]

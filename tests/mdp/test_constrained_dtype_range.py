@@ -26,11 +26,12 @@ def _cmdp(dtype, R_scale=1.0, C_scale=1.0, b=8.0, gamma=0.9):
     )
 
 
-@pytest.mark.parametrize("gamma", [0.9, 0.5])
+@pytest.mark.parametrize("gamma", [0.9, 0.5, None])
 def test_float32_model_gets_float32_answers_that_agree_with_float64(gamma):
-    # (average reward is left out: the float32 rows of P sum to 1 ± 1e-7 in float64, and the LP's
-    # implied row Σ x (1 − Σ_j P) = 0 then cuts the polytope; see the report on _occupancy_lp)
-    b = 2.5 if gamma == 0.9 else 0.5  # below the unconstrained optimum's cost: the constraint binds
+    # (average reward, gamma=None: the float32 rows of P sum to 1 ± 2e-8 in float64, and the LP's
+    # implied row Σ x (1 − Σ_j P) = 0 cut the polytope while all S flow rows were kept: V* = 0.495
+    # instead of 0.641)
+    b = {0.9: 2.5, 0.5: 0.5, None: 0.25}[gamma]  # below the unconstrained optimum's cost: it binds
     sol32 = solve_cmdp(_cmdp(np.float32, b=b, gamma=gamma))
     sol64 = solve_cmdp(_cmdp(np.float64, b=b, gamma=gamma))
     assert 0 < float(sol64.duals[0])  # the constraint binds: every array carries information
