@@ -32,11 +32,12 @@ from .bellman import policy_reward, policy_transition_matrix
 from .discounted import _Roundoff
 from .model import FiniteMDP
 from .stationary import (
-    _GTH_CONDITION,
     _eye,
     _first_violation,
     _flag,
+    _ill_conditioned,
     _limiting_single,
+    _relative_values,
     _structures,
     _unichain_stationary,
 )
@@ -102,39 +103,6 @@ def _require_average(mdp: Any, what: str) -> None:
         )
 
 
-def _relative_values(P: np.ndarray, b: np.ndarray, fixed: np.ndarray) -> np.ndarray:
-    r"""``w`` with ``w = 0`` on ``fixed`` and ``w(s) = b(s) + Σ_j P(s, j) w(j)`` elsewhere (host, float64).
-
-    Every other state reaches ``fixed`` (a recurrent state of its class, or the recurrent states seen
-    from the transient ones), so ``I − Q`` (``Q = P`` off ``fixed``) is a nonsingular M-matrix. It is
-    eliminated by state reduction without subtractions, as in GTH: the pivot of state ``m`` is the
-    sum of its remaining off-diagonal entries and of its accumulated leak into ``fixed``, never
-    ``1 − P(m, m)``, so the reduction keeps a few ``u`` relative accuracy however weakly the chain's
-    parts are coupled (Grassmann, Taksar & Heyman 1985; the signed ``b`` is carried along as an
-    extra column).
-    """
-    S = P.shape[0]
-    keep = np.flatnonzero(~np.isin(np.arange(S), fixed))
-    n = keep.size
-    W = np.zeros((n, n + 2))
-    W[:, :n] = P[np.ix_(keep, keep)] * (1.0 - np.eye(n))
-    W[:, n] = np.sum(P[np.ix_(keep, np.asarray(fixed))], axis=-1)  # leak into the fixed states
-    W[:, n + 1] = b[keep]
-    piv = np.zeros(n)
-    for m in range(n - 1, -1, -1):
-        piv[m] = np.sum(W[m, :m]) + W[m, n]  # > 0: the censored chain leaves m towards 0..m-1 or fixed
-        if m:
-            c = W[:m, m] / piv[m]
-            W[:m, :m] += c[:, None] * W[m, :m][None, :]
-            W[:m, n:] += c[:, None] * W[m, n:][None, :]
-    w = np.zeros(n)
-    for m in range(n):
-        w[m] = (W[m, n + 1] + W[m, :m] @ w[:m]) / piv[m]
-    out = np.zeros(S)
-    out[keep] = w
-    return out
-
-
 def _bias_single(P: np.ndarray, r: np.ndarray, g: np.ndarray, Pstar: np.ndarray, cs: Any) -> np.ndarray:
     """Bias of one chain (host, float64) by :func:`_relative_values`: on each recurrent class
     ``C_k``, ``h = w − (μ_kᵀw)1`` with ``w`` relative to a state of ``C_k`` (``b = r − g``); on the
@@ -166,21 +134,6 @@ def _bias_by_reduction(xp: Any, P: Any, r: Any, g: Any, Pstar: Any, h: Any, ill:
     for i in np.flatnonzero(ill):
         out[i] = _bias_single(Ph[i], rh[i], gh[i], Psh[i], structs[i])
     return xp.asarray(out.reshape(tuple(h.shape)), dtype=h.dtype, device=h.device)
-
-
-def _ill_conditioned(xp: Any, M: Any, rhs: Any) -> tuple[Any, np.ndarray]:
-    """Solve ``M x = rhs`` with a second right-hand side, a fixed pseudo-random ``z`` (seed 1, entries
-    in [−1, 1]): ``S·‖M^{-1}z‖∞ > 10⁴`` flags (host mask) the instances where the solve may lose
-    four digits (``‖M^{-1}z‖∞`` is a lower estimate of ``‖M^{-1}‖∞``)."""
-    S = M.shape[-1]
-    z = np.random.default_rng(1).uniform(-1.0, 1.0, size=(S, 1))
-    z = xp.broadcast_to(xp.asarray(z, dtype=M.dtype, device=M.device), tuple(M.shape[:-1]) + (1,))
-    try:
-        X = xp.linalg.solve(M, xp.concat([rhs[..., None], z], axis=-1))
-    except np.linalg.LinAlgError:  # numerically singular: every instance goes to the reduction
-        return xp.zeros_like(rhs), np.ones(int(np.prod(M.shape[:-2])), dtype=bool)
-    ill = S * xp.max(xp.abs(X[..., 1]), axis=-1) > _GTH_CONDITION
-    return X[..., 0], to_numpy(ill | ~xp.all(xp.isfinite(X[..., 0]), axis=-1)).reshape(-1)
 
 
 def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
