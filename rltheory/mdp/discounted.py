@@ -230,7 +230,8 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     -------
     MDPSolution
         ``occupancy`` = ``duals`` = ``d*[..., S, A]``; policy greedy w.r.t. ``Q*`` (lowest
-        index on ties within 1e-9·scale); ``bound`` from the span certificate of the LP's V.
+        index on ties within ``1e-9·max|r|/(1−γ)`` of the instance); ``bound`` from the span
+        certificate of the LP's V.
 
     Raises
     ------
@@ -287,9 +288,14 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     V = _check_in_range(mdp, V, "linear_program", "V*", ("s",), _discounted_scale(g))
     d = from_host(np.clip(np.stack(Ds), 0.0, None).reshape(batch + (S, A)), mdp.P, mdp.dtype)
     Q, Tv, D, _ = bellman_certificate(mdp, V)
-    atol = 1e-9 * float(np.max(np.abs(R))) / (1.0 - g)  # ties within 1e-9 of the value scale
-    # (1e-9 first: max|R|/(1−γ) itself may overflow with V* in range)
-    pi = _greedy(Q, atol=atol)
+    # ties within 1e-9 of each instance's value scale (1e-9 first: max|R|/(1−γ) itself may
+    # overflow with V* in range). Per instance: the batch's largest scale made an instance with
+    # rewards (0, 1e-6) beside one with 1e6 pick action 0, 100 % of its V* off, with bound 0.1
+    atol = from_host(
+        (1e-9 * np.max(np.abs(Rf), axis=1) / (1.0 - g)).reshape(batch), mdp.P, mdp.dtype
+    )
+    near = Q >= xp.max(Q, axis=-1, keepdims=True) - atol[..., None, None]
+    pi = xp.argmax(xp.astype(near, xp.int8), axis=-1)  # the lowest index within atol of the max
     # |V - V*| <= max|Δ|/(1-γ) (span bounds with v = V; the computed Δ within ε of the exact);
     # picking an action within atol of the maximum adds atol/(1-γ) to the policy's span
     # certificate (with its round-off, _Roundoff.span_bounds)

@@ -92,6 +92,7 @@ def test_linear_program_survives_highs_numerical_trouble():
     """Found by a stress run: at γ = 1.2e-7 (every coefficient of γP below 1e-7) HiGHS's simplex at
     feasibility tolerances 1e-10 ends with model status *Unknown* on this LP (scipy status 4); the
     solver then re-solves by interior point with crossover and certifies the answer."""
+    # fmt: off
     P = np.array([0.3186051472718815, 0.5916565680901946, 0.08973828463792391, 0.5633954788214076,
                   0.18519425773892373, 0.2514102634396686, 0.46331078464824343, 0.22905132153024005,
                   0.30763789382151646, 0.02089053115964342, 0.5711827132148403, 0.40792675562551634,
@@ -102,6 +103,7 @@ def test_linear_program_survives_highs_numerical_trouble():
     R = np.array([0.08564916714362436, 0.2368105065960997, 0.8012744652063969, 0.5821620360643678,
                   0.09412864224039919, 0.4331269402364738, 0.479051298140834, 0.15973891463707857,
                   0.7345771514092145]).reshape(3, 3)
+    # fmt: on
     mdp = FiniteMDP(P, R, 1.192092896e-07)
     res = linear_program(mdp)
     V_star = policy_iteration(mdp).V
@@ -274,7 +276,8 @@ def test_sparse_successor_kernel_equals_dense(xp):
     idx, prob = mdp.successors
     assert idx.shape == (2, 80, 3, 4)
     np.testing.assert_allclose(to_numpy(xp.sum(prob, axis=-1)), 1.0, atol=1e-12)
-    V = np.random.default_rng(0).random((5, 1, 80))  # extra batch axis broadcasts against the model's
+    # an extra batch axis broadcasts against the model's
+    V = np.random.default_rng(0).random((5, 1, 80))
     dense = np.einsum("bsap,nbp->nbsa", P, V)
     np.testing.assert_allclose(to_numpy(expected_next(mdp, xp.asarray(V))), dense, atol=1e-12)
     # a dense model (K > S/8) takes the dense path and gives the same solver answer
@@ -305,14 +308,25 @@ def test_contraction_step_counts_survive_underflow():
 
     assert contraction_steps(0.5, 1.0, 0.25) == 2 and contraction_steps(0.5, 1.0, 0.2) == 3
     assert contraction_steps(0.9, 1e-3, 1e-3) == 0 and contraction_steps(0.0, 5.0, 1e-9) == 1
-    assert contraction_steps(5e-324, 1.0, 1e-9) == 1 and contraction_steps(5e-324, 1e300, 1e-300) == 2
+    assert (
+        contraction_steps(5e-324, 1.0, 1e-9) == 1 and contraction_steps(5e-324, 1e300, 1e-300) == 2
+    )
     assert contraction_steps(0.99, 0.0, 1e-12) == 0
     # strict (< tol, Puterman's rules in rltheory.bounds.mdp): the boundary takes one step more
-    assert contraction_steps(0.5, 1.0, 0.25, strict=True) == 3 and contraction_steps(0.5, 0.25, 0.25, strict=True) == 1
-    assert contraction_steps(0.5, 0.2, 0.25, strict=True) == 0 and contraction_steps(0.0, 5.0, 1e-9, strict=True) == 1
+    assert (
+        contraction_steps(0.5, 1.0, 0.25, strict=True) == 3
+        and contraction_steps(0.5, 0.25, 0.25, strict=True) == 1
+    )
+    assert (
+        contraction_steps(0.5, 0.2, 0.25, strict=True) == 0
+        and contraction_steps(0.0, 5.0, 1e-9, strict=True) == 1
+    )
     assert contraction_steps(5e-324, 1e300, 1e-300, strict=True) == 2  # start / tol would overflow
-    mdp = FiniteMDP(np.array([[[0.3, 0.7], [1.0, 0.0]], [[0.5, 0.5], [0.0, 1.0]]]),
-                    np.array([[1.0, 0.0], [0.2, 2.0]]), gamma=5e-324)
+    mdp = FiniteMDP(
+        np.array([[[0.3, 0.7], [1.0, 0.0]], [[0.5, 0.5], [0.0, 1.0]]]),
+        np.array([[1.0, 0.0], [0.2, 2.0]]),
+        gamma=5e-324,
+    )
     for method in (value_iteration, modified_policy_iteration):
         sol = method(mdp)
         assert sol.converged
@@ -352,7 +366,9 @@ def test_policy_iteration_on_an_exact_tie_between_absorbing_states_near_gamma_on
     for g in (0.9, 1 - 1e-7):
         sol = policy_iteration(FiniteMDP(P, R, gamma=g))
         assert sol.converged and sol.iterations <= 3
-        np.testing.assert_allclose(sol.V, [0.7 * g / (1 - g), 0.7 / (1 - g), 0.7 / (1 - g)], rtol=1e-9)
+        np.testing.assert_allclose(
+            sol.V, [0.7 * g / (1 - g), 0.7 / (1 - g), 0.7 / (1 - g)], rtol=1e-9
+        )
 
 
 def _float32_cases():
@@ -382,10 +398,15 @@ def test_certificates_hold_for_float32_models():
     for seed, m32, exact, V_star in _float32_cases():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # a tol below the float32 floor
-            sols = [value_iteration(m32, tol=1e-4), modified_policy_iteration(m32, tol=1e-4),
-                    policy_iteration(m32)]
+            sols = [
+                value_iteration(m32, tol=1e-4),
+                modified_policy_iteration(m32, tol=1e-4),
+                policy_iteration(m32),
+            ]
         for sol in sols:
-            loss = float(np.max(V_star - np.asarray(evaluate_policy(exact, np.asarray(sol.policy)))))
+            loss = float(
+                np.max(V_star - np.asarray(evaluate_policy(exact, np.asarray(sol.policy))))
+            )
             bound = float(np.asarray(sol.bound))
             assert loss <= bound, (seed, sol.method, loss, bound)
             if sol.method != "policy_iteration":  # VI/MPI's midpoint: |V − V*| ≤ bound/2
@@ -398,8 +419,24 @@ def test_certificates_hold_for_float32_models():
 def test_float32_tol_below_the_rounding_floor_is_reported():
     # one state, reward 100, γ = 0.999: V* = 1e5, where float32 resolves 0.0078; tol = 1e-4 can
     # no longer be certified, so VI ends converged=False with a warning naming the floor
-    mdp = FiniteMDP(np.ones((1, 1, 1), dtype=np.float32), np.full((1, 1), 100.0, dtype=np.float32), gamma=0.999)
+    mdp = FiniteMDP(
+        np.ones((1, 1, 1), dtype=np.float32), np.full((1, 1), 100.0, dtype=np.float32), gamma=0.999
+    )
     with pytest.warns(ConvergenceWarning, match="below the round-off floor"):
         res = value_iteration(mdp, tol=1e-4)
     assert not res.converged
     assert abs(float(res.V[0]) - 1e5) <= float(res.bound) / 2
+
+
+def test_lp_ties_are_judged_at_each_instance_scale():
+    # one state, two actions, gamma 0.9: instance 0 pays (1e6, 0), instance 1 pays (0, 1e-6), so
+    # V* = (1e7, 1e-5) with actions (0, 1). The LP's tie tolerance 1e-9·max|R|/(1−γ) was taken over
+    # the whole batch (1e-2), so instance 1 took action 0 (V = 0, 100 % off) with bound 0.1;
+    # alone it is solved exactly. Now each instance is judged at its own scale
+    batch = FiniteMDP(np.ones((2, 1, 2, 1)), np.array([[[1e6, 0.0]], [[0.0, 1e-6]]]), 0.9)
+    lp = linear_program(batch)
+    np.testing.assert_array_equal(lp.policy, [[0], [1]])
+    np.testing.assert_array_equal(lp.policy, policy_iteration(batch).policy)
+    alone = linear_program(batch[1])
+    np.testing.assert_array_equal(lp.policy[1], alone.policy)
+    assert lp.bound[1] <= 1e-12 and abs(lp.V[1, 0] - 1e-5) <= lp.bound[1]
