@@ -129,6 +129,12 @@ def _check_utilities(
         raise ValueError(
             f"objective has shape {objective.shape}; the model has (S, A) = {(mdp.S, mdp.A)}"
         )
+    # curvature as solve_general_utility requires it (with ``reference`` given that check never ran,
+    # and a convex objective or a concave constraint was run as if the method's guarantee applied)
+    if objective.curvature not in ("affine", "concave"):
+        raise ValueError(
+            f"the objective must be concave or affine to maximise; {objective.name!r} is {objective.curvature}"
+        )
     Gs, bs = [], []
     for i, item in enumerate(constraints):
         if not (
@@ -140,6 +146,11 @@ def _check_utilities(
         if item[0].shape != (mdp.S, mdp.A):
             raise ValueError(
                 f"constraints[{i}] has shape {item[0].shape}; the model has (S, A) = {(mdp.S, mdp.A)}"
+            )
+        if item[0].curvature not in ("affine", "convex"):
+            raise ValueError(
+                f"constraints[{i}] ({item[0].name!r}) must be convex or affine for G <= b; "
+                f"it is {item[0].curvature}"
             )
         Gs.append(item[0])
         bs.append(check_real(item[1], f"constraints[{i}] threshold"))

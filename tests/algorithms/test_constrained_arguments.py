@@ -125,3 +125,38 @@ def test_npg_pd_step_policy_errors_are_its_own():
 def test_fosp_residual_arguments_are_refused_by_name(field, args):
     with pytest.raises(TypeError, match=rf"^{field} must hold real numbers"):
         fosp_residual(*args, eta_mu=1.0, Lambda=1.0)
+
+
+@pytest.mark.parametrize(
+    "which, msg",
+    [
+        ("objective", r"^the objective must be concave or affine to maximise; 'kl' is convex"),
+        (
+            "constraint",
+            r"^constraints\[0\] \('entropy'\) must be convex or affine for G <= b; it is concave",
+        ),
+    ],
+)
+def test_general_utility_pd_checks_curvature_even_with_a_reference(which, msg):
+    # with reference given, solve_general_utility (which checks curvature) never ran: a convex objective
+    # (KL(d || d_E)) or a concave constraint (entropy >= ... written as G <= b) was run as if the
+    # method's guarantee (concave F, convex G_i; Ying et al. 2023) applied
+    from rltheory.mdp import entropy_utility, kl_divergence
+
+    mdp = _cmdp().mdp
+    lin = linear_utility(mdp.R)
+    kl = kl_divergence(np.full((3, 2), 1 / 6))
+    objective, constraints = (
+        (kl, []) if which == "objective" else (lin, [(entropy_utility(3, 2), 1.0)])
+    )
+    with pytest.raises(ValueError, match=msg):
+        general_utility_primal_dual(
+            mdp,
+            objective,
+            constraints,
+            iterations=1,
+            eta_theta=0.1,
+            eta_mu=0.1,
+            Lambda=1.0,
+            reference=0.0,
+        )
