@@ -77,6 +77,7 @@ from .npg import (
     natural_policy_gradient,
     npg_step,
 )
+from .policy_mirror_descent import check_euclidean_step
 from .soft import (
     SoftSolution,
     check_temperature,
@@ -216,7 +217,7 @@ def projected_gradient_step(mdp: FiniteMDP, pi: Any, *, eta: float, rho: Any = N
     [[0.25, 0.75]]
     """
     g = discount(mdp, "projected_gradient_step")
-    eta = check_positive(eta, "eta")
+    eta = check_euclidean_step(mdp, eta)
     xp = mdp.xp
     pi = as_stochastic_policy(mdp, pi)
     rho = initial_distribution(mdp, rho)
@@ -409,6 +410,7 @@ def projected_policy_gradient(
     g, iterations, tol, rho, cert, pi, loop = prepare_certified(
         mdp, "projected_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
     )
+    check_euclidean_step(mdp, eta)
     xp = mdp.xp
     t = 0
     while True:

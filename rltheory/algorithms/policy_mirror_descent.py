@@ -165,9 +165,28 @@ def pmd_euclidean_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
     [[0.375, 0.625]]
     """
     discount(mdp, "pmd_euclidean_step")
-    eta = check_positive(eta, "eta")
+    eta = check_euclidean_step(mdp, eta)
     pi = as_stochastic_policy(mdp, pi)
     return project_step(pi, _q_values(mdp, evaluate_policy(mdp, pi)), eta, mdp.xp)
+
+
+def check_euclidean_step(mdp: FiniteMDP, eta: Any) -> float:
+    """A Euclidean (projected) step ``η > 0`` that the model's dtype can hold.
+
+    The projection ``Π(π + η d)`` multiplies ``η`` into arrays of the model's dtype; a Python float
+    meeting a float32 array is rounded to float32, so ``η = 1e308`` became ``inf`` and the
+    projected step returned NaN ("pi must be finite; pi(s=0, a=0) = nan", from the next
+    evaluation). Larger than the dtype's largest number is a ``ValueError`` naming ``eta``
+    (float64 takes any finite ``η``).
+    """
+    eta = check_positive(eta, "eta")
+    big = float(mdp.xp.finfo(mdp.dtype).max)
+    if eta > big:
+        raise ValueError(
+            f"eta={eta!r} is too large for a {mdp.dtype} model: it exceeds the largest {mdp.dtype} number "
+            f"{big:.3g}; use a float64 model or a smaller eta"
+        )
+    return eta
 
 
 def mdpo_step(

@@ -119,3 +119,32 @@ def test_softmax_pg_temperature_takes_numpy_scalars_and_refuses_inf():
     for bad in (math.inf, math.nan, True, -1.0):
         with pytest.raises(ValueError, match=r"tau must be a finite number >= 0; got "):
             softmax_gradient(mdp, np.zeros((1, 2)), tau=bad)
+
+
+def test_a_euclidean_step_beyond_the_dtype_is_refused_not_a_nan_policy():
+    # Bug found here: the projected steps multiply η into float32 arrays, where η = 1e308 is inf:
+    # projected_policy_gradient and Euclidean PMD failed with "pi must be finite; pi(s=0, a=0) =
+    # nan" (the next evaluation of the NaN policy), pmd_euclidean_step returned [[nan, nan]].
+    from rltheory.algorithms.policy_gradient import (
+        projected_gradient_step,
+        projected_policy_gradient,
+    )
+    from rltheory.algorithms.policy_mirror_descent import pmd_euclidean_step, policy_mirror_descent
+
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=np.float32), np.array([[0.0, 1.0]], dtype=np.float32), gamma=0.5)
+    pi = np.full((1, 2), 0.5, dtype=np.float32)
+    msg = r"eta=1e\+308 is too large for a float32 model: it exceeds the largest float32 number"
+    with pytest.raises(ValueError, match=msg):
+        pmd_euclidean_step(mdp, pi, eta=1e308)
+    with pytest.raises(ValueError, match=msg):
+        projected_gradient_step(mdp, pi, eta=1e308)
+    with pytest.raises(ValueError, match=msg):
+        projected_policy_gradient(mdp, eta=1e308, iterations=3)
+    with pytest.raises(ValueError, match=msg):
+        policy_mirror_descent(mdp, step_sizes=1e308, iterations=3, update=pmd_euclidean_step)
+    # float64 holds the step (the greedy policy), and so does float32 at its largest step
+    mdp64 = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    np.testing.assert_array_equal(pmd_euclidean_step(mdp64, pi, eta=1e308), [[0.0, 1.0]])
+    # (float32 at η = 3e38 takes the scaled form η·Π_{1/η}(π/η + Q): a few roundings of 1)
+    eps32 = float(np.finfo(np.float32).eps)
+    np.testing.assert_allclose(pmd_euclidean_step(mdp, pi, eta=3e38), [[0.0, 1.0]], rtol=0, atol=2 * eps32)
