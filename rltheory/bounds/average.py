@@ -58,7 +58,9 @@ __all__ = [
 
 def _discounts(gamma: Any) -> np.ndarray:
     g = np.asarray(to_numpy(gamma))
-    if g.dtype.kind not in "iuf":  # not bools, strings ("0.5" converts to a float) or complex numbers
+    if (
+        g.dtype.kind not in "iuf"
+    ):  # not bools, strings ("0.5" converts to a float) or complex numbers
         raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
     g = g.astype(float)
     if not np.all(np.isfinite(g)) or np.any(g < 0) or np.any(g >= 1):
@@ -177,7 +179,9 @@ def span_contraction_coefficient(P: Any) -> float:
     if Ph.ndim not in (2, 3):
         raise ValueError(f"P must have shape (S, S) or (S, A, S); got {Ph.shape}")
     if Ph.shape[0] != Ph.shape[-1] or Ph.shape[0] == 0:
-        raise ValueError(f"P must have shape (S, S) or (S, A, S) with S >= 1 states on both sides; got {Ph.shape}")
+        raise ValueError(
+            f"P must have shape (S, S) or (S, A, S) with S >= 1 states on both sides; got {Ph.shape}"
+        )
     if Ph.ndim == 3 and Ph.shape[1] == 0:  # no rows to compare: max over an empty set
         raise ValueError(f"P must have shape (S, A, S) with A >= 1 actions; got {Ph.shape}")
     names = ("s", "t") if Ph.ndim == 2 else ("s", "a", "t")
@@ -246,14 +250,18 @@ def rvi_asymptotic_rate(P_pi: Any, tau: float) -> float:
     raw = np.asarray(to_numpy(P_pi))
     P = _real_array(raw, "P_pi")
     if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] == 0:
-        raise ValueError(f"P_pi must be a square (S, S) transition matrix with S >= 1; got shape {P.shape}")
+        raise ValueError(
+            f"P_pi must be a square (S, S) transition matrix with S >= 1; got shape {P.shape}"
+        )
     check_probability(P, "P_pi", ("s", "t"), "P_pi[s, :]", atol=_source_atol(raw, np))
     lam = np.linalg.eigvals(P)
     lam = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
     return float(np.max(np.abs(tau * lam + 1.0 - tau), initial=0.0))
 
 
-def mixing_time_spectral_bounds(relaxation_time: float, eps: float, mu_min: float) -> tuple[float, float]:
+def mixing_time_spectral_bounds(
+    relaxation_time: float, eps: float, mu_min: float
+) -> tuple[float, float]:
     r"""``((t_rel − 1) log(1/(2ε)),  t_rel log(1/(ε μ_min)))`` for reversible irreducible chains.
 
     Levin, Peres & Wilmer (2017), Thm 12.4 (upper bound, ``μ_min = min_s μ(s)``) and
@@ -269,9 +277,15 @@ def mixing_time_spectral_bounds(relaxation_time: float, eps: float, mu_min: floa
     for name, v in (("relaxation_time", relaxation_time), ("eps", eps), ("mu_min", mu_min)):
         if not math.isfinite(real_scalar(v)):  # numpy scalars and 0-d arrays as numbers; not bools
             raise ValueError(f"{name} must be a finite number; got {v!r}")
-    relaxation_time, eps, mu_min = real_scalar(relaxation_time), real_scalar(eps), real_scalar(mu_min)
+    relaxation_time, eps, mu_min = (
+        real_scalar(relaxation_time),
+        real_scalar(eps),
+        real_scalar(mu_min),
+    )
     if relaxation_time < 1:
-        raise ValueError(f"relaxation_time must be >= 1 (t_rel = 1/γ*, γ* ≤ 1); got {relaxation_time}")
+        raise ValueError(
+            f"relaxation_time must be >= 1 (t_rel = 1/γ*, γ* ≤ 1); got {relaxation_time}"
+        )
     if not 0 < eps < 0.5:
         raise ValueError(f"eps must lie in (0, 1/2) for the lower bound; got {eps}")
     if not 0 < mu_min <= 1:
@@ -293,8 +307,14 @@ def mixing_time_eps_bound(t_mix: int, eps: float) -> int:
     >>> mixing_time_eps_bound(10, 0.01)
     70
     """
-    t = t_mix.item() if isinstance(t_mix, np.ndarray) and t_mix.ndim == 0 and t_mix.dtype.kind in "iu" else t_mix
-    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0:  # mixing_time returns a 0-d int array
+    t = (
+        t_mix.item()
+        if isinstance(t_mix, np.ndarray) and t_mix.ndim == 0 and t_mix.dtype.kind in "iu"
+        else t_mix
+    )
+    if (
+        isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0
+    ):  # mixing_time returns a 0-d int array
         raise ValueError(f"t_mix must be a non-negative integer; got {t_mix!r}")
     if not 0 < real_scalar(eps) < 1:
         raise ValueError(f"eps must lie in (0, 1); got {eps!r}")

@@ -198,13 +198,19 @@ def relative_value_iteration(
     tau = _check_tau(tau)
     tol = check_tolerance(tol)
     max_iter = check_positive_int(max_iter, "max_iter")
-    if isinstance(ref_state, bool) or not isinstance(ref_state, (int, np.integer)) or not 0 <= ref_state < mdp.S:
+    if (
+        isinstance(ref_state, bool)
+        or not isinstance(ref_state, (int, np.integer))
+        or not 0 <= ref_state < mdp.S
+    ):
         raise ValueError(f"ref_state must be a state index in [0, {mdp.S}); got {ref_state!r}")
     require_weakly_communicating(mdp, "relative_value_iteration")
     xp = mdp.xp
     shape = mdp.batch_shape + (mdp.S,)
-    v = xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device) if v0 is None else xp.broadcast_to(
-        as_real_array(v0, "v0", (mdp.S,), ("s",), xp, mdp.dtype), shape
+    v = (
+        xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device)
+        if v0 is None
+        else xp.broadcast_to(as_real_array(v0, "v0", (mdp.S,), ("s",), xp, mdp.dtype), shape)
     )
     ro = _roundoff(mdp)
     rec = TraceRecorder()
@@ -225,8 +231,11 @@ def relative_value_iteration(
             if not done:
                 floor_max = float(xp.max(floor))
                 where = f"at max_iter={max_iter}" if it >= max_iter else f"after {it} sweeps"
-                why = (f"; tol={tol:g} is below the round-off floor {floor_max:.3g} of the certificate in this dtype"
-                       if floor_max >= tol else "")
+                why = (
+                    f"; tol={tol:g} is below the round-off floor {floor_max:.3g} of the certificate in this dtype"
+                    if floor_max >= tol
+                    else ""
+                )
                 warnings.warn(
                     f"relative_value_iteration stopped {where} with bound "
                     f"{float(xp.max(bound)):.3g} > tol={tol:g}{why}",
@@ -278,14 +287,23 @@ def _multichain_lp_residual(xp: Any, mdp: FiniteMDP, g: Any, h: Any, x: Any, alp
     D = _centered(xp, mdp.P, g)
     inf1 = xp.max(D, axis=(-2, -1)) + _centred_error(xp, ro, g)
     y = mdp.R + _centered(xp, mdp.P, h) - g[..., None]
-    inf2 = xp.max(y, axis=(-2, -1)) + 2.0 * u * xp.max(xp.abs(y), axis=(-2, -1)) + _centred_error(xp, ro, h)
+    inf2 = (
+        xp.max(y, axis=(-2, -1))
+        + 2.0 * u * xp.max(xp.abs(y), axis=(-2, -1))
+        + _centred_error(xp, ro, h)
+    )
     value = xp.sum(x * mdp.R, axis=(-2, -1))
     wg = xp.sum(alpha * g, axis=-1)
-    gap = (xp.abs(wg - value) * (1.0 + 2.0 * u) + higham_gamma(S * A, u) * xp.sum(xp.abs(x * mdp.R), axis=(-2, -1))
-           + higham_gamma(S + 1, u) * xp.sum(xp.abs(alpha * g), axis=-1)
-           + 2.0 * (S * A + S + 2) * subnormal_spacing(mdp.dtype, xp))
+    gap = (
+        xp.abs(wg - value) * (1.0 + 2.0 * u)
+        + higham_gamma(S * A, u) * xp.sum(xp.abs(x * mdp.R), axis=(-2, -1))
+        + higham_gamma(S + 1, u) * xp.sum(xp.abs(alpha * g), axis=-1)
+        + 2.0 * (S * A + S + 2) * subnormal_spacing(mdp.dtype, xp)
+    )
     zero = xp.zeros_like(gap)
-    return xp.maximum(xp.maximum(xp.maximum(inf1, zero), xp.maximum(inf2, zero)), gap) * (1.0 + 4.0 * u)
+    return xp.maximum(xp.maximum(xp.maximum(inf1, zero), xp.maximum(inf2, zero)), gap) * (
+        1.0 + 4.0 * u
+    )
 
 
 def average_linear_program(
@@ -358,7 +376,9 @@ def average_linear_program(
     P = np.asarray(P, dtype=np.float64)
     P = P / P.sum(-1, keepdims=True)
     R = np.asarray(R, dtype=np.float64)
-    for i, (Pi, Ri) in enumerate(zip(P.reshape((-1, S, A, S)), R.reshape((-1, S * A)), strict=True)):
+    for i, (Pi, Ri) in enumerate(
+        zip(P.reshape((-1, S, A, S)), R.reshape((-1, S * A)), strict=True)
+    ):
         flow = flow_matrix(Pi, 1.0)
         if multichain:
             Z = np.zeros_like(flow)
@@ -372,8 +392,14 @@ def average_linear_program(
         rho = float(np.max(np.abs(Ri))) or 1.0  # solved for r/ρ: the duals (g, h) scale by ρ
         res = highs_linprog(c / rho, A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
         if res.status != 0:
-            where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
-            raise SolverError(f"HiGHS failed on the average-reward LP{where}: {res.message}", status=res.status)
+            where = (
+                f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})"
+                if batch
+                else ""
+            )
+            raise SolverError(
+                f"HiGHS failed on the average-reward LP{where}: {res.message}", status=res.status
+            )
         y_dual = -rho * res.eqlin.marginals
         x = np.clip(res.x[: S * A], 0.0, None).reshape(S, A)
         visited = x.sum(-1) > 1e-10
@@ -397,7 +423,9 @@ def average_linear_program(
     bias = from_host(np.stack(biases).reshape(batch + (S,)), mdp.P, mdp.dtype)
     occ = from_host(np.stack(occs).reshape(batch + (S, A)), mdp.P, mdp.dtype)
     if multichain:
-        resid = _multichain_lp_residual(xp, mdp, gain, bias, occ, from_host(W.reshape(batch + (S,)), mdp.P, mdp.dtype))
+        resid = _multichain_lp_residual(
+            xp, mdp, gain, bias, occ, from_host(W.reshape(batch + (S,)), mdp.P, mdp.dtype)
+        )
     else:
         # Odoni: value(x*) <= g* <= max_s (T h - h)(s) for a feasible x*. HiGHS meets the flow
         # constraints to 1e-10 only, so a flow δ·x(s, a) below that (a leak with probability
@@ -414,5 +442,6 @@ def average_linear_program(
     rec = TraceRecorder()
     rec.record(1, bound=resid)
     method = "multichain_linear_program" if multichain else "unichain_linear_program"
-    return AverageRewardSolution(pi, gain, bias, 1, True, resid, rec.finish(), method, occupancy=occ)
-
+    return AverageRewardSolution(
+        pi, gain, bias, 1, True, resid, rec.finish(), method, occupancy=occ
+    )

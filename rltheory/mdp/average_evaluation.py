@@ -103,7 +103,9 @@ def _require_average(mdp: Any, what: str) -> None:
         )
 
 
-def _bias_single(P: np.ndarray, r: np.ndarray, g: np.ndarray, Pstar: np.ndarray, cs: Any) -> np.ndarray:
+def _bias_single(
+    P: np.ndarray, r: np.ndarray, g: np.ndarray, Pstar: np.ndarray, cs: Any
+) -> np.ndarray:
     """Bias of one chain (host, float64) by :func:`_relative_values`: on each recurrent class
     ``C_k``, ``h = w − (μ_kᵀw)1`` with ``w`` relative to a state of ``C_k`` (``b = r − g``); on the
     transient states ``h = b + Q h`` with ``b = r − g + P_{T,R} h_R``. Then ``P*h = 0`` (each
@@ -120,7 +122,9 @@ def _bias_single(P: np.ndarray, r: np.ndarray, g: np.ndarray, Pstar: np.ndarray,
     return h
 
 
-def _bias_by_reduction(xp: Any, P: Any, r: Any, g: Any, Pstar: Any, h: Any, ill: np.ndarray, structs: list) -> Any:
+def _bias_by_reduction(
+    xp: Any, P: Any, r: Any, g: Any, Pstar: Any, h: Any, ill: np.ndarray, structs: list
+) -> Any:
     """Biases of the instances flagged ``ill`` recomputed on the host by :func:`_bias_single`; the
     other instances keep ``h``. ``g`` is per instance (scalar, unichain) or per state; ``Pstar`` is
     ``P*`` or, for unichain chains, ``μ``."""
@@ -147,7 +151,9 @@ def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
     structs = _structures(P)
     uni = all(cs.unichain for cs in structs)
     if uni and per_state is not True:
-        mu, ill = _unichain_stationary(xp, P, "gain_bias", guard=True)  # GTH where the solve is ill-conditioned
+        mu, ill = _unichain_stationary(
+            xp, P, "gain_bias", guard=True
+        )  # GTH where the solve is ill-conditioned
         g = xp.sum(mu * r, axis=-1)
         M = _eye(xp, S, P) - P + xp.ones_like(P) * mu[..., None, :]
         try:
@@ -225,7 +231,9 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
     (0.5, array([ 0.25, -0.25]))
     """
     _require_average(mdp, "gain_bias")
-    if per_state is not None:  # np.False_ is not False: it asked for unichain chains and got none checked
+    if (
+        per_state is not None
+    ):  # np.False_ is not False: it asked for unichain chains and got none checked
         per_state = _flag(per_state, "per_state")
     xp = mdp.xp
     P = policy_transition_matrix(mdp, pi)
@@ -233,7 +241,9 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
     if per_state is False:
         bad = _first_violation(P, lambda cs: cs.unichain)
         if bad is not None:
-            raise ValueError(f"gain_bias(per_state=False) needs a unichain policy chain but P_π{bad[0]} has {bad[1].describe()}")
+            raise ValueError(
+                f"gain_bias(per_state=False) needs a unichain policy chain but P_π{bad[0]} has {bad[1].describe()}"
+            )
     return _evaluate(xp, P, r, per_state)
 
 

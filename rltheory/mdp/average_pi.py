@@ -74,7 +74,9 @@ def _improve(
     if allowed is not None:
         Q = xp.where(allowed, Q, xp.full_like(Q, -float("inf")))
     qmax = xp.max(Q, axis=-1)
-    tol = rtol * (scale[..., None] + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=-1))
+    tol = rtol * (
+        scale[..., None] + xp.max(xp.abs(xp.where(xp.isfinite(Q), Q, xp.zeros_like(Q))), axis=-1)
+    )
     keep = _select(xp, Q, pi) >= qmax - tol
     return xp.where(keep, pi, _greedy(Q)), qmax, tol
 
@@ -238,9 +240,12 @@ def average_policy_iteration(
         cycle = n_changed > 0 and to_numpy(new).tobytes() in seen
         if n_changed == 0 or it >= max_iter or cycle:
             if n_changed:
-                where = (f"after {it} steps: the next policy was already evaluated (a round-off cycle "
-                         f"between policies whose values tie to within the {mdp.dtype} evaluation error)"
-                         if cycle else f"at max_iter={max_iter}")
+                where = (
+                    f"after {it} steps: the next policy was already evaluated (a round-off cycle "
+                    f"between policies whose values tie to within the {mdp.dtype} evaluation error)"
+                    if cycle
+                    else f"at max_iter={max_iter}"
+                )
                 warnings.warn(
                     f"average_policy_iteration stopped {where} with {n_changed} states still changing",
                     ConvergenceWarning,

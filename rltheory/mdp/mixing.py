@@ -89,7 +89,9 @@ def _require_aperiodic(P: Any, what: str) -> None:
 # the float curve gives 0.37500000000000006, so t_mix(3/8) came out 3 instead of 2. Every float is
 # a dyadic rational, so the given P and ε define d(t) exactly; near ε it is evaluated in rationals.
 
-_EXACT_BUDGET = 10**7  # S³ · t · (bits of P's common denominator): about a second of big-integer work
+_EXACT_BUDGET = (
+    10**7
+)  # S³ · t · (bits of P's common denominator): about a second of big-integer work
 
 
 def _exact_solve(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
@@ -123,7 +125,10 @@ def _exact_limit(P: list[list[Fraction]], cs: ChainStructure) -> list[list[Fract
             for k, c in enumerate(C):
                 out[s][c] = mu[k]
         if T:
-            A = [[Fraction(int(i == j)) - P[T[i]][T[j]] for j in range(len(T))] for i in range(len(T))]
+            A = [
+                [Fraction(int(i == j)) - P[T[i]][T[j]] for j in range(len(T))]
+                for i in range(len(T))
+            ]
             f = _exact_solve(A, [sum((P[t][c] for c in C), Fraction(0)) for t in T])
             for i, t in enumerate(T):
                 for k, c in enumerate(C):
@@ -157,7 +162,10 @@ def _exact_tmix(P: np.ndarray, cs: ChainStructure, eps: float, t_guess: int) -> 
 
     def within(Nt: Any, t: int) -> bool:  # d(t) ≤ ε with P^t = N^t / den^t
         scale = den**t
-        return all(sum(abs(Fraction(int(Nt[s, j]), scale) - Pstar[s][j]) for j in range(S)) <= 2 * e for s in range(S))
+        return all(
+            sum(abs(Fraction(int(Nt[s, j]), scale) - Pstar[s][j]) for j in range(S)) <= 2 * e
+            for s in range(S)
+        )
 
     t = max(t_guess - 1, 0)
     Nt = power(t)
@@ -168,11 +176,15 @@ def _exact_tmix(P: np.ndarray, cs: ChainStructure, eps: float, t_guess: int) -> 
                 return t
             Nt, t = prev, t - 1
         return 0
-    for _ in range(64):  # d(t) > ε: step up (d(t) → 0 for an aperiodic chain, and the float search was close)
+    for _ in range(
+        64
+    ):  # d(t) > ε: step up (d(t) → 0 for an aperiodic chain, and the float search was close)
         Nt, t = Nt.dot(N), t + 1
         if within(Nt, t):
             return t
-    return None  # far from the float answer: not a round-off tie (entries < 0 accepted as round-off)
+    return (
+        None  # far from the float answer: not a round-off tie (entries < 0 accepted as round-off)
+    )
 
 
 def tv_distances(P: Any, t_max: int) -> Any:
@@ -184,8 +196,14 @@ def tv_distances(P: Any, t_max: int) -> Any:
     -------
     array, shape (..., t_max + 1)
     """
-    t = t_max.item() if isinstance(t_max, np.ndarray) and t_max.ndim == 0 and t_max.dtype.kind in "iu" else t_max
-    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0:  # mixing_time gives 0-d arrays
+    t = (
+        t_max.item()
+        if isinstance(t_max, np.ndarray) and t_max.ndim == 0 and t_max.dtype.kind in "iu"
+        else t_max
+    )
+    if (
+        isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0
+    ):  # mixing_time gives 0-d arrays
         raise ValueError(f"t_max must be a non-negative integer; got {t_max!r}")
     t_max = int(t)
     xp, P = _check_chain(P, "tv_distances")
@@ -261,10 +279,16 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
         if len(powers) > 62:
             far = to_numpy(_tv_to_limit(xp, powers[-1], Pstar) > eps).reshape(-1)
             batch = tuple(P.shape[:-2])
-            where = f" (batch index {tuple(int(j) for j in np.unravel_index(int(np.argmax(far)), batch))})" if batch else ""
+            where = (
+                f" (batch index {tuple(int(j) for j in np.unravel_index(int(np.argmax(far)), batch))})"
+                if batch
+                else ""
+            )
             # no value of d is printed: after k squarings round-off in P^(2^k) has grown by ~2^k
             # machine epsilons, so at k = 62 the computed d is meaningless (it can exceed 1)
-            floor = 16.0 * S * float(xp.finfo(P.dtype).eps)  # round-off in d(t) even for fast chains
+            floor = (
+                16.0 * S * float(xp.finfo(P.dtype).eps)
+            )  # round-off in d(t) even for fast chains
             if eps < floor:
                 raise ValueError(
                     f"mixing_time: eps = {eps} is below the round-off level 16·S·u = {floor:.3g} of d(t) in "
@@ -356,8 +380,15 @@ def hitting_times(P: Any, target: Any) -> Any:
         B = tgt.copy()
     else:
         idx = np.atleast_1d(tgt)
-        if idx.size == 0 or not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= S:
-            raise ValueError(f"target must be non-empty state indices in [0, {S}); got {tgt.tolist()}")
+        if (
+            idx.size == 0
+            or not np.issubdtype(idx.dtype, np.integer)
+            or idx.min() < 0
+            or idx.max() >= S
+        ):
+            raise ValueError(
+                f"target must be non-empty state indices in [0, {S}); got {tgt.tolist()}"
+            )
         B[idx] = True
     if not B.any():
         raise ValueError("target set B is empty")
@@ -385,7 +416,9 @@ def hitting_times(P: Any, target: Any) -> Any:
     diag = m * leave + (1.0 - m)
     M = diag[:, None] * _eye(xp, S, P) - m[:, None] * off * m[None, :]
     k, ill = _ill_conditioned(xp, M, m)
-    if ill.any():  # parts coupled by δ: the solve keeps only u/δ; subtraction-free reduction instead
+    if (
+        ill.any()
+    ):  # parts coupled by δ: the solve keeps only u/δ; subtraction-free reduction instead
         keep = np.flatnonzero(~bad)  # the solved states move only within themselves and B
         Pk = to_numpy(P).astype(np.float64)[np.ix_(keep, keep)]
         kk = np.zeros(S)
@@ -393,4 +426,3 @@ def hitting_times(P: Any, target: Any) -> Any:
         k = xp.asarray(kk, dtype=P.dtype, device=P.device)
     badx = xp.asarray(as_float(bad.astype(float), xp, P.dtype), device=P.device) > 0.5
     return xp.where(badx, xp.asarray(float("inf"), dtype=P.dtype, device=P.device), k)
-

@@ -64,7 +64,9 @@ def _kolmogorov_reversible(P: np.ndarray, rtol: float = 1e-10) -> bool:
     supp = P > 0
     if not np.array_equal(supp, supp.T):
         return False
-    L = np.log(np.where(supp, P, 1.0))  # only edges are used; off the support P may hold round-off ≤ 0
+    L = np.log(
+        np.where(supp, P, 1.0)
+    )  # only edges are used; off the support P may hold round-off ≤ 0
     S = P.shape[0]
     phi = np.full(S, np.nan)
     phi[0] = 0.0
@@ -75,7 +77,11 @@ def _kolmogorov_reversible(P: np.ndarray, rtol: float = 1e-10) -> bool:
             phi[v] = phi[u] + L[u, v] - L[v, u]
             queue.append(int(v))
     u, v = np.nonzero(supp & ~np.eye(S, dtype=bool))
-    eps = float(np.finfo(P.dtype).eps) if np.issubdtype(P.dtype, np.floating) else float(np.finfo(float).eps)
+    eps = (
+        float(np.finfo(P.dtype).eps)
+        if np.issubdtype(P.dtype, np.floating)
+        else float(np.finfo(float).eps)
+    )
     tol = rtol + 4.0 * S * eps * (1.0 + float(np.max(np.abs(L[supp]))))
     return bool(np.all(np.abs(phi[v] - phi[u] - (L[u, v] - L[v, u])) <= tol))
 
@@ -129,7 +135,9 @@ def spectral_gap(P: Any) -> SpectralGap:
         # off the support P may hold accepted round-off < 0 (entries ≥ −atol pass the checks): √ of it
         # was NaN and eigvalsh failed to converge
         r = xp.sqrt(xp.where(P > 0, P, xp.zeros_like(P)))
-        sym = r * xp.matrix_transpose(r)  # √(P(s,s')P(s',s)) = D^{1/2} P D^{-1/2} (detailed balance)
+        sym = r * xp.matrix_transpose(
+            r
+        )  # √(P(s,s')P(s',s)) = D^{1/2} P D^{-1/2} (detailed balance)
         lam = np.sort(to_numpy(xp.linalg.eigvalsh(sym)))[::-1]
         others = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
     else:
@@ -140,4 +148,6 @@ def spectral_gap(P: Any) -> SpectralGap:
         return SpectralGap(np.asarray(lam), 1.0, 1.0, 1.0, reversible)
     gap = float(1.0 - np.max(others.real))
     agap = float(1.0 - np.max(np.abs(others)))
-    return SpectralGap(np.asarray(lam), gap, agap, 1.0 / agap if agap > 0 else float("inf"), reversible)
+    return SpectralGap(
+        np.asarray(lam), gap, agap, 1.0 / agap if agap > 0 else float("inf"), reversible
+    )

@@ -119,7 +119,9 @@ def ring_mdp(
         R[0] = 1.0
     else:
         R = np.repeat(((1 + np.cos(2 * np.pi * s / n)) / 2)[:, None], 2, axis=1)
-    return _keep_support(P, _build(P, R, gamma, None, xp, dtype), f"ring_mdp(laziness={a}, slip={e})")
+    return _keep_support(
+        P, _build(P, R, gamma, None, xp, dtype), f"ring_mdp(laziness={a}, slip={e})"
+    )
 
 
 def two_room_mdp(

@@ -103,7 +103,9 @@ def _gth(P: np.ndarray) -> np.ndarray:
     return mu / np.sum(mu)
 
 
-def _gth_unichain(xp: Any, P: Any, what: str, only: np.ndarray | None = None, mu: Any = None) -> Any:
+def _gth_unichain(
+    xp: Any, P: Any, what: str, only: np.ndarray | None = None, mu: Any = None
+) -> Any:
     """GTH on each instance's recurrent class (``μ`` vanishes on transient states), on the host.
 
     With a boolean ``only`` over the flattened batch, only those instances are recomputed and the
@@ -111,7 +113,11 @@ def _gth_unichain(xp: Any, P: Any, what: str, only: np.ndarray | None = None, mu
     Ph = to_numpy(P).astype(np.float64)
     S = Ph.shape[-1]
     flat = Ph.reshape((-1, S, S))
-    out = np.zeros(flat.shape[:-1]) if mu is None else to_numpy(mu).astype(np.float64).reshape(flat.shape[:-1])
+    out = (
+        np.zeros(flat.shape[:-1])
+        if mu is None
+        else to_numpy(mu).astype(np.float64).reshape(flat.shape[:-1])
+    )
     for i, cs in enumerate(_structures(P)):
         if only is not None and not only[i]:
             continue
@@ -123,10 +129,14 @@ def _gth_unichain(xp: Any, P: Any, what: str, only: np.ndarray | None = None, mu
     return xp.asarray(out.reshape(Ph.shape[:-1]), dtype=P.dtype, device=P.device)
 
 
-_GTH_CONDITION = 1e4  # S·‖(I − P + 11ᵀ)^{-T} z‖∞ above which the solve may lose 4 digits: redo by GTH
+_GTH_CONDITION = (
+    1e4  # S·‖(I − P + 11ᵀ)^{-T} z‖∞ above which the solve may lose 4 digits: redo by GTH
+)
 
 
-def _unichain_stationary(xp: Any, P: Any, what: str = "stationary_distribution", guard: bool = False) -> Any:
+def _unichain_stationary(
+    xp: Any, P: Any, what: str = "stationary_distribution", guard: bool = False
+) -> Any:
     """``μ`` of unichain chains ``P[..., S, S]`` by the batched solve of ``(I − P + 11ᵀ)ᵀ μ = 1``.
 
     ``guard=True`` also solves for a fixed pseudo-random ``z`` (seed 0, entries in [−1, 1]): ``‖x‖∞``
@@ -140,13 +150,19 @@ def _unichain_stationary(xp: Any, P: Any, what: str = "stationary_distribution",
     rhs = xp.ones(tuple(P.shape[:-1]), dtype=P.dtype, device=P.device)[..., None]
     if guard:
         z = np.random.default_rng(0).uniform(-1.0, 1.0, size=(S, 1))
-        z = xp.broadcast_to(xp.asarray(z, dtype=P.dtype, device=P.device), tuple(P.shape[:-1]) + (1,))
+        z = xp.broadcast_to(
+            xp.asarray(z, dtype=P.dtype, device=P.device), tuple(P.shape[:-1]) + (1,)
+        )
         rhs = xp.concat([rhs, z], axis=-1)
     try:
         X = xp.linalg.solve(xp.matrix_transpose(M), rhs)
-    except np.linalg.LinAlgError:  # numerically singular: the chain's parts are coupled below round-off
+    except (
+        np.linalg.LinAlgError
+    ):  # numerically singular: the chain's parts are coupled below round-off
         X = None
-    if X is None or not bool(xp.all(xp.isfinite(X))):  # backends that return inf/nan instead of raising
+    if X is None or not bool(
+        xp.all(xp.isfinite(X))
+    ):  # backends that return inf/nan instead of raising
         mu = _gth_unichain(xp, P, what)
         return (mu, np.ones(int(np.prod(P.shape[:-2])), dtype=bool)) if guard else mu
     mu = X[..., 0]
@@ -180,7 +196,9 @@ def _relative_values(P: np.ndarray, b: np.ndarray, fixed: np.ndarray) -> np.ndar
     W[:, n + 1] = b[keep]
     piv = np.zeros(n)
     for m in range(n - 1, -1, -1):
-        piv[m] = np.sum(W[m, :m]) + W[m, n]  # > 0: the censored chain leaves m towards 0..m-1 or fixed
+        piv[m] = (
+            np.sum(W[m, :m]) + W[m, n]
+        )  # > 0: the censored chain leaves m towards 0..m-1 or fixed
         if m:
             c = W[:m, m] / piv[m]
             W[:m, :m] += c[:, None] * W[m, :m][None, :]
@@ -245,7 +263,9 @@ def stationary_distribution(P: Any, *, check: bool = True, method: str = "solve"
     array([0.33333333, 0.66666667])
     """
     if method not in ("solve", "gth"):
-        raise ValueError(f"stationary_distribution: method must be 'solve' or 'gth'; got {method!r}")
+        raise ValueError(
+            f"stationary_distribution: method must be 'solve' or 'gth'; got {method!r}"
+        )
     check = _flag(check, "check")
     xp, P = _check_chain(P, "stationary_distribution")
     if check:
@@ -286,7 +306,9 @@ def _absorption(xp: Any, P: Any, cs: ChainStructure) -> Any:
     EK = xp.stack([xp.sum(_selection(xp, C, S, P), axis=-1) for C in cs.recurrent_classes], axis=-1)
     n, K = len(cs.transient), len(cs.recurrent_classes)
     Q = xp.matrix_transpose(ET) @ P @ ET
-    W = xp.concat([Q * (1.0 - _eye(xp, n, P)), xp.matrix_transpose(ET) @ P @ EK], axis=-1)  # [n, n + K]
+    W = xp.concat(
+        [Q * (1.0 - _eye(xp, n, P)), xp.matrix_transpose(ET) @ P @ EK], axis=-1
+    )  # [n, n + K]
     leave = []
     for k in range(n - 1, -1, -1):
         row = W[k, :]
@@ -314,7 +336,9 @@ def _limiting_single(xp: Any, P: Any, cs: ChainStructure) -> Any:
     for k, C in enumerate(cs.recurrent_classes):
         EC = _selection(xp, C, S, P)
         PCC = xp.matrix_transpose(EC) @ P @ EC
-        mu, _ = _unichain_stationary(xp, PCC, "limiting_matrix", guard=True)  # GTH if ill-conditioned
+        mu, _ = _unichain_stationary(
+            xp, PCC, "limiting_matrix", guard=True
+        )  # GTH if ill-conditioned
         w = xp.sum(EC, axis=-1)  # indicator of the class
         if ET is not None:
             w = w + ET @ F[:, k]

@@ -61,19 +61,27 @@ def test_non_real_and_non_finite_arrays_raise_located_errors():
     # string gamma '0.5' was read as 0.5 and gamma=False as 0, and text or mismatched shapes
     # failed inside numpy without naming the argument
     eye = np.eye(2)
-    with pytest.raises(TypeError, match="P must hold real numbers; got an array of dtype complex128"):
+    with pytest.raises(
+        TypeError, match="P must hold real numbers; got an array of dtype complex128"
+    ):
         span_contraction_coefficient(eye + 0j)
     with pytest.raises(TypeError, match="P must hold real numbers; got an array of dtype <U1"):
         span_contraction_coefficient([["a", "b"], ["c", "d"]])
-    with pytest.raises(TypeError, match="P_pi must hold real numbers; got an array of dtype complex128"):
+    with pytest.raises(
+        TypeError, match="P_pi must hold real numbers; got an array of dtype complex128"
+    ):
         rvi_asymptotic_rate(eye + 0j, 1.0)
-    with pytest.raises(TypeError, match="h must hold real numbers; got an array of dtype complex128"):
+    with pytest.raises(
+        TypeError, match="h must hold real numbers; got an array of dtype complex128"
+    ):
         laurent_first_order(0.5, 1.0, [1j, 1.0])
     with pytest.raises(ValueError, match=r"h must be finite; h\[0\] = nan"):
         laurent_first_order(0.5, 1.0, [np.nan, 1.0])
     with pytest.raises(ValueError, match=r"g must be finite; g\[1\] = inf"):
         laurent_first_order(0.5, [1.0, np.inf], [0.0, 1.0])
-    with pytest.raises(ValueError, match=r"g must be a number or have the shape of h, \(3,\); got \(2,\)"):
+    with pytest.raises(
+        ValueError, match=r"g must be a number or have the shape of h, \(3,\); got \(2,\)"
+    ):
         laurent_first_order([0.5, 0.6], [1.0, 2.0], [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match=r"h must have shape \(S,\) with S >= 1; got \(\)"):
         laurent_first_order(0.5, 1.0, 2.0)
@@ -90,7 +98,9 @@ def test_non_real_and_non_finite_arrays_raise_located_errors():
 def test_span_coefficient_of_a_kernel_without_actions():
     # P of shape (2, 0, 2) passed the checks and crashed in numpy's max ('zero-size array to reduction
     # operation maximum which has no identity')
-    with pytest.raises(ValueError, match=r"P must have shape \(S, A, S\) with A >= 1 actions; got \(2, 0, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"P must have shape \(S, A, S\) with A >= 1 actions; got \(2, 0, 2\)"
+    ):
         span_contraction_coefficient(np.zeros((2, 0, 2)))
     assert span_contraction_coefficient(np.ones((3, 1, 3)) / 3) == 0.0  # identical rows
 
