@@ -24,6 +24,7 @@ actor-critic. ICML. Eq. (8), Algorithm 1.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -86,9 +87,10 @@ def _mlmc_top_level(T_max: int) -> int:
     """``j_max = ⌊log₂ T_max⌋`` for an integer ``T_max ≥ 1``, in exact integer arithmetic.
 
     ``math.floor(math.log2(T_max))`` is one too many for ``T_max = 2^k − 1``, ``k ≥ 49``:
-    ``log₂(2^k − 1)`` rounds up to ``k`` in double precision.
+    ``log₂(2^k − 1)`` rounds up to ``k`` in double precision. Numpy integers are read through
+    ``operator.index`` (they have no ``bit_length``).
     """
-    return T_max.bit_length() - 1
+    return operator.index(T_max).bit_length() - 1
 
 
 def _mlmc_combine(x: np.ndarray, J: int, T_max: int) -> np.ndarray:

@@ -181,6 +181,9 @@ def test_mlmc_top_level_is_exact_at_powers_of_two(k):
         j = _mlmc_top_level(T)
         assert 2**j <= T < 2 ** (j + 1)
         assert mlmc_expected_samples(T) == j + 2.0**-j  # the bound's j_max is the same level
+    if k < 63:  # numpy integers are levels too (they have no bit_length)
+        assert _mlmc_top_level(np.int64(2**k - 1)) == k - 1
+        assert _mlmc_top_level(np.uint64(2**k)) == k
 
 
 def test_mlmc_expectation_truncates_at_the_top_level():

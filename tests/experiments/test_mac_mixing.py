@@ -125,3 +125,11 @@ def test_dial_instance_accepts_numpy_laziness() -> None:
     assert a[1:] == b[1:]
     with pytest.raises(ValueError, match=r"laziness must lie in \[0, 1\)"):
         _instance(cfg, True, "dense")
+
+
+def test_estimator_bias_takes_a_numpy_T_max() -> None:
+    """estimator_bias(6, np.int64(16)) raised AttributeError ('numpy.int64' object has no attribute
+    'bit_length') from the integer top-level computation; it is the study at T_max = 16."""
+    a = estimator_bias(6, np.int64(16))
+    b = estimator_bias(6, 16)
+    assert a["mlmc"] == b["mlmc"] and a["avg_tv"] == b["avg_tv"]
