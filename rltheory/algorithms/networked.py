@@ -63,6 +63,8 @@ import networkx as nx
 import numpy as np
 
 from .networked_joint import (
+    MAX_JOINT_BYTES,
+    _check_joint_size,
     _check_thetas,
     agent_q_functions,
     joint_mdp,
@@ -76,6 +78,7 @@ from .networked_joint import (
 from .networked_model import NetworkedMDP, _check_net, _check_radius, neighborhoods, sis_network
 
 __all__ = [
+    "MAX_JOINT_BYTES",
     "NetworkedMDP",
     "sis_network",
     "neighborhoods",
@@ -169,9 +172,12 @@ def truncated_policy_gradient(
     Raises
     ------
     ValueError
-        ``kappa`` negative or not an integer; unknown ``weights``; wrong ``thetas`` shapes.
+        ``kappa`` negative or not an integer; unknown ``weights``; wrong ``thetas`` shapes; a
+        dense joint array beyond :data:`~rltheory.algorithms.networked_joint.MAX_JOINT_BYTES`
+        (``2**31`` bytes) or more than 64 joint axes.
     """
     _check_net(net)
+    _check_joint_size(net, "truncated_policy_gradient")
     kappa = _check_radius(kappa, "kappa")
     thetas = _check_thetas(net, thetas)
     Qs = agent_q_functions(net, thetas, R_agents)
@@ -190,7 +196,9 @@ def truncation_errors(
     ------
     ValueError
         An entry of ``kappas`` that is not a non-negative integer (bools and floats
-        included; the entry's index named), unknown ``weights``, wrong ``thetas``.
+        included; the entry's index named), unknown ``weights``, wrong ``thetas``; a dense joint
+        array beyond :data:`~rltheory.algorithms.networked_joint.MAX_JOINT_BYTES` (``2**31``
+        bytes) or more than 64 joint axes (number of agents, joint states and actions, bytes named).
     TypeError
         ``kappas`` a set or a dict (unordered: the errors would come in no defined order).
 
@@ -203,6 +211,7 @@ def truncation_errors(
     True
     """
     _check_net(net)
+    _check_joint_size(net, "truncation_errors")
     xp = net.xp
     thetas = _check_thetas(net, thetas)
     # each entry is checked as given: np.asarray([1, True]) made True the integer 1 (accepted), and
@@ -233,8 +242,9 @@ def truncation_errors(
 def truncation_error(
     net: NetworkedMDP, thetas: Any, kappa: int, R_agents: Any = None, *, weights: str = "uniform"
 ) -> float:
-    r"""``‖ĝ^κ − ∇J‖²`` for one ``κ`` (see :func:`truncation_errors`)."""
+    r"""``‖ĝ^κ − ∇J‖²`` for one ``κ`` (see :func:`truncation_errors`, whose errors it raises)."""
     _check_net(net)
+    _check_joint_size(net, "truncation_error")
     return float(
         truncation_errors(net, thetas, [_check_radius(kappa, "kappa")], R_agents, weights=weights)[
             0
@@ -257,8 +267,15 @@ def correlation_decay(net: NetworkedMDP, thetas: Any) -> tuple[np.ndarray, np.nd
     -------
     d : ndarray of int, shape (diam+1,)
     delta : ndarray, shape (diam+1,)
+
+    Raises
+    ------
+    ValueError
+        ``P_π`` or its resolvent beyond
+        :data:`~rltheory.algorithms.networked_joint.MAX_JOINT_BYTES` (``2**31`` bytes).
     """
     _check_net(net)
+    _check_joint_size(net, "correlation_decay")
     xp = net.xp
     n, S = net.n, net.S_local
     Ppi = joint_transition_matrix(net, thetas)

@@ -19,6 +19,15 @@ actions, mixed radix with agent 0 most significant); the joint kernel
 ``Σ_{s'} P(s'|s, a) V(s')`` is contracted one agent at a time. The κ-hop
 truncation built on these is in :mod:`rltheory.algorithms.networked`.
 
+**Size cap.** The joint arrays grow like ``S_l^{2n}``: every exact joint function
+(here and in :mod:`rltheory.algorithms.networked`) first checks the dense arrays it
+will build and raises a located ``ValueError`` (function, number of agents, of
+joint states and actions, bytes needed) when one of them would exceed
+:data:`MAX_JOINT_BYTES` ``= 2**31`` bytes, or when its joint tensors would need
+more than numpy's 64 axes (one per agent). With ``S_l = A_l = 2`` in float64 the
+cap allows ``n ≤ 14`` for the policy, ``P_π`` and the occupancy, ``n ≤ 12`` for the
+Q-functions and gradients, ``n ≤ 9`` for :func:`joint_mdp`.
+
 References
 ----------
 Qu, G., Wierman, A., Li, N. (2020). Scalable reinforcement learning of localized
@@ -37,6 +46,7 @@ from ..mdp.model import FiniteMDP
 from .networked_model import NetworkedMDP, _check_net, neighborhoods
 
 __all__ = [
+    "MAX_JOINT_BYTES",
     "local_softmax",
     "joint_policy",
     "joint_transition_matrix",
@@ -46,6 +56,81 @@ __all__ = [
     "local_occupancies",
     "networked_policy_gradient",
 ]
+
+
+#: Largest dense joint array, in bytes, that the exact joint functions build (2 GiB): above it they
+#: raise a located ``ValueError`` (:func:`_check_joint_size`) instead of exhausting memory or failing
+#: inside numpy. With ``S_l = A_l = 2`` in float64: ``P_π`` up to ``n = 14`` agents, the agents'
+#: Q-functions up to ``n = 12``, :func:`joint_mdp` up to ``n = 9``.
+MAX_JOINT_BYTES = 2**31
+
+_MAX_AXES = (
+    64  # numpy's limit on the number of axes of an array (the joint tensors have one per agent)
+)
+
+
+def _count(b: int, e: int) -> str:
+    """``b^e`` written out: exact when small, else in scientific notation (no float overflow)."""
+    v = b**e
+    if v < 10**15:
+        return f"{b}^{e} = {v}"
+    digits = len(str(v)) - 1
+    return f"{b}^{e} ≈ {v // 10 ** (digits - 2) / 100:.2f}e+{digits}"
+
+
+def _joint_arrays(net: NetworkedMDP, what: str) -> tuple[dict[str, int], int]:
+    """The dense joint arrays (name → number of entries) that ``what`` builds, and their number of axes."""
+    n, S, A = net.n, net.S_local, net.A_local
+    pi = {"π(a|s) (S_l^n × A_l^n)": S**n * A**n}
+    Ppi = {"P_π (S_l^n × S_l^n)": S ** (2 * n)}
+    # the Q-functions of all agents, and the widest intermediate of the agent-by-agent contraction
+    # Σ_s' P(s'|s, a) V_j(s') of _expected_next, (n, S^n, A^(i+1), S^(n-i-1))
+    q = {
+        "Q_j of every agent (n × S_l^n × A_l^n)": n * S**n * A**n,
+        "the contraction Σ_s' P(s'|s, a) V_j(s') (n × S_l^n × A_l × S_l^(n-1))": n
+        * S**n
+        * max(A ** (i + 1) * S ** (n - i - 1) for i in range(n)),
+    }
+    arrays = {
+        "joint_policy": pi,
+        "local_occupancies": pi,
+        "joint_transition_matrix": Ppi,
+        "correlation_decay": Ppi,
+        "networked_occupancy": {**Ppi, **pi},
+        "joint_mdp": {"P(s'|s, a) (S_l^n × A_l^n × S_l^n)": S ** (2 * n) * A**n, **q},
+    }.get(what, {**Ppi, **pi, **q})  # agent_q_functions and the gradients built on it
+    return arrays, (3 * n if what == "joint_mdp" else 2 * n)
+
+
+def _check_joint_size(net: NetworkedMDP, what: str) -> None:
+    """Refuse, with a located ``ValueError``, a model whose dense joint arrays exceed :data:`MAX_JOINT_BYTES`.
+
+    The message names the function, the number of agents, of joint states ``S_l^n`` and of joint
+    actions ``A_l^n``, the memory of the largest dense array and of all of them, and the cap. A
+    model whose joint tensors would need more than numpy's 64 axes (one per agent: ``2n``,
+    ``3n`` for :func:`joint_mdp`) is refused likewise: it failed inside numpy with "maximum
+    supported dimension for an ndarray is currently 64, found 66" (33 agents), and at ``n = 15``
+    agents with two local states ``P_π`` alone needed 8.6 GB.
+    """
+    n, S, A = net.n, net.S_local, net.A_local
+    arrays, axes = _joint_arrays(net, what)
+    itemsize = int(net.xp.finfo(net.R_local.dtype).bits) // 8
+    name, big = max(arrays.items(), key=lambda kv: kv[1])
+    largest, total = big * itemsize, sum(arrays.values()) * itemsize
+    if largest <= MAX_JOINT_BYTES and axes <= _MAX_AXES:
+        return
+    reason = (
+        f"the largest, {name}, would need {largest:.3g} bytes ({itemsize}-byte entries; "
+        f"{total:.3g} bytes for all the dense joint arrays it builds), over the cap MAX_JOINT_BYTES = "
+        f"2**31 = {MAX_JOINT_BYTES} bytes per array"
+        if largest > MAX_JOINT_BYTES
+        else f"its joint tensors would need {axes} axes (one per agent), over numpy's limit of {_MAX_AXES}"
+    )
+    raise ValueError(
+        f"{what}: the exact joint computation of a networked model with n = {n} agents, "
+        f"S_l^n = {_count(S, n)} joint states and A_l^n = {_count(A, n)} joint actions is too large: "
+        f"{reason}. The exact joint functions are for small n (consistency checks); use fewer agents"
+    )
 
 
 def _placed(
@@ -110,8 +195,15 @@ def joint_policy(net: NetworkedMDP, thetas: Any) -> Any:
     r"""Joint product policy ``π(a|s) = Π_i π_i(a_i | s_{L_i})`` as an ``(S_l^n, A_l^n)`` array.
 
     Joint indices are mixed-radix with agent 0 most significant.
+
+    Raises
+    ------
+    ValueError
+        A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
+        joint axes (the number of agents, joint states and actions and the bytes named).
     """
     _check_net(net)
+    _check_joint_size(net, "joint_policy")
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
     pis = local_softmax(_check_thetas(net, thetas))
@@ -130,8 +222,16 @@ def _kernel_factor(net: NetworkedMDP, i: int) -> tuple[Any, tuple[int, ...]]:
 
 
 def joint_transition_matrix(net: NetworkedMDP, thetas: Any) -> Any:
-    r"""``P_π(s, s') = Π_i Σ_{a_i} π_i(a_i|s_{L_i}) P_i(s'_i | s_{N_i}, a_i)``, shape ``(S_l^n, S_l^n)``."""
+    r"""``P_π(s, s') = Π_i Σ_{a_i} π_i(a_i|s_{L_i}) P_i(s'_i | s_{N_i}, a_i)``, shape ``(S_l^n, S_l^n)``.
+
+    Raises
+    ------
+    ValueError
+        A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
+        joint axes (the number of agents, joint states and actions and the bytes named).
+    """
     _check_net(net)
+    _check_joint_size(net, "joint_transition_matrix")
     xp = net.xp
     n, S = net.n, net.S_local
     pis = local_softmax(_check_thetas(net, thetas))
@@ -156,8 +256,15 @@ def joint_mdp(net: NetworkedMDP, R_agents: Any = None) -> FiniteMDP:
 
     ``R = Σ_i r_i(s_i, a_i)`` unless ``R_agents`` (shape ``(n, S_l, A_l)``) is given.
     Memory ``S_l^{2n} A_l^n``: meant for small ``n`` (consistency checks).
+
+    Raises
+    ------
+    ValueError
+        A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
+        joint axes (the number of agents, joint states and actions and the bytes named).
     """
     _check_net(net)
+    _check_joint_size(net, "joint_mdp")
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
     P = xp.ones((1,) * (3 * n), dtype=net.R_local.dtype)
@@ -214,8 +321,15 @@ def agent_q_functions(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> A
 
     ``V_j^π = (I − γ P_π)^{-1} r_{j,π}`` by one linear solve with ``n`` right-hand
     sides. Returns an array ``(n, S_l^n, A_l^n)``.
+
+    Raises
+    ------
+    ValueError
+        A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
+        joint axes (the number of agents, joint states and actions and the bytes named).
     """
     _check_net(net)
+    _check_joint_size(net, "agent_q_functions")
     xp = net.xp
     n, S = net.n, net.S_local
     R_ag = _check_rewards(net, R_agents)
@@ -229,8 +343,16 @@ def agent_q_functions(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> A
 
 
 def networked_occupancy(net: NetworkedMDP, thetas: Any) -> Any:
-    r"""Normalised state-action occupancy ``d^π(s, a) = (1−γ) [μ^T (I − γP_π)^{-1}](s) π(a|s)``."""
+    r"""Normalised state-action occupancy ``d^π(s, a) = (1−γ) [μ^T (I − γP_π)^{-1}](s) π(a|s)``.
+
+    Raises
+    ------
+    ValueError
+        A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
+        joint axes (the number of agents, joint states and actions and the bytes named).
+    """
     _check_net(net)
+    _check_joint_size(net, "networked_occupancy")
     xp = net.xp
     pi = joint_policy(net, thetas)
     Ppi = joint_transition_matrix(net, thetas)
@@ -247,9 +369,11 @@ def local_occupancies(net: NetworkedMDP, d: Any) -> Any:
     ValueError
         ``d`` not of the joint shape ``(S_l^n, A_l^n)`` of :func:`networked_occupancy` (a
         transposed ``d`` of that size used to give wrong marginals silently, another size
-        numpy's "cannot reshape"), or not finite.
+        numpy's "cannot reshape"), or not finite; a joint array ``(S_l^n, A_l^n)`` beyond
+        :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64 joint axes.
     """
     _check_net(net)
+    _check_joint_size(net, "local_occupancies")
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
     d = as_float(d, xp, net.R_local.dtype, field="d")
@@ -288,8 +412,15 @@ def networked_policy_gradient(net: NetworkedMDP, thetas: Any, R_agents: Any = No
     ``Q = Σ_j Q_j``; for the softmax, ``∂ log π_i(a_i|y)/∂θ_i[x, b] = 1[y=x](1[a_i=b] − π_i(b|x))``.
 
     Returns one array per agent, shaped like ``θ_i``.
+
+    Raises
+    ------
+    ValueError
+        A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
+        joint axes (the number of agents, joint states and actions and the bytes named).
     """
     _check_net(net)
+    _check_joint_size(net, "networked_policy_gradient")
     xp = net.xp
     thetas = _check_thetas(net, thetas)
     Q = xp.sum(agent_q_functions(net, thetas, R_agents), axis=0)
