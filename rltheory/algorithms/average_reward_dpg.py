@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_real
+from .._validate import check_finite, check_real, real_scalar
 from ..errors import InvalidModelError
 from ..mdp.sample import _count, _rng
 from ..trace import Trace, TraceRecorder
@@ -79,15 +79,14 @@ class SmoothActionMDP:
             ("r1", r1, ("s",)),
         ):
             check_finite(arr, f"SmoothActionMDP.{name}", axes)
-        c = self.c
-        if (
-            isinstance(c, bool)
-            or not isinstance(c, (int, float, np.integer, np.floating))
-            or not c >= 0
-        ):
-            raise InvalidModelError(f"SmoothActionMDP.c must be >= 0; got {c!r}")
+        # real_scalar: numpy scalars and 0-d real arrays (c=np.array(0.5) was refused as "must be
+        # >= 0"), NaN for bools and strings; stored as a Python float
+        c = real_scalar(self.c)
+        if not c >= 0:
+            raise InvalidModelError(f"SmoothActionMDP.c must be >= 0; got {self.c!r}")
         if not math.isfinite(c):
-            raise InvalidModelError(f"SmoothActionMDP.c must be finite; got {c!r}")
+            raise InvalidModelError(f"SmoothActionMDP.c must be finite; got {self.c!r}")
+        object.__setattr__(self, "c", c)
         for name, arr in (("L", L), ("K", K), ("r0", r0), ("r1", r1)):
             object.__setattr__(self, name, arr)
 

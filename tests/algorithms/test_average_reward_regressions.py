@@ -251,3 +251,17 @@ def test_bound_reference_values_with_numpy_inputs() -> None:
     )
     assert float(mac_rate(np.int64(4), tau_mix=4.0, T_max=4)[()]) == 2.0
     assert float(mac_rate(4, tau_mix=4.0, T_max=4)) == 2.0
+
+
+def test_smooth_action_mdp_takes_a_0d_array_cost() -> None:
+    """SmoothActionMDP(..., c=np.array(0.5)) was refused as 'c must be >= 0; got array(0.5)'; a 0-d
+    real array is the number (as check_real reads it), and the model equals the one with c = 0.5."""
+    args = (np.zeros((2, 2)), np.eye(2), np.zeros(2), np.ones(2))
+    a, b = SmoothActionMDP(*args, np.array(0.5)), SmoothActionMDP(*args, 0.5)
+    assert a.c == 0.5 and type(a.c) is float
+    np.testing.assert_array_equal(dpg_gradient(a, [0.3, -0.2])[0], dpg_gradient(b, [0.3, -0.2])[0])
+    for bad in (True, np.array(True), "0.5", -0.5):
+        with pytest.raises(InvalidModelError, match=r"SmoothActionMDP\.c must be >= 0; got "):
+            SmoothActionMDP(*args, bad)
+    with pytest.raises(InvalidModelError, match=r"SmoothActionMDP\.c must be finite; got inf"):
+        SmoothActionMDP(*args, float("inf"))
