@@ -119,7 +119,7 @@ def _finish(
             f"{method} stopped {where} before its stopping rule held; certified bound is "
             f"{float(xp.max(bound)):.3g}{why}",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,  # _finish <- _certified_sweeps <- value_iteration / MPI <- the caller
         )
     return MDPSolution(
         policy=_greedy(Q_prev),

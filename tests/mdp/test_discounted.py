@@ -440,3 +440,24 @@ def test_lp_ties_are_judged_at_each_instance_scale():
     alone = linear_program(batch[1])
     np.testing.assert_array_equal(lp.policy[1], alone.policy)
     assert lp.bound[1] <= 1e-12 and abs(lp.V[1, 0] - 1e-5) <= lp.bound[1]
+
+
+@pytest.mark.parametrize(
+    "solver, kw",
+    [
+        (value_iteration, {}),
+        (modified_policy_iteration, {}),
+        (policy_iteration, {"pi0": np.array([1, 0])}),  # (its own start is optimal here)
+    ],
+    ids=["value_iteration", "modified_policy_iteration", "policy_iteration"],
+)
+def test_convergence_warnings_point_at_the_caller(solver, kw):
+    # VI's and MPI's ConvergenceWarning named a line of the library (stacklevel 3 stopped in
+    # value_iteration itself), so under Python's default filter ("once per location") a second
+    # unconverged call from another line of the user's code printed nothing
+    mdp = FiniteMDP(np.full((2, 2, 2), 0.5), np.array([[1.0, 0.0], [0.0, 0.5]]), 0.99)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        solver(mdp, max_iter=1, **kw)
+    assert [w.category for w in caught] == [ConvergenceWarning]
+    assert caught[0].filename == __file__
