@@ -305,7 +305,7 @@ def softmax_policy_gradient(
     True
     """
     g = discount(mdp, "softmax_policy_gradient")
-    eta = check_positive(eta, "eta")
+    eta = check_euclidean_step(mdp, eta)  # (η multiplies the gradient in the model's dtype)
     tau = _check_tau(tau)
     iterations = check_iterations(iterations)
     tol = check_tol(tol)

@@ -171,7 +171,7 @@ def pmd_euclidean_step(mdp: FiniteMDP, pi: Any, *, eta: float) -> Any:
 
 
 def check_euclidean_step(mdp: FiniteMDP, eta: Any) -> float:
-    """A Euclidean (projected) step ``η > 0`` that the model's dtype can hold.
+    """A Euclidean (projected, or softmax-gradient) step ``η > 0`` that the model's dtype can hold.
 
     The projection ``Π(π + η d)`` multiplies ``η`` into arrays of the model's dtype; a Python float
     meeting a float32 array is rounded to float32, so ``η = 1e308`` became ``inf`` and the

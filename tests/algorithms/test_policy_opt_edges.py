@@ -148,3 +148,13 @@ def test_a_euclidean_step_beyond_the_dtype_is_refused_not_a_nan_policy():
     # (float32 at η = 3e38 takes the scaled form η·Π_{1/η}(π/η + Q): a few roundings of 1)
     eps32 = float(np.finfo(np.float32).eps)
     np.testing.assert_allclose(pmd_euclidean_step(mdp, pi, eta=3e38), [[0.0, 1.0]], rtol=0, atol=2 * eps32)
+
+
+def test_a_softmax_pg_step_beyond_the_dtype_is_refused_not_a_nan_policy():
+    # Bug found here: θ + η∇ in float32 with η = 1e39 (inf there): inf·0 = NaN in the logits and
+    # softmax_policy_gradient failed with "pi must be finite; pi(s=0, a=0) = nan".
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=np.float32), np.array([[0.0, 1.0]], dtype=np.float32), gamma=0.5)
+    with pytest.raises(ValueError, match=r"eta=1e\+39 is too large for a float32 model"):
+        softmax_policy_gradient(mdp, eta=1e39, iterations=3)
+    mdp64 = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    np.testing.assert_array_equal(softmax_policy_gradient(mdp64, eta=1e39, iterations=3).policy, [[0.0, 1.0]])
