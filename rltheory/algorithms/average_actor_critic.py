@@ -129,8 +129,9 @@ def _optimal_gain(mdp: FiniteMDP, g_star: float | None) -> float:
     if hi - lo > 1e-9 * (1.0 + max(abs(lo), abs(hi))):
         s_lo, s_hi = int(np.argmin(g)), int(np.argmax(g))
         raise ValueError(
-            f"the optimal gain depends on the state (g*(s={s_lo}) = {lo!r}, g*(s={s_hi}) = {hi!r}): "
-            "the model is not weakly communicating; pass optimal_gain"
+            f"the optimal gain depends on the state (g*(s={s_lo}) = {lo!r}, g*(s={s_hi}) = {hi!r}) by "
+            "multichain policy iteration: the model is not weakly communicating, or its parts are "
+            "coupled by probabilities below the solver's tie tolerance; pass optimal_gain"
         )
     return hi
 
