@@ -335,7 +335,8 @@ def average_linear_program(
         Average-reward model (batched models are solved one instance at a time).
     multichain : bool
     weights : array (S,), optional
-        Multichain only: strictly positive ``α`` (default: ``mu`` if positive, else uniform).
+        Multichain only: strictly positive ``α`` (default: ``mu`` if positive, else uniform);
+        ``ValueError`` when given with ``multichain=False``.
 
     Returns
     -------
@@ -364,6 +365,11 @@ def average_linear_program(
     P = require_host(mdp.P, "average_linear_program")
     R = to_numpy(mdp.R)
     if not multichain:
+        if weights is not None:  # the unichain LP has no weights: they were silently ignored
+            raise ValueError(
+                "average_linear_program: weights apply to the multichain LP only (multichain=True); "
+                "the unichain LP maximises the gain, which is the same from every state"
+            )
         require_weakly_communicating(mdp, "average_linear_program")
     S, A = mdp.S, mdp.A
     batch = mdp.batch_shape

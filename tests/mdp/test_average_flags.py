@@ -51,3 +51,15 @@ def test_stationary_distribution_check_rejects_non_booleans(bad):
     P = np.array([[1.0, 0.0], [0.0, 1.0]])  # multichain: a skipped check would return some μ
     with pytest.raises(ValueError, match=rf"check must be True or False; got {bad!r}"):
         stationary_distribution(P, check=bad)
+
+
+def test_unichain_linear_program_refuses_weights():
+    # weights enter only the multichain LP; with multichain=False they were validated and ignored
+    P = np.array([[[0.5, 0.5]], [[0.5, 0.5]]])
+    mdp = FiniteMDP(P, np.array([[1.0], [0.0]]), gamma=None)
+    with pytest.raises(
+        ValueError, match=r"weights apply to the multichain LP only \(multichain=True\)"
+    ):
+        average_linear_program(mdp, weights=np.array([0.5, 0.5]))
+    res = average_linear_program(mdp, multichain=True, weights=np.array([0.5, 0.5]))
+    np.testing.assert_allclose(res.gain, [0.5, 0.5])  # g = μᵀr = 1/2 from both states

@@ -90,7 +90,7 @@ CALLS = {
     "state_occupancy": (mdp.state_occupancy, lambda: {"mdp": _m(), "pi": PI, "mu": MU}),
     "relative_value_iteration": (mdp.relative_value_iteration, lambda: {"mdp": _m(None), "v0": V3}),
     "average_policy_iteration": (mdp.average_policy_iteration, lambda: {"mdp": _m(None), "pi0": DET}),
-    "average_linear_program": (mdp.average_linear_program, lambda: {"mdp": _m(None), "weights": MU}),
+    "average_linear_program": (mdp.average_linear_program, lambda: {"mdp": _m(None), "multichain": True, "weights": MU}),
     "bimatrix_nash_conv": (
         games.bimatrix_nash_conv,
         lambda: {"A": RPS, "B": -RPS, "x": np.array([0.5, 0.5]), "y": np.array([0.2, 0.3, 0.5])},
