@@ -227,6 +227,12 @@ def mdpo_step(
     -------
     array (..., S, A)
 
+    Raises
+    ------
+    ValueError
+        Bad ``eta``, ``inner_steps``, ``inner_lr``, ``pi`` or ``rho``; an inner ascent that
+        diverged (non-finite logits: ``inner_lr`` too large for the curvature ``~ d(s)/η``).
+
     Notes
     -----
     The surrogate is strictly concave in ``π_θ(·|s)`` state by state and its
@@ -264,6 +270,14 @@ def mdpo_step(
         p = xp.exp(logp)
         gs = xp.where(pos, adv - (xp.where(pos, logp, zero) - xp.where(pos, log_pi, zero)) / eta, zero)
         theta = theta + xp.where(pos, inner_lr * w * p * (gs - xp.sum(p * gs, axis=-1, keepdims=True)), zero)
+    # A divergent ascent (inner_lr beyond the surrogate's curvature, which grows like d(s)/η) left
+    # NaN/inf logits, and the step returned an all-NaN policy without a word: name it instead.
+    if not bool(xp.all(xp.isfinite(xp.where(pos, theta, zero)))):
+        raise ValueError(
+            f"mdpo_step's inner gradient ascent diverged (logits not finite after {inner_steps} steps): "
+            f"inner_lr={inner_lr:g} is too large for the surrogate, whose KL term has curvature of order "
+            f"d(s)/eta = {1.0 / eta:.3g}·d(s) (eta={eta:g}); take a smaller inner_lr"
+        )
     return softmax(theta, xp)
 
 

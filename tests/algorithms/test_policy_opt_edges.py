@@ -158,3 +158,20 @@ def test_a_softmax_pg_step_beyond_the_dtype_is_refused_not_a_nan_policy():
         softmax_policy_gradient(mdp, eta=1e39, iterations=3)
     mdp64 = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
     np.testing.assert_array_equal(softmax_policy_gradient(mdp64, eta=1e39, iterations=3).policy, [[0.0, 1.0]])
+
+
+@pytest.mark.parametrize(("dtype", "eta", "inner_lr"), [(np.float64, 1e-300, 1.0), (np.float32, 1.0, 1e39),
+                                                        (np.float32, 1e-46, 1.0)])
+def test_a_divergent_mdpo_inner_ascent_is_named_not_a_nan_policy(dtype, eta, inner_lr):
+    # Bug found here: with inner_lr far beyond the surrogate's curvature d(s)/η (η = 1e-300; or a
+    # step that is inf in float32, or 1/η with η = 1e-46 = 0 in float32) the ascent diverged and
+    # mdpo_step returned [[nan, nan]] without a word. Now a ValueError naming inner_lr and eta.
+    from rltheory.algorithms.policy_mirror_descent import mdpo_step
+
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=dtype), np.array([[0.0, 1.0]], dtype=dtype), gamma=0.5)
+    pi = np.full((1, 2), 0.5, dtype=dtype)
+    with pytest.raises(ValueError, match=r"mdpo_step's inner gradient ascent diverged .* inner_lr="):
+        mdpo_step(mdp, pi, eta=eta, inner_steps=5, inner_lr=inner_lr)
+    # a step the ascent can take converges to the KL-PMD step π ∝ π exp(η A) (η = log 3: (1/4, 3/4))
+    p = mdpo_step(mdp, pi, eta=math.log(3), inner_steps=2000, inner_lr=5.0)
+    np.testing.assert_allclose(p, [[0.25, 0.75]], rtol=0, atol=1e-6)
