@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..bounds.average import rvi_asymptotic_rate, vanishing_discount_bound
 from ..bounds.rates import Claim, RateFit, check_bound, fit_linear_rate, fit_rate
 from ..mdp import (
@@ -134,6 +135,8 @@ def discount_error(mdp: FiniteMDP, gamma: float, g_star: float) -> dict[str, Any
     (per state, ``P*h = 0``), ``(1−γ)V^π_γ − g* = (g_π − g*) + (1−γ)h_π − (1−γ)²(I − γP_π)^{-1}P_π h_π``
     exactly. ``uncertainty = (1−γ)·‖V* − V^π‖∞``-certificate (Puterman Thm 6.6.6).
     """
+    # g_star = nan returned err = nan, True was read as 1 and a string failed inside numpy
+    g_star = check_real(g_star, "g_star")
     dm = mdp.replace(gamma=gamma)
     # Q-differences between actions are accurate to ~1e-10 however close γ is to 1 (the
     # ill-conditioned direction of I − γP is the constant vector, which cancels in (P_a − P_b)V),
