@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import real_scalar
+from ._real_input import _real_array
 from .rate_fit import RateFit
 
 __all__ = ["CLAIM_KINDS", "BoundCheck", "check_bound", "Claim", "ClaimCheck"]
@@ -134,8 +135,8 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
             f"rtol and atol must be finite and non-negative; got rtol={rtol!r}, atol={atol!r}"
         )
     rtol, atol = r, a
-    m = _float_array(measured, "measured")
-    b = _float_array(bound, "bound")
+    m = _real_array(measured, "measured")
+    b = _real_array(bound, "bound")
     try:
         m, b = np.broadcast_arrays(m, b)
     except ValueError:
@@ -167,20 +168,6 @@ def check_bound(measured: Any, bound: Any, *, rtol: float = 1e-12, atol: float =
         atol=float(atol),
         worst_excess=float(np.max(excess)),
     )
-
-
-def _float_array(x: Any, name: str) -> np.ndarray:
-    """``x`` as a float64 array; an integer beyond the float range is a located ``ValueError``."""
-    try:
-        return np.asarray(x, dtype=float)
-    except OverflowError:
-        obj = np.asarray(x, dtype=object)
-        for i in np.ndindex(obj.shape):
-            if real_scalar(obj[i]) in (math.inf, -math.inf):
-                raise ValueError(
-                    f"{name} must be finite; {name}{list(i)} = {obj[i]!r:.40} is beyond the float range"
-                ) from None
-        raise
 
 
 @dataclass(frozen=True)

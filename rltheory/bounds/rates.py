@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_positive_int, real_scalar
+from ._real_input import _real_array
 from .claims import CLAIM_KINDS as CLAIM_KINDS
 from .claims import BoundCheck, Claim, ClaimCheck, check_bound
 from .rate_fit import RateFit, _exp
@@ -96,34 +97,6 @@ def _prepare(
     if np.ptp(x) == 0:
         raise ValueError("t must take at least two distinct values in the window")
     return t, x, err
-
-
-def _real_array(x: Any, name: str) -> np.ndarray:
-    """``x`` as a float64 array of real numbers: text, bools and complex numbers are a
-    ``TypeError`` (``np.asarray(["0.5"], float)`` would parse text), an integer beyond the
-    float range a located ``ValueError``; ``None`` becomes NaN (refused later, with its index)."""
-    a = np.asarray(x)
-    if a.dtype.kind == "O":
-        for i in np.ndindex(a.shape):
-            v = a[i]
-            if v is None:
-                continue
-            if isinstance(
-                v, (bool, np.bool_, str, bytes, complex, np.complexfloating)
-            ) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise TypeError(
-                    f"{name} must hold real numbers; {name}{list(i)} = {v!r:.40} ({type(v).__name__})"
-                )
-            if real_scalar(v) in (math.inf, -math.inf) and isinstance(v, (int, np.integer)):
-                raise ValueError(
-                    f"{name} must be finite; {name}{list(i)} = {v!r:.40} is beyond the float range"
-                )
-        return np.asarray(
-            [math.nan if v is None else float(v) for v in a.reshape(-1)], dtype=float
-        ).reshape(a.shape)
-    if a.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers; got an array of dtype {a.dtype}")
-    return a.astype(float)
 
 
 def _ols(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

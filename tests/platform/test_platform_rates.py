@@ -370,3 +370,28 @@ def test_claim_takes_0d_arrays_as_numbers():
         Claim("x", "s", "src", np.array(True), "rate")
     with pytest.raises(ValueError, match="Claim.tol must be finite and non-negative; got -1"):
         Claim("x", "s", "src", 1.0, "rate", tol=np.array(-1))
+
+
+def test_check_bound_reads_numbers_only_and_ragged_input_is_named():
+    # check_bound read its arrays with np.asarray(..., dtype=float): measured=["0.5"] was parsed
+    # (holds=True for a string) and [True] read as 1.0, while fit_rate refuses both; ragged lists
+    # failed in numpy ("setting an array element with a sequence ... inhomogeneous shape"),
+    # naming neither the argument nor the rule
+    with pytest.raises(
+        TypeError, match=r"measured must hold real numbers; got an array of dtype <U3"
+    ):
+        check_bound(["0.5"], [1.0])
+    with pytest.raises(
+        TypeError, match=r"bound must hold real numbers; got an array of dtype bool"
+    ):
+        check_bound([0.5], [True])
+    with pytest.raises(
+        ValueError, match=r"measured must be a rectangular array of numbers; got a ragged"
+    ):
+        check_bound([1.0, [2.0, 3.0]], [1.0, 2.0])
+    with pytest.raises(
+        ValueError, match=r"err must be a rectangular array of numbers; got a ragged"
+    ):
+        fit_rate([1, 2, 3], [[1.0, 2.0, 3.0], [1.0, 2.0]])
+    # numbers, numpy scalars and integers keep working
+    assert check_bound([1, np.float32(0.5)], [1.0, 0.6]).holds
