@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_real
+from .._validate import check_int, check_real
 from ..bounds.average import rvi_asymptotic_rate, vanishing_discount_bound
 from ..bounds.rates import Claim, RateFit, check_bound, fit_linear_rate, fit_rate
 from ..mdp import (
@@ -98,6 +98,15 @@ class Config:
     x_min: float = 1e-5
     n_points: int = 13
     fit_max: float = 1e-3
+
+    def __post_init__(self) -> None:
+        # a grid outside (0, 1) failed inside the solvers (x_max = 2: "gamma must lie in [0, 1); got
+        # -1.0") or numpy (x_min = 0: "Geometric sequence cannot include zero"); n_points = 1 or a
+        # fit window without grid points raised "max() arg is an empty sequence" in run
+        x_max = check_real(self.x_max, "Config.x_max", low=0.0, high=1.0, low_open=True, high_open=True)
+        check_real(self.x_min, "Config.x_min", low=0.0, high=x_max, low_open=True, high_open=True)
+        check_int(self.n_points, "Config.n_points", 2)
+        check_real(self.fit_max, "Config.fit_max", low=0.0, low_open=True)
 
     @classmethod
     def quick(cls) -> Config:
@@ -193,6 +202,11 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
             f"allowance = certified discount-solver error {unc:.2g})", SOURCE, None, "bound",
         ).check(check_bound(err, bound, atol=unc + 1e-13)))
         win = [i for i, x in enumerate(xs) if x <= config.fit_max * (1 + 1e-12)]
+        if len(win) < 2:
+            raise ValueError(
+                f"Config.fit_max = {config.fit_max!r} leaves {len(win)} of the {config.n_points} values of "
+                f"1−γ in [{config.x_min:g}, {config.x_max:g}] in the slope window; it needs at least 2"
+            )
         kappa = max(rows[i]["kappa"] for i in win)
         fit = fit_rate(xs[win], err[win], seed=seed)
         tol = 3.0 * kappa

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from rltheory.errors import ConvergenceWarning
-from rltheory.experiments.average_reward import RVIConfig, _random_unichain, discount_error, run_rvi
+from rltheory.experiments.average_reward import (
+    Config,
+    RVIConfig,
+    _random_unichain,
+    discount_error,
+    run,
+    run_rvi,
+)
 
 
 def test_rvi_panels_report_whether_rvi_converged() -> None:
@@ -37,3 +44,34 @@ def test_discount_error_needs_a_finite_gain(g_star) -> None:
 def test_discount_error_numpy_gain_equals_float() -> None:
     mdp = _random_unichain(4, 2, 0)
     assert discount_error(mdp, 0.9, np.float64(0.5))["err"] == discount_error(mdp, 0.9, 0.5)["err"]
+
+
+@pytest.mark.parametrize(
+    ("kw", "msg"),
+    [
+        (dict(x_max=2.0), r"Config\.x_max must be a finite number in \(0, 1\); got 2\.0"),
+        (dict(x_min=0.0), r"Config\.x_min must be a finite number in \(0, 0\.1\); got 0\.0"),
+        (dict(x_min=0.5), r"Config\.x_min must be a finite number in \(0, 0\.1\); got 0\.5"),
+        (dict(n_points=1), r"Config\.n_points must be an integer >= 2; got 1"),
+        (dict(fit_max=-1.0), r"Config\.fit_max must be a finite number > 0; got -1\.0"),
+    ],
+)
+def test_discount_to_gain_config_is_checked(kw, msg) -> None:
+    """x_max = 2 failed in the solver ('gamma must lie in [0, 1); got -1.0'), x_min = 0 in numpy's
+    geomspace, and n_points = 1 or x_min >= x_max in run with 'max() arg is an empty sequence'."""
+    with pytest.raises(ValueError, match=msg):
+        Config(**kw)
+
+
+@pytest.mark.parametrize(("fit_max", "k"), [(1e-6, 0), (1.1e-5, 1)])
+def test_discount_to_gain_needs_two_points_in_the_slope_window(fit_max, k) -> None:
+    """A slope window below the second-smallest 1−γ raised 'max() arg is an empty sequence' (or fit
+    one point); now the window and its grid are named."""
+    with pytest.raises(
+        ValueError, match=rf"Config\.fit_max = {fit_max!r} leaves {k} of the 13 values"
+    ):
+        run(Config(fit_max=fit_max))
+
+
+def test_discount_to_gain_config_takes_numpy_numbers() -> None:
+    assert run(Config(n_points=np.int64(13), x_min=np.float64(1e-5))).passed
