@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._numerics import contraction_steps, subnormal_spacing
-from .._validate import check_finite, check_tolerance
+from .._validate import check_finite, check_positive_int, check_tolerance, real_scalar
 from ..backend import as_float
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import _q_values, as_stochastic_policy, evaluate_policy
@@ -384,11 +384,11 @@ def soft_value_iteration(
     """
     g = discount(mdp, "soft_value_iteration")
     tau = check_temperature(mdp, tau)
-    if isinstance(tol, bool) or not (isinstance(tol, (int, float)) and tol > 0):
+    # numpy scalars and 0-d arrays too (a float32 model's own bound is an np.float32; a count np.int64)
+    if not real_scalar(tol) > 0:
         raise ValueError(f"tol must be > 0; got {tol!r}")
-    check_tolerance(tol)  # finite
-    if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1):
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    tol = check_tolerance(real_scalar(tol))  # finite
+    max_iter = check_positive_int(max_iter, "max_iter", allow_none=True)
     xp = mdp.xp
     Q = xp.broadcast_to(mdp.R, mdp.batch_shape + (mdp.S, mdp.A)) if Q0 is None else as_float(Q0, xp, mdp.dtype)
     if tuple(Q.shape) != mdp.batch_shape + (mdp.S, mdp.A):

@@ -88,3 +88,20 @@ def test_a_temperature_that_rounds_to_zero_in_the_dtype_is_named():
     # float64 holds it
     mdp64 = FiniteMDP(np.ones((1, 2, 1)), np.array([[1e-44, 0.0]]), gamma=0.5)
     assert soft_value_iteration(mdp64, tau=1e-46).converged
+
+
+def test_soft_value_iteration_takes_numpy_tol_and_max_iter():
+    # Bug found here: tol=np.float32(1e-6) (a float32 model's own bound is one) and np.array(1e-6)
+    # were refused as "tol must be > 0", max_iter=np.int64(50) as "max_iter must be a positive
+    # integer". Now any real scalar; the run is the same as with Python numbers.
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    ref = soft_value_iteration(mdp, tau=1.0, tol=float(np.float32(1e-6)), max_iter=50)
+    for tol, max_iter in ((np.float32(1e-6), 50), (np.array(np.float32(1e-6)), np.int64(50))):
+        sol = soft_value_iteration(mdp, tau=1.0, tol=tol, max_iter=max_iter)
+        assert sol.converged and sol.iterations == ref.iterations
+        np.testing.assert_array_equal(sol.Q, ref.Q)
+    for bad in (True, math.nan, -1.0, "x"):
+        with pytest.raises(ValueError, match="tol must be > 0; got "):
+            soft_value_iteration(mdp, tau=1.0, tol=bad)
+    with pytest.raises(ValueError, match="max_iter must be a positive integer; got np.True_"):
+        soft_value_iteration(mdp, tau=1.0, max_iter=np.True_)
