@@ -125,20 +125,26 @@ def _as_joint(U: np.ndarray, mu: Any) -> np.ndarray:
     atol = _source_atol(mu, np)
     mu = np.asarray(mu, dtype=np.float64)
     if mu.shape != U.shape[1:]:
-        raise ValueError(f"mu must have the joint-action shape {U.shape[1:]} of U (shape {U.shape}); got {mu.shape}")
+        raise ValueError(
+            f"mu must have the joint-action shape {U.shape[1:]} of U (shape {U.shape}); got {mu.shape}"
+        )
     names = tuple(f"a{k + 1}" for k in range(mu.ndim))
     check_finite(mu, "mu", names)
     if np.any(mu < -atol):
         idx = tuple(int(i) for i in np.unravel_index(np.argmin(mu), mu.shape))
-        raise InvalidModelError(f"mu must be non-negative; most negative entry mu{_where(idx, names)} = {mu[idx]:.6g}")
+        raise InvalidModelError(
+            f"mu must be non-negative; most negative entry mu{_where(idx, names)} = {mu[idx]:.6g}"
+        )
     flat = mu.reshape(-1)
     total = float(np.sum(flat))
     if abs(total - 1.0) > atol * (1.0 + flat.size**0.5):
-        raise InvalidModelError(f"mu must sum to 1 over the joint actions (atol={atol:g}); it sums to {total:.12g}")
+        raise InvalidModelError(
+            f"mu must sum to 1 over the joint actions (atol={atol:g}); it sums to {total:.12g}"
+        )
     return _renormalised(flat, atol, np)
 
 
-def _certified_worst(G: np.ndarray, mu: np.ndarray) -> float:
+def _certified_worst(G: np.ndarray, mu: np.ndarray, c: np.ndarray | None = None) -> float:
     r"""``max(0, max_r (G vec μ)_r)`` for the exact differences of ``U`` and ``μ/Σμ``, bounded above.
 
     Each computed row ``(Gμ)_r`` gets its round-off allowance ``e_r``, and the result is
@@ -155,6 +161,10 @@ def _certified_worst(G: np.ndarray, mu: np.ndarray) -> float:
     2002, eq. (2.8)), adds ``η = 2(K + 4)s`` to every row: ``K`` products per row, counted four
     times over with the few of the allowance. Without it, payoffs ~1e-310 gave CE/CCE gaps below
     the exact ones in 182 of 400 probes (exact rational reference).
+
+    ``c`` (one power of two per row, default 1) says that row ``r`` of ``G`` belongs to payoffs
+    divided by ``c_r`` (:func:`_scaled_payoffs`): the row's bound is multiplied back by ``c_r``,
+    ``inf`` (without an overflow warning) where that leaves the float range.
     """
     if not G.shape[0]:
         return 0.0
@@ -166,8 +176,45 @@ def _certified_worst(G: np.ndarray, mu: np.ndarray) -> float:
     if d >= 0.5:  # not reachable for a validated distribution (its sum is within 1e-8 of 1)
         return math.inf
     g = np.max(np.abs(G), axis=1) * (1.0 + 2.0 * u)
-    e = g * ((gK * (1.0 + u) + u) * l1 + d * l1 / (1.0 - d)) + 2.0 * (K + 4) * subnormal_spacing(np.float64, np)
-    return max(0.0, float(np.max(G @ mu + e))) * (1.0 + 8.0 * u)
+    eta = 2.0 * (K + 4) * subnormal_spacing(np.float64, np)
+    e = g * ((gK * (1.0 + u) + u) * l1 + d * l1 / (1.0 - d)) + eta
+    bound = (G @ mu + e) * (1.0 + 8.0 * u)
+    if np.any(np.isnan(bound)):  # not reachable for finite G and mu; a NaN must not read as 0
+        return math.nan
+    if c is not None:
+        lim = float(np.finfo(np.float64).max) / c
+        bound = np.where(bound > lim, math.inf, np.clip(bound, -lim, lim) * c)
+    return max(0.0, float(np.max(bound)))
+
+
+def _scaled_payoffs(U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(U', c)``: ``U'_i = U_i/c_i`` with ``c_i = 4`` for a player with a payoff beyond a quarter of
+    the float range, else 1.
+
+    Player ``i``'s incentive rows only involve ``U_i``, and a positive factor on ``U_i`` leaves its
+    CE/CCE constraints unchanged and multiplies their gains by it. On ``U`` itself a difference
+    ``U_i(a_i', a_{−i}) − U_i(a)`` of payoffs ``±1e308`` overflowed to ``±inf``, the product with a zero
+    probability was NaN, and the gap of a distribution that is no CE (exact gain 2e308) read 0.
+    The division is exact (a power of two) except for entries below ``2^-1020``, whose rounding
+    (at most ``s/2`` each, ``s`` the subnormal spacing) the underflow term of
+    :func:`_certified_worst` covers.
+    """
+    big = np.max(np.abs(U.reshape(U.shape[0], -1)), axis=1) > float(np.finfo(np.float64).max) / 4.0
+    c = np.where(big, 4.0, 1.0)
+    return U / c.reshape((-1,) + (1,) * (U.ndim - 1)), c
+
+
+def _row_scales(U: np.ndarray, c: np.ndarray, coarse: bool) -> np.ndarray:
+    """Each incentive row's player scale ``c_i`` (rows ordered by player, as the constraint builders do)."""
+    counts = [a if coarse else a * (a - 1) for a in U.shape[1:]]
+    return np.repeat(c, counts)
+
+
+def _gap(U: np.ndarray, mu: np.ndarray, coarse: bool) -> float:
+    """The certified CE (``coarse=False``) or CCE gap of the flat distribution ``mu``, at any payoff size."""
+    Us, c = _scaled_payoffs(U)
+    G = cce_constraints(Us) if coarse else ce_constraints(Us)
+    return _certified_worst(G, mu, _row_scales(U, c, coarse))
 
 
 def ce_gap(U: Any, mu: Any) -> float:
@@ -188,7 +235,7 @@ def ce_gap(U: Any, mu: Any) -> float:
     True
     """
     U = as_normal_form(U)
-    return _certified_worst(ce_constraints(U), _as_joint(U, mu))
+    return _gap(U, _as_joint(U, mu), coarse=False)
 
 
 def cce_gap(U: Any, mu: Any) -> float:
@@ -197,7 +244,7 @@ def cce_gap(U: Any, mu: Any) -> float:
     With the round-off allowance of :func:`ce_gap`: never below the exact gap of ``μ/Σμ``.
     """
     U = as_normal_form(U)
-    return _certified_worst(cce_constraints(U), _as_joint(U, mu))
+    return _gap(U, _as_joint(U, mu), coarse=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,32 +283,44 @@ def _row_normalised(G: np.ndarray) -> np.ndarray:
     return G / np.where(scale > 0.0, scale, 1.0)[:, None]
 
 
-def _finish(U: np.ndarray, mu: np.ndarray, G: np.ndarray) -> CorrelatedEquilibrium:
+def _finish(U: np.ndarray, mu: np.ndarray, coarse: bool) -> CorrelatedEquilibrium:
     mu = np.clip(mu, 0.0, None)
     mu /= mu.sum()
-    pay = U.reshape(U.shape[0], -1) @ mu
+    Us, c = _scaled_payoffs(U)  # E_μ U_i = c_i E_μ U'_i: in range wherever the exact payoff is
+    with np.errstate(over="ignore"):
+        pay = (Us.reshape(U.shape[0], -1) @ mu) * c
     return CorrelatedEquilibrium(
         distribution=mu.reshape(U.shape[1:]),
         payoffs=pay,
-        welfare=float(pay.sum()),
-        gap=_certified_worst(G, mu),
+        welfare=float(sum(pay.tolist())),  # Python floats: inf beyond the range, without a warning
+        gap=_gap(U, mu, coarse),
     )
 
 
-def _max_welfare(U: np.ndarray, constraints: Any, what: str) -> CorrelatedEquilibrium:
+def _max_welfare(U: np.ndarray, coarse: bool, what: str) -> CorrelatedEquilibrium:
     from scipy.optimize import linprog  # noqa: PLC0415
 
-    (Un,) = unit_range(U)  # the same welfare maximisers, with an objective of size one
-    Gn = _row_normalised(constraints(U))  # the same CE/CCE set, every row of size one
+    Us, c = _scaled_payoffs(U)
+    # the same welfare maximisers, with an objective of size one: one common factor for all players
+    # (welfare weights stay equal), then one common affine map
+    (Un,) = unit_range(U / float(np.max(c)))
+    # the same CE/CCE set, every row of size one (per-player factors keep each player's polytope)
+    Gn = _row_normalised(cce_constraints(Us) if coarse else ce_constraints(Us))
     K = Gn.shape[1]
-    c = -Un.reshape(Un.shape[0], -1).sum(0)
+    cost = -Un.reshape(Un.shape[0], -1).sum(0)
     A_ub, b_ub = (Gn, np.zeros(Gn.shape[0])) if Gn.shape[0] else (None, None)
     res = linprog(
-        c, A_ub=A_ub, b_ub=b_ub, A_eq=np.ones((1, K)), b_eq=[1.0], bounds=(0, None), method="highs"
+        cost,
+        A_ub=A_ub,
+        b_ub=b_ub,
+        A_eq=np.ones((1, K)),
+        b_eq=[1.0],
+        bounds=(0, None),
+        method="highs",
     )
     if res.status != 0:
         raise SolverError(f"{what}: HiGHS failed: {res.message}", status=res.status)
-    return _finish(U, res.x, constraints(U))
+    return _finish(U, res.x, coarse)
 
 
 def max_welfare_ce(U: Any) -> CorrelatedEquilibrium:
@@ -280,12 +339,12 @@ def max_welfare_ce(U: Any) -> CorrelatedEquilibrium:
     >>> round(ce.welfare, 9), ce.gap <= 1e-9
     (10.5, True)
     """
-    return _max_welfare(as_normal_form(U), ce_constraints, "max_welfare_ce")
+    return _max_welfare(as_normal_form(U), False, "max_welfare_ce")
 
 
 def max_welfare_cce(U: Any) -> CorrelatedEquilibrium:
     r"""Coarse correlated equilibrium maximising welfare (LP with ``Σ_i A_i`` constraints)."""
-    return _max_welfare(as_normal_form(U), cce_constraints, "max_welfare_cce")
+    return _max_welfare(as_normal_form(U), True, "max_welfare_cce")
 
 
 def _ce_support(Gn: np.ndarray) -> np.ndarray:
@@ -307,7 +366,9 @@ def _ce_support(Gn: np.ndarray) -> np.ndarray:
     bounds = [(0.0, None)] * K + [(0.0, 1.0)] * K
     res = linprog(c, A_ub=A_ub, b_ub=np.zeros(K + R), bounds=bounds, method="highs")
     if res.status != 0:
-        raise SolverError(f"max_entropy_ce: HiGHS failed on the support LP: {res.message}", status=res.status)
+        raise SolverError(
+            f"max_entropy_ce: HiGHS failed on the support LP: {res.message}", status=res.status
+        )
     return res.x[K:] > 0.5
 
 
@@ -344,9 +405,11 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     import cvxpy as cp  # noqa: PLC0415
 
     U = as_normal_form(U)
-    Gn = _row_normalised(ce_constraints(U))  # the same polytope, in units the solver's tolerances fit
+    # the same polytope, in units the solver's tolerances fit
+    Gn = _row_normalised(ce_constraints(_scaled_payoffs(U)[0]))
     K = Gn.shape[1]
-    support = _ce_support(Gn)  # every CE is 0 off it: the program there has a strictly feasible point
+    # every CE is 0 off the support: the program there has a strictly feasible point
+    support = _ce_support(Gn)
     Gs = Gn[:, support]
     mu = cp.Variable(int(support.sum()), nonneg=True)
     cons = [cp.sum(mu) == 1] + ([Gs @ mu <= 0] if Gs.shape[0] else [])
@@ -361,4 +424,4 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
         raise SolverError(f"max_entropy_ce: cvxpy status {prob.status}", status=prob.status)
     full = np.zeros(K)
     full[support] = np.asarray(mu.value, dtype=float)
-    return _finish(U, full, ce_constraints(U))
+    return _finish(U, full, coarse=False)
