@@ -200,7 +200,7 @@ def as_policy_array(
         check_action_indices(pi, S, n, field)
         return one_hot(pi, n, xp, dtype)
     atol = _source_atol(pi, xp)
-    pi = as_float(pi, xp, dtype)
+    pi = as_float(pi, xp, dtype, field)
     if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, n):
         raise ValueError(
             f"stochastic policy {field} must have shape (..., S, {action_axis}) = (..., {S}, {n}); "
@@ -274,7 +274,7 @@ def as_action_table(x: Any, field: str, xp: Any = None) -> Any:
         x = np.asarray(x, dtype=np.float64)
     if xp is None:
         xp = array_namespace(x)
-    x = as_float(xp.asarray(x), xp)
+    x = as_float(xp.asarray(x), xp, field=field)
     check_ndim(x, field, 2, "(..., S, A)")
     if x.shape[-2] == 0 or x.shape[-1] == 0:
         raise InvalidModelError(f"{field} must have shape (..., S, A) with S, A >= 1; got shape {tuple(x.shape)}")

@@ -1,0 +1,38 @@
+"""Complex or text policies and Q tables are refused by the argument's own name.
+
+``as_float`` names the field it is given; the policy and action-table readers did not pass
+theirs, so ``as_stochastic_policy(m, pi, field="behaviour")`` with a complex ``pi`` said
+"input must hold real numbers" and the caller could not tell which argument was wrong.
+"""
+
+import numpy as np
+import pytest
+
+from rltheory.mdp import zoo
+from rltheory.mdp.bellman import as_stochastic_policy, greedy
+
+
+@pytest.mark.parametrize(
+    ("bad", "kind"),
+    [
+        (np.array([[1 + 0j, 0.0], [0.5, 0.5]]), "complex"),
+        (np.array([["1", "0"], ["0.5", "0.5"]]), "string"),
+    ],
+)
+def test_policy_errors_name_the_field(bad, kind):
+    m = zoo.two_state()
+    with pytest.raises(TypeError, match=rf"^behaviour must hold real numbers; got a {kind} array"):
+        as_stochastic_policy(m, bad, field="behaviour")
+    with pytest.raises(TypeError, match=rf"^pi must hold real numbers; got a {kind} array"):
+        as_stochastic_policy(m, bad)
+
+
+def test_q_table_errors_name_the_field():
+    with pytest.raises(TypeError, match=r"^Q must hold real numbers; got a complex array"):
+        greedy(np.array([[1 + 0j, 0.0], [0.0, 1.0]]))
+
+
+def test_real_policies_are_unchanged():
+    m = zoo.two_state()
+    pi = np.array([[0.25, 0.75], [1.0, 0.0]])
+    np.testing.assert_array_equal(np.asarray(as_stochastic_policy(m, pi, field="behaviour")), pi)
