@@ -40,8 +40,12 @@ Claims checked:
    rate. The claim is checked at every checkpoint, peaks included (full preset: worst
    VA/Q ratio 0.60).
 3. *sync-bound* — synchronous Q-learning, constant ``α``: ``‖Q_t − Q*‖∞ ≤ (1−α(1−γ))^t‖Q_0 − Q*‖∞
-   + γ sp(V*)√(α log(2|S||A|T/δ)/2)/(1−γ)`` for all ``t ≤ T``, with ``δ = 0.05``
-   (:func:`rltheory.bounds.q_learning_bound`, derived there), every run.
+   + γ sp(V*)√(α log(2|S||A|T/δ')/2)/(1−γ)`` for all ``t ≤ T`` and every one of the ``m =
+   sync_runs`` independent runs, with ``δ' = δ/m`` (:func:`rltheory.bounds.q_learning_bound`, derived
+   there): each run's statement fails with probability at most ``δ/m``, so by the union bound the
+   checked joint statement holds with probability at least ``1 − δ`` (``δ = 0.05``). The bound at
+   ``δ`` itself, checked on every run, was a joint statement of probability only ``1 − mδ``
+   (vacuous for the full preset's 20 runs).
 
 References
 ----------
@@ -112,8 +116,14 @@ class Config:
     @classmethod
     def full(cls) -> Config:
         """Longer runs, more seeds, a finer replay grid."""
-        return cls(steps=50_000, runs=50, replay=((1, 1), (4, 1), (4, 4), (16, 4), (16, 16)),
-                   va_steps=100_000, sync_iterations=20_000, sync_runs=20)
+        return cls(
+            steps=50_000,
+            runs=50,
+            replay=((1, 1), (4, 1), (4, 4), (16, 4), (16, 16)),
+            va_steps=100_000,
+            sync_iterations=20_000,
+            sync_runs=20,
+        )
 
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
@@ -124,71 +134,145 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     mdp = random_mdp(config.states, config.actions, gamma=config.gamma, rng=seed)
     Qs = np.asarray(policy_iteration(mdp).Q)
     every = max(1, config.steps // 50)
-    kw = dict(steps=config.steps, step_size=rescaled_linear_step(config.gamma), n_runs=config.runs,
-              Q_star=Qs, record_every=every)
+    kw = dict(
+        steps=config.steps,
+        step_size=rescaled_linear_step(config.gamma),
+        n_runs=config.runs,
+        Q_star=Qs,
+        record_every=every,
+    )
     plain = q_learning(mdp, rng=seed + 1, **kw)
     t = plain.trace.iteration
     base = plain.trace["error"].mean(axis=1)
     curves["replay"] = {"t": t.tolist(), "K=0": base.tolist()}
     window = (t > t[0]) & (t <= config.replay_claim_steps)
     if not window.any():
-        raise ValueError(f"replay_claim_steps = {config.replay_claim_steps} leaves no checkpoint after the first "
-                         f"(checkpoints every {every} steps)")
+        raise ValueError(
+            f"replay_claim_steps = {config.replay_claim_steps} leaves no checkpoint after the first "
+            f"(checkpoints every {every} steps)"
+        )
     final_ratio = {}
     for K, F in config.replay:
-        res = q_learning_replay(mdp, rng=seed + 1, replay_every=F, replay_updates=K,
-                                buffer_size=config.buffer_size, **kw)
+        res = q_learning_replay(
+            mdp,
+            rng=seed + 1,
+            replay_every=F,
+            replay_updates=K,
+            buffer_size=config.buffer_size,
+            **kw,
+        )
         err = res.trace["error"].mean(axis=1)
         curves["replay"][f"K={K},F={F}"] = err.tolist()
         final_ratio[f"K={K},F={F}"] = float(err[-1] / base[-1])
-        checks.append(Claim(f"replay-{K}-{F}", f"replay K={K} every F={F} steps: mean error ≤ plain Q-learning's "
-                            f"at every checkpoint after the first up to t = {config.replay_claim_steps}",
-                            "Szlak & Shamir (2021) (replay helps)",
-                            None, "bound").check(check_bound(err[window], base[window])))
+        checks.append(
+            Claim(
+                f"replay-{K}-{F}",
+                f"replay K={K} every F={F} steps: mean error ≤ plain Q-learning's "
+                f"at every checkpoint after the first up to t = {config.replay_claim_steps}",
+                "Szlak & Shamir (2021) (replay helps)",
+                None,
+                "bound",
+            ).check(check_bound(err[window], base[window]))
+        )
     vmdp = random_mdp(config.states, config.actions, gamma=config.va_gamma, rng=seed + 2)
     vQ = np.asarray(policy_iteration(vmdp).Q)
     curves["va"], curves["va_constant"], va_meta = {}, {}, {}
-    for rule, step in (("va", rescaled_linear_step(config.va_gamma, alpha0=config.va_alpha)),
-                       ("va_constant", constant_step(config.va_alpha))):
-        vkw = dict(steps=config.va_steps, step_size=step, n_runs=config.runs, Q_star=vQ,
-                   record_every=max(1, config.va_steps // 50))
+    for rule, step in (
+        ("va", rescaled_linear_step(config.va_gamma, alpha0=config.va_alpha)),
+        ("va_constant", constant_step(config.va_alpha)),
+    ):
+        vkw = dict(
+            steps=config.va_steps,
+            step_size=step,
+            n_runs=config.runs,
+            Q_star=vQ,
+            record_every=max(1, config.va_steps // 50),
+        )
         q = q_learning(vmdp, rng=seed + 3, **vkw)
         va = va_learning(vmdp, rng=seed + 3, **vkw)
         tq = q.trace.iteration
         eq, ev = q.trace["error"].mean(axis=1), va.trace["error"].mean(axis=1)
         reach = np.flatnonzero(ev <= eq[-1])
         va_meta[rule] = {
-            "speedup": float(tq[-1] / tq[reach[0]]) if reach.size and tq[reach[0]] > 0 else float("nan"),
-            "final_error_q": float(eq[-1]), "final_error_va": float(ev[-1]),
+            "speedup": float(tq[-1] / tq[reach[0]])
+            if reach.size and tq[reach[0]] > 0
+            else float("nan"),
+            "final_error_q": float(eq[-1]),
+            "final_error_va": float(ev[-1]),
             "max_ratio_va_to_q": float((ev[1:] / eq[1:]).max()),
         }
         curves[rule] = {"t": tq.tolist(), "q": eq.tolist(), "va": ev.tolist()}
         if rule == "va":
-            checks.append(Claim(
-                "va-vs-q", f"VA-learning mean error ≤ Q-learning's at every checkpoint after the first "
-                f"(α_n = 1/(1/{config.va_alpha} + (1−γ)n), γ = {config.va_gamma})",
-                "Tang, Rowland, Munos, Valko (2023), ICML (tabular comparison)", None, "bound").check(
-                check_bound(ev[1:], eq[1:])))
-    smdp = random_mdp(config.sync_states, config.sync_actions, gamma=config.sync_gamma, rng=seed + 4)
+            checks.append(
+                Claim(
+                    "va-vs-q",
+                    f"VA-learning mean error ≤ Q-learning's at every checkpoint after the first "
+                    f"(α_n = 1/(1/{config.va_alpha} + (1−γ)n), γ = {config.va_gamma})",
+                    "Tang, Rowland, Munos, Valko (2023), ICML (tabular comparison)",
+                    None,
+                    "bound",
+                ).check(check_bound(ev[1:], eq[1:]))
+            )
+    smdp = random_mdp(
+        config.sync_states, config.sync_actions, gamma=config.sync_gamma, rng=seed + 4
+    )
     sol = policy_iteration(smdp)
     sQ, sV = np.asarray(sol.Q), np.asarray(sol.V)
     T = config.sync_iterations
-    errs = np.stack([synchronous_q_learning(smdp, iterations=T, step_size=constant_step(config.sync_alpha),
-                                            rng=seed + 10 + r, Q_star=sQ).trace["error"]
-                     for r in range(config.sync_runs)], axis=1)
-    bound = q_learning_bound(np.arange(T + 1), alpha=config.sync_alpha, gamma=config.sync_gamma,
-                             initial_error=float(np.abs(sQ).max()), value_span=float(sV.max() - sV.min()),
-                             n_pairs=smdp.S * smdp.A, horizon=T, delta=config.delta)
-    curves["sync"] = {"t": list(range(T + 1)), "max_error": errs.max(axis=1).tolist(), "bound": bound.tolist()}
-    checks.append(Claim("sync-bound", f"synchronous Q-learning, α = {config.sync_alpha}: every run's "
-                        f"‖Q_t − Q*‖∞ ≤ the δ = {config.delta} high-probability bound for all t ≤ {T}",
-                        "rltheory.bounds.q_learning_bound (noise/contraction split of Wainwright 2019, §3)",
-                        None, "bound").check(check_bound(errs, bound[:, None])))
+    # every run is checked: each at δ/m, so that all m statements hold jointly with probability ≥ 1 − δ
+    delta_run = config.delta / config.sync_runs
+    errs = np.stack(
+        [
+            synchronous_q_learning(
+                smdp,
+                iterations=T,
+                step_size=constant_step(config.sync_alpha),
+                rng=seed + 10 + r,
+                Q_star=sQ,
+            ).trace["error"]
+            for r in range(config.sync_runs)
+        ],
+        axis=1,
+    )
+    bound = q_learning_bound(
+        np.arange(T + 1),
+        alpha=config.sync_alpha,
+        gamma=config.sync_gamma,
+        initial_error=float(np.abs(sQ).max()),
+        value_span=float(sV.max() - sV.min()),
+        n_pairs=smdp.S * smdp.A,
+        horizon=T,
+        delta=delta_run,
+    )
+    curves["sync"] = {
+        "t": list(range(T + 1)),
+        "max_error": errs.max(axis=1).tolist(),
+        "bound": bound.tolist(),
+    }
+    checks.append(
+        Claim(
+            "sync-bound",
+            f"synchronous Q-learning, α = {config.sync_alpha}: each of the "
+            f"{config.sync_runs} runs has ‖Q_t − Q*‖∞ ≤ its δ/{config.sync_runs} high-probability "
+            f"bound for all t ≤ {T} (jointly with probability ≥ 1 − δ, δ = {config.delta})",
+            "rltheory.bounds.q_learning_bound (noise/contraction split of Wainwright 2019, §3)",
+            None,
+            "bound",
+        ).check(check_bound(errs, bound[:, None]))
+    )
     return ExperimentResult(
-        name="q-replay", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "replay_final_ratio": final_ratio, "va_speedup": va_meta["va"]["speedup"],
-              "va_constant": va_meta["va_constant"],
-              "wall_time_s": time.perf_counter() - t0},
+        name="q-replay",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "replay_final_ratio": final_ratio,
+            "va_speedup": va_meta["va"]["speedup"],
+            "va_constant": va_meta["va_constant"],
+            "sync_delta_per_run": delta_run,
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -199,8 +283,11 @@ def plot(result: ExperimentResult) -> Any:
     for i, name in enumerate(k for k in r if k != "t"):
         series(axes[0, 0], i, r["t"][1:], r[name][1:], label=name)
     claim_steps = result.config.get("replay_claim_steps")
-    if claim_steps is not None and claim_steps < r["t"][-1]:  # the claim covers t ≤ claim_steps only
-        axes[0, 0].axvline(claim_steps, color="grey", linestyle=":", linewidth=1, label="end of the claim")
+    # the claim covers t ≤ claim_steps only
+    if claim_steps is not None and claim_steps < r["t"][-1]:
+        axes[0, 0].axvline(
+            claim_steps, color="grey", linestyle=":", linewidth=1, label="end of the claim"
+        )
         axes[0, 0].legend(fontsize=6)
     axes[0, 0].set_title("Q-learning ± replay")
     v, c = result.curves["va"], result.curves.get("va_constant")
@@ -211,8 +298,16 @@ def plot(result: ExperimentResult) -> Any:
         series(axes[0, 1], 3, c["t"][1:], c["va"][1:], label="VA-learning, constant α")
     axes[0, 1].set_title(f"VA vs Q (decaying α: speed-up ×{result.meta['va_speedup']:.2g})")
     s = result.curves["sync"]
-    series(axes[0, 2], 0, s["t"][1:], s["max_error"][1:], label="max over runs", bound=s["bound"][1:],
-           bound_label="high-probability bound", logx=False)
+    series(
+        axes[0, 2],
+        0,
+        s["t"][1:],
+        s["max_error"][1:],
+        label="max over runs",
+        bound=s["bound"][1:],
+        bound_label="high-probability bound",
+        logx=False,
+    )
     axes[0, 2].set_title("synchronous, constant α")
     for ax in axes[0]:
         ax.set_xlabel("steps")
@@ -221,10 +316,12 @@ def plot(result: ExperimentResult) -> Any:
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="q-replay",
-    title="Q-learning with vs without experience replay; VA vs Q; synchronous Q-learning under its bound",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="q-replay",
+        title="Q-learning with vs without experience replay; VA vs Q; synchronous Q-learning under its bound",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)
