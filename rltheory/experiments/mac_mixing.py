@@ -187,6 +187,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int
 from ..algorithms.average_reward import (
     average_reward_gradient,
     mac_expected_terms,
@@ -264,6 +265,15 @@ class Config:
     vanilla_grid: tuple[tuple[float, float], ...] = tuple((c, a) for c in (0.05, 0.2, 0.5) for a in (0.05, 0.2, 0.5, 2.0))
     mac_grid: tuple[tuple[float, float, int], ...] = tuple(
         (s, c, T) for s in (0.3, 1.0, 3.0) for c in (0.05, 0.2) for T in (16, 256))
+
+    def __post_init__(self) -> None:
+        # seeds = 0 ran and reported NaN means with passed = True, seeds = True ran one seed, and an
+        # empty ring_sizes, laziness or rewards ended run with an IndexError
+        for name in ("T_max", "learning_n", "budget", "seeds", "tune_seeds"):
+            check_int(getattr(self, name), f"Config.{name}", 1)
+        for name in ("ring_sizes", "laziness", "rewards"):
+            if len(getattr(self, name)) == 0:
+                raise ValueError(f"Config.{name} must not be empty")
 
     @classmethod
     def quick(cls) -> Config:

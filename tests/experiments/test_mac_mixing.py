@@ -133,3 +133,28 @@ def test_estimator_bias_takes_a_numpy_T_max() -> None:
     a = estimator_bias(6, np.int64(16))
     b = estimator_bias(6, 16)
     assert a["mlmc"] == b["mlmc"] and a["avg_tv"] == b["avg_tv"]
+
+
+@pytest.mark.parametrize(
+    ("kw", "msg"),
+    [
+        (dict(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
+        (dict(seeds=True), r"Config\.seeds must be an integer >= 1; got True"),
+        (dict(budget=0), r"Config\.budget must be an integer >= 1; got 0"),
+        (dict(T_max=0), r"Config\.T_max must be an integer >= 1; got 0"),
+        (dict(ring_sizes=()), r"Config\.ring_sizes must not be empty"),
+        (dict(laziness=()), r"Config\.laziness must not be empty"),
+        (dict(rewards=()), r"Config\.rewards must not be empty"),
+    ],
+)
+def test_config_is_checked(kw, msg) -> None:
+    """seeds=0 ran and reported NaN means with passed=True, seeds=True ran one seed, and an empty
+    ring_sizes, laziness or rewards ended run with an IndexError."""
+    with pytest.raises(ValueError, match=msg):
+        Config(**kw)
+
+
+def test_config_takes_numpy_integers() -> None:
+    cfg = Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5,), budget=np.int64(50), seeds=np.int64(1),
+                 T_max=np.int64(16))
+    assert run(cfg).checks[0].passed
