@@ -51,6 +51,7 @@ __all__ = [
 
 #: tolerance for "tight" constraints and zero probabilities after rescaling to [1, 2].
 LABEL_TOL = 1e-9
+_FMAX = float(np.finfo(np.float64).max)
 _CHUNK = 100_000
 
 
@@ -81,7 +82,7 @@ def _payoffs(A: Any, B: Any) -> tuple[np.ndarray, np.ndarray]:
 def _positive(M: np.ndarray) -> np.ndarray:
     """Positive affine rescaling to [1, 2] (equilibria are invariant under it)."""
     lo, hi = M.min(), M.max()
-    if hi / 2 - lo / 2 > np.finfo(np.float64).max / 2:  # hi − lo would overflow: halve first (exact)
+    if hi / 2 - lo / 2 > _FMAX / 2:  # hi − lo would overflow: halve first (exact)
         M, lo, hi = M / 2, lo / 2, hi / 2
     return (M - lo) / (hi - lo if hi > lo else 1.0) + 1.0
 
@@ -93,7 +94,9 @@ def bimatrix_nash_conv(A: Any, B: Any, x: Any, y: Any) -> float:
     ``≥ 0``), plus the round-off allowance of :func:`_nash_conv_allowance` (about
     ``(m + n)·u·(max|A| + max|B|)`` times a small constant, ``u`` the unit roundoff): never below the exact NashConv of
     ``(x/Σx, y/Σy)``. (The computed value alone was up to 6 % below the exact one at payoffs of
-    size 1e8, and negative for some exact equilibria.)
+    size 1e8, and negative for some exact equilibria.) Games with a payoff beyond an eighth of the
+    float range are scored as ``(A/8, B/8)`` and the result scaled back: finite wherever the exact
+    NashConv is in range, ``inf`` only beyond it.
 
     Examples
     --------
@@ -112,15 +115,32 @@ def bimatrix_nash_conv(A: Any, B: Any, x: Any, y: Any) -> float:
 
 
 def _nash_conv(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
-    """:func:`bimatrix_nash_conv` of float64 ``A, B`` and strategies ``x, y`` without checks."""
+    """:func:`bimatrix_nash_conv` of float64 ``A, B`` and strategies ``x, y`` without checks.
+
+    Games with a payoff beyond an eighth of the float range are scored as ``(A/8, B/8)`` (exact,
+    a power of two; NashConv is positively homogeneous) and the result multiplied back: the four
+    terms, their differences and the allowance then stay in range, and the result is ``inf``
+    (without an overflow warning) only where it exceeds the range. On ``(A, B)`` itself the sum of
+    the terms' magnitudes in the allowance overflowed, and NashConv read ``inf`` for payoffs
+    ``±9e307`` even at exact equilibria. (Subnormal entries of such a game are rounded by the
+    division, by far less than the allowance of payoffs of size ``2^1020``.)
+    """
+    c = 8.0 if max(float(np.max(np.abs(A))), float(np.max(np.abs(B)))) > _FMAX / 8.0 else 1.0
+    if c > 1.0:
+        A, B = A / c, B / c
     Ay, xB = A @ y, x @ B
     ca, sa, cb, sb = float(Ay.max()), float(x @ Ay), float(xB.max()), float(xB @ y)
     raw = (ca - sa) + (cb - sb)
-    return max(raw, 0.0) + _nash_conv_allowance(A, B, x, y, (ca, sa, cb, sb))
+    out = max(raw, 0.0) + _nash_conv_allowance(A, B, x, y, (ca, sa, cb, sb))
+    return out * c  # Python floats: inf beyond the range, without a warning
 
 
 def _nash_conv_allowance(
-    A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray, terms: tuple[float, float, float, float]
+    A: np.ndarray,
+    B: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    terms: tuple[float, float, float, float],
 ) -> float:
     r"""Round-off allowance ``ε`` of a computed NashConv: ``|computed − exact| ≤ ε``.
 
@@ -157,7 +177,11 @@ def _nash_conv_allowance(
         e1 = a * (higham_gamma(kq, u) * lq + dq * Lq)
         return e1 + higham_gamma(kp, u) * lp * (a * Lq + e1) + lp * e1 + dp * a * Lp * Lq
 
-    eps = side(A, x, y, m, n) + side(B.T, y, x, n, m) + 2.0 * (2 * (m + n) + 8) * subnormal_spacing(np.float64, np)
+    eps = (
+        side(A, x, y, m, n)
+        + side(B.T, y, x, n, m)
+        + 2.0 * (2 * (m + n) + 8) * subnormal_spacing(np.float64, np)
+    )
     return (eps + 4.0 * u * (sum(abs(t) for t in terms) + eps)) * (1.0 + 16.0 * u)
 
 
