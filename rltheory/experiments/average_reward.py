@@ -280,6 +280,11 @@ class RVIConfig:
     tol: float = 1e-11
     rate_tol: float = 1e-4
 
+    def __post_init__(self) -> None:
+        # bottlenecks=() ran no RVI and returned a result without claims (passed = False, no reason)
+        if len(self.bottlenecks) == 0:
+            raise ValueError("RVIConfig.bottlenecks must not be empty (one RVI run and rate claim per p)")
+
     @classmethod
     def quick(cls) -> RVIConfig:
         """Rooms of 4, p ∈ {0.3, 0.1, 0.03}: well under a second."""

@@ -75,3 +75,9 @@ def test_discount_to_gain_needs_two_points_in_the_slope_window(fit_max, k) -> No
 
 def test_discount_to_gain_config_takes_numpy_numbers() -> None:
     assert run(Config(n_points=np.int64(13), x_min=np.float64(1e-5))).passed
+
+
+def test_rvi_config_needs_a_bottleneck() -> None:
+    """RVIConfig(bottlenecks=()) ran nothing and returned a result with no claims (passed False)."""
+    with pytest.raises(ValueError, match=r"RVIConfig\.bottlenecks must not be empty"):
+        RVIConfig(bottlenecks=())
