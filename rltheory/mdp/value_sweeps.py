@@ -192,12 +192,7 @@ def value_iteration(
     xp = mdp.xp
     v0 = None if V0 is None else as_real_array(V0, "V0", (mdp.S,), ("s",), xp, mdp.dtype)
     _check_batch(mdp, "value_iteration")
-    if v0 is None:
-        log2_v0 = np.full(mdp.batch_shape, -np.inf)
-    else:
-        with np.errstate(divide="ignore"):
-            n0 = np.asarray(to_numpy(xp.max(xp.abs(v0), axis=-1)), dtype=np.float64)
-            log2_v0 = np.broadcast_to(np.log2(n0), mdp.batch_shape)
+    log2_v0 = np.full(mdp.batch_shape, -np.inf) if v0 is None else _log2_start_norm(mdp, v0)
 
     def start(ms: FiniteMDP, sc: Any) -> Any:
         if v0 is None:
@@ -207,6 +202,33 @@ def value_iteration(
     return _certified_sweeps(
         mdp, start, lambda ms, Q, Tv: Tv, log2_v0, tol, max_iter, "value_iteration"
     )
+
+
+def _log2_start_norm(mdp: FiniteMDP, v0: Any) -> np.ndarray:
+    """``log2 ‖V0‖∞`` per instance of the model (``batch_shape``), on the host.
+
+    ``V0``'s batch may be broader than the model's (``(5, S)`` for one model runs five starts):
+    its extra leading axes, and axes where the model has size 1, are maximised over, since one
+    scale serves each model instance. A batch that does not broadcast against the model's is a
+    located ``ValueError`` (numpy's 'operands could not be broadcast' came from the first sweep).
+    """
+    xp = mdp.xp
+    batch = mdp.batch_shape
+    n = np.asarray(to_numpy(xp.max(xp.abs(v0), axis=-1)), dtype=np.float64)
+    try:
+        full = np.broadcast_shapes(n.shape, batch)
+    except ValueError:
+        raise ValueError(
+            f"V0's batch shape {n.shape} does not broadcast against the model's batch shape {batch}"
+        ) from None
+    n = np.broadcast_to(n, full)
+    if len(full) > len(batch):
+        n = np.max(n, axis=tuple(range(len(full) - len(batch))))
+    for i, b in enumerate(batch):
+        if b == 1 and n.shape[i] > 1:
+            n = np.max(n, axis=i, keepdims=True)
+    with np.errstate(divide="ignore"):
+        return np.log2(n)
 
 
 def _range_scale(mdp: FiniteMDP, log2_v0: Any) -> tuple[FiniteMDP, Any, Any] | None:

@@ -185,3 +185,30 @@ def test_policy_iteration_steps_past_an_early_certificate_beyond_the_range():
     np.testing.assert_allclose(pi.V, [0.9 * M, -M, M], rtol=1e-14)
     assert np.max(np.abs(pi.V - vi.V)) <= pi.bound + vi.bound / 2
     assert np.max(np.abs(pi.V - lp.V)) <= pi.bound + lp.bound
+
+
+def test_value_iteration_starts_broader_than_the_model_batch():
+    # V0 may carry more batch axes than the model ((5, S) for one model: five runs in one call);
+    # the range scaling of b16ae0f broadcast log2‖V0‖ to the model's batch and failed there with
+    # numpy's "cannot broadcast a non-scalar to a scalar array". Each row must equal its own run
+    rng = np.random.default_rng(11)
+    mdp = FiniteMDP(np.full((2, 2, 2), 0.5), np.array([[1.0, 0.0], [0.0, 0.5]]), 0.9)
+    V0 = rng.normal(size=(5, 2)) * 10
+    both = value_iteration(mdp, V0=V0, tol=1e-10)
+    assert both.V.shape == (5, 2) and both.bound.shape == (5,)
+    for i in range(5):
+        one = value_iteration(mdp, V0=V0[i], tol=1e-10)
+        assert np.max(np.abs(both.V[i] - one.V)) <= (both.bound[i] + one.bound) / 2
+    # ... also when the model needs the scaling: one scale per model instance serves every start
+    R, gamma, V_star = _IN_RANGE[1]
+    big = FiniteMDP(np.full((1, 2, 2, 2), 0.5), R[None], gamma)
+    res = value_iteration(big, V0=np.stack([np.zeros(2), V_star]), tol=1e-12 * _M)
+    assert res.converged and res.V.shape == (2, 2)
+    assert np.all(np.abs(res.V - V_star) <= res.bound[:, None] / 2)
+    # a start batch that does not broadcast against the model's is named
+    three = FiniteMDP(np.full((3, 2, 2, 2), 0.5), np.ones((3, 2, 2)), 0.9)
+    with pytest.raises(
+        ValueError,
+        match=r"V0's batch shape \(4,\) does not broadcast against the model's batch shape \(3,\)",
+    ):
+        value_iteration(three, V0=np.zeros((4, 2)))
