@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import require_host, to_numpy
-from .stationary import _check_chain, _require_unichain, _structures
+from .stationary import _check_chain, _eye, _leave_rates, _require_unichain, _structures
 
 __all__ = ["SpectralGap", "spectral_gap"]
 
@@ -131,6 +131,11 @@ def spectral_gap(P: Any) -> SpectralGap:
     S = P.shape[-1]
     # detailed balance with μ > 0 (irreducible: transient states have μ = 0)
     reversible = _structures(P)[0].irreducible and _kolmogorov_reversible(to_numpy(P))
+    # Both spectra: λ of P, and ℓ of the generator I − P with its diagonal 1 − P(s, s) formed as the
+    # leave rate Σ_{j≠s} P(s, j) (GTH's rule). A gap below 1/2 is read from ℓ (its eigenvalue is near
+    # λ = 1, where 1 − λ cancels: a lazy chain with laziness 1 − 2⁻⁴⁰ had its gap off by 1e-3
+    # relative), a larger one from λ (eigenvalues of P near 0 keep P's exact zero structure)
+    off, leave = _leave_rates(xp, P)
     if reversible:
         # off the support P may hold accepted round-off < 0 (entries ≥ −atol pass the checks): √ of it
         # was NaN and eigvalsh failed to converge
@@ -139,15 +144,23 @@ def spectral_gap(P: Any) -> SpectralGap:
             r
         )  # √(P(s,s')P(s',s)) = D^{1/2} P D^{-1/2} (detailed balance)
         lam = np.sort(to_numpy(xp.linalg.eigvalsh(sym)))[::-1]
-        others = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
+        gen = leave[:, None] * _eye(xp, S, P) - sym * (1.0 - _eye(xp, S, P))
+        ell = np.sort(to_numpy(xp.linalg.eigvalsh(gen)))
     else:
         lam = np.linalg.eigvals(require_host(P, "spectral_gap of a non-reversible chain"))
         lam = lam[np.argsort(-lam.real, kind="stable")]
-        others = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
+        ell = np.linalg.eigvals(np.diag(to_numpy(leave)) - to_numpy(off))
     if S == 1:
         return SpectralGap(np.asarray(lam), 1.0, 1.0, 1.0, reversible)
-    gap = float(1.0 - np.max(others.real))
-    agap = float(1.0 - np.max(np.abs(others)))
+    others = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))
+    ell = np.delete(ell, int(np.argmin(np.abs(ell))))  # the Perron root λ = 1 is ℓ = 0
+    gap = float(np.min(ell.real))
+    if gap > 0.5:
+        gap = float(1.0 - np.max(others.real))
+    # 1 − |1 − ℓ| = (2 Re ℓ − |ℓ|²) / (1 + |1 − ℓ|), without cancellation for small ℓ
+    agap = float(np.min((2.0 * ell.real - np.abs(ell) ** 2) / (1.0 + np.abs(1.0 - ell))))
+    if agap > 0.5:
+        agap = float(1.0 - np.max(np.abs(others)))
     return SpectralGap(
         np.asarray(lam), gap, agap, 1.0 / agap if agap > 0 else float("inf"), reversible
     )
