@@ -106,6 +106,12 @@ def spectral_gap(P: Any) -> SpectralGap:
     flows ``μ(s)P(s, s')`` called a chain whose non-reversible part carries mass ``1e-13``
     reversible, and its symmetrised spectrum was wrong by 0.7.)
 
+    Gaps below 1/2 are read from the eigenvalues ``ℓ = 1 − λ`` of the generator ``I − P`` (its
+    symmetrised form for reversible chains), whose diagonal is formed as the leave rates
+    ``Σ_{j≠s} P(s, j)``: ``1 − λ₂`` from the spectrum of ``P`` cancels and kept only ``u/gap``
+    relative accuracy (9e-4 for a cycle with laziness ``1 − 2⁻⁴⁰``); the absolute gap is
+    ``min (2 Re ℓ − |ℓ|²)/(1 + |1 − ℓ|)``. Larger gaps come from the spectrum of ``P``.
+
     The absolute gap governs geometric convergence: ``‖P^t(s,·) − μ‖`` decays like
     ``(1 − γ*)^t`` (LPW Thm 12.4 for reversible chains; the second-largest
     eigenvalue modulus in general).
