@@ -173,9 +173,15 @@ def differential_td(
     Phi = _features(features, S)
     g, h = _gain_bias(mdp, pol)
     cP, cpi = _cdf(P), _cdf(pol)
-    if s0 is not None and (isinstance(s0, bool) or not isinstance(s0, (int, np.integer)) or not 0 <= s0 < S):
+    if s0 is not None and (
+        isinstance(s0, bool) or not isinstance(s0, (int, np.integer)) or not 0 <= s0 < S
+    ):
         raise ValueError(f"s0 must be a state index in [0, {S}); got {s0!r}")
-    s = _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random()) if s0 is None else int(s0)
+    s = (
+        _draw(_cdf(np.asarray(mdp.initial_distribution(), dtype=float)), gen.random())
+        if s0 is None
+        else int(s0)
+    )
     w = np.zeros(Phi.shape[1])
     eta = 0.0
     rec = TraceRecorder()

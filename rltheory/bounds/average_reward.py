@@ -35,6 +35,7 @@ from ._argcheck import _count, _nonneg, _real_scalar, _times
 
 __all__ = ["MAC_EXPONENT", "markov_average_bias", "mlmc_expected_samples", "mac_rate"]
 
+
 def _real_numbers(x: Any, name: str) -> None:
     """``TypeError`` naming ``name`` unless ``x`` holds real numbers (not bools, strings, complex).
 
@@ -43,7 +44,9 @@ def _real_numbers(x: Any, name: str) -> None:
     """
     kind = np.asarray(x).dtype.kind
     if kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers; got an array of dtype {np.asarray(x).dtype.name}")
+        raise TypeError(
+            f"{name} must hold real numbers; got an array of dtype {np.asarray(x).dtype.name}"
+        )
 
 
 #: Exponent of MAC's rate for ``(1/T) Σ_t E‖∇J(θ_t)‖²``: ``Õ(T^{-1/2})``.
@@ -85,7 +88,9 @@ def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
     _real_numbers(tv, "tv")
     d = _nonneg(tv, "tv", maximum=1.0 + 1e-12)
     if d.ndim != 1:
-        raise ValueError(f"tv must be a 1-D array of total-variation distances d(0), d(1), ...; got shape {d.shape}")
+        raise ValueError(
+            f"tv must be a 1-D array of total-variation distances d(0), d(1), ...; got shape {d.shape}"
+        )
     # an empty N raised numpy's "zero-size array to reduction operation maximum", a string N a
     # UFuncTypeError, and bools passed as 1: N is now read as numbers (not bools) and the first
     # bad entry is named
@@ -157,4 +162,4 @@ def mac_rate(T: Any, *, tau_mix: float = 1.0, T_max: int = 2, C: float = 1.0) ->
     c = _real_scalar(C)
     if not (math.isfinite(c) and c >= 0):
         raise ValueError(f"C must be a finite number >= 0; got {C!r}")
-    return c * math.sqrt(tau) * math.log2(T_max) * t ** MAC_EXPONENT
+    return c * math.sqrt(tau) * math.log2(T_max) * t**MAC_EXPONENT

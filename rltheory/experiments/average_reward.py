@@ -63,8 +63,17 @@ from ..mdp import (
 from ..plot import convergence_plot, figure
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
-__all__ = ["Config", "RVIConfig", "run", "plot", "run_rvi", "plot_rvi", "discount_error", "EXPERIMENT",
-           "RVI_EXPERIMENT"]
+__all__ = [
+    "Config",
+    "RVIConfig",
+    "run",
+    "plot",
+    "run_rvi",
+    "plot_rvi",
+    "discount_error",
+    "EXPERIMENT",
+    "RVI_EXPERIMENT",
+]
 
 SOURCE = "Puterman (1994) §8.2 (Laurent expansion); bound proved in rltheory.bounds.average"
 #: policy-iteration tie tolerance (absolute, on Q) for the discount-optimal policies
@@ -103,7 +112,9 @@ class Config:
         # a grid outside (0, 1) failed inside the solvers (x_max = 2: "gamma must lie in [0, 1); got
         # -1.0") or numpy (x_min = 0: "Geometric sequence cannot include zero"); n_points = 1 or a
         # fit window without grid points raised "max() arg is an empty sequence" in run
-        x_max = check_real(self.x_max, "Config.x_max", low=0.0, high=1.0, low_open=True, high_open=True)
+        x_max = check_real(
+            self.x_max, "Config.x_max", low=0.0, high=1.0, low_open=True, high_open=True
+        )
         check_real(self.x_min, "Config.x_min", low=0.0, high=x_max, low_open=True, high_open=True)
         check_int(self.n_points, "Config.n_points", 2)
         check_real(self.fit_max, "Config.fit_max", low=0.0, low_open=True)
@@ -117,8 +128,16 @@ class Config:
     def full(cls) -> Config:
         """S = 60 random MDP, rooms of 10 with p = 0.01, a 32-ring; 1−γ down to 1e-6 (26 points),
         slope fitted on 1−γ ≤ 1e-4 (these models mix ~10× slower, so the Laurent regime starts later)."""
-        return cls(random_states=60, random_actions=4, room_size=10, bottleneck=0.01, ring_size=32,
-                   x_min=1e-6, n_points=26, fit_max=1e-4)
+        return cls(
+            random_states=60,
+            random_actions=4,
+            room_size=10,
+            bottleneck=0.01,
+            ring_size=32,
+            x_min=1e-6,
+            n_points=26,
+            fit_max=1e-4,
+        )
 
 
 def _random_unichain(S: int, A: int, seed: int) -> FiniteMDP:
@@ -195,12 +214,22 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         unc = max(r["uncertainty"] for r in rows)
         bound = vanishing_discount_bound(1.0 - xs, span)
         laurent = xs * np.array([r["h_norm"] for r in rows])
-        curves[name] = {"one_minus_gamma": xs.tolist(), "error": err.tolist(), "bound": bound.tolist(),
-                        "laurent": laurent.tolist()}
-        checks.append(Claim(
-            f"{name}-bound", f"{name}: ‖(1−γ)V*_γ − g*‖∞ ≤ (1−γ)·sp(h*) at every γ (sp(h*) = {span:.4g}; "
-            f"allowance = certified discount-solver error {unc:.2g})", SOURCE, None, "bound",
-        ).check(check_bound(err, bound, atol=unc + 1e-13)))
+        curves[name] = {
+            "one_minus_gamma": xs.tolist(),
+            "error": err.tolist(),
+            "bound": bound.tolist(),
+            "laurent": laurent.tolist(),
+        }
+        checks.append(
+            Claim(
+                f"{name}-bound",
+                f"{name}: ‖(1−γ)V*_γ − g*‖∞ ≤ (1−γ)·sp(h*) at every γ (sp(h*) = {span:.4g}; "
+                f"allowance = certified discount-solver error {unc:.2g})",
+                SOURCE,
+                None,
+                "bound",
+            ).check(check_bound(err, bound, atol=unc + 1e-13))
+        )
         win = [i for i, x in enumerate(xs) if x <= config.fit_max * (1 + 1e-12)]
         if len(win) < 2:
             raise ValueError(
@@ -218,15 +247,30 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         )
         # the 3κ bound is on the OLS slope itself (a deterministic curve), so both one-sided checks
         # use the point estimate, not the bootstrap interval
-        checks.append(Claim(f"{name}-slope-upper", statement, SOURCE, 1.0, "rate_at_most", tol).check(fit))
-        checks.append(Claim(f"{name}-slope-lower", statement, SOURCE, 1.0, "rate_at_least", tol).check(fit))
-        meta["fits"][name] = {"fit": fit.to_dict(), "kappa": kappa, "g_star": g_star, "bias_span": span,
-                              "gain_spread": float(np.ptp(gains)), "policies": [r["policy"] for r in rows]}
+        checks.append(
+            Claim(f"{name}-slope-upper", statement, SOURCE, 1.0, "rate_at_most", tol).check(fit)
+        )
+        checks.append(
+            Claim(f"{name}-slope-lower", statement, SOURCE, 1.0, "rate_at_least", tol).check(fit)
+        )
+        meta["fits"][name] = {
+            "fit": fit.to_dict(),
+            "kappa": kappa,
+            "g_star": g_star,
+            "bias_span": span,
+            "gain_spread": float(np.ptp(gains)),
+            "policies": [r["policy"] for r in rows],
+        }
     if bar is not None:
         bar.close()
     meta["wall_time_s"] = time.perf_counter() - t0
-    return ExperimentResult(name="discount-to-gain", config=config_to_dict(config), curves=curves,
-                            checks=checks, meta=meta)
+    return ExperimentResult(
+        name="discount-to-gain",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta=meta,
+    )
 
 
 def plot(result: ExperimentResult) -> Any:
@@ -236,10 +280,23 @@ def plot(result: ExperimentResult) -> Any:
     for ax, name in zip(axes[0], names, strict=True):
         c = result.curves[name]
         fit = RateFit.from_dict(result.meta["fits"][name]["fit"])
-        convergence_plot(ax, c["one_minus_gamma"], c["error"], label="‖(1−γ)V*_γ − g*‖∞", bound=c["bound"],
-                         bound_label="(1−γ)·sp(h*)", fit=fit)
-        ax.plot(c["one_minus_gamma"], c["laurent"], ls="-.", lw=1.0, color="tab:green",
-                label="(1−γ)‖h_π‖∞ (Laurent)")
+        convergence_plot(
+            ax,
+            c["one_minus_gamma"],
+            c["error"],
+            label="‖(1−γ)V*_γ − g*‖∞",
+            bound=c["bound"],
+            bound_label="(1−γ)·sp(h*)",
+            fit=fit,
+        )
+        ax.plot(
+            c["one_minus_gamma"],
+            c["laurent"],
+            ls="-.",
+            lw=1.0,
+            color="tab:green",
+            label="(1−γ)‖h_π‖∞ (Laurent)",
+        )
         ax.legend(fontsize="small")
         ax.set_xlabel("1 − γ")
         ax.set_title(name)
@@ -247,13 +304,15 @@ def plot(result: ExperimentResult) -> Any:
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="discount-to-gain",
-    title="(1−γ)V*_γ → g* with error ≤ (1−γ)sp(h*) and log–log slope 1 (Laurent expansion, Puterman §8.2)",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="discount-to-gain",
+        title="(1−γ)V*_γ → g* with error ≤ (1−γ)sp(h*) and log–log slope 1 (Laurent expansion, Puterman §8.2)",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)
 
 
 # ---- rvi-spectral-gap ----------------------------------------------------------------------------
@@ -283,7 +342,9 @@ class RVIConfig:
     def __post_init__(self) -> None:
         # bottlenecks=() ran no RVI and returned a result without claims (passed = False, no reason)
         if len(self.bottlenecks) == 0:
-            raise ValueError("RVIConfig.bottlenecks must not be empty (one RVI run and rate claim per p)")
+            raise ValueError(
+                "RVIConfig.bottlenecks must not be empty (one RVI run and rate claim per p)"
+            )
 
     @classmethod
     def quick(cls) -> RVIConfig:
@@ -312,25 +373,44 @@ def run_rvi(config: RVIConfig, *, seed: int = 0, progress: bool = False) -> Expe
         half = int(k[-1]) // 2
         fit = fit_linear_rate(k, span, window=(half, int(k[-1])), seed=seed)
         panel = f"p={p:g}"
-        curves[panel] = {"k": k.tolist(), "span": span.tolist(),
-                         "predicted": (span[half] * rho ** (k - half)).tolist()}
-        checks.append(Claim(
-            f"rvi-rate-{panel}", f"two rooms, p={p:g}: RVI tail rate = SLEM of τP_π* + (1−τ)I = {rho:.6f} "
-            f"within {config.rate_tol:g}", "Puterman (1994) §8.5.4; rltheory.bounds.average.rvi_asymptotic_rate",
-            rho, "rate", config.rate_tol,
-        ).check(fit))
+        curves[panel] = {
+            "k": k.tolist(),
+            "span": span.tolist(),
+            "predicted": (span[half] * rho ** (k - half)).tolist(),
+        }
+        checks.append(
+            Claim(
+                f"rvi-rate-{panel}",
+                f"two rooms, p={p:g}: RVI tail rate = SLEM of τP_π* + (1−τ)I = {rho:.6f} "
+                f"within {config.rate_tol:g}",
+                "Puterman (1994) §8.5.4; rltheory.bounds.average.rvi_asymptotic_rate",
+                rho,
+                "rate",
+                config.rate_tol,
+            ).check(fit)
+        )
         sg = spectral_gap(P)
         # converged: False when RVI stopped before its bound reached tol (a tol below the
         # certificate's round-off floor); "iterations" is then not an iteration count to tol
-        meta["fits"][panel] = {"fit": fit.to_dict(), "rho": rho, "iterations": res.iterations,
-                               "converged": bool(res.converged),
-                               "gain": float(res.gain), "absolute_gap": sg.absolute_gap,
-                               "predicted_iterations": math.log(span[0] / config.tol) / -math.log(rho)}
+        meta["fits"][panel] = {
+            "fit": fit.to_dict(),
+            "rho": rho,
+            "iterations": res.iterations,
+            "converged": bool(res.converged),
+            "gain": float(res.gain),
+            "absolute_gap": sg.absolute_gap,
+            "predicted_iterations": math.log(span[0] / config.tol) / -math.log(rho),
+        }
         if progress:
             print(f"p={p:g}: {res.iterations} iterations, rho={rho:.6f}")
     meta["wall_time_s"] = time.perf_counter() - t0
-    return ExperimentResult(name="rvi-spectral-gap", config=config_to_dict(config), curves=curves,
-                            checks=checks, meta=meta)
+    return ExperimentResult(
+        name="rvi-spectral-gap",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta=meta,
+    )
 
 
 def plot_rvi(result: ExperimentResult) -> Any:
@@ -350,7 +430,12 @@ def plot_rvi(result: ExperimentResult) -> Any:
     inv = [1.0 / (1.0 - f["rho"]) for f in fits.values()]
     its = [f["iterations"] for f in fits.values()]
     ax.loglog(inv, its, "o-", label="RVI iterations to tol")
-    ax.loglog(inv, [f["predicted_iterations"] for f in fits.values()], "k--", label="log(sp₀/tol)/log(1/ρ)")
+    ax.loglog(
+        inv,
+        [f["predicted_iterations"] for f in fits.values()],
+        "k--",
+        label="log(sp₀/tol)/log(1/ρ)",
+    )
     ax.set_xlabel("1/(1 − ρ)")
     ax.legend(fontsize="small")
     ax.set_title("iterations grow like 1/spectral gap")
@@ -358,10 +443,12 @@ def plot_rvi(result: ExperimentResult) -> Any:
     return fig
 
 
-RVI_EXPERIMENT = register(Experiment(
-    name="rvi-spectral-gap",
-    title="RVI converges at the SLEM of the aperiodic-transformed optimal chain (two-room bottleneck dial)",
-    config_cls=RVIConfig,
-    run=run_rvi,
-    plot=plot_rvi,
-))
+RVI_EXPERIMENT = register(
+    Experiment(
+        name="rvi-spectral-gap",
+        title="RVI converges at the SLEM of the aperiodic-transformed optimal chain (two-room bottleneck dial)",
+        config_cls=RVIConfig,
+        run=run_rvi,
+        plot=plot_rvi,
+    )
+)

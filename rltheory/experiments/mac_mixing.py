@@ -262,9 +262,12 @@ class Config:
     judge_reward: str = "sparse"
     vanilla_steps: tuple[float, float] = (0.5, 2.0)
     mac_settings: tuple[float, float, int] = (1.0, 0.05, 16)
-    vanilla_grid: tuple[tuple[float, float], ...] = tuple((c, a) for c in (0.05, 0.2, 0.5) for a in (0.05, 0.2, 0.5, 2.0))
+    vanilla_grid: tuple[tuple[float, float], ...] = tuple(
+        (c, a) for c in (0.05, 0.2, 0.5) for a in (0.05, 0.2, 0.5, 2.0)
+    )
     mac_grid: tuple[tuple[float, float, int], ...] = tuple(
-        (s, c, T) for s in (0.3, 1.0, 3.0) for c in (0.05, 0.2) for T in (16, 256))
+        (s, c, T) for s in (0.3, 1.0, 3.0) for c in (0.05, 0.2) for T in (16, 256)
+    )
 
     def __post_init__(self) -> None:
         # seeds = 0 ran and reported NaN means with passed = True, seeds = True ran one seed, and an
@@ -284,12 +287,18 @@ class Config:
     def full(cls) -> Config:
         """Tuning re-run on the fastest instance; dense and sparse dials at t_mix 4 … 124 (6 instances) × 16 seeds;
         the vanilla claim judged on the sparse dial at t_mix 62 and 124 (32 pooled runs)."""
-        return cls(laziness=tuple(1.0 - 2.0**-k for k in range(1, 7)), seeds=16, tune=True, rewards=("dense", "sparse"),
-                   judge_from=0.96875)
+        return cls(
+            laziness=tuple(1.0 - 2.0**-k for k in range(1, 7)),
+            seeds=16,
+            tune=True,
+            rewards=("dense", "sparse"),
+            judge_from=0.96875,
+        )
 
 
-def estimator_bias(n: int, T_max: int, start: int | None = None, *, laziness: float = 0.5,
-                   reward: str = "sparse") -> dict[str, float]:
+def estimator_bias(
+    n: int, T_max: int, start: int | None = None, *, laziness: float = 0.5, reward: str = "sparse"
+) -> dict[str, float]:
     """Exact relative biases of the MLMC and equal-cost plain estimators of ∇J on
     ``ring_mdp(n, laziness=laziness, reward=reward)`` at the uniform policy with the exact critic,
     from ``start`` (default ``n // 2``), and the bound check."""
@@ -334,59 +343,106 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     """Exact estimator study (judged) and the learning comparison on the laziness dial (reported)."""
     t0 = time.perf_counter()
     rows = [estimator_bias(n, config.T_max) for n in config.ring_sizes]
-    lazy_rows = [estimator_bias(config.learning_n, config.T_max, laziness=a, reward=config.rewards[0])
-                 for a in config.estimator_laziness]
+    lazy_rows = [
+        estimator_bias(config.learning_n, config.T_max, laziness=a, reward=config.rewards[0])
+        for a in config.estimator_laziness
+    ]
     tmix = [r["t_mix"] for r in rows]
     both = rows + lazy_rows
     src = "Dorfman & Levy (2022); Suttle et al. (2023), MLMC estimator; LPW (2017) Prop. 4.5"
     checks = [
-        Claim("mlmc-bias-bound", f"exact |MLMC bias| ≤ span·(1/N)Σ_(k<N) d(k), N = 2^⌊log2 {config.T_max}⌋, every ring "
-              "(growing sparse rings and the laziness dial) and coordinate (allowance 1e-12 for round-off)", src, None,
-              "bound").check(
-            check_bound(np.concatenate([r["abs_bias"] for r in both]),
-                        np.concatenate([r["abs_bound"] for r in both]) + 1e-12)),
-        Claim("mlmc-vs-plain", "relative bias of MLMC ≤ that of the plain average of the same expected number of "
-              "samples, every ring of both families", src, None, "bound").check(
-            check_bound([r["mlmc"] for r in both], [r["plain"] for r in both])),
+        Claim(
+            "mlmc-bias-bound",
+            f"exact |MLMC bias| ≤ span·(1/N)Σ_(k<N) d(k), N = 2^⌊log2 {config.T_max}⌋, every ring "
+            "(growing sparse rings and the laziness dial) and coordinate (allowance 1e-12 for round-off)",
+            src,
+            None,
+            "bound",
+        ).check(
+            check_bound(
+                np.concatenate([r["abs_bias"] for r in both]),
+                np.concatenate([r["abs_bound"] for r in both]) + 1e-12,
+            )
+        ),
+        Claim(
+            "mlmc-vs-plain",
+            "relative bias of MLMC ≤ that of the plain average of the same expected number of "
+            "samples, every ring of both families",
+            src,
+            None,
+            "bound",
+        ).check(check_bound([r["mlmc"] for r in both], [r["plain"] for r in both])),
     ]
     curves: dict[str, Any] = {
-        "estimator": {"n": list(config.ring_sizes), "t_mix": tmix, "mlmc": [r["mlmc"] for r in rows],
-                      "plain": [r["plain"] for r in rows], "avg_tv": [r["avg_tv"] for r in rows],
-                      "bound": [r["rel_bound"] for r in rows]},
-        "estimator_laziness": {"laziness": list(config.estimator_laziness), "t_mix": [r["t_mix"] for r in lazy_rows],
-                               "mlmc": [r["mlmc"] for r in lazy_rows], "plain": [r["plain"] for r in lazy_rows],
-                               "bound": [r["rel_bound"] for r in lazy_rows]},
+        "estimator": {
+            "n": list(config.ring_sizes),
+            "t_mix": tmix,
+            "mlmc": [r["mlmc"] for r in rows],
+            "plain": [r["plain"] for r in rows],
+            "avg_tv": [r["avg_tv"] for r in rows],
+            "bound": [r["rel_bound"] for r in rows],
+        },
+        "estimator_laziness": {
+            "laziness": list(config.estimator_laziness),
+            "t_mix": [r["t_mix"] for r in lazy_rows],
+            "mlmc": [r["mlmc"] for r in lazy_rows],
+            "plain": [r["plain"] for r in lazy_rows],
+            "bound": [r["rel_bound"] for r in lazy_rows],
+        },
     }
     summaries, tunings = {}, {}
     for reward in config.rewards:
-        curves[f"learning-{reward}"], summaries[reward], tunings[reward] = _learning_panel(config, reward, seed, progress)
+        curves[f"learning-{reward}"], summaries[reward], tunings[reward] = _learning_panel(
+            config, reward, seed, progress
+        )
     judged: dict[str, Any] = {}
     if config.judge_from is not None:
         if config.judge_reward not in config.rewards:
-            raise ValueError(f"judge_reward {config.judge_reward!r} must be one of rewards {config.rewards}")
+            raise ValueError(
+                f"judge_reward {config.judge_reward!r} must be one of rewards {config.rewards}"
+            )
         L = curves[f"learning-{config.judge_reward}"]
         held = [i for i, a in enumerate(config.laziness) if a >= config.judge_from and i > 0]
         if not held:
-            raise ValueError(f"no held-out laziness >= judge_from={config.judge_from} in {config.laziness}")
-        diff = np.concatenate([np.asarray(L["oracle"][i]) - np.asarray(L["vanilla"][i]) for i in held])
-        judged = {"t_mix": [L["t_mix"][i] for i in held], "runs": int(diff.size),
-                  "oracle_minus_fixed": _mean_ci(diff, np.random.default_rng(seed + 1))}
-        checks.append(Claim(
-            "vanilla-needs-mixing-steps",
-            f"{config.judge_reward} laziness dial, held-out t_mix {judged['t_mix']}: vanilla AC with the steps tuned at "
-            "the fastest instance ends worse than with those steps × t_mix,fast/t_mix — the upper end of the 95% "
-            "bootstrap interval of mean(gap_oracle − gap_fixed) over the pooled runs is ≤ 0",
-            "Wu et al. (2020), Thm 4.5 (steps ∝ 1/τ_mix); Suttle et al. (2023) (the oracle that MAC removes)",
-            None, "bound").check(check_bound([judged["oracle_minus_fixed"][2]], [0.0])))
+            raise ValueError(
+                f"no held-out laziness >= judge_from={config.judge_from} in {config.laziness}"
+            )
+        diff = np.concatenate(
+            [np.asarray(L["oracle"][i]) - np.asarray(L["vanilla"][i]) for i in held]
+        )
+        judged = {
+            "t_mix": [L["t_mix"][i] for i in held],
+            "runs": int(diff.size),
+            "oracle_minus_fixed": _mean_ci(diff, np.random.default_rng(seed + 1)),
+        }
+        checks.append(
+            Claim(
+                "vanilla-needs-mixing-steps",
+                f"{config.judge_reward} laziness dial, held-out t_mix {judged['t_mix']}: vanilla AC with the steps tuned at "
+                "the fastest instance ends worse than with those steps × t_mix,fast/t_mix — the upper end of the 95% "
+                "bootstrap interval of mean(gap_oracle − gap_fixed) over the pooled runs is ≤ 0",
+                "Wu et al. (2020), Thm 4.5 (steps ∝ 1/τ_mix); Suttle et al. (2023) (the oracle that MAC removes)",
+                None,
+                "bound",
+            ).check(check_bound([judged["oracle_minus_fixed"][2]], [0.0]))
+        )
     return ExperimentResult(
-        name="mac-mixing", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "N_bar": rows[0]["N_bar"], "bias_ratio_plain_over_mlmc":
-              [r["plain"] / max(r["mlmc"], 1e-300) for r in both], "tuning": tunings,
-              "learning_summary": summaries, "vanilla_claim": judged,
-              "learning_claim": "not judged: vanilla AC with steps tuned at the fastest instance does not degrade on "
-                                "the dense laziness dial while MAC does; on the sparse dial both degrade "
-                                "(module docstring)",
-              "wall_time_s": time.perf_counter() - t0},
+        name="mac-mixing",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "N_bar": rows[0]["N_bar"],
+            "bias_ratio_plain_over_mlmc": [r["plain"] / max(r["mlmc"], 1e-300) for r in both],
+            "tuning": tunings,
+            "learning_summary": summaries,
+            "vanilla_claim": judged,
+            "learning_claim": "not judged: vanilla AC with steps tuned at the fastest instance does not degrade on "
+            "the dense laziness dial while MAC does; on the sparse dial both degrade "
+            "(module docstring)",
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -395,7 +451,9 @@ def plot(result: ExperimentResult) -> Any:
     fig, axes = figure(1, 1 + len(result.config["rewards"]), width=4.8, height=3.6)
     e = result.curves["estimator"]
     ax = axes[0, 0]
-    ax.plot(e["t_mix"], e["plain"], "o-", label=f"plain average of N̄ = {result.meta['N_bar']} samples")
+    ax.plot(
+        e["t_mix"], e["plain"], "o-", label=f"plain average of N̄ = {result.meta['N_bar']} samples"
+    )
     ax.plot(e["t_mix"], e["mlmc"], "s-", label="MLMC (same expected cost)")
     ax.plot(e["t_mix"], e["bound"], "k--", lw=1, label="bound max_c span_c·(1/N)Σ d(k) (relative)")
     z = result.curves["estimator_laziness"]
@@ -412,30 +470,52 @@ def plot(result: ExperimentResult) -> Any:
         L, tun = result.curves[f"learning-{reward}"], result.meta["tuning"][reward]
         van, mac = tun["vanilla"], tun["mac"]
         ax = axes[0, 1 + j]
-        for i, (key, mk, lab) in enumerate((
+        for i, (key, mk, lab) in enumerate(
+            (
                 ("vanilla", "o-", f"vanilla AC, steps {van[0]:g}/{van[1]:g} tuned at fastest"),
                 ("oracle", "^-", "vanilla AC, those steps × t_mix,fast/t_mix (oracle)"),
-                ("mac", "s-", f"MAC, scale {mac[0]:g}, critic {mac[1]:g}, T_max {mac[2]:g} (tuned at fastest)"))):
-            ci = np.asarray([row[key] for row in result.meta["learning_summary"][reward]], dtype=float)  # mean, lo, hi
+                (
+                    "mac",
+                    "s-",
+                    f"MAC, scale {mac[0]:g}, critic {mac[1]:g}, T_max {mac[2]:g} (tuned at fastest)",
+                ),
+            )
+        ):
+            rows = result.meta["learning_summary"][reward]
+            ci = np.asarray([row[key] for row in rows], dtype=float)  # mean, lo, hi
             t = np.asarray(L["t_mix"], dtype=float) * (1.0 + 0.04 * (i - 1))
-            ax.errorbar(t, ci[:, 0], yerr=[ci[:, 0] - ci[:, 1], ci[:, 2] - ci[:, 0]], fmt=mk, capsize=3, label=lab)
+            ax.errorbar(
+                t,
+                ci[:, 0],
+                yerr=[ci[:, 0] - ci[:, 1], ci[:, 2] - ci[:, 0]],
+                fmt=mk,
+                capsize=3,
+                label=lab,
+            )
         ax.axhline(0.0, color="gray", lw=0.8, ls=":")
         ax.set_xscale("log")
         ax.set_xlabel("t_mix(1/4) of the uniform policy (laziness dial, same J(θ))")
         ax.set_ylabel("(g* − g^{π_T}) / (g* − g^{unif})")
         cfg = result.config
-        ax.set_title(f"ring n={cfg['learning_n']} ({reward} reward), {cfg['budget']} samples, {cfg['seeds']} seeds, "
-                     "95% bootstrap CI", fontsize=8)
+        ax.set_title(
+            f"ring n={cfg['learning_n']} ({reward} reward), {cfg['budget']} samples, {cfg['seeds']} seeds, "
+            "95% bootstrap CI",
+            fontsize=8,
+        )
         ax.legend(fontsize=6)
-    fig.suptitle("MLMC estimator bias (judged) and MAC vs vanilla AC on a pure mixing-time dial "
-                 "(sparse dial: vanilla fixed vs oracle steps judged in the full preset)")
+    fig.suptitle(
+        "MLMC estimator bias (judged) and MAC vs vanilla AC on a pure mixing-time dial "
+        "(sparse dial: vanilla fixed vs oracle steps judged in the full preset)"
+    )
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="mac-mixing",
-    title="MAC vs vanilla AC as t_mix grows: exact MLMC bias (judged) and final gap on the laziness dial (Suttle et al. 2023)",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="mac-mixing",
+        title="MAC vs vanilla AC as t_mix grows: exact MLMC bias (judged) and final gap on the laziness dial (Suttle et al. 2023)",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

@@ -52,8 +52,15 @@ def test_differential_td_one_hot_recovers_bias_up_to_a_constant():
     """Tsitsiklis & Van Roy (1999): one-hot features → Φw_t → h^π + c1 and η_t → g^π."""
     mdp = _mdp(0)
     pi = softmax_policy(np.random.default_rng(1).normal(size=(4, 2)))
-    res = differential_td(mdp, pi, steps=60_000, rng=7, alpha=StepSchedule(0.5, t0=200.0, power=0.7),
-                          beta=StepSchedule(1.0, t0=1.0, power=1.0), record_every=1000)
+    res = differential_td(
+        mdp,
+        pi,
+        steps=60_000,
+        rng=7,
+        alpha=StepSchedule(0.5, t0=200.0, power=0.7),
+        beta=StepSchedule(1.0, t0=1.0, power=1.0),
+        record_every=1000,
+    )
     tr = res.trace
     g, h = gain_bias(mdp, pi)
     assert abs(res.gain - float(g)) < 1e-12
@@ -67,7 +74,9 @@ def test_differential_td_one_hot_recovers_bias_up_to_a_constant():
     mu = np.asarray(stationary_distribution(P))
     r_pi = (pi * np.asarray(mdp.R)).sum(-1)
     # per-transition reward variance includes the action noise: use the (s, a) chain's variance bound
-    var = _asymptotic_variance(P, mu, r_pi) + float(mu @ (pi * (np.asarray(mdp.R) - r_pi[:, None]) ** 2).sum(-1))
+    var = _asymptotic_variance(P, mu, r_pi) + float(
+        mu @ (pi * (np.asarray(mdp.R) - r_pi[:, None]) ** 2).sum(-1)
+    )
     sd = math.sqrt(max(var, 1e-12) / 60_000)
     assert tr["gain_error"][-1] < 5 * sd + 10 * np.ptp(np.asarray(h)) / 60_000
 
@@ -164,9 +173,12 @@ def test_mlmc_actor_estimate_is_unbiased_by_monte_carlo():
             s = s2
         ests[e] = mlmc_combine(gs, J, T_max)
     _, _, gbar = mac_expected_terms(mdp, theta, omega, eta)
-    _, Etr = mlmc_expectation(np.asarray(policy_transition_matrix(mdp, pi)), np.eye(3)[0], gbar, T_max)
+    _, Etr = mlmc_expectation(
+        np.asarray(policy_transition_matrix(mdp, pi)), np.eye(3)[0], gbar, T_max
+    )
     se = ests.std(axis=0) / math.sqrt(n)
-    assert np.all(np.abs(ests.mean(axis=0) - Etr) <= 4.5 * se + 1e-12)  # 4.5σ per coordinate (6 coords)
+    # 4.5σ per coordinate (6 coords)
+    assert np.all(np.abs(ests.mean(axis=0) - Etr) <= 4.5 * se + 1e-12)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 48, 49, 52, 53, 54, 64, 1000])
@@ -234,10 +246,22 @@ def test_markov_average_bias_bound_holds(mdp, seed):
 # ------------------------------------------------------------------ actor-critics
 def test_actor_critic_and_mac_improve_and_reproduce():
     mdp = _mdp(12, S=4, A=3)
-    a1 = average_reward_actor_critic(mdp, steps=6000, rng=1, critic_step=StepSchedule(0.1),
-                                     actor_step=StepSchedule(0.1), record_every=2000)
-    a2 = average_reward_actor_critic(mdp, steps=6000, rng=1, critic_step=StepSchedule(0.1),
-                                     actor_step=StepSchedule(0.1), record_every=2000)
+    a1 = average_reward_actor_critic(
+        mdp,
+        steps=6000,
+        rng=1,
+        critic_step=StepSchedule(0.1),
+        actor_step=StepSchedule(0.1),
+        record_every=2000,
+    )
+    a2 = average_reward_actor_critic(
+        mdp,
+        steps=6000,
+        rng=1,
+        critic_step=StepSchedule(0.1),
+        actor_step=StepSchedule(0.1),
+        record_every=2000,
+    )
     np.testing.assert_array_equal(a1.theta, a2.theta)
     assert a1.trace["gain_gap"][-1] < a1.trace["gain_gap"][0]
     m1 = multilevel_actor_critic(mdp, iterations=1500, T_max=32, rng=3, record_every=500)
@@ -259,7 +283,9 @@ def test_mixing_step_sizes_scale_inversely():
 # ---------------------------------------------------------------- off-policy DPG
 def _smooth(seed: int, S: int = 4) -> SmoothActionMDP:
     rng = np.random.default_rng(seed)
-    return SmoothActionMDP(rng.normal(size=(S, S)), rng.normal(size=(S, S)), rng.random(S), rng.normal(size=S), 0.5)
+    return SmoothActionMDP(
+        rng.normal(size=(S, S)), rng.normal(size=(S, S)), rng.random(S), rng.normal(size=S), 0.5
+    )
 
 
 def test_dpg_gradient_matches_finite_differences():
@@ -268,10 +294,16 @@ def test_dpg_gradient_matches_finite_differences():
     th = np.random.default_rng(1).normal(size=4)
     grad, J = dpg_gradient(m, th)
     eps = 1e-6
-    fd = np.array([(dpg_gradient(m, th + eps * e)[1] - dpg_gradient(m, th - eps * e)[1]) / (2 * eps) for e in np.eye(4)])
+    fd = np.array(
+        [
+            (dpg_gradient(m, th + eps * e)[1] - dpg_gradient(m, th - eps * e)[1]) / (2 * eps)
+            for e in np.eye(4)
+        ]
+    )
     np.testing.assert_allclose(grad, fd, atol=1e-8)
     g, h, mu = m.gain_bias(th)
-    np.testing.assert_allclose(g + h, m.reward(th) + m.kernel(th) @ h, atol=1e-12)  # Poisson equation
+    # Poisson equation
+    np.testing.assert_allclose(g + h, m.reward(th) + m.kernel(th) @ h, atol=1e-12)
 
 
 def test_off_policy_dpg_improves_gain_and_is_reproducible():
@@ -324,7 +356,9 @@ def test_step_schedule_accepts_numpy_scalars() -> None:
     assert mixing_step_sizes(np.float32(2.0)) == mixing_step_sizes(2.0)
 
 
-@pytest.mark.parametrize("kw", [dict(c=True), dict(c=0.5, power=True), dict(c=0.5, t0=np.float32("nan"))])
+@pytest.mark.parametrize(
+    "kw", [dict(c=True), dict(c=0.5, power=True), dict(c=0.5, t0=np.float32("nan"))]
+)
 def test_step_schedule_still_rejects_bools_and_nan(kw) -> None:
     with pytest.raises(ValueError, match=r"StepSchedule\.(c|t0|power) must"):
         StepSchedule(**kw)
@@ -371,11 +405,23 @@ def _with(shape, idx, value):
     "args, err, msg",
     [
         # before: a NaN sample propagated silently into the estimate
-        ((_with((4, 2), (2, 1), np.nan), 2, 8), InvalidModelError, r"x must be finite; x\(k=2, i1=1\) = nan"),
+        (
+            (_with((4, 2), (2, 1), np.nan), 2, 8),
+            InvalidModelError,
+            r"x must be finite; x\(k=2, i1=1\) = nan",
+        ),
         ((_with(4, 3, np.inf), 2, 4), InvalidModelError, r"x must be finite; x\(k=3\) = inf"),
         # before: IndexError (too many indices / index 0 out of bounds)
-        ((np.float64(1.0), 1, 8), ValueError, r"x must have shape \(N, \.\.\.\) with N >= 1 samples; got \(\)"),
-        ((np.zeros((0, 2)), 3, 2), ValueError, r"x must have shape \(N, \.\.\.\) with N >= 1 samples; got \(0, 2\)"),
+        (
+            (np.float64(1.0), 1, 8),
+            ValueError,
+            r"x must have shape \(N, \.\.\.\) with N >= 1 samples; got \(\)",
+        ),
+        (
+            (np.zeros((0, 2)), 3, 2),
+            ValueError,
+            r"x must have shape \(N, \.\.\.\) with N >= 1 samples; got \(0, 2\)",
+        ),
     ],
 )
 def test_mlmc_combine_locates_bad_samples(args, err, msg) -> None:
@@ -388,14 +434,56 @@ def test_mlmc_combine_locates_bad_samples(args, err, msg) -> None:
     [
         # before: a wrong-length nu/fbar failed inside numpy (tensordot's "shape-mismatch
         # for sum", IndexError) and a (2, 1) P_pi with T_max = 1 returned a value
-        (np.eye(2)[:, :1], [1.0, 0.0], np.zeros(2), ValueError, r"P_pi must have shape \(S, S\) with S >= 1; got \(2, 1\)"),
-        (np.eye(2), [1.0, 0.0, 0.0], np.zeros(2), ValueError, r"nu must have shape \(S,\) = \(2,\); got \(3,\)"),
-        (np.eye(2), [1.0, 0.0], np.zeros((3, 2)), ValueError, r"fbar must have shape \(S, \.\.\.\) = \(2, \.\.\.\); got \(3, 2\)"),
-        (np.eye(2), [1.0, 0.0], np.float64(0.0), ValueError, r"fbar must have shape \(S, \.\.\.\) = \(2, \.\.\.\); got \(\)"),
+        (
+            np.eye(2)[:, :1],
+            [1.0, 0.0],
+            np.zeros(2),
+            ValueError,
+            r"P_pi must have shape \(S, S\) with S >= 1; got \(2, 1\)",
+        ),
+        (
+            np.eye(2),
+            [1.0, 0.0, 0.0],
+            np.zeros(2),
+            ValueError,
+            r"nu must have shape \(S,\) = \(2,\); got \(3,\)",
+        ),
+        (
+            np.eye(2),
+            [1.0, 0.0],
+            np.zeros((3, 2)),
+            ValueError,
+            r"fbar must have shape \(S, \.\.\.\) = \(2, \.\.\.\); got \(3, 2\)",
+        ),
+        (
+            np.eye(2),
+            [1.0, 0.0],
+            np.float64(0.0),
+            ValueError,
+            r"fbar must have shape \(S, \.\.\.\) = \(2, \.\.\.\); got \(\)",
+        ),
         # before: NaN/inf flowed into the returned expectations
-        (_with((2, 2), (1, 0), np.inf), [1.0, 0.0], np.zeros(2), InvalidModelError, r"P_pi must be finite; P_pi\(s=1, s'=0\) = inf"),
-        (np.eye(2), [1.0, np.nan], np.zeros(2), InvalidModelError, r"nu must be finite; nu\(s=1\) = nan"),
-        (np.eye(2), [1.0, 0.0], _with((2, 3), (1, 2), -np.inf), InvalidModelError, r"fbar must be finite; fbar\(s=1, i1=2\) = -inf"),
+        (
+            _with((2, 2), (1, 0), np.inf),
+            [1.0, 0.0],
+            np.zeros(2),
+            InvalidModelError,
+            r"P_pi must be finite; P_pi\(s=1, s'=0\) = inf",
+        ),
+        (
+            np.eye(2),
+            [1.0, np.nan],
+            np.zeros(2),
+            InvalidModelError,
+            r"nu must be finite; nu\(s=1\) = nan",
+        ),
+        (
+            np.eye(2),
+            [1.0, 0.0],
+            _with((2, 3), (1, 2), -np.inf),
+            InvalidModelError,
+            r"fbar must be finite; fbar\(s=1, i1=2\) = -inf",
+        ),
     ],
 )
 def test_mlmc_expectation_locates_bad_inputs(P, nu, fbar, err, msg) -> None:
@@ -408,11 +496,41 @@ def test_mlmc_expectation_locates_bad_inputs(P, nu, fbar, err, msg) -> None:
     [
         # before: a (2, 2) theta broadcast against the (4, 2) model or failed in numpy;
         # a NaN theta/omega gave NaN terms; a wrong-length omega failed in matmul
-        (np.zeros((2, 2)), np.zeros(4), {}, ValueError, r"theta must have shape \(S, A\) = \(4, 2\); got \(2, 2\)"),
-        (_with((4, 2), (1, 0), np.nan), np.zeros(4), {}, InvalidModelError, r"theta must be finite; theta\(s=1, a=0\) = nan"),
-        (np.zeros((4, 2)), np.zeros(3), {}, ValueError, r"omega must have shape \(d,\) = \(4,\) \(one weight per feature\); got \(3,\)"),
-        (np.zeros((4, 2)), np.zeros(4), dict(features=np.ones((4, 2))), ValueError, r"omega must have shape \(d,\) = \(2,\)"),
-        (np.zeros((4, 2)), _with(4, 2, np.inf), {}, InvalidModelError, r"omega must be finite; omega\(i=2\) = inf"),
+        (
+            np.zeros((2, 2)),
+            np.zeros(4),
+            {},
+            ValueError,
+            r"theta must have shape \(S, A\) = \(4, 2\); got \(2, 2\)",
+        ),
+        (
+            _with((4, 2), (1, 0), np.nan),
+            np.zeros(4),
+            {},
+            InvalidModelError,
+            r"theta must be finite; theta\(s=1, a=0\) = nan",
+        ),
+        (
+            np.zeros((4, 2)),
+            np.zeros(3),
+            {},
+            ValueError,
+            r"omega must have shape \(d,\) = \(4,\) \(one weight per feature\); got \(3,\)",
+        ),
+        (
+            np.zeros((4, 2)),
+            np.zeros(4),
+            dict(features=np.ones((4, 2))),
+            ValueError,
+            r"omega must have shape \(d,\) = \(2,\)",
+        ),
+        (
+            np.zeros((4, 2)),
+            _with(4, 2, np.inf),
+            {},
+            InvalidModelError,
+            r"omega must be finite; omega\(i=2\) = inf",
+        ),
     ],
 )
 def test_mac_expected_terms_locates_bad_inputs(theta, omega, kw, err, msg) -> None:

@@ -16,8 +16,14 @@ from rltheory.experiments.mac_mixing import (
 )
 from rltheory.mdp import ring_mdp
 
-SMALL = Config(ring_sizes=(4, 8), estimator_laziness=(0.5, 0.9375), laziness=(0.5, 0.9375), budget=1500, seeds=2,
-               rewards=("dense", "sparse"))
+SMALL = Config(
+    ring_sizes=(4, 8),
+    estimator_laziness=(0.5, 0.9375),
+    laziness=(0.5, 0.9375),
+    budget=1500,
+    seeds=2,
+    rewards=("dense", "sparse"),
+)
 
 
 def test_small_run_passes_estimator_claims_and_is_reproducible():
@@ -28,7 +34,8 @@ def test_small_run_passes_estimator_claims_and_is_reproducible():
     for reward in ("dense", "sparse"):
         assert a.curves[f"learning-{reward}"] == b.curves[f"learning-{reward}"]
         L = a.curves[f"learning-{reward}"]
-        assert L["t_mix"] == [4, 31]  # uniform policy on the 6-cycle at α = 1/2 and 15/16 (reward-free)
+        # uniform policy on the 6-cycle at α = 1/2 and 15/16 (reward-free)
+        assert L["t_mix"] == [4, 31]
         for key in ("vanilla", "oracle", "mac"):
             assert np.asarray(L[key]).shape == (2, 2)
         for row in a.meta["learning_summary"][reward]:
@@ -41,8 +48,17 @@ def test_small_run_passes_estimator_claims_and_is_reproducible():
 def test_tuning_protocol_selects_on_the_fastest_instance():
     # steps of 1e-4 cannot move the uniform policy in 1500 samples (gap ≈ 1), so the search must
     # pick the other grid point for each method
-    cfg = Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5,), budget=1500, seeds=1, tune=True,
-                 tune_seeds=2, vanilla_grid=((1e-4, 1e-4), (0.5, 2.0)), mac_grid=((1e-4, 1e-4, 16), (1.0, 0.2, 16)))
+    cfg = Config(
+        ring_sizes=(4,),
+        estimator_laziness=(0.5,),
+        laziness=(0.5,),
+        budget=1500,
+        seeds=1,
+        tune=True,
+        tune_seeds=2,
+        vanilla_grid=((1e-4, 1e-4), (0.5, 2.0)),
+        mac_grid=((1e-4, 1e-4, 16), (1.0, 0.2, 16)),
+    )
     tun = run(cfg).meta["tuning"]["dense"]
     assert tun["vanilla"] == [0.5, 2.0] and tun["mac"] == [1.0, 0.2, 16]
     assert tun["vanilla_scores"][0] > 0.9 and tun["mac_scores"][0] > 0.9
@@ -51,15 +67,23 @@ def test_tuning_protocol_selects_on_the_fastest_instance():
 def test_retuning_searches_on_the_given_instance():
     # the same two-point grids as above, searched on the slow instance itself: the best point's
     # score is the mean gap of direct runs with the tuning seeds, and the frozen grid point loses
-    cfg = Config(budget=1500, tune_seeds=2, vanilla_grid=((1e-4, 1e-4), (0.5, 2.0)),
-                 mac_grid=((1e-4, 1e-4, 16), (1.0, 0.2, 16)))
+    cfg = Config(
+        budget=1500,
+        tune_seeds=2,
+        vanilla_grid=((1e-4, 1e-4), (0.5, 2.0)),
+        mac_grid=((1e-4, 1e-4, 16), (1.0, 0.2, 16)),
+    )
     out = retuning(cfg, 0.9375, "dense")
     assert out["t_mix"] == 31
     mdp, g_star, g_unif, _ = _instance(cfg, 0.9375, "dense")
     for name, best in (("vanilla", [0.5, 2.0]), ("mac", [1.0, 0.2, 16])):
         assert out[name]["best"] == best and out[name]["scores"][0] > 0.9
-        direct = np.mean([learning_gap((name, *best), mdp, g_star, g_unif, budget=1500, seed=10**6 + k)
-                          for k in range(2)])
+        direct = np.mean(
+            [
+                learning_gap((name, *best), mdp, g_star, g_unif, budget=1500, seed=10**6 + k)
+                for k in range(2)
+            ]
+        )
         assert out[name]["score"] == pytest.approx(direct, abs=1e-12)
     with pytest.raises(ValueError, match=r"laziness must lie in \[0, 1\) on the dial .*got 1\.0"):
         retuning(cfg, 1.0)
@@ -92,15 +116,32 @@ def test_vanilla_claim_is_judged_on_held_out_runs_and_can_fail():
     # 300 samples: the oracle's steps (the fixed ones × t_mix,fast/t_mix) are too small to learn in so short
     # a run, so they do not end better than the fixed steps and the claim fails; the held-out instances are
     # those with α ≥ judge_from other than the tuning instance
-    cfg = Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5, 0.75, 0.96875), budget=300, seeds=3,
-                 rewards=("sparse",), judge_from=0.75)
+    cfg = Config(
+        ring_sizes=(4,),
+        estimator_laziness=(0.5,),
+        laziness=(0.5, 0.75, 0.96875),
+        budget=300,
+        seeds=3,
+        rewards=("sparse",),
+        judge_from=0.75,
+    )
     res = run(cfg)
     claim = res.checks[-1]
     assert claim.claim.name == "vanilla-needs-mixing-steps" and not claim.passed and not res.passed
     assert res.meta["vanilla_claim"]["t_mix"] == [8, 62] and res.meta["vanilla_claim"]["runs"] == 6
     with pytest.raises(ValueError, match="judge_reward 'dense' must be one of rewards"):
-        run(Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5, 0.75), budget=50, seeds=1,
-                   rewards=("sparse",), judge_from=0.75, judge_reward="dense"))
+        run(
+            Config(
+                ring_sizes=(4,),
+                estimator_laziness=(0.5,),
+                laziness=(0.5, 0.75),
+                budget=50,
+                seeds=1,
+                rewards=("sparse",),
+                judge_from=0.75,
+                judge_reward="dense",
+            )
+        )
 
 
 @pytest.mark.parametrize("start", [-1, 6, True, 2.0])
@@ -155,6 +196,12 @@ def test_config_is_checked(kw, msg) -> None:
 
 
 def test_config_takes_numpy_integers() -> None:
-    cfg = Config(ring_sizes=(4,), estimator_laziness=(0.5,), laziness=(0.5,), budget=np.int64(50), seeds=np.int64(1),
-                 T_max=np.int64(16))
+    cfg = Config(
+        ring_sizes=(4,),
+        estimator_laziness=(0.5,),
+        laziness=(0.5,),
+        budget=np.int64(50),
+        seeds=np.int64(1),
+        T_max=np.int64(16),
+    )
     assert run(cfg).checks[0].passed
