@@ -126,16 +126,35 @@ def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
 
     ``Q_v = r + γPv``, ``Tv = max_a Q_v``, ``Δ = Tv − v`` and
     ``bound = γ/(1−γ)·sp(Δ)`` bounds ``‖V* − V^π‖∞`` for ``π = greedy(Q_v)``
-    (Puterman 1994, Thm 6.6.6). Shapes ``[..., S, A]``, ``[..., S]``, ``[..., S]``, ``[...]``.
+    (Puterman 1994, Thm 6.6.6). Shapes ``[..., S, A]``, ``[..., S]``, ``[..., S]``, ``[...]``;
+    ``bound`` is ``inf`` where it exceeds the float range (the solvers' own round-off allowance
+    is not included: see :class:`_Roundoff`).
+
+    Raises
+    ------
+    TypeError
+        ``mdp`` is not a :class:`~rltheory.mdp.FiniteMDP`.
+    ValueError
+        An average-reward model (``gamma=None``), or ``v`` not finite, not of shape ``(..., S)``
+        or with a batch that does not broadcast against the model's.
     """
+    _require_discounted(mdp, "bellman_certificate")
     xp = mdp.xp
     g = float(mdp.gamma)
     v = as_real_array(v, "v", (mdp.S,), ("s",), xp, mdp.dtype)
+    try:  # (a (4, S) v on a (3,)-batch failed inside numpy's matmul)
+        np.broadcast_shapes(tuple(v.shape[:-1]), mdp.batch_shape)
+    except ValueError:
+        raise ValueError(
+            f"v's batch shape {tuple(v.shape[:-1])} does not broadcast against the model's "
+            f"batch shape {mdp.batch_shape}"
+        ) from None
     Q = _q_values(mdp, v)
     Tv = xp.max(Q, axis=-1)
     D = Tv - v
     span = xp.max(D, axis=-1) - xp.min(D, axis=-1)
-    return Q, Tv, D, (g / (1.0 - g)) * span if g > 0 else 0.0 * span
+    with np.errstate(over="ignore"):  # (beyond the float range: inf)
+        return Q, Tv, D, (g / (1.0 - g)) * span if g > 0 else 0.0 * span
 
 
 class _Roundoff:

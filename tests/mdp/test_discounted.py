@@ -461,3 +461,31 @@ def test_convergence_warnings_point_at_the_caller(solver, kw):
         solver(mdp, max_iter=1, **kw)
     assert [w.category for w in caught] == [ConvergenceWarning]
     assert caught[0].filename == __file__
+
+
+def test_bellman_certificate_arguments_are_checked():
+    # an average-reward model failed with "float() argument must be a string or a real number,
+    # not 'NoneType'", a non-model with AttributeError "'str' object has no attribute 'xp'", a
+    # (4, S) v on a (3,)-batch inside numpy's matmul, and a bound beyond the range came with
+    # numpy's "overflow encountered in scalar multiply"
+    from rltheory.mdp.discounted import bellman_certificate
+
+    P = np.full((2, 2, 2), 0.5)
+    with pytest.raises(
+        ValueError, match=r"bellman_certificate solves discounted MDPs but mdp.gamma is None"
+    ):
+        bellman_certificate(FiniteMDP(P, np.ones((2, 2)), None), np.zeros(2))
+    with pytest.raises(TypeError, match=r"bellman_certificate expects a FiniteMDP; got str"):
+        bellman_certificate("mdp", np.zeros(2))
+    batch = FiniteMDP(np.stack([P] * 3), np.ones((3, 2, 2)), 0.9)
+    with pytest.raises(
+        ValueError,
+        match=r"v's batch shape \(4,\) does not broadcast against the model's batch shape \(3,\)",
+    ):
+        bellman_certificate(batch, np.zeros((4, 2)))
+    big = FiniteMDP(P, np.array([[1e308, 0.0], [0.0, -1e308]]), 0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Q, Tv, D, bound = bellman_certificate(big, np.array([1e308, -1e308]))
+    # Tv = (1e308, 0) and Δ = (0, 1e308): sp(Δ) = 1e308, times γ/(1 − γ) = 9 is beyond the range
+    assert bound == np.inf and np.all(np.isfinite(Q))
