@@ -36,7 +36,7 @@ import numpy as np
 
 from .._numerics import higham_gamma, subnormal_spacing
 from .._validate import as_distribution, check_positive_int, check_real
-from ..backend import require_host
+from ..backend import as_float, require_host
 from ..errors import InvalidModelError, SolverError
 from .matrix import as_matrix_games
 
@@ -63,9 +63,14 @@ class DegenerateGameError(ValueError):
     """Raised instead of :class:`DegenerateGameWarning` when ``strict=True``."""
 
 
+def _host_payoffs(M: Any, name: str) -> np.ndarray:
+    """``M`` as a float64 host array; text and complex payoffs are a ``TypeError`` naming ``name``."""
+    M = as_float(require_host(M, "bimatrix solvers"), np, field=name)
+    return np.asarray(M, dtype=np.float64)
+
+
 def _payoffs(A: Any, B: Any) -> tuple[np.ndarray, np.ndarray]:
-    Ah = np.asarray(require_host(A, "bimatrix solvers"), dtype=np.float64)
-    Bh = np.asarray(require_host(B, "bimatrix solvers"), dtype=np.float64)
+    Ah, Bh = _host_payoffs(A, "A"), _host_payoffs(B, "B")
     as_matrix_games(Ah, "A")
     as_matrix_games(Bh, "B")
     if Ah.ndim != 2 or Bh.ndim != 2:
@@ -332,7 +337,7 @@ def nash_equilibria(
     InvalidModelError
         Shapes differ, an empty action set, or a non-finite payoff (located).
     TypeError
-        Device arrays (the routine is host-only).
+        Device arrays (the routine is host-only), or text or complex payoffs (naming ``A`` or ``B``).
 
     Notes
     -----
@@ -353,7 +358,7 @@ def nash_equilibria(
     [([1.0, 0.0], [1.0, 0.0]), ([0.0, 1.0], [0.0, 1.0]), ([0.6667, 0.3333], [0.3333, 0.6667])]
     """
     if B is None:
-        B = -np.asarray(require_host(A, "nash_equilibria"), dtype=np.float64)
+        B = -_host_payoffs(A, "A")
     A, B = _payoffs(A, B)
     tol = check_real(tol, "tol", low=0.0)
     eqs, degenerate = _enumerate(A, B, tol)

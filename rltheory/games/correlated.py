@@ -38,7 +38,7 @@ import numpy as np
 
 from .._numerics import higham_gamma, subnormal_spacing, unit_range
 from .._validate import _renormalised, _source_atol, _where, check_finite
-from ..backend import require_host
+from ..backend import as_float, require_host
 from ..errors import InvalidModelError, SolverError
 
 __all__ = [
@@ -61,8 +61,12 @@ def as_normal_form(U: Any) -> np.ndarray:
     ------
     InvalidModelError
         ``U.ndim != U.shape[0] + 1``, an empty action set, or a non-finite payoff.
+    TypeError
+        Text or complex payoffs (a cast would parse the text or drop the imaginary parts), or a
+        device array.
     """
-    U = np.asarray(require_host(U, "normal-form equilibrium solvers"), dtype=np.float64)
+    U = require_host(U, "normal-form equilibrium solvers")
+    U = np.asarray(as_float(U, np, field="U"), dtype=np.float64)  # text and complex refused
     if U.ndim < 2 or U.ndim != U.shape[0] + 1:
         raise InvalidModelError(
             f"U must have shape (n, A_1, ..., A_n) with one payoff table per player; got shape {U.shape}"
@@ -121,7 +125,8 @@ def _as_joint(U: np.ndarray, mu: Any) -> np.ndarray:
 
     A float32 ``mu`` is judged at float32's row-sum tolerance and renormalised in float64.
     """
-    mu = np.asarray(require_host(mu, "correlated equilibrium checks"))
+    mu = require_host(mu, "correlated equilibrium checks")
+    mu = as_float(mu, np, field="mu")  # text and complex refused; a float32 mu stays float32 here
     atol = _source_atol(mu, np)
     mu = np.asarray(mu, dtype=np.float64)
     if mu.shape != U.shape[1:]:

@@ -58,9 +58,11 @@ def as_matrix_games(A: Any, field: str = "A", xp: Any = None) -> Any:
     ------
     InvalidModelError
         Fewer than two axes, an empty action set or a non-finite entry (located).
+    TypeError
+        Text or complex entries (naming ``field``).
     """
     xp = array_namespace(A) if xp is None else xp
-    A = as_float(A, xp)
+    A = as_float(A, xp, field=field)
     check_ndim(A, field, 2, "(..., m, n)")
     if A.shape[-2] < 1 or A.shape[-1] < 1:
         raise InvalidModelError(
@@ -504,8 +506,9 @@ def solve_zero_sum_highs(A: Any) -> ZeroSumSolution:
     """
     from scipy.optimize import linprog  # noqa: PLC0415
 
+    # validated (text and complex refused) before the cast to float64
     Ah = require_host(A, "solve_zero_sum_highs")
-    Ah = to_numpy(as_matrix_games(np.asarray(Ah, dtype=np.float64), "A"))
+    Ah = np.asarray(to_numpy(as_matrix_games(Ah, "A", np)), dtype=np.float64)
     batch, (m, n) = Ah.shape[:-2], Ah.shape[-2:]
     flat = Ah.reshape((-1, m, n))
     X, Y = np.zeros((flat.shape[0], m)), np.zeros((flat.shape[0], n))
