@@ -137,6 +137,18 @@ def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
     ValueError
         An average-reward model (``gamma=None``), or ``v`` not finite, not of shape ``(..., S)``
         or with a batch that does not broadcast against the model's.
+
+    Examples
+    --------
+    Staying in state 1 pays 1 forever, so ``V* = (9, 10)`` at ``γ = 0.9``: at ``v = V*`` the
+    certificate is 0; at ``v = 0``, ``Δ = Tv = (0, 1)`` and the bound is ``9·sp(Δ) = 9``.
+
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> P = np.array([[[1., 0.], [0., 1.]], [[0., 1.], [0., 1.]]])
+    >>> mdp = FiniteMDP(P, np.array([[0., 0.], [1., 1.]]), gamma=0.9)
+    >>> float(bellman_certificate(mdp, np.array([9., 10.]))[3]), float(bellman_certificate(mdp, np.zeros(2))[3])
+    (0.0, 9.0)
     """
     _require_discounted(mdp, "bellman_certificate")
     xp = mdp.xp
