@@ -40,22 +40,44 @@ def _alpha(step_size: StepSize, n: Any) -> np.ndarray:
     the schedule got and the value it returned (it used to turn the table into NaN silently).
     A result that is not one step per count (``[0.1]`` for the scalar ``t``, two steps for one
     run) raises ``ValueError`` naming both shapes (numpy's broadcasting or ``float()`` error before).
+    A complex, string or boolean result raises ``TypeError`` naming the argument and the value: the
+    float cast dropped an imaginary part with only a ``ComplexWarning`` (``0.5+0.5j`` ran as 0.5),
+    parsed text (``"0.5"``) and took ``True`` as the step 1.
     """
-    a = np.asarray(step_size(n), dtype=float)
+    raw = step_size(n)
+    kind = np.asarray(raw).dtype.kind
+    if kind in "bcUS":
+        what = {"b": "boolean", "c": "complex", "U": "string", "S": "string"}[kind]
+        at = (
+            f"step_size({np.asarray(n).item()!r})"
+            if np.ndim(n) == 0
+            else f"step_size(n) for counts n of shape {np.shape(n)}"
+        )
+        h = np.asarray(raw)
+        got = f"value {h.ravel()[0].item()!r}" if h.size else f"array of shape {h.shape}"
+        raise TypeError(f"step_size must return real steps in [0, 1]; {at} returned a {what} {got}")
+    a = np.asarray(raw, dtype=float)
     try:
         fits = np.broadcast_shapes(a.shape, np.shape(n)) == np.shape(n)
     except ValueError:
         fits = False
     if not fits:
-        at = (f"step_size({np.asarray(n).item()!r})" if np.ndim(n) == 0
-              else f"step_size(n) for counts n of shape {np.shape(n)}")
+        at = (
+            f"step_size({np.asarray(n).item()!r})"
+            if np.ndim(n) == 0
+            else f"step_size(n) for counts n of shape {np.shape(n)}"
+        )
         raise ValueError(f"step_size must return one step per count; {at} returned shape {a.shape}")
     ok = (a >= 0.0) & (a <= 1.0)
     if not np.all(ok):
         i = np.argwhere(~np.broadcast_to(ok, np.broadcast_shapes(ok.shape, np.shape(n))))[0]
         got = np.broadcast_to(a, np.broadcast_shapes(a.shape, np.shape(n)))[tuple(i)]
-        arg = np.broadcast_to(np.asarray(n), np.broadcast_shapes(a.shape, np.shape(n)))[tuple(i)].item()
-        raise ValueError(f"step_size must return steps in [0, 1]; step_size({arg!r}) = {float(got)!r}")
+        arg = np.broadcast_to(np.asarray(n), np.broadcast_shapes(a.shape, np.shape(n)))[
+            tuple(i)
+        ].item()
+        raise ValueError(
+            f"step_size must return steps in [0, 1]; step_size({arg!r}) = {float(got)!r}"
+        )
     return a
 
 
@@ -80,11 +102,15 @@ def _schedule(step_size: Any) -> StepSize:
     got array([0.])"); it raises ``TypeError`` naming the factory and how to call it.
     """
     if any(step_size is f for f in _FACTORIES):  # identity: a list or an array is unhashable
-        raise TypeError(f"step_size must be a schedule n -> alpha_n; got the factory {step_size.__name__} "
-                        f"itself: call it, e.g. step_size={_FACTORIES[step_size]}")
+        raise TypeError(
+            f"step_size must be a schedule n -> alpha_n; got the factory {step_size.__name__} "
+            f"itself: call it, e.g. step_size={_FACTORIES[step_size]}"
+        )
     if not callable(step_size):
-        raise TypeError(f"step_size must be a callable n -> alpha_n (e.g. constant_step(0.1)); "
-                        f"got {type(step_size).__name__} {step_size!r}")
+        raise TypeError(
+            f"step_size must be a callable n -> alpha_n (e.g. constant_step(0.1)); "
+            f"got {type(step_size).__name__} {step_size!r}"
+        )
     return step_size
 
 
@@ -115,12 +141,16 @@ def _q_star(mdp: FiniteMDP, Q_star: Any) -> np.ndarray:
         P, R = require_host(mdp.P, "Q_star"), require_host(mdp.R, "Q_star")
         if P.dtype != np.float64 or R.dtype != np.float64:
             P = np.maximum(np.asarray(P, dtype=np.float64), 0.0)
-            mdp = FiniteMDP(P / P.sum(-1, keepdims=True), np.asarray(R, dtype=np.float64), mdp.gamma)
+            mdp = FiniteMDP(
+                P / P.sum(-1, keepdims=True), np.asarray(R, dtype=np.float64), mdp.gamma
+            )
         return np.asarray(require_host(policy_iteration(mdp).Q, "Q_star"), dtype=float)
     # complex and string arrays: TypeError naming Q_star (a float cast dropped the imaginary part)
     Q_star = np.asarray(as_float(require_host(Q_star, "Q_star"), np, np.float64, field="Q_star"))
     if Q_star.shape != mdp.batch_shape + (mdp.S, mdp.A):
-        raise ValueError(f"Q_star must have shape {mdp.batch_shape + (mdp.S, mdp.A)}; got {Q_star.shape}")
+        raise ValueError(
+            f"Q_star must have shape {mdp.batch_shape + (mdp.S, mdp.A)}; got {Q_star.shape}"
+        )
     check_finite(Q_star, "Q_star", ("s", "a"))
     return Q_star
 
@@ -142,7 +172,9 @@ def _scale(gamma: float, *arrays: Any) -> float:
     only entries below ``2^-1022/c ≤ 2^-944 ≈ 2.5e-284`` become subnormal and lose bits (in float64:
     a float32 ``r`` is cast first).
     """
-    m = max((float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0)) for x in arrays), default=0.0)
+    m = max(
+        (float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0)) for x in arrays), default=0.0
+    )
     M = m * 2.0**-1000 / (1.0 - gamma)  # M·2^-1000 (no overflow: m·2^-1000 < 2^25, 1/(1−γ) < 2^54)
     if not M > 1.0:
         return 1.0
@@ -178,7 +210,9 @@ class QLearningResult:
     extra: dict | None = None
 
 
-def _metrics(Q: np.ndarray, Q_star: np.ndarray, rho: np.ndarray, c: float = 1.0) -> dict[str, np.ndarray]:
+def _metrics(
+    Q: np.ndarray, Q_star: np.ndarray, rho: np.ndarray, c: float = 1.0
+) -> dict[str, np.ndarray]:
     """The trace metrics of ``Q/c`` against ``Q*/c`` (both given scaled by the power of two ``c``, :func:`_scale`).
 
     A metric beyond the float range (``‖Q_t − Q*‖∞ = 2e308``) is ``inf``, its value rounded.
@@ -194,14 +228,15 @@ def _record_now(t: int, every: int, last: int) -> bool:
     return t % every == 0 or t == last
 
 
-
 # -- trajectory-based ------------------------------------------------------------------
 
 
 def _behaviour(mdp: FiniteMDP, behavior: Any) -> np.ndarray:
     if behavior is None:
         return np.full((mdp.S, mdp.A), 1.0 / mdp.A)
-    b = np.asarray(require_host(as_stochastic_policy(mdp, behavior, field="behavior"), "behavior"), float)
+    b = np.asarray(
+        require_host(as_stochastic_policy(mdp, behavior, field="behavior"), "behavior"), float
+    )
     if b.shape != (mdp.S, mdp.A):
         raise ValueError(f"behavior must be one policy of shape ({mdp.S}, {mdp.A}); got {b.shape}")
     return b
@@ -215,8 +250,20 @@ class _Runs:
     metrics are divided by ``c`` and so must every returned table (:meth:`out`).
     """
 
-    def __init__(self, mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, what, step_size,
-                 Q0=None):
+    def __init__(
+        self,
+        mdp,
+        behavior,
+        steps,
+        n_runs,
+        rng,
+        Q_star,
+        reward_noise,
+        record_every,
+        what,
+        step_size,
+        Q0=None,
+    ):
         self.P, self.R, self.g = _model(mdp, what)
         self.step_size = _schedule(step_size)
         self.steps = _int(steps, "steps")
@@ -246,8 +293,14 @@ class _Runs:
         return self.tr.states[:, t], self.tr.actions[:, t], self.tr.states[:, t + 1]
 
     def q_update(
-        self, Q: np.ndarray, n: np.ndarray, step_size: StepSize,
-        s: np.ndarray, a: np.ndarray, r: np.ndarray, s1: np.ndarray,
+        self,
+        Q: np.ndarray,
+        n: np.ndarray,
+        step_size: StepSize,
+        s: np.ndarray,
+        a: np.ndarray,
+        r: np.ndarray,
+        s1: np.ndarray,
     ) -> None:
         """In place, every run: ``Q(s, a) += α_{n(s,a)} (r + γ max_b Q(s', b) − Q(s, a))``, then ``n(s, a) += 1``."""
         target = r + self.g * Q[self.runs, s1].max(-1)
@@ -262,4 +315,3 @@ class _Runs:
     def out(self, x: np.ndarray) -> np.ndarray:
         """A scaled table back in the units of the model."""
         return x / self.c
-
