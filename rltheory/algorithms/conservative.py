@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_real
+from .._validate import PROB_ATOL, _where, check_real
 from ..errors import InvalidModelError
 from ..mdp._dataset_checks import _real_host
 from ..mdp.offline_data import EmpiricalModel, EpisodeDataset, empirical_model
@@ -48,8 +48,61 @@ def _model(data_or_model: Any, what: str) -> EmpiricalModel:
     if isinstance(data_or_model, EmpiricalModel):
         if len(data_or_model.action_shape) != 1:
             raise InvalidModelError(f"{what} is single-agent; the model has joint actions {data_or_model.action_shape}")
-        return data_or_model
+        return _check_model(data_or_model, what)
     raise TypeError(f"{what} needs an EpisodeDataset or EmpiricalModel; got {type(data_or_model).__name__}")
+
+
+def _check_model(m: EmpiricalModel, what: str) -> EmpiricalModel:
+    """A hand-built (e.g. population) :class:`EmpiricalModel`: shapes agree, entries finite, rows distributions.
+
+    The class itself does not validate (models from :func:`empirical_model` are valid by
+    construction); a NaN or unnormalised ``behaviour``, a ``P`` row off the simplex or a ``P``
+    with more steps than ``counts`` ran silently (``behaviour = (1, 1)`` halved CQL's penalty).
+    """
+    counts = _real_host(m.counts, "model.counts")
+    if counts.ndim != 3 or 0 in counts.shape:
+        raise InvalidModelError(f"{what}: model.counts must have shape (H, S, A) with H, S, A >= 1; got {counts.shape}")
+    H, S, A = counts.shape
+    if m.action_shape != (A,):
+        raise InvalidModelError(f"{what}: model.action_shape must be (A,) = {(A,)} (from model.counts); got {m.action_shape}")
+    arrays = {
+        "counts": (counts, (H, S, A), ("h", "s", "a")),
+        "P": (_real_host(m.P, "model.P"), (H, S, A, S), ("h", "s", "a", "s'")),
+        "R": (_real_host(m.R, "model.R"), (1, H, S, A), ("i", "h", "s", "a")),
+        "behaviour": (_real_host(m.behaviour, "model.behaviour"), (H, S, A), ("h", "s", "a")),
+    }
+    for name, (x, shape, names) in arrays.items():
+        if x.shape != shape:
+            raise InvalidModelError(f"{what}: model.{name} must have shape {shape} (H, S, A from model.counts); got {x.shape}")
+        bad = ~np.isfinite(x) | ((x < 0) if name != "R" else np.zeros(x.shape, dtype=bool))
+        if np.any(bad):
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            rule = "finite" if name == "R" else "finite and non-negative"
+            raise InvalidModelError(f"{what}: model.{name} must be {rule}; model.{name}{_where(idx, names)} = {x[idx]:.6g}")
+    beh, P = arrays["behaviour"][0], arrays["P"][0]
+
+    def atol(x: Any, n: int) -> float:  # as check_probability: never below 16 eps of the given dtype (float32 rows round)
+        dt = np.asarray(x).dtype
+        eps = float(np.finfo(dt).eps) if dt.kind == "f" else 0.0
+        a = max(PROB_ATOL, 16.0 * eps)
+        return a * max(1, n) ** 0.5 + a
+
+    tot = beh.sum(-1)
+    off = (tot > 0) & (np.abs(tot - 1.0) > atol(m.behaviour, A))  # a row is a distribution or, for an unvisited state, all zero
+    if np.any(off):
+        h, s = (int(i) for i in np.argwhere(off)[0])
+        raise InvalidModelError(
+            f"{what}: model.behaviour[h={h}, s={s}, :] must sum to 1 (or be all zero at an unvisited state); "
+            f"got {beh[h, s].tolist()}"
+        )
+    rows = P.sum(-1)
+    off = (beh > 0) & (np.abs(rows - 1.0) > atol(m.P, S))  # every pair the behaviour takes needs a next-state law
+    if np.any(off):
+        h, s, a = (int(i) for i in np.argwhere(off)[0])
+        raise InvalidModelError(
+            f"{what}: model.P[h={h}, s={s}, a={a}, :] must sum to 1 where the behaviour takes a; sums to {rows[h, s, a]:.12g}"
+        )
+    return m
 
 
 def cql(data: EpisodeDataset | EmpiricalModel, *, alpha: float) -> OfflineResult:

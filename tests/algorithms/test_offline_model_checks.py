@@ -1,0 +1,74 @@
+"""CQL on a hand-built (population) EmpiricalModel: the model is validated, not trusted.
+
+``EmpiricalModel`` does not validate itself (models from ``empirical_model`` are valid by
+construction), and :func:`cql` / :func:`conservative_evaluation` accept one to run on the
+population model. Before, a NaN or unnormalised behaviour, a transition row off the simplex,
+or arrays of mismatched shapes ran silently and returned numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms.offline import conservative_evaluation, cql
+from rltheory.errors import InvalidModelError
+from rltheory.mdp.offline_data import EmpiricalModel
+
+
+def _model(**kw) -> EmpiricalModel:
+    """H = 1, one state, two actions, rewards 1, behaviour (1/2, 1/2) unless overridden."""
+    d = {
+        "counts": np.ones((1, 1, 2)),
+        "P": np.ones((1, 1, 2, 1)),
+        "R": np.ones((1, 1, 1, 2)),
+        "behaviour": np.full((1, 1, 2), 0.5),
+    }
+    d.update(kw)
+    return EmpiricalModel(d["counts"], d["P"], d["R"], d["behaviour"], (2,))
+
+
+def _cql(m: EmpiricalModel) -> None:
+    cql(m, alpha=1.0)
+
+
+def _evaluate(m: EmpiricalModel) -> None:
+    conservative_evaluation(m, np.array([[[0.5, 0.5]]]), alpha=1.0)
+
+
+def test_a_valid_model_keeps_its_closed_form_values():
+    # π = π_b = (1/2, 1/2): D_CQL = Σ π²/π_b − 1 = 0, so V̂^π = V^π = 1. CQL's greedy value is
+    # B − α(1/π_b − 1) = 1 − 1 = 0 for either action.
+    assert conservative_evaluation(_model(), np.array([[[0.5, 0.5]]]), alpha=1.0).tolist() == [[1.0], [0.0]]
+    assert cql(_model(), alpha=1.0).V.tolist() == [[0.0], [0.0]]
+
+
+@pytest.mark.parametrize("run", [_cql, _evaluate], ids=["cql", "conservative_evaluation"])
+@pytest.mark.parametrize(
+    ("kw", "msg"),
+    [
+        # old: behaviour (1, 1) gave cql V = 1 and conservative_evaluation 1.5 (> V^π = 1, the
+        # underestimation property broken); NaN gave 0
+        ({"behaviour": np.array([[[1.0, 1.0]]])}, r"model\.behaviour\[h=0, s=0, :\] must sum to 1 .*got \[1\.0, 1\.0\]"),
+        ({"behaviour": np.array([[[np.nan, 0.5]]])}, r"model\.behaviour must be finite and non-negative; model\.behaviour\(h=0, s=0, a=0\) = nan"),
+        ({"behaviour": np.array([[[-0.5, 1.5]]])}, r"model\.behaviour must be finite and non-negative; model\.behaviour\(h=0, s=0, a=0\) = -0\.5"),
+        # old: a row summing to 3 tripled the continuation value without a word
+        ({"P": np.full((1, 1, 2, 1), 3.0)}, r"model\.P\[h=0, s=0, a=0, :\] must sum to 1 where the behaviour takes a; sums to 3"),
+        ({"P": np.ones((2, 1, 2, 1))}, r"model\.P must have shape \(1, 1, 2, 1\) \(H, S, A from model\.counts\); got \(2, 1, 2, 1\)"),
+        # old: "operands could not be broadcast together with shapes (1,3) (1,2)" from numpy
+        ({"R": np.ones((1, 1, 1, 3))}, r"model\.R must have shape \(1, 1, 1, 2\) .*got \(1, 1, 1, 3\)"),
+        # old: "exceeds the float range (B̂ = nan ...)" for a NaN reward
+        ({"R": np.array([[[[np.nan, 1.0]]]])}, r"model\.R must be finite; model\.R\(i=0, h=0, s=0, a=0\) = nan"),
+        ({"counts": np.ones((1, 1, 2, 1))}, r"model\.counts must have shape \(H, S, A\) with H, S, A >= 1; got \(1, 1, 2, 1\)"),
+    ],
+)
+def test_a_broken_model_is_located(run, kw, msg):
+    with pytest.raises(InvalidModelError, match=msg):
+        run(_model(**kw))
+
+
+def test_unvisited_state_rows_may_be_zero():
+    # empirical_model's convention: an unvisited state has an all-zero behaviour row and zero P
+    # rows; that stays valid (V̂ = 0 there).
+    m = _model(counts=np.zeros((1, 1, 2)), P=np.zeros((1, 1, 2, 1)), behaviour=np.zeros((1, 1, 2)))
+    assert cql(m, alpha=1.0).V.tolist() == [[0.0], [0.0]]
