@@ -151,6 +151,16 @@ def policy_iteration(
                 f"pi0 must be a deterministic policy (integer array of shape (..., S)); got dtype {pi.dtype}"
             )
         as_stochastic_policy(mdp, pi, field="pi0")  # validates shape and range
+        # one policy per instance: a pi0 batch must broadcast to the model's (numpy's broadcast_to
+        # said only "input operand has more dimensions than allowed by the axis remapping")
+        lead = tuple(pi.shape[:-1])
+        if len(lead) > len(mdp.batch_shape) or any(
+            n not in (1, b) for n, b in zip(lead[::-1], mdp.batch_shape[::-1], strict=False)
+        ):
+            raise ValueError(
+                f"pi0's batch shape {lead} does not broadcast to the model's batch shape "
+                f"{mdp.batch_shape} (one start policy per instance)"
+            )
         pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
     ar = xp.arange(A, device=mdp.P.device)
     rec = TraceRecorder()

@@ -489,3 +489,25 @@ def test_bellman_certificate_arguments_are_checked():
         Q, Tv, D, bound = bellman_certificate(big, np.array([1e308, -1e308]))
     # Tv = (1e308, 0) and Δ = (0, 1e308): sp(Δ) = 1e308, times γ/(1 − γ) = 9 is beyond the range
     assert bound == np.inf and np.all(np.isfinite(Q))
+
+
+def test_policy_iteration_start_batch_is_named():
+    # pi0 of shape (5, S) on one model (or (2, S) on a (3,)-batch) failed in numpy's broadcast_to:
+    # "input operand has more dimensions than allowed by the axis remapping"
+    P = np.full((2, 2, 2), 0.5)
+    one = FiniteMDP(P, np.array([[1.0, 0.0], [0.0, 0.5]]), 0.9)
+    three = FiniteMDP(np.stack([P] * 3), np.ones((3, 2, 2)), 0.9)
+    with pytest.raises(
+        ValueError,
+        match=r"pi0's batch shape \(5,\) does not broadcast to the model's batch shape \(\)",
+    ):
+        policy_iteration(one, pi0=np.zeros((5, 2), dtype=int))
+    with pytest.raises(
+        ValueError,
+        match=r"pi0's batch shape \(2,\) does not broadcast to the model's batch shape \(3,\)",
+    ):
+        policy_iteration(three, pi0=np.zeros((2, 2), dtype=int))
+    # a shared start, or one per instance, is accepted and gives the same optimum
+    shared = policy_iteration(three, pi0=np.array([1, 1]))
+    each = policy_iteration(three, pi0=np.ones((3, 2), dtype=int))
+    np.testing.assert_array_equal(shared.policy, each.policy)
