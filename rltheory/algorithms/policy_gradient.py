@@ -80,6 +80,7 @@ from .npg import (
 from .policy_mirror_descent import check_euclidean_step
 from .soft import (
     SoftSolution,
+    check_soft_reference,
     check_temperature,
     log_softmax,
     regularized_values,
@@ -261,7 +262,8 @@ def softmax_policy_gradient(
     V_star : array, optional
         ``V*`` for ``τ = 0`` (default :func:`rltheory.mdp.policy_iteration`).
     soft : SoftSolution, optional
-        For ``τ > 0`` (default :func:`~rltheory.algorithms.soft.soft_reference`).
+        For ``τ > 0`` (default :func:`~rltheory.algorithms.soft.soft_reference`; one passed in is
+        checked against this model and ``τ``: :func:`~rltheory.algorithms.soft.check_soft_reference`).
 
     Returns
     -------
@@ -323,8 +325,7 @@ def softmax_policy_gradient(
         star_mask = xp.astype(a_star[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
     else:
         tau = check_temperature(mdp, tau)
-        if soft is None:
-            soft = soft_reference(mdp, tau=tau)
+        soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
         ro = _Roundoff(mdp)
         # The kernels compute with τ̂, τ rounded to the dtype (soft.temperature_error). soft.V is
         # τ̂·logsumexp(soft.Q/τ̂): within soft.bound of τ̂·logsumexp(Q*_τ/τ̂) (1-Lipschitz in ‖Q‖∞),

@@ -35,6 +35,7 @@ from ._policy_opt import (
 )
 from .soft import (
     SoftSolution,
+    check_soft_reference,
     check_temperature,
     log_softmax,
     regularized_values,
@@ -135,7 +136,9 @@ def entropy_regularized_npg(
         reaches ``iterations`` with ``tol`` below their floor says so in its warning.
     soft : SoftSolution, optional
         ``Q*_τ`` etc. (default: :func:`~rltheory.algorithms.soft.soft_reference`, soft value
-        iteration to its round-off floor).
+        iteration to its round-off floor). One passed in is checked against this model and ``τ``
+        (:func:`~rltheory.algorithms.soft.check_soft_reference`: ``ValueError`` when its soft
+        Bellman residual proves ``soft.bound`` false).
 
     Returns
     -------
@@ -176,8 +179,7 @@ def entropy_regularized_npg(
     tol = check_tol(tol)
     xp = mdp.xp
     rho = initial_distribution(mdp, rho)
-    if soft is None:
-        soft = soft_reference(mdp, tau=tau)
+    soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
     logits = xp.log(initial_policy(mdp, pi0, positive=True))
     alpha = 1.0 - eta * tau / (1.0 - g)
     loop = Loop("entropy_regularized_npg", iterations, tol, xp)

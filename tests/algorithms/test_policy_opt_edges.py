@@ -175,3 +175,30 @@ def test_a_divergent_mdpo_inner_ascent_is_named_not_a_nan_policy(dtype, eta, inn
     # a step the ascent can take converges to the KL-PMD step π ∝ π exp(η A) (η = log 3: (1/4, 3/4))
     p = mdpo_step(mdp, pi, eta=math.log(3), inner_steps=2000, inner_lr=5.0)
     np.testing.assert_allclose(p, [[0.25, 0.75]], rtol=0, atol=1e-6)
+
+
+def test_a_soft_reference_for_another_temperature_is_refused():
+    # Bug found here: a `soft` computed at τ = 1 passed to a τ = 0.1 run was trusted, and
+    # entropy_regularized_npg started at π*_1 certified log_policy_error_bound 1.2e-11 while the
+    # true ‖log π*_0.1 − log π_0‖∞ is 8.69 (and the PG suboptimality was traced against the wrong
+    # V*). Now the reference's soft Bellman residual is checked against (1 + γ)·soft.bound.
+    from rltheory.algorithms.soft import soft_reference
+
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    wrong, right = soft_reference(mdp, tau=1.0), soft_reference(mdp, tau=0.1)
+    msg = r"soft is not a reference for this model at tau=0\.1: its soft Bellman residual"
+    with pytest.raises(ValueError, match=msg):
+        entropy_regularized_npg(mdp, eta=0.5, tau=0.1, iterations=0, soft=wrong, pi0=wrong.policy)
+    with pytest.raises(ValueError, match=msg):
+        softmax_policy_gradient(mdp, eta=1.0, tau=0.1, iterations=2, soft=wrong)
+    with pytest.raises(TypeError, match="soft must be a SoftSolution"):
+        entropy_regularized_npg(mdp, eta=0.5, tau=0.1, iterations=0, soft=np.asarray(right.Q))
+    other = soft_reference(FiniteMDP(np.ones((3, 2, 3)) / 3, np.zeros((3, 2)), gamma=0.5), tau=0.1)
+    with pytest.raises(ValueError, match=r"soft.Q must have the model's shape \(1, 2\); got \(3, 2\)"):
+        entropy_regularized_npg(mdp, eta=0.5, tau=0.1, iterations=0, soft=other)
+    # the right reference passes unchanged: the same trace as without one
+    a = entropy_regularized_npg(mdp, eta=0.5, tau=0.1, iterations=3, soft=right, pi0=wrong.policy)
+    b = entropy_regularized_npg(mdp, eta=0.5, tau=0.1, iterations=3, pi0=wrong.policy)
+    np.testing.assert_array_equal(a.trace["log_policy_error_bound"], b.trace["log_policy_error_bound"])
+    assert float(a.trace["log_policy_error"][0]) > 8.0  # (the true error at π_0, now certified above it)
+    assert float(a.trace["log_policy_error_bound"][0]) >= float(a.trace["log_policy_error"][0])
