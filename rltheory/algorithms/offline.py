@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_finite, check_real, real_scalar
+from ..backend import to_numpy
 from ..bounds.offline import _bernstein, _hoeffding, pevi_beta
 from ..mdp._dataset_checks import _real_host
 from ..mdp.offline_data import EpisodeDataset
@@ -193,7 +194,7 @@ def lcb_vi(
         ``delta`` outside (0, 1), ``split`` not a bool, an unknown bonus name, or a given
         bonus of the wrong shape or with a NaN, infinite or negative entry (located).
     TypeError
-        A given bonus holding text or complex numbers.
+        A given bonus holding text, complex numbers or booleans.
 
     Notes
     -----
@@ -230,6 +231,8 @@ def lcb_vi(
             raise ValueError(f"bonus must be 'hoeffding', 'bernstein' or an (H, S, A) array; got {bonus!r}")
     else:
         # a float cast dropped a complex bonus' imaginary part (with a warning) and ran; NaN was not located
+        if np.asarray(to_numpy(bonus)).dtype == np.bool_:  # True/False were read as the radii 1/0
+            raise TypeError("a given bonus must hold real numbers (radii); got a boolean array")
         given = _real_host(bonus, "bonus")
         if given.shape != (H, S, A):
             raise ValueError(f"a given bonus must be a finite non-negative (H, S, A) = {(H, S, A)} array; got shape {given.shape}")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.algorithms.offline import conservative_evaluation, cql
+from rltheory.algorithms.offline import conservative_evaluation, cql, lcb_vi
 from rltheory.errors import InvalidModelError
-from rltheory.mdp.offline_data import EmpiricalModel
+from rltheory.mdp.offline_data import EmpiricalModel, EpisodeDataset
 
 
 def _model(**kw) -> EmpiricalModel:
@@ -72,3 +72,16 @@ def test_unvisited_state_rows_may_be_zero():
     # rows; that stays valid (V̂ = 0 there).
     m = _model(counts=np.zeros((1, 1, 2)), P=np.zeros((1, 1, 2, 1)), behaviour=np.zeros((1, 1, 2)))
     assert cql(m, alpha=1.0).V.tolist() == [[0.0], [0.0]]
+
+
+@pytest.mark.parametrize("bonus", [np.array([[[True, False]]]), [[[True, False]]]])
+def test_lcb_vi_refuses_a_boolean_bonus(bonus):
+    # Old: read as the radii (1, 0): the once-seen action 1 (reward 1) got no penalty and was chosen
+    # (policy [[1]]) although the well-covered action 0 has the better lower bound.
+    a = np.array([[0]] * 10 + [[1]])
+    r = np.array([[0.5]] * 10 + [[1.0]])
+    d = EpisodeDataset(np.zeros((11, 2), int), a, r, S=1, A=2)
+    with pytest.raises(TypeError, match=r"a given bonus must hold real numbers \(radii\); got a boolean array"):
+        lcb_vi(d, bonus=bonus)
+    # the same radii as numbers are a valid given bonus
+    assert lcb_vi(d, bonus=np.array([[[1.0, 0.0]]])).policy.tolist() == [[1]]
