@@ -110,10 +110,12 @@ def check_positive_int(value: Any, name: str, allow_none: bool = False) -> int |
 
 
 def check_tolerance(tol: Any, name: str = "tol") -> float:
-    """``tol`` must be a positive finite real number; returned as ``float``."""
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0) or not math.isfinite(tol):
+    """``tol`` must be a positive finite real number (:func:`real_scalar`: Python or numpy
+    scalars and 0-d real arrays; not a bool); returned as ``float``."""
+    x = real_scalar(tol)
+    if not (x > 0) or not math.isfinite(x):
         raise ValueError(f"{name} must be a positive finite number; got {tol!r}")
-    return float(tol)
+    return x
 
 
 def real_scalar(x: Any) -> float:

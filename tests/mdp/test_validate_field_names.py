@@ -36,3 +36,37 @@ def test_real_policies_are_unchanged():
     m = zoo.two_state()
     pi = np.array([[0.25, 0.75], [1.0, 0.0]])
     np.testing.assert_array_equal(np.asarray(as_stochastic_policy(m, pi, field="behaviour")), pi)
+
+
+@pytest.mark.parametrize("tol", [np.float32(1e-6), np.array(1e-6), np.float64(1e-6)])
+def test_numpy_tolerances_are_numbers(tol):
+    # check_tolerance refused np.float32(1e-6) and np.array(1e-6) ("tol must be a positive finite
+    # number; got np.float32(1e-06)") while every check_real argument takes them (helper-40)
+    from rltheory.mdp import value_iteration
+
+    m = zoo.two_state()
+    a = value_iteration(m, tol=tol)
+    b = value_iteration(m, tol=float(tol))
+    np.testing.assert_array_equal(np.asarray(a.V), np.asarray(b.V))
+    assert a.iterations == b.iterations
+
+
+@pytest.mark.parametrize(
+    "tol",
+    [
+        True,
+        np.bool_(True),
+        np.array(True),
+        "1e-6",
+        0.0,
+        -1e-6,
+        np.nan,
+        np.inf,
+        pytest.param(10**400, id="1e400"),
+    ],
+)
+def test_bad_tolerances_are_named(tol):
+    from rltheory.mdp import value_iteration
+
+    with pytest.raises(ValueError, match=r"^tol must be a positive finite number; got"):
+        value_iteration(zoo.two_state(), tol=tol)
