@@ -98,7 +98,8 @@ def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.nda
 def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = None, soft: Any = None) -> np.ndarray:
     r"""Cen et al.'s ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞ + 2τ(1 − ητ/(1−γ))‖log π*_τ − log π^{(0)}‖∞``.
 
-    ``Q*_τ`` comes from :func:`rltheory.algorithms.soft.soft_reference` (or ``soft``),
+    ``Q*_τ`` comes from :func:`rltheory.algorithms.soft.soft_reference` (or ``soft``, checked against
+    the model and ``τ`` by :func:`rltheory.algorithms.soft.check_soft_reference`),
     ``π^{(0)}`` is uniform unless given. Shape: the model's batch shape. ``inf`` when
     ``π^{(0)}`` has a zero (``log 0``) and ``η < (1−γ)/τ``; at ``η = (1−γ)/τ`` (soft policy
     iteration) the log-policy term has weight 0 and ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞``.
@@ -117,7 +118,7 @@ def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = N
     >>> float(entropy_npg_constant(mdp, eta=0.5, tau=1.0)) < 1e-9   # uniform is soft-optimal
     True
     """
-    from ..algorithms.soft import regularized_values, soft_reference  # noqa: PLC0415
+    from ..algorithms.soft import check_soft_reference, regularized_values, soft_reference  # noqa: PLC0415
 
     if mdp.gamma is None:
         raise ValueError("entropy_npg_constant needs a discounted model; got gamma=None (average reward)")
@@ -128,8 +129,7 @@ def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = N
         raise ValueError(f"Theorem 1 needs eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}")
     factor = max(factor, 0.0)
     xp = mdp.xp
-    if soft is None:
-        soft = soft_reference(mdp, tau=tau)
+    soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
     if pi0 is None:
         pi0 = xp.full(mdp.batch_shape + (mdp.S, mdp.A), 1.0 / mdp.A, dtype=mdp.dtype, device=mdp.P.device)
     _, Q0 = regularized_values(mdp, pi0, tau=tau)

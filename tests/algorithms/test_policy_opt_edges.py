@@ -202,3 +202,17 @@ def test_a_soft_reference_for_another_temperature_is_refused():
     np.testing.assert_array_equal(a.trace["log_policy_error_bound"], b.trace["log_policy_error_bound"])
     assert float(a.trace["log_policy_error"][0]) > 8.0  # (the true error at π_0, now certified above it)
     assert float(a.trace["log_policy_error_bound"][0]) >= float(a.trace["log_policy_error"][0])
+
+
+def test_entropy_npg_constant_refuses_a_soft_reference_for_another_temperature():
+    # the same for Cen et al.'s C_1: with the τ = 1 reference at τ = 0.1 (η = (1−γ)/τ, Q-part only)
+    # it was 0.744 against 0.431 with the right one: the bound built on it was not Theorem 1's
+    from rltheory.algorithms.soft import soft_reference
+    from rltheory.bounds import entropy_npg_constant
+
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    with pytest.raises(ValueError, match=r"soft is not a reference for this model at tau=0\.1"):
+        entropy_npg_constant(mdp, eta=5.0, tau=0.1, soft=soft_reference(mdp, tau=1.0))
+    right = soft_reference(mdp, tau=0.1)
+    assert float(entropy_npg_constant(mdp, eta=5.0, tau=0.1, soft=right)) == float(
+        entropy_npg_constant(mdp, eta=5.0, tau=0.1))
