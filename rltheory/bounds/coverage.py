@@ -418,6 +418,10 @@ def unilateral_concentrability(P: Any, policies: list[Any], d_data: Any, mu: Any
 def discounted_concentrability(mdp: FiniteMDP, target: Any, behaviour: Any) -> float:
     r"""``C* = max_{s,a} d^{π*}_ρ(s, a)/d^{π_b}_ρ(s, a)`` for normalised discounted occupancies.
 
+    One unbatched model and one policy of each kind (``ValueError`` for a batch: the
+    coefficient is one number, and a maximum over a batch would be returned as if it were
+    one instance's).
+
     Examples
     --------
     >>> import numpy as np
@@ -426,6 +430,17 @@ def discounted_concentrability(mdp: FiniteMDP, target: Any, behaviour: Any) -> f
     >>> discounted_concentrability(mdp, np.array([1]), np.array([[0.5, 0.5]]))
     2.0
     """
+    if mdp.batch_shape:
+        raise ValueError(
+            f"discounted_concentrability needs a single model; got batch_shape={mdp.batch_shape} "
+            "(one coefficient per call: index the batch, mdp[i])"
+        )
     t = as_stochastic_policy(mdp, target, field="target")
     b = as_stochastic_policy(mdp, behaviour, field="behaviour")
+    for name, x in (("target", t), ("behaviour", b)):
+        if x.ndim > 2:
+            raise ValueError(
+                f"discounted_concentrability needs a single {name} policy of shape (S,) or (S, A) = "
+                f"({mdp.S}, {mdp.A}); got a batch of shape {tuple(x.shape[:-2])} (one coefficient per call)"
+            )
     return _concentrability(occupancy_measure(mdp, t), occupancy_measure(mdp, b))
