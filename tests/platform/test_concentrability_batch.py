@@ -30,20 +30,19 @@ def test_a_batch_of_policies_is_refused():
         discounted_concentrability(m, np.array([[0, 1], [1, 0]]), np.full((2, 2), 0.5))
 
 
+def _occupancy(P, pi, mu, gamma=0.5):
+    Ppi = np.einsum("sa,sat->st", pi, P)
+    d = (1.0 - gamma) * np.linalg.solve((np.eye(len(mu)) - gamma * Ppi).T, mu)
+    return d[:, None] * pi
+
+
 def test_each_instance_equals_its_own_model():
     mb = _model((2,))
     for i in range(2):
         mi = mb[i]
         c = discounted_concentrability(mi, np.array([0, 1]), np.full((2, 2), 0.5))
         # reference: the ratio of the two normalised occupancies, by direct linear solves
-        P, R = np.asarray(mi.P), np.asarray(mi.R)
-        mu = np.full(2, 0.5)
-
-        def occ(pi):
-            Ppi = np.einsum("sa,sat->st", pi, P)
-            d = 0.5 * np.linalg.solve((np.eye(2) - 0.5 * Ppi).T, mu)
-            return d[:, None] * pi
-
-        t, b = occ(np.eye(2)[[0, 1]]), occ(np.full((2, 2), 0.5))
+        P, mu = np.asarray(mi.P), np.full(2, 0.5)
+        t, b = _occupancy(P, np.eye(2)[[0, 1]], mu), _occupancy(P, np.full((2, 2), 0.5), mu)
         ref = np.max(np.where(t > 0, t / b, 0.0))
         assert c == pytest.approx(ref, rel=1e-12)
