@@ -75,7 +75,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_probability, check_real, real_scalar
-from ..backend import require_host
+from ..backend import as_float, require_host
 
 __all__ = [
     "selective_concentrability",
@@ -84,9 +84,22 @@ __all__ = [
 ]
 
 
+def _host(x: Any, what: str, field: str) -> np.ndarray:
+    """``x`` as a float64 host array; ``TypeError`` naming ``field`` for text, complex or boolean entries.
+
+    ``np.asarray(x, dtype=float64)`` parsed the text "1" as the number 1, dropped a complex entry's
+    imaginary part with only a ComplexWarning and read ``True`` as 1 (as
+    :func:`rltheory.bounds.coverage.unilateral_concentrability`, whose bound ``C_sel`` is, refuses).
+    """
+    a = require_host(x, what)
+    if np.asarray(a).dtype == np.bool_:
+        raise TypeError(f"{field} must hold real numbers; got a boolean array")
+    return np.asarray(as_float(a, np, np.float64, field=field))
+
+
 def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) -> tuple:
     """Host arrays: joint ``P[H,S,J,S]``, ``R[n,H,S,J]``, per-player policies, ``ρ[H,S,J]``, ``μ``."""
-    Pf = np.asarray(require_host(P, what), dtype=np.float64)
+    Pf = _host(P, what, "P")
     if Pf.ndim < 4:
         raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S); got {Pf.shape}")
     H, S = Pf.shape[0], Pf.shape[1]
@@ -96,14 +109,14 @@ def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) 
         raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) with every axis non-empty; got {Pf.shape}")
     # a NaN or a row off the simplex went through every value, ratio and comparison unnoticed
     check_probability(Pf, "P", ("h", "s") + tuple(f"a{i + 1}" for i in range(n)) + ("s'",), "P[h, s, a_1, ..., a_n, :]")
-    Rf = np.asarray(require_host(R, what), dtype=np.float64)
+    Rf = _host(R, what, "R")
     if Rf.shape != (n, H, S) + acts:
         raise ValueError(f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {Rf.shape}")
     bad = (Rf < 0) | (Rf > 1) | ~np.isfinite(Rf)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"rewards must lie in [0, 1] (the completions use the range H − h); R{list(idx)} = {Rf[idx]:.6g}")
-    rho = np.asarray(require_host(d_data, what), dtype=np.float64)
+    rho = _host(d_data, what, "d_data")
     if rho.shape != (H, S) + acts:
         raise ValueError(f"d_data must have shape (H, S, A_1, ..., A_n) = {(H, S) + acts}; got {rho.shape}")
     if np.any(rho < 0) or not np.all(np.isfinite(rho)):
@@ -113,7 +126,7 @@ def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) 
         raise ValueError(f"policies must list {n} per-player policies (H, S, A_i); got {len(policies)}")
     pols = []
     for i, p in enumerate(policies):
-        pi = np.asarray(p, dtype=np.float64)
+        pi = _host(p, what, f"policies[{i}]")
         if pi.shape != (H, S, acts[i]):
             raise ValueError(f"policies[{i}] must have shape (H, S, A_{i}) = {(H, S, acts[i])}; got {pi.shape}")
         bad_hs = ~(np.abs(pi.sum(-1) - 1.0) <= 1e-8) | np.any(pi < -1e-12, axis=-1)  # ~(<=): NaN is bad
@@ -121,7 +134,7 @@ def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) 
             h, s = (int(v) for v in np.argwhere(bad_hs)[0])
             raise ValueError(f"policies[{i}][h={h}, s={s}] must be a distribution over A_{i}; got {pi[h, s].tolist()}")
         pols.append(pi)
-    m = np.full(S, 1.0 / S) if mu is None else np.asarray(mu, dtype=np.float64)
+    m = np.full(S, 1.0 / S) if mu is None else _host(mu, what, "mu")
     if m.shape != (S,) or np.any(m < 0) or not abs(m.sum() - 1.0) <= 1e-8:  # `not <=`: NaN is rejected
         raise ValueError(f"mu must be a distribution over the S = {S} states; got {m}")
     return Pf.reshape(H, S, J, S), Rf.reshape(n, H, S, J), pols, rho.reshape(H, S, J), m, acts

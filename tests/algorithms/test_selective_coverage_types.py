@@ -1,0 +1,60 @@
+"""selective_concentrability reads numbers only: text, complex and boolean inputs are named.
+
+Before, every array went through ``np.asarray(x, dtype=float64)``: the text "1" was parsed as
+the number 1, a complex entry lost its imaginary part with only a ComplexWarning, and a boolean
+coverage mask was read as the data occupancy 1 — each returned a coefficient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rltheory.bounds.selective_coverage import (
+    selective_concentrability,
+    selective_concentrability_bruteforce,
+)
+
+
+def _game():
+    """The module's coordination example: both get 1 at (0, 0); data only on (0, 0); C_sel = 1."""
+    P = np.ones((1, 1, 2, 2, 1))
+    R = np.zeros((2, 1, 1, 2, 2))
+    R[:, 0, 0, 0, 0] = 1.0
+    pi = [np.array([[[1.0, 0.0]]])] * 2
+    rho = np.array([[[[1.0, 0.0], [0.0, 0.0]]]])
+    return P, R, pi, rho
+
+
+@pytest.mark.parametrize("fn", [selective_concentrability, selective_concentrability_bruteforce])
+def test_numbers_give_the_reference_value(fn):
+    P, R, pi, rho = _game()
+    assert fn(P, R, pi, rho) == 1.0
+    assert fn(P, R, pi, rho, mu=np.array([1.0])) == 1.0
+
+
+@pytest.mark.parametrize("fn", [selective_concentrability, selective_concentrability_bruteforce])
+@pytest.mark.parametrize(
+    ("which", "bad", "msg"),
+    [
+        ("P", lambda P: P.astype(str), r"P must hold real numbers; got a string array"),
+        ("R", lambda R: R.astype(bool), r"R must hold real numbers; got a boolean array"),
+        ("rho", lambda r: r.astype(str), r"d_data must hold real numbers; got a string array"),
+        # a coverage mask is not an occupancy: True was read as ρ = 1
+        ("rho", lambda r: r.astype(bool), r"d_data must hold real numbers; got a boolean array"),
+        ("pi", lambda p: [np.array([[["1", "0"]]])] * 2, r"policies\[0\] must hold real numbers; got a string array"),
+        ("pi", lambda p: [np.array([[[1 + 1j, 0]]])] * 2, r"policies\[0\] must hold real numbers; got a complex array"),
+        ("pi", lambda p: [np.array([[[True, False]]])] * 2, r"policies\[0\] must hold real numbers; got a boolean array"),
+        ("mu", None, r"mu must hold real numbers; got a string array"),
+    ],
+)
+def test_non_numbers_are_named(fn, which, bad, msg):
+    P, R, pi, rho = _game()
+    args = {"P": P, "R": R, "pi": pi, "rho": rho}
+    mu = None
+    if which == "mu":
+        mu = ["1"]
+    else:
+        args[which] = bad(args[which])
+    with pytest.raises(TypeError, match=msg):
+        fn(args["P"], args["R"], args["pi"], args["rho"], mu=mu)
