@@ -221,6 +221,7 @@ def soft_bellman_operator(mdp: FiniteMDP, Q: Any, *, tau: float) -> Any:
     Q = as_float(Q, xp, mdp.dtype)
     if tuple(Q.shape[-2:]) != (mdp.S, mdp.A):
         raise ValueError(f"Q must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(Q.shape)}")
+    check_finite(Q, "Q", ("s", "a"))  # (NaN / inf gave a NaN result without a word; T v refuses them too)
     return _q_values(mdp, _soft_max(Q, tau, xp))
 
 

@@ -1,6 +1,7 @@
 """Soft value iteration's certificate counts the round-off of the computed soft Bellman step."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -105,3 +106,14 @@ def test_soft_value_iteration_takes_numpy_tol_and_max_iter():
             soft_value_iteration(mdp, tau=1.0, tol=bad)
     with pytest.raises(ValueError, match="max_iter must be a positive integer; got np.True_"):
         soft_value_iteration(mdp, tau=1.0, max_iter=np.True_)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_soft_bellman_operator_refuses_a_non_finite_q_by_entry(bad):
+    # Bug found here: soft_bellman_operator(Q = [[nan, 0]]) returned [[nan, nan]] without a word
+    # (bellman_optimality_operator refuses a non-finite V: "V must be finite; V(s=0) = nan").
+    from rltheory.algorithms.soft import soft_bellman_operator
+
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    with pytest.raises(ValueError, match=r"Q must be finite; Q\(s=0, a=1\) = " + re.escape(str(bad))):
+        soft_bellman_operator(mdp, np.array([[0.0, bad]]), tau=1.0)
