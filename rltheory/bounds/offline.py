@@ -100,13 +100,16 @@ def _pos(x: Any, name: str) -> float:
     return v
 
 
-def _real(x: Any, field: str) -> np.ndarray:
-    """``x`` as a float64 host array; ``TypeError`` naming ``field`` for text or complex entries.
+def _real(x: Any, field: str, *, allow_bool: bool = False) -> np.ndarray:
+    """``x`` as a float64 host array; ``TypeError`` naming ``field`` for text, complex or boolean entries.
 
     ``np.asarray(x, dtype=float64)`` parsed the text "10" as the count 10 and dropped a complex
     entry's imaginary part with only a ComplexWarning.
     """
-    return np.asarray(as_float(np.asarray(to_numpy(x)), np, np.float64, field=field))
+    a = np.asarray(to_numpy(x))
+    if a.dtype == np.bool_ and not allow_bool:  # hoeffding_radius(True, 1.0, δ) read a count of 1
+        raise TypeError(f"{field} must hold real numbers; got a boolean {'array' if a.ndim else 'value'}")
+    return np.asarray(as_float(a, np, np.float64, field=field))
 
 
 def _exp_log(x: float) -> float:
@@ -240,11 +243,10 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     >>> elliptical_bonus(np.eye(2).reshape(1, 2, 2), 4.0 * np.eye(2)[None], 2.0).tolist()
     [[[1.0, 1.0]]]
     """
-    phi = _real(features, "features")
+    phi = _real(features, "features", allow_bool=True)  # one-hot features as a boolean array are numbers 0/1
     L = _real(Lambda, "Lambda")
-    if isinstance(beta, np.ndarray) and beta.ndim == 0:
-        beta = beta.item()
-    b = _pos(beta, "beta") if beta != 0 else 0.0
+    # real_scalar is NaN for a bool: beta=False was read as 0 and gave zero bonuses
+    b = 0.0 if real_scalar(beta) == 0 else _pos(beta, "beta")
     if phi.ndim not in (3, 4) or 0 in phi.shape[-3:-1] or phi.shape[-1] == 0:  # d = 0: IndexError in eigvalsh
         raise ValueError(f"features must have shape (S, A, d) or (H, S, A, d) with S, A, d >= 1; got {phi.shape}")
     check_finite(phi, "features", ("s", "a", "j"))

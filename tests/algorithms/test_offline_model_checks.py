@@ -12,6 +12,12 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.offline import conservative_evaluation, cql, lcb_vi
+from rltheory.bounds.offline import (
+    elliptical_bonus,
+    empirical_bernstein_radius,
+    hoeffding_radius,
+    pessimism_suboptimality_bound,
+)
 from rltheory.errors import InvalidModelError
 from rltheory.mdp.offline_data import EmpiricalModel, EpisodeDataset
 
@@ -85,3 +91,34 @@ def test_lcb_vi_refuses_a_boolean_bonus(bonus):
         lcb_vi(d, bonus=bonus)
     # the same radii as numbers are a valid given bonus
     assert lcb_vi(d, bonus=np.array([[[1.0, 0.0]]])).policy.tolist() == [[1]]
+
+
+# --------------------------------------------------------------------------- booleans in the offline bounds
+@pytest.mark.parametrize(
+    ("call", "msg"),
+    [
+        # old: a count True was read as n = 1 (radius 1.0), a range True as B = 1
+        (lambda: hoeffding_radius(True, 1.0, 0.1), r"n must hold real numbers; got a boolean value"),
+        (lambda: hoeffding_radius(np.array([True]), 1.0, 0.1), r"n must hold real numbers; got a boolean array"),
+        (lambda: hoeffding_radius(4, True, 0.1), r"value_range must hold real numbers; got a boolean value"),
+        (lambda: empirical_bernstein_radius(4, True, 1.0, 0.1), r"variance must hold real numbers; got a boolean value"),
+        # old: a support mask as d* returned 0.2
+        (
+            lambda: pessimism_suboptimality_bound(np.array([[[True, False]]]), np.array([[[0.1, 5.0]]])),
+            r"d_star must hold real numbers; got a boolean array",
+        ),
+    ],
+)
+def test_offline_bounds_refuse_booleans(call, msg):
+    with pytest.raises(TypeError, match=msg):
+        call()
+
+
+def test_elliptical_bonus_refuses_beta_false_and_keeps_boolean_one_hot_features():
+    L = 4.0 * np.eye(2)[None]
+    # old: beta=False compared equal to 0 and gave zero bonuses
+    with pytest.raises(ValueError, match=r"beta must be a positive finite number; got False"):
+        elliptical_bonus(np.eye(2).reshape(1, 2, 2), L, False)
+    # Γ = β √(φᵀ Λ⁻¹ φ) = 2 √(1/4) = 1 for one-hot φ, whether the one-hot array is float or bool
+    assert elliptical_bonus(np.eye(2, dtype=bool).reshape(1, 2, 2), L, 2.0).tolist() == [[[1.0, 1.0]]]
+    assert elliptical_bonus(np.eye(2).reshape(1, 2, 2), L, np.float64(0.0)).tolist() == [[[0.0, 0.0]]]
