@@ -216,3 +216,31 @@ def test_entropy_npg_constant_refuses_a_soft_reference_for_another_temperature()
     right = soft_reference(mdp, tau=0.1)
     assert float(entropy_npg_constant(mdp, eta=5.0, tau=0.1, soft=right)) == float(
         entropy_npg_constant(mdp, eta=5.0, tau=0.1))
+
+
+@pytest.mark.parametrize("gamma", [0.5, 0.9])
+@pytest.mark.parametrize("tau", [1e-40, 3e-41])
+def test_entropy_npg_bounds_cover_the_true_errors_in_the_subnormal_range(gamma, tau):
+    # Rewards ~1e-40 in float32 (subnormal: the errors are multiples of the subnormal spacing
+    # 1.4e-45, which the relative round-off model misses). One state, so the references are
+    # closed forms, computed in float64 where 1e-40 is a normal number (relative error ~1e-15,
+    # absolute ~1e-55): (1 − γ)V*_τ = τ log Σ_a exp(r_a/τ), Q*_τ = r + γV*_τ, log π*_τ = (Q*_τ − V*_τ)/τ;
+    # for the iterate π (normalised): (1 − γ)V_τ^π = Σ_a π_a (r_a − τ log π_a), Q_τ^π = r + γV_τ^π.
+    # (A check of the q- and log-policy certificates in that range; it held before the temperature fix
+    # for these cases.)
+    r = np.array([[1e-40, 3e-41, 0.0]], dtype=np.float32)
+    mdp = FiniteMDP(np.ones((1, 3, 1), dtype=np.float32), r, gamma=gamma)
+    r64 = r[0].astype(np.float64)
+    x = r64 / tau
+    v_star = tau * (np.max(x) + math.log(float(np.sum(np.exp(x - np.max(x)))))) / (1.0 - gamma)
+    q_star = r64 + gamma * v_star
+    log_star = (q_star - v_star) / tau
+    for T in range(6):
+        res = entropy_regularized_npg(mdp, eta=min(1e37, (1.0 - gamma) / tau), tau=tau, iterations=T)
+        pi = np.asarray(res.policy, dtype=np.float64)[0]
+        pi = pi / np.sum(pi)
+        v_pi = float(np.sum(pi * (r64 - tau * np.log(pi)))) / (1.0 - gamma)
+        q_err = float(np.max(np.abs(q_star - (r64 + gamma * v_pi))))
+        log_err = float(np.max(np.abs(log_star - np.log(pi))))
+        assert q_err <= float(res.trace["q_error_bound"][-1]), (T, q_err, float(res.trace["q_error_bound"][-1]))
+        assert log_err <= float(res.trace["log_policy_error_bound"][-1])
