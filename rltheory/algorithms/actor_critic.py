@@ -65,7 +65,7 @@ from .critics import (
     compatible_critic,
     compatible_features,
 )
-from .features import _compatible_features_loo, _is_one_hot
+from .features import _check_psi, _compatible_features_loo, _is_one_hot
 from .soft import softmax
 from .td_fixed_point import _weighted_norm
 
@@ -396,6 +396,7 @@ def natural_actor_critic(
         # π(a|s) ≈ 1, 1 − π(a|s) lost the other actions' tiny probabilities (5.7e-59 after one
         # η = 1000 step) and the exact critic stopped moving them, unlike NPG, its closed form
         psi, err = _compatible_features_loo(f, pi)
+        _check_psi(psi, f, f"natural_actor_critic at iteration t={t}", err)
         w_star, approx = _compatible_critic(mdp, pi, psi, rho, scale, err, one_hot)
         w = w_star if isinstance(critic, ExactCritic) else critic.fit(mdp, pi, f, rho, gen, w)
         dsa = _state_occupancy(mdp, pi, rho)[:, None] * pi

@@ -637,6 +637,10 @@ def _weighted_min_norm(
     # at unit scale and w scaled back: the design's SVD, the rounding levels and the cut's floor
     # below all assume entries of order 1 (features of size 1e-300 fell under the floor and gave
     # w = 0; of size 1e200 the squared rounding levels overflowed to a NaN critic)
+    for arr, name in ((X, "X"), (y, "y"), (err, "err"), (rhs, "rhs")):
+        # LAPACK's SVD does not return on inf/NaN input (it hung on compatible features that overflowed)
+        if arr is not None and not bool(xp.all(xp.isfinite(arr))):
+            raise ValueError(f"weighted least squares: {name} has a NaN or infinite entry")
     ex, ey = _exponent(X, xp), _exponent(y, xp)
     X, y = _ldexp(X, -ex), _ldexp(y, -ey)
     if scale is not None:

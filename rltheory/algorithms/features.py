@@ -23,7 +23,7 @@ import numpy as np
 
 from .._validate import _source_atol, check_finite, check_probability, real_scalar
 from .._validate import check_int as _int
-from ..backend import array_namespace, as_float
+from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.sample import _rng
 
 __all__ = [
@@ -233,13 +233,30 @@ def compatible_features(phi_sa: Any, pi: Any) -> Any:
         )
     check_finite(f, "phi_sa", ("s", "a", "j"))
     check_probability(p, "pi", ("s", "a"), "pi[s, :]", atol=atol)
-    return _compatible_features(f, p)
+    return _check_psi(_compatible_features(f, p), f, "compatible_features")
 
 
 def _compatible_features(f: Any, p: Any) -> Any:
     """:func:`compatible_features` on validated float arrays (library loops)."""
     xp = array_namespace(f, p)
     return f - xp.sum(p[..., None] * f, axis=-2, keepdims=True)
+
+
+def _check_psi(psi: Any, f: Any, what: str, err: Any = None) -> Any:
+    """``psi`` unchanged if it (and ``err``, the sizes it is known to) is finite; else a located
+    ``ValueError``: ``φ − E_πφ`` reaches ``2·max|φ|``, beyond the float range for ``|φ| ≳ 9e307``."""
+    xp = array_namespace(psi)
+    for arr in (psi, err):
+        if arr is not None and not bool(xp.all(xp.isfinite(arr))):
+            h = to_numpy(arr)
+            idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h))[0])
+            at = ", ".join(f"{n}={i}" for n, i in zip(("s", "a", "j"), idx[-3:], strict=True))
+            raise ValueError(
+                f"{what}: the compatible features psi = phi - E_pi phi overflow at ({at}): "
+                f"|psi| <= 2 max|phi| with max|phi| = {float(xp.max(xp.abs(f))):.6g}; "
+                f"scale the features down"
+            )
+    return psi
 
 
 def _compatible_features_loo(f: Any, p: Any) -> tuple[Any, Any]:

@@ -86,3 +86,19 @@ def test_nac_critic_error_scales_with_the_rewards():
         np.testing.assert_allclose(
             np.ldexp(res.trace[key], -700), base.trace[key], rtol=1e-12, atol=1e-15
         )
+
+
+def test_compatible_features_that_overflow_are_a_located_error():
+    # ψ(0, 0) = φ(0, 0) − E_πφ = 1.5e308 + 0.9·1.5e308 is beyond the float range: returned as inf
+    phi = np.array([[[1.5e308, 0.0], [-1.5e308, 0.0]]])
+    with pytest.raises(ValueError, match=r"compatible_features: .* overflow at \(s=0, a=0, j=0\)"):
+        compatible_features(phi, np.array([[0.1, 0.9]]))
+
+
+def test_nac_with_features_whose_compatible_features_overflow_is_a_located_error():
+    # features up to 1.7e308: after one step ψ overflows; the SVD of a design holding inf did not
+    # return (LAPACK), and before the scaling the run stood still at w = 0
+    mdp, _, phi = _problem(0)
+    f = phi / np.max(np.abs(phi)) * 1.7e308
+    with pytest.raises(ValueError, match=r"natural_actor_critic at iteration t=1: .* overflow at"):
+        natural_actor_critic(mdp, f, eta=0.5, iterations=3)
