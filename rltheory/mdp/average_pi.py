@@ -61,6 +61,18 @@ def _tie_rtol(u: float) -> float:
     return max(1e-10, 1024.0 * u)
 
 
+def _gain_rtol(u: float, S: int) -> float:
+    """Relative tie tolerance of the multichain gain step (a): ``64(S + 2)u``.
+
+    ``g = P* r`` is structurally constant on each recurrent class (equal rows of ``P*``), so
+    ``Σ_j P(j|s,a)(g(j) − g(s))`` holds only genuine differences, plus the round-off of ``P* r``
+    (``≲ (S + 2)u·max|r|`` with ``P*`` accurate to a few ``u``); 64 is the margin. 1e-10·max|r| (the
+    step (b) tolerance) hid gain improvements ``p·Δg`` through a door crossed with probability
+    ``p ≤ 1e-10``: on ``two_room_mdp(4, 1e-12)`` (communicating, ``g* = 1/3``) PI stopped, converged,
+    with gain 0 in the left room."""
+    return 64.0 * (S + 2) * u
+
+
 def _improve(
     xp: Any, Q: Any, pi: Any, scale: Any, allowed: Any = None, rtol: float = 1e-10
 ) -> tuple[Any, Any, Any]:
@@ -145,10 +157,13 @@ def average_policy_iteration(
     (Puterman Thm 9.2.3 via lexicographic improvement of ``(g, h)``).
 
     "Attains the maximum" is decided with the tie tolerance ``rtol·(max|r| + max_a |x(s, a)|)``
-    at each state (``rtol = max(1e-10, 2¹⁰u)``: 1e-10 in float64, 6.1e-5 in float32, whose
-    evaluation round-off otherwise read as improvements and made policies cycle), for the compared quantities ``x(s, a) = r(s,a) + Σ_j P(j|s,a)(h(j) − h(s))`` and
-    ``Σ_j P(j|s,a)(g(j) − g(s))`` (the same comparisons as ``r + Ph`` and ``Pg``, formed without the
-    size of ``h(s)``, which is ``~1/δ`` when parts of the chain are coupled with probability ``δ``).
+    at each state, for the compared quantities ``x(s, a) = r(s,a) + Σ_j P(j|s,a)(h(j) − h(s))``
+    (``rtol = max(1e-10, 2¹⁰u)``: 1e-10 in float64, 6.1e-5 in float32, whose evaluation round-off
+    otherwise read as improvements and made policies cycle) and ``Σ_j P(j|s,a)(g(j) − g(s))``
+    (``rtol = 64(S + 2)u``, :func:`_gain_rtol`: ``g`` is exactly constant on each recurrent class,
+    so gain improvements through transitions of probability down to ``~S·u`` are seen). These are
+    the same comparisons as ``r + Ph`` and ``Pg``, formed without the size of ``h(s)``, which is
+    ``~1/δ`` when parts of the chain are coupled with probability ``δ``.
 
     Parameters
     ----------
@@ -223,7 +238,7 @@ def average_policy_iteration(
         it += 1
         if multichain:
             D = _centered(xp, mdp.P, g)  # P(·|s,a)ᵀ g − g(s)
-            new_a, dmax, tolg = _improve(xp, D, pi, rscale, rtol=rtol)
+            new_a, dmax, tolg = _improve(xp, D, pi, rscale, rtol=_gain_rtol(ro.u, S))
             changed_a = xp.any(new_a != pi, axis=-1)
             allowed = D >= (dmax - tolg)[..., None]
             new_b, amax, _ = _improve(xp, adv, pi, rscale, allowed, rtol=rtol)

@@ -16,7 +16,7 @@ import pytest
 import rltheory.mdp.average_pi as average_pi
 from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import FiniteMDP, average_linear_program, average_policy_iteration, gain_bias
-from rltheory.mdp.average_pi import _centered, _improve, _tie_rtol
+from rltheory.mdp.average_pi import _centered, _gain_rtol, _improve
 
 
 def _probe_model(seed: int, dtype: type) -> FiniteMDP:
@@ -52,7 +52,7 @@ def _exact_pi_residual(mdp: FiniteMDP, res) -> float:
     with ``B_s`` the actions the solver kept as attaining the first maximum (its own tie rule)."""
     D = _centered(np, mdp.P, res.gain)
     u = float(np.finfo(mdp.dtype).eps) / 2
-    _, dmax, tol = _improve(np, D, res.policy, np.max(np.abs(mdp.R)), rtol=_tie_rtol(u))
+    _, dmax, tol = _improve(np, D, res.policy, np.max(np.abs(mdp.R)), rtol=_gain_rtol(u, mdp.S))
     allowed = D >= (dmax - tol)[..., None]
     Pf, Rf, g, h = _exact(mdp, res.gain, res.bias)
     S, A = len(Rf), len(Rf[0])
@@ -155,11 +155,25 @@ def test_float32_multichain_pi_converges_to_the_float64_optimum(seed):
 
 def test_policy_iteration_stops_at_a_round_off_cycle(monkeypatch):
     # exact PI improves strictly, so a policy met twice can only come from round-off: with the old
-    # tolerance 1e-10 restored, the seed-87 float32 model alternates between [0 1 0 0 1] and
+    # tolerance 1e-10 restored (both steps), the seed-87 float32 model alternates between [0 1 0 0 1] and
     # [0 1 2 0 1]; PI must stop there with converged=False and say why, not run to max_iter
     monkeypatch.setattr(average_pi, "_tie_rtol", lambda u: 1e-10)
+    monkeypatch.setattr(average_pi, "_gain_rtol", lambda u, S: 1e-10)
     P32, R32 = _cycle_probe_model(87)
     with pytest.warns(ConvergenceWarning, match="round-off cycle"):
         res = average_policy_iteration(FiniteMDP(P32, R32, None), multichain=True, max_iter=500)
     assert not res.converged
     assert res.iterations <= 3
+
+
+@pytest.mark.parametrize("p", [1e-6, 1e-10, 1e-12])
+def test_multichain_pi_sees_a_gain_improvement_through_a_rare_door(p):
+    # two_room_mdp(4, p) is communicating: from the right room's corner-keeping policy (stay at the
+    # far corner 7 w.p. 1/2 with action 1, wander uniformly with action 0 elsewhere) μ(7) = x solves
+    # x = x/2 + (2x)/4, so g* = 1/3 at every state. The door's improvement of P g is p·(1/3); with the
+    # tolerance 1e-10·max|r| PI stopped, converged, with gain 0 in the left room for p <= 1e-10
+    from rltheory.mdp import two_room_mdp  # noqa: PLC0415
+
+    res = average_policy_iteration(two_room_mdp(4, p), multichain=True)
+    assert res.converged
+    np.testing.assert_allclose(res.gain, np.full(8, 1.0 / 3.0), rtol=64 * 10 * 2.0**-53)
