@@ -200,7 +200,8 @@ def natural_policy_gradient(
     Raises
     ------
     ValueError
-        Bad ``eta``, ``iterations``, ``tol``, ``pi0``, ``rho`` or ``V_star``.
+        Bad ``eta`` (also ``η`` too large for the model: the logit range, or ``η/(1−γ)`` beyond the
+        dtype's largest number), ``iterations``, ``tol``, ``pi0``, ``rho`` or ``V_star``.
 
     Notes
     -----

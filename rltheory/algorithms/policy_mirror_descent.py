@@ -284,6 +284,9 @@ def mdpo_step(
 def geometric_step_sizes(eta0: float, ratio: float) -> Callable[[int], float]:
     r"""Step-size rule ``η_k = η_0 · ratio^k`` (``ratio = 1/γ`` gives the PMD linear rate).
 
+    Capped at ``e^{700} ≈ 1e304`` (``η_0·ratio^k`` beyond it would overflow to ``inf``, which the
+    drivers refuse): from there on the steps are constant.
+
     Examples
     --------
     >>> rule = geometric_step_sizes(1.0, 2.0)

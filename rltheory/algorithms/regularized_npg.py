@@ -76,7 +76,8 @@ def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
     Raises
     ------
     ValueError
-        ``η`` outside ``(0, (1−γ)/τ]``, ``τ ≤ 0``, ``π`` without full support.
+        ``η`` outside ``(0, (1−γ)/τ]`` or ``η/(1−γ)`` beyond the dtype's largest number, ``τ ≤ 0`` or
+        ``τ`` that rounds to 0 in the model's dtype, ``π`` without full support.
 
     Notes
     -----
@@ -152,7 +153,9 @@ def entropy_regularized_npg(
     Raises
     ------
     ValueError
-        ``η`` outside ``(0, (1−γ)/τ]``, bad ``τ``, ``pi0`` without full support.
+        ``η`` outside ``(0, (1−γ)/τ]`` or ``η/(1−γ)`` beyond the dtype's largest number, bad ``τ``
+        (also one that rounds to 0 in the model's dtype), ``pi0`` without full support, a ``soft``
+        that is not a reference for this model and ``τ``.
 
     Notes
     -----
