@@ -58,14 +58,9 @@ from ._policy_opt import (
     initial_distribution,
     optimal_values,
 )
-from .critics import (
-    _compatible_critic,
-    _lstd_estimate,
-    _weighted_min_norm,
-    compatible_critic,
-    compatible_features,
-)
-from .features import _check_psi, _compatible_features_loo, _is_one_hot
+from .compatible import _compatible_critic, _weighted_min_norm, compatible_critic
+from .critics import _lstd_estimate
+from .features import _check_psi, _compatible_features_loo, _is_one_hot, compatible_features
 from .soft import softmax
 from .td_fixed_point import _weighted_norm
 
@@ -140,7 +135,7 @@ def softmax_linear_policy(phi_sa: Any, theta: Any) -> Any:
 
 @dataclass(frozen=True)
 class ExactCritic:
-    """The exact compatible critic ``w*`` (:func:`rltheory.algorithms.critics.compatible_critic`)."""
+    """The exact compatible critic ``w*`` (:func:`rltheory.algorithms.compatible.compatible_critic`)."""
 
     def fit(
         self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any

@@ -289,7 +289,7 @@ def _is_one_hot(f: Any) -> bool:
     r"""Whether ``φ(s, a) = c_{sa}·e_{j(s,a)}``: one nonzero entry per ``(s, a)``, no column shared.
 
     Tabular features up to the order and scale of the columns (``f`` ``(S, A, d)``, validated);
-    their compatible critic has the closed form ``critics._one_hot_critic``. Host sync: one bool.
+    their compatible critic has the closed form ``compatible._one_hot_critic``. Host sync: one bool.
     """
     xp = array_namespace(f)
     if f.ndim != 3:

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rltheory.algorithms.actor_critic import natural_actor_critic
-from rltheory.algorithms.critics import _one_hot_critic, _weighted_min_norm
+from rltheory.algorithms.compatible import _one_hot_critic, _weighted_min_norm
 from rltheory.algorithms.features import _compatible_features_loo, _is_one_hot
 from rltheory.algorithms.policy_gradient import natural_policy_gradient
 from rltheory.mdp import FiniteMDP, advantage, state_occupancy
