@@ -58,9 +58,8 @@ __all__ = [
 
 def _discounts(gamma: Any) -> np.ndarray:
     g = np.asarray(to_numpy(gamma))
-    if (
-        g.dtype.kind not in "iuf"
-    ):  # not bools, strings ("0.5" converts to a float) or complex numbers
+    # not bools, strings ("0.5" converts to a float) or complex numbers
+    if g.dtype.kind not in "iuf":
         raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
     g = g.astype(float)
     if not np.all(np.isfinite(g)) or np.any(g < 0) or np.any(g >= 1):
@@ -312,9 +311,8 @@ def mixing_time_eps_bound(t_mix: int, eps: float) -> int:
         if isinstance(t_mix, np.ndarray) and t_mix.ndim == 0 and t_mix.dtype.kind in "iu"
         else t_mix
     )
-    if (
-        isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0
-    ):  # mixing_time returns a 0-d int array
+    # mixing_time returns a 0-d int array
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0:
         raise ValueError(f"t_mix must be a non-negative integer; got {t_mix!r}")
     if not 0 < real_scalar(eps) < 1:
         raise ValueError(f"eps must lie in (0, 1); got {eps!r}")

@@ -151,9 +151,8 @@ def _evaluate(xp: Any, P: Any, r: Any, per_state: bool | None) -> GainBias:
     structs = _structures(P)
     uni = all(cs.unichain for cs in structs)
     if uni and per_state is not True:
-        mu, ill = _unichain_stationary(
-            xp, P, "gain_bias", guard=True
-        )  # GTH where the solve is ill-conditioned
+        # GTH where the solve is ill-conditioned
+        mu, ill = _unichain_stationary(xp, P, "gain_bias", guard=True)
         g = xp.sum(mu * r, axis=-1)
         M = _eye(xp, S, P) - P + xp.ones_like(P) * mu[..., None, :]
         try:
@@ -231,9 +230,8 @@ def gain_bias(mdp: FiniteMDP, pi: Any, *, per_state: bool | None = None) -> Gain
     (0.5, array([ 0.25, -0.25]))
     """
     _require_average(mdp, "gain_bias")
-    if (
-        per_state is not None
-    ):  # np.False_ is not False: it asked for unichain chains and got none checked
+    # np.False_ is not False: it asked for unichain chains and got none checked
+    if per_state is not None:
         per_state = _flag(per_state, "per_state")
     xp = mdp.xp
     P = policy_transition_matrix(mdp, pi)

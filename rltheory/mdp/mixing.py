@@ -89,9 +89,8 @@ def _require_aperiodic(P: Any, what: str) -> None:
 # the float curve gives 0.37500000000000006, so t_mix(3/8) came out 3 instead of 2. Every float is
 # a dyadic rational, so the given P and ε define d(t) exactly; near ε it is evaluated in rationals.
 
-_EXACT_BUDGET = (
-    10**7
-)  # S³ · t · (bits of P's common denominator): about a second of big-integer work
+# S³ · t · (bits of P's common denominator): about a second of big-integer work
+_EXACT_BUDGET = 10**7
 
 
 def _exact_solve(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
@@ -176,9 +175,8 @@ def _exact_tmix(P: np.ndarray, cs: ChainStructure, eps: float, t_guess: int) -> 
                 return t
             Nt, t = prev, t - 1
         return 0
-    for _ in range(
-        64
-    ):  # d(t) > ε: step up (d(t) → 0 for an aperiodic chain, and the float search was close)
+    # d(t) > ε: step up (d(t) → 0 for an aperiodic chain, and the float search was close)
+    for _ in range(64):
         Nt, t = Nt.dot(N), t + 1
         if within(Nt, t):
             return t
@@ -201,9 +199,8 @@ def tv_distances(P: Any, t_max: int) -> Any:
         if isinstance(t_max, np.ndarray) and t_max.ndim == 0 and t_max.dtype.kind in "iu"
         else t_max
     )
-    if (
-        isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0
-    ):  # mixing_time gives 0-d arrays
+    # mixing_time gives 0-d arrays
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 0:
         raise ValueError(f"t_max must be a non-negative integer; got {t_max!r}")
     t_max = int(t)
     xp, P = _check_chain(P, "tv_distances")
@@ -286,9 +283,8 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
             )
             # no value of d is printed: after k squarings round-off in P^(2^k) has grown by ~2^k
             # machine epsilons, so at k = 62 the computed d is meaningless (it can exceed 1)
-            floor = (
-                16.0 * S * float(xp.finfo(P.dtype).eps)
-            )  # round-off in d(t) even for fast chains
+            # round-off in d(t) even for fast chains
+            floor = 16.0 * S * float(xp.finfo(P.dtype).eps)
             if eps < floor:
                 raise ValueError(
                     f"mixing_time: eps = {eps} is below the round-off level 16·S·u = {floor:.3g} of d(t) in "
@@ -416,9 +412,8 @@ def hitting_times(P: Any, target: Any) -> Any:
     diag = m * leave + (1.0 - m)
     M = diag[:, None] * _eye(xp, S, P) - m[:, None] * off * m[None, :]
     k, ill = _ill_conditioned(xp, M, m)
-    if (
-        ill.any()
-    ):  # parts coupled by δ: the solve keeps only u/δ; subtraction-free reduction instead
+    # parts coupled by δ: the solve keeps only u/δ; subtraction-free reduction instead
+    if ill.any():
         keep = np.flatnonzero(~bad)  # the solved states move only within themselves and B
         Pk = to_numpy(P).astype(np.float64)[np.ix_(keep, keep)]
         kk = np.zeros(S)

@@ -64,9 +64,8 @@ def _kolmogorov_reversible(P: np.ndarray, rtol: float = 1e-10) -> bool:
     supp = P > 0
     if not np.array_equal(supp, supp.T):
         return False
-    L = np.log(
-        np.where(supp, P, 1.0)
-    )  # only edges are used; off the support P may hold round-off ≤ 0
+    # only edges are used; off the support P may hold round-off ≤ 0
+    L = np.log(np.where(supp, P, 1.0))
     S = P.shape[0]
     phi = np.full(S, np.nan)
     phi[0] = 0.0
@@ -146,9 +145,8 @@ def spectral_gap(P: Any) -> SpectralGap:
         # off the support P may hold accepted round-off < 0 (entries ≥ −atol pass the checks): √ of it
         # was NaN and eigvalsh failed to converge
         r = xp.sqrt(xp.where(P > 0, P, xp.zeros_like(P)))
-        sym = r * xp.matrix_transpose(
-            r
-        )  # √(P(s,s')P(s',s)) = D^{1/2} P D^{-1/2} (detailed balance)
+        # √(P(s,s')P(s',s)) = D^{1/2} P D^{-1/2} (detailed balance)
+        sym = r * xp.matrix_transpose(r)
         lam = np.sort(to_numpy(xp.linalg.eigvalsh(sym)))[::-1]
         gen = leave[:, None] * _eye(xp, S, P) - sym * (1.0 - _eye(xp, S, P))
         ell = np.sort(to_numpy(xp.linalg.eigvalsh(gen)))

@@ -129,9 +129,8 @@ def _gth_unichain(
     return xp.asarray(out.reshape(Ph.shape[:-1]), dtype=P.dtype, device=P.device)
 
 
-_GTH_CONDITION = (
-    1e4  # S·‖(I − P + 11ᵀ)^{-T} z‖∞ above which the solve may lose 4 digits: redo by GTH
-)
+# S·‖(I − P + 11ᵀ)^{-T} z‖∞ above which the solve may lose 4 digits: redo by GTH
+_GTH_CONDITION = 1e4
 
 
 def _unichain_stationary(
@@ -156,13 +155,10 @@ def _unichain_stationary(
         rhs = xp.concat([rhs, z], axis=-1)
     try:
         X = xp.linalg.solve(xp.matrix_transpose(M), rhs)
-    except (
-        np.linalg.LinAlgError
-    ):  # numerically singular: the chain's parts are coupled below round-off
+    except np.linalg.LinAlgError:  # numerically singular: parts coupled below round-off
         X = None
-    if X is None or not bool(
-        xp.all(xp.isfinite(X))
-    ):  # backends that return inf/nan instead of raising
+    # backends that return inf/nan instead of raising go to GTH as well
+    if X is None or not bool(xp.all(xp.isfinite(X))):
         mu = _gth_unichain(xp, P, what)
         return (mu, np.ones(int(np.prod(P.shape[:-2])), dtype=bool)) if guard else mu
     mu = X[..., 0]
@@ -196,9 +192,8 @@ def _relative_values(P: np.ndarray, b: np.ndarray, fixed: np.ndarray) -> np.ndar
     W[:, n + 1] = b[keep]
     piv = np.zeros(n)
     for m in range(n - 1, -1, -1):
-        piv[m] = (
-            np.sum(W[m, :m]) + W[m, n]
-        )  # > 0: the censored chain leaves m towards 0..m-1 or fixed
+        # > 0: the censored chain leaves m towards 0..m-1 or the fixed states
+        piv[m] = np.sum(W[m, :m]) + W[m, n]
         if m:
             c = W[:m, m] / piv[m]
             W[:m, :m] += c[:, None] * W[m, :m][None, :]
@@ -306,9 +301,8 @@ def _absorption(xp: Any, P: Any, cs: ChainStructure) -> Any:
     EK = xp.stack([xp.sum(_selection(xp, C, S, P), axis=-1) for C in cs.recurrent_classes], axis=-1)
     n, K = len(cs.transient), len(cs.recurrent_classes)
     Q = xp.matrix_transpose(ET) @ P @ ET
-    W = xp.concat(
-        [Q * (1.0 - _eye(xp, n, P)), xp.matrix_transpose(ET) @ P @ EK], axis=-1
-    )  # [n, n + K]
+    # [n, n + K]
+    W = xp.concat([Q * (1.0 - _eye(xp, n, P)), xp.matrix_transpose(ET) @ P @ EK], axis=-1)
     leave = []
     for k in range(n - 1, -1, -1):
         row = W[k, :]
@@ -336,9 +330,8 @@ def _limiting_single(xp: Any, P: Any, cs: ChainStructure) -> Any:
     for k, C in enumerate(cs.recurrent_classes):
         EC = _selection(xp, C, S, P)
         PCC = xp.matrix_transpose(EC) @ P @ EC
-        mu, _ = _unichain_stationary(
-            xp, PCC, "limiting_matrix", guard=True
-        )  # GTH if ill-conditioned
+        # stationary law on the class; GTH if ill-conditioned
+        mu, _ = _unichain_stationary(xp, PCC, "limiting_matrix", guard=True)
         w = xp.sum(EC, axis=-1)  # indicator of the class
         if ET is not None:
             w = w + ET @ F[:, k]
