@@ -18,7 +18,7 @@ import numpy as np
 from .._validate import as_real_array, check_finite, check_real
 from .._validate import check_int as _int
 from ..backend import as_float, require_host
-from ..mdp.bellman import as_stochastic_policy
+from ..mdp.bellman import _check_in_range, _discounted_scale, as_stochastic_policy
 from ..mdp.discounted import policy_iteration
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import _rng, rollout
@@ -45,18 +45,18 @@ def _alpha(step_size: StepSize, n: Any) -> np.ndarray:
     parsed text (``"0.5"``) and took ``True`` as the step 1.
     """
     raw = step_size(n)
-    kind = np.asarray(raw).dtype.kind
-    if kind in "bcUS":
-        what = {"b": "boolean", "c": "complex", "U": "string", "S": "string"}[kind]
+    a = np.asarray(raw)
+    if a.dtype.kind in "bcUS":
+        what = {"b": "boolean", "c": "complex", "U": "string", "S": "string"}[a.dtype.kind]
         at = (
             f"step_size({np.asarray(n).item()!r})"
             if np.ndim(n) == 0
             else f"step_size(n) for counts n of shape {np.shape(n)}"
         )
-        h = np.asarray(raw)
-        got = f"value {h.ravel()[0].item()!r}" if h.size else f"array of shape {h.shape}"
+        got = f"value {a.ravel()[0].item()!r}" if a.size else f"array of shape {a.shape}"
         raise TypeError(f"step_size must return real steps in [0, 1]; {at} returned a {what} {got}")
-    a = np.asarray(raw, dtype=float)
+    # (an object result, None included, as before: NaN entries, refused below with the value)
+    a = np.asarray(raw, dtype=float) if a.dtype.kind == "O" else a.astype(float, copy=False)
     try:
         fits = np.broadcast_shapes(a.shape, np.shape(n)) == np.shape(n)
     except ValueError:
@@ -224,6 +224,57 @@ def _metrics(
         }
 
 
+_RUN_NAMES = {2: ("run", "s"), 3: ("run", "s", "a")}  # axes of the trajectory learners' tables
+
+
+def _check_diverged(what: str, t: int, Q: np.ndarray, names: tuple[str, ...]) -> None:
+    """Raise ``ValueError`` where the table of the (scaled) run is not finite: the iterates diverged.
+
+    The learners run on inputs scaled so that every table of a convex-combination update stays
+    ``2^24`` below the float range (:func:`_scale`); only an update that overshoots (VA-learning with
+    steps near 1, Notes of :func:`~rltheory.algorithms.va_learning`) gets there. It used to return
+    ``inf``/``NaN`` tables and traces with numpy's overflow warnings only.
+    """
+    finite = np.isfinite(Q)
+    if np.all(finite):
+        return
+    idx = tuple(int(i) for i in np.argwhere(~finite)[0])
+    nb = Q.ndim - len(names)
+    at = ", ".join(f"{n}={i}" for n, i in zip(names, idx[nb:], strict=True))
+    batch = f"batch index {idx[:nb]}, " if nb else ""
+    hint = (
+        " (VA-learning needs steps below about 1/2: see its Notes)" if what == "va_learning" else ""
+    )
+    raise ValueError(
+        f"{what}: the iterates diverged: the table is not finite at step t = {t} ({batch}first "
+        f"non-finite entry {at} = {Q[idx]}); the steps are too large for this update{hint}"
+    )
+
+
+def _table_out(
+    mdp: FiniteMDP,
+    x: np.ndarray,
+    c: float,
+    g: float,
+    what: str,
+    t: int,
+    name: str,
+    names: tuple[str, ...],
+) -> np.ndarray:
+    """The table ``x/c`` of a run on inputs scaled by ``c`` (:func:`_scale`), refused where not finite.
+
+    A non-finite scaled table means the iterates diverged (:func:`_check_diverged`); a finite one
+    whose ``x/c`` is not means the table lies beyond the float range (rewards ``1e308`` at
+    ``γ = 0.9`` with a finite reference ``Q_star`` given, which skips policy iteration's own check):
+    the located ``ValueError`` of :func:`rltheory.mdp.bellman._check_in_range`. Both used to be
+    returned as ``inf`` or ``NaN`` tables with numpy's overflow warning only.
+    """
+    _check_diverged(what, t, x, names)
+    with np.errstate(over="ignore"):
+        y = x / c
+    return _check_in_range(mdp, y, what, f"the table {name}", names, _discounted_scale(g))
+
+
 def _record_now(t: int, every: int, last: int) -> bool:
     return t % every == 0 or t == last
 
@@ -265,6 +316,7 @@ class _Runs:
         Q0=None,
     ):
         self.P, self.R, self.g = _model(mdp, what)
+        self.mdp, self.what = mdp, what
         self.step_size = _schedule(step_size)
         self.steps = _int(steps, "steps")
         self.n_runs = _int(n_runs, "n_runs")
@@ -310,8 +362,13 @@ class _Runs:
 
     def record(self, t: int, Q: np.ndarray, **more: Any) -> None:
         if _record_now(t, self.every, self.steps):
-            self.rec.record(t, **_metrics(Q, self.Qs, self.rho, self.c), **more)
+            m = _metrics(Q, self.Qs, self.rho, self.c)
+            if not np.all(np.isfinite(m["error"])):  # a non-finite table makes it inf or NaN
+                _check_diverged(self.what, t, Q, _RUN_NAMES[Q.ndim])
+            self.rec.record(t, **m, **more)
 
-    def out(self, x: np.ndarray) -> np.ndarray:
-        """A scaled table back in the units of the model."""
-        return x / self.c
+    def out(self, x: np.ndarray, name: str = "Q") -> np.ndarray:
+        """A scaled table back in the units of the model, refused where it is not finite (:func:`_table_out`)."""
+        return _table_out(
+            self.mdp, x, self.c, self.g, self.what, self.steps, name, _RUN_NAMES[x.ndim]
+        )

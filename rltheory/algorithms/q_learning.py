@@ -22,6 +22,11 @@ Every learner is positively homogeneous in the rewards, ``Q0`` and the reward no
 draws; where ``max(|r|, |Q0|, σ)/(1−γ) > 2^1000`` it runs on these scaled by a power of two and
 scales its tables and trace back (exact), so that tables near the float range do not overflow in
 ``target − Q`` (a NaN or ``inf`` table where ``Q*`` is finite). Elsewhere it computes the same bits.
+A returned table (``Q`` and the tables in ``extra``) beyond the float range (rewards ``1e308`` at
+``γ = 0.9`` with a finite ``Q_star`` given) raises the located ``ValueError`` of the exact solvers
+(:func:`rltheory.mdp.bellman._check_in_range`), and iterates that diverge (VA-learning with steps
+near 1) a ``ValueError`` naming the step, the run and the entry; both used to come back as ``inf``
+or NaN tables with numpy's overflow warnings only.
 
 References
 ----------
@@ -67,6 +72,7 @@ from ._q_common import (
     _Runs,
     _scale,
     _schedule,
+    _table_out,
 )
 from .domo import DoMoResult, domo_vi
 from .q_variants import double_q_learning, q_learning_replay, va_learning
@@ -232,21 +238,25 @@ def synchronous_q_learning(
     Q = np.zeros(shape) if Q0 is None else _q0(mdp, Q0, shape)
     c = _scale(g, R, Q, noise)  # run on c·(r, Q0, σ), exactly; c = 1 unless near the float range
     noisy = noise > 0  # before scaling: a σ that underflows still draws (same stream)
-    R, Q, Qs, noise = np.asarray(R, dtype=np.float64) * c, Q * c, Qs * c, noise * c  # float32 r: no underflow
+    # float32 r is cast first: no underflow
+    R, Q, Qs, noise = np.asarray(R, dtype=np.float64) * c, Q * c, Qs * c, noise * c
     rec = TraceRecorder()
     rec.record(0, **_metrics(Q, Qs, rho, c))
     for t in range(iterations):
         nxt = np.argmax(sample_transitions(mdp, 1, gen), axis=-1)  # (..., S, A)
         V = Q.max(-1)
-        target = R + g * np.take_along_axis(V, nxt.reshape(V.shape[:-1] + (-1,)), axis=-1).reshape(shape)
+        Vnext = np.take_along_axis(V, nxt.reshape(V.shape[:-1] + (-1,)), axis=-1)
+        target = R + g * Vnext.reshape(shape)
         if noisy:
             target = target + noise * gen.standard_normal(shape)
         a = float(_alpha(step_size, t))
         Q = (1.0 - a) * Q + a * target
         if _record_now(t + 1, record_every, iterations):
             rec.record(t + 1, **_metrics(Q, Qs, rho, c))
-    return QLearningResult(Q=Q / c, steps=iterations, updates=iterations, trace=rec.finish())
-
+    # a table beyond the float range (rewards 1e308 at γ = 0.9 with a finite Q_star given) was returned
+    # as inf with numpy's overflow warning only: the located error of the exact solvers
+    Q = _table_out(mdp, Q, c, g, "synchronous_q_learning", iterations, "Q", ("s", "a"))
+    return QLearningResult(Q=Q, steps=iterations, updates=iterations, trace=rec.finish())
 
 
 # -- trajectory-based ------------------------------------------------------------------
@@ -303,7 +313,19 @@ def q_learning(
     >>> bool(res.trace["error"][-1, 0] < 0.01)
     True
     """
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning", step_size, Q0)
+    run = _Runs(
+        mdp,
+        behavior,
+        steps,
+        n_runs,
+        rng,
+        Q_star,
+        reward_noise,
+        record_every,
+        "q_learning",
+        step_size,
+        Q0,
+    )
     Q = run.Q0
     n = np.zeros((run.n_runs, run.S, run.A))
     run.record(0, Q)

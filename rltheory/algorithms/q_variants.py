@@ -26,7 +26,16 @@ from typing import Any
 import numpy as np
 
 from ..mdp.model import FiniteMDP
-from ._q_common import QLearningResult, StepSize, _alpha, _int, _metrics, _record_now, _Runs
+from ._q_common import (
+    QLearningResult,
+    StepSize,
+    _alpha,
+    _check_diverged,
+    _int,
+    _metrics,
+    _record_now,
+    _Runs,
+)
 
 __all__ = ["q_learning_replay", "double_q_learning", "va_learning"]
 
@@ -91,7 +100,18 @@ def q_learning_replay(
     F = _int(replay_every, "replay_every")
     K = _int(replay_updates, "replay_updates", 0)
     B = _int(buffer_size, "buffer_size")
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "q_learning_replay", step_size)
+    run = _Runs(
+        mdp,
+        behavior,
+        steps,
+        n_runs,
+        rng,
+        Q_star,
+        reward_noise,
+        record_every,
+        "q_learning_replay",
+        step_size,
+    )
     Q = run.Q0
     n = np.zeros_like(Q)
     buf_r = np.zeros((run.n_runs, run.steps))
@@ -108,8 +128,15 @@ def q_learning_replay(
             lo = max(0, t + 1 - B)
             for _ in range(K):
                 j = run.gen.integers(lo, t + 1, size=run.n_runs)
-                run.q_update(Q, n, step_size, run.tr.states[run.runs, j], run.tr.actions[run.runs, j],
-                             buf_r[run.runs, j], run.tr.states[run.runs, j + 1])
+                run.q_update(
+                    Q,
+                    n,
+                    step_size,
+                    run.tr.states[run.runs, j],
+                    run.tr.actions[run.runs, j],
+                    buf_r[run.runs, j],
+                    run.tr.states[run.runs, j + 1],
+                )
                 updates += 1
         run.record(t + 1, Q, updates=np.full(run.n_runs, float(updates)))
     return QLearningResult(Q=run.out(Q), steps=run.steps, updates=updates, trace=run.rec.finish())
@@ -156,7 +183,18 @@ def double_q_learning(
     >>> bool(res.trace["error"][-1, 0] < 0.05)
     True
     """
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "double_q_learning", step_size)
+    run = _Runs(
+        mdp,
+        behavior,
+        steps,
+        n_runs,
+        rng,
+        Q_star,
+        reward_noise,
+        record_every,
+        "double_q_learning",
+        step_size,
+    )
     QA = run.Q0
     QB = np.zeros_like(QA)
     nA = np.zeros_like(QA)
@@ -165,6 +203,8 @@ def double_q_learning(
     def rec(t: int) -> None:
         if _record_now(t, run.every, run.steps):
             m = _metrics(0.5 * (QA + QB), run.Qs, run.rho, run.c)
+            if not np.all(np.isfinite(m["error"])):  # a non-finite table makes it inf or NaN
+                _check_diverged(run.what, t, 0.5 * (QA + QB), ("run", "s", "a"))
             m["value_bias"] = _metrics(QA, run.Qs, run.rho, run.c)["value_bias"]
             run.rec.record(t, **m)
 
@@ -178,14 +218,21 @@ def double_q_learning(
         tA = r + run.g * QB[run.runs, s1, amaxA]
         tB = r + run.g * QA[run.runs, s1, amaxB]
         iA, iB = run.runs[pick_a], run.runs[~pick_a]
-        QA[iA, s[iA], a[iA]] += _alpha(step_size, nA[iA, s[iA], a[iA]]) * (tA[iA] - QA[iA, s[iA], a[iA]])
+        QA[iA, s[iA], a[iA]] += _alpha(step_size, nA[iA, s[iA], a[iA]]) * (
+            tA[iA] - QA[iA, s[iA], a[iA]]
+        )
         nA[iA, s[iA], a[iA]] += 1
-        QB[iB, s[iB], a[iB]] += _alpha(step_size, nB[iB, s[iB], a[iB]]) * (tB[iB] - QB[iB, s[iB], a[iB]])
+        QB[iB, s[iB], a[iB]] += _alpha(step_size, nB[iB, s[iB], a[iB]]) * (
+            tB[iB] - QB[iB, s[iB], a[iB]]
+        )
         nB[iB, s[iB], a[iB]] += 1
         rec(t + 1)
     return QLearningResult(
-        Q=run.out(0.5 * (QA + QB)), steps=run.steps, updates=run.steps, trace=run.rec.finish(),
-        extra={"Q_A": run.out(QA), "Q_B": run.out(QB)},
+        Q=run.out(0.5 * (QA + QB)),
+        steps=run.steps,
+        updates=run.steps,
+        trace=run.rec.finish(),
+        extra={"Q_A": run.out(QA, "Q_A"), "Q_B": run.out(QB, "Q_B")},
     )
 
 
@@ -227,7 +274,8 @@ def va_learning(
     its exact step-size coupling could not be checked against the paper's text.
     Steps must stay below about 1/2: with ``α = 1`` a visit sets
     ``Q(s, a) ← 2y − V_old(s)`` (the two updates overshoot together), and schedules
-    starting at ``α_0 = 1`` can diverge for γ close to 1.
+    starting at ``α_0 = 1`` can diverge for γ close to 1; a run whose table stops being finite raises
+    ``ValueError`` naming the step (the first recorded one), the run and the entry.
 
     Examples
     --------
@@ -239,22 +287,41 @@ def va_learning(
     >>> bool(res.trace["error"][-1, 0] < 0.05)
     True
     """
-    run = _Runs(mdp, behavior, steps, n_runs, rng, Q_star, reward_noise, record_every, "va_learning", step_size)
+    run = _Runs(
+        mdp,
+        behavior,
+        steps,
+        n_runs,
+        rng,
+        Q_star,
+        reward_noise,
+        record_every,
+        "va_learning",
+        step_size,
+    )
     V = np.zeros((run.n_runs, run.S))
     Adv = np.zeros((run.n_runs, run.S, run.A))
     nV = np.zeros_like(V)
     nA = np.zeros_like(Adv)
     run.record(0, V[..., None] + Adv)
-    for t in range(run.steps):
-        s, a, s1 = run.transition(t)
-        y = run.reward(t) + run.g * (V[run.runs, s1] + Adv[run.runs, s1].max(-1))
-        v_old = V[run.runs, s].copy()
-        V[run.runs, s] += _alpha(step_size, nV[run.runs, s]) * (y - v_old)
-        Adv[run.runs, s, a] += _alpha(step_size, nA[run.runs, s, a]) * (y - v_old - Adv[run.runs, s, a])
-        nV[run.runs, s] += 1
-        nA[run.runs, s, a] += 1
-        run.record(t + 1, V[..., None] + Adv)
+    # steps near 1 overshoot and can diverge to inf/NaN: refused with a located error at the next
+    # record or at the end (_check_diverged), not numpy's overflow warnings
+    with np.errstate(over="ignore", invalid="ignore"):
+        for t in range(run.steps):
+            s, a, s1 = run.transition(t)
+            y = run.reward(t) + run.g * (V[run.runs, s1] + Adv[run.runs, s1].max(-1))
+            v_old = V[run.runs, s].copy()
+            V[run.runs, s] += _alpha(step_size, nV[run.runs, s]) * (y - v_old)
+            Adv[run.runs, s, a] += _alpha(step_size, nA[run.runs, s, a]) * (
+                y - v_old - Adv[run.runs, s, a]
+            )
+            nV[run.runs, s] += 1
+            nA[run.runs, s, a] += 1
+            run.record(t + 1, V[..., None] + Adv)
     return QLearningResult(
-        Q=run.out(V[..., None] + Adv), steps=run.steps, updates=run.steps, trace=run.rec.finish(),
-        extra={"V": run.out(V), "A": run.out(Adv)},
+        Q=run.out(V[..., None] + Adv),
+        steps=run.steps,
+        updates=run.steps,
+        trace=run.rec.finish(),
+        extra={"V": run.out(V, "V"), "A": run.out(Adv, "A")},
     )
