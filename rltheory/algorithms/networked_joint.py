@@ -93,7 +93,7 @@ def _joint_arrays(net: NetworkedMDP, what: str) -> tuple[dict[str, int], int]:
     }
     arrays = {
         "joint_policy": pi,
-        "local_occupancies": pi,
+        "local_occupancies": {"d(s, a) (S_l^n × A_l^n)": S**n * A**n},
         "joint_transition_matrix": Ppi,
         "correlation_decay": Ppi,
         "networked_occupancy": {**Ppi, **pi},

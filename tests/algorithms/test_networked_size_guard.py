@@ -138,6 +138,15 @@ def test_more_axes_than_numpy_supports_are_refused():
     np.testing.assert_array_equal(nw.joint_policy(net, _thetas(net)), [[1.0]])
 
 
+def test_local_occupancies_names_the_occupancy_array():
+    # the refusal comes before d's shape is checked: d would be 2^66 entries at n = 33
+    net = sis_network(nx.path_graph(33))
+    with pytest.raises(
+        ValueError, match=r"^local_occupancies: .*the largest, d\(s, a\) \(S_l\^n × A_l\^n\)"
+    ):
+        nw.local_occupancies(net, np.zeros((1, 1)))
+
+
 def test_huge_counts_are_written_without_overflow():
     # 2^2000 does not fit a float: the count is written in scientific notation from its digits
     assert nj._count(2, 2000) == "2^2000 ≈ 1.14e+602"
