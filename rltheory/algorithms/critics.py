@@ -188,6 +188,12 @@ def td_linear(
     -------
     TDResult
 
+    Raises
+    ------
+    ValueError
+        Bad arguments (located); the iterates overflowing (steps too large for the features'
+        scale), naming the step ``t``, the run and ``α_t``.
+
     Notes
     -----
     Theorem (Tsitsiklis & Van Roy 1997, Thm 1): ``P_π`` irreducible aperiodic,
@@ -233,9 +239,17 @@ def td_linear(
     for t in range(steps):
         f0 = F[tr.states[:, t]]
         f1 = F[tr.states[:, t + 1]]
-        delta = R[:, t] + g * np.sum(f1 * theta, axis=1) - np.sum(f0 * theta, axis=1)
-        z = (g * lam) * z + f0
-        theta = theta + alpha(t) * delta[:, None] * z
+        with np.errstate(over="ignore", invalid="ignore"):
+            delta = R[:, t] + g * np.sum(f1 * theta, axis=1) - np.sum(f0 * theta, axis=1)
+            z = (g * lam) * z + f0
+            theta = theta + alpha(t) * delta[:, None] * z
+        if not np.all(np.isfinite(theta)):
+            # NaN iterates and errors with numpy's overflow warnings before (as TDCritic reports)
+            run = int(np.argmax(~np.all(np.isfinite(theta), axis=1)))
+            raise ValueError(
+                f"td_linear diverged: theta overflowed at step t={t} of run {run} "
+                f"(step_size({t}) = {alpha(t)!r}, lam={lam!r}); use smaller steps"
+            )
         total += theta
         if (t + 1) % record_every == 0 or t + 1 == steps:
             rec.record(t + 1, error=err(theta), error_avg=err(total / (t + 1)))
