@@ -106,10 +106,16 @@ def check_temperature(mdp: FiniteMDP, tau: Any) -> float:
     """
     tau = check_positive(tau, "tau")
     xp = mdp.xp
-    if not rounded_temperature(mdp, tau)[0] > 0.0:
+    tau_hat = rounded_temperature(mdp, tau)[0]
+    if not tau_hat > 0.0:
         raise ValueError(
             f"tau={tau!r} rounds to 0 in the model's dtype {mdp.dtype} (its smallest positive number is "
             f"{subnormal_spacing(mdp.dtype, xp):.3g}); use a larger tau or a float64 model"
+        )
+    if not math.isfinite(tau_hat):
+        raise ValueError(
+            f"tau={tau!r} exceeds the largest number of the model's dtype {mdp.dtype} "
+            f"({float(xp.finfo(mdp.dtype).max):.3g}); use a smaller tau or a float64 model"
         )
     return tau
 
@@ -130,8 +136,13 @@ def temperature_error(mdp: FiniteMDP, tau: float) -> float:
 
 
 def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
-    """``(τ̂, |τ̂ − τ|)``: the temperature as the kernels use it, rounded to the model's dtype."""
-    tau_hat = float(mdp.xp.asarray(tau, dtype=mdp.dtype, device=mdp.P.device))
+    """``(τ̂, |τ̂ − τ|)``: the temperature as the kernels use it, rounded to the model's dtype.
+
+    Rounded on the host (a numpy float of the dtype's width): no device round trip per call.
+    """
+    host = np.float32 if mdp.xp.finfo(mdp.dtype).bits == 32 else np.float64
+    with np.errstate(over="ignore"):  # (a τ beyond the dtype's range: inf, refused by check_temperature)
+        tau_hat = float(host(tau))
     return tau_hat, abs(tau_hat - tau)
 
 

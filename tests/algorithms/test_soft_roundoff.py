@@ -117,3 +117,21 @@ def test_soft_bellman_operator_refuses_a_non_finite_q_by_entry(bad):
     mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
     with pytest.raises(ValueError, match=r"Q must be finite; Q\(s=0, a=1\) = " + re.escape(str(bad))):
         soft_bellman_operator(mdp, np.array([[0.0, bad]]), tau=1.0)
+
+
+def test_a_temperature_beyond_the_dtype_is_named():
+    # Bug found here: τ = 1e40 is a finite float but inf in float32, and soft value iteration failed
+    # with "OverflowError: cannot convert float infinity to integer" (entropy-regularised NPG with
+    # "tol must be a positive finite number; got inf", from its reference). Now a ValueError naming
+    # tau and the dtype; float64 takes it (π*_τ is uniform to within 1/τ).
+    from rltheory.algorithms.npg import entropy_regularized_npg
+
+    mdp = FiniteMDP(np.ones((1, 2, 1), dtype=np.float32), np.array([[0.0, 1.0]], dtype=np.float32), gamma=0.5)
+    msg = r"tau=1e\+40 exceeds the largest number of the model's dtype float32"
+    with pytest.raises(ValueError, match=msg):
+        soft_value_iteration(mdp, tau=1e40)
+    with pytest.raises(ValueError, match=msg):
+        entropy_regularized_npg(mdp, eta=1e-41, tau=1e40, iterations=2)
+    mdp64 = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    # (Q ≈ 1.4e40 carries an absolute error ~1e25, i.e. ~1e-15 in Q/τ)
+    np.testing.assert_allclose(soft_reference(mdp64, tau=1e40).policy, [[0.5, 0.5]], rtol=0, atol=1e-14)
