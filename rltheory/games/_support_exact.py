@@ -24,7 +24,13 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["ExactGame", "exact_equilibrium", "exact_extra_labels"]
+__all__ = [
+    "ExactGame",
+    "exact_equilibrium",
+    "exact_extra_labels",
+    "is_exact_equilibrium",
+    "solve_exact",
+]
 
 
 class ExactGame:
@@ -44,7 +50,7 @@ class ExactGame:
         return self._rows[key]
 
 
-def _solve(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
+def solve_exact(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
     """``z`` with ``M z = b`` exactly (Gauss–Jordan, first nonzero pivot); ``None`` if ``M`` is singular."""
     n = len(b)
     T = [list(r) + [v] for r, v in zip(M, b, strict=True)]
@@ -78,7 +84,7 @@ def _indifferent(
         game.row("BT" if which == "BT" else "A", j) for j in J
     ]  # payoff rows of the opponent's J
     M = [[r[i] for i in I] + [Fraction(-1)] for r in opp] + [[Fraction(1)] * k + [Fraction(0)]]
-    sol = _solve(M, [Fraction(0)] * k + [Fraction(1)])
+    sol = solve_exact(M, [Fraction(0)] * k + [Fraction(1)])
     if sol is None:
         return None
     z_full = dict(zip(I, sol[:k], strict=True))
@@ -134,3 +140,23 @@ def exact_extra_labels(
     for i, p in zip(I, z, strict=True):
         full[i] = p
     return full, ties
+
+
+def is_exact_equilibrium(game: ExactGame, x: list[Fraction], y: list[Fraction]) -> bool:
+    """Whether distributions ``x``, ``y`` (exact, summing to 1) are a Nash equilibrium of the game:
+    ``x, y ≥ 0`` and every pure strategy in each support is a best response, exactly."""
+    m, n = game.shape
+    if min(x) < 0 or min(y) < 0:
+        return False
+    Ay = [
+        sum((a * q for a, q in zip(game.row("A", i), y, strict=True)), Fraction(0))
+        for i in range(m)
+    ]
+    xB = [
+        sum((b * p for b, p in zip(game.row("BT", j), x, strict=True)), Fraction(0))
+        for j in range(n)
+    ]
+    best_row, best_col = max(Ay), max(xB)
+    return all(p == 0 or Ay[i] == best_row for i, p in enumerate(x)) and all(
+        q == 0 or xB[j] == best_col for j, q in enumerate(y)
+    )

@@ -12,6 +12,7 @@ Lemke, C. E. & Howson, J. T. (1964). Equilibrium points of bimatrix games. J. SI
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from .._validate import check_positive_int
 from ..errors import SolverError
 from ._bimatrix_common import _payoffs, _positive
+from ._support_exact import ExactGame, is_exact_equilibrium, solve_exact
 
 __all__ = ["lemke_howson"]
 
@@ -64,14 +66,16 @@ def lemke_howson(
     Returns
     -------
     (x, y) : numpy arrays
-        A Nash equilibrium (certified in the tests by :func:`bimatrix_nash_conv`).
+        A Nash equilibrium of ``(A, B)``, checked in exact rational arithmetic; its probabilities
+        are the exact ones rounded to float64 once.
 
     Raises
     ------
     ValueError
         ``initial_label`` out of range.
     SolverError
-        The pivot cap is reached (cannot happen with the lexicographic rule; kept as a guard).
+        The pivot cap is reached (cannot happen with the lexicographic rule within
+        ``max_pivots ≥`` the path's length; kept as a guard).
 
     Notes
     -----
@@ -80,6 +84,16 @@ def lemke_howson(
     the ratio test of a perturbed, nondegenerate system (von Stengel 2007, §3.5 end), so
     the path never cycles and always ends at an equilibrium — unlike support
     enumeration, Lemke–Howson needs no nondegeneracy. Host-only.
+
+    The path is followed in float64 on payoffs rescaled to ``[1, 2]``; its final bases are then
+    solved in exact rationals on ``(A, B)`` as given (the same affine map, exactly) and accepted
+    only if the basic solution is feasible and a Nash equilibrium. Otherwise (payoffs that differ
+    by less than round-off of the payoff range, where the float path can end at a complementary
+    basis that is infeasible exactly) the whole path is followed again in exact arithmetic.
+    Before, ``A = [[3.4e7, 7.2e-7], [1.6e5, 6.5e-9]]``, ``B = [[1.1e9, 2.4e-3], [20, 112]]``
+    from label 1 returned (row 1, column 1), where the row player gains ``7.1e-7`` by switching.
+    The exact check costs one ``n×n`` and one ``m×m`` rational solve (a few ms at 10×10, 70 ms
+    at 40×40).
 
     Examples
     --------
@@ -100,16 +114,57 @@ def lemke_howson(
             f"initial_label must be an integer in [0, m + n) = [0, {m + n}); got {initial_label!r}"
         )
     max_pivots = check_positive_int(max_pivots, "max_pivots")
-    Ap, Bp = _positive(A), _positive(B)
-    # Tableau P (player 1): rows = n constraints  Bpᵀ x + s = 1; columns by label: x_i (i < m), s_j (m + j).
+    label = int(initial_label)
+    game = ExactGame(A, B)
+    Aq, BqT = _exact_positive(game, "A", m), _exact_positive(game, "BT", n)
+    try:
+        basisP, basisQ = _float_path(_positive(A), _positive(B), label, max_pivots)
+    except SolverError:  # round-off in the float path (a pivot column lost, or a cycle): go exact
+        found = None
+    else:
+        found = _exact_endpoint(game, Aq, BqT, basisP, basisQ)
+    if found is None:  # the float path ended at a basis that is not an equilibrium exactly
+        basisP, basisQ = _exact_path(Aq, BqT, label, max_pivots)
+        found = _exact_endpoint(game, Aq, BqT, basisP, basisQ)
+        if (
+            found is None
+        ):  # not reachable: an exact LH endpoint is an equilibrium (von Stengel, Thm 3.4)
+            raise SolverError(
+                "Lemke-Howson: the exact path ended off an equilibrium", status="exact_endpoint"
+            )
+    x, y = found
+    return _rounded(x), _rounded(y)
+
+
+def _rounded(z: list[Fraction]) -> np.ndarray:
+    return np.array([float(t) for t in z], dtype=np.float64)
+
+
+def _tableaux(
+    Ap: Any, BpT: Any, m: int, n: int, one: Any, zero: Any
+) -> tuple[list[list[Any]], list[list[Any]]]:
+    """The initial tableaux, as lists (entries of ``Ap``, ``BpT`` and the constants ``one``, ``zero``).
+
+    ``P`` (player 1): rows ``j < n``, ``Bpᵀ x + s = 1``, columns by label ``x_i`` (``i < m``), ``s_j``
+    (``m + j``), then the right-hand side. ``Q`` (player 2): rows ``i < m``, ``r + Ap y = 1``, columns
+    ``r_i`` (``i < m``), ``y_j`` (``m + j``), then the right-hand side.
+    """
+    TP = [list(BpT[j]) + [one if t == j else zero for t in range(n)] + [one] for j in range(n)]
+    TQ = [[one if t == i else zero for t in range(m)] + list(Ap[i]) + [one] for i in range(m)]
+    return TP, TQ
+
+
+def _float_path(
+    Ap: np.ndarray, Bp: np.ndarray, label: int, max_pivots: int
+) -> tuple[list[int], list[int]]:
+    """The final bases ``(basisP, basisQ)`` of the Lemke–Howson path in float64."""
+    m, n = Ap.shape
     TP = np.concatenate([Bp.T, np.eye(n), np.ones((n, 1))], axis=1)
-    basisP = list(range(m, m + n))
-    # Tableau Q (player 2): rows = m constraints  r + Ap y = 1; columns by label: r_i (i < m), y_j (m + j).
     TQ = np.concatenate([np.eye(m), Ap, np.ones((m, 1))], axis=1)
-    basisQ = list(range(m))
+    basisP, basisQ = list(range(m, m + n)), list(range(m))
     rhs = m + n
     slackP, slackQ = slice(m, m + n), slice(0, m)
-    entering = int(initial_label)
+    entering = label
     in_P = entering < m  # x_k enters P when a row label is dropped, y_j enters Q otherwise
     for _ in range(max_pivots):
         T, basis, slack = (TP, basisP, slackP) if in_P else (TQ, basisQ, slackQ)
@@ -120,21 +175,89 @@ def lemke_howson(
                 T[i] -= T[i, entering] * T[r]
         leaving = basis[r]
         basis[r] = entering
-        if leaving == initial_label:
-            break
+        if leaving == label:
+            return basisP, basisQ
         entering = leaving
         in_P = not in_P
-    else:
-        raise SolverError(
-            f"Lemke-Howson did not terminate within {max_pivots} pivots", status="max_pivots"
+    raise SolverError(
+        f"Lemke-Howson did not terminate within {max_pivots} pivots", status="max_pivots"
+    )
+
+
+def _exact_positive(game: ExactGame, which: str, size: int) -> list[list[Fraction]]:
+    """Rows of ``A`` (``which="A"``) or ``Bᵀ`` mapped exactly by ``M ↦ M − lo + span`` into ``[span, 2 span]``.
+
+    ``span = hi − lo`` (1 for a constant matrix): ``span`` times the float path's ``[1, 2]`` map, so
+    the best-response polytope is the float path's scaled by ``1/span`` and has the same bases.
+    """
+    rows = [game.row(which, k) for k in range(size)]
+    lo = min(min(r) for r in rows)
+    span = max(max(r) for r in rows) - lo
+    span = span if span > 0 else Fraction(1)
+    return [[v - lo + span for v in r] for r in rows]
+
+
+def _exact_endpoint(
+    game: ExactGame,
+    Aq: list[list[Fraction]],
+    BqT: list[list[Fraction]],
+    basisP: list[int],
+    basisQ: list[int],
+) -> tuple[list[Fraction], list[Fraction]] | None:
+    """The normalised basic solution of the bases ``(basisP, basisQ)`` in exact arithmetic, if it is a
+    Nash equilibrium of the game; else ``None`` (a singular or infeasible basis, or no equilibrium)."""
+    m, n = game.shape
+    zero, one = Fraction(0), Fraction(1)
+    TP, TQ = _tableaux(Aq, BqT, m, n, one, zero)
+    out = []
+    for T, basis, lo, size in ((TP, basisP, 0, m), (TQ, basisQ, m, n)):
+        z = solve_exact([[row[lab] for lab in basis] for row in T], [row[-1] for row in T])
+        if z is None or min(z) < 0:
+            return None
+        w = [zero] * size
+        for lab, v in zip(basis, z, strict=True):
+            if lo <= lab < lo + size:
+                w[lab - lo] = v
+        total = sum(w, zero)
+        if total <= 0:
+            return None
+        out.append([v / total for v in w])
+    x, y = out
+    return (x, y) if is_exact_equilibrium(game, x, y) else None
+
+
+def _exact_path(
+    Aq: list[list[Fraction]], BqT: list[list[Fraction]], label: int, max_pivots: int
+) -> tuple[list[int], list[int]]:
+    """The final bases of the Lemke–Howson path in exact rational arithmetic (lexicographic rule)."""
+    m, n = len(Aq), len(BqT)
+    zero, one = Fraction(0), Fraction(1)
+    TP, TQ = _tableaux(Aq, BqT, m, n, one, zero)
+    basisP, basisQ = list(range(m, m + n)), list(range(m))
+    rhs = m + n
+    entering = label
+    in_P = entering < m
+    for _ in range(max_pivots):
+        T, basis, slack = (TP, basisP, range(m, m + n)) if in_P else (TQ, basisQ, range(m))
+        rows = [r for r in range(len(T)) if T[r][entering] > 0]
+        if not rows:  # not reachable: the polytopes are bounded (positive payoffs)
+            raise SolverError("Lemke-Howson: unbounded pivot column", status="unbounded")
+        r = min(
+            rows,
+            key=lambda k: [T[k][rhs] / T[k][entering]] + [T[k][c] / T[k][entering] for c in slack],
         )
-    x = np.zeros(m)
-    y = np.zeros(n)
-    for r, lab in enumerate(basisP):
-        if lab < m:
-            x[lab] = TP[r, rhs]
-    for r, lab in enumerate(basisQ):
-        if lab >= m:
-            y[lab - m] = TQ[r, rhs]
-    x, y = np.clip(x, 0.0, None), np.clip(y, 0.0, None)
-    return x / x.sum(), y / y.sum()
+        piv = T[r][entering]
+        T[r] = [v / piv for v in T[r]]
+        for i in range(len(T)):
+            if i != r and T[i][entering] != 0:
+                f = T[i][entering]
+                T[i] = [a - f * b for a, b in zip(T[i], T[r], strict=True)]
+        leaving = basis[r]
+        basis[r] = entering
+        if leaving == label:
+            return basisP, basisQ
+        entering = leaving
+        in_P = not in_P
+    raise SolverError(
+        f"Lemke-Howson did not terminate within {max_pivots} pivots", status="max_pivots"
+    )
