@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_int
+from .._validate import check_finite, check_int, real_scalar
 from ..backend import array_namespace, as_float, require_host, to_numpy
 from ..mdp.bellman import _state_occupancy, evaluate_policy, expected_value
 from ..mdp.model import FiniteMDP
@@ -202,12 +202,13 @@ class LSTDCritic:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples", check_int(self.samples, "samples"))
-        if isinstance(self.ridge, bool) or not (
-            isinstance(self.ridge, (int, float)) and self.ridge >= 0
-        ):
+        # numpy scalars too (np.float32(1e-8) and np.int64(0) were refused as 'must be >= 0')
+        r = real_scalar(self.ridge)  # NaN for bools and non-reals, failing the test
+        if not r >= 0:
             raise ValueError(f"ridge must be >= 0; got {self.ridge!r}")
-        if not math.isfinite(self.ridge):
+        if not math.isfinite(r):
             raise ValueError(f"ridge must be finite; got {self.ridge!r}")
+        object.__setattr__(self, "ridge", r)
 
     def fit(
         self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any

@@ -102,3 +102,15 @@ def test_nac_with_features_whose_compatible_features_overflow_is_a_located_error
     f = phi / np.max(np.abs(phi)) * 1.7e308
     with pytest.raises(ValueError, match=r"natural_actor_critic at iteration t=1: .* overflow at"):
         natural_actor_critic(mdp, f, eta=0.5, iterations=3)
+
+
+@pytest.mark.parametrize("ridge", [np.float32(1e-8), np.int64(0), np.array(0.5)])
+def test_lstd_critic_takes_numpy_scalar_ridges(ridge):
+    # np.float32(1e-8) and np.int64(0) were refused with 'ridge must be >= 0; got np.float32(1e-08)'
+    assert LSTDCritic(ridge=ridge).ridge == float(ridge)
+
+
+@pytest.mark.parametrize("ridge", [True, "1", -1.0, np.float32(-1.0)])
+def test_lstd_critic_refuses_a_ridge_that_is_not_a_number_at_least_zero(ridge):
+    with pytest.raises(ValueError, match="ridge must be >= 0"):
+        LSTDCritic(ridge=ridge)
