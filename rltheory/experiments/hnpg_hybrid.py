@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int, check_real
 from ..algorithms.offline import certainty_equivalence, hybrid_actor_critic, hybrid_npg
 from ..bounds import BoundCheck, Claim, check_bound
 from ..bounds.coverage import finite_horizon_occupancy, single_policy_concentrability
@@ -68,6 +69,7 @@ from ..bounds.offline import hybrid_npg_bound
 from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
 from ..mdp.offline_data import behaviour_policy, sample_episodes
 from ..plot import figure
+from ._offline_config import check_seeds
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "combination_lock", "EXPERIMENT"]
@@ -99,6 +101,15 @@ class Config:
     n_online: int = 50
     eta: float = 5.0
     seeds: int = 4
+
+    def __post_init__(self) -> None:
+        check_int(self.H, "Config.H")
+        check_int(self.A, "Config.A (the adversarial behaviour drops the digit: at least 2 actions)", 2)
+        check_int(self.offline_episodes, "Config.offline_episodes")
+        check_int(self.iterations, "Config.iterations")
+        check_int(self.n_online, "Config.n_online")
+        check_real(self.eta, "Config.eta", low=0.0, low_open=True)
+        check_seeds(self.seeds, "Config.seeds")
 
     @classmethod
     def quick(cls) -> Config:

@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..algorithms.offline_games import (
     _equilibrium_gap,
     bradley_terry_mle,
@@ -63,6 +64,7 @@ from ..bounds.coverage import single_policy_concentrability, unilateral_concentr
 from ..bounds.rates import BoundCheck, ClaimCheck
 from ..mdp.offline_data import sample_game_episodes, sample_preferences
 from ..plot import convergence_plot, figure
+from ._offline_config import check_delta, check_seeds, check_sizes
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "witness_games", "coverage_behaviour", "EXPERIMENT"]
@@ -89,6 +91,13 @@ class Config:
     scale: float = 5.0
     delta: float = 0.1
     ridge: float = 1e-3
+
+    def __post_init__(self) -> None:
+        check_sizes(self.sizes, "Config.sizes")
+        check_seeds(self.seeds, "Config.seeds")
+        check_real(self.scale, "Config.scale", low=0.0, low_open=True)
+        check_delta(self.delta, "Config.delta")
+        check_real(self.ridge, "Config.ridge", low=0.0, low_open=True)
 
     @classmethod
     def quick(cls) -> Config:

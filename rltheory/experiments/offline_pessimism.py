@@ -70,6 +70,7 @@ from ..bounds.offline import lcb_vi_rate, pessimism_suboptimality_bound
 from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
 from ..mdp.offline_data import sample_episodes
 from ..plot import convergence_plot, figure
+from ._offline_config import check_delta, check_seeds, check_sizes
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "trap_mdp", "trap_behaviour", "EXPERIMENT"]
@@ -104,6 +105,15 @@ class Config:
     seeds: int = 40
     delta: float = 0.1
     trap_mass: float = 0.04
+
+    def __post_init__(self) -> None:
+        check_int(self.H, "Config.H")
+        check_int(self.S, "Config.S")
+        check_int(self.n_good, "Config.n_good")
+        check_sizes(self.sizes, "Config.sizes")
+        check_seeds(self.seeds, "Config.seeds")
+        check_delta(self.delta, "Config.delta")
+        check_real(self.trap_mass, "Config.trap_mass", low=0.0, high=1.0, low_open=True, high_open=True)
 
     @classmethod
     def quick(cls) -> Config:

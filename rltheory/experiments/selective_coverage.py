@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..algorithms.offline_games import _equilibrium_gap, pessimistic_equilibrium_vi
 from ..bounds import BoundCheck, Claim, check_bound, fit_rate
 from ..bounds.coverage import finite_horizon_occupancy, unilateral_concentrability
@@ -46,6 +47,7 @@ from ..bounds.selective_coverage import selective_concentrability, selective_cov
 from ..mdp import FiniteHorizonMDP
 from ..mdp.offline_data import sample_game_episodes
 from ..plot import convergence_plot, figure
+from ._offline_config import check_delta, check_seeds, check_sizes
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -61,6 +63,12 @@ class Config:
     seeds: int = 3
     behaviour_weight: float = 0.8
     delta: float = 0.1
+
+    def __post_init__(self) -> None:
+        check_sizes(self.sizes, "Config.sizes", 2)  # K_h = ⌊N/H⌋ >= 1 with H = 2
+        check_seeds(self.seeds, "Config.seeds")
+        check_real(self.behaviour_weight, "Config.behaviour_weight", low=0.0, high=1.0, low_open=True, high_open=True)
+        check_delta(self.delta, "Config.delta")
 
     @classmethod
     def quick(cls) -> Config:

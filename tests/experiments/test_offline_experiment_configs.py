@@ -1,0 +1,51 @@
+"""The offline experiments' configs are validated where they are built, naming the field.
+
+Before, ``seeds=0`` ran and failed with "division by zero" (marlhf-coverage), "need at least one
+array to stack" (hnpg-hybrid), "check_bound needs at least one point" (selective-coverage) or
+"measured must be finite; measured[0] = nan" (offline-pessimism); ``sizes=()`` with "max() arg is
+an empty sequence"; selective-coverage's N = 1 < H gave K_h = 0 and "bound must be finite".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import rltheory.experiments.hnpg_hybrid as hn
+import rltheory.experiments.marlhf_coverage as ml
+import rltheory.experiments.offline_pessimism as op
+import rltheory.experiments.selective_coverage as sc
+
+
+@pytest.mark.parametrize("mod", [op, sc, hn, ml], ids=["offline-pessimism", "selective-coverage", "hnpg", "marlhf"])
+def test_quick_and_full_configs_are_valid(mod):
+    mod.Config.quick()
+    mod.Config.full()
+
+
+@pytest.mark.parametrize(
+    ("make", "msg"),
+    [
+        (lambda: op.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
+        (lambda: op.Config(seeds=1.5), r"Config\.seeds must be an integer >= 1; got 1\.5"),
+        (lambda: op.Config(sizes=()), r"Config\.sizes must be a non-empty tuple of integers >= 1; got \(\)"),
+        (lambda: op.Config(sizes=(400, 0)), r"Config\.sizes\[1\] must be an integer >= 1; got 0"),
+        (lambda: op.Config(H=0), r"Config\.H must be an integer >= 1; got 0"),
+        (lambda: op.Config(delta=1.0), r"Config\.delta must be a finite number in \(0, 1\); got 1\.0"),
+        (lambda: op.Config(trap_mass=0.0), r"Config\.trap_mass must be a finite number in \(0, 1\); got 0\.0"),
+        (lambda: sc.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
+        (lambda: sc.Config(sizes=(1, 500)), r"Config\.sizes\[0\] must be an integer >= 2; got 1"),
+        (lambda: sc.Config(behaviour_weight=True), r"Config\.behaviour_weight must be a finite number in \(0, 1\); got True"),
+        (lambda: sc.Config(delta=2.0), r"Config\.delta must be a finite number in \(0, 1\); got 2\.0"),
+        (lambda: hn.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
+        (lambda: hn.Config(iterations=0), r"Config\.iterations must be an integer >= 1; got 0"),
+        (lambda: hn.Config(A=1), r"Config\.A \(the adversarial behaviour drops the digit: at least 2 actions\) must be an integer >= 2; got 1"),
+        (lambda: hn.Config(eta=0.0), r"Config\.eta must be a finite number > 0; got 0\.0"),
+        (lambda: ml.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
+        (lambda: ml.Config(sizes=()), r"Config\.sizes must be a non-empty tuple of integers >= 1; got \(\)"),
+        (lambda: ml.Config(scale=float("nan")), r"Config\.scale must be a finite number > 0; got nan"),
+        (lambda: ml.Config(ridge=0), r"Config\.ridge must be a finite number > 0; got 0"),
+    ],
+)
+def test_bad_settings_are_named(make, msg):
+    with pytest.raises(ValueError, match=msg):
+        make()
