@@ -31,22 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _count, _nonneg, _real_scalar, _times
+from ._argcheck import _count, _nonneg, _real_entries, _real_scalar, _times
 
 __all__ = ["MAC_EXPONENT", "markov_average_bias", "mlmc_expected_samples", "mac_rate"]
-
-
-def _real_numbers(x: Any, name: str) -> None:
-    """``TypeError`` naming ``name`` unless ``x`` holds real numbers (not bools, strings, complex).
-
-    The shared readers (``_argcheck._times``, ``_nonneg``) cast with ``np.asarray(x, dtype=float)``,
-    which parsed ``["4"]`` as 4, read ``True`` as 1 and dropped imaginary parts with a warning.
-    """
-    kind = np.asarray(x).dtype.kind
-    if kind not in "iuf":
-        raise TypeError(
-            f"{name} must hold real numbers; got an array of dtype {np.asarray(x).dtype.name}"
-        )
 
 
 #: Exponent of MAC's rate for ``(1/T) Σ_t E‖∇J(θ_t)‖²``: ``Õ(T^{-1/2})``.
@@ -85,7 +72,6 @@ def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
     >>> markov_average_bias([1, 2, 4], [1.0, 0.5, 0.25, 0.125], 1.0).tolist()
     [1.0, 0.75, 0.46875]
     """
-    _real_numbers(tv, "tv")
     d = _nonneg(tv, "tv", maximum=1.0 + 1e-12)
     if d.ndim != 1:
         raise ValueError(
@@ -94,14 +80,17 @@ def markov_average_bias(N: Any, tv: Any, span: float) -> np.ndarray:
     # an empty N raised numpy's "zero-size array to reduction operation maximum", a string N a
     # UFuncTypeError, and bools passed as 1: N is now read as numbers (not bools) and the first
     # bad entry is named
-    n = np.asarray(N)
     rule = f"N must be integers in [1, len(tv)={d.shape[0]}]; got {N!r}"
-    if n.dtype.kind not in "iuf":  # bools, strings, integers beyond int64 (object)
-        raise ValueError(rule)
+    try:  # bools (also inside [True, 2], which numpy stores as integers), strings, None
+        n, _ = _real_entries(N, "N")  # an integer beyond the float range reads as inf
+    except TypeError as e:
+        raise ValueError(f"{rule} ({str(e).split('; ', 1)[1]})") from None
     bad = ~np.isfinite(n) | (n < 1) | (n != np.floor(n)) | (n > d.shape[0])
     if np.any(bad):
         i = tuple(int(j) for j in np.argwhere(bad)[0])
-        raise ValueError(rule + (f" (N{list(i)} = {n[i].item()!r})" if n.ndim else ""))
+        given = np.asarray(N)  # the entry as given (4, not its float 4.0)
+        v = given[i].item() if given.dtype.kind in "iuf" else n[i].item()
+        raise ValueError(rule + (f" (N{list(i)} = {v!r})" if n.ndim else ""))
     sp = _real_scalar(span)
     if not (math.isfinite(sp) and sp >= 0):
         raise ValueError(f"span must be a finite number >= 0; got {span!r}")
@@ -149,9 +138,8 @@ def mac_rate(T: Any, *, tau_mix: float = 1.0, T_max: int = 2, C: float = 1.0) ->
     >>> mac_rate([1, 4], tau_mix=4.0, T_max=4, C=0.5).tolist()
     [2.0, 1.0]
     """
-    # T through _times: an integer beyond the float range raised a bare OverflowError
-    if np.asarray(T).dtype.kind != "O":  # (Python integers beyond int64: _times names them)
-        _real_numbers(T, "T")
+    # T through _times: an integer beyond the float range raised a bare OverflowError; bools
+    # ([True, 4] too), strings and complex numbers are a located TypeError
     t = _times(T, "T")
     tau = _real_scalar(tau_mix)
     if not tau >= 1:
