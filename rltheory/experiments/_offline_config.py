@@ -16,12 +16,18 @@ from .._validate import check_int, check_real
 __all__: list[str] = []
 
 
-def check_sizes(sizes: Any, name: str, minimum: int = 1) -> None:
-    """``sizes`` must be a non-empty tuple/list of integers ``≥ minimum``; the first bad entry is named."""
+def check_sizes(sizes: Any, name: str, minimum: int = 1, *, distinct: int = 1) -> None:
+    """``sizes`` must be a non-empty tuple/list of integers ``≥ minimum``; the first bad entry is named.
+
+    ``distinct``: the least number of different sizes (3 where a rate is fitted over them:
+    :func:`rltheory.bounds.fit_rate` raised "a rate fit needs at least 3 points" after the run).
+    """
     if not isinstance(sizes, (tuple, list)) or len(sizes) == 0:
         raise ValueError(f"{name} must be a non-empty tuple of integers >= {minimum}; got {sizes!r}")
     for i, n in enumerate(sizes):
         check_int(n, f"{name}[{i}]", minimum)
+    if len(set(int(n) for n in sizes)) < distinct:
+        raise ValueError(f"{name} must hold at least {distinct} different sizes (a rate is fitted over them); got {sizes!r}")
 
 
 def check_seeds(seeds: Any, name: str) -> None:

@@ -93,7 +93,7 @@ class Config:
     ridge: float = 1e-3
 
     def __post_init__(self) -> None:
-        check_sizes(self.sizes, "Config.sizes")
+        check_sizes(self.sizes, "Config.sizes", distinct=3)
         check_seeds(self.seeds, "Config.seeds")
         check_real(self.scale, "Config.scale", low=0.0, low_open=True)
         check_delta(self.delta, "Config.delta")

@@ -65,7 +65,7 @@ class Config:
     delta: float = 0.1
 
     def __post_init__(self) -> None:
-        check_sizes(self.sizes, "Config.sizes", 2)  # K_h = ⌊N/H⌋ >= 1 with H = 2
+        check_sizes(self.sizes, "Config.sizes", 2, distinct=3)  # K_h = ⌊N/H⌋ >= 1 with H = 2
         check_seeds(self.seeds, "Config.seeds")
         check_real(self.behaviour_weight, "Config.behaviour_weight", low=0.0, high=1.0, low_open=True, high_open=True)
         check_delta(self.delta, "Config.delta")

@@ -44,6 +44,9 @@ def test_quick_and_full_configs_are_valid(mod):
         (lambda: ml.Config(sizes=()), r"Config\.sizes must be a non-empty tuple of integers >= 1; got \(\)"),
         (lambda: ml.Config(scale=float("nan")), r"Config\.scale must be a finite number > 0; got nan"),
         (lambda: ml.Config(ridge=0), r"Config\.ridge must be a finite number > 0; got 0"),
+        # a rate is fitted over the sizes: fewer than 3 different ones raised in fit_rate after the run
+        (lambda: ml.Config(sizes=(200, 400)), r"Config\.sizes must hold at least 3 different sizes .*got \(200, 400\)"),
+        (lambda: sc.Config(sizes=(250, 250, 500)), r"Config\.sizes must hold at least 3 different sizes .*got \(250, 250, 500\)"),
     ],
 )
 def test_bad_settings_are_named(make, msg):
