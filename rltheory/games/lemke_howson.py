@@ -92,8 +92,8 @@ def lemke_howson(
     basis that is infeasible exactly) the whole path is followed again in exact arithmetic.
     Before, ``A = [[3.4e7, 7.2e-7], [1.6e5, 6.5e-9]]``, ``B = [[1.1e9, 2.4e-3], [20, 112]]``
     from label 1 returned (row 1, column 1), where the row player gains ``7.1e-7`` by switching.
-    The exact check costs one ``n×n`` and one ``m×m`` rational solve (a few ms at 10×10, 70 ms
-    at 40×40).
+    The exact check costs two rational solves of the supports' sizes and ``O(mn)`` rational
+    products for the best responses (2 ms at 10×10, 0.16 s at 100×100 random normal games).
 
     Examples
     --------
@@ -205,23 +205,32 @@ def _exact_endpoint(
     basisQ: list[int],
 ) -> tuple[list[Fraction], list[Fraction]] | None:
     """The normalised basic solution of the bases ``(basisP, basisQ)`` in exact arithmetic, if it is a
-    Nash equilibrium of the game; else ``None`` (a singular or infeasible basis, or no equilibrium)."""
+    Nash equilibrium of the game; else ``None`` (a singular basis, or no equilibrium).
+
+    Only the strategy part is solved: in ``P`` the basic ``x_i`` (``i ∈ X``) make the ``|X|``
+    constraints whose slacks are nonbasic tight, ``Σ_{i∈X} Bq_ij x_i = 1``; likewise in ``Q``. The
+    slacks need not be formed: :func:`is_exact_equilibrium` checks ``x, y ≥ 0`` and every best
+    response exactly, which is what the endpoint must satisfy.
+    """
     m, n = game.shape
-    zero, one = Fraction(0), Fraction(1)
-    TP, TQ = _tableaux(Aq, BqT, m, n, one, zero)
     out = []
-    for T, basis, lo, size in ((TP, basisP, 0, m), (TQ, basisQ, m, n)):
-        z = solve_exact([[row[lab] for lab in basis] for row in T], [row[-1] for row in T])
-        if z is None or min(z) < 0:
+    # (constraint rows, basis, own size, own labels' offset, other size, slack labels' offset)
+    sides = ((BqT, basisP, m, 0, n, m), (Aq, basisQ, n, m, m, 0))
+    for M, basis, size, own_off, n_rows, slack_off in sides:
+        support = [lab - own_off for lab in basis if 0 <= lab - own_off < size]
+        tight = [k for k in range(n_rows) if k + slack_off not in basis]
+        if len(tight) != len(support) or not support:
             return None
-        w = [zero] * size
-        for lab, v in zip(basis, z, strict=True):
-            if lo <= lab < lo + size:
-                w[lab - lo] = v
-        total = sum(w, zero)
+        z = solve_exact([[M[k][i] for i in support] for k in tight], [Fraction(1)] * len(tight))
+        if z is None:
+            return None
+        total = sum(z, Fraction(0))
         if total <= 0:
             return None
-        out.append([v / total for v in w])
+        w = [Fraction(0)] * size
+        for i, v in zip(support, z, strict=True):
+            w[i] = v / total
+        out.append(w)
     x, y = out
     return (x, y) if is_exact_equilibrium(game, x, y) else None
 
