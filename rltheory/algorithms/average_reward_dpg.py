@@ -102,7 +102,11 @@ class SmoothActionMDP:
 
     def reward(self, u: Any) -> np.ndarray:
         u = np.asarray(u, dtype=float)
-        return self.r0 + self.r1 * u - self.c * u**2
+        with np.errstate(over="ignore", invalid="ignore"):
+            q = self.c * u**2
+            # u**2 overflows before c shrinks it (u = 1e300 with c = 0 gave 0 * inf = NaN)
+            q = np.where(np.isfinite(q), q, (self.c * u) * u)
+        return self.r0 + self.r1 * u - q
 
     def gain_bias(self, theta: Any) -> tuple[float, np.ndarray, np.ndarray]:
         """``(g, h, μ)`` of the deterministic policy ``u = θ``; ``h`` normalised by ``μᵀh = 0``."""
@@ -129,17 +133,51 @@ def dpg_gradient(model: SmoothActionMDP, theta: Any) -> tuple[np.ndarray, float]
     Raises
     ------
     ValueError
-        ``theta`` not of shape ``(S,)``; a NaN or infinite entry (``InvalidModelError``, naming it).
+        ``theta`` not of shape ``(S,)``; a NaN or infinite entry (``InvalidModelError``, naming it);
+        an entry whose logits ``L[s] + θ_s K[s]`` or reward ``r0[s] + r1[s] θ_s − c θ_s²`` leave
+        the float range (``θ_s = 1e300``: ``θ_s²`` overflows), or a gain or gradient beyond it
+        (the first such ``s`` named).
     """
     th = _real_array(theta, "theta")
     if th.shape != (model.S,):
         raise ValueError(f"theta must have shape (S,) = ({model.S},); got {th.shape}")
     check_finite(th, "theta", ("s",))  # a NaN entry returned a NaN gradient and gain
-    g, h, mu = model.gain_bias(th)
-    P = model.kernel(th)
-    dP = P * (model.K - (P * model.K).sum(axis=1, keepdims=True))
-    dQ = model.r1 - 2 * model.c * th + dP @ h
-    return mu * dQ, g
+    _check_in_float_range(model, th)
+    with np.errstate(over="ignore", invalid="ignore"):
+        g, h, mu = model.gain_bias(th)
+        P = model.kernel(th)
+        dP = P * (model.K - (P * model.K).sum(axis=1, keepdims=True))
+        dQ = model.r1 - 2 * model.c * th + dP @ h
+        grad = mu * dQ
+    if not (math.isfinite(g) and np.all(np.isfinite(grad))):
+        s = int(np.argmax(np.abs(th)))
+        raise ValueError(
+            f"dpg_gradient: the gain or the gradient at theta is beyond the float range (largest "
+            f"|theta[s]|: theta[{s}] = {th[s].item()!r}); the exact values are not representable"
+        )
+    return grad, g
+
+
+def _check_in_float_range(model: SmoothActionMDP, th: np.ndarray) -> None:
+    """``ValueError`` naming the first ``θ_s`` whose logits ``L[s] + θ_s K[s]`` or reward
+    ``r0[s] + r1[s] θ_s − c θ_s²`` leave the float range.
+
+    ``dpg_gradient(model, [1e300, 0])`` returned a NaN gradient and gain without a word: ``θ²``
+    overflowed to ``inf`` in the reward, and ``inf − inf`` in the softmax and the bias solve.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        logits = np.abs(model.L) + np.abs(th)[:, None] * np.abs(model.K)
+        reward = np.abs(model.r0) + np.abs(model.r1 * th) + (model.c * th) * th
+    for what, bad in (
+        ("logits L[s] + theta[s] K[s]", ~np.all(np.isfinite(logits), axis=1)),
+        ("reward r0[s] + r1[s] theta[s] - c theta[s]^2", ~np.isfinite(reward)),
+    ):
+        if np.any(bad):
+            s = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"theta must keep the model's {what} within the float range; theta[{s}] = "
+                f"{th[s].item()!r} does not"
+            )
 
 
 def off_policy_dpg(
