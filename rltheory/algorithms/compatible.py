@@ -265,9 +265,12 @@ def _exponent(x: Any, xp: Any) -> int:
 
 
 def _ldexp(x: Any, e: int) -> Any:
-    """``x·2^e`` by factors within the float range (exact unless the result leaves it)."""
+    """``x·2^e`` by factors within the float range (exact unless the result leaves it).
+
+    Factors of at most ``2^±60``, within float32's range too: a Python float ``2^140`` multiplying a
+    float32 array is cast to float32 ``inf`` (NEP 50), which made subnormal float32 features inf."""
     while e:
-        k = max(-1000, min(1000, e))
+        k = max(-60, min(60, e))
         x = x * math.ldexp(1.0, k)
         e -= k
     return x

@@ -114,3 +114,27 @@ def test_lstd_critic_takes_numpy_scalar_ridges(ridge):
 def test_lstd_critic_refuses_a_ridge_that_is_not_a_number_at_least_zero(ridge):
     with pytest.raises(ValueError, match="ridge must be >= 0"):
         LSTDCritic(ridge=ridge)
+
+
+def _float32_problem():
+    mdp, pi, phi = _problem()
+    P = np.asarray(mdp.P, dtype=np.float32)
+    P /= P.sum(axis=-1, keepdims=True)
+    m32 = FiniteMDP(P, np.asarray(mdp.R, dtype=np.float32), gamma=np.float32(0.9))
+    return m32, pi.astype(np.float32), phi.astype(np.float32)
+
+
+def test_float32_compatible_critic_scales_inversely_with_the_features():
+    mdp, pi, phi = _float32_problem()
+    w1, _ = compatible_critic(mdp, pi, compatible_features(phi, pi))
+    w, _ = compatible_critic(mdp, pi, compatible_features(np.ldexp(phi, -120), pi))
+    np.testing.assert_allclose(np.ldexp(w.astype(np.float64), -120), w1, rtol=0, atol=1e-6)
+
+
+def test_float32_critic_beyond_the_range_is_a_located_error():
+    # features 2^-135 (float32 subnormals): the scaling factor 2^135 was cast to float32 inf and
+    # the SVD of the resulting inf design failed ('SVD did not converge')
+    mdp, pi, phi = _float32_problem()
+    f = np.ldexp(phi, -135).astype(np.float32)
+    with pytest.raises(ValueError, match=r"least-squares weights are beyond the float range"):
+        compatible_critic(mdp, pi, compatible_features(f, pi))
