@@ -40,7 +40,11 @@ __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point
 def _host(x: Any, field: str) -> Any:
     """Lists and tuples as float64 numpy arrays (arrays pass through); complex or text entries are a
     ``TypeError`` naming ``field`` (a float64 cast dropped imaginary parts and parsed strings)."""
-    return np.asarray(as_float(x, np, field=field), dtype=np.float64) if isinstance(x, (list, tuple)) else x
+    return (
+        np.asarray(as_float(x, np, field=field), dtype=np.float64)
+        if isinstance(x, (list, tuple))
+        else x
+    )
 
 
 def weighted_norm(x: Any, d: Any) -> Any:
@@ -123,8 +127,15 @@ def _projection(Phi: Any, d: Any, V: Any) -> Any:
 
 
 def _d_basis(
-    F: Any, d: Any, xp: Any, *, field: str = "Phi", rows: str = "S", unit: str = "states",
-    support: str = "the support of d", vanish: str = "every state with d(s) > 0",
+    F: Any,
+    d: Any,
+    xp: Any,
+    *,
+    field: str = "Phi",
+    rows: str = "S",
+    unit: str = "states",
+    support: str = "the support of d",
+    vanish: str = "every state with d(s) > 0",
 ) -> tuple[Any, Any, Any]:
     r"""A ``D``-orthonormal basis ``Ψ`` of ``span Φ``: ``(Ψ, √D U, T)`` with ``Ψ = Φ T``, ``ΨᵀDΨ = I``.
 
@@ -180,7 +191,9 @@ def _d_basis(
             f"{rank} < k={k} (column-equilibrated singular values {hs[where][0]:.3g} ... {hs[where][-1]:.3g}): "
             f"column j={j} is, to rounding, a combination of columns {[i for i in others if i != j]}"
         )
-    T = (xp.matrix_transpose(Vh) / sv[..., None, :]) / cn[..., :, None]  # not 1/cn: inf for a subnormal cn
+    T = (xp.matrix_transpose(Vh) / sv[..., None, :]) / cn[
+        ..., :, None
+    ]  # not 1/cn: inf for a subnormal cn
     return F @ T, sd[..., :, None] * U, T
 
 
@@ -215,7 +228,9 @@ class TDFixedPoint:
     projection_error: float
 
 
-def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0, d: Any = None) -> TDFixedPoint:
+def projected_fixed_point(
+    mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0, d: Any = None
+) -> TDFixedPoint:
     r"""Exact TD(λ) fixed point ``θ* = A^{-1}b`` of ``Φθ = Π_D T^{(λ)} Φθ``.
 
     ``A = Φᵀ D (I − γλP_π)^{-1}(I − γP_π) Φ``, ``b = Φᵀ D (I − γλP_π)^{-1} r_π``.
@@ -274,8 +289,11 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     1.0
     """
     if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
-        got = (type(mdp).__name__ if not isinstance(mdp, FiniteMDP)
-               else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}")
+        got = (
+            type(mdp).__name__
+            if not isinstance(mdp, FiniteMDP)
+            else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}"
+        )
         raise ValueError(f"projected_fixed_point needs a single discounted FiniteMDP; got {got}")
     lam_ = real_scalar(lam)  # Python or numpy real; NaN (failing the range) for anything else
     if not 0.0 <= lam_ <= 1.0:
@@ -308,7 +326,9 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     b = xp.matrix_transpose(left[:, :k]) @ r
     At = xp.matrix_transpose(left[:, k:]) @ (IgP @ Psi)
     bt = xp.matrix_transpose(left[:, k:]) @ r
-    _check_td_matrix(At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp)
+    _check_td_matrix(
+        At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp
+    )
     w = xp.linalg.solve(At, bt[:, None])
     theta = (T @ w)[:, 0]
     values = (Psi @ w)[:, 0]
@@ -316,7 +336,9 @@ def projected_fixed_point(mdp: FiniteMDP, pi: Any, Phi: Any, *, lam: float = 0.0
     err = float(_weighted_norm(values - V, d))
     proj = (Psi @ (xp.matrix_transpose(sdU) @ V[:, None]))[:, 0]  # Π_D V = Ψ Ψᵀ D V
     perr = float(_weighted_norm(proj - V, d))
-    return TDFixedPoint(theta=theta, A=A, b=b, d=d, values=values, V=V, error=err, projection_error=perr)
+    return TDFixedPoint(
+        theta=theta, A=A, b=b, d=d, values=values, V=V, error=err, projection_error=perr
+    )
 
 
 def _check_td_matrix(At: Any, level: Any, S: int, xp: Any) -> None:
@@ -344,14 +366,23 @@ def _check_td_matrix(At: Any, level: Any, S: int, xp: Any) -> None:
 
 
 def expected_td(
-    mdp: FiniteMDP, pi: Any, Phi: Any, *, step_size: float, iterations: int, lam: float = 0.0, d: Any = None
+    mdp: FiniteMDP,
+    pi: Any,
+    Phi: Any,
+    *,
+    step_size: float,
+    iterations: int,
+    lam: float = 0.0,
+    d: Any = None,
 ) -> Trace:
     r"""Mean-path TD(λ): ``θ_{k+1} = θ_k + α (b − Aθ_k)`` from ``θ_0 = 0`` (the ODE's Euler scheme).
 
     Returns a :class:`~rltheory.trace.Trace` with ``error`` ``‖Φθ_k − Φθ*‖_D`` and
     ``theta`` per iteration. With ``A`` positive definite (on-policy ``d``) and
     ``α < 2λ_min(A_sym)/‖A‖²`` it converges geometrically to ``θ*``
-    (Tsitsiklis & Van Roy 1997, §IV, the mean ODE ``θ̇ = b − Aθ``).
+    (Tsitsiklis & Van Roy 1997, §IV, the mean ODE ``θ̇ = b − Aθ``). A run whose ``θ_k``
+    overflows (spectral radius ``ρ(I − αA) > 1``) raises ``ValueError`` naming the first
+    non-finite iteration and ``ρ(I − αA)``; a diverging run that stays finite is returned.
 
     Examples
     --------
@@ -374,8 +405,34 @@ def expected_td(
     F = _features(mdp, Phi)
     theta = xp.zeros(fp.theta.shape, dtype=mdp.dtype, device=F.device)
     rec = TraceRecorder()
-    for k in range(iterations + 1):
-        rec.record(k, error=_weighted_norm(F @ (theta - fp.theta), fp.d), theta=theta)
-        theta = theta + step_size * (fp.b - fp.A @ theta)
-    return rec.finish()
+    # a step beyond the stability limit makes θ_k overflow: refused below with the spectral radius,
+    # not numpy's overflow warnings and a NaN trace
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(iterations + 1):
+            rec.record(k, error=_weighted_norm(F @ (theta - fp.theta), fp.d), theta=theta)
+            theta = theta + step_size * (fp.b - fp.A @ theta)
+    trace = rec.finish()
+    _check_td_finite(trace, fp.A, step_size)
+    return trace
 
+
+def _check_td_finite(trace: Trace, A: Any, step_size: float) -> None:
+    """Raise ``ValueError`` where the recorded ``θ_k`` of :func:`expected_td` are not finite.
+
+    ``θ_k − θ* = (I − αA)^k (θ_0 − θ*)`` grows without bound when the spectral radius
+    ``ρ(I − αA) > 1`` (a step beyond the stability limit, or an off-policy ``A`` with an eigenvalue
+    in the left half-plane); once it overflowed the trace held ``inf``/NaN with numpy's warnings
+    only. The message names the first such iteration and ``ρ(I − αA)``.
+    """
+    theta = np.asarray(to_numpy(trace["theta"]))
+    bad = ~np.all(np.isfinite(theta), axis=-1)
+    if not bad.any():
+        return
+    k = int(trace.iteration[int(np.argmax(bad))])
+    Ah = np.asarray(to_numpy(A), dtype=np.float64)
+    rho = float(np.max(np.abs(np.linalg.eigvals(np.eye(Ah.shape[0]) - step_size * Ah))))
+    raise ValueError(
+        f"expected_td diverged: theta_k is not finite from iteration k = {k} on; the iteration "
+        f"theta <- theta + alpha (b - A theta) has spectral radius rho(I - alpha A) = {rho:.6g} > 1 at "
+        f"step_size = {step_size!r} (it converges iff rho < 1: take a smaller step_size)"
+    )
