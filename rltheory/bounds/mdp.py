@@ -28,6 +28,7 @@ from .._numerics import contraction_steps
 from .._validate import check_discount, real_scalar
 from ..backend import to_numpy
 from ..mdp.model import FiniteMDP
+from ._argcheck import _real_entries
 
 __all__ = [
     "vi_error_bound",
@@ -49,12 +50,35 @@ def _gamma(gamma: Any, *, allow_zero: bool = True) -> float:
 
 
 def _nonneg(x: Any, name: str) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
+    """``x`` as a float array of finite entries ``>= 0``; bools, strings and complex numbers are a
+    located ``TypeError`` (``np.asarray(x, dtype=float)`` parsed ``"1"`` and read ``True`` as 1),
+    an integer beyond the float range a located ``ValueError`` (it was a bare ``OverflowError``)."""
+    arr, over = _real_entries(x, name)
+    if over is not None:
+        at = f"{name}{list(over)}" if arr.ndim else name
+        raise ValueError(
+            f"{name} must be finite and non-negative; {at} is an integer beyond the float range"
+        )
     bad = ~np.isfinite(arr) | (arr < 0)
     if np.any(bad):
-        i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape)) if arr.ndim else ()
-        raise ValueError(f"{name} must be finite and non-negative; {name}{list(i) if i else ''} = {float(arr[i])!r}")
+        i = (
+            tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
+            if arr.ndim
+            else ()
+        )
+        raise ValueError(
+            f"{name} must be finite and non-negative; {name}{list(i) if i else ''} = {float(arr[i])!r}"
+        )
     return arr
+
+
+def _nonneg_scalar(x: Any, name: str) -> float:
+    """One finite number ``>= 0`` (:func:`_nonneg`); an array with more than one entry was a bare
+    numpy ``TypeError`` ("only 0-dimensional arrays can be converted to Python scalars")."""
+    arr = _nonneg(x, name)
+    if arr.ndim:
+        raise ValueError(f"{name} must be a single number; got an array of shape {arr.shape}")
+    return float(arr)
 
 
 def _strict_steps(g: float, log_start: float, log_tol: float) -> int:
@@ -110,7 +134,10 @@ def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     InvalidModelError
         ``gamma`` outside ``[0, 1)``.
     ValueError
-        Negative or non-integer ``k``, negative or non-finite ``initial_error``.
+        Negative or non-integer ``k``, negative or non-finite ``initial_error`` (its index named),
+        or one that does not broadcast against ``k``.
+    TypeError
+        ``k`` or ``initial_error`` holding bools, strings or complex numbers (the entry named).
 
     Notes
     -----
@@ -133,6 +160,8 @@ def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     """
     g = _gamma(gamma)
     given = k
+    # bools ([True, 2] too), strings ("3" was 3) and complex numbers: a located TypeError
+    _real_entries(k, "k")
     k = np.asarray(k)
     if k.dtype == object:  # Python ints beyond int64: checked exactly, then floats (inf if huge)
         k = _object_counts(k, given)
@@ -144,6 +173,12 @@ def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     if np.any(k < 0):
         raise ValueError(f"k must be non-negative; got min k = {int(np.min(k))}")
     e0 = _nonneg(initial_error, "initial_error")
+    try:
+        np.broadcast_shapes(k.shape, e0.shape)
+    except ValueError:  # numpy's "operands could not be broadcast" named neither argument
+        raise ValueError(
+            f"initial_error of shape {e0.shape} does not broadcast against k of shape {k.shape}"
+        ) from None
     return np.power(g, k.astype(float)) * e0
 
 
@@ -244,6 +279,14 @@ def vi_iterations_to_threshold(epsilon: float, gamma: float, first_diff: float) 
     int
         The index ``k`` (an upper bound on the first index at which the rule fires).
 
+    Raises
+    ------
+    ValueError
+        ``epsilon`` not a positive finite number, ``gamma`` 0, ``first_diff`` negative, not
+        finite or not a single number.
+    TypeError
+        ``first_diff`` a bool, a string or a complex number.
+
     References
     ----------
     M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, Thm 6.3.1 and Thm 6.3.3.
@@ -257,15 +300,18 @@ def vi_iterations_to_threshold(epsilon: float, gamma: float, first_diff: float) 
     4
     """
     thr = vi_stopping_threshold(epsilon, gamma)
-    d0 = float(_nonneg(first_diff, "first_diff"))
+    d0 = _nonneg_scalar(first_diff, "first_diff")
     g = _gamma(gamma)
-    if thr == 0.0 and d0 > 0.0:  # ε(1−γ)/(2γ) underflowed (ε ≈ 1e-308, γ → 1): count from logarithms
+    # ε(1−γ)/(2γ) underflowed (ε ≈ 1e-308, γ → 1): count from logarithms
+    if thr == 0.0 and d0 > 0.0:
         log_thr = math.log(real_scalar(epsilon)) + math.log1p(-g) - math.log(2.0 * g)
         return _strict_steps(g, math.log(d0), log_thr)
     return contraction_steps(g, d0, thr, strict=True)
 
 
-def span_stopping_iterations(gamma: float, tol: float, span0: float, *, sweep_error: float = 0.0) -> int | float:
+def span_stopping_iterations(
+    gamma: float, tol: float, span0: float, *, sweep_error: float = 0.0
+) -> int | float:
     r"""Bellman evaluations until the span rule ``γ/(1−γ)·sp(T v_k − v_k) < tol`` fires.
 
     ``sp(T v_k − v_k) ≤ γ^k sp(T v_0 − v_0)`` (the span seminorm contracts by ``γ``,
@@ -312,6 +358,14 @@ def span_stopping_iterations(gamma: float, tol: float, span0: float, *, sweep_er
         ``value_iteration(...).iterations`` when ``tol`` is lowered by
         :func:`vi_certificate_floor` (``math.inf`` when the rounding floor reaches ``tol``).
 
+    Raises
+    ------
+    ValueError
+        ``tol`` not a positive finite number; ``span0`` or ``sweep_error`` negative, not finite
+        or not a single number.
+    TypeError
+        ``span0`` or ``sweep_error`` a bool, a string or a complex number.
+
     References
     ----------
     M. L. Puterman, *Markov Decision Processes*, Wiley, 1994, §6.6.1–6.6.3 (Thm 6.6.6).
@@ -327,15 +381,16 @@ def span_stopping_iterations(gamma: float, tol: float, span0: float, *, sweep_er
     tol_f = real_scalar(tol)
     if not (math.isfinite(tol_f) and tol_f > 0):
         raise ValueError(f"tol must be a positive finite number; got {tol!r}")
-    s0 = float(_nonneg(span0, "span0"))
-    eps = float(_nonneg(sweep_error, "sweep_error"))
+    s0 = _nonneg_scalar(span0, "span0")
+    eps = _nonneg_scalar(sweep_error, "sweep_error")
     target = tol_f - 4.0 * g * eps / (1.0 - g) ** 2
     if not target > 0.0:
         return math.inf
     if g == 0.0:
         return 1
     start = g / (1.0 - g) * s0
-    if math.isinf(start):  # γ/(1−γ)·sp_0 beyond the float range (sp_0 ≈ 1e299, γ → 1): from logarithms
+    # γ/(1−γ)·sp_0 beyond the float range (sp_0 ≈ 1e299, γ → 1): from logarithms
+    if math.isinf(start):
         return _strict_steps(g, math.log(g) - math.log1p(-g) + math.log(s0), math.log(target)) + 1
     return contraction_steps(g, start, target, strict=True) + 1
 

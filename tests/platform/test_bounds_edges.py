@@ -240,8 +240,8 @@ def test_vi_error_bound_rejects_bad_entries_beside_huge_integers():
         B.vi_error_bound([5, -(10**400)], 0.5, 1.0)
     with pytest.raises(ValueError, match=r"k must hold finite integers; got \[1000"):
         B.vi_error_bound([10**400, 1.5], 0.5, 1.0)
-    with pytest.raises(ValueError, match=r"k must hold finite integers; got \[1000"):
-        B.vi_error_bound([10**400, None], 0.5, 1.0)
+    with pytest.raises(TypeError, match=r"^k must hold real numbers; k\[1\] = None \(NoneType\)$"):
+        B.vi_error_bound([10**400, None], 0.5, 1.0)  # not a number: the entry named
     assert B.vi_error_bound([10**400, 2.0], 0.5, 1.0).tolist() == [0.0, 0.25]
 
 
