@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import _where, check_finite, real_scalar
+from .._validate import PROB_ATOL, _where, check_finite, real_scalar
+from ..backend import to_numpy
 from ..errors import InvalidModelError
 from ..mdp._dataset_checks import _real_host
 from ..mdp.offline_data import EpisodeDataset
@@ -179,7 +180,13 @@ def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: st
         idx = tuple(int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
         raise ValueError(f"{field} must be non-negative; most negative entry {field}{_where(idx, names)} = {pol[idx]:.6g}")
     flat = pol.reshape(H * S, -1)
-    if np.any(flat < -1e-12) or np.any(np.abs(flat.sum(-1) - 1.0) > 1e-8):
-        row = int(np.argmax(np.abs(flat.sum(-1) - 1.0) + (flat.min(-1) < -1e-12)))
-        raise ValueError(f"{field}[h={row // S}, s={row % S}] must be a distribution over joint actions")
+    # as check_probability: the row-sum tolerance is never below 16 eps of the given dtype, times
+    # (1 + √n); a float32 uniform row over 7 joint actions sums to 1 − 4.5e-8 and was refused at 1e-8
+    dt = np.asarray(to_numpy(policy)).dtype
+    atol = max(PROB_ATOL, 16.0 * float(np.finfo(dt).eps) if dt.kind == "f" else 0.0)
+    dev = np.abs(flat.sum(-1) - 1.0)
+    if np.any(dev > atol * (1.0 + flat.shape[-1] ** 0.5)):
+        row = int(np.argmax(dev))
+        raise ValueError(f"{field}[h={row // S}, s={row % S}] must be a distribution over joint actions; "
+                         f"it sums to {float(flat[row].sum()):.12g}")
     return pol

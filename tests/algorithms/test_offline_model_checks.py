@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.offline import conservative_evaluation, cql, lcb_vi
+from rltheory.algorithms.offline_games import interval_gap_bound
 from rltheory.bounds.offline import (
     elliptical_bonus,
     empirical_bernstein_radius,
@@ -19,7 +20,7 @@ from rltheory.bounds.offline import (
     pessimism_suboptimality_bound,
 )
 from rltheory.errors import InvalidModelError
-from rltheory.mdp.offline_data import EmpiricalModel, EpisodeDataset
+from rltheory.mdp.offline_data import EmpiricalModel, EpisodeDataset, sample_game_episodes
 
 
 def _model(**kw) -> EmpiricalModel:
@@ -122,3 +123,28 @@ def test_elliptical_bonus_refuses_beta_false_and_keeps_boolean_one_hot_features(
     # Γ = β √(φᵀ Λ⁻¹ φ) = 2 √(1/4) = 1 for one-hot φ, whether the one-hot array is float or bool
     assert elliptical_bonus(np.eye(2, dtype=bool).reshape(1, 2, 2), L, 2.0).tolist() == [[[1.0, 1.0]]]
     assert elliptical_bonus(np.eye(2).reshape(1, 2, 2), L, np.float64(0.0)).tolist() == [[[0.0, 0.0]]]
+
+
+# --------------------------------------------------------------------------- candidate policies (games)
+def _seven_action_game():
+    P = np.ones((1, 1, 7, 1, 1))
+    R = np.zeros((2, 1, 1, 7, 1))
+    R[:, 0, 0, 0, 0] = 1.0
+    return sample_game_episodes(P, R, np.full((1, 1, 7, 1), 1 / 7), 400, rng=0)
+
+
+def test_a_float32_policy_is_a_distribution_at_its_own_precision():
+    # A float32 uniform row over 7 joint actions sums to 1 − 4.5e-8 in float64; the old absolute
+    # tolerance 1e-8 refused it ("must be a distribution over joint actions"). The certificate must
+    # equal the float64 policy's up to the float32 rounding of the entries (~1e-8 relative).
+    d = _seven_action_game()
+    pol32 = np.full((1, 1, 7, 1), 1 / 7, dtype=np.float32)
+    g32 = interval_gap_bound(d, pol32).gap_bound
+    g64 = interval_gap_bound(d, np.full((1, 1, 7, 1), 1 / 7)).gap_bound
+    np.testing.assert_allclose(g32, g64, rtol=1e-6, atol=0)
+
+
+def test_a_policy_off_the_simplex_names_its_sum():
+    d = _seven_action_game()
+    with pytest.raises(ValueError, match=r"policy\[h=0, s=0\] must be a distribution over joint actions; it sums to 1\.05"):
+        interval_gap_bound(d, np.full((1, 1, 7, 1), 0.15))
