@@ -209,6 +209,10 @@ def npg_pd_bounds(
         raise ValueError(
             f"cost_deviation must be a scalar or a vector (one entry per constraint); got shape {G.shape}"
         )
+    if G.size == 0:  # numpy's "zero-size array to reduction operation maximum" from G.max()
+        raise ValueError(
+            "cost_deviation must have one entry per constraint (at least one); got an empty array"
+        )
     cspan = np.atleast_1d(_nonneg(cost_span, "cost_span"))
     if cspan.ndim != 1 or cspan.size not in (1, G.size):
         raise ValueError(
@@ -303,4 +307,5 @@ def truncation_envelope(kappa: Any, *, phi: float, c: float = 1.0) -> np.ndarray
     p = _real_scalar(phi)  # numpy scalars and 0-d arrays (np.array(0.5) was refused); NaN for bools
     if not 0.0 < p < 1.0:
         raise ValueError(f"phi must lie in (0, 1); got {phi!r}")
-    return _pos(c, "c", allow_zero=True) * p ** (2.0 * k)
+    with np.errstate(over="ignore"):  # 2κ = inf for κ > 9e307: φ^inf = 0, the exact limit
+        return _pos(c, "c", allow_zero=True) * p ** (2.0 * k)
