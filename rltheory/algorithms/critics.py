@@ -346,20 +346,25 @@ def _lstd_estimate(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`lstd_estimate` on validated float arrays (library loops).
 
-    ``θ̂`` and ``b̂`` are linear in the rewards, so they are computed for ``r/m`` with ``m`` the power
-    of 2 at ``max|r|`` (exact) and scaled back: the sums ``Σ_t z_t r_t`` overflowed (NaN ``θ̂``) for
-    rewards near 1e307 whose estimate is in range.
+    ``θ̂`` and ``b̂`` are linear in the rewards, so they are computed for ``r/2^e`` with ``2^e`` the
+    power of 2 at ``max|r|`` (exact) and scaled back: the sums ``Σ_t z_t r_t`` overflowed (NaN
+    ``θ̂``) for rewards near 1e307 whose estimate is in range. The features are likewise divided by
+    the power of 2 ``2^k`` at ``max|φ|``: ``Â = 2^{2k}·Â(φ/2^k)`` is then ``±inf`` where its exact
+    value leaves the float range (``inf − inf = NaN`` in the direct sums before), and ``θ̂`` (which
+    scales as ``2^{−k}``) does not depend on ``Â``'s range at all.
     """
     n = f0.shape[0]
-    e = int(np.frexp(np.max(np.abs(r)))[1]) - 1 if np.any(r) else 0  # 2^e <= max|r| < 2^(e+1)
-    m = math.ldexp(1.0, e)
-    r = r / m
-    Z = _traces(f0, gamma * lam)
+    e = _exponent(r)
+    r = np.ldexp(r, -e)
+    k = max(_exponent(f0), _exponent(f1))
+    g0, g1 = np.ldexp(f0, -k), np.ldexp(f1, -k)
+    Z = _traces(g0, gamma * lam)  # the traces of φ/2^k (the recursion is linear)
+    As = Z.T @ (g0 - gamma * g1) / n
     with np.errstate(
         over="ignore", under="ignore"
     ):  # Â in the coordinates of φ may leave the range
-        A = Z.T @ (f0 - gamma * f1) / n
-    b = Z.T @ r / n
+        A = np.ldexp(np.ldexp(As, k), k)
+        b = np.ldexp(Z.T @ r / n, k)
     if ridge != 0.0:
         if not np.all(np.isfinite(A)):  # the Tikhonov system lives in the coordinates of φ
             i, j = (int(v) for v in np.argwhere(~np.isfinite(A))[0])
@@ -368,12 +373,14 @@ def _lstd_estimate(
                 f"coordinates of phi, and A_hat[{i}, {j}] = {float(A[i, j])} is beyond the float range "
                 f"(max|phi| = {float(np.max(np.abs(f0)))!r}); scale the features down"
             )
-        return _unscaled(np.linalg.solve(A + ridge * np.eye(A.shape[0]), b), m), A, b * m
-    # Solved in the sample-orthonormal basis ψ = φT ((1/n) Σ_t ψ_t ψ_tᵀ = I, see _d_basis): the
-    # system Tᵀ Â T w = Tᵀ b̂ keeps the conditioning of the estimator, while Â carries cond(φ)²
+        with np.errstate(over="ignore"):
+            theta = np.linalg.solve(A + ridge * np.eye(A.shape[0]), b)
+        return _unscaled(theta, e, 0), A, _scaled_b(b, e)
+    # Solved in the sample-orthonormal basis ψ = (φ/2^k)T ((1/n) Σ_t ψ_t ψ_tᵀ = I, see _d_basis):
+    # the system Tᵀ Â T w = Tᵀ b̂ keeps the conditioning of the estimator, while Â carries cond(φ)²
     # on top (nearly collinear features lost ~20% of the values at cond ≈ 1e7).
     _, _, T = _d_basis(
-        f0,
+        g0,
         np.full(n, 1.0 / n),
         np,
         field="phi",
@@ -382,22 +389,35 @@ def _lstd_estimate(
         support="the sample",
         vanish="every sampled transition",
     )
-    Zt = Z @ T  # the traces of ψ (the recursion is linear)
-    At = Zt.T @ (f0 @ T - gamma * (f1 @ T)) / n
+    Zt = Z @ T  # the traces of ψ
+    At = Zt.T @ (g0 @ T - gamma * (g1 @ T)) / n
     bt = Zt.T @ r / n
-    return _unscaled(T @ np.linalg.solve(At, bt), m), A, b * m
+    return _unscaled(T @ np.linalg.solve(At, bt), e, k), A, _scaled_b(b, e)
 
 
-def _unscaled(theta: np.ndarray, m: float) -> np.ndarray:
-    """``m·θ`` for the estimate ``θ`` of the rewards ``r/m``; a located error where it leaves the float range."""
+def _exponent(x: np.ndarray) -> int:
+    """``e`` with ``2^e ≤ max|x| < 2^(e+1)``; 0 for an all-zero ``x``."""
+    return int(np.frexp(np.max(np.abs(x)))[1]) - 1 if np.any(x) else 0
+
+
+def _scaled_b(b: np.ndarray, e: int) -> np.ndarray:
+    """``b̂ = 2^e·b̂(r/2^e)`` (``±inf`` where it leaves the float range)."""
     with np.errstate(over="ignore"):
-        out = theta * m
+        return np.ldexp(b, e)
+
+
+def _unscaled(theta: np.ndarray, e: int, k: int) -> np.ndarray:
+    """``2^{e−k}·θ`` for the estimate ``θ`` of the rewards ``r/2^e`` on the features ``φ/2^k``; a
+    located error where it leaves the float range."""
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(theta, e - k)
     if not np.all(np.isfinite(out)):
         j = int(np.argmax(~np.isfinite(out)))
         raise ValueError(
             f"the LSTD estimate is beyond the float range: theta[{j}] = {float(theta[j])!r} * "
-            f"2^{math.frexp(m)[1] - 1} (the estimate for the rewards divided by that power, max|r| >= "
-            f"{m!r}); values scale with the rewards: divide them by a power of 2"
+            f"2^{e - k} (the estimate for the rewards divided by 2^{e} on the features divided by "
+            f"2^{k}); values scale with the rewards and inversely with the features: divide the "
+            f"rewards by a power of 2"
         )
     return out
 
