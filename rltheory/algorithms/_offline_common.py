@@ -169,6 +169,15 @@ def _recursion(H: int, S: int, A: int, backup: Any, clip: bool) -> tuple[np.ndar
     return pol, Q, V, G
 
 
+def _row_sum_tol(x: Any, n: int) -> float:
+    """Row-sum tolerance of a length-``n`` distribution given as ``x``: check_probability's
+    ``max(1e-8, 16 eps of x's dtype)·(1 + √n)``; a float32 uniform row over 7 actions sums to
+    1 − 4.5e-8 and an absolute 1e-8 refused it."""
+    dt = np.asarray(to_numpy(x)).dtype
+    atol = max(PROB_ATOL, 16.0 * float(np.finfo(dt).eps) if dt.kind == "f" else 0.0)
+    return atol * (1.0 + n**0.5)
+
+
 def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: str = "policy") -> np.ndarray:
     pol = _real_host(policy, field)  # a float cast parsed text and dropped imaginary parts
     want = (H, S) + shape
@@ -180,12 +189,8 @@ def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: st
         idx = tuple(int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
         raise ValueError(f"{field} must be non-negative; most negative entry {field}{_where(idx, names)} = {pol[idx]:.6g}")
     flat = pol.reshape(H * S, -1)
-    # as check_probability: the row-sum tolerance is never below 16 eps of the given dtype, times
-    # (1 + √n); a float32 uniform row over 7 joint actions sums to 1 − 4.5e-8 and was refused at 1e-8
-    dt = np.asarray(to_numpy(policy)).dtype
-    atol = max(PROB_ATOL, 16.0 * float(np.finfo(dt).eps) if dt.kind == "f" else 0.0)
     dev = np.abs(flat.sum(-1) - 1.0)
-    if np.any(dev > atol * (1.0 + flat.shape[-1] ** 0.5)):
+    if np.any(dev > _row_sum_tol(policy, flat.shape[-1])):
         row = int(np.argmax(dev))
         raise ValueError(f"{field}[h={row // S}, s={row % S}] must be a distribution over joint actions; "
                          f"it sums to {float(flat[row].sum()):.12g}")

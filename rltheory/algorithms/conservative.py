@@ -20,7 +20,7 @@ from .._validate import PROB_ATOL, _where, check_real
 from ..errors import InvalidModelError
 from ..mdp._dataset_checks import _real_host
 from ..mdp.offline_data import EmpiricalModel, EpisodeDataset, empirical_model
-from ._offline_common import OfflineResult, _check_data
+from ._offline_common import OfflineResult, _check_data, _row_sum_tol
 
 __all__ = ["cql", "conservative_evaluation"]
 
@@ -207,8 +207,9 @@ def conservative_evaluation(model: EmpiricalModel, policy: Any, *, alpha: float)
     pi = _real_host(policy, "policy")  # a float cast parsed text and dropped imaginary parts
     if pi.shape not in ((H, S, A), (S, A)):
         raise ValueError(f"policy must have shape (H, S, A) = {(H, S, A)} or (S, A) = {(S, A)}; got {pi.shape}")
-    # a row is bad if an entry is negative or its sum is off by more than 1e-8; NaN counts as bad
-    bad = ~np.all(pi >= 0, axis=-1) | ~(np.abs(pi.sum(-1) - 1.0) <= 1e-8)
+    # a row is bad if an entry is negative or its sum is off by more than the dtype's tolerance (1e-8
+    # refused a float32 uniform row over 7 actions); NaN counts as bad
+    bad = ~np.all(pi >= 0, axis=-1) | ~(np.abs(pi.sum(-1) - 1.0) <= _row_sum_tol(policy, A))
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         where = ", ".join(f"{k}={v}" for k, v in zip(("h", "s")[-len(idx):], idx, strict=True))

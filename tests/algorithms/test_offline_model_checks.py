@@ -148,3 +148,13 @@ def test_a_policy_off_the_simplex_names_its_sum():
     d = _seven_action_game()
     with pytest.raises(ValueError, match=r"policy\[h=0, s=0\] must be a distribution over joint actions; it sums to 1\.05"):
         interval_gap_bound(d, np.full((1, 1, 7, 1), 0.15))
+
+
+def test_conservative_evaluation_takes_a_float32_policy():
+    # π = π_b uniform over 7 actions, rewards 1, H = 1: D_CQL = Σ π²/π_b − 1 = 0, so V̂^π_0 = V^π_0 = 1.
+    # In float32 the row sums to 1 − 4.5e-8; the old absolute 1e-8 check refused it. The value is 1
+    # up to the float32 rounding of π (relative 6e-8 per entry).
+    A = 7
+    m = EmpiricalModel(np.ones((1, 1, A)), np.ones((1, 1, A, 1)), np.ones((1, 1, 1, A)), np.full((1, 1, A), 1 / A), (A,))
+    V = conservative_evaluation(m, np.full((1, 1, A), 1 / A, dtype=np.float32), alpha=1.0)
+    assert abs(V[0, 0] - 1.0) <= 1e-6 and V[1, 0] == 0.0
