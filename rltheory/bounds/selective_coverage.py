@@ -97,6 +97,15 @@ def _host(x: Any, what: str, field: str) -> np.ndarray:
     return np.asarray(as_float(a, np, np.float64, field=field))
 
 
+def _sum_tol(x: Any, n: int) -> float:
+    """Tolerance on the sum of a length-``n`` distribution given as ``x`` (check_probability's rule,
+    ``max(1e-8, 16 eps of x's dtype)·(1 + √n)``): an absolute 1e-8 refused float32 rows, whose
+    uniform row over 7 actions sums to 1 − 4.5e-8."""
+    dt = np.asarray(x).dtype
+    atol = max(1e-8, 16.0 * float(np.finfo(dt).eps) if dt.kind == "f" else 0.0)
+    return atol * (1.0 + n**0.5)
+
+
 def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) -> tuple:
     """Host arrays: joint ``P[H,S,J,S]``, ``R[n,H,S,J]``, per-player policies, ``ρ[H,S,J]``, ``μ``."""
     Pf = _host(P, what, "P")
@@ -129,13 +138,13 @@ def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) 
         pi = _host(p, what, f"policies[{i}]")
         if pi.shape != (H, S, acts[i]):
             raise ValueError(f"policies[{i}] must have shape (H, S, A_{i}) = {(H, S, acts[i])}; got {pi.shape}")
-        bad_hs = ~(np.abs(pi.sum(-1) - 1.0) <= 1e-8) | np.any(pi < -1e-12, axis=-1)  # ~(<=): NaN is bad
+        bad_hs = ~(np.abs(pi.sum(-1) - 1.0) <= _sum_tol(p, acts[i])) | np.any(pi < -1e-12, axis=-1)  # NaN is bad
         if np.any(bad_hs):
             h, s = (int(v) for v in np.argwhere(bad_hs)[0])
             raise ValueError(f"policies[{i}][h={h}, s={s}] must be a distribution over A_{i}; got {pi[h, s].tolist()}")
         pols.append(pi)
     m = np.full(S, 1.0 / S) if mu is None else _host(mu, what, "mu")
-    if m.shape != (S,) or np.any(m < 0) or not abs(m.sum() - 1.0) <= 1e-8:  # `not <=`: NaN is rejected
+    if m.shape != (S,) or np.any(m < 0) or not abs(m.sum() - 1.0) <= _sum_tol(mu, S):  # `not <=`: NaN is rejected
         raise ValueError(f"mu must be a distribution over the S = {S} states; got {m}")
     return Pf.reshape(H, S, J, S), Rf.reshape(n, H, S, J), pols, rho.reshape(H, S, J), m, acts
 

@@ -58,3 +58,16 @@ def test_non_numbers_are_named(fn, which, bad, msg):
         args[which] = bad(args[which])
     with pytest.raises(TypeError, match=msg):
         fn(args["P"], args["R"], args["pi"], args["rho"], mu=mu)
+
+
+@pytest.mark.parametrize("fn", [selective_concentrability, selective_concentrability_bruteforce])
+def test_float32_policies_are_distributions_at_their_own_precision(fn):
+    # One step, player 1 has 7 actions, player 2 one; rewards 0, data uniform ρ = 1/7. Every
+    # deviation is greedy (all values tie at 0) and a deterministic one puts mass 1 on a pair of data
+    # mass 1/7: C_sel = 7. The float32 uniform row sums to 1 − 4.5e-8 and the old absolute 1e-8 check
+    # refused it ("policies[0][h=0, s=0] must be a distribution over A_0").
+    P = np.ones((1, 1, 7, 1, 1))
+    R = np.zeros((2, 1, 1, 7, 1))
+    rho = np.full((1, 1, 7, 1), 1 / 7)
+    pi32 = [np.full((1, 1, 7), 1 / 7, dtype=np.float32), np.ones((1, 1, 1), dtype=np.float32)]
+    assert fn(P, R, pi32, rho) == pytest.approx(7.0, rel=1e-12)
