@@ -41,12 +41,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._numerics import subnormal_spacing
+from ..backend import to_numpy
+from ..errors import ConvergenceWarning
 from ..mdp.bellman import (
     _q_values,
     _state_occupancy,
@@ -233,6 +236,11 @@ def mdpo_step(
         Bad ``eta``, ``inner_steps``, ``inner_lr``, ``pi`` or ``rho``; an inner ascent that
         diverged (non-finite logits: ``inner_lr`` too large for the curvature ``~ d(s)/η``).
 
+    Warns
+    -----
+    ConvergenceWarning
+        The ascent ended below its start on the surrogate (``inner_lr`` too large: it overshot).
+
     Notes
     -----
     The surrogate is strictly concave in ``π_θ(·|s)`` state by state and its
@@ -278,7 +286,47 @@ def mdpo_step(
             f"inner_lr={inner_lr:g} is too large for the surrogate, whose KL term has curvature of order "
             f"d(s)/eta = {1.0 / eta:.3g}·d(s) (eta={eta:g}); take a smaller inner_lr"
         )
+    _check_ascent(xp, theta, log_pi, pos, adv, V, w, eta, inner_lr, inner_steps)
     return softmax(theta, xp)
+
+
+def _check_ascent(xp: Any, theta: Any, log_pi: Any, pos: Any, adv: Any, V: Any, w: Any, eta: float,
+                  inner_lr: float, inner_steps: int) -> None:
+    r"""Warn (:class:`~rltheory.errors.ConvergenceWarning`) when the inner ascent ended below its start.
+
+    ``L(θ) = Σ_s d(s) Σ_a π_θ(a|s)(A(s, a) − (log π_θ(a|s) − log π(a|s))/η)`` is 0 at the start
+    ``θ = log π``, and gradient ascent at a step below ``2/curvature`` never decreases it. With a
+    larger ``inner_lr`` the iterates overshoot into a corner of the simplex where the softmax
+    gradient vanishes: ``η = 1e-6`` with the default ``inner_lr = 1`` (one state, ``r = (0, 1)``)
+    returned ``[[1, 0]]``, the worse action, for a maximiser ``≈ π = (1/2, 1/2)``, without a word
+    (a warning, not an error: such a policy can still serve, e.g. an outer PMD loop that only needs
+    improvement, and the drivers that wrap this step keep their own certificates). Evaluated on
+    the host in float64 from the computed arrays; their rounding (``u`` of the dtype, a few per
+    term) is allowed for.
+    """
+    lp, lpi, aa, vv, ww = (np.asarray(to_numpy(x), dtype=np.float64)
+                           for x in (log_softmax(theta, xp), log_pi, adv, V, w))
+    keep = np.asarray(to_numpy(pos), dtype=bool) & np.isfinite(lp)
+    p = np.where(keep, np.exp(np.where(keep, lp, 0.0)), 0.0)
+    d_log = np.where(keep, lp - np.where(keep, lpi, 0.0), 0.0)
+    gain = np.sum(ww[..., 0] * np.sum(p * (aa - d_log / eta), axis=-1), axis=-1)
+    mag = np.sum(ww[..., 0] * np.sum(p * (np.abs(aa) + np.abs(vv)[..., None]
+                                          + (np.abs(d_log) + np.abs(np.where(keep, lp, 0.0))
+                                             + np.abs(np.where(keep, lpi, 0.0))) / eta), axis=-1), axis=-1)
+    u = float(xp.finfo(theta.dtype).eps) / 2.0
+    A = theta.shape[-1]
+    bad = ~(gain >= -64.0 * (A + 4) * u * mag)
+    if np.any(bad):
+        i = tuple(int(j) for j in np.argwhere(np.atleast_1d(bad))[0])
+        g_i = float(np.atleast_1d(gain)[i])
+        warnings.warn(
+            f"mdpo_step's inner gradient ascent ended below its start on the surrogate it maximises "
+            f"(L = {g_i:.3g} < L(pi) = 0 after {inner_steps} steps): inner_lr={inner_lr:g} is too large for "
+            f"the KL term's curvature of order d(s)/eta = {1.0 / eta:.3g}·d(s) (eta={eta:g}); the returned "
+            "policy is not the MDPO step: take a smaller inner_lr",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
 
 def geometric_step_sizes(eta0: float, ratio: float) -> Callable[[int], float]:

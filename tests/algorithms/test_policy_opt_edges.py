@@ -244,3 +244,25 @@ def test_entropy_npg_bounds_cover_the_true_errors_in_the_subnormal_range(gamma, 
         log_err = float(np.max(np.abs(log_star - np.log(pi))))
         assert q_err <= float(res.trace["q_error_bound"][-1]), (T, q_err, float(res.trace["q_error_bound"][-1]))
         assert log_err <= float(res.trace["log_policy_error_bound"][-1])
+
+
+@pytest.mark.parametrize("eta", [1e-6, 1e-12])
+def test_an_mdpo_ascent_that_ends_below_its_start_is_named(eta):
+    # Bug found here: at a small η with the default inner_lr = 1 the ascent overshot into a corner
+    # of the simplex where the softmax gradient vanishes, and mdpo_step returned [[1, 0]] (the worse
+    # action: r = (0, 1)) for a surrogate maximised at π·exp(η A)/Z ≈ (1/2, 1/2); its surrogate
+    # value there is −log(2)·d/η < 0 = L(π), without a word. Now a ConvergenceWarning naming inner_lr
+    # and eta (the policy is still returned).
+    from rltheory.algorithms.policy_mirror_descent import mdpo_step
+
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    pi = np.full((1, 2), 0.5)
+    with pytest.warns(ConvergenceWarning, match=r"ended below its start on the surrogate it maximises .* inner_lr=1 "):
+        mdpo_step(mdp, pi, eta=eta)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # none at a step the ascent can take
+        mdpo_step(mdp, pi, eta=1.0)
+    # an inner_lr within the curvature moves towards the KL-PMD step π ∝ π exp(η A), A = (−1/2, 1/2):
+    # action 1 gains, at most as much as the exact step's 1/(1 + e^{−η}) − 1/2 ≤ η/4
+    p = mdpo_step(mdp, pi, eta=eta, inner_lr=eta)
+    assert 0.5 <= float(p[0, 1]) <= 0.5 + eta / 4 + 1e-15
