@@ -60,9 +60,9 @@ from ._policy_opt import (
     optimal_values,
 )
 from .compatible import _compatible_critic, compatible_critic
-from .critics import _lstd_estimate
 from .features import _check_psi, _compatible_features_loo, _is_one_hot, compatible_features
 from .improper import improper_policy_gradient, mixture_policy
+from .least_squares_td import _lstd_estimate
 from .soft import softmax
 from .td_fixed_point import _weighted_norm
 
@@ -193,7 +193,7 @@ class LSTDCritic:
     """LSTD-Q on ``samples`` i.i.d. draws from ``d^π_ρ ⊗ π`` (one batch per actor step).
 
     ``w = (Â + ridge·I)^{-1} b̂``, ``Â = (1/N)Σ φ(s,a)(φ(s,a) − γφ(s',a'))ᵀ``, ``b̂ = (1/N)Σ φ(s,a) r``
-    (:func:`rltheory.algorithms.critics.lstd_estimate`). The error ``‖w − w*‖`` is
+    (:func:`rltheory.algorithms.least_squares_td.lstd_estimate`). The error ``‖w − w*‖`` is
     ``O_P(N^{-1/2})`` when ``Q^π`` is linear in ``φ``.
     """
 

@@ -1,0 +1,261 @@
+r"""LSTD(λ): least-squares temporal differences with linear features, from one trajectory.
+
+LSTD(λ) solves the sample version of the projected Bellman equation ``Aθ* = b``
+(:mod:`rltheory.algorithms.td_fixed_point`): with eligibility traces
+``z_t = γλ z_{t−1} + φ(s_t)``,
+
+    Â = (1/n) Σ_t z_t (φ(s_t) − γφ(s_{t+1}))ᵀ,     b̂ = (1/n) Σ_t z_t r_t,     θ̂ = Â^{-1} b̂
+
+(Bradtke & Barto 1996; Boyan 2002). Under on-policy sampling from the stationary law the ergodic
+theorem makes ``θ̂`` consistent for the TD(λ) fixed point ``θ*``, with ``‖θ̂ − θ*‖ = O_P(n^{-1/2})``
+(Lazaric, Ghavamzadeh & Munos 2012, Thm 1). :func:`lstd_estimate` works on given features,
+:func:`lstd` samples the trajectory; both run on the host. Re-exported by
+:mod:`rltheory.algorithms.critics`.
+
+References
+----------
+Bradtke, S., Barto, A. (1996). Linear least-squares algorithms for temporal difference
+learning. Machine Learning 22.
+Boyan, J. (2002). Technical update: least-squares temporal difference learning. MLJ 49. Fig. 1.
+Lazaric, A., Ghavamzadeh, M., Munos, R. (2012). Finite-sample analysis of least-squares policy
+iteration. JMLR 13. Theorem 1.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_finite, real_scalar
+from .._validate import check_int as _int
+from ..backend import require_host
+from ..mdp.model import FiniteMDP
+from ..mdp.sample import rollout
+from ._q_common import _rng
+from .features import _host_float
+from .td_fixed_point import TDFixedPoint, _d_basis, _features, projected_fixed_point
+
+__all__ = ["lstd_estimate", "lstd"]
+
+
+def lstd_estimate(
+    phi: Any, rewards: Any, phi_next: Any, *, gamma: float, lam: float = 0.0, ridge: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""LSTD(λ) from one trajectory's features: ``θ̂ = (Â + ridge·I)^{-1} b̂``.
+
+    ``z_t = γλ z_{t−1} + φ_t``, ``Â = (1/n) Σ_t z_t (φ_t − γφ'_t)ᵀ``, ``b̂ = (1/n) Σ_t z_t r_t``.
+
+    Parameters
+    ----------
+    phi, phi_next : array (n, d)
+        ``φ(s_t)`` and ``φ(s_{t+1})`` (or state-action features for LSTD-Q), in time order.
+    rewards : array (n,)
+    gamma : float in [0, 1)
+    lam : float in [0, 1]
+    ridge : float ≥ 0
+        Tikhonov term for a singular ``Â`` (0: the plain estimator).
+
+    Returns
+    -------
+    (theta, A_hat, b_hat)
+
+    Raises
+    ------
+    ValueError
+        Shapes disagree; a NaN or infinite entry of ``phi``, ``rewards`` or ``phi_next``
+        (located); bad ``gamma``, ``lam``, ``ridge``; an estimate beyond the float range (its
+        index; the rewards are scaled by a power of 2, so every in-range estimate
+        is returned, from subnormal rewards to 1.7e308).
+    numpy.linalg.LinAlgError
+        ``ridge = 0`` and ``phi`` rank deficient on the sample (a feature never visited, more
+        features than transitions, or a column that is a combination of the others to rounding;
+        the message names the column), or ``Â`` singular.
+
+    Notes
+    -----
+    Bradtke & Barto (1996); Boyan (2002), Fig. 1. Consistent for the TD(λ) fixed
+    point under on-policy sampling (ergodic theorem); with one-hot features and
+    ``λ = 0`` it equals the value of the empirical Markov reward process of the
+    trajectory (certainty equivalence).
+
+    Numerics: with ``ridge = 0`` the system is solved in the basis ``ψ = φT`` that is
+    orthonormal for the sample (``(1/n) Σ_t ψ_tψ_tᵀ = I``, from the SVD of the
+    column-equilibrated ``φ``), never by a direct solve of ``Âθ = b̂``, whose condition number
+    carries ``cond(φ)²``; ``A_hat`` and ``b_hat`` are returned in the coordinates of ``φ``
+    (``A_hat`` is ``inf`` where its exact value leaves the float range, ``|φ| ≳ 1e154``; ``θ̂`` does
+    not use it). With ``ridge > 0`` the Tikhonov system is solved in the coordinates of ``φ``, so an
+    ``A_hat`` beyond the range is a ``ValueError`` naming the entry.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> th, A, b = lstd_estimate(np.eye(2)[[0, 1]], np.array([1.0, 0.0]), np.eye(2)[[1, 0]], gamma=0.5)
+    >>> np.round(th, 12).tolist()   # V(0) = 1 + V(1)/2, V(1) = V(0)/2
+    [1.333333333333, 0.666666666667]
+    """
+    f0 = _host_float(phi, "phi")
+    f1 = _host_float(phi_next, "phi_next")
+    r = _host_float(rewards, "rewards")
+    if f0.ndim != 2 or f0.shape != f1.shape or r.shape != f0.shape[:1]:
+        raise ValueError(
+            f"phi, phi_next (n, d) and rewards (n,) disagree: {f0.shape}, {f1.shape}, {r.shape}"
+        )
+    if f0.shape[0] < 1:
+        raise ValueError(
+            f"phi, phi_next and rewards must hold at least one transition; got n={f0.shape[0]}"
+        )
+    g, lm, rd = (
+        real_scalar(gamma),
+        real_scalar(lam),
+        real_scalar(ridge),
+    )  # NaN for non-reals and bools
+    if not 0 <= g < 1:
+        raise ValueError(f"gamma must lie in [0, 1); got {gamma!r}")
+    if not 0.0 <= lm <= 1.0:
+        raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
+    if not rd >= 0:
+        raise ValueError(f"ridge must be >= 0; got {ridge!r}")
+    if not math.isfinite(rd):
+        raise ValueError(f"ridge must be finite; got {ridge!r}")
+    check_finite(f0, "phi", ("t", "j"))
+    check_finite(r, "rewards", ("t",))
+    check_finite(f1, "phi_next", ("t", "j"))
+    return _lstd_estimate(f0, r, f1, gamma=g, lam=lm, ridge=rd)
+
+
+def _lstd_estimate(
+    f0: np.ndarray, r: np.ndarray, f1: np.ndarray, *, gamma: float, lam: float, ridge: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`lstd_estimate` on validated float arrays (library loops).
+
+    ``θ̂`` and ``b̂`` are linear in the rewards, so they are computed for ``r/2^e`` with ``2^e`` the
+    power of 2 at ``max|r|`` (exact) and scaled back: the sums ``Σ_t z_t r_t`` overflowed (NaN
+    ``θ̂``) for rewards near 1e307 whose estimate is in range. The features are likewise divided by
+    the power of 2 ``2^k`` at ``max|φ|``: ``Â = 2^{2k}·Â(φ/2^k)`` is then ``±inf`` where its exact
+    value leaves the float range (``inf − inf = NaN`` in the direct sums before), and ``θ̂`` (which
+    scales as ``2^{−k}``) does not depend on ``Â``'s range at all.
+    """
+    n = f0.shape[0]
+    e = _exponent(r)
+    r = np.ldexp(r, -e)
+    k = max(_exponent(f0), _exponent(f1))
+    g0, g1 = np.ldexp(f0, -k), np.ldexp(f1, -k)
+    Z = _traces(g0, gamma * lam)  # the traces of φ/2^k (the recursion is linear)
+    As = Z.T @ (g0 - gamma * g1) / n
+    with np.errstate(
+        over="ignore", under="ignore"
+    ):  # Â in the coordinates of φ may leave the range
+        A = np.ldexp(np.ldexp(As, k), k)
+        b = np.ldexp(Z.T @ r / n, k)
+    if ridge != 0.0:
+        if not np.all(np.isfinite(A)):  # the Tikhonov system lives in the coordinates of φ
+            i, j = (int(v) for v in np.argwhere(~np.isfinite(A))[0])
+            raise ValueError(
+                f"with ridge > 0 the LSTD system (A_hat + ridge I) theta = b_hat is solved in the "
+                f"coordinates of phi, and A_hat[{i}, {j}] = {float(A[i, j])} is beyond the float range "
+                f"(max|phi| = {float(np.max(np.abs(f0)))!r}); scale the features down"
+            )
+        with np.errstate(over="ignore"):
+            theta = np.linalg.solve(A + ridge * np.eye(A.shape[0]), b)
+        return _unscaled(theta, e, 0), A, _scaled_b(b, e)
+    # Solved in the sample-orthonormal basis ψ = (φ/2^k)T ((1/n) Σ_t ψ_t ψ_tᵀ = I, see _d_basis):
+    # the system Tᵀ Â T w = Tᵀ b̂ keeps the conditioning of the estimator, while Â carries cond(φ)²
+    # on top (nearly collinear features lost ~20% of the values at cond ≈ 1e7).
+    _, _, T = _d_basis(
+        g0,
+        np.full(n, 1.0 / n),
+        np,
+        field="phi",
+        rows="n",
+        unit="transitions",
+        support="the sample",
+        vanish="every sampled transition",
+    )
+    Zt = Z @ T  # the traces of ψ
+    At = Zt.T @ (g0 @ T - gamma * (g1 @ T)) / n
+    bt = Zt.T @ r / n
+    return _unscaled(T @ np.linalg.solve(At, bt), e, k), A, _scaled_b(b, e)
+
+
+def _exponent(x: np.ndarray) -> int:
+    """``e`` with ``2^e ≤ max|x| < 2^(e+1)``; 0 for an all-zero ``x``."""
+    return int(np.frexp(np.max(np.abs(x)))[1]) - 1 if np.any(x) else 0
+
+
+def _scaled_b(b: np.ndarray, e: int) -> np.ndarray:
+    """``b̂ = 2^e·b̂(r/2^e)`` (``±inf`` where it leaves the float range)."""
+    with np.errstate(over="ignore"):
+        return np.ldexp(b, e)
+
+
+def _unscaled(theta: np.ndarray, e: int, k: int) -> np.ndarray:
+    """``2^{e−k}·θ`` for the estimate ``θ`` of the rewards ``r/2^e`` on the features ``φ/2^k``; a
+    located error where it leaves the float range."""
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(theta, e - k)
+    if not np.all(np.isfinite(out)):
+        j = int(np.argmax(~np.isfinite(out)))
+        raise ValueError(
+            f"the LSTD estimate is beyond the float range: theta[{j}] = {float(theta[j])!r} * "
+            f"2^{e - k} (the estimate for the rewards divided by 2^{e} on the features divided by "
+            f"2^{k}); values scale with the rewards and inversely with the features: divide the "
+            f"rewards by a power of 2"
+        )
+    return out
+
+
+def _traces(f: np.ndarray, decay: float) -> np.ndarray:
+    """Eligibility traces ``z_t = decay·z_{t−1} + f_t`` (``z_{−1} = 0``), row ``t`` of the result."""
+    if decay == 0.0:
+        return f
+    Z = np.empty_like(f)
+    z = np.zeros(f.shape[1])
+    for t in range(f.shape[0]):
+        z = decay * z + f[t]
+        Z[t] = z
+    return Z
+
+
+def lstd(
+    mdp: FiniteMDP,
+    pi: Any,
+    Phi: Any,
+    *,
+    steps: int,
+    rng: np.random.Generator | int,
+    lam: float = 0.0,
+    d: Any = None,
+    ridge: float = 0.0,
+) -> tuple[np.ndarray, TDFixedPoint]:
+    r"""LSTD(λ) on one on-policy trajectory of ``steps`` transitions from ``s_0 ~ d``.
+
+    ``d`` (stationary by default) also weights the returned fixed point; the estimate converges
+    to it only for a ``P_π``-invariant ``d`` (otherwise to the fixed point of the trajectory's
+    long-run law, the stationary one for a unichain ``P_π``).
+
+    Returns ``(theta_hat, fixed_point)`` so the estimate can be compared with the
+    exact ``θ*`` (:func:`projected_fixed_point`); ``‖θ̂ − θ*‖ = O_P(n^{-1/2})``
+    (Lazaric, Ghavamzadeh & Munos 2012, Thm 1 for the β-mixing rate).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rltheory.mdp import FiniteMDP
+    >>> mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[1.0, 0.0]]]), np.array([[1.0], [0.0]]), gamma=0.5)
+    >>> th, fp = lstd(mdp, np.array([0, 0]), np.eye(2), steps=10, rng=0)
+    >>> bool(np.allclose(th, fp.theta))
+    True
+    """
+    steps = _int(steps, "steps")
+    gen = _rng(rng)
+    fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
+    F = require_host(_features(mdp, Phi), "lstd")
+    dd = np.clip(require_host(fp.d, "lstd"), 0.0, None)
+    tr = rollout(mdp, pi, steps, 1, gen, mu=dd / dd.sum())
+    s = tr.states[0]
+    theta, _, _ = lstd_estimate(
+        F[s[:-1]], tr.rewards[0], F[s[1:]], gamma=float(mdp.gamma), lam=lam, ridge=ridge
+    )
+    return theta, fp
