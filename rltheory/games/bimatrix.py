@@ -344,6 +344,8 @@ def nash_equilibria(
     ------
     InvalidModelError
         Shapes differ, an empty action set, or a non-finite payoff (located).
+    ValueError
+        ``tol`` not a finite number ``≥ 0``, or ``strict`` not ``True``/``False``.
     TypeError
         Device arrays (the routine is host-only), or text or complex payoffs (naming ``A`` or ``B``).
 
@@ -379,6 +381,9 @@ def nash_equilibria(
         B = -_host_payoffs(A, "A")
     A, B = _payoffs(A, B)
     tol = check_real(tol, "tol", low=0.0)
+    # "no" is truthy: it would raise where the caller asked for a warning
+    if not isinstance(strict, (bool, np.bool_)):
+        raise ValueError(f"strict must be True or False; got {strict!r}")
     eqs, degenerate = _enumerate(A, B, tol)
     if degenerate is not None:
         msg = (

@@ -163,6 +163,11 @@ def correlated_value_iteration(
     (:func:`~rltheory.games.max_welfare_ce` / :func:`~rltheory.games.max_welfare_cce`, HiGHS).
     The joint policy has finite-horizon coarse NashConv 0 up to LP tolerance (CE ⊆ CCE).
 
+    Raises
+    ------
+    ValueError
+        ``gamma`` not None, a bad ``H``, or ``coarse`` not ``True``/``False``.
+
     Examples
     --------
     One-state repeated chicken: the stage CE pays 5.25 to each player per step.
@@ -174,6 +179,8 @@ def correlated_value_iteration(
     [10.5, 10.5]
     """
     game = _undiscounted(game, H, "correlated_value_iteration")
+    if not isinstance(coarse, (bool, np.bool_)):  # "no" is truthy: it would pick the CCE silently
+        raise ValueError(f"coarse must be True or False; got {coarse!r}")
     solve = max_welfare_cce if coarse else max_welfare_ce
     n, S = game.n_players, game.S
     V = np.zeros((n, H + 1, S))
