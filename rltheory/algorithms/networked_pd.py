@@ -88,7 +88,12 @@ from .networked_critics import (
     sample_rollouts,
     sampled_truncated_gradient,
 )
-from .networked_joint import _check_thetas, local_occupancies, networked_occupancy
+from .networked_joint import (
+    _check_joint_size,
+    _check_thetas,
+    local_occupancies,
+    networked_occupancy,
+)
 from .networked_model import NetworkedMDP, _check_radius
 
 __all__ = [
@@ -216,6 +221,7 @@ def lagrangian_gradient(
     if not isinstance(problem, SafeNetworkedProblem):  # old: "'str' object has no attribute 'net'"
         raise TypeError(f"problem must be a SafeNetworkedProblem; got {type(problem).__name__}")
     net = problem.net
+    _check_joint_size(net, "lagrangian_gradient")  # before the occupancy, whose P_π alone may not fit
     thetas = _check_thetas(net, thetas)
     mu = _duals(problem, mu)
     lam = np.asarray(local_occupancies(net, networked_occupancy(net, thetas)))
@@ -340,6 +346,7 @@ def networked_primal_dual(
     if not isinstance(problem, SafeNetworkedProblem):
         raise TypeError(f"problem must be a SafeNetworkedProblem; got {type(problem).__name__}")
     net = problem.net
+    _check_joint_size(net, "networked_primal_dual")  # every iteration evaluates the exact joint model
     T, et, em, Lam, delta, K, gen = _pd_settings(
         iterations,
         eta_theta,
