@@ -114,6 +114,20 @@ class Config:
         check_seeds(self.seeds, "Config.seeds")
         check_delta(self.delta, "Config.delta")
         check_real(self.trap_mass, "Config.trap_mass", low=0.0, high=1.0, low_open=True, high_open=True)
+        if self.n_good > 8:  # trap_mdp's rule, raised before the run rather than inside it
+            raise ValueError(f"Config.n_good must be at most 8 (the Bernoulli means 0.75 − 0.1j stay in [0, 1]); "
+                             f"got {self.n_good}")
+        # the number of traps follows from trap_mass and max(sizes)/S; it was checked only inside the run
+        # ("n_traps must be an integer >= 0; got -1", a field the config does not have) and the upper
+        # limit of trap_mass only after the whole good-coverage half had run
+        n = _n_traps(self)
+        if n < 1:
+            raise ValueError(f"Config.trap_mass · max(sizes)/S must be >= 1/2 (at least one trap action); got "
+                             f"{self.trap_mass!r} · {max(self.sizes)}/{self.S} = {self.trap_mass * max(self.sizes) / self.S:.3g}")
+        top = 1.0 / (2.0 * (1.0 - 0.5**n))
+        if not self.trap_mass < top:
+            raise ValueError(f"Config.trap_mass must be below {top:.6g} (with {n} traps the good actions keep "
+                             f"positive mass only then); got {self.trap_mass!r}")
 
     @classmethod
     def quick(cls) -> Config:
