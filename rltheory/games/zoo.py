@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_int, check_positive_int
+from .._validate import check_int, check_positive_int, check_real
 from ..mdp.zoo import _generator
 from .markov import MarkovGame, ZeroSumMarkovGame
 
@@ -56,10 +56,12 @@ def rock_paper_scissors(weights: tuple[float, float, float] = (1.0, 1.0, 1.0)) -
     >>> rock_paper_scissors().tolist()
     [[0.0, -1.0, 1.0], [1.0, 0.0, -1.0], [-1.0, 1.0, 0.0]]
     """
-    w = tuple(float(v) for v in weights)
-    if len(w) != 3 or not min(w) > 0 or not all(np.isfinite(w)):
-        raise ValueError(f"weights must be three positive finite numbers (a, b, c); got {weights!r}")
-    a, b, c = w
+    w = _sequence(weights, "weights")
+    if len(w) != 3:
+        raise ValueError(
+            f"weights must be three positive finite numbers (a, b, c); got {weights!r}"
+        )
+    a, b, c = (check_real(v, f"weights[{i}]", low=0.0, low_open=True) for i, v in enumerate(w))
     return np.array([[0.0, -b, a], [b, 0.0, -c], [-a, c, 0.0]])
 
 
@@ -110,14 +112,34 @@ def random_matrix_games(
     rng: np.random.Generator | int, shape: tuple[int, ...], m: int, n: int
 ) -> np.ndarray:
     """``A[*shape, m, n]`` with i.i.d. standard normal entries (nondegenerate with probability 1)."""
+    shape = _sequence(shape, "shape")
     for i, k in enumerate(shape):
         check_int(k, f"shape[{i}]", minimum=0)
-    return _generator(rng).standard_normal(tuple(shape) + (check_positive_int(m, "m"), check_positive_int(n, "n")))
+    return _generator(rng).standard_normal(
+        tuple(shape) + (check_positive_int(m, "m"), check_positive_int(n, "n"))
+    )
 
 
 def random_bimatrix_game(rng: np.random.Generator | int, m: int, n: int) -> np.ndarray:
     """``U[2, m, n]`` with i.i.d. standard normal payoffs (nondegenerate with probability 1)."""
-    return _generator(rng).standard_normal((2, check_positive_int(m, "m"), check_positive_int(n, "n")))
+    return _generator(rng).standard_normal(
+        (2, check_positive_int(m, "m"), check_positive_int(n, "n"))
+    )
+
+
+def _sequence(value: Any, name: str) -> tuple[Any, ...]:
+    """``value`` (a tuple, list or 1-d array) as a tuple; anything else is a ``TypeError`` naming ``name``.
+
+    A bare number or a string was iterated (``'int' object is not iterable``, naming nothing) or
+    read character by character.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return tuple(value.tolist())
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(
+            f"{name} must be a tuple of numbers; got {value!r} ({type(value).__name__})"
+        )
+    return tuple(value)
 
 
 #: Soccer action moves (row, col): N, S, E, W, stand.
@@ -235,7 +257,10 @@ def random_zero_sum_markov_game(
     ):
         raise ValueError(f"branching must be a positive integer or None; got {branching!r}")
     S, A, B = (check_positive_int(v, name) for v, name in ((S, "S"), (A, "A"), (B, "B")))
-    batch = tuple(check_int(k, f"batch_shape[{i}]", minimum=0) for i, k in enumerate(batch_shape))
+    batch = tuple(
+        check_int(k, f"batch_shape[{i}]", minimum=0)
+        for i, k in enumerate(_sequence(batch_shape, "batch_shape"))
+    )
     lead = batch + (S, A, B)
     rng = _generator(rng)
     W = rng.exponential(size=lead + (S,))
@@ -265,9 +290,13 @@ def cooperative_markov_game(
     MarkovGame(n=2, S=3, actions=(2, 2), gamma=0.9)
     """
     S = check_positive_int(S, "S")
-    sizes = tuple(check_positive_int(a, f"actions[{i}]") for i, a in enumerate(actions))
+    sizes = tuple(
+        check_positive_int(a, f"actions[{i}]") for i, a in enumerate(_sequence(actions, "actions"))
+    )
     if not sizes:
-        raise ValueError(f"actions must give one action count per player (at least one); got {tuple(actions)!r}")
+        raise ValueError(
+            f"actions must give one action count per player (at least one); got {tuple(actions)!r}"
+        )
     lead = (S,) + sizes
     rng = _generator(rng)
     W = rng.exponential(size=lead + (S,))

@@ -285,10 +285,18 @@ class TestShapley:
 class TestZoo:
     """Game constructors: weights and the sparse-kernel branch."""
 
-    @pytest.mark.parametrize("weights", [(1.0, 0.0, 1.0), (1.0, float("nan"), 1.0), (1.0, 1.0)])
-    def test_rock_paper_scissors_weights(self, weights):
-        # (1.0, 1.0) used to fail with "not enough values to unpack (expected 3, got 2)".
-        with pytest.raises(ValueError, match=r"weights must be three positive finite numbers \(a, b, c\); got \(1\.0, "):
+    @pytest.mark.parametrize(
+        "weights, message",
+        [
+            ((1.0, 0.0, 1.0), r"weights\[1\] must be a finite number > 0; got 0\.0"),
+            ((1.0, float("nan"), 1.0), r"weights\[1\] must be a finite number > 0; got nan"),
+            ((1.0, 1.0), r"weights must be three positive finite numbers \(a, b, c\); got \(1\.0, 1\.0\)"),
+        ],
+    )
+    def test_rock_paper_scissors_weights(self, weights, message):
+        # (1.0, 1.0) used to fail with "not enough values to unpack (expected 3, got 2)"; a bad
+        # entry is named by its index
+        with pytest.raises(ValueError, match=message):
             rock_paper_scissors(weights)
 
     def test_sparse_kernel_has_branching_successors(self):
