@@ -189,12 +189,14 @@ def improper_policy_gradient(
         # exactly 0), shape (M, S, A): each entry to a few ε of Σ_{m'≠m} w_{m'}(K_m + K_{m'}) (err).
         # K_m − π itself cancels near a vertex (w_0 ≈ 1): at w_1 = e^{-40} the gradient's θ_0 entry
         # came out 0 instead of −8.2e-18, and the natural step's scores were noise from w_1 ≈ 1e-14
-        diff = K[:, None, ...] - K[None, ...]  # (M, M, S, A): K_m − K_{m'}
-        dpi = wts[:, None, None] * xp.sum(wts[None, :, None, None] * diff, axis=1)
-        off = 1.0 - xp.eye(M, dtype=K.dtype)[:, :, None, None]  # m' ≠ m
-        err = wts[:, None, None] * xp.sum(
-            (off * wts[None, :, None, None]) * (K[:, None, ...] + K[None, ...]), axis=1
-        )
+        # (accumulated over m', so memory stays O(M·S·A))
+        acc, acc_err = xp.zeros_like(K), xp.zeros_like(K)
+        idx = xp.arange(M, device=K.device)
+        for j in range(M):
+            acc = acc + wts[j] * (K - K[j, ...])
+            other = xp.reshape(idx != j, (M, 1, 1))  # m' = j ≠ m
+            acc_err = acc_err + xp.where(other, wts[j] * (K + K[j, ...]), xp.zeros_like(K))
+        dpi, err = wts[:, None, None] * acc, wts[:, None, None] * acc_err
         grad = xp.sum(d[None, :, None] * dpi * Q[None, ...], axis=(-2, -1)) / (1.0 - g)
         value = expected_value(V, rho)
         m = {"suboptimality": expected_value(V_star, rho) - value, "value": value, "weights": wts}
