@@ -122,7 +122,7 @@ class Config:
         # limit of trap_mass only after the whole good-coverage half had run
         n = _n_traps(self)
         if n < 1:
-            raise ValueError(f"Config.trap_mass · max(sizes)/S must be >= 1/2 (at least one trap action); got "
+            raise ValueError(f"Config.trap_mass · max(sizes)/S must exceed 1/2 (at least one trap action); got "
                              f"{self.trap_mass!r} · {max(self.sizes)}/{self.S} = {self.trap_mass * max(self.sizes) / self.S:.3g}")
         top = 1.0 / (2.0 * (1.0 - 0.5**n))
         if not self.trap_mass < top:

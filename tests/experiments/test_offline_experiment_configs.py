@@ -33,8 +33,10 @@ def test_quick_and_full_configs_are_valid(mod):
         (lambda: op.Config(delta=1.0), r"Config\.delta must be a finite number in \(0, 1\); got 1\.0"),
         (lambda: op.Config(trap_mass=0.0), r"Config\.trap_mass must be a finite number in \(0, 1\); got 0\.0"),
         # old: "n_traps must be an integer >= 0; got -1" from inside the run (no such field)
-        (lambda: op.Config(trap_mass=1e-4, sizes=(400, 800, 1600)), r"Config\.trap_mass · max\(sizes\)/S must be >= 1/2 .*= 0\.08"),
+        (lambda: op.Config(trap_mass=1e-4, sizes=(400, 800, 1600)), r"Config\.trap_mass · max\(sizes\)/S must exceed 1/2 .*= 0\.08"),
         # old: refused by trap_behaviour only after the good-coverage half of the run
+        # exactly 1/2 gives ⌈log2(1/2)⌉ + 1 = 0 traps
+        (lambda: op.Config(trap_mass=0.5, sizes=(1, 2, 4), S=4), r"must exceed 1/2 .*got 0\.5 · 4/4 = 0\.5"),
         (lambda: op.Config(trap_mass=0.9), r"Config\.trap_mass must be below 0\.500008 \(with 16 traps"),
         (lambda: op.Config(n_good=9), r"Config\.n_good must be at most 8"),
         (lambda: sc.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
