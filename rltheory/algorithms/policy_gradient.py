@@ -81,14 +81,12 @@ from .policy_mirror_descent import check_euclidean_step
 from .soft import (
     SoftSolution,
     check_soft_reference,
-    check_temperature,
     log_softmax,
     regularized_values,
-    rounded_temperature,
     soft_reference,
     softmax,
-    temperature_error,
 )
+from .temperature import check_temperature, rounded_temperature, temperature_error
 
 __all__ = [
     "softmax_policy",

@@ -36,14 +36,12 @@ from ._policy_opt import (
 from .soft import (
     SoftSolution,
     check_soft_reference,
-    check_temperature,
     log_softmax,
     regularized_values,
-    rounded_temperature,
     soft_reference,
     softmax,
-    temperature_error,
 )
+from .temperature import check_temperature, rounded_temperature, temperature_error
 
 __all__ = ["entropy_npg_step", "entropy_regularized_npg"]
 

@@ -16,7 +16,9 @@ fixed point ``Q*_τ`` gives the soft-optimal policy ``π*_τ(·|s) = softmax(Q*_
 and ``V*_τ(s) = τ log Σ_a exp(Q*_τ(s, a)/τ) = V_τ^{π*_τ}(s)`` (Haarnoja et al. 2017, Thm 1;
 Cen et al. 2022, §2.2). The regularisation bias is ``0 ≤ V*_τ − V* ≤ τ log|A|/(1−γ)``.
 
-All kernels use the array API only and accept batched models.
+All kernels use the array API only and accept batched models. The temperature's floating-point
+side (``τ`` rounded to the model's dtype, the overflow-free soft maximum) is
+:mod:`rltheory.algorithms.temperature`.
 
 References
 ----------
@@ -43,7 +45,8 @@ from ..mdp.bellman import _q_values, as_stochastic_policy, evaluate_policy
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
-from ._policy_opt import check_positive, discount
+from ._policy_opt import discount
+from .temperature import _clip_ratio, _soft_max, check_temperature, temperature_error
 
 __all__ = [
     "softmax",
@@ -74,76 +77,6 @@ def softmax(x: Any, xp: Any) -> Any:
     """
     z = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
     return z / xp.sum(z, axis=-1, keepdims=True)
-
-
-def _soft_max(Q: Any, tau: float, xp: Any) -> Any:
-    r"""``τ log Σ_a exp(Q(·, a)/τ)`` over the last axis as ``m + τ log Σ_a exp((Q − m)/τ)``, ``m = max_a Q``.
-
-    Every exponent is ``≤ 0`` and the largest term is ``exp(0) = 1``, so nothing overflows:
-    the form ``τ·logsumexp(Q/τ)`` divided first, and ``Q/τ`` overflowed once ``|Q|/τ`` passed the
-    largest float (float32 ``Q = 1``, ``τ = 1e-40``; float64 ``τ = 1e-310``), giving ``inf − inf``
-    = NaN values and a soft value iteration that failed with "cannot convert float NaN to integer".
-    ``Q − m`` is clipped at ``−τ·10⁴`` (:func:`_clip_ratio`) before the division: ``exp(−10⁴)`` is 0
-    in every float dtype, so the sum is unchanged and ``(Q − m)/τ`` cannot overflow either.
-    """
-    m = xp.max(Q, axis=-1, keepdims=True)
-    return (m + tau * xp.log(xp.sum(xp.exp(_clip_ratio(Q - m, tau, 1e4, xp)), axis=-1, keepdims=True)))[..., 0]
-
-
-def _clip_ratio(d: Any, tau: float, limit: float, xp: Any) -> Any:
-    """``max(d, −τ·limit)/τ`` for ``d ≤ 0``: ``d/τ`` where it is ``≥ −limit``, about ``−limit`` below (no
-    overflow; ``τ·limit`` capped at the dtype's largest number, where no ratio can overflow)."""
-    return xp.clip(d, min=-min(tau * limit, float(xp.finfo(d.dtype).max))) / tau
-
-
-def check_temperature(mdp: FiniteMDP, tau: Any) -> float:
-    """``τ`` checked (a finite number > 0) and as the kernels use it: rounded to the model's dtype.
-
-    A Python ``τ`` meeting a float32 array is rounded to float32 (NumPy's promotion rules), so a
-    ``τ`` below float32's smallest subnormal (``1e-46``) became 0 and the soft values NaN: that is a
-    ``ValueError`` naming ``tau`` and the dtype. Any other rounding is a certified error
-    (:func:`temperature_error`).
-    """
-    tau = check_positive(tau, "tau")
-    xp = mdp.xp
-    tau_hat = rounded_temperature(mdp, tau)[0]
-    if not tau_hat > 0.0:
-        raise ValueError(
-            f"tau={tau!r} rounds to 0 in the model's dtype {mdp.dtype} (its smallest positive number is "
-            f"{subnormal_spacing(mdp.dtype, xp):.3g}); use a larger tau or a float64 model"
-        )
-    if not math.isfinite(tau_hat):
-        raise ValueError(
-            f"tau={tau!r} exceeds the largest number of the model's dtype {mdp.dtype} "
-            f"({float(xp.finfo(mdp.dtype).max):.3g}); use a smaller tau or a float64 model"
-        )
-    return tau
-
-
-def temperature_error(mdp: FiniteMDP, tau: float) -> float:
-    r"""``Δτ·log|A|/(1−γ)`` with ``Δτ = |τ̂ − τ|``, ``τ̂`` the temperature rounded to the model's dtype.
-
-    The kernels compute with ``τ̂`` (:func:`check_temperature`); the certificates are about ``τ``.
-    ``V_τ^π = (I − γP_π)^{-1}(r_π + τH_π)`` is affine in ``τ`` with slope in
-    ``[0, log|A|/(1−γ)]`` (``0 ≤ H_π ≤ log|A|``), and ``V*_τ = max_π V_τ^π`` is a maximum of such,
-    so ``‖V_τ^π − V_τ̂^π‖∞`` and ``‖V*_τ − V*_τ̂‖∞`` are ``≤`` this, and the ``Q``'s (``γ`` times
-    it) too. 0 in float64 (a Python float is a float64); in float32 ``Δτ ≤ u·τ`` for a normal
-    ``τ`` but up to half the subnormal spacing for a subnormal one: at ``τ = 1e-42``
-    (``τ̂ = 1.0005e-42``) the reference's ``log π*_τ`` was off by 0.053 and entropy-regularised
-    NPG certified its log-policy error below the true one.
-    """
-    return rounded_temperature(mdp, tau)[1] * math.log(max(mdp.A, 1)) / (1.0 - float(mdp.gamma))
-
-
-def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
-    """``(τ̂, |τ̂ − τ|)``: the temperature as the kernels use it, rounded to the model's dtype.
-
-    Rounded on the host (a numpy float of the dtype's width): no device round trip per call.
-    """
-    host = np.float32 if mdp.xp.finfo(mdp.dtype).bits == 32 else np.float64
-    with np.errstate(over="ignore"):  # (a τ beyond the dtype's range: inf, refused by check_temperature)
-        tau_hat = float(host(tau))
-    return tau_hat, abs(tau_hat - tau)
 
 
 def policy_entropy(pi: Any, xp: Any) -> Any:
@@ -272,7 +205,7 @@ class SoftSolution:
 def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, mdp: FiniteMDP) -> Any:
     r"""Error of one computed ``T_τ Q`` against the exact operator at the computed ``Q``.
 
-    ``V = m + τ log Σ_a exp((Q − m)/τ)`` (``m = max_a Q``, :func:`_soft_max`): ``Q − m`` and the
+    ``V = m + τ log Σ_a exp((Q − m)/τ)`` (``m = max_a Q``, :func:`~rltheory.algorithms.temperature._soft_max`): ``Q − m`` and the
     division move the exponents by ``(2u + u²)|Q − m|/τ ≤ 4(1 + u)u‖Q‖∞/τ`` and log-sum-exp is
     1-Lipschitz; the exponentials, their sum of ``A`` positive terms and the ``log`` of a number
     in ``[1, A]`` cost ``(A + 4)u`` relative, the product ``τ·L`` (``L ≤ log A``) ``uτ log A`` and
@@ -419,7 +352,7 @@ def soft_value_iteration(
     with bound 0 while ``‖Q − Q*_τ‖∞`` was 0.047 (rewards ~100, ``γ = 0.99``), and a float64
     one with rewards 1e6 had bound 0 at error 2.4e-6. The kernels use ``τ`` rounded to the
     model's dtype, ``τ̂``; the bound adds ``γ|τ̂ − τ| log|A|/(1−γ) ≥ ‖Q*_τ − Q*_τ̂‖∞``
-    (:func:`temperature_error`; 0 in float64). A ``tol`` below the floor
+    (:func:`~rltheory.algorithms.temperature.temperature_error`; 0 in float64). A ``tol`` below the floor
     ``e_k/(1−γ)`` (plus that term) stops once the contraction part is down to it, with ``converged=False`` and
     a warning naming the floor. Reaching ``max_iter`` first gives ``converged=False`` and a
     :class:`~rltheory.errors.ConvergenceWarning`.

@@ -1,0 +1,99 @@
+r"""The entropy temperature in floating point: ``τ`` as the kernels use it, and the soft maximum.
+
+The soft values of :mod:`rltheory.algorithms.soft` and the entropy-regularised drivers multiply and
+divide arrays of the model's dtype by ``τ``, a Python float, which NumPy's promotion rules round to
+that dtype: ``τ̂`` (:func:`rounded_temperature`). :func:`check_temperature` refuses a ``τ`` whose
+``τ̂`` is 0 or ``inf``; :func:`temperature_error` bounds what the rounding moves the values,
+``|τ̂ − τ| log|A|/(1−γ) ≥ ‖V_τ − V_τ̂‖∞`` (the regularised values are affine in ``τ`` with slope
+``(I − γP_π)^{-1}H_π ∈ [0, log|A|/(1−γ)]``; Cen et al. 2022, §2.2, eq. (9)). The soft maximum
+``τ log Σ_a exp(Q(·, a)/τ)`` (:func:`_soft_max`) is computed shift-first, so it cannot overflow.
+
+References
+----------
+Cen, S., Cheng, C., Chen, Y., Wei, Y., Chi, Y. (2022). Fast global convergence of natural
+policy gradient methods with entropy regularization. Operations Research 70(4). §2.2.
+Higham, N. J. (2002). Accuracy and Stability of Numerical Algorithms, 2nd ed. SIAM. §2.1.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._numerics import subnormal_spacing
+from ..mdp.model import FiniteMDP
+from ._policy_opt import check_positive
+
+__all__ = ["check_temperature", "rounded_temperature", "temperature_error"]
+
+
+def _soft_max(Q: Any, tau: float, xp: Any) -> Any:
+    r"""``τ log Σ_a exp(Q(·, a)/τ)`` over the last axis as ``m + τ log Σ_a exp((Q − m)/τ)``, ``m = max_a Q``.
+
+    Every exponent is ``≤ 0`` and the largest term is ``exp(0) = 1``, so nothing overflows:
+    the form ``τ·logsumexp(Q/τ)`` divided first, and ``Q/τ`` overflowed once ``|Q|/τ`` passed the
+    largest float (float32 ``Q = 1``, ``τ = 1e-40``; float64 ``τ = 1e-310``), giving ``inf − inf``
+    = NaN values and a soft value iteration that failed with "cannot convert float NaN to integer".
+    ``Q − m`` is clipped at ``−τ·10⁴`` (:func:`_clip_ratio`) before the division: ``exp(−10⁴)`` is 0
+    in every float dtype, so the sum is unchanged and ``(Q − m)/τ`` cannot overflow either.
+    """
+    m = xp.max(Q, axis=-1, keepdims=True)
+    return (m + tau * xp.log(xp.sum(xp.exp(_clip_ratio(Q - m, tau, 1e4, xp)), axis=-1, keepdims=True)))[..., 0]
+
+
+def _clip_ratio(d: Any, tau: float, limit: float, xp: Any) -> Any:
+    """``max(d, −τ·limit)/τ`` for ``d ≤ 0``: ``d/τ`` where it is ``≥ −limit``, about ``−limit`` below (no
+    overflow; ``τ·limit`` capped at the dtype's largest number, where no ratio can overflow)."""
+    return xp.clip(d, min=-min(tau * limit, float(xp.finfo(d.dtype).max))) / tau
+
+
+def check_temperature(mdp: FiniteMDP, tau: Any) -> float:
+    """``τ`` checked (a finite number > 0) and as the kernels use it: rounded to the model's dtype.
+
+    A Python ``τ`` meeting a float32 array is rounded to float32 (NumPy's promotion rules), so a
+    ``τ`` below float32's smallest subnormal (``1e-46``) became 0 and the soft values NaN: that is a
+    ``ValueError`` naming ``tau`` and the dtype. Any other rounding is a certified error
+    (:func:`temperature_error`).
+    """
+    tau = check_positive(tau, "tau")
+    xp = mdp.xp
+    tau_hat = rounded_temperature(mdp, tau)[0]
+    if not tau_hat > 0.0:
+        raise ValueError(
+            f"tau={tau!r} rounds to 0 in the model's dtype {mdp.dtype} (its smallest positive number is "
+            f"{subnormal_spacing(mdp.dtype, xp):.3g}); use a larger tau or a float64 model"
+        )
+    if not math.isfinite(tau_hat):
+        raise ValueError(
+            f"tau={tau!r} exceeds the largest number of the model's dtype {mdp.dtype} "
+            f"({float(xp.finfo(mdp.dtype).max):.3g}); use a smaller tau or a float64 model"
+        )
+    return tau
+
+
+def temperature_error(mdp: FiniteMDP, tau: float) -> float:
+    r"""``Δτ·log|A|/(1−γ)`` with ``Δτ = |τ̂ − τ|``, ``τ̂`` the temperature rounded to the model's dtype.
+
+    The kernels compute with ``τ̂`` (:func:`check_temperature`); the certificates are about ``τ``.
+    ``V_τ^π = (I − γP_π)^{-1}(r_π + τH_π)`` is affine in ``τ`` with slope in
+    ``[0, log|A|/(1−γ)]`` (``0 ≤ H_π ≤ log|A|``), and ``V*_τ = max_π V_τ^π`` is a maximum of such,
+    so ``‖V_τ^π − V_τ̂^π‖∞`` and ``‖V*_τ − V*_τ̂‖∞`` are ``≤`` this, and the ``Q``'s (``γ`` times
+    it) too. 0 in float64 (a Python float is a float64); in float32 ``Δτ ≤ u·τ`` for a normal
+    ``τ`` but up to half the subnormal spacing for a subnormal one: at ``τ = 1e-42``
+    (``τ̂ = 1.0005e-42``) the reference's ``log π*_τ`` was off by 0.053 and entropy-regularised
+    NPG certified its log-policy error below the true one.
+    """
+    return rounded_temperature(mdp, tau)[1] * math.log(max(mdp.A, 1)) / (1.0 - float(mdp.gamma))
+
+
+def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
+    """``(τ̂, |τ̂ − τ|)``: the temperature as the kernels use it, rounded to the model's dtype.
+
+    Rounded on the host (a numpy float of the dtype's width): no device round trip per call.
+    """
+    host = np.float32 if mdp.xp.finfo(mdp.dtype).bits == 32 else np.float64
+    with np.errstate(over="ignore"):  # (a τ beyond the dtype's range: inf, refused by check_temperature)
+        tau_hat = float(host(tau))
+    return tau_hat, abs(tau_hat - tau)
