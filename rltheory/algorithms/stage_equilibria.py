@@ -35,6 +35,7 @@ from .._numerics import unit_range
 from .._validate import as_distribution, check_finite, check_probability
 from ..errors import SolverError
 from ..games.bimatrix import lemke_howson
+from ..mdp._dataset_checks import _real_host
 from ._offline_common import _policy_array
 
 __all__ = ["CONCEPTS", "equilibrium_gap"]
@@ -209,6 +210,8 @@ def equilibrium_gap(P: Any, R: Any, policy: Any, *, concept: str = "nash", mu: A
 
     Raises
     ------
+    TypeError
+        ``P``, ``R`` or ``policy`` holding text or complex numbers.
     ValueError
         A ``P`` of the wrong shape or with a row off the simplex (or a NaN/inf entry,
         located), an ``R`` of the wrong shape or with a non-finite entry, a ``policy`` row off
@@ -225,8 +228,8 @@ def equilibrium_gap(P: Any, R: Any, policy: Any, *, concept: str = "nash", mu: A
     (0.0, 1.0)
     """
     c = _concept(concept)
-    Pf = np.asarray(P, dtype=np.float64)
-    Rf = np.asarray(R, dtype=np.float64)
+    Pf = _real_host(P, "P")  # a float cast parsed text and dropped imaginary parts
+    Rf = _real_host(R, "R")
     if Pf.ndim < 4 or 0 in Pf.shape or Pf.shape[-1] != Pf.shape[1]:
         raise ValueError(
             f"P must have shape (H, S, A_1, ..., A_n, S) with every axis non-empty; got {Pf.shape}"

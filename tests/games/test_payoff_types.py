@@ -77,3 +77,21 @@ def test_lists_and_float32_payoffs_are_still_accepted():
     assert ce_gap(np.stack([EYE, EYE]).tolist(), QUARTER.astype(np.float32)) <= 1e-15
     v, x, _ = solve_zero_sum_highs([[2, 0], [0, 1]])
     assert float(v) == pytest.approx(2 / 3, abs=1e-9) and x.dtype == np.float64
+
+
+@pytest.mark.parametrize("field", ["P", "R"])
+@pytest.mark.parametrize("kind", ["string", "complex"])
+def test_equilibrium_gap_refuses_text_and_complex_models(field, kind):
+    # before: P or R as text gave gap 0.0 (parsed), complex R lost its imaginary part with a warning
+    from rltheory.algorithms.stage_equilibria import equilibrium_gap
+
+    P = np.ones((1, 1, 2, 2, 1))
+    R = np.stack([np.eye(2), 1 - np.eye(2)])[:, None, None]
+    args = {"P": P, "R": R}
+    args[field] = args[field].astype(str) if kind == "string" else args[field] + 0j
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            TypeError, match=rf"^{field} must hold real numbers; got a {kind} array$"
+        ):
+            equilibrium_gap(args["P"], args["R"], np.full((1, 1, 2, 2), 0.25))
