@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability
+from .._validate import check_probability, real_scalar
 from ..backend import as_float
 from ..errors import ConvergenceWarning, InvalidModelError
 from ..mdp.horizon import backward_induction
@@ -87,7 +87,8 @@ def _hybrid_args(fh: Any, features: Any, offline: Any, iterations: Any, n_online
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:  # numpy integers too
             raise ValueError(f"{nm} must be an integer >= 0; got {v!r}")
     for v, nm in ((eta, "eta"), (ridge, "ridge")):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not v > 0 or not math.isfinite(v):
+        x = real_scalar(v)  # numpy scalars and 0-d arrays (np.array(2.0) was refused); NaN for bools and text
+        if not (x > 0 and math.isfinite(x)):
             raise ValueError(f"{nm} must be a finite number > 0; got {v!r}")
     if not math.isfinite(float(eta) * fh.H):  # the exponent η·Q̂ with Q̂ ∈ [0, H]: inf − inf = NaN policy before
         raise ValueError(f"{what}: eta·H must be finite (the NPG exponent η·Q̂_h reaches η·(H − h)); "
@@ -309,13 +310,14 @@ def hybrid_npg(
     True
     """
     phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge, "hybrid_npg")
-    if isinstance(offline_weight, bool) or not isinstance(offline_weight, (int, float, np.integer, np.floating)) or not offline_weight >= 0:
+    w = real_scalar(offline_weight)  # numpy scalars and 0-d arrays; NaN (refused) for bools and text
+    if not w >= 0:
         raise ValueError(f"offline_weight must be a number >= 0; got {offline_weight!r}")
-    if not math.isfinite(offline_weight):
+    if not math.isfinite(w):
         raise ValueError(f"offline_weight must be finite; got {offline_weight!r}")
     tol = check_tol(tol)
     return _hybrid_loop(fh, phi, offline, iterations=iterations, n_online=n_online, eta=float(eta), ridge=float(ridge),
-                        restart=restart, rng=rng, tol=tol, critic="policy", offline_weight=float(offline_weight),
+                        restart=restart, rng=rng, tol=tol, critic="policy", offline_weight=w,
                         what="hybrid_npg")
 
 
