@@ -94,14 +94,39 @@ class SmoothActionMDP:
     def S(self) -> int:
         return int(self.L.shape[0])
 
+    def _actions(self, u: Any, name: str) -> np.ndarray:
+        """``u`` as a float ``(S,)`` array of finite actions (one per state); located errors."""
+        a = _real_array(u, name)
+        if a.shape != (self.S,):
+            raise ValueError(
+                f"{name} must have shape (S,) = ({self.S},) (one action per state); got {a.shape}"
+            )
+        check_finite(a, name, ("s",))
+        return a
+
     def kernel(self, u: Any) -> np.ndarray:
-        """``P(·|s, u_s)`` for every ``s``: rows of an ``(S, S)`` matrix."""
-        z = self.L + np.asarray(u, dtype=float)[:, None] * self.K
+        """``P(·|s, u_s)`` for every ``s``: rows of an ``(S, S)`` matrix.
+
+        Raises ``ValueError`` for ``u`` not of shape ``(S,)`` (a scalar failed with numpy's
+        ``IndexError``, a ``(1, S)`` array returned an ``(1, S, S)`` array) or with logits
+        ``L[s] + u_s K[s]`` beyond the float range (they gave NaN rows); a NaN or infinite
+        entry is an ``InvalidModelError``.
+        """
+        u = self._actions(u, "u")
+        _check_in_float_range(self, u, "u", reward=False)
+        return self._kernel(u)
+
+    def _kernel(self, u: np.ndarray) -> np.ndarray:
+        z = self.L + u[:, None] * self.K
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
 
     def reward(self, u: Any) -> np.ndarray:
-        u = np.asarray(u, dtype=float)
+        """``r(s, u_s) = r0[s] + r1[s] u_s − c u_s²`` for every ``s`` (``−inf`` where that is
+        below the float range); ``u`` of shape ``(S,)`` and finite, as for :meth:`kernel`."""
+        return self._reward(self._actions(u, "u"))
+
+    def _reward(self, u: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):
             q = self.c * u**2
             # u**2 overflows before c shrinks it (u = 1e300 with c = 0 gave 0 * inf = NaN)
@@ -109,9 +134,26 @@ class SmoothActionMDP:
         return self.r0 + self.r1 * u - q
 
     def gain_bias(self, theta: Any) -> tuple[float, np.ndarray, np.ndarray]:
-        """``(g, h, μ)`` of the deterministic policy ``u = θ``; ``h`` normalised by ``μᵀh = 0``."""
-        P = self.kernel(theta)
-        r = self.reward(theta)
+        """``(g, h, μ)`` of the deterministic policy ``u = θ``; ``h`` normalised by ``μᵀh = 0``.
+
+        Raises ``ValueError`` for ``theta`` not of shape ``(S,)``, or whose logits, reward, gain or
+        bias leave the float range (``θ = (1e300, 0)`` gave ``g = −inf`` and a NaN bias).
+        """
+        th = self._actions(theta, "theta")
+        _check_in_float_range(self, th, "theta")
+        with np.errstate(over="ignore", invalid="ignore"):
+            g, h, mu = self._gain_bias(th)
+        if not (math.isfinite(g) and np.all(np.isfinite(h))):
+            s = int(np.argmax(np.abs(th)))
+            raise ValueError(
+                f"the gain or the bias at theta is beyond the float range (largest |theta[s]|: "
+                f"theta[{s}] = {th[s].item()!r}); the exact values are not representable"
+            )
+        return g, h, mu
+
+    def _gain_bias(self, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        P = self._kernel(theta)
+        r = self._reward(theta)
         S = self.S
         M = np.eye(S) - P + np.ones((S, S)) / S
         mu = np.linalg.solve(M.T, np.ones(S) / S)
@@ -142,10 +184,10 @@ def dpg_gradient(model: SmoothActionMDP, theta: Any) -> tuple[np.ndarray, float]
     if th.shape != (model.S,):
         raise ValueError(f"theta must have shape (S,) = ({model.S},); got {th.shape}")
     check_finite(th, "theta", ("s",))  # a NaN entry returned a NaN gradient and gain
-    _check_in_float_range(model, th)
+    _check_in_float_range(model, th, "theta")
     with np.errstate(over="ignore", invalid="ignore"):
-        g, h, mu = model.gain_bias(th)
-        P = model.kernel(th)
+        g, h, mu = model._gain_bias(th)
+        P = model._kernel(th)
         dP = P * (model.K - (P * model.K).sum(axis=1, keepdims=True))
         dQ = model.r1 - 2 * model.c * th + dP @ h
         grad = mu * dQ
@@ -158,7 +200,9 @@ def dpg_gradient(model: SmoothActionMDP, theta: Any) -> tuple[np.ndarray, float]
     return grad, g
 
 
-def _check_in_float_range(model: SmoothActionMDP, th: np.ndarray) -> None:
+def _check_in_float_range(
+    model: SmoothActionMDP, th: np.ndarray, name: str, *, reward: bool = True
+) -> None:
     """``ValueError`` naming the first ``θ_s`` whose logits ``L[s] + θ_s K[s]`` or reward
     ``r0[s] + r1[s] θ_s − c θ_s²`` leave the float range.
 
@@ -167,15 +211,15 @@ def _check_in_float_range(model: SmoothActionMDP, th: np.ndarray) -> None:
     """
     with np.errstate(over="ignore", invalid="ignore"):
         logits = np.abs(model.L) + np.abs(th)[:, None] * np.abs(model.K)
-        reward = np.abs(model.r0) + np.abs(model.r1 * th) + (model.c * th) * th
-    for what, bad in (
-        ("logits L[s] + theta[s] K[s]", ~np.all(np.isfinite(logits), axis=1)),
-        ("reward r0[s] + r1[s] theta[s] - c theta[s]^2", ~np.isfinite(reward)),
-    ):
+        rew = np.abs(model.r0) + np.abs(model.r1 * th) + (model.c * th) * th
+    checks = [(f"logits L[s] + {name}[s] K[s]", ~np.all(np.isfinite(logits), axis=1))]
+    if reward:
+        checks.append((f"reward r0[s] + r1[s] {name}[s] - c {name}[s]^2", ~np.isfinite(rew)))
+    for what, bad in checks:
         if np.any(bad):
             s = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"theta must keep the model's {what} within the float range; theta[{s}] = "
+                f"{name} must keep the model's {what} within the float range; {name}[{s}] = "
                 f"{th[s].item()!r} does not"
             )
 

@@ -63,3 +63,43 @@ def test_moderate_theta_unchanged_by_the_range_check():
     m = _model(0.5)
     th = np.array([3.0, -1.0])
     np.testing.assert_array_equal(m.reward(th), m.r0 + m.r1 * th - m.c * th**2)
+
+
+@pytest.mark.parametrize(
+    ("method", "u", "message"),
+    [
+        # a scalar failed with numpy's IndexError, (1, S) returned a (1, S, S) "kernel", (3,)
+        # failed in numpy broadcasting, text was parsed
+        ("kernel", 0.5, r"^u must have shape \(S,\) = \(2,\) \(one action per state\); got \(\)$"),
+        ("kernel", [[1.0, 2.0]], r"^u must have shape \(S,\) = \(2,\) .*; got \(1, 2\)$"),
+        ("kernel", [1.0, 2.0, 3.0], r"^u must have shape \(S,\) = \(2,\) .*; got \(3,\)$"),
+        ("reward", [1.0, 2.0, 3.0], r"^u must have shape \(S,\) = \(2,\) .*; got \(3,\)$"),
+        ("gain_bias", [0.0], r"^theta must have shape \(S,\) = \(2,\) .*; got \(1,\)$"),
+        # g = -inf and a NaN bias were returned
+        ("gain_bias", [1e300, 0.0], r"^theta must keep the model's reward .*theta\[0\] = 1e\+300"),
+    ],
+)
+def test_model_methods_check_their_actions(method, u, message):
+    with pytest.raises(ValueError, match=message):
+        getattr(_model(0.5), method)(u)
+
+
+def test_kernel_with_logits_beyond_the_float_range_is_named():
+    # L + u K = 1e310 gave inf - inf = NaN rows
+    m = SmoothActionMDP(np.zeros((2, 2)), 1e10 * np.eye(2), np.zeros(2), np.ones(2), 0.0)
+    with pytest.raises(
+        ValueError, match=r"^u must keep the model's logits .*u\[0\] = 1e\+300 does not$"
+    ):
+        m.kernel([1e300, 0.0])
+
+
+def test_model_methods_agree_with_dpg_gradient():
+    # consistency: J of dpg_gradient = gain_bias's g = μ·r(θ), μ stationary for kernel(θ)
+    m = _model(0.5)
+    th = [0.7, -0.4]
+    g, h, mu = m.gain_bias(th)
+    P = m.kernel(th)
+    np.testing.assert_allclose(mu @ P, mu, atol=1e-15)
+    np.testing.assert_allclose(mu @ m.reward(th), g, rtol=1e-15)
+    np.testing.assert_allclose(h, m.reward(th) - g + P @ h, atol=1e-14)  # Poisson equation
+    assert dpg_gradient(m, th)[1] == g
