@@ -60,7 +60,7 @@ def lcb_vi_discounted(
 ) -> DiscountedOfflineResult:
     r"""Discounted VI-LCB with data splitting and monotone updates (Rashidinejad et al. 2021, Algorithm 3).
 
-    The ``N`` tuples are split into ``T`` folds (default ``T = min(N, ⌈ln N/(1 − γ)⌉)``). With
+    The ``N`` tuples are split into ``T`` folds (default ``T = min(N, ⌈ln max(N, 2)/(1 − γ)⌉)``: at least one fold for ``N = 1``). With
     fold ``t``: ``Q_t = r̂ + γ P̂_t V_{t−1} − b_t`` (``0`` on unvisited pairs),
     ``b_t(s, a) = V_max √(ln(2SAT/δ)/(2 n_t(s, a)))``, ``V_max = 1/(1 − γ)``; then at every
     state ``V_t(s) = max_a Q_t(s, a)`` and ``π_t(s) = argmax_a Q_t(s, a)`` *only if* this improves on

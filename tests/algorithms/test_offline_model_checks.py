@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.algorithms.offline import conservative_evaluation, cql, lcb_vi
+from rltheory.algorithms.offline import conservative_evaluation, cql, lcb_vi, lcb_vi_discounted
 from rltheory.algorithms.offline_games import interval_gap_bound
 from rltheory.bounds.offline import (
     elliptical_bonus,
@@ -20,7 +20,12 @@ from rltheory.bounds.offline import (
     pessimism_suboptimality_bound,
 )
 from rltheory.errors import InvalidModelError
-from rltheory.mdp.offline_data import EmpiricalModel, EpisodeDataset, sample_game_episodes
+from rltheory.mdp.offline_data import (
+    EmpiricalModel,
+    EpisodeDataset,
+    TransitionDataset,
+    sample_game_episodes,
+)
 
 
 def _model(**kw) -> EmpiricalModel:
@@ -158,3 +163,12 @@ def test_conservative_evaluation_takes_a_float32_policy():
     m = EmpiricalModel(np.ones((1, 1, A)), np.ones((1, 1, A, 1)), np.ones((1, 1, 1, A)), np.full((1, 1, A), 1 / A), (A,))
     V = conservative_evaluation(m, np.full((1, 1, A), 1 / A, dtype=np.float32), alpha=1.0)
     assert abs(V[0, 0] - 1.0) <= 1e-6 and V[1, 0] == 0.0
+
+
+@pytest.mark.parametrize(("N", "gamma", "T"), [(1, 0.5, 1), (602, 0.5, 13), (602, 0.0, 7), (5, 0.99, 5)])
+def test_lcb_vi_discounted_default_folds(N, gamma, T):
+    # T = min(N, ⌈ln max(N, 2)/(1 − γ)⌉): ln 602 = 6.40, /0.5 → 13; γ = 0 → 7; N = 1 uses ln 2 (one
+    # fold, not ⌈ln 1⌉ = 0 as the docstring's old "⌈ln N/(1 − γ)⌉" read); N = 5, γ = 0.99 → capped at N.
+    d = TransitionDataset(np.zeros(N, int), np.zeros(N, int), np.full(N, 0.5), np.zeros(N, int), S=1, A=1)
+    res = lcb_vi_discounted(d, gamma)
+    assert res.iterations == T and res.counts.shape == (T, 1, 1) and int(res.counts.sum()) == N
