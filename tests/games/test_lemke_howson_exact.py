@@ -14,8 +14,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
-from rltheory.games import bimatrix_nash_conv, lemke_howson
+from rltheory.games import bimatrix_nash_conv, is_degenerate, lemke_howson, nash_equilibria
+from rltheory.testing import matrix_games
 
 
 def _solve(M, b):
@@ -128,3 +130,26 @@ def test_the_exact_path_pivots_as_the_float_path():
             ep, eq = _exact_path(Aq, BqT, label, 10_000)
             assert (sorted(bp), sorted(bq)) == (sorted(ep), sorted(eq))
             assert _exact_endpoint(game, Aq, BqT, ep, eq) is not None
+
+
+@given(matrix_games(batch_shape=(2,), max_actions=4))
+@settings(max_examples=40, deadline=None)
+def test_lemke_howson_endpoints_are_listed_by_support_enumeration(U):
+    # two exact methods agree: on a nondegenerate game every Lemke-Howson endpoint (from every
+    # label) is one of the equilibria support enumeration lists, bit for bit (both are exact
+    # equilibria rounded once); on any game (ties, duplicated rows, constant, 1 x n) it is Nash
+    # up to the certificate's round-off allowance (about (m + n) u (max|A| + max|B|))
+    A, B = U[0], U[1]
+    m, n = A.shape
+    scale = max(1.0, float(np.abs(U).max()))
+    degenerate = is_degenerate(A, B)
+    eqs = (
+        None
+        if degenerate
+        else [(x.tolist(), y.tolist()) for x, y in nash_equilibria(A, B, strict=True)]
+    )
+    for label in range(m + n):
+        x, y = lemke_howson(A, B, initial_label=label)
+        assert bimatrix_nash_conv(A, B, x, y) <= 1e-13 * scale
+        if eqs is not None:
+            assert (x.tolist(), y.tolist()) in eqs
