@@ -233,7 +233,9 @@ def compatible_features(phi_sa: Any, pi: Any) -> Any:
         )
     check_finite(f, "phi_sa", ("s", "a", "j"))
     check_probability(p, "pi", ("s", "a"), "pi[s, :]", atol=atol)
-    return _check_psi(_compatible_features(f, p), f, "compatible_features")
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the located error below
+        psi = _compatible_features(f, p)
+    return _check_psi(psi, f, "compatible_features")
 
 
 def _compatible_features(f: Any, p: Any) -> Any:
