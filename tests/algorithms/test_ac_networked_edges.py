@@ -135,7 +135,7 @@ def test_exact_critic_nac_equals_npg_after_a_large_step_makes_the_policy_near_de
     # absolute SVD cut (~8.5e-14) dropped every action with d(s)pi(a|s) < ~1e-26; after one step
     # pi(1|0) = 5.7e-59 and exact NAC stalled at suboptimality 0.0321 while NPG reached 0 at t = 3.
     # psi is now formed leave-one-out, and one-hot features take the critic's closed form
-    # (critics._one_hot_critic; an SVD cannot resolve weights below ~eps^2 of the largest).
+    # (compatible._one_hot_critic; an SVD cannot resolve weights below ~eps^2 of the largest).
     from rltheory.algorithms.policy_gradient import natural_policy_gradient
 
     mdp = random_mdp(4, 3, gamma=0.5, rng=1)
