@@ -170,10 +170,14 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
     gen = _rng(rng)
     H, S, A = fh.H, fh.S, fh.A
     if restart is not None:
-        restart = np.asarray(as_float(restart, np, np.float64, field=f"{what}: restart"))  # not complex or text
+        # not complex or text; checked in its own dtype (a float32 row summing to 1 + 3e-8 was refused
+        # once cast to float64, whose tolerance is 1e-8), then renormalised in float64 for the roll-outs
+        restart = np.asarray(as_float(restart, np, None, field=f"{what}: restart"))
         if restart.shape != (H, S):
             raise ValueError(f"{what}: restart must have shape (H, S) = ({H}, {S}); got {restart.shape}")
         check_probability(restart, "restart", ("h", "s"), "restart[h, :]")
+        restart = restart.astype(np.float64)
+        restart = restart / restart.sum(-1, keepdims=True)
     # the trace's suboptimality (the stopping rule's certificate) and critic term are computed in
     # float64 on the host: in a float32 model's own arithmetic a gap of 2.4e-8 rounded to 0 and
     # tol=1e-12 reported converged=True

@@ -47,3 +47,18 @@ def test_bad_scalars_are_named(kw, msg):
     args.update(kw)
     with pytest.raises(ValueError, match=msg):
         hybrid_npg(_fh(), PHI, None, **args)
+
+
+def test_a_float32_restart_distribution_is_accepted():
+    # restart rows in float32 sum to 1 + 3e-8 once cast to float64; the old check ran at float64's
+    # tolerance 1e-8 and refused them ("each restart[h, :] must sum to 1 ... sums to 1.0000000298").
+    # Checked in float32 and renormalised, the run equals the float64 one (same seed, same ν up to 1e-16).
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(3), size=(2, 3, 2)).astype(np.float32)
+    P /= P.sum(-1, keepdims=True)
+    fh = FiniteHorizonMDP(P, rng.uniform(size=(2, 3, 2)).astype(np.float32))
+    phi = np.eye(6).reshape(3, 2, 6)
+    kw = dict(iterations=3, n_online=5, eta=1.0, rng=0)
+    a = hybrid_npg(fh, phi, None, restart=np.full((2, 3), 1 / 3), **kw)
+    b = hybrid_npg(fh, phi, None, restart=np.full((2, 3), 1 / 3, dtype=np.float32), **kw)
+    np.testing.assert_allclose(b.trace["suboptimality"], a.trace["suboptimality"], rtol=0, atol=1e-12)
