@@ -35,9 +35,9 @@ def _lex_ratio_row(T: np.ndarray, col: int, rhs: int, slack: slice) -> int:
         )
     keys = np.concatenate([T[rows, rhs][:, None], T[rows, slack]], axis=1) / c[rows, None]
     best = 0
-    for r in range(
-        1, rows.size
-    ):  # lexicographic comparison, exact (no tolerance: ties are impossible)
+    # lexicographic comparison; exact keys never tie (the slack part is a row of an invertible
+    # matrix), so differences below the relative 1e-13 are round-off and skipped
+    for r in range(1, rows.size):
         d = keys[r] - keys[best]
         nz = np.flatnonzero(np.abs(d) > 1e-13 * (1.0 + np.abs(keys[best])))
         if nz.size and d[nz[0]] < 0:
@@ -126,9 +126,9 @@ def lemke_howson(
     if found is None:  # the float path ended at a basis that is not an equilibrium exactly
         basisP, basisQ = _exact_path(Aq, BqT, label, max_pivots)
         found = _exact_endpoint(game, Aq, BqT, basisP, basisQ)
-        if (
-            found is None
-        ):  # not reachable: an exact LH endpoint is an equilibrium (von Stengel, Thm 3.4)
+        # not reachable: the end of an exact path is a completely labelled vertex pair other than
+        # (0, 0), i.e. an equilibrium (von Stengel 2007, §3.5)
+        if found is None:
             raise SolverError(
                 "Lemke-Howson: the exact path ended off an equilibrium", status="exact_endpoint"
             )
