@@ -30,7 +30,10 @@ import numpy as np
 
 from .._validate import check_finite, check_real, real_scalar
 from ..errors import InvalidModelError
+from ..mdp.average_evaluation import gain_bias as _chain_gain_bias
+from ..mdp.model import FiniteMDP
 from ..mdp.sample import _count, _rng
+from ..mdp.stationary import stationary_distribution
 from ..trace import Trace, TraceRecorder
 from ._average_reward_base import _draw, _real_array
 from .step_schedules import StepSchedule, _check_schedules, _step
@@ -152,15 +155,23 @@ class SmoothActionMDP:
         return g, h, mu
 
     def _gain_bias(self, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        # The chain's own solvers: μ by the solve of (I − P + 11ᵀ)ᵀμ = 1, redone by GTH state
+        # reduction when ill-conditioned, and h with μᵀh = 0. The solve of (I − P + 11ᵀ/S)ᵀμ = 1/S
+        # used here raised LinAlgError 'Singular matrix' for states coupled by e^-40 (1 − P(s|s)
+        # rounds to 0) although the chain is irreducible, and for a chain that falls apart into two
+        # recurrent classes (e^-1000 = 0), where no single gain exists: that is now named.
         P = self._kernel(theta)
         r = self._reward(theta)
-        S = self.S
-        M = np.eye(S) - P + np.ones((S, S)) / S
-        mu = np.linalg.solve(M.T, np.ones(S) / S)
-        g = float(mu @ r)
-        Z = np.linalg.inv(np.eye(S) - P + np.outer(np.ones(S), mu))  # fundamental matrix
-        h = Z @ (r - g)
-        return g, h, mu
+        chain = FiniteMDP(P[:, None, :], r[:, None], None)
+        try:
+            g, h = _chain_gain_bias(chain, np.zeros(self.S, dtype=int), per_state=False)
+        except ValueError as e:  # "... but P_π has recurrent classes {0}, {1}; ..."
+            raise ValueError(
+                f"the chain P_theta(s, s') = P(s'|s, theta[s]) must be unichain (one gain for every "
+                f"start); it has {str(e).split(' has ', 1)[-1]}"
+            ) from None
+        mu = stationary_distribution(P)
+        return float(g), np.asarray(h, dtype=float), np.asarray(mu, dtype=float)
 
 
 def dpg_gradient(model: SmoothActionMDP, theta: Any) -> tuple[np.ndarray, float]:
