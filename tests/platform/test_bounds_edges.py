@@ -47,8 +47,13 @@ def _brute_max_occupancy(mdp: FiniteMDP) -> np.ndarray:
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), S=st.integers(2, 5), A=st.integers(1, 3),
-       gamma=st.sampled_from([1e-8, 0.3, 0.9, 0.999, 0.99999]), data=st.data())
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    S=st.integers(2, 5),
+    A=st.integers(1, 3),
+    gamma=st.sampled_from([1e-8, 0.3, 0.9, 0.999, 0.99999]),
+    data=st.data(),
+)
 def test_unreachable_pairs_have_zero_sup_occupancy_and_need_no_coverage(seed, S, A, gamma, data):
     # Munos (2007): C_all is finite iff the data cover every pair some policy reaches. The
     # batched policy iteration left ±1e-17 of round-off on unreachable pairs (even negative
@@ -88,10 +93,14 @@ def test_entropy_npg_constant_rejects_steps_outside_theorem_1():
     # Cen et al. (2022), Thm 1 needs η ≤ (1−γ)/τ; beyond it 1 − ητ/(1−γ) < 0 and C_1 came out
     # negative (-60.79 for this one-state model with η = 10, τ = 1, γ = 1/2, π_0 = (0.9, 0.1)).
     mdp = FiniteMDP(np.ones((1, 2, 1)), np.zeros((1, 2)), 0.5)
-    with pytest.raises(ValueError, match=r"Theorem 1 needs eta <= \(1 - gamma\)/tau = 0\.5; got eta=10\.0"):
+    with pytest.raises(
+        ValueError, match=r"Theorem 1 needs eta <= \(1 - gamma\)/tau = 0\.5; got eta=10\.0"
+    ):
         B.entropy_npg_constant(mdp, eta=10.0, tau=1.0, pi0=np.array([[0.9, 0.1]]))
     with pytest.raises(ValueError, match=r"needs a discounted model; got gamma=None"):
-        B.entropy_npg_constant(FiniteMDP(np.ones((1, 2, 1)), np.zeros((1, 2)), None), eta=0.5, tau=1.0)
+        B.entropy_npg_constant(
+            FiniteMDP(np.ones((1, 2, 1)), np.zeros((1, 2)), None), eta=0.5, tau=1.0
+        )
 
 
 def test_entropy_npg_constant_of_soft_policy_iteration_from_a_policy_with_zeros():
@@ -105,14 +114,19 @@ def test_entropy_npg_constant_of_soft_policy_iteration_from_a_policy_with_zeros(
     ref = float(np.max(np.abs(np.asarray(soft.Q) - np.asarray(Q0))))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert float(B.entropy_npg_constant(mdp, eta=0.5, tau=1.0, pi0=pi0, soft=soft)) == pytest.approx(ref, rel=1e-12)
+        assert float(
+            B.entropy_npg_constant(mdp, eta=0.5, tau=1.0, pi0=pi0, soft=soft)
+        ) == pytest.approx(ref, rel=1e-12)
         assert float(B.entropy_npg_constant(mdp, eta=0.25, tau=1.0, pi0=pi0, soft=soft)) == math.inf
 
 
 def test_concentrability_of_a_subnormal_data_weight_is_inf_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert B.single_policy_concentrability(np.array([0.5, 0.5]), np.array([1.0 - 1e-320, 1e-320])) == math.inf
+        assert (
+            B.single_policy_concentrability(np.array([0.5, 0.5]), np.array([1.0 - 1e-320, 1e-320]))
+            == math.inf
+        )
 
 
 # ------------------------------------------------------------------ limits of the bound formulas
@@ -152,11 +166,16 @@ def test_entropy_npg_bound_is_never_negative_at_the_edge_of_the_step_range():
 
 
 def test_bounds_accept_numpy_scalars_like_python_numbers():
-    assert float(B.npg_bound(10, eta=1.0, gamma=0.5, n_actions=np.int64(2))) == pytest.approx(math.log(2) / 10 + 0.4)
+    assert float(B.npg_bound(10, eta=1.0, gamma=0.5, n_actions=np.int64(2))) == pytest.approx(
+        math.log(2) / 10 + 0.4
+    )
     assert float(B.td_fixed_point_bound(1.0, gamma=0.5, lam=np.float32(0.5))) == pytest.approx(
-        1.0 / math.sqrt(1.0 - (0.25 / 0.75) ** 2))
+        1.0 / math.sqrt(1.0 - (0.25 / 0.75) ** 2)
+    )
     assert B.rvi_asymptotic_rate(np.array([[0.0, 1.0], [1.0, 0.0]]), np.float32(0.5)) == 0.0
-    assert B.elliptical_bonus(np.eye(2).reshape(1, 2, 2), 4.0 * np.eye(2)[None], np.array(2.0)).tolist() == [[[1.0, 1.0]]]
+    assert B.elliptical_bonus(
+        np.eye(2).reshape(1, 2, 2), 4.0 * np.eye(2)[None], np.array(2.0)
+    ).tolist() == [[[1.0, 1.0]]]
     assert B.vanishing_discount_bound(0.5, np.int64(2)) == 1.0
     assert B.markov_average_bias([2], [1.0, 0.5], np.float32(2.0)).tolist() == [1.5]
     assert float(B.mac_rate(4, tau_mix=np.float32(4.0), T_max=4, C=np.float32(0.5))) == 1.0
@@ -175,7 +194,9 @@ def test_relative_condition_number_rank_cut_is_relative_on_both_sides():
 
 # ------------------------------------------------------------------ monotonicity the theorems imply
 
-_gammas = st.one_of(st.floats(0.0, 0.999999), st.sampled_from([0.0, 1e-300, 1e-8, 1 - 1e-9, 1 - 2**-52]))
+_gammas = st.one_of(
+    st.floats(0.0, 0.999999), st.sampled_from([0.0, 1e-300, 1e-8, 1 - 1e-9, 1 - 2**-52])
+)
 _times = st.one_of(st.floats(1.0, 1e12), st.sampled_from([1.0, 2.0, 1e300]))
 
 
@@ -186,17 +207,31 @@ def test_sublinear_bounds_are_monotone_in_t_and_in_the_horizon(g1, g2, t1, t2, A
     for f in (
         lambda t, g: B.npg_bound(t, eta=1.0, gamma=g, n_actions=A),
         lambda t, g: B.pmd_sublinear_bound(t, eta=0.5, gamma=g, kl0=math.log(A)),
-        lambda t, g: B.softmax_pg_bound(t, gamma=g, n_states=3, c=1.0 / A, mismatch=1.5, inv_rho=3.0),
+        lambda t, g: B.softmax_pg_bound(
+            t, gamma=g, n_states=3, c=1.0 / A, mismatch=1.5, inv_rho=3.0
+        ),
         # the union bound covers t <= horizon only (t > horizon is refused): a horizon above every drawn t
-        lambda t, g: B.q_learning_bound(t, alpha=0.1, gamma=g, initial_error=2.0, value_span=1.0, n_pairs=A,
-                                        horizon=10**301, delta=0.1),
+        lambda t, g: B.q_learning_bound(
+            t,
+            alpha=0.1,
+            gamma=g,
+            initial_error=2.0,
+            value_span=1.0,
+            n_pairs=A,
+            horizon=10**301,
+            delta=0.1,
+        ),
     ):
         vals = [float(f(t, g)) for t in (ta, tb) for g in (ga, gb)]
         assert all(v >= 0 and not math.isnan(v) for v in vals)
         assert vals[2] <= vals[0] and vals[3] <= vals[1]  # non-increasing in t
         assert vals[0] <= vals[1] and vals[2] <= vals[3]  # non-decreasing in 1/(1 − γ)
-    assert float(B.td_fixed_point_bound(1.0, gamma=ga)) <= float(B.tvr_fixed_point_bound(1.0, gamma=ga))
-    assert float(B.td_fixed_point_bound(1.0, gamma=ga)) <= float(B.td_fixed_point_bound(1.0, gamma=gb))
+    assert float(B.td_fixed_point_bound(1.0, gamma=ga)) <= float(
+        B.tvr_fixed_point_bound(1.0, gamma=ga)
+    )
+    assert float(B.td_fixed_point_bound(1.0, gamma=ga)) <= float(
+        B.td_fixed_point_bound(1.0, gamma=gb)
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -204,17 +239,24 @@ def test_sublinear_bounds_are_monotone_in_t_and_in_the_horizon(g1, g2, t1, t2, A
 def test_iteration_counts_are_monotone_in_gamma(g1, g2, tol, span0):
     ga, gb = sorted((g1, g2))
     assert B.span_stopping_iterations(ga, tol, span0) <= B.span_stopping_iterations(gb, tol, span0)
-    assert B.span_stopping_iterations(ga, tol, span0) <= B.span_stopping_iterations(ga, tol / 2, span0)
+    assert B.span_stopping_iterations(ga, tol, span0) <= B.span_stopping_iterations(
+        ga, tol / 2, span0
+    )
     assert B.pi_iteration_bound(3, 2, ga) <= B.pi_iteration_bound(3, 2, gb)
     if ga > 0:
-        assert B.vi_iterations_to_threshold(tol, ga, span0) <= B.vi_iterations_to_threshold(tol, gb, span0)
+        assert B.vi_iterations_to_threshold(tol, ga, span0) <= B.vi_iterations_to_threshold(
+            tol, gb, span0
+        )
 
 
 def test_iteration_counts_beyond_the_float_range_of_their_products():
     # γ/(1−γ)·sp_0 overflows for sp_0 = 1.8e299, γ = 1 − 1e-9 (OverflowError before); the count
     # grows by log(1e9)/log(1/γ) when sp_0 grows by 1e9 from a value whose product is finite.
     g = 1.0 - 1e-9
-    lo, hi = B.span_stopping_iterations(g, 1.0, 1.8e290), B.span_stopping_iterations(g, 1.0, 1.8e299)
+    lo, hi = (
+        B.span_stopping_iterations(g, 1.0, 1.8e290),
+        B.span_stopping_iterations(g, 1.0, 1.8e299),
+    )
     assert abs((hi - lo) - math.log(1e9) / -math.log(g)) <= 1.0
     # ε(1−γ)/(2γ) underflows to 0 for ε = 5e-324, γ = 1 − 2^-52 (math domain error before):
     # k = ⌊log(2γ d_0/(ε(1−γ)))/log(1/γ)⌋ + 1 with the logarithms taken term by term
@@ -232,7 +274,10 @@ def test_vi_error_bound_at_python_integers_beyond_the_float_range(gamma):
     assert B.vi_error_bound(10**400, gamma, 2.0).tolist() == 0.0
     out = B.vi_error_bound([0, 10**400, 2**70], gamma, 2.0)
     assert out.tolist() == [2.0, 0.0, B.vi_error_bound(2.0**70, gamma, 2.0).item()]
-    assert B.vi_error_bound([[10**400], [1]], gamma, [2.0, 4.0]).tolist() == [[0.0, 0.0], [2.0 * gamma, 4.0 * gamma]]
+    assert B.vi_error_bound([[10**400], [1]], gamma, [2.0, 4.0]).tolist() == [
+        [0.0, 0.0],
+        [2.0 * gamma, 4.0 * gamma],
+    ]
 
 
 def test_vi_error_bound_rejects_bad_entries_beside_huge_integers():
@@ -288,15 +333,23 @@ def test_check_bound_worst_ratio_exceeds_one_exactly_when_the_bound_fails(m, dat
 
 @pytest.mark.parametrize(
     ("t", "where"),
-    [(10**400, "got an integer"), ([1, 10**400], "t[1] is an integer"), ([[2], [-(10**400)]], "t[1, 0] is an integer")],
+    [
+        (10**400, "got an integer"),
+        ([1, 10**400], "t[1] is an integer"),
+        ([[2], [-(10**400)]], "t[1, 0] is an integer"),
+    ],
 )
 def test_time_arguments_beyond_the_float_range_get_a_located_error(t, where):
     # numpy's float cast of a Python int beyond ~1.8e308 raised a bare OverflowError naming neither
     # the argument nor the entry; such a t is rejected as t = inf is ("t must be >= 1")
     import re  # noqa: PLC0415
 
-    with pytest.raises(ValueError, match=rf"t must be >= 1 and finite as a float; {re.escape(where)} beyond the float range"):
+    with pytest.raises(
+        ValueError,
+        match=rf"t must be >= 1 and finite as a float; {re.escape(where)} beyond the float range",
+    ):
         B.hedge_regret_bound(t, 3, 0.1, 1.0)
     with pytest.raises(ValueError, match=r"T must be >= 1 and finite as a float; got an integer"):
         B.npg_bound(10**400, eta=1.0, gamma=0.9, n_actions=3)
-    assert B.hedge_regret_bound([1, 2**70], 3, 0.1, 1.0).shape == (2,)  # large but representable: unchanged
+    # large but representable: unchanged
+    assert B.hedge_regret_bound([1, 2**70], 3, 0.1, 1.0).shape == (2,)
