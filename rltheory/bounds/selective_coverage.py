@@ -84,7 +84,7 @@ __all__ = [
 ]
 
 
-def _host(x: Any, what: str, field: str) -> np.ndarray:
+def _host(x: Any, what: str, field: str, keep_dtype: bool = False) -> np.ndarray:
     """``x`` as a float64 host array; ``TypeError`` naming ``field`` for text, complex or boolean entries.
 
     ``np.asarray(x, dtype=float64)`` parsed the text "1" as the number 1, dropped a complex entry's
@@ -94,7 +94,7 @@ def _host(x: Any, what: str, field: str) -> np.ndarray:
     a = require_host(x, what)
     if np.asarray(a).dtype == np.bool_:
         raise TypeError(f"{field} must hold real numbers; got a boolean array")
-    return np.asarray(as_float(a, np, np.float64, field=field))
+    return np.asarray(as_float(a, np, None if keep_dtype else np.float64, field=field))
 
 
 def _sum_tol(x: Any, n: int) -> float:
@@ -108,7 +108,7 @@ def _sum_tol(x: Any, n: int) -> float:
 
 def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) -> tuple:
     """Host arrays: joint ``P[H,S,J,S]``, ``R[n,H,S,J]``, per-player policies, ``ρ[H,S,J]``, ``μ``."""
-    Pf = _host(P, what, "P")
+    Pf = _host(P, what, "P", keep_dtype=True)  # checked in its own dtype below, then cast
     if Pf.ndim < 4:
         raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S); got {Pf.shape}")
     H, S = Pf.shape[0], Pf.shape[1]
@@ -117,7 +117,9 @@ def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) 
     if Pf.shape[-1] != S or 0 in Pf.shape:
         raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) with every axis non-empty; got {Pf.shape}")
     # a NaN or a row off the simplex went through every value, ratio and comparison unnoticed
+    # in P's own dtype: a float32 row summing to 1 − 3e-8 was refused at float64's tolerance 1e-8
     check_probability(Pf, "P", ("h", "s") + tuple(f"a{i + 1}" for i in range(n)) + ("s'",), "P[h, s, a_1, ..., a_n, :]")
+    Pf = Pf.astype(np.float64)
     Rf = _host(R, what, "R")
     if Rf.shape != (n, H, S) + acts:
         raise ValueError(f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {Rf.shape}")

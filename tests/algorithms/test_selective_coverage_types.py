@@ -71,3 +71,18 @@ def test_float32_policies_are_distributions_at_their_own_precision(fn):
     rho = np.full((1, 1, 7, 1), 1 / 7)
     pi32 = [np.full((1, 1, 7), 1 / 7, dtype=np.float32), np.ones((1, 1, 1), dtype=np.float32)]
     assert fn(P, R, pi32, rho) == pytest.approx(7.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("fn", [selective_concentrability, selective_concentrability_bruteforce])
+def test_a_float32_transition_kernel_is_checked_at_its_own_precision(fn):
+    # This float32 row (normalised in float32) sums to 1 − 3.0e-8 in float64; the old code cast P to
+    # float64 first and check_probability refused it at float64's tolerance 1e-8·(1 + √2) (35% of
+    # random normalised float32 rows with S = 2 fail that way). Rewards 0: every deviation is greedy;
+    # a deterministic one against the uniform opponent puts μ(s)·1·1/2 = 1/4 on a pair of data mass
+    # 1/8, so C_sel = 2 (as for the float64 kernel (1/2, 1/2)).
+    row = np.array([0.4714048206806183, 0.5285951495170593], dtype=np.float32)
+    P = np.broadcast_to(row, (1, 2, 2, 2, 2)).copy()
+    R = np.zeros((2, 1, 2, 2, 2))
+    pi = [np.full((1, 2, 2), 0.5)] * 2
+    rho = np.full((1, 2, 2, 2), 1 / 8)
+    assert fn(P, R, pi, rho) == pytest.approx(2.0, rel=1e-12)
