@@ -45,6 +45,13 @@ from ..bounds import (
 )
 from ..mdp.zoo import garnet
 from ..plot import figure
+from ._policy_config import (
+    check_count,
+    check_discount,
+    check_fractions,
+    check_garnet,
+    check_positive,
+)
 from ._policy_plots import series
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
@@ -66,6 +73,14 @@ class Config:
     tau: float = 0.1
     fractions: tuple[float, ...] = (0.1, 0.3, 1.0)
     max_iter: int = 2000
+
+    def __post_init__(self) -> None:
+        """Name a bad field before the run (a fraction above 1 failed as an ``eta`` error)."""
+        check_garnet(self.states, self.actions, self.branching)
+        check_discount(self.gamma, "gamma")
+        check_positive(self.tau, "tau")
+        check_fractions(self.fractions, "fractions")  # η = f(1−γ)/τ ≤ (1−γ)/τ: Theorem 1's range
+        check_count(self.max_iter, "max_iter")  # (the bounds are checked at t >= 1)
 
     @classmethod
     def quick(cls) -> Config:

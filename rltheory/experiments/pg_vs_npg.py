@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..algorithms import natural_policy_gradient, softmax_policy_gradient
 from ..bounds import (
     Claim,
@@ -71,6 +72,7 @@ from ..bounds import (
 from ..mdp import policy_iteration
 from ..mdp.zoo import chain, random_mdp
 from ..plot import convergence_plot, figure
+from ._policy_config import check_count, check_discount, check_positive
 from ._policy_plots import series
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
@@ -102,6 +104,22 @@ class Config:
     rate_seed: int = 3
     rate_tolerance: float = 0.1
     limit_tolerance: float = 0.1
+
+    def __post_init__(self) -> None:
+        """Name a bad field before the run (``npg_iterations=0`` failed in check_bound afterwards)."""
+        check_count(self.chain_states, "chain_states")
+        check_discount(self.chain_gamma, "chain_gamma")
+        check_real(self.chain_slip, "Config.chain_slip", low=0.0, high=1.0)
+        check_count(self.pg_iterations, "pg_iterations")  # (the bounds are checked at t >= 1)
+        check_positive(self.npg_eta, "npg_eta")
+        check_count(self.npg_iterations, "npg_iterations")
+        check_count(self.rate_states, "rate_states")
+        check_count(self.rate_actions, "rate_actions", 2)  # L = S(A−1)/(Aη) > 0 and a gap to fit
+        check_discount(self.rate_gamma, "rate_gamma")
+        check_count(self.rate_iterations, "rate_iterations", 3)  # the fit on [T//2, T] needs 3 points
+        check_count(self.rate_seed, "rate_seed", 0)
+        check_positive(self.rate_tolerance, "rate_tolerance")
+        check_positive(self.limit_tolerance, "limit_tolerance")
 
     @classmethod
     def quick(cls) -> Config:

@@ -48,6 +48,7 @@ from ..mdp import policy_iteration, policy_transition_matrix, state_occupancy
 from ..mdp.mixing import stationary_distribution
 from ..mdp.zoo import garnet
 from ..plot import figure
+from ._policy_config import check_count, check_discount, check_garnet, check_positive
 from ._policy_plots import series
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
@@ -69,6 +70,15 @@ class Config:
     iterations: int = 60
     constant_eta: float = 1.0
     constant_iterations: int = 200
+
+    def __post_init__(self) -> None:
+        """Name a bad field before the run (``iterations=0`` failed in the rate fit afterwards)."""
+        check_garnet(self.states, self.actions, self.branching)
+        check_discount(self.gamma, "gamma", positive=True)  # the linear rate is q = γ in (0, 1)
+        check_positive(self.eta0, "eta0")
+        check_count(self.iterations, "iterations", 2)  # the rate fit needs 3 iterates
+        check_positive(self.constant_eta, "constant_eta")
+        check_count(self.constant_iterations, "constant_iterations")  # (the O(1/k) bound from k = 1)
 
     @classmethod
     def quick(cls) -> Config:
