@@ -100,7 +100,7 @@ def _pos(x: Any, name: str) -> float:
     return v
 
 
-def _real(x: Any, field: str, *, allow_bool: bool = False) -> np.ndarray:
+def _real(x: Any, field: str, *, allow_bool: bool = False, keep_dtype: bool = False) -> np.ndarray:
     """``x`` as a float64 host array; ``TypeError`` naming ``field`` for text, complex or boolean entries.
 
     ``np.asarray(x, dtype=float64)`` parsed the text "10" as the count 10 and dropped a complex
@@ -109,7 +109,7 @@ def _real(x: Any, field: str, *, allow_bool: bool = False) -> np.ndarray:
     a = np.asarray(to_numpy(x))
     if a.dtype == np.bool_ and not allow_bool:  # hoeffding_radius(True, 1.0, δ) read a count of 1
         raise TypeError(f"{field} must hold real numbers; got a boolean {'array' if a.ndim else 'value'}")
-    return np.asarray(as_float(a, np, np.float64, field=field))
+    return np.asarray(as_float(a, np, None if keep_dtype else np.float64, field=field))
 
 
 def _exp_log(x: float) -> float:
@@ -219,7 +219,7 @@ def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
     >>> pessimism_suboptimality_bound(np.array([[[1.0, 0.0]]]), np.array([[[0.1, 5.0]]]))
     0.2
     """
-    d = _real(d_star, "d_star")
+    d = _real(d_star, "d_star", keep_dtype=True)  # its step sums are checked in its own dtype, below
     b = _real(bonus, "bonus")
     if d.shape != b.shape:
         raise ValueError(f"d_star has shape {d.shape} but bonus has shape {b.shape}")
@@ -228,8 +228,10 @@ def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
         if np.any(bad):
             i = tuple(int(j) for j in np.argwhere(bad)[0])
             raise ValueError(f"{name} must be finite and non-negative; {name}{list(i)} = {x[i].item()!r}")
+    # in d_star's dtype: a float32 occupancy normalised in float32 (step sum 1 + 6.7e-8) was refused at
+    # float64's tolerance after the cast
     check_occupancy(d, "d_star")
-    return float(2.0 * np.sum(d * b))
+    return float(2.0 * np.sum(d.astype(np.float64) * b))
 
 
 def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:

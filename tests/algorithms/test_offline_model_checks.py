@@ -172,3 +172,20 @@ def test_lcb_vi_discounted_default_folds(N, gamma, T):
     d = TransitionDataset(np.zeros(N, int), np.zeros(N, int), np.full(N, 0.5), np.zeros(N, int), S=1, A=1)
     res = lcb_vi_discounted(d, gamma)
     assert res.iterations == T and res.counts.shape == (T, 1, 1) and int(res.counts.sum()) == N
+
+
+def test_a_float32_occupancy_is_checked_at_its_own_precision():
+    # A float32 occupancy normalised in float32: step 1 sums to 1 + 6.7e-8 in float64, which the old
+    # code (cast to float64, then check_occupancy at float64's tolerance) refused — for 29% of random
+    # such occupancies over 6 pairs. The bound is 2 Σ d·Γ, here 2 Σ d with Γ = 1.
+    d = np.array(
+        [[[0.49163663387298584, 0.02168198674917221], [0.2131413072347641, 0.028328636661171913],
+          [0.23266243934631348, 0.012548997066915035]],
+         [[0.04867943376302719, 0.13670885562896729], [0.1493135690689087, 0.3570878505706787],
+          [0.05639578402042389, 0.2518145740032196]]],
+        dtype=np.float32,
+    )
+    assert pessimism_suboptimality_bound(d, np.ones((2, 3, 2))) == 2.0 * float(d.astype(np.float64).sum())
+    # a float64 occupancy 0.1% off is still refused
+    with pytest.raises(InvalidModelError, match=r"each d_star\[h\] must sum to 1 .* worst step h=1 sums to 1\.001"):
+        pessimism_suboptimality_bound(d.astype(np.float64) * 1.001, np.ones((2, 3, 2)))
