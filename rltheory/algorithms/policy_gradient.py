@@ -325,7 +325,7 @@ def softmax_policy_gradient(
         tau = check_temperature(mdp, tau)
         soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
         ro = _Roundoff(mdp)
-        # The kernels compute with τ̂, τ rounded to the dtype (soft.temperature_error). soft.V is
+        # The kernels compute with τ̂, τ rounded to the dtype (temperature.temperature_error). soft.V is
         # τ̂·logsumexp(soft.Q/τ̂): within soft.bound of τ̂·logsumexp(Q*_τ/τ̂) (1-Lipschitz in ‖Q‖∞),
         # that within |τ̂ − τ|·log|A| of V*_τ = τ·logsumexp(Q*_τ/τ) (d/dτ of τ·logsumexp(q/τ) is the
         # softmax's entropy, in [0, log|A|]), plus its rounding. The computed V is V_τ̂^π's, within

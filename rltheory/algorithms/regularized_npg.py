@@ -187,7 +187,7 @@ def entropy_regularized_npg(
     ro = _Roundoff(mdp)
     u = ro.u
     red = (-2, -1)
-    # The kernels compute with τ̂, τ rounded to the dtype (soft.temperature_error). The reference's own
+    # The kernels compute with τ̂, τ rounded to the dtype (temperature.temperature_error). The reference's own
     # errors: ‖soft.Q − Q*_τ‖∞ ≤ soft.bound, and soft.log_policy = log-softmax(soft.Q/τ̂) against
     # log π*_τ = log-softmax(Q*_τ/τ), log-softmax 2-Lipschitz in ‖·‖∞ and
     # ‖soft.Q/τ̂ − Q*_τ/τ‖∞ ≤ soft.bound/τ̂ + ‖Q*_τ‖∞·|τ̂ − τ|/(τ̂τ), so ‖soft.log_policy − log π*_τ‖∞ is at most
