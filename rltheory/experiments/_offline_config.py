@@ -23,11 +23,15 @@ def check_sizes(sizes: Any, name: str, minimum: int = 1, *, distinct: int = 1) -
     :func:`rltheory.bounds.fit_rate` raised "a rate fit needs at least 3 points" after the run).
     """
     if not isinstance(sizes, (tuple, list)) or len(sizes) == 0:
-        raise ValueError(f"{name} must be a non-empty tuple of integers >= {minimum}; got {sizes!r}")
+        raise ValueError(
+            f"{name} must be a non-empty tuple of integers >= {minimum}; got {sizes!r}"
+        )
     for i, n in enumerate(sizes):
         check_int(n, f"{name}[{i}]", minimum)
     if len(set(int(n) for n in sizes)) < distinct:
-        raise ValueError(f"{name} must hold at least {distinct} different sizes (a rate is fitted over them); got {sizes!r}")
+        raise ValueError(
+            f"{name} must hold at least {distinct} different sizes (a rate is fitted over them); got {sizes!r}"
+        )
 
 
 def check_seeds(seeds: Any, name: str) -> None:

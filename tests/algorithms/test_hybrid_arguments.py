@@ -24,7 +24,9 @@ def test_zero_dimensional_settings_equal_floats():
     off = sample_episodes(fh, np.full((2, 1, 2), 0.5), 10, rng=0)
     kw = dict(iterations=3, n_online=4, rng=7)
     a = hybrid_npg(fh, PHI, off, eta=2.0, ridge=1.0, offline_weight=0.5, **kw)
-    b = hybrid_npg(fh, PHI, off, eta=np.array(2.0), ridge=np.array(1.0), offline_weight=np.array(0.5), **kw)
+    b = hybrid_npg(
+        fh, PHI, off, eta=np.array(2.0), ridge=np.array(1.0), offline_weight=np.array(0.5), **kw
+    )
     np.testing.assert_array_equal(a.policy, b.policy)
     c = hybrid_actor_critic(fh, PHI, off, eta=np.float32(2.0), ridge=np.array(1.0), **kw)
     d = hybrid_actor_critic(fh, PHI, off, eta=2.0, ridge=1.0, **kw)
@@ -39,7 +41,10 @@ def test_zero_dimensional_settings_equal_floats():
         ({"ridge": 10**400}, r"ridge must be a finite number > 0; got 1000"),
         ({"offline_weight": 10**400}, r"offline_weight must be finite; got 1000"),
         ({"eta": True}, r"eta must be a finite number > 0; got True"),
-        ({"offline_weight": np.array(np.nan)}, r"offline_weight must be a number >= 0; got array\(nan\)"),
+        (
+            {"offline_weight": np.array(np.nan)},
+            r"offline_weight must be a number >= 0; got array\(nan\)",
+        ),
     ],
 )
 def test_bad_scalars_are_named(kw, msg):
@@ -61,4 +66,6 @@ def test_a_float32_restart_distribution_is_accepted():
     kw = dict(iterations=3, n_online=5, eta=1.0, rng=0)
     a = hybrid_npg(fh, phi, None, restart=np.full((2, 3), 1 / 3), **kw)
     b = hybrid_npg(fh, phi, None, restart=np.full((2, 3), 1 / 3, dtype=np.float32), **kw)
-    np.testing.assert_allclose(b.trace["suboptimality"], a.trace["suboptimality"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        b.trace["suboptimality"], a.trace["suboptimality"], rtol=0, atol=1e-12
+    )

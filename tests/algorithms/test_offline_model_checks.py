@@ -51,7 +51,10 @@ def _evaluate(m: EmpiricalModel) -> None:
 def test_a_valid_model_keeps_its_closed_form_values():
     # π = π_b = (1/2, 1/2): D_CQL = Σ π²/π_b − 1 = 0, so V̂^π = V^π = 1. CQL's greedy value is
     # B − α(1/π_b − 1) = 1 − 1 = 0 for either action.
-    assert conservative_evaluation(_model(), np.array([[[0.5, 0.5]]]), alpha=1.0).tolist() == [[1.0], [0.0]]
+    assert conservative_evaluation(_model(), np.array([[[0.5, 0.5]]]), alpha=1.0).tolist() == [
+        [1.0],
+        [0.0],
+    ]
     assert cql(_model(), alpha=1.0).V.tolist() == [[0.0], [0.0]]
 
 
@@ -61,17 +64,41 @@ def test_a_valid_model_keeps_its_closed_form_values():
     [
         # old: behaviour (1, 1) gave cql V = 1 and conservative_evaluation 1.5 (> V^π = 1, the
         # underestimation property broken); NaN gave 0
-        ({"behaviour": np.array([[[1.0, 1.0]]])}, r"model\.behaviour\[h=0, s=0, :\] must sum to 1 .*got \[1\.0, 1\.0\]"),
-        ({"behaviour": np.array([[[np.nan, 0.5]]])}, r"model\.behaviour must be finite and non-negative; model\.behaviour\(h=0, s=0, a=0\) = nan"),
-        ({"behaviour": np.array([[[-0.5, 1.5]]])}, r"model\.behaviour must be finite and non-negative; model\.behaviour\(h=0, s=0, a=0\) = -0\.5"),
+        (
+            {"behaviour": np.array([[[1.0, 1.0]]])},
+            r"model\.behaviour\[h=0, s=0, :\] must sum to 1 .*got \[1\.0, 1\.0\]",
+        ),
+        (
+            {"behaviour": np.array([[[np.nan, 0.5]]])},
+            r"model\.behaviour must be finite and non-negative; model\.behaviour\(h=0, s=0, a=0\) = nan",
+        ),
+        (
+            {"behaviour": np.array([[[-0.5, 1.5]]])},
+            r"model\.behaviour must be finite and non-negative; model\.behaviour\(h=0, s=0, a=0\) = -0\.5",
+        ),
         # old: a row summing to 3 tripled the continuation value without a word
-        ({"P": np.full((1, 1, 2, 1), 3.0)}, r"model\.P\[h=0, s=0, a=0, :\] must sum to 1 where the behaviour takes a; sums to 3"),
-        ({"P": np.ones((2, 1, 2, 1))}, r"model\.P must have shape \(1, 1, 2, 1\) \(H, S, A from model\.counts\); got \(2, 1, 2, 1\)"),
+        (
+            {"P": np.full((1, 1, 2, 1), 3.0)},
+            r"model\.P\[h=0, s=0, a=0, :\] must sum to 1 where the behaviour takes a; sums to 3",
+        ),
+        (
+            {"P": np.ones((2, 1, 2, 1))},
+            r"model\.P must have shape \(1, 1, 2, 1\) \(H, S, A from model\.counts\); got \(2, 1, 2, 1\)",
+        ),
         # old: "operands could not be broadcast together with shapes (1,3) (1,2)" from numpy
-        ({"R": np.ones((1, 1, 1, 3))}, r"model\.R must have shape \(1, 1, 1, 2\) .*got \(1, 1, 1, 3\)"),
+        (
+            {"R": np.ones((1, 1, 1, 3))},
+            r"model\.R must have shape \(1, 1, 1, 2\) .*got \(1, 1, 1, 3\)",
+        ),
         # old: "exceeds the float range (B̂ = nan ...)" for a NaN reward
-        ({"R": np.array([[[[np.nan, 1.0]]]])}, r"model\.R must be finite; model\.R\(i=0, h=0, s=0, a=0\) = nan"),
-        ({"counts": np.ones((1, 1, 2, 1))}, r"model\.counts must have shape \(H, S, A\) with H, S, A >= 1; got \(1, 1, 2, 1\)"),
+        (
+            {"R": np.array([[[[np.nan, 1.0]]]])},
+            r"model\.R must be finite; model\.R\(i=0, h=0, s=0, a=0\) = nan",
+        ),
+        (
+            {"counts": np.ones((1, 1, 2, 1))},
+            r"model\.counts must have shape \(H, S, A\) with H, S, A >= 1; got \(1, 1, 2, 1\)",
+        ),
     ],
 )
 def test_a_broken_model_is_located(run, kw, msg):
@@ -93,7 +120,9 @@ def test_lcb_vi_refuses_a_boolean_bonus(bonus):
     a = np.array([[0]] * 10 + [[1]])
     r = np.array([[0.5]] * 10 + [[1.0]])
     d = EpisodeDataset(np.zeros((11, 2), int), a, r, S=1, A=2)
-    with pytest.raises(TypeError, match=r"a given bonus must hold real numbers \(radii\); got a boolean array"):
+    with pytest.raises(
+        TypeError, match=r"a given bonus must hold real numbers \(radii\); got a boolean array"
+    ):
         lcb_vi(d, bonus=bonus)
     # the same radii as numbers are a valid given bonus
     assert lcb_vi(d, bonus=np.array([[[1.0, 0.0]]])).policy.tolist() == [[1]]
@@ -104,13 +133,27 @@ def test_lcb_vi_refuses_a_boolean_bonus(bonus):
     ("call", "msg"),
     [
         # old: a count True was read as n = 1 (radius 1.0), a range True as B = 1
-        (lambda: hoeffding_radius(True, 1.0, 0.1), r"n must hold real numbers; got a boolean value"),
-        (lambda: hoeffding_radius(np.array([True]), 1.0, 0.1), r"n must hold real numbers; got a boolean array"),
-        (lambda: hoeffding_radius(4, True, 0.1), r"value_range must hold real numbers; got a boolean value"),
-        (lambda: empirical_bernstein_radius(4, True, 1.0, 0.1), r"variance must hold real numbers; got a boolean value"),
+        (
+            lambda: hoeffding_radius(True, 1.0, 0.1),
+            r"n must hold real numbers; got a boolean value",
+        ),
+        (
+            lambda: hoeffding_radius(np.array([True]), 1.0, 0.1),
+            r"n must hold real numbers; got a boolean array",
+        ),
+        (
+            lambda: hoeffding_radius(4, True, 0.1),
+            r"value_range must hold real numbers; got a boolean value",
+        ),
+        (
+            lambda: empirical_bernstein_radius(4, True, 1.0, 0.1),
+            r"variance must hold real numbers; got a boolean value",
+        ),
         # old: a support mask as d* returned 0.2
         (
-            lambda: pessimism_suboptimality_bound(np.array([[[True, False]]]), np.array([[[0.1, 5.0]]])),
+            lambda: pessimism_suboptimality_bound(
+                np.array([[[True, False]]]), np.array([[[0.1, 5.0]]])
+            ),
             r"d_star must hold real numbers; got a boolean array",
         ),
     ],
@@ -126,8 +169,12 @@ def test_elliptical_bonus_refuses_beta_false_and_keeps_boolean_one_hot_features(
     with pytest.raises(ValueError, match=r"beta must be a positive finite number; got False"):
         elliptical_bonus(np.eye(2).reshape(1, 2, 2), L, False)
     # Γ = β √(φᵀ Λ⁻¹ φ) = 2 √(1/4) = 1 for one-hot φ, whether the one-hot array is float or bool
-    assert elliptical_bonus(np.eye(2, dtype=bool).reshape(1, 2, 2), L, 2.0).tolist() == [[[1.0, 1.0]]]
-    assert elliptical_bonus(np.eye(2).reshape(1, 2, 2), L, np.float64(0.0)).tolist() == [[[0.0, 0.0]]]
+    assert elliptical_bonus(np.eye(2, dtype=bool).reshape(1, 2, 2), L, 2.0).tolist() == [
+        [[1.0, 1.0]]
+    ]
+    assert elliptical_bonus(np.eye(2).reshape(1, 2, 2), L, np.float64(0.0)).tolist() == [
+        [[0.0, 0.0]]
+    ]
 
 
 # --------------------------------------------------------------------------- candidate policies (games)
@@ -151,7 +198,10 @@ def test_a_float32_policy_is_a_distribution_at_its_own_precision():
 
 def test_a_policy_off_the_simplex_names_its_sum():
     d = _seven_action_game()
-    with pytest.raises(ValueError, match=r"policy\[h=0, s=0\] must be a distribution over joint actions; it sums to 1\.05"):
+    with pytest.raises(
+        ValueError,
+        match=r"policy\[h=0, s=0\] must be a distribution over joint actions; it sums to 1\.05",
+    ):
         interval_gap_bound(d, np.full((1, 1, 7, 1), 0.15))
 
 
@@ -160,16 +210,26 @@ def test_conservative_evaluation_takes_a_float32_policy():
     # In float32 the row sums to 1 − 4.5e-8; the old absolute 1e-8 check refused it. The value is 1
     # up to the float32 rounding of π (relative 6e-8 per entry).
     A = 7
-    m = EmpiricalModel(np.ones((1, 1, A)), np.ones((1, 1, A, 1)), np.ones((1, 1, 1, A)), np.full((1, 1, A), 1 / A), (A,))
+    m = EmpiricalModel(
+        np.ones((1, 1, A)),
+        np.ones((1, 1, A, 1)),
+        np.ones((1, 1, 1, A)),
+        np.full((1, 1, A), 1 / A),
+        (A,),
+    )
     V = conservative_evaluation(m, np.full((1, 1, A), 1 / A, dtype=np.float32), alpha=1.0)
     assert abs(V[0, 0] - 1.0) <= 1e-6 and V[1, 0] == 0.0
 
 
-@pytest.mark.parametrize(("N", "gamma", "T"), [(1, 0.5, 1), (602, 0.5, 13), (602, 0.0, 7), (5, 0.99, 5)])
+@pytest.mark.parametrize(
+    ("N", "gamma", "T"), [(1, 0.5, 1), (602, 0.5, 13), (602, 0.0, 7), (5, 0.99, 5)]
+)
 def test_lcb_vi_discounted_default_folds(N, gamma, T):
     # T = min(N, ⌈ln max(N, 2)/(1 − γ)⌉): ln 602 = 6.40, /0.5 → 13; γ = 0 → 7; N = 1 uses ln 2 (one
     # fold, not ⌈ln 1⌉ = 0 as the docstring's old "⌈ln N/(1 − γ)⌉" read); N = 5, γ = 0.99 → capped at N.
-    d = TransitionDataset(np.zeros(N, int), np.zeros(N, int), np.full(N, 0.5), np.zeros(N, int), S=1, A=1)
+    d = TransitionDataset(
+        np.zeros(N, int), np.zeros(N, int), np.full(N, 0.5), np.zeros(N, int), S=1, A=1
+    )
     res = lcb_vi_discounted(d, gamma)
     assert res.iterations == T and res.counts.shape == (T, 1, 1) and int(res.counts.sum()) == N
 
@@ -179,13 +239,25 @@ def test_a_float32_occupancy_is_checked_at_its_own_precision():
     # code (cast to float64, then check_occupancy at float64's tolerance) refused — for 29% of random
     # such occupancies over 6 pairs. The bound is 2 Σ d·Γ, here 2 Σ d with Γ = 1.
     d = np.array(
-        [[[0.49163663387298584, 0.02168198674917221], [0.2131413072347641, 0.028328636661171913],
-          [0.23266243934631348, 0.012548997066915035]],
-         [[0.04867943376302719, 0.13670885562896729], [0.1493135690689087, 0.3570878505706787],
-          [0.05639578402042389, 0.2518145740032196]]],
+        [
+            [
+                [0.49163663387298584, 0.02168198674917221],
+                [0.2131413072347641, 0.028328636661171913],
+                [0.23266243934631348, 0.012548997066915035],
+            ],
+            [
+                [0.04867943376302719, 0.13670885562896729],
+                [0.1493135690689087, 0.3570878505706787],
+                [0.05639578402042389, 0.2518145740032196],
+            ],
+        ],
         dtype=np.float32,
     )
-    assert pessimism_suboptimality_bound(d, np.ones((2, 3, 2))) == 2.0 * float(d.astype(np.float64).sum())
+    assert pessimism_suboptimality_bound(d, np.ones((2, 3, 2))) == 2.0 * float(
+        d.astype(np.float64).sum()
+    )
     # a float64 occupancy 0.1% off is still refused
-    with pytest.raises(InvalidModelError, match=r"each d_star\[h\] must sum to 1 .* worst step h=1 sums to 1\.001"):
+    with pytest.raises(
+        InvalidModelError, match=r"each d_star\[h\] must sum to 1 .* worst step h=1 sums to 1\.001"
+    ):
         pessimism_suboptimality_bound(d.astype(np.float64) * 1.001, np.ones((2, 3, 2)))

@@ -35,19 +35,32 @@ def test_pevi_self_normalised_pessimism_on_non_one_hot_linear_mdps():
     rng = np.random.default_rng(7)
     delta, runs, failures = 0.1, 0, 0
     for _ in range(30):
-        H, S, A, d = (int(rng.integers(1, 4)), int(rng.integers(2, 5)), int(rng.integers(2, 4)), int(rng.integers(2, 4)))
+        H, S, A, d = (
+            int(rng.integers(1, 4)),
+            int(rng.integers(2, 5)),
+            int(rng.integers(2, 4)),
+            int(rng.integers(2, 4)),
+        )
         fh, phi = _linear_mdp(rng, H, S, A, d)
         sol = backward_induction(fh)
         mu0 = np.asarray(fh.initial_distribution())
         v_star = float(np.asarray(sol.V)[0] @ mu0)
         d_star = np.asarray(finite_horizon_occupancy(fh, sol.policy))
-        data = sample_episodes(fh, rng.dirichlet(np.ones(A), size=(H, S)), int(rng.integers(H, 200)), rng=rng,
-                               rewards="bernoulli")
+        data = sample_episodes(
+            fh,
+            rng.dirichlet(np.ones(A), size=(H, S)),
+            int(rng.integers(H, 200)),
+            rng=rng,
+            rewards="bernoulli",
+        )
         for ridge in (0.01, 1.0):
             res = pevi(data, phi, beta="self-normalized", ridge=ridge, delta=delta, split=True)
             V = np.asarray(evaluate_finite_horizon(fh, res.policy))
             sub = v_star - float(V[0] @ mu0)
-            ok = np.all(res.V <= V + 1e-12) and sub <= pessimism_suboptimality_bound(d_star, res.bonus) + 1e-12
+            ok = (
+                np.all(res.V <= V + 1e-12)
+                and sub <= pessimism_suboptimality_bound(d_star, res.bonus) + 1e-12
+            )
             runs += 1
             failures += not ok
     assert failures <= delta * runs
@@ -57,8 +70,12 @@ def test_cql_value_is_the_cql_evaluation_of_its_policy():
     rng = np.random.default_rng(11)
     for _ in range(40):
         H, S, A = int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
-        fh = FiniteHorizonMDP(rng.dirichlet(np.ones(S), size=(H, S, A)), rng.uniform(size=(H, S, A)))
-        data = sample_episodes(fh, rng.dirichlet(np.full(A, 0.5), size=(H, S)), int(rng.integers(1, 30)), rng=rng)
+        fh = FiniteHorizonMDP(
+            rng.dirichlet(np.ones(S), size=(H, S, A)), rng.uniform(size=(H, S, A))
+        )
+        data = sample_episodes(
+            fh, rng.dirichlet(np.full(A, 0.5), size=(H, S)), int(rng.integers(1, 30)), rng=rng
+        )
         m = empirical_model(data)
         alpha = float(rng.choice([0.0, 0.1, 1.0]))
         res = cql(data, alpha=alpha)

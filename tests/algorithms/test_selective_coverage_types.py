@@ -42,9 +42,21 @@ def test_numbers_give_the_reference_value(fn):
         ("rho", lambda r: r.astype(str), r"d_data must hold real numbers; got a string array"),
         # a coverage mask is not an occupancy: True was read as ρ = 1
         ("rho", lambda r: r.astype(bool), r"d_data must hold real numbers; got a boolean array"),
-        ("pi", lambda p: [np.array([[["1", "0"]]])] * 2, r"policies\[0\] must hold real numbers; got a string array"),
-        ("pi", lambda p: [np.array([[[1 + 1j, 0]]])] * 2, r"policies\[0\] must hold real numbers; got a complex array"),
-        ("pi", lambda p: [np.array([[[True, False]]])] * 2, r"policies\[0\] must hold real numbers; got a boolean array"),
+        (
+            "pi",
+            lambda p: [np.array([[["1", "0"]]])] * 2,
+            r"policies\[0\] must hold real numbers; got a string array",
+        ),
+        (
+            "pi",
+            lambda p: [np.array([[[1 + 1j, 0]]])] * 2,
+            r"policies\[0\] must hold real numbers; got a complex array",
+        ),
+        (
+            "pi",
+            lambda p: [np.array([[[True, False]]])] * 2,
+            r"policies\[0\] must hold real numbers; got a boolean array",
+        ),
         ("mu", None, r"mu must hold real numbers; got a string array"),
     ],
 )

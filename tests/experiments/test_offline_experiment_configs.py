@@ -16,7 +16,9 @@ import rltheory.experiments.offline_pessimism as op
 import rltheory.experiments.selective_coverage as sc
 
 
-@pytest.mark.parametrize("mod", [op, sc, hn, ml], ids=["offline-pessimism", "selective-coverage", "hnpg", "marlhf"])
+@pytest.mark.parametrize(
+    "mod", [op, sc, hn, ml], ids=["offline-pessimism", "selective-coverage", "hnpg", "marlhf"]
+)
 def test_quick_and_full_configs_are_valid(mod):
     mod.Config.quick()
     mod.Config.full()
@@ -27,33 +29,72 @@ def test_quick_and_full_configs_are_valid(mod):
     [
         (lambda: op.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
         (lambda: op.Config(seeds=1.5), r"Config\.seeds must be an integer >= 1; got 1\.5"),
-        (lambda: op.Config(sizes=()), r"Config\.sizes must be a non-empty tuple of integers >= 1; got \(\)"),
+        (
+            lambda: op.Config(sizes=()),
+            r"Config\.sizes must be a non-empty tuple of integers >= 1; got \(\)",
+        ),
         (lambda: op.Config(sizes=(400, 0)), r"Config\.sizes\[1\] must be an integer >= 1; got 0"),
         (lambda: op.Config(H=0), r"Config\.H must be an integer >= 1; got 0"),
-        (lambda: op.Config(delta=1.0), r"Config\.delta must be a finite number in \(0, 1\); got 1\.0"),
-        (lambda: op.Config(trap_mass=0.0), r"Config\.trap_mass must be a finite number in \(0, 1\); got 0\.0"),
+        (
+            lambda: op.Config(delta=1.0),
+            r"Config\.delta must be a finite number in \(0, 1\); got 1\.0",
+        ),
+        (
+            lambda: op.Config(trap_mass=0.0),
+            r"Config\.trap_mass must be a finite number in \(0, 1\); got 0\.0",
+        ),
         # old: "n_traps must be an integer >= 0; got -1" from inside the run (no such field)
-        (lambda: op.Config(trap_mass=1e-4, sizes=(400, 800, 1600)), r"Config\.trap_mass · max\(sizes\)/S must exceed 1/2 .*= 0\.08"),
+        (
+            lambda: op.Config(trap_mass=1e-4, sizes=(400, 800, 1600)),
+            r"Config\.trap_mass · max\(sizes\)/S must exceed 1/2 .*= 0\.08",
+        ),
         # old: refused by trap_behaviour only after the good-coverage half of the run
         # exactly 1/2 gives ⌈log2(1/2)⌉ + 1 = 0 traps
-        (lambda: op.Config(trap_mass=0.5, sizes=(1, 2, 4), S=4), r"must exceed 1/2 .*got 0\.5 · 4/4 = 0\.5"),
-        (lambda: op.Config(trap_mass=0.9), r"Config\.trap_mass must be below 0\.500008 \(with 16 traps"),
+        (
+            lambda: op.Config(trap_mass=0.5, sizes=(1, 2, 4), S=4),
+            r"must exceed 1/2 .*got 0\.5 · 4/4 = 0\.5",
+        ),
+        (
+            lambda: op.Config(trap_mass=0.9),
+            r"Config\.trap_mass must be below 0\.500008 \(with 16 traps",
+        ),
         (lambda: op.Config(n_good=9), r"Config\.n_good must be at most 8"),
         (lambda: sc.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
         (lambda: sc.Config(sizes=(1, 500)), r"Config\.sizes\[0\] must be an integer >= 2; got 1"),
-        (lambda: sc.Config(behaviour_weight=True), r"Config\.behaviour_weight must be a finite number in \(0, 1\); got True"),
-        (lambda: sc.Config(delta=2.0), r"Config\.delta must be a finite number in \(0, 1\); got 2\.0"),
+        (
+            lambda: sc.Config(behaviour_weight=True),
+            r"Config\.behaviour_weight must be a finite number in \(0, 1\); got True",
+        ),
+        (
+            lambda: sc.Config(delta=2.0),
+            r"Config\.delta must be a finite number in \(0, 1\); got 2\.0",
+        ),
         (lambda: hn.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
         (lambda: hn.Config(iterations=0), r"Config\.iterations must be an integer >= 1; got 0"),
-        (lambda: hn.Config(A=1), r"Config\.A \(the adversarial behaviour drops the digit: at least 2 actions\) must be an integer >= 2; got 1"),
+        (
+            lambda: hn.Config(A=1),
+            r"Config\.A \(the adversarial behaviour drops the digit: at least 2 actions\) must be an integer >= 2; got 1",
+        ),
         (lambda: hn.Config(eta=0.0), r"Config\.eta must be a finite number > 0; got 0\.0"),
         (lambda: ml.Config(seeds=0), r"Config\.seeds must be an integer >= 1; got 0"),
-        (lambda: ml.Config(sizes=()), r"Config\.sizes must be a non-empty tuple of integers >= 1; got \(\)"),
-        (lambda: ml.Config(scale=float("nan")), r"Config\.scale must be a finite number > 0; got nan"),
+        (
+            lambda: ml.Config(sizes=()),
+            r"Config\.sizes must be a non-empty tuple of integers >= 1; got \(\)",
+        ),
+        (
+            lambda: ml.Config(scale=float("nan")),
+            r"Config\.scale must be a finite number > 0; got nan",
+        ),
         (lambda: ml.Config(ridge=0), r"Config\.ridge must be a finite number > 0; got 0"),
         # a rate is fitted over the sizes: fewer than 3 different ones raised in fit_rate after the run
-        (lambda: ml.Config(sizes=(200, 400)), r"Config\.sizes must hold at least 3 different sizes .*got \(200, 400\)"),
-        (lambda: sc.Config(sizes=(250, 250, 500)), r"Config\.sizes must hold at least 3 different sizes .*got \(250, 250, 500\)"),
+        (
+            lambda: ml.Config(sizes=(200, 400)),
+            r"Config\.sizes must hold at least 3 different sizes .*got \(200, 400\)",
+        ),
+        (
+            lambda: sc.Config(sizes=(250, 250, 500)),
+            r"Config\.sizes must hold at least 3 different sizes .*got \(250, 250, 500\)",
+        ),
     ],
 )
 def test_bad_settings_are_named(make, msg):
