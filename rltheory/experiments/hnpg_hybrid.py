@@ -67,6 +67,7 @@ from ..bounds import BoundCheck, Claim, check_bound
 from ..bounds.coverage import finite_horizon_occupancy, single_policy_concentrability
 from ..bounds.offline import hybrid_npg_bound
 from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
+from ..mdp._zoo_args import _generator
 from ..mdp.offline_data import behaviour_policy, sample_episodes
 from ..plot import figure
 from ._offline_config import check_seeds
@@ -121,8 +122,19 @@ class Config:
 
 
 def combination_lock(H: int, A: int, rng: np.random.Generator | int) -> tuple[FiniteHorizonMDP, np.ndarray]:
-    """Lock with random digits; state 0 = good path, 1 = dead. Returns the model and the digits."""
-    gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    """Lock with random digits; state 0 = good path, 1 = dead. Returns the model and the digits.
+
+    Raises
+    ------
+    ValueError
+        ``H < 1`` or ``A < 1`` (named), or a negative seed.
+    TypeError
+        ``rng`` neither a ``numpy.random.Generator`` nor an int seed: ``None`` drew fresh OS
+        entropy (an unreproducible lock) and ``True`` was read as the seed 1.
+    """
+    H = check_int(H, "H")  # H = 0 failed with "index -1 is out of bounds", A = 0 with numpy's "high <= 0"
+    A = check_int(A, "A")
+    gen = _generator(rng)
     digits = gen.integers(0, A, size=H)
     P = np.zeros((H, 2, A, 2))
     P[:, 1, :, 1] = 1.0

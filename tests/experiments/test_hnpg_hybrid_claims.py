@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import math
 
-from rltheory.experiments.hnpg_hybrid import Config, run
+import numpy as np
+import pytest
+
+from rltheory.experiments.hnpg_hybrid import Config, combination_lock, run
+from rltheory.mdp import backward_induction
 
 
 def test_hnpg_never_reaching_the_target_fails_the_speed_claim():
@@ -18,3 +22,24 @@ def test_hnpg_never_reaching_the_target_fails_the_speed_claim():
     assert verdict["covered-hnpg-fast"] is False
     # the NPG bound with the measured critic term is a deterministic inequality: it holds in any run
     assert verdict["covered-npg-rate"] is True and verdict["adversarial-npg-rate"] is True
+
+
+def test_combination_lock_reference_and_arguments():
+    # digits are the seed's first draws; the good path pays 1 only at the last digit: V* = 1
+    fh, digits = combination_lock(3, 2, 5)
+    assert digits.tolist() == np.random.default_rng(5).integers(0, 2, size=3).tolist()
+    assert float(np.asarray(backward_induction(fh).V)[0, 0]) == 1.0
+    # old: rng=None drew fresh OS entropy (a different lock each call), True was read as seed 1,
+    # H = 0 raised "index -1 is out of bounds", A = 0 numpy's "high <= 0"
+    with pytest.raises(
+        TypeError, match=r"rng must be a numpy\.random\.Generator or an int seed .*got NoneType"
+    ):
+        combination_lock(3, 2, None)
+    with pytest.raises(
+        TypeError, match=r"rng must be a numpy\.random\.Generator or an int seed .*got bool"
+    ):
+        combination_lock(3, 2, True)
+    with pytest.raises(ValueError, match=r"H must be an integer >= 1; got 0"):
+        combination_lock(0, 2, 0)
+    with pytest.raises(ValueError, match=r"A must be an integer >= 1; got 0"):
+        combination_lock(3, 0, 0)
