@@ -70,7 +70,7 @@ from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
 from ..mdp._zoo_args import _generator
 from ..mdp.offline_data import behaviour_policy, sample_episodes
 from ..plot import figure
-from ._offline_config import check_seeds
+from ._offline_config import check_run_seed, check_seeds
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "combination_lock", "EXPERIMENT"]
@@ -157,6 +157,7 @@ def _behaviour(fh: FiniteHorizonMDP, digits: np.ndarray, pi_star: np.ndarray, re
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Both regimes × several locks: NPG, HNPG, hybrid AC curves and offline-only FQI (module docstring)."""
     t0 = time.perf_counter()
+    seed = check_run_seed(seed)
     rng = np.random.default_rng(seed)
     feats = np.eye(2 * config.A).reshape(2, config.A, 2 * config.A)
     restart = np.full((config.H, 2), 0.5)

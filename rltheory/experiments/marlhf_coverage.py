@@ -64,7 +64,7 @@ from ..bounds.coverage import single_policy_concentrability, unilateral_concentr
 from ..bounds.rates import BoundCheck, ClaimCheck
 from ..mdp.offline_data import sample_game_episodes, sample_preferences
 from ..plot import convergence_plot, figure
-from ._offline_config import check_delta, check_seeds, check_sizes
+from ._offline_config import check_delta, check_run_seed, check_seeds, check_sizes
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "witness_games", "coverage_behaviour", "EXPERIMENT"]
@@ -147,6 +147,7 @@ def _event(fit: Any, prefs: Any, R: np.ndarray, scale: float, beta: float) -> bo
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Sample preference datasets of each size and coverage, learn, measure NashConv (module docstring)."""
     t0 = time.perf_counter()
+    seed = check_run_seed(seed)
     games = witness_games()
     P = np.ones((1, 1, 3, 3, 1))
     cands = [np.eye(9)[j].reshape(1, 1, 3, 3) for j in range(9)]

@@ -70,7 +70,7 @@ from ..bounds.offline import lcb_vi_rate, pessimism_suboptimality_bound
 from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
 from ..mdp.offline_data import sample_episodes
 from ..plot import convergence_plot, figure
-from ._offline_config import check_delta, check_seeds, check_sizes
+from ._offline_config import check_delta, check_run_seed, check_seeds, check_sizes
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "trap_mdp", "trap_behaviour", "EXPERIMENT"]
@@ -213,6 +213,7 @@ def _rate_claim(claim: Claim, fit: RateFit | None, otherwise: bool) -> ClaimChec
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Sample datasets at every size, run the four learners, check the claims (module docstring)."""
     t0 = time.perf_counter()
+    seed = check_run_seed(seed)
     n_traps = _n_traps(config)
     fh = trap_mdp(config.H, config.S, config.n_good, n_traps)
     sol = backward_induction(fh)

@@ -47,7 +47,7 @@ from ..bounds.selective_coverage import selective_concentrability, selective_cov
 from ..mdp import FiniteHorizonMDP
 from ..mdp.offline_data import sample_game_episodes
 from ..plot import convergence_plot, figure
-from ._offline_config import check_delta, check_seeds, check_sizes
+from ._offline_config import check_delta, check_run_seed, check_seeds, check_sizes
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -82,6 +82,7 @@ class Config:
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Certified NE/CE/CCE gaps against ``N`` on the selective-coverage witness (module docstring)."""
     t0 = time.perf_counter()
+    seed = check_run_seed(seed)
     g = selective_coverage_witness(behaviour_weight=config.behaviour_weight)
     P, R, mu, nash, beh = g["P"], g["R"], g["mu"], g["nash"], g["behaviour"]
     H, S = P.shape[0], P.shape[1]

@@ -8,6 +8,7 @@ an empty sequence"; selective-coverage's N = 1 < H gave K_h = 0 and "bound must 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import rltheory.experiments.hnpg_hybrid as hn
@@ -100,3 +101,27 @@ def test_quick_and_full_configs_are_valid(mod):
 def test_bad_settings_are_named(make, msg):
     with pytest.raises(ValueError, match=msg):
         make()
+
+
+@pytest.mark.parametrize(
+    "mod", [op, sc, hn, ml], ids=["offline-pessimism", "selective-coverage", "hnpg", "marlhf"]
+)
+@pytest.mark.parametrize(
+    ("seed", "exc", "msg"),
+    [
+        # old: default_rng(None) drew OS entropy (an unreproducible run, meta["seed"] = None),
+        # default_rng(True) used the seed 1
+        (None, TypeError, r"seed must be an int >= 0 \(runs are reproducible\); got NoneType"),
+        (True, TypeError, r"seed must be an int >= 0 \(runs are reproducible\); got bool"),
+        (-1, ValueError, r"seed must be an integer >= 0; got -1"),
+    ],
+)
+def test_run_needs_an_int_seed(mod, seed, exc, msg):
+    with pytest.raises(exc, match=msg):
+        mod.run(mod.Config.quick(), seed=seed)
+
+
+def test_a_numpy_integer_seed_runs_as_the_int():
+    cfg = hn.Config(H=3, A=2, offline_episodes=3, iterations=2, n_online=2, seeds=1)
+    a, b = hn.run(cfg, seed=np.int64(4)), hn.run(cfg, seed=4)
+    assert a.curves == b.curves and a.meta["seed"] == 4
