@@ -393,6 +393,11 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     the 12 joint actions it stopped "optimal_inaccurate" with 4.3e-4 on a joint action no CE uses
     and a CE gap of 2.7e-6.
 
+    Accuracy: the result's ``gap`` is certified (it is a CE up to that gap), but the entropy
+    program is solved to Clarabel's default tolerances, and the entropy is flat at its maximum,
+    so the distribution is only within about ``1e-6`` of the exact maximiser (one player with
+    three actions and constant payoffs: ``max |μ − 1/3| = 9e-7``).
+
     Raises
     ------
     SolverError
