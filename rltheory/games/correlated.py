@@ -396,7 +396,7 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     Accuracy: the result's ``gap`` is certified (it is a CE up to that gap), but the entropy
     program is solved to Clarabel's default tolerances, and the entropy is flat at its maximum,
     so the distribution is only within about ``1e-6`` of the exact maximiser (one player with
-    three actions and constant payoffs: ``max |μ − 1/3| = 9e-7``).
+    three actions and constant payoffs: ``max |μ − 1/3| = 4.8e-7``).
 
     Raises
     ------
