@@ -45,11 +45,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite, check_int, real_scalar
+from .._validate import check_finite, check_int, check_real, real_scalar
 from ..backend import array_namespace, as_float, require_host, to_numpy
 from ..mdp.bellman import _state_occupancy, evaluate_policy, expected_value
 from ..mdp.model import FiniteMDP
-from ..mdp.sample import _cdf, _draw, _rng
+from ..mdp.sample import _cdf, _check_rollout_length, _draw, _rng
 from ._policy_opt import (
     Loop,
     PolicyOptimizationResult,
@@ -146,10 +146,20 @@ class ExactCritic:
 
 
 def _samples(
-    mdp: FiniteMDP, pi: Any, rho: Any, n: int, rng: np.random.Generator
+    mdp: FiniteMDP,
+    pi: Any,
+    rho: Any,
+    n: int,
+    rng: np.random.Generator,
+    max_length: float | None = None,
 ) -> tuple[np.ndarray, ...]:
     """``n`` i.i.d. ``(s, a, r, s', a')`` with ``s ~ d^π_ρ``: the state at an independent
     Geometric(1−γ) time ``T`` of a roll-out from ``ρ`` (``Pr(s_T = s) = d^π_ρ(s)`` exactly).
+
+    The work is ``Θ(n/(1−γ))`` draws in ``Θ(log n/(1−γ))`` vectorised steps, so a discount whose
+    expected roll-out length ``1/(1−γ)`` exceeds ``max_length`` (``None``: 10⁴) is refused before
+    any draw (:func:`rltheory.mdp.sample._check_rollout_length`, the rule of the networked
+    sampler); at ``γ = 1 − 1e-12`` the ``T`` had mean ``1e12`` and the loop did not finish.
 
     The ``n`` roll-outs are advanced together with :func:`~rltheory.mdp.sample.rollout`'s draws
     (one uniform per episode for ``s_0``, then per step one for ``a_t`` and one for ``s_{t+1}``,
@@ -159,6 +169,7 @@ def _samples(
     at ``γ = 0.99999`` (``max T ≈ 7·10⁵``), and a MemoryError beyond.
     """
     g = float(mdp.gamma)
+    _check_rollout_length(g, max_length, n, segments=1)
     T = (
         rng.geometric(1.0 - g, size=n) - 1 if g > 0 else np.zeros(n, dtype=np.int64)
     )  # P(T = t) = (1−γ)γ^t
@@ -195,13 +206,22 @@ class LSTDCritic:
     ``w = (Â + ridge·I)^{-1} b̂``, ``Â = (1/N)Σ φ(s,a)(φ(s,a) − γφ(s',a'))ᵀ``, ``b̂ = (1/N)Σ φ(s,a) r``
     (:func:`rltheory.algorithms.least_squares_td.lstd_estimate`). The error ``‖w − w*‖`` is
     ``O_P(N^{-1/2})`` when ``Q^π`` is linear in ``φ``.
+
+    Each sample is a roll-out of geometric length (mean ``1/(1−γ)``): a discount with
+    ``1/(1−γ) > max_length`` (``None``: 10⁴, i.e. ``γ ≤ 0.9999``) is refused with a ``ValueError``
+    naming ``γ`` and the length before any draw, as
+    :func:`~rltheory.algorithms.networked_critics.sample_rollouts` does; nothing is truncated.
     """
 
     samples: int = 1000
     ridge: float = 1e-8
+    max_length: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples", check_int(self.samples, "samples"))
+        object.__setattr__(
+            self, "max_length", check_real(self.max_length, "max_length", low=1.0, allow_none=True)
+        )
         # numpy scalars too (np.float32(1e-8) and np.int64(0) were refused as 'must be >= 0')
         r = real_scalar(self.ridge)  # NaN for bools and non-reals, failing the test
         if not r >= 0:
@@ -214,7 +234,7 @@ class LSTDCritic:
         self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any
     ) -> Any:
         f = require_host(phi_sa, "LSTDCritic")
-        s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng)
+        s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng, self.max_length)
         w, _, _ = _lstd_estimate(
             f[s, a], r, f[s1, a1], gamma=float(mdp.gamma), lam=0.0, ridge=self.ridge
         )
@@ -226,13 +246,20 @@ class TDCritic:
     """Linear TD(0) on Q (SARSA) over ``samples`` i.i.d. transitions, warm-started at the previous ``w``.
 
     ``w ← w + α_k (r + γφ(s',a')ᵀw − φ(s,a)ᵀw) φ(s,a)``, ``α_k = step_size(k)``.
+
+    The transitions are :class:`LSTDCritic`'s geometric-horizon samples, with the same
+    ``max_length`` rule (``1/(1−γ) > max_length`` is refused before any draw; ``None``: 10⁴).
     """
 
     samples: int = 1000
     step_size: Callable[[int], float] = field(default=lambda k: 0.5 / (1.0 + 0.01 * k))
+    max_length: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples", check_int(self.samples, "samples"))
+        object.__setattr__(
+            self, "max_length", check_real(self.max_length, "max_length", low=1.0, allow_none=True)
+        )
         if not callable(self.step_size):
             raise TypeError(
                 f"step_size must be a callable k -> alpha_k; got {type(self.step_size).__name__} "
@@ -243,7 +270,7 @@ class TDCritic:
         self, mdp: FiniteMDP, pi: Any, phi_sa: Any, rho: Any, rng: np.random.Generator, w0: Any
     ) -> Any:
         f = require_host(phi_sa, "TDCritic")
-        s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng)
+        s, a, r, s1, a1 = _samples(mdp, pi, rho, self.samples, rng, self.max_length)
         g = float(mdp.gamma)
         w = np.array(require_host(w0, "TDCritic"), dtype=float)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -319,8 +346,10 @@ def natural_actor_critic(
     ------
     ValueError
         Bad features (wrong shape, ``d = 0``, non-finite), step, iterations; an actor step whose
-        logits ``θ_tᵀφ(s, a)`` overflow (``η`` too large), naming ``t`` and the entry;
-        ``TypeError`` for a missing ``rng`` with a sample-based critic.
+        logits ``θ_tᵀφ(s, a)`` overflow (``η`` too large), naming ``t`` and the entry; a
+        sample-based critic at a discount with ``1/(1−γ)`` above its ``max_length`` (the
+        expected roll-out length; 10⁴ by default), before any draw. ``TypeError`` for a missing
+        ``rng`` with a sample-based critic.
 
     Notes
     -----

@@ -36,8 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_real
-from ..mdp.sample import _cdf, _count, _rng
+from ..mdp.sample import _cdf, _check_rollout_length, _count, _rng
 from ..mdp.sample import _draw as _draw_cdf
 from .networked_joint import _check_thetas, local_softmax
 from .networked_model import NetworkedMDP, _check_net, _check_radius, neighborhoods
@@ -83,27 +82,6 @@ def _step(
         idx = tuple(states[:, k] for k in nbrs[i]) + (actions[:, i],)
         nxt[:, i] = _draw(P[idx], gen)
     return nxt
-
-
-_MAX_ROLLOUT_LENGTH = 10_000
-"""Default largest expected roll-out segment length ``1/(1−γ)`` accepted by :func:`sample_rollouts`."""
-
-
-def _check_rollout_length(gamma: float, max_length: Any, n_samples: int) -> None:
-    """Refuse a discount whose expected roll-out segment length ``1/(1−γ)`` exceeds ``max_length``.
-
-    The work of :func:`sample_rollouts` is ``Θ(K n/(1−γ))`` draws in ``Θ(log K/(1−γ))``
-    vectorised steps: unbounded as ``γ → 1`` (``γ = 1 − 1e-12`` did not finish)."""
-    cap = (
-        _MAX_ROLLOUT_LENGTH if max_length is None else check_real(max_length, "max_length", low=1.0)
-    )
-    length = 1.0 / (1.0 - gamma)
-    if length > cap:
-        raise ValueError(
-            f"gamma = {gamma!r} gives an expected roll-out segment length 1/(1-gamma) = {length:.4g} steps "
-            f"(two segments per sample, {n_samples} samples), above max_length = {cap:g}: the sampling work grows "
-            f"like 1/(1-gamma); pass a larger max_length to accept it"
-        )
 
 
 def sample_rollouts(

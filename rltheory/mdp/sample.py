@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import PROB_ATOL
+from .._validate import PROB_ATOL, check_real
 from .._validate import check_int as _count
 from ..backend import require_host
 from .bellman import as_stochastic_policy
@@ -62,6 +62,38 @@ def _cdf(p: np.ndarray) -> np.ndarray:
 def _draw(cdf_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Inverse-CDF draw: first index ``j`` with ``cdf_rows[i, j] > u[i]``."""
     return np.argmax(cdf_rows > u[:, None], axis=-1)
+
+
+_MAX_ROLLOUT_LENGTH = 10_000
+"""Default largest expected geometric roll-out segment length ``1/(1−γ)`` a sampler accepts."""
+
+
+def _check_rollout_length(
+    gamma: float, max_length: Any, n_samples: int, *, segments: int = 2
+) -> float:
+    """Refuse a discount whose expected roll-out segment length ``1/(1−γ)`` exceeds ``max_length``.
+
+    The one rule of every geometric-horizon sampler (``τ ~ Geom(1−γ)``, ``E[τ + 1] = 1/(1−γ)``):
+    its work is ``Θ(K/(1−γ))`` draws in ``Θ(log K/(1−γ))`` vectorised steps, unbounded as
+    ``γ → 1`` (``γ = 1 − 1e-12`` did not finish). ``max_length`` (``None``: 10⁴, i.e.
+    ``γ ≤ 0.9999``) must be a finite number ``≥ 1``; ``segments`` is the number of independent
+    geometric segments each of the ``n_samples`` samples draws (named in the message). Returns
+    the accepted cap. Used by :func:`rltheory.algorithms.networked_critics.sample_rollouts` and
+    the LSTD/TD critics of :mod:`rltheory.algorithms.actor_critic`.
+    """
+    cap = (
+        _MAX_ROLLOUT_LENGTH if max_length is None else check_real(max_length, "max_length", low=1.0)
+    )
+    g = float(gamma)
+    length = 1.0 / (1.0 - g) if g < 1.0 else float("inf")
+    if length > cap:
+        per = {1: "one segment", 2: "two segments"}.get(segments, f"{segments} segments")
+        raise ValueError(
+            f"gamma = {g!r} gives an expected roll-out segment length 1/(1-gamma) = {length:.4g} steps "
+            f"({per} per sample, {n_samples} samples), above max_length = {cap:g}: the sampling work grows "
+            f"like 1/(1-gamma); pass a larger max_length to accept it"
+        )
+    return cap
 
 
 def sample_transitions(

@@ -1,0 +1,70 @@
+"""Sample-based compatible critics (LSTDCritic, TDCritic) as gamma -> 1: one roll-out-length rule,
+shared with the networked sampler (rltheory.mdp.sample._check_rollout_length)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms import actor_critic as ac
+from rltheory.algorithms import networked_critics
+from rltheory.algorithms.actor_critic import LSTDCritic, TDCritic, natural_actor_critic
+from rltheory.mdp import FiniteMDP
+from rltheory.mdp import sample as mdp_sample
+
+
+def _mdp(gamma: float) -> FiniteMDP:
+    P = np.array([[[0.9, 0.1], [0.2, 0.8]], [[0.5, 0.5], [0.0, 1.0]]])
+    R = np.array([[1.0, 0.0], [0.0, 0.5]])
+    return FiniteMDP(P, R, gamma=gamma)
+
+
+FEATURES = np.eye(4).reshape(2, 2, 4)
+
+
+@pytest.mark.parametrize("critic", [LSTDCritic(samples=10), TDCritic(samples=10)])
+def test_a_discount_with_unbounded_rollouts_is_refused_before_sampling(critic):
+    # old: gamma = 1 - 1e-12 drew Geometric(1e-12) horizons (mean 1e12 steps) and stepped through
+    # them one at a time (did not finish)
+    gen = np.random.default_rng(0)
+    before = gen.bit_generator.state
+    with pytest.raises(
+        ValueError,
+        match=r"gamma = 0\.999999999999\d* gives an expected roll-out segment length "
+        r"1/\(1-gamma\) = 1e\+12 steps \(one segment per sample, 10 samples\), above "
+        r"max_length = 10000: .* pass a larger max_length",
+    ):
+        natural_actor_critic(
+            _mdp(1.0 - 1e-12), FEATURES, eta=0.1, iterations=1, critic=critic, rng=gen
+        )
+    assert gen.bit_generator.state == before  # refused before any draw
+
+
+@pytest.mark.parametrize("make", [LSTDCritic, TDCritic])
+def test_the_rollout_length_cap_is_the_expected_length(make):
+    # 1/(1 - 0.75) = 4 steps: refused under a cap of 3.5; under 4.5 the same draws (and the same
+    # critic) as under the default cap, since nothing is truncated
+    mdp = _mdp(0.75)
+    pi = np.array([[0.3, 0.7], [0.6, 0.4]])
+    rho = np.array([0.5, 0.5])
+    w0 = np.zeros(4)
+    with pytest.raises(
+        ValueError, match=r"gamma = 0\.75 gives .* 1/\(1-gamma\) = 4 steps .* max_length = 3\.5"
+    ):
+        make(samples=50, max_length=3.5).fit(mdp, pi, FEATURES, rho, np.random.default_rng(1), w0)
+    got = make(samples=50, max_length=4.5).fit(mdp, pi, FEATURES, rho, np.random.default_rng(1), w0)
+    ref = make(samples=50).fit(mdp, pi, FEATURES, rho, np.random.default_rng(1), w0)
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("bad", [0.5, 0, -1.0, float("nan"), float("inf"), True, "10"])
+@pytest.mark.parametrize("make", [LSTDCritic, TDCritic])
+def test_a_bad_rollout_length_cap_is_named(make, bad):
+    with pytest.raises(ValueError, match=r"max_length must be a finite number >= 1; got"):
+        make(max_length=bad)
+
+
+def test_one_rule_for_every_geometric_horizon_sampler():
+    # the networked sampler and the critics use the same check (and so the same message form)
+    assert networked_critics._check_rollout_length is mdp_sample._check_rollout_length
+    assert ac._check_rollout_length is mdp_sample._check_rollout_length
