@@ -75,10 +75,11 @@ def _check_rollout_length(
 
     The one rule of every geometric-horizon sampler (``τ ~ Geom(1−γ)``, ``E[τ + 1] = 1/(1−γ)``):
     its work is ``Θ(K/(1−γ))`` draws in ``Θ(log K/(1−γ))`` vectorised steps, unbounded as
-    ``γ → 1`` (``γ = 1 − 1e-12`` did not finish). ``max_length`` (``None``: 10⁴, i.e.
-    ``γ ≤ 0.9999``) must be a finite number ``≥ 1``; ``segments`` is the number of independent
-    geometric segments each of the ``n_samples`` samples draws (named in the message). Returns
-    the accepted cap. Used by :func:`rltheory.algorithms.networked_critics.sample_rollouts` and
+    ``γ → 1`` (``γ = 1 − 1e-12`` did not finish). A discount is accepted when
+    ``γ ≤ 1 − 1/max_length`` in floating point, so ``max_length = 10ᵏ`` accepts ``γ = 1 − 10⁻ᵏ`` as
+    written (``None``: 10⁴, i.e. ``γ ≤ 0.9999``); ``max_length`` must be a finite number ``≥ 1``.
+    ``segments`` is the number of independent geometric segments each of the ``n_samples``
+    samples draws (named in the message). Returns the accepted cap. Used by :func:`rltheory.algorithms.networked_critics.sample_rollouts` and
     the LSTD/TD critics of :mod:`rltheory.algorithms.actor_critic`.
     """
     cap = (
@@ -86,11 +87,15 @@ def _check_rollout_length(
     )
     g = float(gamma)
     length = 1.0 / (1.0 - g) if g < 1.0 else float("inf")
-    if length > cap:
+    # γ against 1 − 1/cap, both rounded: the double nearest 0.9999 lies above 0.9999, so its
+    # 1/(1−γ) = 10000.0000000011 > 10⁴ and γ = 0.9999 was refused at the default cap (γ = 0.9 under
+    # max_length = 10 likewise), although the cap stands for γ ≤ 1 − 1/max_length
+    if g > 1.0 - 1.0 / cap:
         per = {1: "one segment", 2: "two segments"}.get(segments, f"{segments} segments")
         raise ValueError(
             f"gamma = {g!r} gives an expected roll-out segment length 1/(1-gamma) = {length:.4g} steps "
-            f"({per} per sample, {n_samples} samples), above max_length = {cap:g}: the sampling work grows "
+            f"({per} per sample, {n_samples} samples), above max_length = {cap:g} "
+            f"(gamma > 1 - 1/max_length = {1.0 - 1.0 / cap!r}): the sampling work grows "
             f"like 1/(1-gamma); pass a larger max_length to accept it"
         )
     return cap

@@ -32,7 +32,7 @@ def test_a_discount_with_unbounded_rollouts_is_refused_before_sampling(critic):
         ValueError,
         match=r"gamma = 0\.999999999999\d* gives an expected roll-out segment length "
         r"1/\(1-gamma\) = 1e\+12 steps \(one segment per sample, 10 samples\), above "
-        r"max_length = 10000: .* pass a larger max_length",
+        r"max_length = 10000 \(gamma > 1 - 1/max_length = 0\.9999\): .* pass a larger max_length",
     ):
         natural_actor_critic(
             _mdp(1.0 - 1e-12), FEATURES, eta=0.1, iterations=1, critic=critic, rng=gen
@@ -68,3 +68,25 @@ def test_one_rule_for_every_geometric_horizon_sampler():
     # the networked sampler and the critics use the same check (and so the same message form)
     assert networked_critics._check_rollout_length is mdp_sample._check_rollout_length
     assert ac._check_rollout_length is mdp_sample._check_rollout_length
+
+
+@pytest.mark.parametrize(
+    ("gamma", "cap"), [(0.9999, None), (0.9, 10), (0.99999, 1e5), (0.5, 2), (0.0, 1), (0.75, 4)]
+)
+def test_the_cap_accepts_gamma_one_minus_one_over_max_length_as_written(gamma, cap):
+    # the double nearest 0.9999 is above 0.9999, so 1/(1 - gamma) = 10000.0000000011: the old rule
+    # (1/(1 - gamma) > max_length) refused the documented default gamma = 0.9999 (and 0.9 under 10)
+    assert mdp_sample._check_rollout_length(gamma, cap, 1) == (1e4 if cap is None else cap)
+    above = np.nextafter(gamma, 1.0)
+    with pytest.raises(ValueError, match=r"above max_length = .*\(gamma > 1 - 1/max_length = "):
+        mdp_sample._check_rollout_length(above, cap, 1)
+
+
+def test_the_critic_samples_at_the_default_cap():
+    # gamma = 0.9999 (1/(1 - gamma) = 1e4, the default cap) is sampled: refused before. Two samples
+    # from the absorbing state 1 under pi(.|1) = e_1 are (1, 1, 0.5, 1, 1) whatever their times
+    mdp = _mdp(0.9999)
+    pi = np.array([[0.5, 0.5], [0.0, 1.0]])
+    got = ac._samples(mdp, pi, np.array([0.0, 1.0]), 2, np.random.default_rng(3))
+    for x, want in zip(got, (1, 1, 0.5, 1, 1), strict=True):
+        np.testing.assert_array_equal(x, np.full(2, want))
