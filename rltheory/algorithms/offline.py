@@ -109,7 +109,7 @@ def certainty_equivalence(data: EpisodeDataset, *, features: Any = None, ridge: 
     data : EpisodeDataset
     features : array (S, A, d) or (H, S, A, d), optional
     ridge : float ≥ 0
-        ``λ`` in ``Λ_h`` (linear only).
+        ``λ`` in ``Λ_h`` (linear only; checked in both cases).
 
     Raises
     ------
@@ -132,6 +132,8 @@ def certainty_equivalence(data: EpisodeDataset, *, features: Any = None, ridge: 
     [[1]]
     """
     data = _check_data(data, "certainty_equivalence", unit_rewards=False)
+    # checked also when the tabular path ignores it: ridge=-1, NaN or 'x' were silently accepted there
+    ridge = check_real(ridge, "ridge", low=0.0)
     H, S, A = data.H, data.S, data.A
     steps = _steps(data, split=False)
     counts = np.stack([_group(st, S, A, st.r)[0] for st in steps]).astype(np.int64)

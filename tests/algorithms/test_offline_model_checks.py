@@ -11,7 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.algorithms.offline import conservative_evaluation, cql, lcb_vi, lcb_vi_discounted
+from rltheory.algorithms.offline import (
+    certainty_equivalence,
+    conservative_evaluation,
+    cql,
+    lcb_vi,
+    lcb_vi_discounted,
+)
 from rltheory.algorithms.offline_games import interval_gap_bound
 from rltheory.bounds.offline import (
     elliptical_bonus,
@@ -261,3 +267,15 @@ def test_a_float32_occupancy_is_checked_at_its_own_precision():
         InvalidModelError, match=r"each d_star\[h\] must sum to 1 .* worst step h=1 sums to 1\.001"
     ):
         pessimism_suboptimality_bound(d.astype(np.float64) * 1.001, np.ones((2, 3, 2)))
+
+
+@pytest.mark.parametrize("ridge", [-1.0, float("nan"), "x", True])
+def test_certainty_equivalence_checks_ridge_on_the_tabular_path(ridge):
+    # Old: the tabular path (features=None) never looked at ridge, so ridge=-1, NaN, 'x' or True ran
+    # and returned the greedy policy; the linear path already refused them with this message.
+    d = EpisodeDataset(
+        np.zeros((2, 2), int), np.array([[0], [1]]), np.array([[0.2], [0.9]]), S=1, A=2
+    )
+    with pytest.raises(ValueError, match=r"ridge must be a finite number >= 0; got"):
+        certainty_equivalence(d, ridge=ridge)
+    assert certainty_equivalence(d, ridge=0.0).policy.tolist() == [[1]]
