@@ -350,13 +350,16 @@ class GapCertificate:
 
     ``bound = (computed (V* − V)(ρ) + floor)(1 + 4u)`` with ``floor`` the error of the computed
     ``V`` (:func:`evaluation_error`), of ``V*`` (``policy_iteration``'s certified bound plus its
-    own evaluation's error; a ``V_star`` passed in by the caller is taken as exact) and of the
+    own evaluation's error; for a ``V_star`` passed in by the caller, its Bellman-residual bound
+    ``‖V_star − V*‖∞ ≤ ‖T V_star − V_star‖∞/(1 − γ)`` with the computed residual's round-off, Puterman
+    1994, Thm 6.2.3 / Prop. 6.6.1 — 0 up to round-off for an exact ``V*``) and of the
     ``ρ``-weighting (:func:`weighting_error`). ``floor`` is what a ``tol`` must exceed to be
     certifiable: a driver that reaches its cap with ``tol`` below it says so (:meth:`Loop.record_certified`).
     """
 
     def __init__(self, mdp: FiniteMDP, V_star: Any) -> None:
-        """``V_star``: the caller's (exact by assumption), or ``None`` for ``policy_iteration``'s."""
+        """``V_star``: the caller's (certified by its Bellman residual), or ``None`` for
+        ``policy_iteration``'s."""
         xp = mdp.xp
         self.ro = _Roundoff(mdp)
         self.e_star: Any = 0.0
@@ -365,7 +368,21 @@ class GapCertificate:
             one_hot = xp.astype(sol.policy[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
             self.e_star = sol.bound + evaluation_error(mdp, one_hot, sol.V, self.ro)
             V_star = sol.V
-        self.V_star = optimal_values(mdp, V_star)
+            self.V_star = optimal_values(mdp, V_star)
+        else:
+            # A caller's V_star was taken as exact: a wrong one (V* = 1.0 given as 1.0 + 0.5 on a
+            # one-state model) certified suboptimality -0.995 where the gap was 0.005.
+            self.V_star = optimal_values(mdp, V_star)
+            self.e_star = self._residual_bound(mdp, self.V_star)
+
+    def _residual_bound(self, mdp: FiniteMDP, v: Any) -> Any:
+        r"""``‖v − V*‖∞ ≤ ‖Tv − v‖∞/(1 − γ)`` (``T`` a γ-contraction), with the exact residual
+        within ``e(v) + 2u‖Δ‖∞`` of the computed ``Δ = Tv − v`` (:class:`_Roundoff`), rounded up."""
+        xp = mdp.xp
+        D = xp.max(_q_values(mdp, v), axis=-1) - v
+        d = xp.max(xp.abs(D), axis=-1)
+        u = self.ro.u
+        return (d * (1.0 + 2.0 * u) + self.ro.sweep(v)) * (1.0 + 8.0 * u) / (1.0 - float(mdp.gamma))
 
     def __call__(self, mdp: FiniteMDP, pi: Any, V: Any, rho: Any, sub: Any, Q: Any = None) -> tuple[Any, Any]:
         """``(floor, bound)`` for the computed ``V`` of ``pi`` and the computed ``sub = (V* − V)(ρ)``."""
