@@ -351,8 +351,9 @@ def pevi(
         ``λ`` (the paper uses 1); ``λ = 0`` requires every ``Λ_h`` invertible.
     delta : float
         ``ξ`` of the paper.
-    c : float
-        The paper's absolute constant in the default ``β`` (not given numerically; default 1).
+    c : float > 0
+        The paper's absolute constant in the default ``β`` (not given numerically; default 1);
+        checked even when ``beta`` is given.
     split : bool
         Sample splitting as in :func:`lcb_vi` (the paper uses all episodes at every step);
         ``True`` or ``False``.
@@ -387,8 +388,10 @@ def pevi(
     data = _check_data(data, "pevi", unit_rewards=True)
     dlt = _prob(delta)
     phi = _features(features, data.H, data.S, data.A)
+    # checked also when a given β makes it unused: c=-1, NaN or 'x' were silently accepted there
+    cc = check_real(c, "c", low=0.0, low_open=True)
     if beta is None:
-        beta = pevi_beta(phi.shape[-1], data.H, data.K, dlt, c=c)
+        beta = pevi_beta(phi.shape[-1], data.H, data.K, dlt, c=cc)
     split = _flag(split, "split")  # split='False' (truthy) split the data; None silently did not
     if isinstance(beta, str):
         if beta != "self-normalized":

@@ -17,6 +17,7 @@ from rltheory.algorithms.offline import (
     cql,
     lcb_vi,
     lcb_vi_discounted,
+    pevi,
 )
 from rltheory.algorithms.offline_games import interval_gap_bound
 from rltheory.bounds.offline import (
@@ -279,3 +280,16 @@ def test_certainty_equivalence_checks_ridge_on_the_tabular_path(ridge):
     with pytest.raises(ValueError, match=r"ridge must be a finite number >= 0; got"):
         certainty_equivalence(d, ridge=ridge)
     assert certainty_equivalence(d, ridge=0.0).policy.tolist() == [[1]]
+
+
+@pytest.mark.parametrize("beta", [1.0, "self-normalized"])
+@pytest.mark.parametrize("c", [-1.0, float("nan"), "x", True])
+def test_pevi_checks_c_when_beta_is_given(beta, c):
+    # Old: c is only used by the default β, so with a given β (a number or 'self-normalized') c=-1,
+    # NaN, 'x' or True ran silently; with beta=None pevi_beta already refused them.
+    d = EpisodeDataset(
+        np.zeros((2, 2), int), np.array([[0], [1]]), np.array([[0.2], [0.9]]), S=1, A=2
+    )
+    phi = np.eye(2).reshape(1, 2, 2)
+    with pytest.raises(ValueError, match=r"c must be a finite number > 0; got"):
+        pevi(d, phi, beta=beta, c=c, split=True)
