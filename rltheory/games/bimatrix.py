@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import higham_gamma, subnormal_spacing
-from .._validate import as_distribution, check_real
+from .._validate import as_distribution, check_positive_int, check_real
 from ._bimatrix_common import _FMAX, _host_payoffs, _payoffs, _positive
 from ._support_exact import ExactGame, exact_equilibrium, exact_extra_labels
 from .lemke_howson import lemke_howson
@@ -56,6 +56,8 @@ __all__ = [
 
 #: tolerance for "tight" constraints and zero probabilities after rescaling to [1, 2].
 LABEL_TOL = 1e-9
+#: default cap on the support pairs nash_equilibria enumerates (a 14x14 game has 4.0e7)
+MAX_SUPPORT_PAIRS = 10**8
 _CHUNK = 100_000
 
 
@@ -279,7 +281,26 @@ def _confirm_degenerate(
     return None
 
 
-def is_degenerate(A: Any, B: Any, *, tol: float = LABEL_TOL) -> bool:
+def _check_pairs(shape: tuple[int, int], max_pairs: Any, name: str) -> None:
+    """Refuse a game with more than ``max_pairs`` support pairs before any work (``ValueError``).
+
+    Without it a 30×30 game started listing the ``C(30, 15) = 1.6e8`` supports of one size
+    (gigabytes) on its way to ``1.2e17`` support pairs.
+    """
+    max_pairs = check_positive_int(max_pairs, "max_pairs")
+    m, n = shape
+    pairs = math.comb(m + n, m) - 1  # Σ_k C(m, k) C(n, k) (Vandermonde)
+    if pairs > max_pairs:
+        raise ValueError(
+            f"{name} would enumerate C(m + n, m) - 1 = {pairs:.3g} support pairs for this {m}x{n} "
+            f"game, more than max_pairs = {max_pairs:.3g}; use lemke_howson for one equilibrium, "
+            f"or raise max_pairs"
+        )
+
+
+def is_degenerate(
+    A: Any, B: Any, *, tol: float = LABEL_TOL, max_pairs: int = MAX_SUPPORT_PAIRS
+) -> bool:
     """Whether some mixed strategy with support size ``k`` has more than ``k`` pure best responses.
 
     Decided by enumerating every vertex of both best-response polytopes
@@ -289,6 +310,12 @@ def is_degenerate(A: Any, B: Any, *, tol: float = LABEL_TOL) -> bool:
     extra labels within ``tol``; each proposal is confirmed in exact rational arithmetic on the
     payoffs as given, so ``True`` is exact, and payoffs that differ by less than ``tol`` times the
     payoff range are not mistaken for ties.
+
+    Raises
+    ------
+    ValueError
+        ``tol`` not a finite number ``≥ 0``, or more than ``max_pairs`` support pairs
+        (:func:`nash_equilibria`).
 
     Examples
     --------
@@ -300,11 +327,17 @@ def is_degenerate(A: Any, B: Any, *, tol: float = LABEL_TOL) -> bool:
     """
     A, B = _payoffs(A, B)
     tol = check_real(tol, "tol", low=0.0)
+    _check_pairs(A.shape, max_pairs, "is_degenerate")
     return _enumerate(A, B, tol)[1] is not None
 
 
 def nash_equilibria(
-    A: Any, B: Any = None, *, strict: bool = False, tol: float = LABEL_TOL
+    A: Any,
+    B: Any = None,
+    *,
+    strict: bool = False,
+    tol: float = LABEL_TOL,
+    max_pairs: int = MAX_SUPPORT_PAIRS,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     r"""All Nash equilibria of a nondegenerate bimatrix game by vectorised support enumeration.
 
@@ -325,6 +358,9 @@ def nash_equilibria(
         (on probabilities and best-response ties, payoffs rescaled to [1, 2]). Proposals are
         decided in exact rational arithmetic, so ``tol`` does not let near-equilibria or
         near-ties through; too small a ``tol`` can only make the pass miss one.
+    max_pairs : int, default 10**8
+        Largest number of support pairs ``Σ_k C(m,k)·C(n,k) = C(m+n, m) − 1`` to enumerate; a
+        larger game is refused before any work (``ValueError``).
 
     Returns
     -------
@@ -345,7 +381,9 @@ def nash_equilibria(
     InvalidModelError
         Shapes differ, an empty action set, or a non-finite payoff (located).
     ValueError
-        ``tol`` not a finite number ``≥ 0``, or ``strict`` not ``True``/``False``.
+        ``tol`` not a finite number ``≥ 0``, ``strict`` not ``True``/``False``, or more than
+        ``max_pairs`` support pairs (a 15×15 game has 1.6e8; a 30×30 one 1.2e17, whose support
+        lists alone would not fit in memory).
     TypeError
         Device arrays (the routine is host-only), or text or complex payoffs (naming ``A`` or ``B``).
 
@@ -384,6 +422,7 @@ def nash_equilibria(
     # "no" is truthy: it would raise where the caller asked for a warning
     if not isinstance(strict, (bool, np.bool_)):
         raise ValueError(f"strict must be True or False; got {strict!r}")
+    _check_pairs(A.shape, max_pairs, "nash_equilibria")
     eqs, degenerate = _enumerate(A, B, tol)
     if degenerate is not None:
         msg = (
