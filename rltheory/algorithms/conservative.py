@@ -136,6 +136,10 @@ def cql(data: EpisodeDataset | EmpiricalModel, *, alpha: float) -> OfflineResult
     ValueError
         A bad ``alpha``, or a value ``B̂ − α(1/π̂_b − 1)`` beyond the float range (the step,
         state, action, ``B̂`` and the penalty are named).
+    InvalidModelError
+        A hand-built ``EmpiricalModel`` whose arrays disagree in shape, hold a non-finite (or
+        negative) entry, or whose behaviour rows (visited states) or ``P`` rows (taken pairs)
+        do not sum to 1 — located; a joint-action model.
 
     Notes
     -----
@@ -191,6 +195,10 @@ def conservative_evaluation(model: EmpiricalModel, policy: Any, *, alpha: float)
         ``policy`` is not an ``(H, S, A)`` or ``(S, A)`` array of distributions (the first
         bad row is named), or ``π`` puts mass on an action the behaviour never takes in a
         visited state (the CQL penalty is then infinite; the first such ``(h, s, a)`` is named).
+    InvalidModelError
+        A hand-built ``EmpiricalModel`` whose arrays disagree in shape, hold a non-finite (or
+        negative) entry, or whose behaviour rows (visited states) or ``P`` rows (taken pairs)
+        do not sum to 1 — located; a joint-action model.
 
     Examples
     --------
