@@ -284,8 +284,9 @@ def _confirm_degenerate(
 def _check_pairs(shape: tuple[int, int], max_pairs: Any, name: str) -> None:
     """Refuse a game with more than ``max_pairs`` support pairs before any work (``ValueError``).
 
-    Without it a 30×30 game started listing the ``C(30, 15) = 1.6e8`` supports of one size
-    (gigabytes) on its way to ``1.2e17`` support pairs.
+    Without it a 30×30 game (``1.2e17`` support pairs) ran on: ``7.5e8`` pairs at support size 4
+    alone, hours at the ~12 µs per pair measured on a 9×9 game, and at size 15 it would list the
+    ``C(30, 15) = 1.6e8`` supports of one size (gigabytes of tuples).
     """
     max_pairs = check_positive_int(max_pairs, "max_pairs")
     m, n = shape
