@@ -46,6 +46,16 @@ def _real_array(x: Any, name: str, *, bools: bool = False) -> np.ndarray:
     raw = np.asarray(x)
     if raw.dtype.kind not in ("biuf" if bools else "iuf"):
         raise TypeError(f"{name} must hold real numbers; got an array of dtype {raw.dtype.name}")
+    if not bools and isinstance(x, (list, tuple)) and raw.dtype.kind in "iuf":
+        # numpy stores [True, 0.5] as floats and [True, 4] as integers: the dtype does not show
+        # the bool, so Python sequences are scanned entry by entry
+        obj = np.asarray(x, dtype=object)
+        if obj.shape == raw.shape:
+            for i in np.ndindex(obj.shape):
+                if isinstance(obj[i], (bool, np.bool_)):
+                    raise TypeError(
+                        f"{name} must hold real numbers; {name}[{', '.join(map(str, i))}] = {obj[i]!r} (bool)"
+                    )
     return np.array(raw, dtype=float)
 
 
