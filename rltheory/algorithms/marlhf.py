@@ -8,6 +8,13 @@ candidate policies, the one minimising the upper confidence bound on its Nash ga
 difference (known dynamics). The certificate vanishes only when the comparisons cover
 the equilibrium's unilateral deviations.
 
+Cost of the certificate: with ``β > 0`` the inner maximum is a convex function of the occupancy,
+so it is attained at a deterministic Markov deviation and these are enumerated, ``A_i^{H·S}`` of
+them per player; a model with more than :data:`MAX_DEVIATIONS` (``2^14``, a few seconds per
+player and candidate) is refused before any work. With ``β = 0`` the maximum is player ``i``'s
+best-response value in the single-agent finite-horizon MDP induced by ``π_{−i}`` and ``θ̂_i``,
+computed by backward induction in ``O(H S² A_1 A_2)`` without enumeration.
+
 References
 ----------
 Zhang, N., Wang, X., Cui, Q., Zhou, R., Kakade, S., Du, S. (2024). Multi-agent RL from
@@ -34,6 +41,10 @@ from ..mdp.model import FiniteHorizonMDP
 from ..mdp.offline_data import EpisodeDataset, PreferenceDataset
 from ..trace import Trace, TraceRecorder
 from ._offline_common import _policy_array
+
+MAX_DEVIATIONS = 2**14
+"""Largest number ``A_i^{H·S}`` of deterministic Markov deviations per player that
+:func:`marlhf_equilibrium` enumerates (``β > 0``); about 0.2 ms each per candidate."""
 
 __all__ = [
     "BradleyTerryResult",
@@ -226,6 +237,57 @@ def _player_deviations(H: int, S: int, Ai: int) -> list[np.ndarray]:
     return out
 
 
+def _deviation_count(H: int, S: int, Ai: int) -> tuple[bool, str]:
+    """Whether ``A_i^{H·S}`` exceeds :data:`MAX_DEVIATIONS`, and the count as text (exact up to
+    ``10^18``, else its power of ten) without forming an astronomically large integer."""
+    n = H * S
+    digits = n * math.log10(Ai) if Ai > 1 else 0.0
+    if digits < 18:
+        count = Ai**n
+        return count > MAX_DEVIATIONS, f"{count}"
+    return True, f"about 10^{digits:.1f}"
+
+
+def _check_deviation_counts(H: int, S: int, shape: tuple[int, ...]) -> None:
+    """Located ``ValueError`` when a player's ``A_i^{H·S}`` deviations exceed :data:`MAX_DEVIATIONS`."""
+    for i, Ai in enumerate(shape):
+        over, count = _deviation_count(H, S, Ai)
+        if over:
+            raise ValueError(
+                f"marlhf_equilibrium with beta > 0 enumerates every deterministic Markov deviation of "
+                f"player {i + 1}: A_{i + 1}^(H·S) = {Ai}^({H}·{S}) = {count} deviations, above "
+                f"MAX_DEVIATIONS = {MAX_DEVIATIONS} (rltheory.algorithms.marlhf.MAX_DEVIATIONS); "
+                f"beta = 0 computes the gap by backward induction instead"
+            )
+
+
+def _best_response_gain(
+    Pj: np.ndarray, theta_i: np.ndarray, own: np.ndarray, pol: np.ndarray, m: np.ndarray, i: int
+) -> float:
+    r"""``max_{π_i'} θ_iᵀψ(π_i', π_{−i}) − θ_iᵀψ(π)`` by backward induction, ``max(0, ·)``.
+
+    The induced single-agent MDP of player ``i`` against ``own = π_{−i}[H, S, A_{−i}]``:
+    ``r_h(s, b) = Σ_c π_{−i}(c|h, s) θ_i[h, s, (b, c)]``, ``P_h(s'|s, b) = Σ_c π_{−i}(c|h, s)
+    P_h(s'|s, (b, c))``; ``V_H = 0``, ``V_h(s) = max_b r_h(s, b) + Σ_s' P_h(s'|s, b) V_{h+1}(s')``.
+    The best response's value is ``μᵀV_0``; the candidate's is ``θ_iᵀψ(π)`` evaluated the same
+    way (``V_h^π = Σ_a π(a|h, s)(θ_i + P V_{h+1}^π)``), so the difference is ``≥ 0`` up to rounding.
+    """
+    H, S = pol.shape[:2]
+    A1, A2 = pol.shape[2:]
+    th = theta_i.reshape(H, S, A1, A2)
+    P4 = Pj.reshape(H, S, A1, A2, S)
+    v_best, v_pol = np.zeros(S), np.zeros(S)
+    for h in range(H - 1, -1, -1):
+        q_best = th[h] + P4[h] @ v_best  # [S, A1, A2]: own action value with the best continuation
+        q_pol = th[h] + P4[h] @ v_pol
+        if i == 0:  # player 1 deviates against y = π_2: average over a_2, maximise over a_1
+            v_best = np.max(np.sum(q_best * own[h][:, None, :], axis=2), axis=1)
+        else:
+            v_best = np.max(np.sum(q_best * own[h][:, :, None], axis=1), axis=1)
+        v_pol = np.sum(q_pol * pol[h], axis=(1, 2))
+    return max(0.0, float(m @ v_best - m @ v_pol))
+
+
 def _inverse_gram_norm(prefs: PreferenceDataset, ridge: float) -> Any:
     """``d ↦ dᵀ(XᵀX + λI)^{-1}d`` from the thin SVD ``X = U diag(s) Vᵀ`` (rank ``r``):
     ``Σ_j (v_jᵀd)²/(s_j² + λ) + ‖d − V_r V_rᵀd‖²/λ``.
@@ -261,7 +323,8 @@ def marlhf_equilibrium(
     ``UCB(π) = Σ_i max_{π_i'} [ θ̂_iᵀΔ_i + β ‖Δ_i‖_{Σ^{-1}} ]`` with
     ``Δ_i = ψ(π_i', π_{−i}) − ψ(π)`` (occupancy differences under the known dynamics
     ``P``; ``π_i'`` ranges over player ``i``'s deterministic Markov policies, which include
-    the best response). On the event ``‖θ̂_i − θ_i‖_Σ ≤ β``,
+    the best response: enumerated for ``β > 0``, at most :data:`MAX_DEVIATIONS` per player;
+    a backward induction for ``β = 0``, see the module docstring). On the event ``‖θ̂_i − θ_i‖_Σ ≤ β``,
     ``NashConv(π) ≤ UCB(π)`` for every product candidate ``π`` (Cauchy–Schwarz), so the
     output's NashConv is certified — and it vanishes only when the data cover the
     equilibrium's unilateral deviations (Zhang et al. 2024).
@@ -282,7 +345,9 @@ def marlhf_equilibrium(
     Raises
     ------
     ValueError
-        ``beta`` not a finite number ``≥ 0``; ``P``, ``mu`` or a candidate of the wrong shape, or a
+        ``beta`` not a finite number ``≥ 0``; ``β > 0`` and a player with more than
+        :data:`MAX_DEVIATIONS` deterministic deviations ``A_i^{H·S}`` (before any work, naming
+        ``H``, ``S``, ``A_i`` and the count); ``P``, ``mu`` or a candidate of the wrong shape, or a
         candidate that is not a product policy; no candidates; a ``fit`` whose shapes do not match
         ``prefs``. ``TypeError`` for ``prefs`` not a :class:`PreferenceDataset` or ``fit`` not a
         :class:`BradleyTerryResult`.
@@ -324,6 +389,8 @@ def marlhf_equilibrium(
         raise ValueError(
             f"marlhf_equilibrium handles two players; got n = {len(shape)} (action shape {shape})"
         )
+    if beta > 0:  # A_i^(H·S) deviations: H = 3, S = 5, A = 3 gave 14M and did not finish
+        _check_deviation_counts(H, S, shape)
     if len(candidates) == 0:  # np.argmin's "attempt to get argmin of an empty sequence" before
         raise ValueError("candidates must hold at least one product joint policy; got none")
     if (
@@ -359,7 +426,11 @@ def marlhf_equilibrium(
             return float(d @ G_inv @ d)
 
     theta = fit.theta.reshape(2, -1)
-    devs = [_player_deviations(H, S, shape[0]), _player_deviations(H, S, shape[1])]
+    devs = (
+        [_player_deviations(H, S, shape[0]), _player_deviations(H, S, shape[1])]
+        if beta > 0
+        else None
+    )
     ucb = np.zeros(len(candidates))
     for c, cand in enumerate(candidates):
         pol = _policy_array(cand, H, S, shape, field=f"candidates[{c}]")
@@ -367,6 +438,11 @@ def marlhf_equilibrium(
         y = pol.sum(axis=2)
         if not np.allclose(pol, x[..., :, None] * y[..., None, :], atol=1e-9):
             raise ValueError(f"candidates[{c}] must be a product policy π_1 ⊗ π_2")
+        if devs is None:  # β = 0: best responses by backward induction, no enumeration
+            ucb[c] = sum(
+                _best_response_gain(Pj, theta[i], y if i == 0 else x, pol, m, i) for i in range(2)
+            )
+            continue
         psi = _occupancy(Pj, pol, m)
         total = 0.0
         for i in range(2):

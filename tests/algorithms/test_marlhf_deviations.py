@@ -1,0 +1,95 @@
+"""marlhf_equilibrium's deviation search: a located cap on the enumeration (beta > 0) and the
+backward-induction best response (beta = 0), checked against the enumeration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms import marlhf as M
+from rltheory.algorithms.marlhf import bradley_terry_mle, marlhf_equilibrium
+from rltheory.mdp.offline_data import sample_game_episodes, sample_preferences
+
+
+def _game(H, S, A1, A2, seed, K=2):
+    rng = np.random.default_rng(seed)
+    P = rng.random((H, S, A1, A2, S))
+    P /= P.sum(-1, keepdims=True)
+    R = rng.random((2, H, S, A1, A2))
+    beh = np.full((H, S, A1, A2), 1.0 / (A1 * A2))
+    t1, t2 = (sample_game_episodes(P, R, beh, K, rng=seed + k) for k in (1, 2))
+    return P, sample_preferences(t1, t2, R, rng=seed + 3)
+
+
+def _uniform(H, S, A1, A2):
+    return np.full((H, S, A1, A2), 1.0 / (A1 * A2))
+
+
+def test_too_many_deviations_are_refused_before_any_work(monkeypatch):
+    # H = 3, S = 5, A = 3: 3^15 = 14348907 deviations per player (the old code enumerated them)
+    P, prefs = _game(3, 5, 3, 3, seed=0)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the reward fit ran before the size check")
+
+    monkeypatch.setattr(M, "bradley_terry_mle", no_fit)
+    with pytest.raises(
+        ValueError,
+        match=r"player 1: A_1\^\(H·S\) = 3\^\(3·5\) = 14348907 deviations, above "
+        r"MAX_DEVIATIONS = 16384 \(rltheory\.algorithms\.marlhf\.MAX_DEVIATIONS\); beta = 0",
+    ):
+        marlhf_equilibrium(prefs, P, [_uniform(3, 5, 3, 3)], beta=1.0)
+
+
+def test_the_count_names_the_player_over_the_cap_and_huge_counts(monkeypatch):
+    # A_1 = 2 within a cap of 16 = 2^(2·2), A_2 = 3 over it (81): player 2 is named
+    P, prefs = _game(2, 2, 2, 3, seed=1)
+    monkeypatch.setattr(M, "MAX_DEVIATIONS", 16)
+    with pytest.raises(ValueError, match=r"player 2: A_2\^\(H·S\) = 3\^\(2·2\) = 81 deviations"):
+        marlhf_equilibrium(prefs, P, [_uniform(2, 2, 2, 3)], beta=0.5)
+    P, prefs = _game(2, 2, 2, 2, seed=1)  # 16 deviations each: at the cap, enumerated
+    out = marlhf_equilibrium(prefs, P, [_uniform(2, 2, 2, 2)], beta=0.5)
+    assert out.gap_ucb.shape == (1,) and out.gap_ucb[0] >= 0
+    # 2^(100·100) deviations: the count as a power of ten, no 3011-digit integer
+    assert M._deviation_count(100, 100, 2) == (True, "about 10^3010.3")
+    assert M._deviation_count(7, 1, 1) == (False, "1")
+
+
+@pytest.mark.parametrize(
+    ("H", "S", "A1", "A2", "seed"), [(1, 1, 2, 2, 4), (2, 2, 2, 3, 5), (3, 2, 3, 2, 6)]
+)
+def test_backward_induction_equals_the_enumeration(H, S, A1, A2, seed):
+    # beta = 0: sum_i max_{pi_i'} theta_i^T (psi(pi_i', pi_-i) - psi(pi)) by backward induction in the
+    # induced single-agent MDP, against the enumeration of every deterministic deviation
+    # (marlhf_equilibrium's beta > 0 path at beta = 1e-300, whose norm term is below 1e-290)
+    P, prefs = _game(H, S, A1, A2, seed=seed, K=60)
+    fit = bradley_terry_mle(prefs)
+    rng = np.random.default_rng(seed)
+    cands = []
+    for k in range(4):
+        x = rng.dirichlet(np.ones(A1), size=(H, S))
+        y = rng.dirichlet(np.ones(A2), size=(H, S))
+        if k == 0:  # a deterministic player 1
+            x = np.eye(A1)[rng.integers(A1, size=(H, S))]
+        cands.append(x[..., :, None] * y[..., None, :])
+    got = marlhf_equilibrium(prefs, P, cands, beta=0.0, fit=fit)
+    ref = marlhf_equilibrium(prefs, P, cands, beta=1e-300, fit=fit)
+    scale = H * max(1.0, float(np.max(np.abs(fit.theta))))
+    np.testing.assert_allclose(got.gap_ucb, ref.gap_ucb, rtol=0, atol=1e-13 * scale)
+    assert got.candidate == ref.candidate
+    assert np.all(got.gap_ucb > 0)  # generic mixed candidates are not equilibria
+
+
+def test_backward_induction_gap_vanishes_at_an_equilibrium_of_the_fitted_rewards():
+    # One step, one state: theta_i(a1, a2) = fitted rewards of a 2 x 2 game. The pure profile that is
+    # a Nash equilibrium of (theta_1, theta_2) has gap 0; the other profiles have the closed-form
+    # gap sum_i max_b theta_i(b, a_-i) - theta_i(a), the 1-step NashConv
+    P, prefs = _game(1, 1, 2, 2, seed=7, K=200)
+    fit = bradley_terry_mle(prefs)
+    th = fit.theta[:, 0, 0]  # (2, A1, A2)
+    cands = [np.eye(4)[j].reshape(1, 1, 2, 2) for j in range(4)]
+    out = marlhf_equilibrium(prefs, P, cands, beta=0.0, fit=fit)
+    for j in range(4):
+        a1, a2 = divmod(j, 2)
+        want = (th[0, :, a2].max() - th[0, a1, a2]) + (th[1, a1, :].max() - th[1, a1, a2])
+        assert out.gap_ucb[j] == pytest.approx(want, abs=1e-13 * max(1.0, np.abs(th).max()))
