@@ -238,7 +238,7 @@ class LSTDCritic:
         w, _, _ = _lstd_estimate(
             f[s, a], r, f[s1, a1], gamma=float(mdp.gamma), lam=0.0, ridge=self.ridge
         )
-        return mdp.xp.asarray(w)
+        return _model_weights(mdp, w, "LSTDCritic")
 
 
 @dataclass(frozen=True)
@@ -284,7 +284,24 @@ class TDCritic:
                         f"TDCritic diverged: the critic weights overflowed at sample k={k} "
                         f"(step_size({k}) = {alpha!r}); use smaller steps"
                     )
-        return mdp.xp.asarray(w)
+        return _model_weights(mdp, w, "TDCritic")
+
+
+def _model_weights(mdp: FiniteMDP, w: np.ndarray, who: str) -> Any:
+    """The host float64 critic ``w`` in the model's namespace and dtype (as :class:`ExactCritic`'s).
+
+    Returned as float64 before, so a float32 model's actor ``θ``, policies and trace turned
+    float64 after the first step with a sample-based critic. A ``w`` beyond the model's float
+    range is a located ``ValueError`` (not an ``inf`` blamed on ``η`` one step later)."""
+    with np.errstate(over="ignore"):
+        out = np.asarray(w, dtype=np.float64).astype(mdp.dtype)
+    if not np.all(np.isfinite(out)):
+        j = int(np.argmax(~np.isfinite(out)))
+        raise ValueError(
+            f"{who}: the critic weights are beyond the model's {np.dtype(mdp.dtype).name} range: "
+            f"w[{j}] = {float(w[j])!r}"
+        )
+    return mdp.xp.asarray(out)
 
 
 def _td_step(step_size: Callable[[int], float], k: int) -> float:

@@ -8,7 +8,7 @@ import pytest
 
 from rltheory.algorithms import actor_critic as ac
 from rltheory.algorithms import networked_critics
-from rltheory.algorithms.actor_critic import LSTDCritic, TDCritic, natural_actor_critic
+from rltheory.algorithms.actor_critic import ExactCritic, LSTDCritic, TDCritic, natural_actor_critic
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp import sample as mdp_sample
 
@@ -90,3 +90,35 @@ def test_the_critic_samples_at_the_default_cap():
     got = ac._samples(mdp, pi, np.array([0.0, 1.0]), 2, np.random.default_rng(3))
     for x, want in zip(got, (1, 1, 0.5, 1, 1), strict=True):
         np.testing.assert_array_equal(x, np.full(2, want))
+
+
+# ------------------------------------------------------------------ the critics keep the model's dtype
+@pytest.mark.parametrize("make", [LSTDCritic, TDCritic])
+def test_sample_based_critics_keep_a_float32_model_in_float32(make):
+    # old: the critic's w came back float64, so theta, the policy and the trace of a float32 model
+    # turned float64 after the first step (ExactCritic kept float32)
+    mdp = FiniteMDP(
+        np.array([[[0.9, 0.1], [0.2, 0.8]], [[0.5, 0.5], [0.0, 1.0]]], dtype=np.float32),
+        np.array([[1.0, 0.0], [0.0, 0.5]], dtype=np.float32),
+        gamma=0.9,
+    )
+    res = natural_actor_critic(mdp, FEATURES, eta=0.1, iterations=2, critic=make(samples=50), rng=0)
+    assert res.theta.dtype == np.float32
+    assert res.policy.dtype == np.float32
+    ref = natural_actor_critic(mdp, FEATURES, eta=0.1, iterations=2, critic=ExactCritic())
+    assert ref.theta.dtype == np.float32 and ref.policy.dtype == np.float32
+
+
+def test_a_critic_beyond_a_float32_range_is_named():
+    # one absorbing state, r = 1e30 in float32, gamma = 0.5: Q = 2e30 on features 1e-10, so the LSTD
+    # weights are 2e40 > 3.4e38 (float32's largest); old: inf weights, then a logits overflow blamed
+    # on eta one step later
+    mdp = FiniteMDP(np.ones((1, 1, 1), np.float32), np.full((1, 1), 1e30, np.float32), gamma=0.5)
+    f = np.full((1, 1, 1), 1e-10, np.float32)
+    with pytest.raises(
+        ValueError,
+        match=r"LSTDCritic: the critic weights are beyond the model's float32 range: w\[0\] = 2\.0\d*e\+40",
+    ):
+        LSTDCritic(samples=5, ridge=0).fit(
+            mdp, np.ones((1, 1)), f, np.ones(1), np.random.default_rng(0), np.zeros(1)
+        )
