@@ -78,16 +78,22 @@ def as_normal_form(U: Any) -> np.ndarray:
 
 
 def _deviation_gains(U: np.ndarray, i: int) -> np.ndarray:
-    """``D[a_i, a_i', rest] = U_i(a_i', rest) − U_i(a_i, rest)`` with player i's axis first."""
+    """``D[a_i, a_i', rest] = U_i(a_i', rest) − U_i(a_i, rest)`` with player i's axis first.
+
+    A gain beyond the float range (payoffs of both signs near ``±1.8e308``) is ``±inf``, the only
+    float bound of it, without numpy's overflow warning.
+    """
     Ui = np.moveaxis(U[i], i, 0)
-    return Ui[None, :, ...] - Ui[:, None, ...]
+    with np.errstate(over="ignore"):
+        return Ui[None, :, ...] - Ui[:, None, ...]
 
 
 def ce_constraints(U: Any) -> np.ndarray:
     r"""CE incentive matrix ``G`` (rows ``(i, a_i, a_i')``, ``a_i ≠ a_i'``): μ is a CE iff ``G vec(μ) ≤ 0``.
 
     ``G[(i, a_i, a_i'), a] = 1[a_i(a) = a_i] · (U_i(a_i', a_{−i}) − U_i(a))``; ``vec`` is
-    C-order flattening of ``μ[a_1, ..., a_n]``.
+    C-order flattening of ``μ[a_1, ..., a_n]``. An entry whose gain is beyond the float range
+    is ``±inf`` (:func:`ce_gap` and the solvers scale such payoffs first).
     """
     U = as_normal_form(U)
     n, shape = U.shape[0], U.shape[1:]
@@ -108,7 +114,7 @@ def cce_constraints(U: Any) -> np.ndarray:
     r"""CCE incentive matrix ``G`` (rows ``(i, a_i')``): μ is a CCE iff ``G vec(μ) ≤ 0``.
 
     ``G[(i, a_i'), a] = U_i(a_i', a_{−i}) − U_i(a)``. Each row is the sum over ``a_i`` of the
-    CE rows ``(i, a_i, a_i')``, hence CE ⊆ CCE.
+    CE rows ``(i, a_i, a_i')``, hence CE ⊆ CCE. An entry beyond the float range is ``±inf``.
     """
     U = as_normal_form(U)
     n = U.shape[0]

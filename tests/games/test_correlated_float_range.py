@@ -15,7 +15,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rltheory.games import cce_gap, ce_gap, max_entropy_ce, max_welfare_cce, max_welfare_ce
+from rltheory.games import (
+    cce_constraints,
+    cce_gap,
+    ce_constraints,
+    ce_gap,
+    max_entropy_ce,
+    max_welfare_cce,
+    max_welfare_ce,
+)
 from rltheory.games.zoo import chicken
 
 FMAX = float(np.finfo(np.float64).max)
@@ -101,3 +109,16 @@ def test_solvers_on_chicken_at_the_float_range_match_chicken(solve):
     assert out.welfare == np.inf  # 2 * 5.25 * 2^1021 > fmax (max_entropy: 8.44 * 2^1021)
     assert out.gap <= 1e-6 * s
     assert out.gap >= float(_exact_gap(chicken() * s, out.distribution, True))
+
+
+@pytest.mark.parametrize("constraints", [ce_constraints, cce_constraints])
+def test_constraint_entries_beyond_the_range_are_signed_inf_without_a_warning(constraints):
+    # matching pennies x 1e308: every gain is +-2e308 or 0; the float bound of +-2e308 is +-inf.
+    # Before: the same matrix, with numpy's 'overflow encountered in subtract'.
+    M = 1e308
+    U = np.array([[[M, -M], [-M, M]], [[-M, M], [M, -M]]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        G = constraints(U)
+    unit = constraints(U / 1e308)  # the unit game's gains are +-2 or 0
+    np.testing.assert_array_equal(G, np.where(unit > 0, np.inf, np.where(unit < 0, -np.inf, 0.0)))
