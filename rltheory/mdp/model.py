@@ -410,7 +410,9 @@ class FiniteHorizonMDP(_ArrayModel):
         H = int(H)
         xp = array_namespace(P, R)
         P = as_float(P, xp, field="P")
-        R = as_float(R, xp, P.dtype, field="R")
+        # R keeps its own dtype: the constructor casts it to P's and names a reward the cast
+        # would send to inf (a float64 1e300 in a float32 model read 'R must be finite ... = inf')
+        R = as_float(R, xp, field="R")
         check_ndim(P, "P", 3, "(..., S, A, S)")
         check_ndim(R, "R", 2, "(..., S, A) or (..., S, A, S)")
         Ph = xp.broadcast_to(P[..., None, :, :, :], P.shape[:-3] + (H,) + tuple(P.shape[-3:]))
