@@ -383,8 +383,8 @@ def nash_equilibria(
         Shapes differ, an empty action set, or a non-finite payoff (located).
     ValueError
         ``tol`` not a finite number ``≥ 0``, ``strict`` not ``True``/``False``, or more than
-        ``max_pairs`` support pairs (a 15×15 game has 1.6e8; a 30×30 one 1.2e17, whose support
-        lists alone would not fit in memory).
+        ``max_pairs`` support pairs (a 14×14 game has 4.0e7, a 15×15 one 1.6e8, a 30×30 one
+        1.2e17).
     TypeError
         Device arrays (the routine is host-only), or text or complex payoffs (naming ``A`` or ``B``).
 
@@ -397,10 +397,11 @@ def nash_equilibria(
     floating-point pass can miss an equilibrium whose indifference system is singular to working
     precision after the rescaling to [1, 2] (its determinant below ``1e-12`` of Hadamard's bound).
     On games with payoffs ``k·2^e`` (``k`` an integer in 1–8, ``|e| ≤ 30``, up to 3×3) the list
-    equalled an exact rational support enumeration on all 291 nondegenerate probes; with
-    ``k`` in 0–3 and ``|e| ≤ 100`` the pass missed equilibria in 5 of 273. (Before the exact checks, tolerance ties on payoffs spanning
-    2^±15 reported nondegenerate games as degenerate and listed profiles that are not
-    equilibria, e.g. ones where the row player gains 9e-5 by deviating.)
+    equalled an exact rational support enumeration on all 291 nondegenerate probes; with ``k``
+    in 0–3 and ``|e| ≤ 100`` the pass missed equilibria in 5 of 273. (Before the exact checks,
+    tolerance ties on payoffs spanning 2^±15 reported nondegenerate games as degenerate and
+    listed profiles that are not equilibria, e.g. ones where the row player gains 9e-5 by
+    deviating.)
 
     References
     ----------
