@@ -32,6 +32,7 @@ import numpy as np
 from .._validate import PROB_ATOL, check_real
 from .._validate import check_int as _count
 from ..backend import require_host
+from ._dataset_checks import _real_host
 from .bellman import as_stochastic_policy
 from .model import FiniteMDP
 from .zoo import _generator as _rng
@@ -207,9 +208,11 @@ def _initial_distribution(mu: Any, S: int) -> np.ndarray:
     what = f"mu must be a probability vector of shape ({S},)"
     try:
         given = np.asarray(mu)
-        mu0 = given.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{what}; got {mu!r} ({exc})") from None
+    # text, complex and date entries are a TypeError, as FiniteMDP's μ: a float cast parsed
+    # ['0.5', '0.5'] and dropped the imaginary part of a complex μ with only a ComplexWarning
+    mu0 = _real_host(given, "mu")
     if mu0.shape != (S,):
         raise ValueError(f"{what}; got shape {mu0.shape}: {mu!r}")
     eps = np.finfo(given.dtype if given.dtype == np.float32 else np.float64).eps
@@ -248,7 +251,8 @@ def rollout(
     rng : numpy.random.Generator or int
     mu : array (S,), optional
         Initial distribution; the model's ``μ`` (uniform if unset) by default. Checked
-        to :class:`FiniteMDP`'s tolerance for ``μ`` (a ``ValueError`` names the entry or the sum).
+        to :class:`FiniteMDP`'s tolerance for ``μ`` (a ``ValueError`` names the entry or the sum;
+        a ``TypeError`` refuses text, complex or date entries).
 
     Returns
     -------

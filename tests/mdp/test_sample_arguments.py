@@ -1,0 +1,32 @@
+"""rltheory.mdp.sample and rltheory.mdp.episodes: arguments of the wrong kind are named."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rltheory.mdp.sample import rollout
+from rltheory.mdp.zoo import two_state
+
+
+@pytest.mark.parametrize(
+    ("mu", "what"),
+    [
+        (["0.5", "0.5"], "a string array"),
+        (np.array([0.5 + 0j, 0.5]), "a complex array"),
+        (np.array([0.5 + 1j, 0.5]), "a complex array"),
+        (np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]"), "dtype datetime64"),
+    ],
+)
+def test_rollout_refuses_a_start_distribution_of_text_complex_or_dates(mu, what):
+    # old: ['0.5', '0.5'] was parsed and sampled, a complex mu lost its imaginary part with only a
+    # ComplexWarning (so 0.5 + 1j passed as 0.5), and dates were read as numbers
+    with pytest.raises(TypeError, match=rf"mu must hold real numbers; got {what}"):
+        rollout(two_state(), [0, 0], 2, 3, rng=0, mu=mu)
+
+
+def test_rollout_takes_the_same_start_distribution_as_a_model():
+    # a boolean mu is a 0/1 vector, as FiniteMDP reads it: the same draws as mu = [0.0, 1.0]
+    ref = rollout(two_state(), [1, 0], 3, 4, rng=5, mu=[0.0, 1.0])
+    got = rollout(two_state(), [1, 0], 3, 4, rng=5, mu=np.array([False, True]))
+    np.testing.assert_array_equal(got.states, ref.states)
