@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import PROB_ATOL, check_real
+from .._validate import PROB_ATOL, check_real, real_scalar
 from .._validate import check_int as _count
 from ..backend import require_host
 from ._dataset_checks import _real_host
@@ -189,13 +189,10 @@ class Trajectories:
 
     def discounted_returns(self, gamma: float) -> np.ndarray:
         r"""``G_e = Σ_{t<H} γ^t r_t`` for every episode, shape ``(n_episodes,)``."""
-        if (
-            isinstance(gamma, bool)
-            or not isinstance(gamma, (int, float, np.integer, np.floating))
-            or not 0 <= gamma <= 1
-        ):
+        g = real_scalar(gamma)  # numpy scalars and 0-d arrays too (np.array(0.5) was refused)
+        if not 0 <= g <= 1:  # NaN (bools, text, non-reals) fails too
             raise ValueError(f"gamma must be a number in [0, 1]; got {gamma!r}")
-        return self.rewards @ (float(gamma) ** np.arange(self.horizon))
+        return self.rewards @ (g ** np.arange(self.horizon))
 
 
 def _initial_distribution(mu: Any, S: int) -> np.ndarray:

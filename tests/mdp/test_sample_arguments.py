@@ -30,3 +30,15 @@ def test_rollout_takes_the_same_start_distribution_as_a_model():
     ref = rollout(two_state(), [1, 0], 3, 4, rng=5, mu=[0.0, 1.0])
     got = rollout(two_state(), [1, 0], 3, 4, rng=5, mu=np.array([False, True]))
     np.testing.assert_array_equal(got.states, ref.states)
+
+
+def test_discounted_returns_take_a_zero_dimensional_discount():
+    # old: np.array(0.5) was refused ('gamma must be a number in [0, 1]; got array(0.5)') although
+    # the library's other discounts accept 0-d arrays; the returns are r_0 + r_1/2 + r_2/4
+    tr = rollout(two_state(), [1, 0], 3, 2, rng=0, mu=[0.0, 1.0])
+    want = tr.rewards @ np.array([1.0, 0.5, 0.25])
+    np.testing.assert_array_equal(tr.discounted_returns(np.array(0.5)), want)
+    np.testing.assert_array_equal(tr.discounted_returns(np.float32(0.5)), want)
+    for bad in (True, np.array([0.5]), "0.5", 1.5, float("nan"), np.array(0.5 + 0j)):
+        with pytest.raises(ValueError, match=r"gamma must be a number in \[0, 1\]; got"):
+            tr.discounted_returns(bad)
