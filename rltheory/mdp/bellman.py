@@ -69,7 +69,9 @@ def _discount(mdp: FiniteMDP, gamma: float | None, what: str) -> float:
     return float(g)
 
 
-def _check_in_range(model: Any, x: Any, name: str, what: str, names: tuple[str, ...], scale: Any) -> Any:
+def _check_in_range(
+    model: Any, x: Any, name: str, what: str, names: tuple[str, ...], scale: Any
+) -> Any:
     """Return ``x`` if finite, else raise the located ``ValueError`` for values beyond the float range.
 
     ``x`` (values, Q-values, advantages, ... of ``model``, a :class:`FiniteMDP` or a finite-horizon
@@ -142,7 +144,9 @@ def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
         Q = _q_values(mdp, V, gamma)
     g = (mdp.gamma if mdp.gamma is not None else 1.0) if gamma is None else gamma
-    return _check_in_range(mdp, Q, "q_values", "Q_V = r + gamma P V", ("s", "a"), lambda M: f"at gamma = {g:g}")
+    return _check_in_range(
+        mdp, Q, "q_values", "Q_V = r + gamma P V", ("s", "a"), lambda M: f"at gamma = {g:g}"
+    )
 
 
 def _q_values(mdp: FiniteMDP, V: Any, gamma: float | None = None) -> Any:
@@ -206,6 +210,13 @@ def bellman_optimality_operator(mdp: FiniteMDP, V: Any) -> Any:
 def bellman_operator(mdp: FiniteMDP, V: Any, pi: Any) -> Any:
     r"""``(T^π V)(s) = Σ_a π(a|s) [ r(s, a) + γ Σ_s' P(s'|s, a) V(s') ]``."""
     pi = as_stochastic_policy(mdp, pi)
+    V = _as_values(mdp, V)
+    _batches(
+        "bellman_operator",
+        ("pi", tuple(pi.shape[:-2])),
+        ("V", tuple(V.shape[:-1])),
+        ("the model", mdp.batch_shape),
+    )
     return mdp.xp.sum(pi * q_values(mdp, V), axis=-1)
 
 
@@ -253,6 +264,17 @@ def _policy_batch(mdp: FiniteMDP, pi: Any, k: int) -> tuple[int, ...]:
             f"pi's batch shape {tuple(pi.shape[: pi.ndim - k])} does not broadcast against the model's "
             f"batch shape {mdp.batch_shape}"
         ) from None
+
+
+def _batches(what: str, *named: tuple[str, tuple[int, ...]]) -> tuple[int, ...]:
+    """The broadcast of the batch shapes ``named`` (``(name, shape)`` pairs), else a ``ValueError``
+    naming ``what`` and every batch shape: a (4, S, A) ``pi`` with a (3, S) ``V`` failed inside
+    numpy's multiply ('operands could not be broadcast together'), naming neither argument."""
+    try:
+        return tuple(np.broadcast_shapes(*(shape for _, shape in named)))
+    except ValueError:
+        listed = ", ".join(f"{name}'s batch shape {shape}" for name, shape in named)
+        raise ValueError(f"{what}: the batch shapes do not broadcast together: {listed}") from None
 
 
 def _transition(mdp: FiniteMDP, det: bool, pi: Any) -> Any:
@@ -339,7 +361,9 @@ def evaluate_policy(mdp: FiniteMDP, pi: Any) -> Any:
     M = _eye(xp, mdp.S, Ppi) - g * Ppi
     rpi = xp.broadcast_to(rpi, tuple(M.shape[:-1]))
     V = xp.linalg.solve(M, rpi[..., None])[..., 0]
-    return _check_in_range(mdp, V, "evaluate_policy", "the values V^pi", ("s",), _discounted_scale(g))
+    return _check_in_range(
+        mdp, V, "evaluate_policy", "the values V^pi", ("s",), _discounted_scale(g)
+    )
 
 
 def q_function(mdp: FiniteMDP, pi: Any) -> Any:
@@ -351,7 +375,9 @@ def q_function(mdp: FiniteMDP, pi: Any) -> Any:
     V = evaluate_policy(mdp, pi)
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
         Q = _q_values(mdp, V)
-    return _check_in_range(mdp, Q, "q_function", "Q^pi", ("s", "a"), _discounted_scale(float(mdp.gamma)))
+    return _check_in_range(
+        mdp, Q, "q_function", "Q^pi", ("s", "a"), _discounted_scale(float(mdp.gamma))
+    )
 
 
 def advantage(mdp: FiniteMDP, pi: Any) -> Any:
@@ -359,7 +385,9 @@ def advantage(mdp: FiniteMDP, pi: Any) -> Any:
     V = evaluate_policy(mdp, pi)
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
         A = _q_values(mdp, V) - V[..., None]
-    return _check_in_range(mdp, A, "advantage", "Q^pi or A^pi", ("s", "a"), _discounted_scale(float(mdp.gamma)))
+    return _check_in_range(
+        mdp, A, "advantage", "Q^pi or A^pi", ("s", "a"), _discounted_scale(float(mdp.gamma))
+    )
 
 
 def state_occupancy(mdp: FiniteMDP, pi: Any, mu: Any = None) -> Any:
@@ -379,6 +407,13 @@ def state_occupancy(mdp: FiniteMDP, pi: Any, mu: Any = None) -> Any:
     _discount(mdp, None, "state_occupancy")
     if mu is not None:
         mu = as_distribution(mu, "mu", mdp.S, mdp.xp, mdp.dtype)
+        det, p = _validated_policy(mdp, pi)
+        _batches(
+            "state_occupancy",
+            ("mu", tuple(mu.shape[:-1])),
+            ("pi", tuple(p.shape[: p.ndim - (1 if det else 2)])),
+            ("the model", mdp.batch_shape),
+        )
     return _state_occupancy(mdp, pi, mu)
 
 
@@ -417,6 +452,7 @@ def expected_value(V: Any, mu: Any) -> Any:
         raise ValueError(f"V must have shape (..., S); got {tuple(V.shape)}")
     V = as_real_array(V, "V", (V.shape[-1],), ("s",), xp)
     mu = as_distribution(mu, "mu", V.shape[-1], xp, V.dtype)
+    _batches("expected_value", ("V", tuple(V.shape[:-1])), ("mu", tuple(mu.shape[:-1])))
     return xp.sum(V * mu, axis=-1)
 
 
@@ -432,8 +468,16 @@ def performance_difference(mdp: FiniteMDP, pi_new: Any, pi_old: Any, mu: Any = N
     xp = mdp.xp
     pn = as_stochastic_policy(mdp, pi_new, field="pi_new")
     po = as_stochastic_policy(mdp, pi_old, field="pi_old")
+    _batches(
+        "performance_difference",
+        ("pi_new", tuple(pn.shape[:-2])),
+        ("pi_old", tuple(po.shape[:-2])),
+        ("the model", mdp.batch_shape),
+    )
     d = occupancy_measure(mdp, pn, mu)
     adv = advantage(mdp, po)
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
         out = xp.sum(d * adv, axis=(-2, -1)) / (1.0 - g)
-    return _check_in_range(mdp, out, "performance_difference", "the value difference", (), _discounted_scale(g))
+    return _check_in_range(
+        mdp, out, "performance_difference", "the value difference", (), _discounted_scale(g)
+    )

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from rltheory.errors import InvalidModelError
-from rltheory.mdp import FiniteHorizonMDP
+from rltheory.mdp import FiniteHorizonMDP, FiniteMDP
+from rltheory.mdp.bellman import (
+    bellman_operator,
+    evaluate_policy,
+    expected_value,
+    occupancy_measure,
+    performance_difference,
+    state_occupancy,
+)
 
 
 def test_stationary_names_a_reward_beyond_the_model_dtype_with_its_value():
@@ -30,3 +38,82 @@ def test_stationary_names_a_reward_beyond_the_model_dtype_with_its_value():
     assert fh.R.dtype == np.float32 and fh.R[1, 0, 1] == np.float32(3e38)
     explicit = FiniteHorizonMDP(np.stack([P, P]), np.array([[[1.0, 3e38]]] * 2))
     assert np.array_equal(fh.R, explicit.R) and np.array_equal(fh.P, explicit.P)
+
+
+def _batch_model(B=3, S=4, A=2, seed=0):
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(S), (B, S, A))
+    return FiniteMDP(P, rng.random((B, S, A)), gamma=0.9), rng
+
+
+@pytest.mark.parametrize(
+    ("call", "msg"),
+    [
+        (
+            lambda m, rng: bellman_operator(
+                m[0], rng.random((3, 4)), rng.dirichlet(np.ones(2), (4, 4))
+            ),
+            r"bellman_operator: .*pi's batch shape \(4,\), V's batch shape \(3,\), the model's batch shape \(\)",
+        ),
+        (
+            lambda m, rng: bellman_operator(m, rng.random(4), rng.dirichlet(np.ones(2), (4, 4))),
+            r"bellman_operator: .*pi's batch shape \(4,\), V's batch shape \(\), the model's batch shape \(3,\)",
+        ),
+        (
+            lambda m, rng: state_occupancy(m, np.full((4, 2), 0.5), rng.dirichlet(np.ones(4), 2)),
+            r"state_occupancy: .*mu's batch shape \(2,\), pi's batch shape \(\), the model's batch shape \(3,\)",
+        ),
+        (
+            lambda m, rng: occupancy_measure(
+                m[0], np.zeros((5, 4), int), rng.dirichlet(np.ones(4), 2)
+            ),
+            r"state_occupancy: .*mu's batch shape \(2,\), pi's batch shape \(5,\)",
+        ),
+        (
+            lambda m, rng: performance_difference(
+                m[0], rng.dirichlet(np.ones(2), (4, 4)), rng.dirichlet(np.ones(2), (3, 4))
+            ),
+            r"performance_difference: .*pi_new's batch shape \(4,\), pi_old's batch shape \(3,\)",
+        ),
+        (
+            lambda m, rng: expected_value(np.ones((3, 2)), np.full((4, 2), 0.5)),
+            r"expected_value: .*V's batch shape \(3,\), mu's batch shape \(4,\)",
+        ),
+    ],
+    ids=[
+        "bellman_operator-V",
+        "bellman_operator-model",
+        "state_occupancy",
+        "occupancy_measure",
+        "pd",
+        "expected_value",
+    ],
+)
+def test_batches_that_do_not_broadcast_are_named(call, msg):
+    # each failed inside numpy ('operands could not be broadcast together with shapes ...'),
+    # naming none of the arguments
+    m, rng = _batch_model()
+    with pytest.raises(ValueError, match=msg):
+        call(m, rng)
+
+
+def test_broadcasting_batches_equal_the_per_instance_answers():
+    # the new batch checks accept what broadcasts: a batch of models with one V / one mu / one policy
+    m, rng = _batch_model(seed=1)
+    V = rng.random(4)
+    pi = rng.dirichlet(np.ones(2), (3, 4))
+    mu = rng.dirichlet(np.ones(4), 3)
+    T = bellman_operator(m, V, pi)
+    d = state_occupancy(m, pi, mu)
+    pd = performance_difference(m, pi, np.zeros(4, int), mu)
+    ev = expected_value(np.stack([V, 2 * V, 3 * V]), mu[0])
+    for i in range(3):
+        mi = m[i]
+        np.testing.assert_allclose(T[i], bellman_operator(mi, V, pi[i]), rtol=0, atol=1e-15)
+        # d = (1 - gamma) (I - gamma P_pi^T)^{-1} mu, by an independent dense inverse
+        Ppi = np.sum(pi[i][:, :, None] * mi.P, axis=1)
+        exact = 0.1 * np.linalg.inv(np.eye(4) - 0.9 * Ppi.T) @ mu[i]
+        np.testing.assert_allclose(d[i], exact, rtol=0, atol=1e-14)
+        lhs = mu[i] @ (evaluate_policy(mi, pi[i]) - evaluate_policy(mi, np.zeros(4, int)))
+        np.testing.assert_allclose(pd[i], lhs, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(ev[i], (i + 1) * V @ mu[0], rtol=1e-15)
