@@ -271,6 +271,8 @@ def _cell_means(cell: np.ndarray, r: np.ndarray, n: np.ndarray) -> np.ndarray:
 def empirical_model(data: EpisodeDataset) -> EmpiricalModel:
     r"""Counts, empirical kernel ``P̂_h``, mean rewards ``r̂_h`` and behaviour ``π̂_b`` of a dataset.
 
+    ``TypeError`` unless ``data`` is an :class:`EpisodeDataset`.
+
     Examples
     --------
     >>> import numpy as np
@@ -279,6 +281,8 @@ def empirical_model(data: EpisodeDataset) -> EmpiricalModel:
     >>> m.counts[0, 0].tolist(), m.P[0, 0, 1].tolist(), float(m.R[0, 0, 0, 1])
     ([0, 2], [0.5, 0.5], 0.5)
     """
+    if not isinstance(data, EpisodeDataset):  # "'str' object has no attribute 'H'" before
+        raise TypeError(f"empirical_model needs an EpisodeDataset; got {type(data).__name__}")
     H, S, K = data.H, data.S, data.K
     J = int(np.prod(data.action_shape))
     ja = data.joint_actions()
@@ -291,7 +295,9 @@ def empirical_model(data: EpisodeDataset) -> EmpiricalModel:
     rw = data.rewards if data.rewards.ndim == 3 else data.rewards[..., None]
     safe = np.maximum(counts, 1)
     P = trans / safe[..., None]
-    R = np.stack([_cell_means(sa.ravel(), rw[..., i].ravel(), safe.ravel()) for i in range(rw.shape[-1])])
+    R = np.stack(
+        [_cell_means(sa.ravel(), rw[..., i].ravel(), safe.ravel()) for i in range(rw.shape[-1])]
+    )
     R = R.reshape(-1, H, S, J)
     ns = counts.sum(-1, keepdims=True)
     beh = counts / np.maximum(ns, 1)

@@ -42,3 +42,12 @@ def test_discounted_returns_take_a_zero_dimensional_discount():
     for bad in (True, np.array([0.5]), "0.5", 1.5, float("nan"), np.array(0.5 + 0j)):
         with pytest.raises(ValueError, match=r"gamma must be a number in \[0, 1\]; got"):
             tr.discounted_returns(bad)
+
+
+@pytest.mark.parametrize("bad", ["x", None, np.zeros((2, 3))])
+def test_empirical_model_names_a_non_dataset(bad):
+    # old: AttributeError "'str' object has no attribute 'H'" (an array: no attribute 'H' either)
+    from rltheory.mdp.episodes import empirical_model
+
+    with pytest.raises(TypeError, match=r"empirical_model needs an EpisodeDataset; got "):
+        empirical_model(bad)
