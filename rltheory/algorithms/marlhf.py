@@ -37,6 +37,7 @@ import numpy as np
 from .._validate import check_positive_int, check_real
 from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning
+from ..mdp._dataset_checks import _real_host
 from ..mdp.model import FiniteHorizonMDP
 from ..mdp.offline_data import EpisodeDataset, PreferenceDataset
 from ..trace import Trace, TraceRecorder
@@ -345,7 +346,8 @@ def marlhf_equilibrium(
     Raises
     ------
     ValueError
-        ``beta`` not a finite number ``≥ 0``; ``β > 0`` and a player with more than
+        ``beta`` not a finite number ``≥ 0``; ``InvalidModelError`` (a ``ValueError``) for ``P``
+        rows or ``mu`` that are not distributions, before any work; ``β > 0`` and a player with more than
         :data:`MAX_DEVIATIONS` deterministic deviations ``A_i^{H·S}`` (before any work, naming
         ``H``, ``S``, ``A_i`` and the count); ``P``, ``mu`` or a candidate of the wrong shape, or a
         candidate that is not a product policy; no candidates; a ``fit`` whose shapes do not match
@@ -378,7 +380,7 @@ def marlhf_equilibrium(
         raise ValueError(f"beta must be finite; got {beta!r}")
     beta = float(beta)  # a numpy float32 would make every UCB term float32 (NEP 50)
     d0 = prefs.first
-    Pf = np.asarray(P, dtype=np.float64)
+    Pf = _real_host(P, "P")  # a float cast parsed text and dropped imaginary parts
     shape = d0.action_shape
     H, S = d0.H, d0.S
     if Pf.shape != (H, S) + shape + (S,):
@@ -389,6 +391,12 @@ def marlhf_equilibrium(
         raise ValueError(
             f"marlhf_equilibrium handles two players; got n = {len(shape)} (action shape {shape})"
         )
+    J = int(np.prod(shape))
+    Pj = Pf.reshape(H, S, J, S)
+    m = np.full(S, 1.0 / S) if mu is None else _real_host(mu, "mu")
+    # P's rows and mu are checked here, before any work (FiniteHorizonMDP's located errors): the
+    # enumeration built the model only after the reward fit, and the backward induction never
+    FiniteHorizonMDP(Pj, np.zeros((H, S, J)), m)
     if beta > 0:  # A_i^(H·S) deviations: H = 3, S = 5, A = 3 gave 14M and did not finish
         _check_deviation_counts(H, S, shape)
     if len(candidates) == 0:  # np.argmin's "attempt to get argmin of an empty sequence" before
@@ -410,9 +418,6 @@ def marlhf_equilibrium(
     if fit is None:
         fit = bradley_terry_mle(prefs, ridge=ridge)
         quad = _inverse_gram_norm(prefs, float(ridge))
-    J = int(np.prod(shape))
-    Pj = Pf.reshape(H, S, J, S)
-    m = np.full(S, 1.0 / S) if mu is None else np.asarray(mu, dtype=np.float64)
     if quad is None:
         try:
             G_inv = np.linalg.inv(fit.gram)

@@ -93,3 +93,29 @@ def test_backward_induction_gap_vanishes_at_an_equilibrium_of_the_fitted_rewards
         a1, a2 = divmod(j, 2)
         want = (th[0, :, a2].max() - th[0, a1, a2]) + (th[1, a1, :].max() - th[1, a1, a2])
         assert out.gap_ucb[j] == pytest.approx(want, abs=1e-13 * max(1.0, np.abs(th).max()))
+
+
+@pytest.mark.parametrize("beta", [0.0, 1.0])
+def test_the_model_is_checked_before_any_work(beta, monkeypatch):
+    # P's rows and mu were checked only by the occupancy computations after the reward fit (beta > 0),
+    # and not at all by the backward induction of beta = 0 (which returned gaps for P = 2 P);
+    # text P and mu were parsed (np.asarray(..., float64))
+    P, prefs = _game(2, 2, 2, 2, seed=8)
+    cands = [_uniform(2, 2, 2, 2)]
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the reward fit ran before the model check")
+
+    monkeypatch.setattr(M, "bradley_terry_mle", no_fit)
+    with pytest.raises(ValueError, match=r"each P\[h, s, a, :\] must sum to 1 .* sums to 2"):
+        marlhf_equilibrium(prefs, 2 * P, cands, beta=beta)
+    with pytest.raises(ValueError, match=r"P must be finite; P\(h=0, s=0, a=0, s'=0\) = nan"):
+        marlhf_equilibrium(prefs, P * np.nan, cands, beta=beta)
+    with pytest.raises(ValueError, match=r"mu must have shape \(S,\) = \(2,\)"):
+        marlhf_equilibrium(prefs, P, cands, beta=beta, mu=[1.0])
+    with pytest.raises(ValueError, match=r"each mu\[:\] must sum to 1 .* sums to 2"):
+        marlhf_equilibrium(prefs, P, cands, beta=beta, mu=[1.0, 1.0])
+    with pytest.raises(TypeError, match=r"P must hold real numbers; got a string array"):
+        marlhf_equilibrium(prefs, P.astype(str), cands, beta=beta)
+    with pytest.raises(TypeError, match=r"mu must hold real numbers; got a string array"):
+        marlhf_equilibrium(prefs, P, cands, beta=beta, mu=["0.5", "0.5"])
