@@ -17,7 +17,7 @@ import numpy as np
 from .._validate import _renormalised, _source_atol, _where, check_probability
 from ..backend import as_float, one_hot, to_numpy
 from .bellman import _check_in_range, _greedy
-from .model import FiniteHorizonMDP
+from .model import FiniteHorizonMDP, FiniteMDP
 
 __all__ = ["FiniteHorizonSolution", "backward_induction", "evaluate_finite_horizon"]
 
@@ -88,7 +88,14 @@ def backward_induction(fh: FiniteHorizonMDP) -> FiniteHorizonSolution:
             Qs.append(Q)
             pis.append(_greedy(Q))
     V = xp.stack(Vs[::-1], axis=-2)
-    Q = _check_in_range(fh, xp.stack(Qs[::-1], axis=-3), "backward_induction", "Q_h", ("h", "s", "a"), _horizon_scale(fh))
+    Q = _check_in_range(
+        fh,
+        xp.stack(Qs[::-1], axis=-3),
+        "backward_induction",
+        "Q_h",
+        ("h", "s", "a"),
+        _horizon_scale(fh),
+    )
     pi = xp.stack(pis[::-1], axis=-2)
     value = xp.sum(fh.initial_distribution() * V[..., 0, :], axis=-1)
     return FiniteHorizonSolution(pi, V, Q, value)
@@ -103,6 +110,9 @@ def evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
 
     Raises
     ------
+    TypeError
+        ``fh`` is not a :class:`FiniteHorizonMDP` (a discounted :class:`FiniteMDP` included:
+        use :func:`~rltheory.mdp.evaluate_policy`).
     ValueError
         ``pi`` of the wrong shape or with a batch shape that does not broadcast against the
         model's, an action index outside ``[0, A)`` (located), a
@@ -117,6 +127,16 @@ def evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
     >>> evaluate_finite_horizon(fh, np.full((2, 1, 2), 0.5))[:, 0]
     array([1. , 0.5, 0. ])
     """
+    if not isinstance(fh, FiniteHorizonMDP):
+        # (a FiniteMDP failed with AttributeError "'FiniteMDP' object has no attribute 'H'")
+        raise TypeError(
+            f"evaluate_finite_horizon expects a FiniteHorizonMDP; got {type(fh).__name__}"
+            + (
+                " (use evaluate_policy for a discounted FiniteMDP)"
+                if isinstance(fh, FiniteMDP)
+                else ""
+            )
+        )
     xp = fh.xp
     if isinstance(pi, (list, tuple)):
         pi = np.asarray(pi)
@@ -167,4 +187,6 @@ def _evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
             v = xp.sum(pi[..., h, :, :] * _q_step(fh, h, v), axis=-1)
             Vs.append(v)
     V = xp.stack(Vs[::-1], axis=-2)
-    return _check_in_range(fh, V, "evaluate_finite_horizon", "V^pi_h", ("h", "s"), _horizon_scale(fh))
+    return _check_in_range(
+        fh, V, "evaluate_finite_horizon", "V^pi_h", ("h", "s"), _horizon_scale(fh)
+    )

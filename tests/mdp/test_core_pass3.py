@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rltheory.errors import InvalidModelError
-from rltheory.mdp import FiniteHorizonMDP, FiniteMDP
+from rltheory.mdp import FiniteHorizonMDP, FiniteMDP, evaluate_finite_horizon
 from rltheory.mdp.bellman import (
     bellman_operator,
     evaluate_policy,
@@ -117,3 +117,18 @@ def test_broadcasting_batches_equal_the_per_instance_answers():
         lhs = mu[i] @ (evaluate_policy(mi, pi[i]) - evaluate_policy(mi, np.zeros(4, int)))
         np.testing.assert_allclose(pd[i], lhs, rtol=0, atol=1e-12)
         np.testing.assert_allclose(ev[i], (i + 1) * V @ mu[0], rtol=1e-15)
+
+
+def test_evaluate_finite_horizon_refuses_a_model_that_is_not_finite_horizon():
+    # a FiniteMDP failed with AttributeError "'FiniteMDP' object has no attribute 'H'", None with
+    # "'NoneType' object has no attribute 'xp'" (backward_induction already raised TypeError)
+    m = FiniteMDP(np.ones((1, 1, 1)), np.ones((1, 1)), gamma=0.5)
+    with pytest.raises(
+        TypeError, match=r"expects a FiniteHorizonMDP; got FiniteMDP \(use evaluate_policy"
+    ):
+        evaluate_finite_horizon(m, [[0]])
+    with pytest.raises(TypeError, match=r"expects a FiniteHorizonMDP; got NoneType$"):
+        evaluate_finite_horizon(None, [[0]])
+    # the finite-horizon form of the same model: V_0 = H r = 2
+    fh = FiniteHorizonMDP.stationary(m.P, m.R, H=2)
+    np.testing.assert_array_equal(evaluate_finite_horizon(fh, [[0], [0]])[:, 0], [2.0, 1.0, 0.0])
