@@ -81,6 +81,23 @@ class Config:
     npg_iterations: int = 150
     npg_eta: float = 0.5
 
+    def __post_init__(self) -> None:
+        """Name a bad field before the run (``gammas=()`` ran nothing and reported a failed run;
+        ``gammas=(0.0,)`` failed in ``check_bound`` with empty arrays, as ``V_1 = V*`` leaves no
+        error curve; ``npg_iterations=0`` failed after the Shapley runs naming ``T``)."""
+        check_int(self.states, "Config.states")
+        check_int(self.actions, "Config.actions")
+        if not isinstance(self.gammas, (tuple, list)) or len(self.gammas) == 0:
+            raise ValueError(
+                f"Config.gammas must be a non-empty tuple of discounts in (0, 1); got {self.gammas!r}"
+            )
+        for i, g in enumerate(self.gammas):
+            check_real(g, f"Config.gammas[{i}]", low=0.0, high=1.0, low_open=True, high_open=True)
+        if not isinstance(self.soccer, (bool, np.bool_)):
+            raise ValueError(f"Config.soccer must be True or False; got {self.soccer!r}")
+        check_int(self.npg_iterations, "Config.npg_iterations")
+        check_real(self.npg_eta, "Config.npg_eta", low=0.0, low_open=True)
+
     @classmethod
     def quick(cls) -> Config:
         """30-state random games, γ ∈ {0.8, 0.95}, 150 NPG rounds: a few seconds."""

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import check_int, check_real
 from ..bounds import Claim, check_bound, fit_linear_rate, fit_rate
 from ..bounds.games import hedge_gap_bound, optimistic_gap_bound, regret_matching_gap_bound
 from ..games.dynamics import hedge, ogda, optimistic_hedge, regret_matching
@@ -86,6 +87,18 @@ class Config:
     random_size: int = 5
     rps_weights: tuple[float, float, float] = (1.0, 2.0, 3.0)
     points: int = 120
+
+    def __post_init__(self) -> None:
+        """Name a bad field before the run (``T=1`` ran all five dynamics and then failed with 'a
+        rate fit needs at least 3 points in the window; got 1', naming no field)."""
+        check_int(self.T, "Config.T", minimum=3)  # the rate fits need 3 rounds in [T/10, T]
+        check_int(self.random_size, "Config.random_size")
+        w = self.rps_weights
+        if not isinstance(w, (tuple, list)) or len(w) != 3:
+            raise ValueError(f"Config.rps_weights must be three positive finite numbers; got {w!r}")
+        for i, v in enumerate(w):
+            check_real(v, f"Config.rps_weights[{i}]", low=0.0, low_open=True)
+        check_int(self.points, "Config.points", minimum=2)
 
     @classmethod
     def quick(cls) -> Config:
