@@ -289,6 +289,15 @@ def _best_response_gain(
     return max(0.0, float(m @ v_best - m @ v_pol))
 
 
+def _product_policy(cand: Any, H: int, S: int, shape: tuple[int, ...], c: int) -> np.ndarray:
+    """``candidates[c]`` as a validated joint policy ``[H, S, A_1, A_2]`` that is a product ``π_1 ⊗ π_2``."""
+    pol = _policy_array(cand, H, S, shape, field=f"candidates[{c}]")
+    x, y = pol.sum(axis=3), pol.sum(axis=2)
+    if not np.allclose(pol, x[..., :, None] * y[..., None, :], atol=1e-9):
+        raise ValueError(f"candidates[{c}] must be a product policy π_1 ⊗ π_2")
+    return pol
+
+
 def _inverse_gram_norm(prefs: PreferenceDataset, ridge: float) -> Any:
     """``d ↦ dᵀ(XᵀX + λI)^{-1}d`` from the thin SVD ``X = U diag(s) Vᵀ`` (rank ``r``):
     ``Σ_j (v_jᵀd)²/(s_j² + λ) + ‖d − V_r V_rᵀd‖²/λ``.
@@ -334,7 +343,7 @@ def marlhf_equilibrium(
     ----------
     prefs : PreferenceDataset
     P : array (H, S, A_1, A_2, S)
-    candidates : list of product joint policies (H, S, A_1, A_2)
+    candidates : list (or any iterable) of product joint policies (H, S, A_1, A_2)
     beta : float ≥ 0
         Confidence radius in the ``Σ``-norm.
     mu : array (S,), optional
@@ -399,8 +408,17 @@ def marlhf_equilibrium(
     FiniteHorizonMDP(Pj, np.zeros((H, S, J)), m)
     if beta > 0:  # A_i^(H·S) deviations: H = 3, S = 5, A = 3 gave 14M and did not finish
         _check_deviation_counts(H, S, shape)
+    try:  # a generator failed with "object of type 'generator' has no len()"
+        candidates = list(candidates)
+    except TypeError:
+        raise TypeError(
+            f"candidates must be a list of product joint policies (H, S, A_1, A_2); got "
+            f"{type(candidates).__name__}"
+        ) from None
     if len(candidates) == 0:  # np.argmin's "attempt to get argmin of an empty sequence" before
         raise ValueError("candidates must hold at least one product joint policy; got none")
+    # every candidate is checked before the reward fit (a bad last one failed after all the work)
+    pols = [_product_policy(cand, H, S, shape, c) for c, cand in enumerate(candidates)]
     if (
         fit is not None
     ):  # a fit of other data: numpy's matmul core-dimension error in the UCB before
@@ -437,12 +455,9 @@ def marlhf_equilibrium(
         else None
     )
     ucb = np.zeros(len(candidates))
-    for c, cand in enumerate(candidates):
-        pol = _policy_array(cand, H, S, shape, field=f"candidates[{c}]")
+    for c, pol in enumerate(pols):
         x = pol.sum(axis=3)  # player 1 marginal [H, S, A1]
         y = pol.sum(axis=2)
-        if not np.allclose(pol, x[..., :, None] * y[..., None, :], atol=1e-9):
-            raise ValueError(f"candidates[{c}] must be a product policy π_1 ⊗ π_2")
         if devs is None:  # β = 0: best responses by backward induction, no enumeration
             ucb[c] = sum(
                 _best_response_gain(Pj, theta[i], y if i == 0 else x, pol, m, i) for i in range(2)

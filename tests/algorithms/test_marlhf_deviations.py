@@ -119,3 +119,27 @@ def test_the_model_is_checked_before_any_work(beta, monkeypatch):
         marlhf_equilibrium(prefs, P.astype(str), cands, beta=beta)
     with pytest.raises(TypeError, match=r"mu must hold real numbers; got a string array"):
         marlhf_equilibrium(prefs, P, cands, beta=beta, mu=["0.5", "0.5"])
+
+
+def test_candidates_are_checked_before_the_fit_and_may_be_any_iterable(monkeypatch):
+    # old: a bad last candidate was found only after the reward fit and the other candidates' gaps;
+    # a generator failed with "object of type 'generator' has no len()"
+    P, prefs = _game(2, 2, 2, 2, seed=9)
+    good = _uniform(2, 2, 2, 2)
+    corr = np.zeros((2, 2, 2, 2))
+    corr[..., 0, 0] = corr[..., 1, 1] = 0.5  # correlated, not a product
+    fit = bradley_terry_mle(prefs)
+    ref = marlhf_equilibrium(prefs, P, [good, good], beta=0.5, fit=fit)
+    got = marlhf_equilibrium(prefs, P, (c for c in [good, good]), beta=0.5, fit=fit)
+    np.testing.assert_array_equal(got.gap_ucb, ref.gap_ucb)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the reward fit ran before the candidates were checked")
+
+    monkeypatch.setattr(M, "bradley_terry_mle", no_fit)
+    with pytest.raises(ValueError, match=r"candidates\[2\] must be a product policy"):
+        marlhf_equilibrium(prefs, P, [good, good, corr], beta=0.5)
+    with pytest.raises(
+        TypeError, match=r"candidates must be a list of product joint policies .* got int"
+    ):
+        marlhf_equilibrium(prefs, P, 5, beta=0.5)
