@@ -27,7 +27,7 @@ from ._dataset_checks import (
     _real_host,
     _reward_mode,
 )
-from .model import FiniteMDP
+from .model import FiniteHorizonMDP, FiniteMDP
 from .sample import _cdf, _draw, _rng
 
 __all__ = ["TransitionDataset", "sample_transition_dataset"]
@@ -136,7 +136,29 @@ def sample_transition_dataset(
     >>> d = sample_transition_dataset(mdp, np.array([[0.0, 1.0]]), 3, rng=0)
     >>> d.actions.tolist(), d.rewards.tolist()
     ([1, 1, 1], [1.0, 1.0, 1.0])
+
+    Raises
+    ------
+    TypeError
+        ``mdp`` is not a :class:`FiniteMDP` (a :class:`FiniteHorizonMDP` included: use
+        :func:`~rltheory.mdp.offline_data.sample_episodes`).
+    ValueError
+        A batched model, ``nu`` of the wrong shape, ``N`` not a positive integer, or Bernoulli
+        rewards outside [0, 1].
+    InvalidModelError
+        ``nu`` is not a distribution over ``(s, a)`` (located).
     """
+    if not isinstance(mdp, FiniteMDP):
+        # a FiniteHorizonMDP (P of shape (H, S, A, S)) failed with IndexError 'index 1 is out of
+        # bounds for axis 1 with size 1' or drew from the wrong axes; None with an AttributeError
+        raise TypeError(
+            f"sample_transition_dataset needs a FiniteMDP; got {type(mdp).__name__}"
+            + (
+                " (use sample_episodes for a FiniteHorizonMDP)"
+                if isinstance(mdp, FiniteHorizonMDP)
+                else ""
+            )
+        )
     if mdp.batch_shape:
         raise ValueError(
             f"sample_transition_dataset needs a single model; got batch_shape={mdp.batch_shape}"

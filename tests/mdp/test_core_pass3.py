@@ -15,6 +15,7 @@ from rltheory.mdp.bellman import (
     performance_difference,
     state_occupancy,
 )
+from rltheory.mdp.transition_data import sample_transition_dataset
 
 
 def test_stationary_names_a_reward_beyond_the_model_dtype_with_its_value():
@@ -132,3 +133,21 @@ def test_evaluate_finite_horizon_refuses_a_model_that_is_not_finite_horizon():
     # the finite-horizon form of the same model: V_0 = H r = 2
     fh = FiniteHorizonMDP.stationary(m.P, m.R, H=2)
     np.testing.assert_array_equal(evaluate_finite_horizon(fh, [[0], [0]])[:, 0], [2.0, 1.0, 0.0])
+
+
+def test_sample_transition_dataset_refuses_a_model_that_is_not_a_finite_mdp():
+    # a FiniteHorizonMDP failed with IndexError 'index 1 is out of bounds for axis 1 with size 1'
+    # (its R[h, s, a] was indexed as R[s, a]), None with an AttributeError on batch_shape
+    fh = FiniteHorizonMDP.stationary(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), H=3)
+    nu = np.array([[0.5, 0.5]])
+    with pytest.raises(
+        TypeError, match=r"needs a FiniteMDP; got FiniteHorizonMDP \(use sample_episodes"
+    ):
+        sample_transition_dataset(fh, nu, 3, rng=0)
+    with pytest.raises(TypeError, match=r"needs a FiniteMDP; got NoneType$"):
+        sample_transition_dataset(None, nu, 3, rng=0)
+    # the discounted model with the same dynamics: action 1 pays 1, so the mean rewards equal the
+    # sampled actions
+    d = sample_transition_dataset(FiniteMDP(fh.P[0], fh.R[0], gamma=0.5), nu, 50, rng=0)
+    np.testing.assert_array_equal(d.rewards, d.actions.astype(float))
+    assert set(d.actions.tolist()) == {0, 1}
