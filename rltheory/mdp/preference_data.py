@@ -34,7 +34,9 @@ def _check_pair(a: Any, b: Any, where: str) -> None:
     """``a`` and ``b`` must be episode datasets of the same sizes (located error otherwise)."""
     for f, d in (("first", a), ("second", b)):
         if not isinstance(d, EpisodeDataset):
-            raise InvalidModelError(f"{where}.{f} must be an EpisodeDataset; got {type(d).__name__}")
+            raise InvalidModelError(
+                f"{where}.{f} must be an EpisodeDataset; got {type(d).__name__}"
+            )
     if (a.K, a.H, a.S, a.action_shape) != (b.K, b.H, b.S, b.action_shape):
         raise InvalidModelError(
             f"{where}: first (K={a.K}, H={a.H}, S={a.S}, A={a.action_shape}) and second "
@@ -131,8 +133,23 @@ def trajectory_returns(data: EpisodeDataset, R: Any) -> np.ndarray:
         ``R`` has the wrong shape, or a non-finite entry (the first is named).
     TypeError
         ``R`` does not hold real numbers (text, complex, dates, records).
+    ValueError
+        A return beyond the float64 range (``|R_i(τ)| ≤ H·max|R|``; rewards 1e308 over
+        ``H = 2`` steps gave ``inf`` with numpy's overflow warning): the episode, the player,
+        ``H`` and ``max|R|`` are named.
     """
-    return _step_rewards(data, R).sum(axis=-1).T
+    steps = _step_rewards(data, R)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        out = steps.sum(axis=-1).T
+    if not np.isfinite(out).all():
+        k, i = (int(j) for j in np.argwhere(~np.isfinite(out))[0])
+        M = float(np.max(np.abs(steps[i])))
+        raise ValueError(
+            f"trajectory_returns: the return of episode k={k} for player i={i} left the float64 range "
+            f"({out[k, i]}): H = {data.H} steps, max|r_h(s_h, a_h)| = {M:.4g} (|R_i(tau)| <= H max|R|). "
+            "Returns scale with R: divide R by a power of 2 and scale the result back"
+        )
+    return out
 
 
 def sample_preferences(

@@ -15,6 +15,7 @@ from rltheory.mdp.bellman import (
     performance_difference,
     state_occupancy,
 )
+from rltheory.mdp.offline_data import EpisodeDataset, sample_preferences, trajectory_returns
 from rltheory.mdp.transition_data import sample_transition_dataset
 
 
@@ -151,3 +152,23 @@ def test_sample_transition_dataset_refuses_a_model_that_is_not_a_finite_mdp():
     d = sample_transition_dataset(FiniteMDP(fh.P[0], fh.R[0], gamma=0.5), nu, 50, rng=0)
     np.testing.assert_array_equal(d.rewards, d.actions.astype(float))
     assert set(d.actions.tolist()) == {0, 1}
+
+
+def test_trajectory_returns_beyond_the_float_range_are_a_located_error():
+    # rewards 1e308 over H = 2 steps summed to inf with numpy's 'overflow encountered in reduce'
+    d = EpisodeDataset(
+        np.zeros((2, 3), int), np.array([[0, 0], [1, 1]]), np.zeros((2, 2)), S=1, A=2
+    )
+    R = np.array([[[1.0, 1e308]], [[1.0, 1e308]]])  # (H, S, A): action 1 pays 1e308 per step
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            ValueError, match=r"episode k=1 for player i=0 left the float64 range \(inf\): H = 2"
+        ):
+            trajectory_returns(d, R)
+        # representable returns are the exact sums: 2 steps of 1, and 2 steps of 2^1022
+        big = np.array([[[1.0, 2.0**1022]], [[1.0, 2.0**1022]]])
+        np.testing.assert_array_equal(trajectory_returns(d, big), [[2.0], [2.0**1023]])
+        # sample_preferences still compares such episodes step by step (its own sum)
+        y = sample_preferences(d, d.subset([1, 0]), R, rng=0).labels
+        np.testing.assert_array_equal(y, [[0], [1]])
