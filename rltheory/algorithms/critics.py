@@ -126,9 +126,13 @@ def _steps(step_size: float | Callable[[int], float]) -> Callable[[int], float]:
     if callable(step_size):
 
         def checked(t: int) -> float:
-            a = real_scalar(step_size(t))
+            got = step_size(t)
+            a = real_scalar(got)  # NaN for bools, arrays of shape (1,), None, text
             if not (math.isfinite(a) and a >= 0):
-                raise ValueError(f"step_size must return finite steps >= 0; step_size({t}) = {a!r}")
+                # the returned value, not the NaN it was read as ('step_size(0) = nan' for None)
+                raise ValueError(
+                    f"step_size must return finite steps >= 0; step_size({t}) = {got!r}"
+                )
             return a
 
         return checked
