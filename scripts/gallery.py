@@ -2,7 +2,9 @@
 
 Usage: python scripts/gallery.py figures/ > gallery.md
 Each row: reproduction, its checks passed, the fitted rates against the claims (with 95% CI),
-and pass/fail.
+and pass/fail. Seed-robustness reports (``NAME.seeds.json``, from ``reproduce --seeds``) in the
+same folder are skipped; any other JSON file that is not a reproduction record is an error
+(status 2, naming the file).
 """
 
 from __future__ import annotations
@@ -27,9 +29,25 @@ def _rate(check: dict) -> str | None:
     return f"{name} {fit['rate']:.4g} [{lo:.4g}, {hi:.4g}]{target}"
 
 
+class NotARecord(ValueError):
+    """A JSON file that is not a reproduction record written by ``rltheory reproduce NAME``."""
+
+
+# `reproduce --seeds` reports: per-claim verdicts over seeds, not one run
+_SEEDS_SUFFIX = ".seeds.json"
+
+
 def row(path: Path) -> str:
-    d = json.loads(path.read_text(encoding="utf-8"))
-    checks = d.get("checks", [])
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise NotARecord(f"{path}: not valid JSON ({exc})") from None
+    missing = [k for k in ("name", "pass", "checks") if not isinstance(d, dict) or k not in d]
+    if missing:
+        raise NotARecord(
+            f"{path}: not a reproduction record of `rltheory reproduce` (no {', '.join(missing)})"
+        )
+    checks = d["checks"]
     passed = sum(bool(c.get("pass")) for c in checks)
     rates = [r for r in (_rate(c) for c in checks) if r]
     shown = "; ".join(dict.fromkeys(rates[:3]))
@@ -38,14 +56,18 @@ def row(path: Path) -> str:
 
 def main(argv: list[str]) -> int:
     folder = Path(argv[1] if len(argv) > 1 else "figures")
-    files = sorted(folder.glob("*.json"))
+    files = sorted(f for f in folder.glob("*.json") if not f.name.endswith(_SEEDS_SUFFIX))
     if not files:
         print(f"no reproduction JSON files in {folder}", file=sys.stderr)
         return 2
+    try:
+        rows = [row(f) for f in files]
+    except NotARecord as exc:
+        print(f"gallery: {exc}", file=sys.stderr)
+        return 2
     print("| reproduction | checks passed | fitted rates vs claims (95% CI) | pass |")
     print("|---|---|---|---|")
-    for f in files:
-        print(row(f))
+    print("\n".join(rows))
     return 0
 
 
