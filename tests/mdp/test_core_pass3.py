@@ -172,3 +172,35 @@ def test_trajectory_returns_beyond_the_float_range_are_a_located_error():
         # sample_preferences still compares such episodes step by step (its own sum)
         y = sample_preferences(d, d.subset([1, 0]), R, rng=0).labels
         np.testing.assert_array_equal(y, [[0], [1]])
+
+
+def _far_state_model():
+    # state 0: action 0 stays (reward 0), action 1 moves to state 1 paying 1e308 at h = 0;
+    # state 1 is absorbing and pays 1e308 at h = 1 only. Under "always action 0":
+    # V_0 = (0, 1e308), V_1 = (0, 1e308), V_2 = 0, all finite, while
+    # Q_0(0, 1) = 1e308 + V_1(1) = 2e308 overflows (an action the policy never takes)
+    P = np.zeros((2, 2, 2, 2))
+    P[:, 0, 0, 0] = P[:, 0, 1, 1] = 1.0
+    P[:, 1, :, 1] = 1.0
+    R = np.zeros((2, 2, 2))
+    R[0, 0, 1] = 1e308
+    R[1, 1, :] = 1e308
+    return FiniteHorizonMDP(P, R)
+
+
+def test_evaluate_finite_horizon_ignores_overflow_in_actions_the_policy_never_takes():
+    # 0 * inf = nan made the finite V^pi a refused 'V^pi_h left the float64 range ... = nan'
+    fh = _far_state_model()
+    want = np.array([[0.0, 1e308], [0.0, 1e308], [0.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(evaluate_finite_horizon(fh, np.zeros((2, 2), int)), want)
+        stoch = np.tile([[1.0, 0.0], [0.5, 0.5]], (2, 1, 1))
+        np.testing.assert_array_equal(evaluate_finite_horizon(fh, stoch), want)
+    # a policy that takes the action with any probability has V_0(0) = 2e308 p: still refused
+    risky = np.tile([[0.75, 0.25], [0.5, 0.5]], (2, 1, 1))
+    with pytest.raises(ValueError, match=r"V\^pi_h left the float64 range.*\(h=0, s=0\) = inf"):
+        evaluate_finite_horizon(fh, risky)
+    # halving R (exact) gives the representable 2e308 p / 2 = 2.5e307 for p = 1/4
+    half = FiniteHorizonMDP(fh.P, fh.R / 2)
+    assert evaluate_finite_horizon(half, risky)[0, 0] == 0.25 * 1e308
