@@ -397,6 +397,11 @@ def natural_actor_critic(
     eta = check_positive(eta, "eta")
     iterations = check_iterations(iterations)
     critic = ExactCritic() if critic is None else critic
+    if isinstance(critic, type):  # its unbound fit failed with "missing 1 required ... 'w0'"
+        raise TypeError(
+            f"critic must be a critic instance, e.g. {critic.__name__}(); got the class "
+            f"{critic.__name__}"
+        )
     if not callable(getattr(critic, "fit", None)):
         raise TypeError(
             f"critic must have a fit method (ExactCritic, LSTDCritic, TDCritic); got {critic!r}"

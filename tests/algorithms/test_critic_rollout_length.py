@@ -122,3 +122,14 @@ def test_a_critic_beyond_a_float32_range_is_named():
         LSTDCritic(samples=5, ridge=0).fit(
             mdp, np.ones((1, 1)), f, np.ones(1), np.random.default_rng(0), np.zeros(1)
         )
+
+
+@pytest.mark.parametrize("cls", [ExactCritic, LSTDCritic, TDCritic])
+def test_a_critic_class_instead_of_an_instance_is_named(cls):
+    # old: TypeError "LSTDCritic.fit() missing 1 required positional argument: 'w0'" (the class's
+    # unbound fit called with the instance's arguments)
+    with pytest.raises(
+        TypeError,
+        match=rf"critic must be a critic instance, e\.g\. {cls.__name__}\(\); got the class",
+    ):
+        natural_actor_critic(_mdp(0.5), FEATURES, eta=0.1, iterations=1, critic=cls, rng=0)
