@@ -208,7 +208,13 @@ def bellman_optimality_operator(mdp: FiniteMDP, V: Any) -> Any:
 
 
 def bellman_operator(mdp: FiniteMDP, V: Any, pi: Any) -> Any:
-    r"""``(T^π V)(s) = Σ_a π(a|s) [ r(s, a) + γ Σ_s' P(s'|s, a) V(s') ]``."""
+    r"""``(T^π V)(s) = Σ_a π(a|s) [ r(s, a) + γ Σ_s' P(s'|s, a) V(s') ]``.
+
+    The sum runs over the actions ``π`` takes (``π(a|s) > 0``), so a ``Q_V(s, a)`` beyond the
+    float range of an action ``π`` never takes does not matter; a result beyond the range is a
+    located ``ValueError``.
+    """
+    xp = mdp.xp
     pi = as_stochastic_policy(mdp, pi)
     V = _as_values(mdp, V)
     _batches(
@@ -217,7 +223,15 @@ def bellman_operator(mdp: FiniteMDP, V: Any, pi: Any) -> Any:
         ("V", tuple(V.shape[:-1])),
         ("the model", mdp.batch_shape),
     )
-    return mdp.xp.sum(pi * q_values(mdp, V), axis=-1)
+    zero = xp.zeros((), dtype=mdp.dtype, device=mdp.P.device)
+    # Q_V of an untaken action may overflow while T^pi V is finite: q_values refused it, and
+    # 0 * inf = nan would have too
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        out = xp.sum(xp.where(pi > 0, pi * _q_values(mdp, V), zero), axis=-1)
+    g = mdp.gamma if mdp.gamma is not None else 1.0
+    return _check_in_range(
+        mdp, out, "bellman_operator", "T^pi V", ("s",), lambda M: f"at gamma = {g:g}"
+    )
 
 
 def greedy(Q: Any, *, atol: float = 0.0) -> Any:

@@ -204,3 +204,31 @@ def test_evaluate_finite_horizon_ignores_overflow_in_actions_the_policy_never_ta
     # halving R (exact) gives the representable 2e308 p / 2 = 2.5e307 for p = 1/4
     half = FiniteHorizonMDP(fh.P, fh.R / 2)
     assert evaluate_finite_horizon(half, risky)[0, 0] == 0.25 * 1e308
+
+
+def test_bellman_operator_ignores_overflow_in_actions_the_policy_never_takes():
+    # state 0: action 0 stays (reward 0), action 1 moves to state 1 paying 1e308; state 1 absorbs.
+    # With V = (0, 1.7e308) and gamma = 1/2: Q_V(0, 1) = 1e308 + 0.85e308 overflows, but
+    # T^pi V for "always action 0" is (0, 0.85e308). q_values' range check refused it
+    P = np.zeros((2, 2, 2))
+    P[0, 0, 0] = P[0, 1, 1] = 1.0
+    P[1, :, 1] = 1.0
+    R = np.zeros((2, 2))
+    R[0, 1] = 1e308
+    m = FiniteMDP(P, R, gamma=0.5)
+    V = np.array([0.0, 1.7e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(bellman_operator(m, V, np.array([0, 0])), [0.0, 0.85e308])
+        np.testing.assert_array_equal(
+            bellman_operator(m, V, np.array([[1.0, 0.0], [0.5, 0.5]])), [0.0, 0.85e308]
+        )
+    # taking action 1 with probability 1/2 gives T^pi V(0) = 1.85e308 / 2, but the product
+    # overflows first: refused, located
+    with pytest.raises(
+        ValueError, match=r"bellman_operator: T\^pi V left the float64 range.*\(s=0\) = inf"
+    ):
+        bellman_operator(m, V, np.array([[0.5, 0.5], [1.0, 0.0]]))
+    # on representable data it is sum_a pi Q_V (the definition), e.g. V = 0
+    pi = np.array([[0.25, 0.75], [1.0, 0.0]])
+    np.testing.assert_array_equal(bellman_operator(m, np.zeros(2), pi), [0.75e308, 0.0])
