@@ -15,9 +15,11 @@ any claim fails. With ``--seeds`` (``START:STOP`` or ``0,3,7``) it runs each exp
 every seed instead and writes ``DIR/NAME.seeds.json``: each claim's verdict and measured
 number per seed, the failing seeds and, for interval claims, the binomial tail of the
 misses (:mod:`rltheory.experiments.robustness`); it exits with status 1 if any run failed.
-Files are written atomically. Status 2 means the command could not do its work: bad
-arguments, or an ``--out`` folder that cannot be created or written (tested before any
-experiment runs) or a file that could not be written; the message names the folder or file.
+Files are written atomically, and ``NAME.png`` with ``NAME.json`` as a pair: both are
+prepared and written to temporary files before either replaces an older one. Status 2
+means the command could not do its work: bad arguments, or an ``--out`` folder that cannot
+be created or written (tested before any experiment runs) or a file that could not be
+written; the message names the folder or file.
 """
 
 from __future__ import annotations
@@ -106,15 +108,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         result = exp.run(config, seed=seed, progress=not args.quiet)
         elapsed = time.perf_counter() - t0
-        png = _write(out / f"{name}.png", png_bytes(exp.plot(result)))
-        if png is None:
-            return 2
         record = result.to_json_dict()
         record.update({"title": exp.title, "seed": seed, "preset": "full" if args.full else "quick",
                        "elapsed_s": elapsed})
-        js = _write(out / f"{name}.json", json.dumps(record, indent=1, allow_nan=False))
-        if js is None:
+        written = _write_all([(out / f"{name}.png", png_bytes(exp.plot(result))),
+                              (out / f"{name}.json", json.dumps(record, indent=1, allow_nan=False))])
+        if written is None:
             return 2
+        png, js = written
         verdict = "PASS" if result.passed else "FAIL"
         print(f"{name}: {verdict} ({len(result.checks)} checks, {elapsed:.1f} s) -> {png}, {js}")
         if not args.quiet or not result.passed:
@@ -140,9 +141,10 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
     failed = []
     for name in todo:
         rep = seed_robustness(experiments.get(name), seeds, full=args.full, progress=not args.quiet)
-        js = _write(out / f"{name}.seeds.json", json.dumps(rep.to_json_dict(), indent=1, allow_nan=False))
-        if js is None:
+        written = _write_all([(out / f"{name}.seeds.json", json.dumps(rep.to_json_dict(), indent=1, allow_nan=False))])
+        if written is None:
             return 2
+        (js,) = written
         ok = sum(rep.run_passed)
         print(f"{name}: {ok}/{len(seeds)} seeds pass ({len(rep.claims)} claims, {sum(rep.elapsed_s):.1f} s) -> {js}")
         for c in rep.claims:
@@ -270,15 +272,33 @@ def _out_dir(path: str) -> Path | None:
     return out
 
 
-def _write(path: Path, data: bytes | str) -> Path | None:
-    """:func:`~rltheory.trace.write_atomic`, or ``None`` after a message naming the file when it fails."""
-    from .trace import write_atomic  # noqa: PLC0415
+def _write_all(files: list[tuple[Path, bytes | str]]) -> list[Path] | None:
+    """Write every file or none, atomically: each goes to a fsynced temporary file beside it
+    (:func:`rltheory.trace.write_atomic`'s first half), and only when all are written are they
+    renamed into place, so a failed write (disk full) never leaves a new ``NAME.png`` next to an
+    old ``NAME.json``. ``None`` after a message naming the file when a write fails."""
+    from .trace import _discard, _stage  # noqa: PLC0415
 
+    staged: list[tuple[str, Path]] = []
     try:
-        return write_atomic(path, data)
-    except OSError as exc:
-        print(f"rltheory reproduce: cannot write {str(path)!r}: {exc.strerror or exc}", file=sys.stderr)
-        return None
+        for path, data in files:
+            try:
+                staged.append((_stage(path, data), path))
+            except OSError as exc:
+                print(f"rltheory reproduce: cannot write {str(path)!r}: {exc.strerror or exc}", file=sys.stderr)
+                return None
+        while staged:
+            tmp, path = staged[0]
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                print(f"rltheory reproduce: cannot write {str(path)!r}: {exc.strerror or exc}", file=sys.stderr)
+                return None
+            staged.pop(0)
+    finally:
+        for tmp, _ in staged:  # a failure (or an interrupt) leaves no temporary file behind
+            _discard(tmp)
+    return [path for path, _ in files]
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -57,21 +57,38 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
     write. Returns the path written.
     """
     path = Path(path)
+    tmp = _stage(path, data)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _discard(tmp)
+        raise
+    return path
+
+
+def _stage(path: Path, data: bytes | str) -> str:
+    """The first half of :func:`write_atomic`: ``data`` in a fsynced temporary file next to
+    ``path`` (its name is returned; renaming it onto ``path`` completes the write). Nothing is
+    left behind when it fails."""
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.chmod(tmp, _FILE_MODE)  # mkstemp creates 0600; give the file the usual umask-based mode
-        with os.fdopen(fd, "wb") as fh:
+        with os.fdopen(fd, "wb") as fh:  # owns fd from here: closed on any failure below
+            os.chmod(tmp, _FILE_MODE)  # mkstemp creates 0600; give the file the usual umask-based mode
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _discard(tmp)
         raise
-    return path
+    return tmp
+
+
+def _discard(tmp: str) -> None:
+    """Remove a temporary file of :func:`_stage` if it is still there."""
+    if os.path.exists(tmp):
+        os.unlink(tmp)
 
 
 def _encode_array(a: np.ndarray, where: str) -> dict:

@@ -176,16 +176,65 @@ def test_reproduce_refuses_an_out_folder_it_cannot_write_before_running(tmp_path
 
 def test_reproduce_names_a_file_it_could_not_write(tmp_path, capsys, monkeypatch, toy_cli):
     # a write that fails after the folder test (disk full): a located message and status 2
-    from rltheory import trace
+    import os
+
     from rltheory.cli import main
 
-    def full(path, data):
+    def full(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(trace, "write_atomic", full)
+    monkeypatch.setattr(os, "fsync", full)
     for extra, name in (([], "toy-out.png"), (["--seeds", "0:2"], "toy-out.seeds.json")):
         assert main(["reproduce", "toy-out", "--quiet", "--out", str(tmp_path), *extra]) == 2
         assert f"cannot write {str(tmp_path / name)!r}: No space left on device" in capsys.readouterr().err
+        assert list(tmp_path.iterdir()) == []  # no temporary file left
+
+
+@pytest.mark.parametrize("failing", ["toy-out.json", "toy-out.png"])
+def test_reproduce_replaces_the_png_and_json_together_or_not_at_all(tmp_path, capsys, monkeypatch, toy_cli, failing):
+    # the PNG was renamed into place before the JSON was written: when the JSON could not be
+    # written (no space for a new file), the folder held the new NAME.png next to the old NAME.json
+    import tempfile
+
+    from rltheory.cli import main
+
+    (tmp_path / "toy-out.png").write_bytes(b"old png")
+    (tmp_path / "toy-out.json").write_text("old json")
+
+    def refuse(*args, prefix=None, **kwargs):
+        if prefix == f".{failing}.":
+            raise OSError(28, "No space left on device")
+        return real(*args, prefix=prefix, **kwargs)
+
+    real = tempfile.mkstemp
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    assert main(["reproduce", "toy-out", "--quiet", "--out", str(tmp_path)]) == 2
+    assert f"cannot write {str(tmp_path / failing)!r}: No space left on device" in capsys.readouterr().err
+    assert (tmp_path / "toy-out.png").read_bytes() == b"old png"
+    assert (tmp_path / "toy-out.json").read_text() == "old json"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["toy-out.json", "toy-out.png"]  # no temporary files
+    monkeypatch.setattr(tempfile, "mkstemp", real)
+    assert main(["reproduce", "toy-out", "--quiet", "--out", str(tmp_path)]) == 0  # both replaced
+    assert (tmp_path / "toy-out.png").read_bytes()[:4] == b"\x89PNG"
+    assert json.loads((tmp_path / "toy-out.json").read_text())["pass"] is True
+
+
+def test_a_result_that_cannot_be_written_as_json_writes_no_png(tmp_path, monkeypatch, toy_cli):
+    # the PNG was written first; a result whose meta held a set then raised TypeError from
+    # the JSON conversion, leaving a PNG with no JSON record
+    from rltheory.cli import main
+    from rltheory.experiments import base
+
+    exp = base._REGISTRY["toy-out"]
+
+    def run(config, *, seed=0, progress=False):
+        r = exp.run(config, seed=seed, progress=progress)
+        return base.ExperimentResult(r.name, r.config, r.curves, r.checks, meta={"sizes": {1, 2}})
+
+    monkeypatch.setitem(base._REGISTRY, "toy-out", base.Experiment("toy-out", exp.title, exp.config_cls, run, exp.plot))
+    with pytest.raises(TypeError, match="cannot convert set to JSON"):
+        main(["reproduce", "toy-out", "--quiet", "--out", str(tmp_path)])
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("tol", ["-1", "0", "nan", "inf", "abc"])
