@@ -64,9 +64,25 @@ def save_dataset(
     -------
     pathlib.Path
         The path written (``.npz`` appended when missing).
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not one of the three dataset kinds.
+    ValueError
+        ``path`` names a directory rather than a file (``""``, ``"."``, ``".."``, ``"/"`` or a
+        path ending in a separator).
+    OSError
+        The file cannot be written.
     """
     arrs, meta = _arrays(data)
+    raw = os.fspath(path)
     p = Path(path)
+    seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
+    if p.name in ("", ".", "..") or str(raw).endswith(seps):
+        # Path('.').with_name failed with "PosixPath('.') has an empty name"; '..' wrote '...npz'
+        # into the working directory and 'x.npz/' the file x.npz
+        raise ValueError(f"save_dataset: path must name a file, not a directory; got {raw!r}")
     if p.suffix != ".npz":
         p = p.with_name(p.name + ".npz")
     buf = io.BytesIO()

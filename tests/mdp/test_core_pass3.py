@@ -15,7 +15,13 @@ from rltheory.mdp.bellman import (
     performance_difference,
     state_occupancy,
 )
-from rltheory.mdp.offline_data import EpisodeDataset, sample_preferences, trajectory_returns
+from rltheory.mdp.offline_data import (
+    EpisodeDataset,
+    load_dataset,
+    sample_preferences,
+    save_dataset,
+    trajectory_returns,
+)
 from rltheory.mdp.transition_data import sample_transition_dataset
 
 
@@ -232,3 +238,19 @@ def test_bellman_operator_ignores_overflow_in_actions_the_policy_never_takes():
     # on representable data it is sum_a pi Q_V (the definition), e.g. V = 0
     pi = np.array([[0.25, 0.75], [1.0, 0.0]])
     np.testing.assert_array_equal(bellman_operator(m, np.zeros(2), pi), [0.75e308, 0.0])
+
+
+@pytest.mark.parametrize("path", ["", ".", "..", "/", "x.npz/", "sub/"])
+def test_save_dataset_refuses_a_directory_path(path, tmp_path, monkeypatch):
+    # '' , '.' and '/' failed with "PosixPath('.') has an empty name" (naming no argument), '..'
+    # wrote '...npz' into the working directory, 'x.npz/' the file x.npz
+    monkeypatch.chdir(tmp_path)
+    d = EpisodeDataset(np.array([[0, 1, 1]]), np.array([[1, 0]]), np.array([[0.5, 1.0]]), S=2, A=2)
+    with pytest.raises(
+        ValueError, match=r"save_dataset: path must name a file, not a directory; got "
+    ):
+        save_dataset(d, path)
+    assert list(tmp_path.iterdir()) == []
+    # a file name next to them is written and read back
+    back = load_dataset(save_dataset(d, "x"))
+    assert np.array_equal(back.states, d.states) and (tmp_path / "x.npz").is_file()
