@@ -13,6 +13,7 @@ Jin, Y., Yang, Z., Wang, Z. (2021). Is pessimism provably efficient for offline 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,10 @@ from ._dataset_checks import (
 )
 
 __all__ = ["EpisodeDataset", "EmpiricalModel", "empirical_model"]
+
+MAX_MODEL_ENTRIES = 2**27
+"""Largest dense empirical kernel ``P̂`` (``H·S·J·S`` entries; 1 GiB in float64, and as much
+again for the transition counts) that :func:`empirical_model` builds."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -271,7 +276,8 @@ def _cell_means(cell: np.ndarray, r: np.ndarray, n: np.ndarray) -> np.ndarray:
 def empirical_model(data: EpisodeDataset) -> EmpiricalModel:
     r"""Counts, empirical kernel ``P̂_h``, mean rewards ``r̂_h`` and behaviour ``π̂_b`` of a dataset.
 
-    ``TypeError`` unless ``data`` is an :class:`EpisodeDataset`.
+    ``TypeError`` unless ``data`` is an :class:`EpisodeDataset`; ``ValueError`` (before any
+    work) when the dense ``P̂`` would hold more than :data:`MAX_MODEL_ENTRIES` entries.
 
     Examples
     --------
@@ -284,7 +290,15 @@ def empirical_model(data: EpisodeDataset) -> EmpiricalModel:
     if not isinstance(data, EpisodeDataset):  # "'str' object has no attribute 'H'" before
         raise TypeError(f"empirical_model needs an EpisodeDataset; got {type(data).__name__}")
     H, S, K = data.H, data.S, data.K
-    J = int(np.prod(data.action_shape))
+    J = math.prod(data.action_shape)  # Python ints: np.prod wraps around past 2^63
+    if H * S * J * S > MAX_MODEL_ENTRIES:  # numpy's MemoryError at best, swapping at worst
+        shape = data.action_shape
+        joint = f"J = A = {J}" if len(shape) == 1 else f"J = {'·'.join(map(str, shape))} = {J}"
+        raise ValueError(
+            f"empirical_model builds the dense kernel P_hat of H·S·J·S = {H}·{S}·{J}·{S} = "
+            f"{H * S * J * S:.3g} entries ({joint}), above MAX_MODEL_ENTRIES = {MAX_MODEL_ENTRIES} "
+            f"(rltheory.mdp.episodes.MAX_MODEL_ENTRIES)"
+        )
     ja = data.joint_actions()
     h = np.broadcast_to(np.arange(H)[None, :], (K, H))
     sa = (h * S + data.states[:, :-1]) * J + ja

@@ -51,3 +51,41 @@ def test_empirical_model_names_a_non_dataset(bad):
 
     with pytest.raises(TypeError, match=r"empirical_model needs an EpisodeDataset; got "):
         empirical_model(bad)
+
+
+def test_empirical_model_refuses_a_kernel_beyond_the_cap_before_any_work():
+    # old: np.bincount of H·S·J·S = 4e10 cells (MemoryError '... 298 GiB ...'), and for
+    # A = (2^40, 2^40) numpy's 'invalid dims' from ravel_multi_index; now located, instantly
+    from rltheory.mdp.episodes import MAX_MODEL_ENTRIES, EpisodeDataset, empirical_model
+
+    assert MAX_MODEL_ENTRIES == 2**27
+    d = EpisodeDataset(np.zeros((1, 3), int), np.zeros((1, 2), int), np.zeros((1, 2)), S=10**5, A=2)
+    with pytest.raises(
+        ValueError,
+        match=r"H·S·J·S = 2·100000·2·100000 = 4e\+10 entries \(J = A = 2\), above "
+        r"MAX_MODEL_ENTRIES = 134217728 \(rltheory\.mdp\.episodes\.MAX_MODEL_ENTRIES\)",
+    ):
+        empirical_model(d)
+    big = 2**40
+    g = EpisodeDataset(
+        np.zeros((1, 2), int), np.zeros((1, 1, 2), int), np.zeros((1, 1, 2)), S=1, A=(big, big)
+    )
+    with pytest.raises(
+        ValueError, match=rf"\(J = {big}·{big} = {big * big}\), above MAX_MODEL_ENTRIES"
+    ):
+        empirical_model(g)
+
+
+def test_empirical_model_at_the_cap_is_built(monkeypatch):
+    # H·S·J·S = 1·4·2·4 = 32 under a cap of 32: built (one visit (s=0, a=1) -> s'=3); a cap of 31 refuses
+    from rltheory.mdp import episodes
+
+    d = episodes.EpisodeDataset(np.array([[0, 3]]), np.array([[1]]), np.array([[0.25]]), S=4, A=2)
+    monkeypatch.setattr(episodes, "MAX_MODEL_ENTRIES", 32)
+    m = episodes.empirical_model(d)
+    assert m.P.shape == (1, 4, 2, 4) and m.P[0, 0, 1, 3] == 1.0 and m.P.sum() == 1.0
+    monkeypatch.setattr(episodes, "MAX_MODEL_ENTRIES", 31)
+    with pytest.raises(
+        ValueError, match=r"= 32 entries \(J = A = 2\), above MAX_MODEL_ENTRIES = 31"
+    ):
+        episodes.empirical_model(d)
