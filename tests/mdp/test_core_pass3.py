@@ -254,3 +254,19 @@ def test_save_dataset_refuses_a_directory_path(path, tmp_path, monkeypatch):
     # a file name next to them is written and read back
     back = load_dataset(save_dataset(d, "x"))
     assert np.array_equal(back.states, d.states) and (tmp_path / "x.npz").is_file()
+
+
+def test_save_replaces_atomically_under_a_reader_on_a_unicode_path(tmp_path):
+    # save_dataset writes a temporary file in the same folder and renames it over the target
+    # (os.replace): a reader that opened the old archive keeps reading it whole, a new open sees
+    # the new one, and no temporary file is left behind. Unicode and spaces in the name are kept.
+    old = EpisodeDataset([[0, 1]], [[0]], np.array([[0.25]], np.float32), S=2, A=1)
+    new = EpisodeDataset([[1, 0], [0, 0]], [[0], [0]], [[1.5], [-2.0]], S=2, A=1)
+    path = save_dataset(old, tmp_path / "données ☃ v1")
+    assert path.name == "données ☃ v1.npz"
+    with open(path, "rb") as reader:
+        save_dataset(new, path)
+        np.testing.assert_array_equal(np.load(reader)["rewards"], [[0.25]])  # the old bytes, whole
+    back = load_dataset(path)
+    np.testing.assert_array_equal(back.rewards, [[1.5], [-2.0]])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["données ☃ v1.npz"]
