@@ -477,6 +477,9 @@ def performance_difference(mdp: FiniteMDP, pi_new: Any, pi_old: Any, mu: Any = N
 
     Returns the right-hand side computed from ``d^{π'}_μ`` and ``A^π``; the test
     suite checks it equals the left-hand side computed by two policy evaluations.
+    The sum runs over the pairs with ``d^{π'}_μ(s, a) > 0``: an advantage beyond the float
+    range at a pair ``π'`` never visits from ``μ`` does not matter. ``V^π`` and a result
+    beyond the range are located ``ValueError``\ s.
     """
     g = _discount(mdp, None, "performance_difference")
     xp = mdp.xp
@@ -489,9 +492,13 @@ def performance_difference(mdp: FiniteMDP, pi_new: Any, pi_old: Any, mu: Any = N
         ("the model", mdp.batch_shape),
     )
     d = occupancy_measure(mdp, pn, mu)
-    adv = advantage(mdp, po)
+    V = evaluate_policy(mdp, po)
+    zero = xp.zeros((), dtype=mdp.dtype, device=mdp.P.device)
+    # A^pi at a pair pi' never visits from mu may overflow while the sum is finite: advantage()
+    # refused it (and 0 * inf = nan would have too); only the visited pairs enter the sum
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
-        out = xp.sum(d * adv, axis=(-2, -1)) / (1.0 - g)
+        adv = _q_values(mdp, V) - V[..., None]
+        out = xp.sum(xp.where(d > 0, d * adv, zero), axis=(-2, -1)) / (1.0 - g)
     return _check_in_range(
         mdp, out, "performance_difference", "the value difference", (), _discounted_scale(g)
     )

@@ -270,3 +270,32 @@ def test_save_replaces_atomically_under_a_reader_on_a_unicode_path(tmp_path):
     back = load_dataset(path)
     np.testing.assert_array_equal(back.rewards, [[1.5], [-2.0]])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["données ☃ v1.npz"]
+
+
+def test_performance_difference_ignores_overflow_at_pairs_never_visited():
+    # two absorbing states, mu = (1, 0): state 1 is never visited. pi_old = "action 0" has
+    # V^pi = (0, 0.5e308 / (1 - 1/2)) = (0, 1e308), and A^pi(1, 1) = -1.5e308 + 0.5e308 - 1e308
+    # = -2e308 overflows; advantage() refused it, so performance_difference raised although its
+    # right-hand side only weighs state 0: 1/(1 - gamma) * d(0, 1) * A^pi(0, 1) = 2 * 1 * 1 = 2
+    P = np.zeros((2, 2, 2))
+    P[0, :, 0] = P[1, :, 1] = 1.0
+    R = np.array([[0.0, 1.0], [0.5e308, -1.5e308]])
+    m = FiniteMDP(P, R, gamma=0.5, mu=np.array([1.0, 0.0]))
+    old = np.array([0, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for new in (np.array([1, 0]), np.array([1, 1]), np.array([[0.0, 1.0], [0.5, 0.5]])):
+            assert performance_difference(m, new, old) == 2.0
+        # the left-hand side where it is representable: V^{pi'}(mu) - V^pi(mu) = 2 - 0
+        assert (
+            float(
+                np.array([1.0, 0.0])
+                @ (evaluate_policy(m, np.array([1, 0])) - evaluate_policy(m, old))
+            )
+            == 2.0
+        )
+    # visited from a mu that weighs state 1: the term is -inf, refused (located)
+    with pytest.raises(
+        ValueError, match=r"performance_difference: the value difference left the float64 range"
+    ):
+        performance_difference(m, np.array([1, 1]), old, np.array([0.5, 0.5]))
