@@ -406,6 +406,18 @@ class Trace:
         return trace
 
 
+def _iteration_index(iteration: Any) -> int:
+    """``iteration`` as an int for :meth:`TraceRecorder.record`; located errors otherwise."""
+    if isinstance(iteration, (bool, np.bool_)) or not isinstance(iteration, (int, np.integer)):
+        raise TypeError(
+            f"TraceRecorder.record: iteration must be an integer; got {iteration!r:.80} ({type(iteration).__name__})"
+        )
+    it = int(iteration)
+    if not -(2**63) <= it < 2**63:
+        raise ValueError(f"TraceRecorder.record: iteration must lie in the int64 range; got {it}")
+    return it
+
+
 class TraceRecorder:
     """Accumulates metrics iteration by iteration, then freezes them into a :class:`Trace`.
 
@@ -427,7 +439,18 @@ class TraceRecorder:
         self._clock_from = 0  # records before the clock started (host-timed)
 
     def record(self, iteration: int, **metrics: Any) -> None:
-        """Record ``metrics`` for ``iteration`` (every call must give the same names)."""
+        """Record ``metrics`` for ``iteration`` (every call must give the same names).
+
+        Raises
+        ------
+        TypeError
+            ``iteration`` is not an integer (a bool, a float such as ``1.7``, text).
+        ValueError
+            ``iteration`` lies outside the int64 range of :attr:`Trace.iteration`; the
+            metric names differ from the first record's; a metric is not a real number or
+            array, or changes shape. Nothing of a refused record is kept.
+        """
+        it = _iteration_index(iteration)
         if self._it and set(metrics) != set(self._rows):
             raise ValueError(f"metrics {sorted(metrics)} differ from the first record's {sorted(self._rows)}")
         device = None
@@ -460,7 +483,7 @@ class TraceRecorder:
             rows[k] = row
         for k, row in rows.items():
             self._rows.setdefault(k, []).append(row)
-        self._it.append(int(iteration))
+        self._it.append(it)
         if self._clock is None and device is not None:
             self._clock = device_clock(array_namespace(device))
             self._clock_offset = time.perf_counter() - self._t0

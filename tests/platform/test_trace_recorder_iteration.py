@@ -1,0 +1,38 @@
+"""TraceRecorder.record checks its iteration before keeping anything of the record."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from rltheory.trace import Trace, TraceRecorder
+
+
+@pytest.mark.parametrize(
+    ("iteration", "exc", "message"),
+    [
+        ("x", TypeError, "iteration must be an integer; got 'x' (str)"),
+        (None, TypeError, "iteration must be an integer; got None (NoneType)"),
+        (1.7, TypeError, "iteration must be an integer; got 1.7 (float)"),
+        (np.float64(2.0), TypeError, "iteration must be an integer; got np.float64(2.0) (float64)"),
+        (True, TypeError, "iteration must be an integer; got True (bool)"),
+        (2**63, ValueError, "iteration must lie in the int64 range; got 9223372036854775808"),
+    ],
+)
+def test_a_bad_iteration_is_refused_and_the_record_is_not_kept(tmp_path, iteration, exc, message):
+    # the metric rows were appended before int(iteration) ran: 'x' raised a bare ValueError
+    # and left a row with no iteration (the trace then had 2 rows of 'a' for 1 iteration and
+    # save() refused it); 1.7 and True were recorded as iterations 1 and 1; 2**63 raised
+    # OverflowError in finish()
+    rec = TraceRecorder()
+    rec.record(0, a=1.0)
+    with pytest.raises(exc, match=re.escape(message)):
+        rec.record(iteration, a=2.0)
+    rec.record(np.int32(1), a=3.0)  # numpy integers are integers
+    t = rec.finish()
+    assert t.iteration.tolist() == [0, 1] and t.iteration.dtype == np.int64
+    assert t["a"].tolist() == [1.0, 3.0]
+    back = Trace.load(t.save(tmp_path / "t.json"))
+    assert back.iteration.tolist() == [0, 1] and back["a"].tolist() == [1.0, 3.0]
