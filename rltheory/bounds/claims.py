@@ -1,7 +1,8 @@
 """Pointwise bound checks and the pass/fail verdicts of claims: the judging side of "theory as code".
 
 A theorem claims a rate (judged on a :class:`~rltheory.bounds.rates.RateFit`: the fitted
-interval contains the claimed value, or the fitted rate is at most / at least it) or a
+interval contains the claimed value and is narrow enough to tell it from half and double
+of it, or the fitted rate is at most / at least it) or a
 bound ``err_t ≤ B_t`` at every iterate (judged by :func:`check_bound`, which also reports
 how tight the bound is). A :class:`Claim` states the theorem's number with its source; a
 :class:`ClaimCheck` holds the claim, its evidence and the verdict that experiments write
@@ -186,12 +187,56 @@ class Claim:
         The claimed value (rate units of :attr:`RateFit.rate`); ``None`` for
         ``kind="bound"``.
     kind : {"rate", "rate_at_most", "rate_at_least", "bound"}
-        ``"rate"``: the fitted interval, widened by ``tol``, contains ``expected``;
+        ``"rate"``: the fitted interval, widened by ``tol``, contains ``expected`` *and* the
+        fit is informative (below);
         ``"rate_at_most"``: fitted rate ``≤ expected + tol``;
         ``"rate_at_least"``: fitted rate ``≥ expected − tol``;
         ``"bound"``: a :class:`BoundCheck` holds.
     tol : float
         Allowance for the rate kinds; its justification belongs in ``statement``.
+    precision : float or None
+        The largest half-width ``(ci[1] − ci[0]) / 2`` of the fitted interval (rate units, as
+        ``expected`` and ``tol``) that counts as a measurement; a wider interval makes the
+        claim fail as *unmeasured*. ``None`` (the default): for ``kind="rate"`` the default
+        precision below, for the one-sided kinds no requirement. Not allowed for ``"bound"``.
+
+    Notes
+    -----
+    *Why a precision.* A ``"rate"`` claim passes when its interval contains ``expected``, and
+    a wider interval contains more: three noisy points give ``fit_rate([1, 2, 4], [1, 3, 0.1])``
+    the interval ``(−60, 57)``, which contains every claimed slope. A measurement that cannot
+    tell the claimed rate from a clearly different one is no evidence for it, so a
+    ``"rate"`` claim also requires ``half_width ≤ precision`` (plus the float64 round-off
+    allowance ``1e-9·(1 + |expected|)`` of :meth:`RateFit.contains`).
+
+    *Default precision* (``kind="rate"``): ``max(tol, d)``, where ``d`` is the distance from
+    the claimed rate to the nearer of the rates with half and with double its exponent — the
+    fit must at least tell the claimed rate from those. Algebraic fits (``err ≈ C t^s``,
+    rate ``s``): the neighbours are ``s/2`` and ``2s``, so ``d = |s|/2``. Geometric fits
+    (``err ≈ C ρ^t``, rate ``ρ``; the exponent is ``log ρ``): the neighbours are ``√ρ`` and
+    ``ρ²``, so ``d = min(|√ρ − ρ|, |ρ² − ρ|)`` (``0.0487`` for ``ρ = 0.9``, ``0.00499`` for
+    ``ρ = 0.99``); ``d = 0`` for ``ρ ≤ 0``. The default never asks for more than the claim's
+    own ``tol`` resolves.
+
+    *Claimed rate 0* (a plateau, ``s = 0``, or no contraction, ``ρ = 1``): half and double of
+    it are itself, ``d = 0``, so the default precision is ``tol``; with ``tol = 0`` only an
+    exact fit (a zero-width interval, as for a deterministic power law) is a measurement.
+    Such a claim should state its ``precision``: the smallest rate it must be told from.
+
+    The one-sided kinds are judged on the fitted rate, not on the interval, so a wider
+    interval does not make them easier to pass; they check ``half_width ≤ precision`` only
+    when the claim states one. :meth:`ClaimCheck.to_dict` reports the half-width, the
+    precision applied and whether the fit was informative.
+
+    Examples
+    --------
+    >>> from rltheory.bounds.rates import fit_rate
+    >>> claim = Claim("sgd", "err ∝ t^(−1/2)", "none", expected=-0.5, kind="rate", tol=0.05)
+    >>> noisy = fit_rate([1, 2, 4], [1, 3, 0.1], seed=0)  # interval (−60, 57)
+    >>> noisy.contains(-0.5), claim.check(noisy).passed  # contains it, but measures nothing
+    (True, False)
+    >>> claim.check(fit_rate([1, 2, 4, 8], [1, 0.7, 0.5, 0.36])).passed
+    True
     """
 
     name: str
@@ -200,10 +245,11 @@ class Claim:
     expected: float | None = None
     kind: str = "rate"
     tol: float = 0.0
+    precision: float | None = None
 
     def __post_init__(self) -> None:
         # a 0-d real array (an array-API reduction's result) is its number, as in check_real
-        for name in ("expected", "tol"):
+        for name in ("expected", "tol", "precision"):
             v = getattr(self, name)
             if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iuf":
                 object.__setattr__(self, name, v.item())
@@ -224,6 +270,21 @@ class Claim:
             or not (self.tol >= 0 and math.isfinite(self.tol))
         ):
             raise ValueError(f"Claim.tol must be finite and non-negative; got {self.tol!r}")
+        if self.precision is not None:
+            if (
+                isinstance(self.precision, bool)
+                or not isinstance(self.precision, (int, float, np.integer, np.floating))
+                or not (self.precision >= 0 and math.isfinite(self.precision))
+            ):
+                raise ValueError(
+                    f"Claim {self.name!r}: precision must be None or finite and non-negative; "
+                    f"got {self.precision!r}"
+                )
+            if self.kind == "bound":
+                raise ValueError(
+                    f"Claim {self.name!r} of kind 'bound' takes no precision (it judges a BoundCheck, "
+                    f"not a fitted interval); got precision={self.precision!r}"
+                )
 
     def check(self, evidence: RateFit | BoundCheck) -> ClaimCheck:
         """Judge ``evidence`` (a :class:`RateFit` or a :class:`BoundCheck`) against this claim."""
@@ -239,12 +300,44 @@ class Claim:
             )
         return ClaimCheck(self, fit=evidence)
 
+    def required_precision(self, fit: RateFit) -> float | None:
+        """The largest interval half-width (rate units) that counts as a measurement of this claim.
+
+        :attr:`precision` when stated; else, for ``kind="rate"``, ``max(tol, d)`` with ``d``
+        the distance from ``expected`` to the nearer of the rates with half and double its
+        exponent (``|s|/2`` for an algebraic fit, ``min(|√ρ − ρ|, |ρ² − ρ|)`` for a geometric
+        one; class Notes); ``None`` (no requirement) for the one-sided kinds without a stated
+        precision and for ``"bound"``.
+        """
+        if self.kind == "bound":
+            return None
+        if self.precision is not None:
+            return float(self.precision)
+        if self.kind != "rate":
+            return None
+        return max(float(self.tol), _half_double_distance(float(self.expected), fit.kind))  # type: ignore[arg-type]
+
+    def informative(self, fit: RateFit) -> bool | None:
+        """``fit.half_width ≤ required_precision(fit) + 1e-9·(1 + |expected|)``; ``None`` when
+        no precision is required (:meth:`required_precision`)."""
+        p = self.required_precision(fit)
+        if p is None:
+            return None
+        slack = 1e-9 * (1.0 + abs(float(self.expected)))  # type: ignore[arg-type]
+        return bool(fit.half_width <= p + slack)  # a NaN or inf half-width is not informative
+
     def judge(self, evidence: RateFit | BoundCheck) -> bool:
-        """The pass/fail rule of :attr:`kind` applied to ``evidence``."""
+        """The pass/fail rule of :attr:`kind` applied to ``evidence``.
+
+        A rate claim whose fit is not informative (:meth:`informative` is False) fails as
+        unmeasured, whatever the fitted rate.
+        """
         if self.kind == "bound":
             return bool(evidence.holds)  # type: ignore[union-attr]
         fit: RateFit = evidence  # type: ignore[assignment]
         expected = float(self.expected)  # type: ignore[arg-type]
+        if self.informative(fit) is False:
+            return False
         if self.kind == "rate":
             return fit.contains(expected, tol=self.tol)
         if self.kind == "rate_at_most":
@@ -259,7 +352,21 @@ class Claim:
             "expected": None if self.expected is None else float(self.expected),
             "kind": self.kind,
             "tol": float(self.tol),
+            "precision": None if self.precision is None else float(self.precision),
         }
+
+
+def _half_double_distance(expected: float, fit_kind: str) -> float:
+    """Distance from a claimed rate to the nearer of the rates with half and double its exponent.
+
+    Algebraic (``t^s``): ``min(|s/2 − s|, |2s − s|) = |s|/2``. Geometric (``ρ^t = e^{t log ρ}``):
+    ``min(|√ρ − ρ|, |ρ² − ρ|)``, and 0 for ``ρ ≤ 0`` (no exponent).
+    """
+    if fit_kind == "algebraic":
+        return abs(expected) / 2.0
+    if not expected > 0.0:
+        return 0.0
+    return min(abs(math.sqrt(expected) - expected), abs(expected * expected - expected))
 
 
 @dataclass(frozen=True)
@@ -318,7 +425,14 @@ class ClaimCheck:
         return float(self.fit.rate) if self.fit is not None else float(self.bound_check.worst_ratio)  # type: ignore[union-attr]
 
     def to_dict(self) -> dict:
-        """JSON-ready: claim, measured vs expected, CI/window or worst ratio, ``pass``."""
+        """JSON-ready: claim, measured vs expected, CI/window or worst ratio, ``pass``.
+
+        With a fit it also holds ``"half_width"`` (of the interval, rate units), ``"precision"``
+        (the half-width required, :meth:`Claim.required_precision`; ``None`` when none is),
+        ``"informative"`` (``half_width ≤ precision``; ``None`` when no precision is required)
+        and ``"verdict"``: ``"pass"``, ``"fail"``, or ``"unmeasured"`` for a failure whose fit
+        was not informative.
+        """
         out: dict = {
             "claim": self.claim.to_dict(),
             "measured": self.measured,
@@ -326,6 +440,15 @@ class ClaimCheck:
         }
         if self.fit is not None:
             out["fit"] = self.fit.to_dict()
+            informative = self.claim.informative(self.fit) if self.claim.kind != "bound" else None
+            out["half_width"] = float(self.fit.half_width)
+            out["precision"] = (
+                self.claim.required_precision(self.fit) if self.claim.kind != "bound" else None
+            )
+            out["informative"] = informative
+            out["verdict"] = (
+                "pass" if self.passed else ("unmeasured" if informative is False else "fail")
+            )
         if self.bound_check is not None:
             out["bound_check"] = self.bound_check.to_dict()
         return out

@@ -75,6 +75,12 @@ class RateFit:
         """The claimed quantity: the slope (algebraic) or ``ρ = exp(slope)`` (geometric)."""
         return self.slope if self.kind == "algebraic" else _exp(self.slope)
 
+    @property
+    def half_width(self) -> float:
+        """``(ci[1] − ci[0]) / 2`` in rate units: the precision of the measurement (``inf`` when
+        the interval reaches past the float range)."""
+        return (float(self.ci[1]) - float(self.ci[0])) / 2.0
+
     def contains(self, claimed: float, tol: float = 0.0) -> bool:
         """True iff ``ci[0] - tol <= claimed <= ci[1] + tol`` (rate units, see :attr:`ci`).
 
