@@ -262,7 +262,18 @@ class Trace:
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
         """JSON-ready dict: ``{"format", "version", "iteration", "wall_time", "metrics", "final"}``,
-        each array as ``{"dtype", "shape", "data"}`` (non-finite floats as strings)."""
+        each array as ``{"dtype", "shape", "data"}`` (non-finite floats as strings).
+
+        Raises
+        ------
+        TypeError
+            A metric or final name that is not a string (JSON would turn ``1`` into ``"1"``,
+            and ``1`` next to ``"1"`` into a repeated key), or an array with no JSON form.
+        """
+        for group, names in (("metrics", self.metrics), ("final", self.final)):
+            for k in names:
+                if not isinstance(k, str):
+                    raise TypeError(f"{group}[{k!r:.60}]: names must be strings; got {type(k).__name__}")
         return {
             "format": _FORMAT,
             "version": _VERSION,
@@ -326,7 +337,7 @@ class Trace:
         TypeError
             An array with no faithful form in the format (JSON: not boolean/integer/float,
             or wider than float64; ``.npz``: object arrays, which would need pickle), or
-            (``.npz``) a name that is not a string. Nothing is written in any case.
+            a metric/final name that is not a string. Nothing is written in any case.
         """
         path = Path(path)
         suffix = path.suffix.lower()

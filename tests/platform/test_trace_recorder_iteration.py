@@ -36,3 +36,22 @@ def test_a_bad_iteration_is_refused_and_the_record_is_not_kept(tmp_path, iterati
     assert t["a"].tolist() == [1.0, 3.0]
     back = Trace.load(t.save(tmp_path / "t.json"))
     assert back.iteration.tolist() == [0, 1] and back["a"].tolist() == [1.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    ("metrics", "final", "where"),
+    [
+        ({1: np.ones(1)}, {}, "metrics[1]: names must be strings; got int"),
+        ({1: np.ones(1), "1": np.zeros(1)}, {}, "metrics[1]: names must be strings; got int"),
+        ({"a": np.ones(1)}, {None: np.ones(2)}, "final[None]: names must be strings; got NoneType"),
+    ],
+)
+def test_json_refuses_a_name_that_is_not_a_string_as_npz_does(tmp_path, metrics, final, where):
+    # JSON turned the name 1 into "1" and None into "null" without a word, and wrote 1 next
+    # to "1" as one key twice, a file that Trace.load refuses ('the key '1' appears twice');
+    # .npz already refused such names
+    t = Trace(metrics=metrics, iteration=np.arange(1), wall_time=np.zeros(1), final=final)
+    for ext in ("json", "npz"):
+        with pytest.raises(TypeError, match=re.escape(where)):
+            t.save(tmp_path / f"t.{ext}")
+    assert list(tmp_path.iterdir()) == []
