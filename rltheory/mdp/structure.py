@@ -145,7 +145,9 @@ def _structure_from_support(adj: np.ndarray) -> ChainStructure:
     G = nx.DiGraph()
     G.add_nodes_from(range(S))
     G.add_edges_from(zip(*np.nonzero(adj), strict=True))
-    classes = sorted((tuple(sorted(int(s) for s in c)) for c in nx.strongly_connected_components(G)), key=min)
+    classes = sorted(
+        (tuple(sorted(int(s) for s in c)) for c in nx.strongly_connected_components(G)), key=min
+    )
     label = np.empty(S, dtype=np.int64)
     for k, c in enumerate(classes):
         label[list(c)] = k
@@ -195,7 +197,9 @@ def chain_structure(P: Any, *, atol: float = 0.0) -> ChainStructure:
     xp = array_namespace(P)
     P = as_float(P, xp)
     if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] < 1:
-        raise InvalidModelError(f"P must be a square (S, S) transition matrix; got shape {tuple(P.shape)}")
+        raise InvalidModelError(
+            f"P must be a square (S, S) transition matrix; got shape {tuple(P.shape)}"
+        )
     check_probability(P, "P", ("s", "s'"), "P[s, :]")
     if not 0 <= real_scalar(atol) < 1:  # numpy scalars and 0-d arrays as numbers; not bools
         raise ValueError(f"atol must lie in [0, 1); got {atol!r}")
@@ -347,7 +351,9 @@ def classify_mdp(mdp: FiniteMDP, *, max_policies: int = 50_000, atol: float = 0.
     if not isinstance(mdp, FiniteMDP):
         raise TypeError(f"classify_mdp expects a FiniteMDP; got {type(mdp).__name__}")
     if mdp.batch_shape:
-        raise ValueError(f"classify_mdp takes a single model; got batch shape {mdp.batch_shape} (index it first)")
+        raise ValueError(
+            f"classify_mdp takes a single model; got batch shape {mdp.batch_shape} (index it first)"
+        )
     max_policies = check_positive_int(max_policies, "max_policies")  # numpy integers too
     if not 0 <= real_scalar(atol) < 1:  # numpy scalars and 0-d arrays as numbers; not bools
         raise ValueError(f"atol must lie in [0, 1); got {atol!r}")
@@ -386,7 +392,11 @@ def classify_mdp(mdp: FiniteMDP, *, max_policies: int = 50_000, atol: float = 0.
                     break
         else:
             unichain = None
-    wclasses = () if witness is None else _structure_from_support(_policy_support(supp, witness)).recurrent_classes
+    wclasses = (
+        ()
+        if witness is None
+        else _structure_from_support(_policy_support(supp, witness)).recurrent_classes
+    )
     return MDPStructure(recurrent, unichain, communicating, weakly, closed, witness, wclasses)
 
 
@@ -394,7 +404,12 @@ def require_weakly_communicating(mdp: FiniteMDP, what: str) -> None:
     """Raise ``InvalidModelError`` naming the closed classes unless ``mdp`` is weakly communicating.
 
     Batched models are checked instance by instance; the first failing instance is named.
+    ``TypeError`` unless ``mdp`` is a :class:`FiniteMDP`.
     """
+    if not isinstance(mdp, FiniteMDP):
+        # a FiniteHorizonMDP passed silently (its h axis read as a batch axis), None raised an
+        # AttributeError on batch_shape
+        raise TypeError(f"{what} needs a FiniteMDP; got {type(mdp).__name__}")
     batch = mdp.batch_shape
     S, A = mdp.S, mdp.A
     supports = to_numpy(mdp.P > 0).reshape((-1, S, A, S))
@@ -416,7 +431,11 @@ def require_weakly_communicating(mdp: FiniteMDP, what: str) -> None:
                 f"{_fmt_sets(union.recurrent_classes)}"
             )
         if not ok:
-            where = f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})" if batch else ""
+            where = (
+                f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})"
+                if batch
+                else ""
+            )
             raise InvalidModelError(
                 f"{what} needs a weakly communicating model (constant optimal gain), but{where} {detail}; "
                 "use the multichain solvers (average_policy_iteration(mdp, multichain=True) or "

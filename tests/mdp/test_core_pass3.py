@@ -22,6 +22,7 @@ from rltheory.mdp.offline_data import (
     save_dataset,
     trajectory_returns,
 )
+from rltheory.mdp.structure import require_weakly_communicating
 from rltheory.mdp.transition_data import sample_transition_dataset
 
 
@@ -299,3 +300,24 @@ def test_performance_difference_ignores_overflow_at_pairs_never_visited():
         ValueError, match=r"performance_difference: the value difference left the float64 range"
     ):
         performance_difference(m, np.array([1, 1]), old, np.array([0.5, 0.5]))
+
+
+def test_require_weakly_communicating_needs_a_finite_mdp():
+    # a FiniteHorizonMDP passed silently (its h axis was read as a batch axis, each P_h checked as
+    # a model), None raised AttributeError "'NoneType' object has no attribute 'batch_shape'"
+    two_absorbing = np.stack([np.eye(2)[:, None, :]] * 2)  # P_h: each state absorbing, one action
+    fh = FiniteHorizonMDP(two_absorbing, np.zeros((2, 2, 1)))
+    with pytest.raises(
+        TypeError, match=r"^relative_value_iteration needs a FiniteMDP; got FiniteHorizonMDP$"
+    ):
+        require_weakly_communicating(fh, "relative_value_iteration")
+    with pytest.raises(TypeError, match=r"needs a FiniteMDP; got NoneType$"):
+        require_weakly_communicating(None, "x")
+    # the same dynamics as a FiniteMDP: two closed classes, refused with both named
+    with pytest.raises(
+        InvalidModelError, match=r"2 classes closed under every action: \{0\}, \{1\}"
+    ):
+        require_weakly_communicating(FiniteMDP(two_absorbing[0], np.zeros((2, 1)), gamma=None), "x")
+    require_weakly_communicating(
+        FiniteMDP(np.full((2, 1, 2), 0.5), np.zeros((2, 1)), gamma=None), "x"
+    )
