@@ -106,6 +106,9 @@ class PreferenceDataset:
 
 def _step_rewards(data: EpisodeDataset, R: Any) -> np.ndarray:
     """``r_{i,h}(s_h^k, a_h^k)`` of every episode, player and step: shape (n, K, H) (checked ``R``)."""
+    if not isinstance(data, EpisodeDataset):
+        # (None failed with AttributeError "'NoneType' object has no attribute 'n_players'")
+        raise TypeError(f"trajectory_returns needs an EpisodeDataset; got {type(data).__name__}")
     # a float64 cast parsed text R as numbers, dropped an imaginary part, read dates as numbers
     Rh = _real_host(require_host(R, "trajectory_returns"), "trajectory_returns R")
     if data.n_players == 1 and Rh.ndim == 3:
@@ -132,7 +135,8 @@ def trajectory_returns(data: EpisodeDataset, R: Any) -> np.ndarray:
     InvalidModelError
         ``R`` has the wrong shape, or a non-finite entry (the first is named).
     TypeError
-        ``R`` does not hold real numbers (text, complex, dates, records).
+        ``data`` is not an :class:`EpisodeDataset`, or ``R`` does not hold real numbers (text,
+        complex, dates, records).
     ValueError
         A return beyond the float64 range (``|R_i(τ)| ≤ H·max|R|``; rewards 1e308 over
         ``H = 2`` steps gave ``inf`` with numpy's overflow warning): the episode, the player,

@@ -23,7 +23,7 @@ from rltheory.mdp.offline_data import (
     trajectory_returns,
 )
 from rltheory.mdp.structure import require_weakly_communicating
-from rltheory.mdp.transition_data import sample_transition_dataset
+from rltheory.mdp.transition_data import TransitionDataset, sample_transition_dataset
 
 
 def test_stationary_names_a_reward_beyond_the_model_dtype_with_its_value():
@@ -321,3 +321,18 @@ def test_require_weakly_communicating_needs_a_finite_mdp():
     require_weakly_communicating(
         FiniteMDP(np.full((2, 1, 2), 0.5), np.zeros((2, 1)), gamma=None), "x"
     )
+
+
+def test_trajectory_returns_needs_an_episode_dataset():
+    # None raised AttributeError "'NoneType' object has no attribute 'n_players'", a
+    # TransitionDataset "... has no attribute 'n_players'" likewise
+    R = np.array([[[0.0, 1.0]]])
+    t = TransitionDataset([0], [1], [1.0], [0], S=1, A=2)
+    for data, name in ((None, "NoneType"), (t, "TransitionDataset")):
+        with pytest.raises(
+            TypeError, match=rf"^trajectory_returns needs an EpisodeDataset; got {name}$"
+        ):
+            trajectory_returns(data, R)
+    # the one-step episode that takes action 1 returns r_0(0, 1) = 1
+    d = EpisodeDataset([[0, 0]], [[1]], [[1.0]], S=1, A=2)
+    np.testing.assert_array_equal(trajectory_returns(d, R), [[1.0]])
