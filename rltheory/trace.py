@@ -330,22 +330,31 @@ class Trace:
         ValueError
             The suffix is neither ``.json`` nor ``.npz``, or the trace is inconsistent
             (``iteration``/``wall_time`` lengths differ, a metric's first axis is not the
-            number of records, e.g. a 0-d metric): :meth:`load` would reject the file.
+            number of records, e.g. a 0-d metric), or an ``iteration`` entry is not an int64
+            integer (``0.5``, NaN, a bool array, a uint64 past the int64 range): :meth:`load`
+            would reject the file.
             For ``.npz``, also a metric/final name that a zip member name cannot hold as
             written: one containing NUL (cut there on reading), a lone surrogate (not
             UTF-8), or longer than 65535 UTF-8 bytes.
         TypeError
             An array with no faithful form in the format (JSON: not boolean/integer/float,
-            or wider than float64; ``.npz``: object arrays, which would need pickle), or
-            a metric/final name that is not a string. Nothing is written in any case.
+            or wider than float64; ``.npz``: object arrays, which would need pickle), a
+            ``wall_time`` that does not hold real numbers (complex, text), or a metric/final
+            name that is not a string. Nothing is written in any case.
         """
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix in (".json", ".npz"):
             try:
                 self._check_consistent()  # never write a file that load() rejects
+                _iteration_array(np.asarray(to_numpy(self.iteration)), "iteration")
             except ValueError as exc:
                 raise ValueError(f"Trace.save({str(path)!r}): {exc}; nothing written") from None
+            wall = np.asarray(to_numpy(self.wall_time))
+            if wall.dtype.kind not in "biuf":  # load() reads it as float64 (a complex one lost its imaginary part)
+                raise TypeError(
+                    f"Trace.save({str(path)!r}): wall_time must hold real numbers; got dtype {wall.dtype}; nothing written"
+                )
         if suffix == ".json":
             return write_atomic(path, json.dumps(self.to_dict(), allow_nan=False))
         if suffix == ".npz":

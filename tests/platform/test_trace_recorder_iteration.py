@@ -55,3 +55,49 @@ def test_json_refuses_a_name_that_is_not_a_string_as_npz_does(tmp_path, metrics,
         with pytest.raises(TypeError, match=re.escape(where)):
             t.save(tmp_path / f"t.{ext}")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("iteration", "wall_time", "message"),
+    [
+        (np.array([0.5]), np.zeros(1), "iteration[0] = 0.5 is not an int64 iteration index"),
+        (
+            np.array([0.0, np.nan]),
+            np.zeros(2),
+            "iteration[1] = nan is not an int64 iteration index",
+        ),
+        (np.array([True]), np.zeros(1), "iteration must hold integers; got dtype bool"),
+        (
+            np.array([2**64 - 1], dtype=np.uint64),
+            np.zeros(1),
+            "iteration[0] = 18446744073709551615 is not an int64 iteration index",
+        ),
+    ],
+)
+def test_save_refuses_iterations_that_load_would_refuse(tmp_path, iteration, wall_time, message):
+    # these traces were written, and Trace.load then raised ResultFileError on its own file
+    t = Trace(iteration=iteration, wall_time=wall_time)
+    for ext in ("json", "npz"):
+        with pytest.raises(ValueError, match=re.escape(message) + "; nothing written"):
+            t.save(tmp_path / f"t.{ext}")
+    assert list(tmp_path.iterdir()) == []
+    # integral float iterations and integer wall times load
+    ok = Trace(iteration=np.array([0.0, 3.0]), wall_time=np.array([0, 1], dtype=np.int32))
+    for ext in ("json", "npz"):
+        back = Trace.load(ok.save(tmp_path / f"ok.{ext}"))
+        assert back.iteration.tolist() == [0, 3] and back.wall_time.tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("wall_time", "dtype"),
+    [(np.array([1.0 + 2.0j, 2.0]), "complex128"), (np.array(["a", "b"]), "<U1")],
+)
+def test_save_refuses_a_wall_time_that_is_not_real(tmp_path, wall_time, dtype):
+    # .npz wrote it: text made Trace.load fail on its own file, complex loaded with the
+    # imaginary part dropped (ComplexWarning); .json refused it in the array encoder
+    t = Trace(iteration=np.arange(2), wall_time=wall_time)
+    message = f"wall_time must hold real numbers; got dtype {dtype}; nothing written"
+    for ext in ("json", "npz"):
+        with pytest.raises(TypeError, match=re.escape(message)):
+            t.save(tmp_path / f"t.{ext}")
+    assert list(tmp_path.iterdir()) == []
