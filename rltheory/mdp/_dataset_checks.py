@@ -91,9 +91,17 @@ def _action_sizes(A: Any, cls: str) -> tuple[int, ...]:
 def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
     p = require_host(pi, field) if not isinstance(pi, (list, tuple)) else np.asarray(pi)
     p = np.asarray(p)
+    if p.dtype.kind in "USmMVc":
+        # a float cast parsed the text '0.5' as a probability, dropped an imaginary part with only
+        # numpy's ComplexWarning, or read a date as a number
+        raise TypeError(
+            f"{field} must hold real probabilities or integer actions; got dtype {p.dtype}"
+        )
     if np.issubdtype(p.dtype, np.integer) and p.dtype != bool:
         if p.ndim < 1 or p.size == 0:
-            raise ValueError(f"deterministic policy {field} must have shape (..., S) with S >= 1; got {p.shape}")
+            raise ValueError(
+                f"deterministic policy {field} must have shape (..., S) with S >= 1; got {p.shape}"
+            )
         if A is None:
             raise ValueError(f"{field} is deterministic (integer); give A to one-hot encode it")
         _check_range(  # on p itself: an int64 cast wrapped uint64 2**64 - 1 to the value -1
@@ -110,7 +118,9 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
     if p.dtype not in (np.float32, np.float64):
         p = p.astype(np.float64)
     if p.ndim < 2 or p.size == 0:
-        raise ValueError(f"stochastic policy {field} must have shape (..., S, A) with S, A >= 1; got {p.shape}")
+        raise ValueError(
+            f"stochastic policy {field} must have shape (..., S, A) with S, A >= 1; got {p.shape}"
+        )
     check_probability(
         p, field, tuple(f"ax{j}" for j in range(p.ndim - 1)) + ("a",), f"{field}[..., :]"
     )
@@ -125,6 +135,8 @@ def _distribution_host(x: np.ndarray, field: str, names: tuple[str, ...], row: s
     the float64 tolerance 1e-8.
     """
     a = np.asarray(x)
+    if a.dtype.kind in "USmMVc":  # (a float cast parsed text, dropped imaginary parts, read dates)
+        raise TypeError(f"{field} must hold real probabilities; got dtype {a.dtype}")
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)
     check_probability(a, field, names, row)

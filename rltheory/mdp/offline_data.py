@@ -134,6 +134,8 @@ def behaviour_policy(
         deterministic ``target``, an ``other`` that is not a stochastic array and so
         does not give ``A``), a ``drop`` entry that is not boolean or 0/1, or a row left
         with no mass after dropping (the row is named).
+    TypeError
+        ``target`` or ``other`` holds text, complex numbers or dates.
 
     Notes
     -----
@@ -163,7 +165,11 @@ def behaviour_policy(
         # deterministic other's last axis is S (two deterministic S = 3 policies gave a
         # 3-action policy whatever A was) and a scalar has none (IndexError)
         if o_arr is None or o_arr.ndim < 2 or np.issubdtype(o_arr.dtype, np.integer):
-            got = repr(other) if o_arr is None else f"an array of dtype {o_arr.dtype} and shape {o_arr.shape}"
+            got = (
+                repr(other)
+                if o_arr is None
+                else f"an array of dtype {o_arr.dtype} and shape {o_arr.shape}"
+            )
             raise ValueError(
                 "a deterministic target needs the number of actions: pass other as a stochastic "
                 f"(..., S, A) array; got {got}"
@@ -375,15 +381,21 @@ def sample_game_episodes(
         )
     # a NaN mean was blamed on the sampled EpisodeDataset.rewards, or with Bernoulli rewards
     # silently read as 0 (u < nan is False)
-    _check_finite_host(Rh, "R", "sample_game_episodes", ("i", "h", "s") + tuple(f"a{j + 1}" for j in range(n)))
+    _check_finite_host(
+        Rh, "R", "sample_game_episodes", ("i", "h", "s") + tuple(f"a{j + 1}" for j in range(n))
+    )
     J = int(np.prod(acts))
-    Pf = _distribution_host(Ph.reshape(H, S, J, S), "P", ("h", "s", "joint a", "s'"), "P[h, s, a_1..a_n, :]")
+    Pf = _distribution_host(
+        Ph.reshape(H, S, J, S), "P", ("h", "s", "joint a", "s'"), "P[h, s, a_1..a_n, :]"
+    )
     beh = np.asarray(require_host(behaviour, "sample_game_episodes"))
     if beh.shape != (H, S) + acts:
         raise ValueError(
             f"behaviour must have shape (H, S, A_1, ..., A_n) = {(H, S) + acts}; got {beh.shape}"
         )
-    bf = _distribution_host(beh.reshape(H, S, J), "behaviour", ("h", "s", "joint a"), "behaviour[h, s, ...]")
+    bf = _distribution_host(
+        beh.reshape(H, S, J), "behaviour", ("h", "s", "joint a"), "behaviour[h, s, ...]"
+    )
     mu0 = np.full(S, 1.0 / S) if mu is None else np.asarray(mu)
     if mu0.shape != (S,):  # numpy's broadcast error or an IndexError otherwise
         raise ValueError(f"mu must have shape (S,) = ({S},); got {mu0.shape}")

@@ -17,7 +17,10 @@ from rltheory.mdp.bellman import (
 )
 from rltheory.mdp.offline_data import (
     EpisodeDataset,
+    behaviour_policy,
     load_dataset,
+    sample_episodes,
+    sample_game_episodes,
     sample_preferences,
     save_dataset,
     trajectory_returns,
@@ -336,3 +339,32 @@ def test_trajectory_returns_needs_an_episode_dataset():
     # the one-step episode that takes action 1 returns r_0(0, 1) = 1
     d = EpisodeDataset([[0, 0]], [[1]], [[1.0]], S=1, A=2)
     np.testing.assert_array_equal(trajectory_returns(d, R), [[1.0]])
+
+
+def _text_probability_cases():
+    fh = FiniteHorizonMDP.stationary(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), H=1)
+    m = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    half = np.array([["0.5", "0.5"]])
+    gP, gR, gB = np.ones((1, 1, 2, 1)), np.zeros((1, 1, 1, 2)), np.array([[[0.5, 0.5]]])
+    return [
+        ("target", lambda: behaviour_policy(half, 0.5)),
+        ("target", lambda: behaviour_policy(np.array([[0.5 + 1j, 0.5]]), 0.5)),
+        ("other", lambda: behaviour_policy(np.array([[1.0, 0.0]]), 0.5, other=half)),
+        ("behaviour", lambda: sample_episodes(fh, half, 2, rng=0)),
+        ("nu", lambda: sample_transition_dataset(m, half, 2, rng=0)),
+        ("behaviour", lambda: sample_game_episodes(gP, gR, half[None], 2, rng=0)),
+        ("mu", lambda: sample_game_episodes(gP, gR, gB, 2, rng=0, mu=np.array(["1"]))),
+        ("P", lambda: sample_game_episodes(np.full((1, 1, 2, 1), "1"), gR, gB, 2, rng=0)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_probability_arguments_of_the_data_layer_refuse_text_and_complex(case):
+    # a float64 cast parsed the text '0.5' as a probability (behaviour_policy returned
+    # [[0.5, 0.5]], the samplers drew from it), and dropped the imaginary part of a complex
+    # target with only numpy's ComplexWarning
+    field, call = _text_probability_cases()[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TypeError, match=rf"^{field} must hold real probabilities"):
+            call()
