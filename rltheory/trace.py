@@ -243,6 +243,23 @@ class Trace:
     wall_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
     final: dict[str, np.ndarray] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # host sequences (lists, tuples, scalars) become arrays; arrays (device ones too) are kept
+        def arr(v: Any, where: str) -> Any:
+            if isinstance(v, np.ndarray) or on_device(v):
+                return v
+            try:
+                return np.asarray(v)
+            except ValueError as exc:  # a ragged list
+                raise ValueError(f"Trace {where}: not an array ({exc})") from None
+
+        for name in ("metrics", "final"):
+            group = getattr(self, name)
+            if isinstance(group, dict) and not all(isinstance(v, np.ndarray) or on_device(v) for v in group.values()):
+                object.__setattr__(self, name, {k: arr(v, f"{name}[{k!r:.60}]") for k, v in group.items()})
+        for name in ("iteration", "wall_time"):
+            object.__setattr__(self, name, arr(getattr(self, name), name))
+
     def __getitem__(self, name: str) -> np.ndarray:
         try:
             return self.metrics[name]

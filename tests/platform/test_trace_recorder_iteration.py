@@ -101,3 +101,18 @@ def test_save_refuses_a_wall_time_that_is_not_real(tmp_path, wall_time, dtype):
         with pytest.raises(TypeError, match=re.escape(message)):
             t.save(tmp_path / f"t.{ext}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_trace_built_from_lists_saves_and_loads(tmp_path):
+    # Trace(metrics={"a": [1.0, 2.0]}, iteration=[0, 1], ...) was kept with lists: len() and
+    # save() failed with AttributeError "'list' object has no attribute 'ndim'"
+    t = Trace(
+        metrics={"a": [1.0, 2.0]}, iteration=[0, 1], wall_time=(0.0, 0.5), final={"x": [1, 2]}
+    )
+    assert len(t) == 2 and t["a"].tolist() == [1.0, 2.0]
+    for ext in ("json", "npz"):
+        back = Trace.load(t.save(tmp_path / f"t.{ext}"))
+        assert back.iteration.tolist() == [0, 1] and back.wall_time.tolist() == [0.0, 0.5]
+        assert back["a"].tolist() == [1.0, 2.0] and back.final["x"].tolist() == [1, 2]
+    with pytest.raises(ValueError, match=re.escape("Trace metrics['a']: not an array (")):
+        Trace(metrics={"a": [[1.0, 2.0], [3.0]]}, iteration=[0, 1], wall_time=[0.0, 0.5])
