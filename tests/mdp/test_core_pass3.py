@@ -1,12 +1,14 @@
 """MDP core, third pass: finite-horizon models, Bellman helpers and the data layer."""
 
+import itertools
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from rltheory.errors import InvalidModelError
-from rltheory.mdp import FiniteHorizonMDP, FiniteMDP, evaluate_finite_horizon
+from rltheory.mdp import FiniteHorizonMDP, FiniteMDP, backward_induction, evaluate_finite_horizon
 from rltheory.mdp.bellman import (
     bellman_operator,
     evaluate_policy,
@@ -368,3 +370,51 @@ def test_probability_arguments_of_the_data_layer_refuse_text_and_complex(case):
         warnings.simplefilter("error")
         with pytest.raises(TypeError, match=rf"^{field} must hold real probabilities"):
             call()
+
+
+def _dyadic_fh(rng, H, S, A):
+    # probabilities in multiples of 1/64 and rewards in multiples of 1/4: every product and sum
+    # of backward induction is a dyadic rational with few bits, so float64 computes it exactly
+    counts = rng.multinomial(64, np.ones(S) / S, size=(H, S, A))
+    return counts / 64.0, rng.integers(-8, 9, size=(H, S, A)) / 4.0
+
+
+def _exact_best(P, R, mu):
+    """max over all A^(H*S) deterministic Markov policies of sum_s mu(s) V_0^pi(s), in rationals."""
+    H, S, A, _ = P.shape
+    Pq = [[[[Fraction(x) for x in row] for row in Ps] for Ps in Ph] for Ph in P]
+    best = None
+    for flat in itertools.product(range(A), repeat=H * S):
+        pi = np.reshape(flat, (H, S))
+        v = [Fraction(0)] * S
+        for h in range(H - 1, -1, -1):
+            v = [
+                Fraction(R[h, s, pi[h, s]])
+                + sum(p * w for p, w in zip(Pq[h][s][pi[h, s]], v, strict=True))
+                for s in range(S)
+            ]
+        value = sum(Fraction(m) * x for m, x in zip(mu, v, strict=True))
+        best = value if best is None else max(best, value)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_backward_induction_equals_exact_rational_enumeration(seed):
+    # an independent check: the optimum over all deterministic Markov policies, enumerated in
+    # exact rationals (fractions.Fraction), equals backward induction's value bit for bit; H, S,
+    # A include 1, and the stationary constructor gives the same answer as the explicit stack
+    rng = np.random.default_rng(seed)
+    H, S, A = (int(x) for x in rng.integers(1, 4, size=3))
+    while A ** (H * S) > 729:  # keep the enumeration small (A^S <= 27 at H = 1)
+        H -= 1
+    P, R = _dyadic_fh(rng, H, S, A)
+    mu = np.full(S, 1.0 / S) if S != 3 else np.array([0.25, 0.5, 0.25])
+    sol = backward_induction(FiniteHorizonMDP(P, R, mu))
+    assert Fraction(float(sol.value)) == _exact_best(P, R, mu)
+    stat = backward_induction(FiniteHorizonMDP.stationary(P[0], R[0], H=H, mu=mu))
+    explicit = backward_induction(FiniteHorizonMDP(np.stack([P[0]] * H), np.stack([R[0]] * H), mu))
+    assert Fraction(float(stat.value)) == _exact_best(
+        np.stack([P[0]] * H), np.stack([R[0]] * H), mu
+    )
+    np.testing.assert_array_equal(stat.V, explicit.V)
+    np.testing.assert_array_equal(stat.policy, explicit.policy)
