@@ -210,7 +210,7 @@ def bellman_optimality_operator(mdp: FiniteMDP, V: Any) -> Any:
 def bellman_operator(mdp: FiniteMDP, V: Any, pi: Any) -> Any:
     r"""``(T^π V)(s) = Σ_a π(a|s) [ r(s, a) + γ Σ_s' P(s'|s, a) V(s') ]``.
 
-    The sum runs over the actions ``π`` takes (``π(a|s) > 0``), so a ``Q_V(s, a)`` beyond the
+    The sum runs over the actions ``π`` takes (``π(a|s) ≠ 0``), so a ``Q_V(s, a)`` beyond the
     float range of an action ``π`` never takes does not matter; a result beyond the range is a
     located ``ValueError``.
     """
@@ -227,7 +227,7 @@ def bellman_operator(mdp: FiniteMDP, V: Any, pi: Any) -> Any:
     # Q_V of an untaken action may overflow while T^pi V is finite: q_values refused it, and
     # 0 * inf = nan would have too
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
-        out = xp.sum(xp.where(pi > 0, pi * _q_values(mdp, V), zero), axis=-1)
+        out = xp.sum(xp.where(pi != 0, pi * _q_values(mdp, V), zero), axis=-1)
     g = mdp.gamma if mdp.gamma is not None else 1.0
     return _check_in_range(
         mdp, out, "bellman_operator", "T^pi V", ("s",), lambda M: f"at gamma = {g:g}"
@@ -477,7 +477,7 @@ def performance_difference(mdp: FiniteMDP, pi_new: Any, pi_old: Any, mu: Any = N
 
     Returns the right-hand side computed from ``d^{π'}_μ`` and ``A^π``; the test
     suite checks it equals the left-hand side computed by two policy evaluations.
-    The sum runs over the pairs with ``d^{π'}_μ(s, a) > 0``: an advantage beyond the float
+    The sum runs over the pairs with ``d^{π'}_μ(s, a) ≠ 0``: an advantage beyond the float
     range at a pair ``π'`` never visits from ``μ`` does not matter. ``V^π`` and a result
     beyond the range are located ``ValueError``\ s.
     """
@@ -498,7 +498,7 @@ def performance_difference(mdp: FiniteMDP, pi_new: Any, pi_old: Any, mu: Any = N
     # refused it (and 0 * inf = nan would have too); only the visited pairs enter the sum
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
         adv = _q_values(mdp, V) - V[..., None]
-        out = xp.sum(xp.where(d > 0, d * adv, zero), axis=(-2, -1)) / (1.0 - g)
+        out = xp.sum(xp.where(d != 0, d * adv, zero), axis=(-2, -1)) / (1.0 - g)
     return _check_in_range(
         mdp, out, "performance_difference", "the value difference", (), _discounted_scale(g)
     )

@@ -186,10 +186,11 @@ def _evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
         for h in range(fh.H - 1, -1, -1):
             p = pi[..., h, :, :]
-            # Σ_a π(a|s) Q(s, a) over the actions taken (0·Q = 0 for an untaken action): a Q_h of
+            # Σ_a π(a|s) Q(s, a) over the entries π(a|s) ≠ 0 (0·Q = 0 for an untaken action; a
+            # rounding negative within the tolerance still counts, so V stays linear in π): a Q_h of
             # an action π never takes may leave the float range while V^π stays finite, and
             # 0·inf = nan made a finite V^π a refused 'V^pi_h left the float64 range'
-            v = xp.sum(xp.where(p > 0, p * _q_step(fh, h, v), zero), axis=-1)
+            v = xp.sum(xp.where(p != 0, p * _q_step(fh, h, v), zero), axis=-1)
             Vs.append(v)
     V = xp.stack(Vs[::-1], axis=-2)
     return _check_in_range(

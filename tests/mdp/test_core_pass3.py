@@ -418,3 +418,16 @@ def test_backward_induction_equals_exact_rational_enumeration(seed):
     )
     np.testing.assert_array_equal(stat.V, explicit.V)
     np.testing.assert_array_equal(stat.policy, explicit.policy)
+
+
+def test_evaluations_stay_linear_in_rows_with_rounding_negatives():
+    # a row (1 + 1e-9, -1e-9) is a distribution within the 1e-8 tolerance; the evaluations are
+    # the sums Σ_a π(a|s) Q(s, a) over every non-zero entry, the negative one included (an
+    # intermediate version summed over π > 0 only and dropped -1e-9 · Q)
+    row = np.array([1.0 + 1e-9, -1e-9])
+    fh = FiniteHorizonMDP.stationary(np.ones((1, 2, 1)), np.array([[0.0, 1e6]]), H=1)
+    v = evaluate_finite_horizon(fh, row[None, None, :])
+    assert v[0, 0] == row[1] * 1e6 + row[0] * 0.0
+    m = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1e6]]), gamma=0.5)
+    t = bellman_operator(m, np.array([0.0]), row[None, :])
+    assert t[0] == row[1] * 1e6 + row[0] * 0.0
