@@ -48,7 +48,9 @@ class ClaimSeeds:
     name, kind : str
         The claim's name and kind.
     expected : float or None
-        The claimed value (``None`` for a bound).
+        The claimed value (``None`` for a bound), when it is the same at every seed;
+        ``None`` when it differs between seeds (a claim whose threshold is computed from
+        the run's own data, e.g. a fitted ``φ̂²``): see ``expected_at``.
     seeds : tuple of int
         The seeds at which the claim was checked, in run order.
     passed : tuple of bool
@@ -57,6 +59,9 @@ class ClaimSeeds:
         The measured number at each seed (fitted rate, or the bound's worst ratio).
     level : float or None
         Confidence level of the fitted intervals (``"rate"`` claims; ``None`` otherwise).
+    expected_at, tol_at : tuple
+        The claimed value and its allowance at each seed, in the order of ``seeds``
+        (empty when not recorded).
     """
 
     name: str
@@ -66,6 +71,8 @@ class ClaimSeeds:
     passed: tuple[bool, ...]
     measured: tuple[float, ...]
     level: float | None = None
+    expected_at: tuple[float | None, ...] = ()
+    tol_at: tuple[float, ...] = ()
 
     @property
     def failed_seeds(self) -> tuple[int, ...]:
@@ -96,6 +103,8 @@ class ClaimSeeds:
             "seeds": list(self.seeds),
             "passed": list(self.passed),
             "measured": [float(x) for x in m],
+            "expected_at": list(self.expected_at),
+            "tol_at": list(self.tol_at),
             "failed_seeds": list(self.failed_seeds),
             "pass_rate": self.pass_rate,
             "miss_p_value": self.miss_p_value,
@@ -268,8 +277,9 @@ def seed_robustness(
         if on_result is not None:
             on_result(seed, result)
     claims = tuple(
-        ClaimSeeds(name=name, kind=r["kind"], expected=r["expected"], seeds=tuple(r["seeds"]),
-                   passed=tuple(r["passed"]), measured=tuple(r["measured"]), level=r["level"])
+        ClaimSeeds(name=name, kind=r["kind"], expected=_same(r["expected"]), seeds=tuple(r["seeds"]),
+                   passed=tuple(r["passed"]), measured=tuple(r["measured"]), level=r["level"],
+                   expected_at=tuple(r["expected"]), tol_at=tuple(r["tol"]))
         for name, r in records.items()
     )
     return SeedReport(name=experiment.name, preset="full" if full else "quick", seeds=seeds, claims=claims,
@@ -288,7 +298,7 @@ def _collect(records: dict[str, dict[str, Any]], result: ExperimentResult, seed:
         k = count[c.claim.name]
         name = c.claim.name if k == 1 else f"{c.claim.name} [{k}]"
         level = float(c.fit.level) if (c.claim.kind == "rate" and c.fit is not None) else None
-        r = records.setdefault(name, {"kind": c.claim.kind, "expected": c.claim.expected, "level": level,
+        r = records.setdefault(name, {"kind": c.claim.kind, "expected": [], "tol": [], "level": level,
                                       "seeds": [], "passed": [], "measured": []})
         if r["kind"] != c.claim.kind or r["level"] != level:
             raise ValueError(
@@ -296,5 +306,12 @@ def _collect(records: dict[str, dict[str, Any]], result: ExperimentResult, seed:
                 f"({r['kind']}/{r['level']} before, {c.claim.kind}/{level} now)"
             )
         r["seeds"].append(seed)
+        r["expected"].append(None if c.claim.expected is None else float(c.claim.expected))
+        r["tol"].append(float(c.claim.tol))
         r["passed"].append(bool(c.passed))
         r["measured"].append(c.measured)
+
+
+def _same(values: list[float | None]) -> float | None:
+    """The common value of ``values``, or ``None`` when they differ."""
+    return values[0] if all(v == values[0] for v in values) else None
