@@ -70,3 +70,28 @@ def test_bad_tolerances_are_named(tol):
 
     with pytest.raises(ValueError, match=r"^tol must be a positive finite number; got"):
         value_iteration(zoo.two_state(), tol=tol)
+
+
+@pytest.mark.parametrize(
+    ("rho", "message"),
+    [
+        (["0.5", "0.5"], r"^rho must hold real numbers; got a string array"),
+        ([0.5 + 0j, 0.5], r"^rho must hold real numbers; got a complex array"),
+        ([0.5, None], r"^rho must hold real numbers; rho\[1\] = None"),
+    ],
+)
+def test_distribution_lists_are_not_parsed(rho, message):
+    # lists were read with np.asarray(x, dtype=np.float64): text parsed as numbers, so
+    # compatible_critic(m, pi, psi, rho=["0.5", "0.5"]) ran (reported by helper-46)
+    from rltheory._validate import as_distribution
+
+    with pytest.raises(TypeError, match=message):
+        as_distribution(rho, "rho", 2, np)
+
+
+def test_real_distribution_lists_are_read_as_before():
+    from rltheory._validate import as_distribution, as_real_array
+
+    np.testing.assert_array_equal(as_distribution([1, 0], "rho", 2, np), [1.0, 0.0])
+    assert as_distribution([1, 0], "rho", 2, np).dtype == np.float64
+    np.testing.assert_array_equal(as_real_array([[1, 2.5]], "V", (2,), ("s",), np), [[1.0, 2.5]])
