@@ -19,7 +19,9 @@ Files are written atomically, and ``NAME.png`` with ``NAME.json`` as a pair: bot
 prepared and written to temporary files before either replaces an older one. Status 2
 means the command could not do its work: bad arguments, or an ``--out`` folder that cannot
 be created or written (tested before any experiment runs) or a file that could not be
-written; the message names the folder or file.
+written; the message names the folder or file. Status 141 (128 + SIGPIPE, as shells report
+for other writers) means standard output was closed before the command was done
+(``rltheory list | head -1``); nothing is printed about it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ from typing import Any
 import numpy as np
 
 __all__ = ["main"]
+
+#: Exit status when standard output is closed before the command is done (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
 
 
 def _fmt(x: Any) -> str:
@@ -331,7 +336,18 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rltheory`` console script; returns the exit status."""
     args = _parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:
+        # the reader of standard output went away (`rltheory list | head -1`): stop quietly,
+        # with 128 + SIGPIPE as a shell reports for other writers, and send what Python still
+        # flushes at exit to /dev/null instead of a second BrokenPipeError
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # stdout is not a real file (captured)
+            pass
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover
