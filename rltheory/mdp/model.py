@@ -303,7 +303,9 @@ class FiniteMDP(_ArrayModel):
         """
         xp = self.xp
         S = self.S
-        if S < 64:
+        if S < 64 or 0 in self.batch_shape:
+            # (an empty batch has no successors to count: xp.max of the empty counts raised numpy's
+            # 'zero-size array to reduction operation maximum which has no identity')
             return None
         nz = self.P != 0
         counts = xp.count_nonzero(nz, axis=-1)

@@ -11,10 +11,12 @@ from rltheory.errors import InvalidModelError
 from rltheory.mdp import FiniteHorizonMDP, FiniteMDP, backward_induction, evaluate_finite_horizon
 from rltheory.mdp.bellman import (
     bellman_operator,
+    bellman_optimality_operator,
     evaluate_policy,
     expected_value,
     occupancy_measure,
     performance_difference,
+    q_values,
     state_occupancy,
 )
 from rltheory.mdp.offline_data import (
@@ -431,3 +433,24 @@ def test_evaluations_stay_linear_in_rows_with_rounding_negatives():
     m = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1e6]]), gamma=0.5)
     t = bellman_operator(m, np.array([0.0]), row[None, :])
     assert t[0] == row[1] * 1e6 + row[0] * 0.0
+
+
+def test_an_empty_batch_of_sparse_sized_models_is_valid():
+    # S >= 64 turns on the sparse successor lists; for a (0,)-batch their count took xp.max of an
+    # empty array: q_values raised numpy's 'zero-size array to reduction operation maximum which
+    # has no identity'. An empty batch now gives empty answers, as it does for S < 64
+    S = 64
+    P = np.zeros((0, S, 2, S))
+    m = FiniteMDP(P, np.zeros((0, S, 2)), gamma=0.5)
+    assert m.successors is None
+    assert q_values(m, np.zeros(S)).shape == (0, S, 2)
+    assert bellman_optimality_operator(m, np.zeros(S)).shape == (0, S)
+    assert evaluate_policy(m, np.zeros(S, int)).shape == (0, S)
+    # one instance of the same size (a cycle s -> s + 1 under both actions) is sparse and
+    # backs up through the successor lists: (P V)(s, a) = V(s + 1)
+    P1 = np.zeros((1, S, 2, S))
+    P1[0, np.arange(S), :, (np.arange(S) + 1) % S] = 1.0
+    m1 = FiniteMDP(P1, np.zeros((1, S, 2)), gamma=0.5)
+    assert m1.successors is not None
+    V = np.arange(S, dtype=float)
+    np.testing.assert_array_equal(q_values(m1, V)[0, :, 1], 0.5 * np.roll(V, -1))
