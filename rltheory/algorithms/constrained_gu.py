@@ -31,7 +31,7 @@ from ..backend import as_float, require_host, to_numpy
 from ..mdp.bellman import occupancy_measure
 from ..mdp.constrained import ConstrainedMDP
 from ..mdp.model import FiniteMDP
-from ..mdp.sample import _count, _rng
+from ..mdp.sample import _check_rollout_length, _count, _rng
 from ..mdp.utility import OccupancyFunction, shadow_reward, solve_general_utility
 from ..trace import TraceRecorder
 from .constrained_base import (
@@ -171,6 +171,7 @@ def general_utility_primal_dual(
     reference: float | None = None,
     rollouts: int | None = None,
     rng: np.random.Generator | int | None = None,
+    max_length: float | None = None,
 ) -> PrimalDualResult:
     r"""Primal-dual policy gradient for general utilities via the shadow reward (Ying et al. 2023, exact/sampled).
 
@@ -206,6 +207,10 @@ def general_utility_primal_dual(
         Optimal ``F*`` (default :func:`rltheory.mdp.utility.solve_general_utility`).
     rollouts, rng
         Sample-based mode.
+    max_length : float, optional
+        Sample-based mode: cap on the expected roll-out length ``1/(1−γ)``; a discount above
+        ``1 − 1/max_length`` (default 10⁴, i.e. ``γ ≤ 0.9999``) is a ``ValueError`` before any
+        draw (:func:`rltheory.mdp.sample._check_rollout_length`; ``γ = 1 − 1e-12`` did not finish).
 
     Returns
     -------
@@ -246,6 +251,10 @@ def general_utility_primal_dual(
     Gs, b = _check_utilities(mdp, objective, constraints)
     g = float(mdp.gamma)
     S, A = mdp.S, mdp.A
+    if gen is not None:
+        _check_rollout_length(g, max_length, 2 * K * S * A, segments=1)
+    elif max_length is not None:  # unused without roll-outs, but not accepted silently
+        check_real(max_length, "max_length", low=1.0)
     P = require_host(mdp.P, "general_utility_primal_dual").astype(float)
     mu0 = np.asarray(to_numpy(mdp.initial_distribution()), dtype=float)
     if reference is None:

@@ -28,7 +28,7 @@ import numpy as np
 from ..backend import as_float, require_host, to_numpy
 from ..mdp.bellman import _check_in_range, as_stochastic_policy, occupancy_measure
 from ..mdp.constrained import ConstrainedMDP
-from ..mdp.sample import _count, _rng
+from ..mdp.sample import _check_rollout_length, _count, _rng
 from ..trace import TraceRecorder
 from .constrained_base import (
     PrimalDualResult,
@@ -347,6 +347,7 @@ def sample_npg_primal_dual(
     eta2: float | None = None,
     Lambda: float | None = None,
     reference: float | None = None,
+    max_length: float | None = None,
 ) -> PrimalDualResult:
     r"""Sample-based NPG-PD (Ding et al. 2020, §5): ``A_L`` and ``V_c`` from unbiased roll-outs.
 
@@ -355,6 +356,11 @@ def sample_npg_primal_dual(
     ``Â_L = Q̂_L − Σ_a π Q̂_L`` and ``V̂_c(μ) = Σ_s μ(s) Σ_a π(a|s) Q̂_c(s, a)``, then
     takes the NPG-PD step with these estimates (on the logits, as :func:`npg_primal_dual`).
     The trace is the exact one of :func:`npg_primal_dual` (values of the iterates, not of the estimates).
+
+    ``max_length`` caps the expected roll-out length ``1/(1−γ)``: a discount above
+    ``1 − 1/max_length`` (default ``max_length`` 10⁴, i.e. ``γ ≤ 0.9999``) is a ``ValueError``
+    before any draw (the sampling work grows like ``1/(1−γ)``; ``γ = 1 − 1e-12`` did not finish),
+    the rule of :func:`rltheory.mdp.sample._check_rollout_length`.
 
     Notes
     -----
@@ -366,8 +372,9 @@ def sample_npg_primal_dual(
     P, R, C, b, mu, g = _cmdp(cmdp, "sample_npg_primal_dual")
     T = _count(iterations, "iterations")
     K = _count(rollouts, "rollouts")
-    gen = _rng(rng)
     S, A = R.shape
+    _check_rollout_length(g, max_length, K * S * A, segments=1)
+    gen = _rng(rng)
     e1, e2, Lam, Vstar = _npg_pd_setup(cmdp, T, eta1, eta2, Lambda, reference)
     theta = np.zeros((S, A))
     pi = np.full((S, A), 1.0 / A)
