@@ -80,8 +80,10 @@ def _check_rollout_length(
     ``γ ≤ 1 − 1/max_length`` in floating point, so ``max_length = 10ᵏ`` accepts ``γ = 1 − 10⁻ᵏ`` as
     written (``None``: 10⁴, i.e. ``γ ≤ 0.9999``); ``max_length`` must be a finite number ``≥ 1``.
     ``segments`` is the number of independent geometric segments each of the ``n_samples``
-    samples draws (named in the message). Returns the accepted cap. Used by :func:`rltheory.algorithms.networked_critics.sample_rollouts` and
-    the LSTD/TD critics of :mod:`rltheory.algorithms.actor_critic`.
+    samples draws (named in the message). Returns the accepted cap. Used by
+    :func:`rltheory.algorithms.networked_critics.sample_rollouts`, the LSTD/TD critics of
+    :mod:`rltheory.algorithms.actor_critic`, :func:`rltheory.algorithms.sample_npg_primal_dual` and
+    the sample-based :func:`rltheory.algorithms.general_utility_primal_dual`.
     """
     cap = (
         _MAX_ROLLOUT_LENGTH if max_length is None else check_real(max_length, "max_length", low=1.0)
