@@ -439,7 +439,12 @@ def _state_occupancy(mdp: FiniteMDP, pi: Any, mu: Any = None) -> Any:
     mu = mdp.initial_distribution() if mu is None else as_float(mu, xp, mdp.dtype)
     Ppi = policy_transition_matrix(mdp, pi)
     M = _eye(xp, mdp.S, Ppi) - g * xp.matrix_transpose(Ppi)
-    rhs = xp.broadcast_to((1.0 - g) * mu, tuple(M.shape[:-1]))
+    # the batch of mu may be the larger one (several initial distributions on one model and
+    # policy): broadcasting mu to M's batch alone failed with numpy's 'input operand has more
+    # dimensions than allowed by the axis remapping'
+    batch = tuple(np.broadcast_shapes(tuple(M.shape[:-2]), tuple(mu.shape[:-1])))
+    M = xp.broadcast_to(M, batch + (mdp.S, mdp.S))
+    rhs = xp.broadcast_to((1.0 - g) * mu, batch + (mdp.S,))
     d = xp.linalg.solve(M, rhs[..., None])[..., 0]
     # Σ_s d(s) = 1 exactly, but the solve's error grows like eps/(1−γ) (I − γP_π^T is nearly
     # singular as γ → 1): at γ = 1 − 1e-9 the sum was off by 1.7e-7 (beyond the 1e-8 every

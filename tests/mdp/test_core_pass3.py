@@ -454,3 +454,26 @@ def test_an_empty_batch_of_sparse_sized_models_is_valid():
     assert m1.successors is not None
     V = np.arange(S, dtype=float)
     np.testing.assert_array_equal(q_values(m1, V)[0, :, 1], 0.5 * np.roll(V, -1))
+
+
+def test_several_initial_distributions_on_one_model_and_policy():
+    # a (4, S) mu with an unbatched model and policy failed with numpy's 'input operand has more
+    # dimensions than allowed by the axis remapping' (mu was broadcast to the solve's batch ());
+    # each row now equals the one-distribution occupancy and the dense-inverse formula
+    rng = np.random.default_rng(3)
+    S, A, g = 3, 2, 0.7
+    m = FiniteMDP(rng.dirichlet(np.ones(S), (S, A)), rng.random((S, A)), gamma=g)
+    mus = rng.dirichlet(np.ones(S), 4)
+    pi = rng.dirichlet(np.ones(A), S)
+    d = state_occupancy(m, pi, mus)
+    dsa = occupancy_measure(m, pi, mus)
+    pd = performance_difference(m, pi, np.zeros(S, int), mus)
+    Ppi = np.sum(pi[:, :, None] * m.P, axis=1)
+    inv = np.linalg.inv(np.eye(S) - g * Ppi.T)
+    gap = evaluate_policy(m, pi) - evaluate_policy(m, np.zeros(S, int))
+    for i in range(4):
+        np.testing.assert_array_equal(d[i], state_occupancy(m, pi, mus[i]))
+        np.testing.assert_allclose(d[i], (1 - g) * inv @ mus[i], rtol=0, atol=1e-15)
+        np.testing.assert_allclose(dsa[i], d[i][:, None] * pi, rtol=0, atol=1e-16)
+        np.testing.assert_allclose(pd[i], mus[i] @ gap, rtol=0, atol=1e-14)
+    assert state_occupancy(m, pi, np.ones((0, S)) / S).shape == (0, S)
