@@ -64,9 +64,29 @@ def versions() -> dict[str, str]:
 
 def jsonable(x: Any) -> Any:
     """Convert ``x`` to plain JSON types: arrays → lists, numpy scalars → Python,
-    tuples → lists, dataclasses → dicts, non-finite floats → ``None`` (strict JSON)."""
+    tuples → lists, dataclasses → dicts, dict keys → ``str(key)``, non-finite floats →
+    ``None`` (strict JSON).
+
+    Raises
+    ------
+    TypeError
+        A value with no JSON form (a set, a complex number, an arbitrary object).
+    ValueError
+        Two keys of one dict with the same ``str`` (``1`` and ``"1"``), which would
+        leave one entry in place of two.
+    """
     if isinstance(x, dict):
-        return {str(k): jsonable(v) for k, v in x.items()}
+        out: dict[str, Any] = {}
+        first: dict[str, Any] = {}
+        for k, v in x.items():
+            key = str(k)
+            if key in first:  # e.g. 1 and "1": one would silently replace the other
+                raise ValueError(
+                    f"the keys {first[key]!r:.60} and {k!r:.60} both become the JSON key {key!r:.60}; rename one"
+                )
+            first[key] = k
+            out[key] = jsonable(v)
+        return out
     if isinstance(x, (list, tuple)):
         return [jsonable(v) for v in x]
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
