@@ -98,7 +98,7 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
             f"{field} must hold real probabilities or integer actions; got dtype {p.dtype}"
         )
     if np.issubdtype(p.dtype, np.integer) and p.dtype != bool:
-        if p.ndim < 1 or p.size == 0:
+        if p.ndim < 1 or p.shape[-1] == 0:  # (an empty batch of policies is valid)
             raise ValueError(
                 f"deterministic policy {field} must have shape (..., S) with S >= 1; got {p.shape}"
             )
@@ -117,7 +117,7 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
     # policy normalised in float32 (rows 1 ± 1.3e-7) failed the float64 atol 1e-8 after a cast
     if p.dtype not in (np.float32, np.float64):
         p = p.astype(np.float64)
-    if p.ndim < 2 or p.size == 0:
+    if p.ndim < 2 or 0 in p.shape[-2:]:  # (an empty batch of policies is valid)
         raise ValueError(
             f"stochastic policy {field} must have shape (..., S, A) with S, A >= 1; got {p.shape}"
         )

@@ -477,3 +477,28 @@ def test_several_initial_distributions_on_one_model_and_policy():
         np.testing.assert_allclose(dsa[i], d[i][:, None] * pi, rtol=0, atol=1e-16)
         np.testing.assert_allclose(pd[i], mus[i] @ gap, rtol=0, atol=1e-14)
     assert state_occupancy(m, pi, np.ones((0, S)) / S).shape == (0, S)
+
+
+def test_behaviour_policy_takes_an_empty_batch_of_policies():
+    # the size check refused any empty array, so a (0, S, A) batch of targets was told 'must have
+    # shape (..., S, A) with S, A >= 1; got (0, 3, 2)' although S = 3 and A = 2
+    # (adversarial_policy already returned (0, 3, 2))
+    assert behaviour_policy(np.ones((0, 3, 2)) / 2, 0.5).shape == (0, 3, 2)
+    assert behaviour_policy(np.zeros((0, 3), int), 0.5, other=np.ones((0, 3, 2)) / 2).shape == (
+        0,
+        3,
+        2,
+    )
+    # empty state or action axes are still refused
+    with pytest.raises(
+        ValueError,
+        match=r"stochastic policy target must have shape \(\.\.\., S, A\) with S, A >= 1; got \(3, 0\)",
+    ):
+        behaviour_policy(np.ones((3, 0)), 0.5)
+    with pytest.raises(
+        ValueError,
+        match=r"deterministic policy target must have shape \(\.\.\., S\) with S >= 1; got \(2, 0\)",
+    ):
+        behaviour_policy(np.zeros((2, 0), int), 0.5, other=np.ones((2, 0, 2)))
+    # a non-empty batch is the row-wise mixture: 0.5 * one-hot(1) + 0.5 * uniform
+    np.testing.assert_array_equal(behaviour_policy(np.array([[[0.0, 1.0]]]), 0.5), [[[0.25, 0.75]]])
