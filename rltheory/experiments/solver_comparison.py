@@ -58,6 +58,7 @@ from ..mdp import (
     value_iteration,
 )
 from ..plot import figure
+from ._policy_config import check_count, check_discount, check_positive
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "puterman_stopping_index", "EXPERIMENT"]
@@ -92,6 +93,28 @@ class Config:
     epsilon: float = 1e-4
     mpi_m: int = 5
     repeats: int = 3
+
+    def __post_init__(self) -> None:
+        # a bad setting ran the whole comparison first: repeats=0 ended in "'NoneType' object has
+        # no attribute 'iterations'", sizes=() in check_bound's "needs at least one point", and
+        # sizes=(25.5,) ran as S = 25
+        if not isinstance(self.sizes, (tuple, list)) or len(self.sizes) == 0:
+            raise ValueError(f"Config.sizes must be a non-empty tuple of integers >= 1; got {self.sizes!r}")
+        for i, S in enumerate(self.sizes):
+            check_count(S, f"sizes[{i}]")
+        check_count(self.actions, "actions")
+        check_count(self.branching, "branching")
+        if self.branching > min(self.sizes):
+            i = list(self.sizes).index(min(self.sizes))
+            raise ValueError(
+                f"Config.branching must be at most every size; got {self.branching!r} > Config.sizes[{i}] = "
+                f"{self.sizes[i]!r}"
+            )
+        check_discount(self.gamma, "gamma", positive=True)
+        check_positive(self.tol, "tol")
+        check_positive(self.epsilon, "epsilon")
+        check_count(self.mpi_m, "mpi_m", 0)
+        check_count(self.repeats, "repeats")
 
     @classmethod
     def quick(cls) -> Config:
