@@ -427,28 +427,32 @@ class ClaimCheck:
     def to_dict(self) -> dict:
         """JSON-ready: claim, measured vs expected, CI/window or worst ratio, ``pass``.
 
-        With a fit it also holds ``"half_width"`` (of the interval, rate units), ``"precision"``
-        (the half-width required, :meth:`Claim.required_precision`; ``None`` when none is),
-        ``"informative"`` (``half_width ≤ precision``; ``None`` when no precision is required)
-        and ``"verdict"``: ``"pass"``, ``"fail"``, or ``"unmeasured"`` for a failure whose fit
-        was not informative.
+        ``"verdict"`` is ``"pass"``, ``"fail"``, or ``"unmeasured"`` for a failure whose fit was
+        not informative. With a fit it also holds ``"half_width"`` (of the interval, rate
+        units), ``"precision"`` (the half-width required, :meth:`Claim.required_precision`;
+        ``None`` when none is) and ``"informative"`` (``half_width ≤ precision``; ``None`` when
+        no precision is required).
         """
+        informative = (
+            self.claim.informative(self.fit)
+            if self.fit is not None and self.claim.kind != "bound"
+            else None
+        )
         out: dict = {
             "claim": self.claim.to_dict(),
             "measured": self.measured,
             "pass": bool(self.passed),
+            "verdict": "pass"
+            if self.passed
+            else ("unmeasured" if informative is False else "fail"),
         }
         if self.fit is not None:
             out["fit"] = self.fit.to_dict()
-            informative = self.claim.informative(self.fit) if self.claim.kind != "bound" else None
             out["half_width"] = float(self.fit.half_width)
             out["precision"] = (
                 self.claim.required_precision(self.fit) if self.claim.kind != "bound" else None
             )
             out["informative"] = informative
-            out["verdict"] = (
-                "pass" if self.passed else ("unmeasured" if informative is False else "fail")
-            )
         if self.bound_check is not None:
             out["bound_check"] = self.bound_check.to_dict()
         return out

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rltheory.bounds import Claim, RateFit, fit_linear_rate, fit_rate
+from rltheory.bounds import Claim, RateFit, check_bound, fit_linear_rate, fit_rate
 from rltheory.experiments.base import jsonable
 
 
@@ -193,3 +193,10 @@ def test_a_bound_claim_takes_no_precision():
 def test_precision_takes_a_0d_array():
     assert _rate(-0.5, precision=np.float64(0.2)).precision == 0.2
     assert type(_rate(-0.5, precision=np.array(0.2)).precision) is float
+
+
+def test_every_check_has_a_verdict_in_its_json():
+    bound = Claim("b", "x ≤ 1", "none", None, "bound").check(check_bound([0.5, 2.0], [1.0, 1.0]))
+    assert bound.to_dict()["verdict"] == "fail" and "informative" not in bound.to_dict()
+    ok = Claim("b", "x ≤ 1", "none", None, "bound").check(check_bound([0.5], [1.0]))
+    assert ok.to_dict()["verdict"] == "pass"
