@@ -383,6 +383,86 @@ def _ce_support(Gn: np.ndarray) -> np.ndarray:
     return res.x[K:] > 0.5
 
 
+def _dual_newton(G: np.ndarray, mu0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(μ_λ, λ)``: the max-entropy point of ``{μ > 0 : Σμ = 1, G μ = 0}`` by Newton on its dual.
+
+    The maximiser is the exponential family ``μ_λ(a) = exp(−(Gᵀλ)_a) / Z(λ)``, where ``λ``
+    minimises the smooth convex dual ``f(λ) = log Σ_a exp(−(Gᵀλ)_a)``, with ``∇f = −G μ_λ`` and
+    ``∇²f = G (diag μ_λ − μ_λ μ_λᵀ) Gᵀ`` (Ortiz, Schapire & Kakade 2007). The steps are
+    least-squares Newton steps (rows of ``G`` may be dependent) with an Armijo backtracking
+    search on ``f`` (a full step that halves ``‖G μ_λ‖∞`` is taken as it is: near the optimum
+    ``f`` is flat below its round-off), from the least-squares fit of ``log μ0``; the iteration
+    stops when a step decreases neither ``f`` nor ``‖G μ_λ‖∞`` (round-off reached).
+    """
+    K = G.shape[1]
+    if not G.shape[0]:
+        return np.full(K, 1.0 / K), np.zeros(0)
+    M = np.concatenate([G.T, np.ones((K, 1))], axis=1)
+    lam = np.linalg.lstsq(M, -np.log(np.clip(mu0, 1e-300, None)), rcond=None)[0][:-1]
+
+    def dist(lam: np.ndarray) -> tuple[np.ndarray, float, float]:
+        theta = -(G.T @ lam)
+        top = float(np.max(theta))
+        w = np.exp(theta - top)
+        z = float(np.sum(w))
+        mu = w / z
+        return mu, top + math.log(z), float(np.max(np.abs(G @ mu)))
+
+    mu, f, res = dist(lam)
+    for _ in range(100):
+        g = G @ mu
+        H = (G * mu) @ G.T - np.outer(g, g)
+        d = np.linalg.lstsq(H, g, rcond=None)[0]
+        t = 1.0
+        mu_t, f_t, res_t = dist(lam + d)
+        # near the optimum f is flat below its round-off: a full step that halves the
+        # gradient is taken without the Armijo test
+        while res_t > 0.5 * res and f_t > f - 1e-4 * t * float(g @ d) and t > 1e-10:
+            t /= 2.0
+            mu_t, f_t, res_t = dist(lam + t * d)
+        if not (res_t < res or f_t < f):
+            break
+        lam, mu, f, res = lam + t * d, mu_t, f_t, res_t
+    return mu, lam
+
+
+def _entropy_kkt(G: np.ndarray, mu0: np.ndarray) -> np.ndarray | None:
+    r"""The max-entropy CE on its support to round-off, from an approximate one ``mu0``, or None.
+
+    KKT conditions of ``max H(μ)`` s.t. ``Gμ ≤ 0``, ``Σμ = 1`` (all ``μ > 0`` on the support):
+    ``log μ = −Gᵀλ − log Z`` with ``λ ≥ 0``, ``Gμ ≤ 0`` and ``λ_r (Gμ)_r = 0``; they are
+    sufficient (concave objective, linear constraints), so a point meeting them is the unique
+    maximiser. Active-set search from ``mu0``: the rows within ``1e-6`` of tight (rows scaled to
+    a largest entry of 1) are equalities, :func:`_dual_newton` solves them, a violated inactive
+    row is added and a row whose multiplier must be negative dropped, until the conditions hold:
+    ``Gμ ≤ 16 K u`` on every row and a non-negative ``λ`` (``scipy.optimize.nnls``) fits
+    ``log μ`` within ``1e-9``. None when no active set passes within ``R + 1`` tries.
+    """
+    from scipy.optimize import nnls  # noqa: PLC0415
+
+    R, K = G.shape
+    eps = 16.0 * K * float(np.finfo(np.float64).eps)
+    active = G @ mu0 >= -1e-6
+    for _ in range(R + 1):
+        mu, lam = _dual_newton(G[active], mu0)
+        slack = G @ mu
+        if np.any(slack[~active] > eps):
+            active[int(np.argmax(np.where(active, -np.inf, slack)))] = True
+            continue
+        if np.any(slack[active] > eps):  # Newton did not reach the active rows
+            return None
+        rows = np.flatnonzero(active)
+        logmu = np.log(mu)
+        M = np.concatenate([G[rows].T, np.ones((K, 1)), -np.ones((K, 1))], axis=1)
+        _, resid = nnls(M, -logmu)
+        if resid <= 1e-9 * (1.0 + float(np.max(np.abs(logmu)))):
+            return mu
+        if not rows.size:
+            return None
+        active[rows[int(np.argmin(lam))]] = False
+    return None
+
+
 def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium:
     r"""Maximum-entropy correlated equilibrium: ``max_μ −Σ_a μ(a) log μ(a)`` s.t. CE constraints.
 
@@ -399,10 +479,15 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
     the 12 joint actions it stopped "optimal_inaccurate" with 4.3e-4 on a joint action no CE uses
     and a CE gap of 2.7e-6.
 
-    Accuracy: the result's ``gap`` is certified (it is a CE up to that gap), but the entropy
-    program is solved to Clarabel's default tolerances, and the entropy is flat at its maximum,
-    so the distribution is only within about ``1e-6`` of the exact maximiser (one player with
-    three actions and constant payoffs: ``max |μ − 1/3| = 4.8e-7``).
+    Accuracy: Clarabel alone stops at its default tolerances where the entropy is flat, within
+    about ``1e-6`` of the maximiser (one player with three actions and constant payoffs gave
+    ``max |μ − 1/3| = 4.8e-7``). Its answer is therefore refined on the support by Newton's
+    method on the smooth dual: the maximiser is ``μ(a) ∝ exp(−(Gᵀλ)_a)`` with multipliers
+    ``λ ≥ 0`` on the tight incentive rows (Ortiz, Schapire & Kakade 2007), and the refined point
+    is returned only if it meets the KKT conditions (every row ``Gμ ≤ 16 K u`` on rows scaled to
+    a largest entry of 1, and a non-negative ``λ`` fitting ``log μ``; the conditions are
+    sufficient, so it is the maximiser up to round-off, e.g. exactly ``1/3`` above). Where no
+    active set passes, Clarabel's answer is returned. The ``gap`` is certified either way.
 
     Raises
     ------
@@ -438,6 +523,8 @@ def max_entropy_ce(U: Any, *, solver: str = "CLARABEL") -> CorrelatedEquilibrium
         ) from exc
     if prob.status not in ("optimal", "optimal_inaccurate") or mu.value is None:
         raise SolverError(f"max_entropy_ce: cvxpy status {prob.status}", status=prob.status)
+    mu0 = np.clip(np.asarray(mu.value, dtype=float), 0.0, None)
+    exact = _entropy_kkt(Gs, mu0 / mu0.sum())  # Newton on the dual, to round-off
     full = np.zeros(K)
-    full[support] = np.asarray(mu.value, dtype=float)
+    full[support] = mu0 if exact is None else exact
     return _finish(U, full, coarse=False)

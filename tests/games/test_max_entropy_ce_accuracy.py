@@ -1,0 +1,69 @@
+"""max_entropy_ce to round-off: closed forms and the KKT conditions.
+
+Clarabel alone stopped within about 1e-6 of the maximiser (one player, three actions, constant
+payoffs: [0.33333285, 0.33333341, 0.33333374]); the answer is now refined by Newton's method on the
+dual of the entropy program.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import nnls
+
+from rltheory.games.correlated import ce_constraints, max_entropy_ce
+from rltheory.games.zoo import chicken
+
+EPS = float(np.finfo(np.float64).eps)
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (2, 3, 3), (2, 1, 4), (3, 2, 3, 2)])
+def test_constant_games_give_the_uniform_distribution(shape):
+    # every distribution is a CE of a constant game (all incentive rows are 0), and the uniform
+    # distribution is the unique entropy maximiser on the simplex
+    mu = max_entropy_ce(np.full(shape, 2.5)).distribution
+    K = mu.size
+    np.testing.assert_allclose(mu, np.full(shape[1:], 1.0 / K), rtol=0, atol=4 * EPS / K)
+
+
+def test_chicken_closed_form():
+    # Chicken (Sw, St): (6,6), (2,7), (7,2), (0,0). By symmetry and uniqueness the maximiser is
+    # [[p, q], [q, r]]. Player 0's CE rows: told Sw, 1·p − 2·q ≤ 0; told St, −1·q + 2·r ≤ 0.
+    # Uniform violates the second (1/4 > 0), so r = q/2 is tight and p = 1 − 5q/2. Maximising
+    # −p log p − 2q log q − r log r over q: 5/2 log p = 2 log q + 1/2 log(q/2), i.e.
+    # p = 2^(−1/5) q, so q = 1/(5/2 + 2^(−1/5)); then p ≈ 0.87 q ≤ 2q, the first row is slack.
+    q = 1.0 / (2.5 + 2.0**-0.2)
+    ref = np.array([[2.0**-0.2 * q, q], [q, q / 2.0]])
+    np.testing.assert_allclose(max_entropy_ce(chicken()).distribution, ref, rtol=0, atol=8 * EPS)
+
+
+def test_matching_pennies_is_uniform_to_round_off():
+    # the only CE of matching pennies is uniform
+    A = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    mu = max_entropy_ce(np.stack([A, -A])).distribution
+    np.testing.assert_allclose(mu, np.full((2, 2), 0.25), rtol=0, atol=4 * EPS)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_kkt_conditions_hold_to_round_off(seed):
+    """KKT of max H(μ) s.t. Gμ ≤ 0, Σμ = 1 (sufficient: concave objective, linear constraints):
+    on the support, log μ = −Gᵀλ − log Z with λ ≥ 0 supported on tight rows. Checked with an
+    independent non-negative least-squares fit of λ on the rows tight to 1e-12 (rows scaled to a
+    largest entry of 1)."""
+    rng = np.random.default_rng(seed)
+    shape = [(2, 2, 2), (2, 3, 3), (3, 2, 3, 2), (2, 3, 2)][seed % 4]
+    U = rng.standard_normal(shape)
+    if seed % 2:
+        U = np.round(2 * U)  # ties and degenerate rows
+    mu = max_entropy_ce(U).distribution.reshape(-1)
+    G = ce_constraints(U)
+    G = G / np.where(np.abs(G).max(1) > 0, np.abs(G).max(1), 1.0)[:, None]
+    slack = G @ mu
+    assert np.all(slack <= 1e-13)
+    sup = mu > 0
+    logmu = np.log(mu[sup])
+    tight = np.abs(slack) <= 1e-12
+    k = int(sup.sum())
+    M = np.concatenate([G[tight][:, sup].T, np.ones((k, 1)), -np.ones((k, 1))], axis=1)
+    _, resid = nnls(M, -logmu)
+    assert resid <= 1e-12 * (1.0 + np.abs(logmu).max())
