@@ -160,6 +160,23 @@ def _structure_from_support(adj: np.ndarray) -> ChainStructure:
     return ChainStructure(tuple(classes), rec, transient, periods)
 
 
+def _check_support(supp: np.ndarray, P: Any, atol: float, row: str, names: tuple[str, ...]) -> None:
+    """Every row of the support ``supp`` (``P > atol``) must keep an entry, else a located ``ValueError``.
+
+    A row with no entry above ``atol`` has no successor in the graph, so its state read as an
+    absorbing (recurrent) class: rows of 1/3 with ``atol = 0.5`` gave three recurrent classes.
+    """
+    empty = ~np.any(supp, axis=-1)
+    if empty.any():
+        idx = tuple(int(i) for i in np.argwhere(empty)[0])
+        top = float(np.max(np.asarray(to_numpy(P))[idx]))
+        where = ", ".join(f"{n}={i}" for n, i in zip(names, idx, strict=True))
+        raise ValueError(
+            f"atol = {atol:g} removes every transition of {row} at ({where}) (its largest entry is "
+            f"{top:.6g}); atol must lie below the largest entry of every row"
+        )
+
+
 def chain_structure(P: Any, *, atol: float = 0.0) -> ChainStructure:
     r"""Classify the states of a Markov chain ``P[s, s']`` (one chain, no batch axes).
 
@@ -174,7 +191,9 @@ def chain_structure(P: Any, *, atol: float = 0.0) -> ChainStructure:
     P : array, shape (S, S)
         Row-stochastic matrix (checked to ``1e-8``).
     atol : float
-        Entries ``≤ atol`` count as zero (default 0: exact support).
+        Entries ``≤ atol`` count as zero (default 0: exact support). It must lie in
+        ``[0, 1)`` and below the largest entry of every row (``ValueError`` naming the row
+        otherwise: a row left without successors would read as an absorbing state).
 
     Returns
     -------
@@ -203,7 +222,9 @@ def chain_structure(P: Any, *, atol: float = 0.0) -> ChainStructure:
     check_probability(P, "P", ("s", "s'"), "P[s, :]")
     if not 0 <= real_scalar(atol) < 1:  # numpy scalars and 0-d arrays as numbers; not bools
         raise ValueError(f"atol must lie in [0, 1); got {atol!r}")
-    return _structure_from_support(to_numpy(P > real_scalar(atol)))
+    supp = to_numpy(P > real_scalar(atol))
+    _check_support(supp, P, real_scalar(atol), "P[s, :]", ("s",))
+    return _structure_from_support(supp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,7 +347,8 @@ def classify_mdp(mdp: FiniteMDP, *, max_policies: int = 50_000, atol: float = 0.
     max_policies : int
         Enumeration cap.
     atol : float
-        Transition probabilities ``≤ atol`` count as zero.
+        Transition probabilities ``≤ atol`` count as zero; it must lie in ``[0, 1)`` and below
+        the largest entry of every row ``P[s, a, :]`` (``ValueError`` naming the row otherwise).
 
     Returns
     -------
@@ -358,6 +380,7 @@ def classify_mdp(mdp: FiniteMDP, *, max_policies: int = 50_000, atol: float = 0.
     if not 0 <= real_scalar(atol) < 1:  # numpy scalars and 0-d arrays as numbers; not bools
         raise ValueError(f"atol must lie in [0, 1); got {atol!r}")
     supp = to_numpy(mdp.P > real_scalar(atol))
+    _check_support(supp, mdp.P, real_scalar(atol), "P[s, a, :]", ("s", "a"))
     S, A = mdp.S, mdp.A
     union = _structure_from_support(np.any(supp, axis=1))
     closed = union.recurrent_classes

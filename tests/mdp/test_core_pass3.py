@@ -29,7 +29,7 @@ from rltheory.mdp.offline_data import (
     save_dataset,
     trajectory_returns,
 )
-from rltheory.mdp.structure import require_weakly_communicating
+from rltheory.mdp.structure import chain_structure, classify_mdp, require_weakly_communicating
 from rltheory.mdp.transition_data import TransitionDataset, sample_transition_dataset
 
 
@@ -502,3 +502,29 @@ def test_behaviour_policy_takes_an_empty_batch_of_policies():
         behaviour_policy(np.zeros((2, 0), int), 0.5, other=np.ones((2, 0, 2)))
     # a non-empty batch is the row-wise mixture: 0.5 * one-hot(1) + 0.5 * uniform
     np.testing.assert_array_equal(behaviour_policy(np.array([[[0.0, 1.0]]]), 0.5), [[[0.25, 0.75]]])
+
+
+def test_structure_atol_may_not_empty_a_row():
+    # an atol at or above a row's largest entry left that state without successors, read as an
+    # absorbing recurrent class: rows of 1/3 with atol = 0.5 were 'three recurrent classes' and
+    # the (recurrent) MDP 'multichain' with a witness policy
+    P = np.full((3, 3), 1 / 3)
+    with pytest.raises(
+        ValueError, match=r"atol = 0.5 removes every transition of P\[s, :\] at \(s=0\)"
+    ):
+        chain_structure(P, atol=0.5)
+    with pytest.raises(
+        ValueError,
+        match=r"atol = 0.6 removes every transition of P\[s, :\] at \(s=1\) \(its largest entry is 0.6\)",
+    ):
+        chain_structure(np.array([[0.9, 0.1], [0.4, 0.6]]), atol=0.6)
+    m = FiniteMDP(np.full((3, 2, 3), 1 / 3), np.zeros((3, 2)), gamma=None)
+    with pytest.raises(
+        ValueError, match=r"removes every transition of P\[s, a, :\] at \(s=0, a=0\)"
+    ):
+        classify_mdp(m, atol=0.5)
+    # below the largest entries the thresholded support is classified: the 0.1 edge 0 -> 1
+    # dropped leaves 0 absorbing and 1 transient
+    cs = chain_structure(np.array([[0.9, 0.1], [0.4, 0.6]]), atol=0.2)
+    assert cs.recurrent_classes == ((0,),) and cs.transient == (1,)
+    assert classify_mdp(m, atol=0.2).kind == "recurrent"
