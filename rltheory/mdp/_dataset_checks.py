@@ -39,6 +39,16 @@ def _real_host(x: Any, field: str) -> np.ndarray:
     return as_float(a, np, np.float64, field=field)
 
 
+def _text_or_complex(a: np.ndarray) -> bool:
+    """True when ``a`` holds text, complex numbers, dates or records, also inside an object array
+    (whose float cast parses the string '0.5' as well)."""
+    if a.dtype.kind in "USmMVc":
+        return True
+    return a.dtype.kind == "O" and any(
+        isinstance(x, (str, bytes, complex, np.str_, np.bytes_, np.complexfloating)) for x in a.flat
+    )
+
+
 def _frozen(a: np.ndarray) -> np.ndarray:
     """A read-only copy of a validated array, so the caller's buffer cannot change the dataset.
 
@@ -91,7 +101,7 @@ def _action_sizes(A: Any, cls: str) -> tuple[int, ...]:
 def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
     p = require_host(pi, field) if not isinstance(pi, (list, tuple)) else np.asarray(pi)
     p = np.asarray(p)
-    if p.dtype.kind in "USmMVc":
+    if _text_or_complex(p):
         # a float cast parsed the text '0.5' as a probability, dropped an imaginary part with only
         # numpy's ComplexWarning, or read a date as a number
         raise TypeError(
@@ -135,7 +145,7 @@ def _distribution_host(x: np.ndarray, field: str, names: tuple[str, ...], row: s
     the float64 tolerance 1e-8.
     """
     a = np.asarray(x)
-    if a.dtype.kind in "USmMVc":  # (a float cast parsed text, dropped imaginary parts, read dates)
+    if _text_or_complex(a):  # (a float cast parsed text, dropped imaginary parts, read dates)
         raise TypeError(f"{field} must hold real probabilities; got dtype {a.dtype}")
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)

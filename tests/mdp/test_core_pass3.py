@@ -528,3 +528,22 @@ def test_structure_atol_may_not_empty_a_row():
     cs = chain_structure(np.array([[0.9, 0.1], [0.4, 0.6]]), atol=0.2)
     assert cs.recurrent_classes == ((0,),) and cs.transient == (1,)
     assert classify_mdp(m, atol=0.2).kind == "recurrent"
+
+
+def test_object_arrays_of_text_are_refused_as_probabilities():
+    # d963877 refused string and complex dtypes, but an object array holding the text '0.5' was
+    # still parsed by the float cast (behaviour_policy returned [[0.5, 0.5]]), and a complex
+    # entry failed inside numpy. Object arrays of real numbers (Fractions included) still work
+    text = np.array([["0.5", "0.5"]], dtype=object)
+    with pytest.raises(
+        TypeError,
+        match=r"^target must hold real probabilities or integer actions; got dtype object",
+    ):
+        behaviour_policy(text, 0.5)
+    with pytest.raises(TypeError, match=r"^target must hold real probabilities"):
+        behaviour_policy(np.array([[0.5, 0.5 + 0j]], dtype=object), 0.5)
+    m = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    with pytest.raises(TypeError, match=r"^nu must hold real probabilities; got dtype object"):
+        sample_transition_dataset(m, text, 2, rng=0)
+    halves = np.array([[Fraction(1, 2), Fraction(1, 2)]], dtype=object)
+    np.testing.assert_array_equal(behaviour_policy(halves, 0.5), [[0.5, 0.5]])
