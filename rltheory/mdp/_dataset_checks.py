@@ -34,7 +34,8 @@ def _real_host(x: Any, field: str) -> np.ndarray:
     are refused here (a float cast read 2020-01-01 as the reward 18262.0).
     """
     a = np.asarray(to_numpy(x))
-    if a.dtype.kind in "mMV":
+    # (an object array of text went through the float cast: ['1.5'] was read as the reward 1.5)
+    if a.dtype.kind in "mMV" or _text_or_complex(a):
         raise TypeError(f"{field} must hold real numbers; got dtype {a.dtype}")
     return as_float(a, np, np.float64, field=field)
 

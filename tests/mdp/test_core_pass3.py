@@ -21,6 +21,7 @@ from rltheory.mdp.bellman import (
 )
 from rltheory.mdp.offline_data import (
     EpisodeDataset,
+    adversarial_policy,
     behaviour_policy,
     load_dataset,
     sample_episodes,
@@ -547,3 +548,31 @@ def test_object_arrays_of_text_are_refused_as_probabilities():
         sample_transition_dataset(m, text, 2, rng=0)
     halves = np.array([[Fraction(1, 2), Fraction(1, 2)]], dtype=object)
     np.testing.assert_array_equal(behaviour_policy(halves, 0.5), [[0.5, 0.5]])
+
+
+def test_object_arrays_of_text_are_refused_as_rewards():
+    # _real_host refused string dtypes (via as_float) but not an object array of text, which the
+    # float cast parsed: EpisodeDataset rewards ['1.5'] became 1.5, TransitionDataset ['2.5'] 2.5,
+    # trajectory_returns' R [['3']] the return 3 and adversarial_policy's Q ['1', 2.0] a table
+    one = EpisodeDataset([[0, 0]], [[0]], [[1.0]], S=1, A=1)
+    cases = [
+        (
+            "EpisodeDataset.rewards",
+            lambda: EpisodeDataset([[0, 0]], [[0]], np.array([["1.5"]], dtype=object), S=1, A=1),
+        ),
+        (
+            "TransitionDataset.rewards",
+            lambda: TransitionDataset([0], [0], np.array(["2.5"], dtype=object), [0], S=1, A=1),
+        ),
+        (
+            "trajectory_returns R",
+            lambda: trajectory_returns(one, np.array([[["3"]]], dtype=object)),
+        ),
+        ("adversarial_policy Q", lambda: adversarial_policy(np.array([["1", 2.0]], dtype=object))),
+    ]
+    for field, call in cases:
+        with pytest.raises(TypeError, match=rf"^{field} must hold real numbers; got dtype object$"):
+            call()
+    # object arrays of numbers are read as before
+    d = EpisodeDataset([[0, 0]], [[0]], np.array([[Fraction(3, 2)]], dtype=object), S=1, A=1)
+    assert d.rewards.dtype == np.float64 and d.rewards[0, 0] == 1.5
