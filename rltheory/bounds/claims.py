@@ -326,6 +326,25 @@ class Claim:
         slack = 1e-9 * (1.0 + abs(float(self.expected)))  # type: ignore[arg-type]
         return bool(fit.half_width <= p + slack)  # a NaN or inf half-width is not informative
 
+    def decided(self, fit: RateFit) -> bool | None:
+        """For the one-sided kinds: whether the whole interval lies on the verdict's side of
+        ``expected ± tol`` (``ci[1] ≤ expected + tol`` or ``ci[0] > expected + tol`` for
+        ``"rate_at_most"``, mirrored for ``"rate_at_least"``); ``None`` for the other kinds.
+
+        The one-sided verdict reads the fitted rate itself, so an interval that straddles the
+        threshold (``npg-primal-dual``'s quick ``gap-rate``: [−1.67, −0.10] against −0.4) passes
+        or fails on a point estimate the data cannot pin down; ``decided`` says so in the JSON
+        without changing the verdict.
+        """
+        if self.kind not in ("rate_at_most", "rate_at_least"):
+            return None
+        lo, hi = (float(c) for c in fit.ci)
+        if self.kind == "rate_at_most":
+            t = float(self.expected) + float(self.tol)  # type: ignore[arg-type]
+            return bool(hi <= t or lo > t)
+        t = float(self.expected) - float(self.tol)  # type: ignore[arg-type]
+        return bool(lo >= t or hi < t)
+
     def judge(self, evidence: RateFit | BoundCheck) -> bool:
         """The pass/fail rule of :attr:`kind` applied to ``evidence``.
 
@@ -430,8 +449,9 @@ class ClaimCheck:
         ``"verdict"`` is ``"pass"``, ``"fail"``, or ``"unmeasured"`` for a failure whose fit was
         not informative. With a fit it also holds ``"half_width"`` (of the interval, rate
         units), ``"precision"`` (the half-width required, :meth:`Claim.required_precision`;
-        ``None`` when none is) and ``"informative"`` (``half_width ≤ precision``; ``None`` when
-        no precision is required).
+        ``None`` when none is), ``"informative"`` (``half_width ≤ precision``; ``None`` when
+        no precision is required) and ``"decided"`` (one-sided kinds: the whole interval on the
+        verdict's side of the threshold, :meth:`Claim.decided`; ``None`` for the others).
         """
         informative = (
             self.claim.informative(self.fit)
@@ -453,6 +473,7 @@ class ClaimCheck:
                 self.claim.required_precision(self.fit) if self.claim.kind != "bound" else None
             )
             out["informative"] = informative
+            out["decided"] = self.claim.decided(self.fit) if self.claim.kind != "bound" else None
         if self.bound_check is not None:
             out["bound_check"] = self.bound_check.to_dict()
         return out
