@@ -35,7 +35,7 @@ def _real_host(x: Any, field: str) -> np.ndarray:
     """
     a = np.asarray(to_numpy(x))
     # (an object array of text went through the float cast: ['1.5'] was read as the reward 1.5)
-    if a.dtype.kind in "mMV" or _text_or_complex(a):
+    if a.dtype.kind in "mMV" or (a.dtype.kind == "O" and _text_or_complex(a)):
         raise TypeError(f"{field} must hold real numbers; got dtype {a.dtype}")
     return as_float(a, np, np.float64, field=field)
 
