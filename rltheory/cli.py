@@ -54,11 +54,15 @@ def _claim_line(c: Any) -> str:
     status = "PASS" if c.passed else "FAIL"
     if c.fit is not None:
         lo, hi = c.fit.ci
-        detail = (f"measured {c.fit.rate:.6g} (CI [{lo:.6g}, {hi:.6g}], window {c.fit.window[0]:g}..{c.fit.window[1]:g})"
-                  f" vs claimed {claim.kind} {_fmt(claim.expected)} ± {claim.tol:g}")
+        detail = (
+            f"measured {c.fit.rate:.6g} (CI [{lo:.6g}, {hi:.6g}], window {c.fit.window[0]:g}..{c.fit.window[1]:g})"
+            f" vs claimed {claim.kind} {_fmt(claim.expected)} ± {claim.tol:g}"
+        )
     else:
         b = c.bound_check
-        detail = f"worst measured/bound ratio {b.worst_ratio:.4g} at {list(b.argmax)} over {b.n} points"
+        detail = (
+            f"worst measured/bound ratio {b.worst_ratio:.4g} at {list(b.argmax)} over {b.n} points"
+        )
     return f"  [{status}] {claim.name}: {detail}"
 
 
@@ -84,11 +88,17 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         todo = known
     elif args.name:
         if args.name not in known:
-            print(f"rltheory reproduce: no experiment named {args.name!r}; known: {', '.join(known)}", file=sys.stderr)
+            print(
+                f"rltheory reproduce: no experiment named {args.name!r}; known: {', '.join(known)}",
+                file=sys.stderr,
+            )
             return 2
         todo = [args.name]
     else:
-        print("rltheory reproduce: give an experiment NAME or --all (see `rltheory list`)", file=sys.stderr)
+        print(
+            "rltheory reproduce: give an experiment NAME or --all (see `rltheory list`)",
+            file=sys.stderr,
+        )
         return 2
     if args.seeds is not None:
         if args.seed is not None:
@@ -114,10 +124,20 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         result = exp.run(config, seed=seed, progress=not args.quiet)
         elapsed = time.perf_counter() - t0
         record = result.to_json_dict()
-        record.update({"title": exp.title, "seed": seed, "preset": "full" if args.full else "quick",
-                       "elapsed_s": elapsed})
-        written = _write_all([(out / f"{name}.png", png_bytes(exp.plot(result))),
-                              (out / f"{name}.json", json.dumps(record, indent=1, allow_nan=False))])
+        record.update(
+            {
+                "title": exp.title,
+                "seed": seed,
+                "preset": "full" if args.full else "quick",
+                "elapsed_s": elapsed,
+            }
+        )
+        written = _write_all(
+            [
+                (out / f"{name}.png", png_bytes(exp.plot(result))),
+                (out / f"{name}.json", json.dumps(record, indent=1, allow_nan=False)),
+            ]
+        )
         if written is None:
             return 2
         png, js = written
@@ -146,18 +166,29 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
     failed = []
     for name in todo:
         rep = seed_robustness(experiments.get(name), seeds, full=args.full, progress=not args.quiet)
-        written = _write_all([(out / f"{name}.seeds.json", json.dumps(rep.to_json_dict(), indent=1, allow_nan=False))])
+        written = _write_all(
+            [
+                (
+                    out / f"{name}.seeds.json",
+                    json.dumps(rep.to_json_dict(), indent=1, allow_nan=False),
+                )
+            ]
+        )
         if written is None:
             return 2
         (js,) = written
         ok = sum(rep.run_passed)
-        print(f"{name}: {ok}/{len(seeds)} seeds pass ({len(rep.claims)} claims, {sum(rep.elapsed_s):.1f} s) -> {js}")
+        print(
+            f"{name}: {ok}/{len(seeds)} seeds pass ({len(rep.claims)} claims, {sum(rep.elapsed_s):.1f} s) -> {js}"
+        )
         for c in rep.claims:
             if args.quiet and all(c.passed):
                 continue
             d = c.to_dict()
-            line = (f"  [{sum(c.passed)}/{len(c.seeds)}] {c.name}: measured {d['measured_min']:.4g} .. "
-                    f"{d['measured_median']:.4g} .. {d['measured_max']:.4g} (min .. median .. max)")
+            line = (
+                f"  [{sum(c.passed)}/{len(c.seeds)}] {c.name}: measured {d['measured_min']:.4g} .. "
+                f"{d['measured_median']:.4g} .. {d['measured_max']:.4g} (min .. median .. max)"
+            )
             if c.failed_seeds:
                 line += f"; failed at seeds {list(c.failed_seeds)}"
             p = c.miss_p_value
@@ -201,13 +232,17 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     V = np.asarray(res.V)
     start = world.state_of(0, 0)
-    print(f"gridworld {args.size}x{args.size}, slip={args.slip}, gamma={args.gamma}: S={mdp.S}, A={mdp.A}")
+    print(
+        f"gridworld {args.size}x{args.size}, slip={args.slip}, gamma={args.gamma}: S={mdp.S}, A={mdp.A}"
+    )
     print(f"method:      {res.method}")
     print(f"iterations:  {res.iterations}")
     print(f"converged:   {res.converged}")
     print(f"certificate: ||V* - V^pi||_inf <= {float(np.max(np.asarray(res.bound))):.3e}")
     print(f"time:        {elapsed:.3f} s")
-    print(f"V:           min {V.min():.6f}  mean {V.mean():.6f}  max {V.max():.6f}  V(start=(0, 0)) {V[start]:.6f}")
+    print(
+        f"V:           min {V.min():.6f}  mean {V.mean():.6f}  max {V.max():.6f}  V(start=(0, 0)) {V[start]:.6f}"
+    )
     pol = np.asarray(res.policy)
     goals = {world.state_of(*g) for g in world.goals}
     print("greedy policy (G = goal):")
@@ -230,7 +265,9 @@ def _cell(text: str) -> tuple[int, int]:
     try:
         row, col = (int(x) for x in parts)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a wall is ROW,COL (two integers); got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"a wall is ROW,COL (two integers); got {text!r}"
+        ) from None
     return row, col
 
 
@@ -265,14 +302,20 @@ def _out_dir(path: str) -> Path | None:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        print(f"rltheory reproduce: cannot create --out {path!r}: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"rltheory reproduce: cannot create --out {path!r}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return None
     try:  # before any experiment runs: a folder that exists need not take files
         fd, probe = tempfile.mkstemp(prefix=".rltheory-write-test.", dir=out)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        print(f"rltheory reproduce: cannot write to --out {path!r}: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"rltheory reproduce: cannot write to --out {path!r}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return None
     return out
 
@@ -290,14 +333,20 @@ def _write_all(files: list[tuple[Path, bytes | str]]) -> list[Path] | None:
             try:
                 staged.append((_stage(path, data), path))
             except OSError as exc:
-                print(f"rltheory reproduce: cannot write {str(path)!r}: {exc.strerror or exc}", file=sys.stderr)
+                print(
+                    f"rltheory reproduce: cannot write {str(path)!r}: {exc.strerror or exc}",
+                    file=sys.stderr,
+                )
                 return None
         while staged:
             tmp, path = staged[0]
             try:
                 os.replace(tmp, path)
             except OSError as exc:
-                print(f"rltheory reproduce: cannot write {str(path)!r}: {exc.strerror or exc}", file=sys.stderr)
+                print(
+                    f"rltheory reproduce: cannot write {str(path)!r}: {exc.strerror or exc}",
+                    file=sys.stderr,
+                )
                 return None
             staged.pop(0)
     finally:
@@ -307,17 +356,27 @@ def _write_all(files: list[tuple[Path, bytes | str]]) -> list[Path] | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rltheory", description="Reproduce rltheory's theorem checks and solve models.")
+    p = argparse.ArgumentParser(
+        prog="rltheory", description="Reproduce rltheory's theorem checks and solve models."
+    )
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the registered reproductions").set_defaults(func=_cmd_list)
     r = sub.add_parser("reproduce", help="run reproductions, writing NAME.png and NAME.json")
     r.add_argument("name", nargs="?", help="experiment name (see `rltheory list`)")
     r.add_argument("--all", action="store_true", help="run every registered experiment")
-    r.add_argument("--full", action="store_true", help="use the full preset instead of the quick one")
+    r.add_argument(
+        "--full", action="store_true", help="use the full preset instead of the quick one"
+    )
     r.add_argument("--out", default="figures", help="output folder (default: figures)")
-    r.add_argument("--seed", type=_seed, default=None, help="random seed, an integer >= 0 (default 0)")
-    r.add_argument("--seeds", default=None, metavar="START:STOP|S1,S2,...",
-                   help="run at every seed and write NAME.seeds.json (per-claim verdicts over the seeds)")
+    r.add_argument(
+        "--seed", type=_seed, default=None, help="random seed, an integer >= 0 (default 0)"
+    )
+    r.add_argument(
+        "--seeds",
+        default=None,
+        metavar="START:STOP|S1,S2,...",
+        help="run at every seed and write NAME.seeds.json (per-claim verdicts over the seeds)",
+    )
     r.add_argument("--quiet", action="store_true", help="no progress bars; print only failures")
     r.set_defaults(func=_cmd_reproduce)
     s = sub.add_parser("solve", help="solve a zoo model and print the certificate")
@@ -326,9 +385,20 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--slip", type=float, default=0.1)
     s.add_argument("--gamma", type=float, default=0.99)
     s.add_argument("--method", choices=["vi", "pi", "mpi", "lp"], default="vi")
-    s.add_argument("--wall", type=_cell, action="append", default=[], metavar="ROW,COL",
-                   help="a wall cell (repeat for more); drawn as # in the printed policy")
-    s.add_argument("--tol", type=_tolerance, default=1e-8, help="certificate target for vi/mpi (a positive number)")
+    s.add_argument(
+        "--wall",
+        type=_cell,
+        action="append",
+        default=[],
+        metavar="ROW,COL",
+        help="a wall cell (repeat for more); drawn as # in the printed policy",
+    )
+    s.add_argument(
+        "--tol",
+        type=_tolerance,
+        default=1e-8,
+        help="certificate target for vi/mpi (a positive number)",
+    )
     s.set_defaults(func=_cmd_solve)
     return p
 

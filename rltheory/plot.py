@@ -22,7 +22,9 @@ from .mdp.zoo import GRID_ACTIONS, GridWorld
 __all__ = ["figure", "png_bytes", "convergence_plot", "value_heatmap", "occupancy_heatmap"]
 
 
-def figure(nrows: int = 1, ncols: int = 1, *, width: float = 4.2, height: float = 3.4) -> tuple[Figure, np.ndarray]:
+def figure(
+    nrows: int = 1, ncols: int = 1, *, width: float = 4.2, height: float = 3.4
+) -> tuple[Figure, np.ndarray]:
     """A constrained-layout figure with an ``(nrows, ncols)`` array of axes, each ``width × height`` inches."""
     fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
     axes = np.asarray(fig.subplots(nrows, ncols, squeeze=False))
@@ -91,22 +93,49 @@ def convergence_plot(
     t = np.asarray(to_numpy(t), dtype=float).reshape(-1)
     err = np.asarray(to_numpy(err), dtype=float).reshape(-1)
     if t.shape != err.shape:
-        raise ValueError(f"t and err must have the same length; got {t.shape[0]} and {err.shape[0]}")
+        raise ValueError(
+            f"t and err must have the same length; got {t.shape[0]} and {err.shape[0]}"
+        )
     tt = _positive(t) if logx else t
     marker = "o" if t.shape[0] <= 80 else None
-    ax.plot(tt, _positive(err) if logy else err, marker=marker, markersize=3, lw=2.2, color="tab:blue",
-            label=label, zorder=2)
+    ax.plot(
+        tt,
+        _positive(err) if logy else err,
+        marker=marker,
+        markersize=3,
+        lw=2.2,
+        color="tab:blue",
+        label=label,
+        zorder=2,
+    )
     if bound is not None:
         b = np.asarray(to_numpy(bound), dtype=float).reshape(-1)
         if b.shape != t.shape:
-            raise ValueError(f"bound must have the same length as t; got {b.shape[0]} and {t.shape[0]}")
+            raise ValueError(
+                f"bound must have the same length as t; got {b.shape[0]} and {t.shape[0]}"
+            )
         # drawn on top of the measured curve so that a tight bound stays visible
-        ax.plot(tt, _positive(b) if logy else b, ls="--", lw=1.4, color="tab:red", zorder=3,
-                label=bound_label or "bound")
+        ax.plot(
+            tt,
+            _positive(b) if logy else b,
+            ls="--",
+            lw=1.4,
+            color="tab:red",
+            zorder=3,
+            label=bound_label or "bound",
+        )
     if fit is not None:
         lo, hi = fit.window
         tf = np.linspace(lo, hi, 64) if not logx else np.geomspace(max(lo, 1e-300), hi, 64)
-        ax.plot(tf, fit.predict(tf), ls=":", lw=2.0, color="black", zorder=4, label=f"fit: {fit.label()}")
+        ax.plot(
+            tf,
+            fit.predict(tf),
+            ls=":",
+            lw=2.0,
+            color="black",
+            zorder=4,
+            label=f"fit: {fit.label()}",
+        )
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -128,14 +157,18 @@ def _on_grid(values: np.ndarray, grid: Any, what: str) -> tuple[np.ndarray, np.n
     if isinstance(grid, GridWorld):
         cells = np.asarray(grid.cells, dtype=int).reshape(-1, 2)
         if values.shape[0] != cells.shape[0]:
-            raise ValueError(f"{what} has {values.shape[0]} entries but the gridworld has {cells.shape[0]} states")
+            raise ValueError(
+                f"{what} has {values.shape[0]} entries but the gridworld has {cells.shape[0]} states"
+            )
         return grid.to_grid(values), cells[:, 0], cells[:, 1]
     try:
         rows, cols = (int(grid[0]), int(grid[1]))
     except (TypeError, ValueError, IndexError):
         raise ValueError(f"grid must be a GridWorld or a (rows, cols) pair; got {grid!r}") from None
     if values.shape[0] != rows * cols:
-        raise ValueError(f"{what} has {values.shape[0]} entries but a {rows}x{cols} grid needs {rows * cols}")
+        raise ValueError(
+            f"{what} has {values.shape[0]} entries but a {rows}x{cols} grid needs {rows * cols}"
+        )
     r, c = np.divmod(np.arange(rows * cols), cols)
     return values.reshape(rows, cols), r, c
 
@@ -190,7 +223,9 @@ def value_heatmap(
     if policy is not None:
         if moves is None:
             if not isinstance(grid, GridWorld):
-                raise ValueError("value_heatmap: policy arrows on a (rows, cols) grid need moves (one (d_row, d_col) per action)")
+                raise ValueError(
+                    "value_heatmap: policy arrows on a (rows, cols) grid need moves (one (d_row, d_col) per action)"
+                )
             moves = [_DIRECTIONS[name] for name in GRID_ACTIONS]
         raw = np.asarray(to_numpy(policy)).reshape(-1)
         if raw.shape[0] != v.shape[0]:
@@ -198,11 +233,18 @@ def value_heatmap(
         mv = np.asarray(moves, dtype=float).reshape(-1, 2)
         if raw.dtype.kind not in "iuf":  # text, bools, objects: no action indices
             raise TypeError(f"policy must hold integer action indices; got dtype {raw.dtype}")
-        with np.errstate(invalid="ignore"):  # checked before any cast: 1.7 is no index, NaN is not -2^63
-            bad = ~(raw >= 0) | ~(raw < mv.shape[0]) | (raw != np.floor(raw) if raw.dtype.kind == "f" else False)
+        # checked before any cast: 1.7 is no index, NaN is not -2^63
+        with np.errstate(invalid="ignore"):
+            bad = (
+                ~(raw >= 0)
+                | ~(raw < mv.shape[0])
+                | (raw != np.floor(raw) if raw.dtype.kind == "f" else False)
+            )
         if np.any(bad):
             s = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"policy[{s}] = {raw[s].item()!r} is not an action index in 0..{mv.shape[0] - 1}")
+            raise ValueError(
+                f"policy[{s}] = {raw[s].item()!r} is not an action index in 0..{mv.shape[0] - 1}"
+            )
         pi = raw.astype(np.int64)
         d = mv[pi]
         length = np.hypot(d[:, 0], d[:, 1])
@@ -211,12 +253,30 @@ def value_heatmap(
         if isinstance(grid, GridWorld) and grid.goals:
             goal_states = [grid.state_of(*cell) for cell in grid.goals]
             goal[goal_states] = True
-            ax.plot(c[goal], r[goal], "*", color="gold", markersize=12, markeredgecolor="black", label="goal")
+            ax.plot(
+                c[goal],
+                r[goal],
+                "*",
+                color="gold",
+                markersize=12,
+                markeredgecolor="black",
+                label="goal",
+            )
         go &= ~goal
         stay = ~go & ~goal
         # angles="xy" draws in data coordinates, whose y (row) axis imshow already points down
-        ax.quiver(c[go], r[go], d[go, 1] / length[go], d[go, 0] / length[go], color="white",
-                  scale=1.6, scale_units="xy", angles="xy", pivot="middle", width=0.006)
+        ax.quiver(
+            c[go],
+            r[go],
+            d[go, 1] / length[go],
+            d[go, 0] / length[go],
+            color="white",
+            scale=1.6,
+            scale_units="xy",
+            angles="xy",
+            pivot="middle",
+            width=0.006,
+        )
         if np.any(stay):
             ax.plot(c[stay], r[stay], "o", color="white", markersize=3)
     ax.set_xticks([])
@@ -265,7 +325,9 @@ def occupancy_heatmap(
     bad = ~np.isfinite(arr) | (arr < 0)
     if np.any(bad):
         i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
-        raise ValueError(f"occupancy must be finite and non-negative; d{list(i)} = {float(arr[i])!r}")
+        raise ValueError(
+            f"occupancy must be finite and non-negative; d{list(i)} = {float(arr[i])!r}"
+        )
     if grid is not None:
         img, _, _ = _on_grid(arr.sum(axis=1) if arr.ndim == 2 else arr, grid, "d")
         im = ax.imshow(img, cmap=cmap, origin="upper")

@@ -75,7 +75,8 @@ def _stage(path: Path, data: bytes | str) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:  # owns fd from here: closed on any failure below
-            os.chmod(tmp, _FILE_MODE)  # mkstemp creates 0600; give the file the usual umask-based mode
+            # mkstemp creates 0600; give the file the usual umask-based mode
+            os.chmod(tmp, _FILE_MODE)
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
@@ -94,14 +95,19 @@ def _discard(tmp: str) -> None:
 def _encode_array(a: np.ndarray, where: str) -> dict:
     a = np.asarray(a)
     if a.dtype.kind not in "biuf":
-        raise TypeError(f"{where}: only boolean, integer and float arrays can be saved; got dtype {a.dtype}")
+        raise TypeError(
+            f"{where}: only boolean, integer and float arrays can be saved; got dtype {a.dtype}"
+        )
     if a.dtype.kind == "f" and a.dtype.itemsize > 8:
         raise TypeError(
             f"{where}: dtype {a.dtype} has no JSON form without rounding; cast it to float64 or save as .npz"
         )
     flat = a.reshape(-1).tolist()
     if a.dtype.kind == "f":
-        flat = [v if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf")) for v in flat]
+        flat = [
+            v if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
+            for v in flat
+        ]
     return {"dtype": a.dtype.str, "shape": list(a.shape), "data": flat}
 
 
@@ -116,7 +122,9 @@ def _decode_array(d: Any, where: str) -> np.ndarray:
     if not isinstance(d, dict) or set(d) != {"dtype", "shape", "data"}:
         raise ValueError(f"{where} must be an object with keys dtype, shape, data")
     if not isinstance(d["dtype"], str):
-        raise ValueError(f"{where}: dtype must be a NumPy dtype string such as '<f8'; got {d['dtype']!r}")
+        raise ValueError(
+            f"{where}: dtype must be a NumPy dtype string such as '<f8'; got {d['dtype']!r}"
+        )
     try:
         dtype = np.dtype(d["dtype"])
     except TypeError:
@@ -124,31 +132,46 @@ def _decode_array(d: Any, where: str) -> np.ndarray:
     if dtype.kind not in "biuf":
         raise ValueError(f"{where}: unsupported dtype {d['dtype']!r}")
     shape = d["shape"]
-    if not isinstance(shape, list) or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in shape):
+    if not isinstance(shape, list) or any(
+        isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in shape
+    ):
         raise ValueError(f"{where}: shape must be a list of non-negative integers; got {shape!r}")
     size = math.prod(shape)  # exact (np.prod wraps around past the int64 range)
     data = d["data"]
     if not isinstance(data, list) or len(data) != size:
-        raise ValueError(f"{where}: data has {len(data) if isinstance(data, list) else '?'} entries, shape {tuple(shape)} needs {size}")
+        raise ValueError(
+            f"{where}: data has {len(data) if isinstance(data, list) else '?'} entries, shape {tuple(shape)} needs {size}"
+        )
     special = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
     if dtype.kind == "f":
         data = [special.get(v, v) if isinstance(v, str) else v for v in data]
     bad = next((i for i, v in enumerate(data) if _entry_problem(v, dtype) is not None), None)
     if bad is None and dtype.kind == "f":
         with np.errstate(over="ignore"):
-            out = np.asarray([v if isinstance(v, float) or abs(v) <= 2**1024 else (math.inf if v > 0 else -math.inf)
-                              for v in data], dtype=dtype)
+            out = np.asarray(
+                [
+                    v
+                    if isinstance(v, float) or abs(v) <= 2**1024
+                    else (math.inf if v > 0 else -math.inf)
+                    for v in data
+                ],
+                dtype=dtype,
+            )
         finite_in = np.asarray([isinstance(v, int) or math.isfinite(v) for v in data], dtype=bool)
         over = finite_in & ~np.isfinite(out)  # a finite number past the dtype's range is not inf
         if not np.any(over):
             return out.reshape(shape)
         bad = int(np.flatnonzero(over)[0])
-        raise ValueError(f"{where}: data[{bad}] = {d['data'][bad]!r:.60} is too large for {dtype.name}")
+        raise ValueError(
+            f"{where}: data[{bad}] = {d['data'][bad]!r:.60} is too large for {dtype.name}"
+        )
     if bad is not None:
         v = d["data"][bad]
         if dtype.kind == "f":
-            raise ValueError(f"{where}: non-numeric entry in data; data[{bad}] = {v!r:.60} "
-                             f"({_entry_problem(data[bad], dtype)})")
+            raise ValueError(
+                f"{where}: non-numeric entry in data; data[{bad}] = {v!r:.60} "
+                f"({_entry_problem(data[bad], dtype)})"
+            )
         raise ValueError(f"{where}: data[{bad}] = {v!r:.60} is {_entry_problem(v, dtype)}")
     return np.asarray(data, dtype=dtype).reshape(shape)
 
@@ -209,15 +232,21 @@ def _check_npz_name(prefix: str, name: Any, where: str) -> None:
     if not isinstance(name, str):
         raise TypeError(f"{where}: names must be strings; got {type(name).__name__}")
     if "\x00" in name:
-        raise ValueError(f"{where}: a name containing NUL cannot be stored in .npz (the zip name is cut there); "
-                         "rename it or save as .json")
+        raise ValueError(
+            f"{where}: a name containing NUL cannot be stored in .npz (the zip name is cut there); "
+            "rename it or save as .json"
+        )
     try:
         size = len(f"{prefix}{name}.npy".encode())
     except UnicodeEncodeError as exc:
-        raise ValueError(f"{where}: the name is not valid Unicode text ({exc.reason}); rename it or save as .json") from None
+        raise ValueError(
+            f"{where}: the name is not valid Unicode text ({exc.reason}); rename it or save as .json"
+        ) from None
     if size > 65535:
-        raise ValueError(f"{where}: the name is too long for .npz ({size} UTF-8 bytes with {prefix!r} and '.npy'; "
-                         "a zip name holds at most 65535); rename it or save as .json")
+        raise ValueError(
+            f"{where}: the name is too long for .npz ({size} UTF-8 bytes with {prefix!r} and '.npy'; "
+            "a zip name holds at most 65535); rename it or save as .json"
+        )
 
 
 @dataclass(frozen=True)
@@ -255,8 +284,12 @@ class Trace:
 
         for name in ("metrics", "final"):
             group = getattr(self, name)
-            if isinstance(group, dict) and not all(isinstance(v, np.ndarray) or on_device(v) for v in group.values()):
-                object.__setattr__(self, name, {k: arr(v, f"{name}[{k!r:.60}]") for k, v in group.items()})
+            if isinstance(group, dict) and not all(
+                isinstance(v, np.ndarray) or on_device(v) for v in group.values()
+            ):
+                object.__setattr__(
+                    self, name, {k: arr(v, f"{name}[{k!r:.60}]") for k, v in group.items()}
+                )
         for name in ("iteration", "wall_time"):
             object.__setattr__(self, name, arr(getattr(self, name), name))
 
@@ -290,14 +323,22 @@ class Trace:
         for group, names in (("metrics", self.metrics), ("final", self.final)):
             for k in names:
                 if not isinstance(k, str):
-                    raise TypeError(f"{group}[{k!r:.60}]: names must be strings; got {type(k).__name__}")
+                    raise TypeError(
+                        f"{group}[{k!r:.60}]: names must be strings; got {type(k).__name__}"
+                    )
         return {
             "format": _FORMAT,
             "version": _VERSION,
             "iteration": _encode_array(np.asarray(self.iteration), "iteration"),
             "wall_time": _encode_array(np.asarray(self.wall_time), "wall_time"),
-            "metrics": {k: _encode_array(np.asarray(to_numpy(v)), f"metrics[{k!r}]") for k, v in self.metrics.items()},
-            "final": {k: _encode_array(np.asarray(to_numpy(v)), f"final[{k!r}]") for k, v in self.final.items()},
+            "metrics": {
+                k: _encode_array(np.asarray(to_numpy(v)), f"metrics[{k!r}]")
+                for k, v in self.metrics.items()
+            },
+            "final": {
+                k: _encode_array(np.asarray(to_numpy(v)), f"final[{k!r}]")
+                for k, v in self.final.items()
+            },
         }
 
     @classmethod
@@ -306,18 +347,26 @@ class Trace:
         try:
             if not isinstance(d, dict) or d.get("format") != _FORMAT:
                 found = d.get("format") if isinstance(d, dict) else type(d).__name__
-                raise ValueError(f"not an rltheory trace (format field is {found!r}, expected {_FORMAT!r})")
+                raise ValueError(
+                    f"not an rltheory trace (format field is {found!r}, expected {_FORMAT!r})"
+                )
             version = d.get("version")
             if isinstance(version, bool) or not isinstance(version, int) or version != _VERSION:
-                raise ValueError(f"unsupported trace version {d.get('version')!r} (this rltheory reads {_VERSION})")
+                raise ValueError(
+                    f"unsupported trace version {d.get('version')!r} (this rltheory reads {_VERSION})"
+                )
             missing = {"iteration", "wall_time", "metrics", "final"} - set(d)
             if missing:
                 raise ValueError(f"missing fields {sorted(missing)}")
             for group in ("metrics", "final"):
                 if not isinstance(d[group], dict):
-                    raise ValueError(f"{group} must be an object of named arrays; got {type(d[group]).__name__}")
+                    raise ValueError(
+                        f"{group} must be an object of named arrays; got {type(d[group]).__name__}"
+                    )
             trace = cls(
-                metrics={str(k): _decode_array(v, f"metrics[{k!r}]") for k, v in d["metrics"].items()},
+                metrics={
+                    str(k): _decode_array(v, f"metrics[{k!r}]") for k, v in d["metrics"].items()
+                },
                 iteration=_iteration_array(_decode_array(d["iteration"], "iteration"), "iteration"),
                 wall_time=_decode_array(d["wall_time"], "wall_time").astype(float),
                 final={str(k): _decode_array(v, f"final[{k!r}]") for k, v in d["final"].items()},
@@ -337,7 +386,9 @@ class Trace:
             )
         for k, v in self.metrics.items():
             if v.ndim == 0 or v.shape[0] != K:
-                raise ValueError(f"metric {k!r} has shape {v.shape}; its first axis must have length {K}")
+                raise ValueError(
+                    f"metric {k!r} has shape {v.shape}; its first axis must have length {K}"
+                )
 
     def save(self, path: str | os.PathLike) -> Path:
         """Save atomically as JSON (``.json``) or a NumPy archive (``.npz``); returns the path.
@@ -368,7 +419,8 @@ class Trace:
             except ValueError as exc:
                 raise ValueError(f"Trace.save({str(path)!r}): {exc}; nothing written") from None
             wall = np.asarray(to_numpy(self.wall_time))
-            if wall.dtype.kind not in "biuf":  # load() reads it as float64 (a complex one lost its imaginary part)
+            # load() reads it as float64 (a complex one lost its imaginary part)
+            if wall.dtype.kind not in "biuf":
                 raise TypeError(
                     f"Trace.save({str(path)!r}): wall_time must hold real numbers; got dtype {wall.dtype}; nothing written"
                 )
@@ -419,9 +471,13 @@ class Trace:
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise ResultFileError(f"{path}: corrupt or truncated JSON ({exc})") from exc
             except _DuplicateKey as exc:
-                raise ResultFileError(f"{path}: {exc}; save() never writes one (a corrupt or merged file)") from None
+                raise ResultFileError(
+                    f"{path}: {exc}; save() never writes one (a corrupt or merged file)"
+                ) from None
             return cls.from_dict(d, source=str(path))
-        raise ResultFileError(f"{path}: neither an rltheory JSON trace nor an .npz archive (starts with {raw[:8]!r})")
+        raise ResultFileError(
+            f"{path}: neither an rltheory JSON trace nor an .npz archive (starts with {raw[:8]!r})"
+        )
 
     @classmethod
     def _load_npz(cls, raw: bytes, path: Path) -> Trace:
@@ -432,11 +488,17 @@ class Trace:
                     raise ValueError("not an rltheory trace (no __format__ entry)")
                 tag = str(z["__format__"])
                 if tag != f"{_FORMAT}/{_VERSION}":
-                    raise ValueError(f"not a supported rltheory trace (format {tag!r}, expected {_FORMAT}/{_VERSION})")
-                metrics = {f[len("metric/"):]: z[f] for f in files if f.startswith("metric/")}
-                final = {f[len("final/"):]: z[f] for f in files if f.startswith("final/")}
-                trace = cls(metrics=metrics, iteration=_iteration_array(z["iteration"], "iteration"),
-                            wall_time=z["wall_time"].astype(float), final=final)
+                    raise ValueError(
+                        f"not a supported rltheory trace (format {tag!r}, expected {_FORMAT}/{_VERSION})"
+                    )
+                metrics = {f[len("metric/") :]: z[f] for f in files if f.startswith("metric/")}
+                final = {f[len("final/") :]: z[f] for f in files if f.startswith("final/")}
+                trace = cls(
+                    metrics=metrics,
+                    iteration=_iteration_array(z["iteration"], "iteration"),
+                    wall_time=z["wall_time"].astype(float),
+                    final=final,
+                )
             trace._check_consistent()
         except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError, OverflowError) as exc:
             raise ResultFileError(f"{path}: corrupt, truncated or foreign .npz ({exc})") from exc
@@ -489,7 +551,9 @@ class TraceRecorder:
         """
         it = _iteration_index(iteration)
         if self._it and set(metrics) != set(self._rows):
-            raise ValueError(f"metrics {sorted(metrics)} differ from the first record's {sorted(self._rows)}")
+            raise ValueError(
+                f"metrics {sorted(metrics)} differ from the first record's {sorted(self._rows)}"
+            )
         device = None
         rows: dict[str, Any] = {}
         for k, v in metrics.items():  # check every value before keeping any (no half record)
@@ -501,12 +565,14 @@ class TraceRecorder:
                     h = np.asarray(to_numpy(v))
                     if h.dtype.kind in "SUV":  # np.asarray(h, float) would parse '1.5' into 1.5
                         raise TypeError(f"it holds text/bytes (dtype {h.dtype}), not numbers")
-                    if h.dtype.kind == "c":  # a real value stored as complex is fine; else it would be cut
+                    # a real value stored as complex is fine; else it would be cut
+                    if h.dtype.kind == "c":
                         if np.any(h.imag != 0):
                             raise TypeError("its imaginary part is not 0 and would be discarded")
                         h = h.real
                     row = np.asarray(h, dtype=float)
-                except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: an int past the float range
+                # OverflowError: an int past the float range
+                except (TypeError, ValueError, OverflowError) as exc:
                     raise ValueError(
                         f"TraceRecorder.record: metric {k!r} at iteration {iteration} must be a real "
                         f"number or array; got {v!r:.80} ({exc})"
@@ -534,7 +600,9 @@ class TraceRecorder:
         """Freeze the records; keyword arrays (e.g. ``policy=..., V=...``) go to ``Trace.final``."""
         wall = np.asarray(self._wall, dtype=float)
         if self._clock is not None:
-            wall = np.concatenate([wall[:self._clock_from], self._clock_offset + self._clock.times()])
+            wall = np.concatenate(
+                [wall[: self._clock_from], self._clock_offset + self._clock.times()]
+            )
         return Trace(
             metrics={k: stack_rows(v) for k, v in self._rows.items()},
             iteration=np.asarray(self._it, dtype=np.int64),

@@ -8,8 +8,19 @@ from ..plot import convergence_plot
 
 __all__ = ["COLORS", "series"]
 
-COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
-          "tab:olive", "tab:cyan")  # the ten tab colours: full presets draw up to eight series on one axis
+# the ten tab colours: full presets draw up to eight series on one axis
+COLORS = (
+    "tab:blue",
+    "tab:orange",
+    "tab:green",
+    "tab:red",
+    "tab:purple",
+    "tab:brown",
+    "tab:pink",
+    "tab:gray",
+    "tab:olive",
+    "tab:cyan",
+)
 
 
 def series(ax: Any, index: int, t: Any, err: Any, **kwargs: Any) -> Any:

@@ -145,7 +145,9 @@ class ExperimentResult:
                 raise TypeError(f"checks[{i}] must be a ClaimCheck; got {type(c).__name__}")
         for panel, series in self.curves.items():
             if not isinstance(series, dict):
-                raise TypeError(f"curves[{panel!r}] must be a dict of series; got {type(series).__name__}")
+                raise TypeError(
+                    f"curves[{panel!r}] must be a dict of series; got {type(series).__name__}"
+                )
 
     @property
     def passed(self) -> bool:
@@ -192,12 +194,16 @@ class Experiment:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _KEBAB.match(self.name):
-            raise ValueError(f"experiment name must be kebab-case (e.g. 'vi-rates'); got {self.name!r}")
+            raise ValueError(
+                f"experiment name must be kebab-case (e.g. 'vi-rates'); got {self.name!r}"
+            )
         if not (dataclasses.is_dataclass(self.config_cls) and isinstance(self.config_cls, type)):
             raise TypeError(f"experiment {self.name!r}: config_cls must be a dataclass type")
         for preset in ("quick", "full"):
             if not callable(getattr(self.config_cls, preset, None)):
-                raise TypeError(f"experiment {self.name!r}: config_cls needs a classmethod {preset}()")
+                raise TypeError(
+                    f"experiment {self.name!r}: config_cls needs a classmethod {preset}()"
+                )
         for attr in ("run", "plot"):
             if not callable(getattr(self, attr)):
                 raise TypeError(f"experiment {self.name!r}: {attr} must be callable")
@@ -206,11 +212,15 @@ class Experiment:
         """The ``full()`` or ``quick()`` preset."""
         return self.config_cls.full() if full else self.config_cls.quick()
 
-    def reproduce(self, *, full: bool = False, seed: int = 0, progress: bool = False) -> ExperimentResult:
+    def reproduce(
+        self, *, full: bool = False, seed: int = 0, progress: bool = False
+    ) -> ExperimentResult:
         """Run the ``quick`` (default) or ``full`` preset."""
         result = self.run(self.config(full), seed=seed, progress=progress)
         if not isinstance(result, ExperimentResult):
-            raise TypeError(f"experiment {self.name!r}: run returned {type(result).__name__}, not ExperimentResult")
+            raise TypeError(
+                f"experiment {self.name!r}: run returned {type(result).__name__}, not ExperimentResult"
+            )
         return result
 
 
@@ -225,11 +235,14 @@ def register(experiment: Experiment) -> Experiment:
     if not isinstance(experiment, Experiment):
         raise TypeError(f"register expects an Experiment; got {type(experiment).__name__}")
     old = _REGISTRY.get(experiment.name)
-    if old is not None and getattr(old.run, "__module__", None) != getattr(experiment.run, "__module__", None):
+    if old is not None and getattr(old.run, "__module__", None) != getattr(
+        experiment.run, "__module__", None
+    ):
         raise ValueError(
             f"experiment name {experiment.name!r} is already registered by {old.run.__module__}"
         )
-    _REGISTRY[experiment.name] = experiment  # re-registration from the same module (reload) replaces
+    # re-registration from the same module (reload) replaces
+    _REGISTRY[experiment.name] = experiment
     return experiment
 
 

@@ -155,7 +155,9 @@ class SeedReport:
         for c in self.claims:
             if c.name == name:
                 return c
-        raise KeyError(f"no claim named {name!r} in {self.name!r}; claims: {[c.name for c in self.claims]}")
+        raise KeyError(
+            f"no claim named {name!r} in {self.name!r}; claims: {[c.name for c in self.claims]}"
+        )
 
     def to_json_dict(self) -> dict:
         """JSON-ready record (``pass`` is true iff every run passed)."""
@@ -189,18 +191,24 @@ def parse_seeds(spec: str) -> tuple[int, ...]:
         if ":" in text:
             lo, hi = (int(x) for x in text.split(":"))
             if hi <= lo:
-                raise ValueError(f"seeds {spec!r}: the range {lo}:{hi} is empty (STOP must exceed START)")
+                raise ValueError(
+                    f"seeds {spec!r}: the range {lo}:{hi} is empty (STOP must exceed START)"
+                )
             if lo < 0:
                 raise ValueError(f"seeds {spec!r}: seeds[0] must be non-negative; got {lo}")
             if hi - lo > MAX_SEEDS:  # checked before the range is built (each seed is a full run)
-                raise ValueError(f"seeds {spec!r}: the range {lo}:{hi} has {hi - lo} seeds; at most {MAX_SEEDS}")
+                raise ValueError(
+                    f"seeds {spec!r}: the range {lo}:{hi} has {hi - lo} seeds; at most {MAX_SEEDS}"
+                )
             seeds = tuple(range(lo, hi))
         else:
             seeds = tuple(int(x) for x in text.split(","))
     except ValueError as exc:
         if str(exc).startswith("seeds "):
             raise
-        raise ValueError(f"seeds {spec!r}: expected START:STOP or a comma list of integers such as 0,3,7") from None
+        raise ValueError(
+            f"seeds {spec!r}: expected START:STOP or a comma list of integers such as 0,3,7"
+        ) from None
     try:
         return _check_seeds(seeds)
     except ValueError as exc:
@@ -264,7 +272,9 @@ def seed_robustness(
 
         experiment = get(experiment)
     if not isinstance(experiment, Experiment):
-        raise TypeError(f"experiment must be an Experiment or a registered name; got {type(experiment).__name__}")
+        raise TypeError(
+            f"experiment must be an Experiment or a registered name; got {type(experiment).__name__}"
+        )
     seeds = _check_seeds(seeds)
     records: dict[str, dict[str, Any]] = {}
     run_passed, elapsed = [], []
@@ -277,13 +287,27 @@ def seed_robustness(
         if on_result is not None:
             on_result(seed, result)
     claims = tuple(
-        ClaimSeeds(name=name, kind=r["kind"], expected=_same(r["expected"]), seeds=tuple(r["seeds"]),
-                   passed=tuple(r["passed"]), measured=tuple(r["measured"]), level=r["level"],
-                   expected_at=tuple(r["expected"]), tol_at=tuple(r["tol"]))
+        ClaimSeeds(
+            name=name,
+            kind=r["kind"],
+            expected=_same(r["expected"]),
+            seeds=tuple(r["seeds"]),
+            passed=tuple(r["passed"]),
+            measured=tuple(r["measured"]),
+            level=r["level"],
+            expected_at=tuple(r["expected"]),
+            tol_at=tuple(r["tol"]),
+        )
         for name, r in records.items()
     )
-    return SeedReport(name=experiment.name, preset="full" if full else "quick", seeds=seeds, claims=claims,
-                      run_passed=tuple(run_passed), elapsed_s=tuple(elapsed))
+    return SeedReport(
+        name=experiment.name,
+        preset="full" if full else "quick",
+        seeds=seeds,
+        claims=claims,
+        run_passed=tuple(run_passed),
+        elapsed_s=tuple(elapsed),
+    )
 
 
 def _collect(records: dict[str, dict[str, Any]], result: ExperimentResult, seed: int) -> None:
@@ -298,8 +322,18 @@ def _collect(records: dict[str, dict[str, Any]], result: ExperimentResult, seed:
         k = count[c.claim.name]
         name = c.claim.name if k == 1 else f"{c.claim.name} [{k}]"
         level = float(c.fit.level) if (c.claim.kind == "rate" and c.fit is not None) else None
-        r = records.setdefault(name, {"kind": c.claim.kind, "expected": [], "tol": [], "level": level,
-                                      "seeds": [], "passed": [], "measured": []})
+        r = records.setdefault(
+            name,
+            {
+                "kind": c.claim.kind,
+                "expected": [],
+                "tol": [],
+                "level": level,
+                "seeds": [],
+                "passed": [],
+                "measured": [],
+            },
+        )
         if r["kind"] != c.claim.kind or r["level"] != level:
             raise ValueError(
                 f"experiment {result.name!r} at seed {seed}: claim {name!r} changed kind/level between seeds "

@@ -99,7 +99,9 @@ class Config:
         # no attribute 'iterations'", sizes=() in check_bound's "needs at least one point", and
         # sizes=(25.5,) ran as S = 25
         if not isinstance(self.sizes, (tuple, list)) or len(self.sizes) == 0:
-            raise ValueError(f"Config.sizes must be a non-empty tuple of integers >= 1; got {self.sizes!r}")
+            raise ValueError(
+                f"Config.sizes must be a non-empty tuple of integers >= 1; got {self.sizes!r}"
+            )
         for i, S in enumerate(self.sizes):
             check_count(S, f"sizes[{i}]")
         check_count(self.actions, "actions")
@@ -159,10 +161,25 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     """Solve garnets of each size with PI, VI, MPI and LP; check the three claims (module docstring)."""
     t0 = time.perf_counter()
     g, A = float(config.gamma), int(config.actions)
-    rows: dict[str, list] = {k: [] for k in (
-        "S", "pi_iterations", "vi_iterations", "mpi_iterations", "pi_bound", "vi_bound",
-        "puterman_k", "puterman_lo", "puterman_hi", "pi_time", "vi_time", "mpi_time", "lp_time",
-        "max_value_gap")}
+    rows: dict[str, list] = {
+        k: []
+        for k in (
+            "S",
+            "pi_iterations",
+            "vi_iterations",
+            "mpi_iterations",
+            "pi_bound",
+            "vi_bound",
+            "puterman_k",
+            "puterman_lo",
+            "puterman_hi",
+            "pi_time",
+            "vi_time",
+            "mpi_time",
+            "lp_time",
+            "max_value_gap",
+        )
+    }
     sizes = list(config.sizes)
     warm = garnet(8, A, min(int(config.branching), 8), gamma=g, rng=seed)
     for solve in (policy_iteration, value_iteration, modified_policy_iteration, linear_program):
@@ -176,7 +193,10 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         mdp = garnet(int(S), A, int(config.branching), gamma=g, rng=seed)
         pi, t_pi = _timed(lambda: policy_iteration(mdp), config.repeats)  # noqa: B023
         vi, t_vi = _timed(lambda: value_iteration(mdp, tol=config.tol), config.repeats)  # noqa: B023
-        mpi, t_mpi = _timed(lambda: modified_policy_iteration(mdp, m=config.mpi_m, tol=config.tol), config.repeats)  # noqa: B023
+        mpi, t_mpi = _timed(
+            lambda: modified_policy_iteration(mdp, m=config.mpi_m, tol=config.tol),  # noqa: B023
+            config.repeats,
+        )
         lp, t_lp = _timed(lambda: linear_program(mdp), config.repeats)  # noqa: B023
         R = np.asarray(mdp.R)
         best_r = R.max(axis=1)  # (T 0 − 0)(s) = max_a r(s, a)
@@ -188,8 +208,12 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         rows["pi_bound"].append(pi_iteration_bound(int(S), A, g))
         rows["vi_bound"].append(span_stopping_iterations(g, config.tol, span0))
         rows["puterman_k"].append(puterman_stopping_index(mdp, config.epsilon))
-        rows["puterman_lo"].append(vi_iterations_to_threshold(config.epsilon, g, float(best_r.min())))
-        rows["puterman_hi"].append(vi_iterations_to_threshold(config.epsilon, g, float(best_r.max())))
+        rows["puterman_lo"].append(
+            vi_iterations_to_threshold(config.epsilon, g, float(best_r.min()))
+        )
+        rows["puterman_hi"].append(
+            vi_iterations_to_threshold(config.epsilon, g, float(best_r.max()))
+        )
         rows["pi_time"].append(t_pi)
         rows["vi_time"].append(t_vi)
         rows["mpi_time"].append(t_mpi)
@@ -198,20 +222,45 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         rows["max_value_gap"].append(float(max(gaps)))
     r = {k: np.asarray(v) for k, v in rows.items()}
     checks = [
-        Claim("pi-iterations", "Howard PI improvement steps (iterations − 1) ≤ (SA − S)·⌈log(1/(1−γ))/(1−γ)⌉",
-              "Scherrer (2016), Thm 3", None, "bound").check(check_bound(r["pi_iterations"] - 1, r["pi_bound"], rtol=0.0)),
-        Claim("vi-span-iterations", "VI (span rule, tol) iterations ≤ ⌊log(γ sp_0/((1−γ) tol))/log(1/γ)⌋ + 2",
-              "Puterman (1994), Thm 6.6.6", None, "bound").check(check_bound(r["vi_iterations"], r["vi_bound"], rtol=0.0)),
-        Claim("vi-puterman-upper", "Puterman rule ‖v_{k+1}−v_k‖∞ < ε(1−γ)/(2γ) fires by N_hi (from max r)",
-              "Puterman (1994), Thm 6.3.1", None, "bound").check(check_bound(r["puterman_k"], r["puterman_hi"], rtol=0.0)),
-        Claim("vi-puterman-lower", "Puterman rule does not fire before N_lo (from min_s max_a r; v_0 = 0, r ≥ 0)",
-              "Puterman (1994), Thm 6.3.1 with monotone VI", None, "bound").check(
-                  check_bound(r["puterman_lo"], r["puterman_k"], rtol=0.0)),
+        Claim(
+            "pi-iterations",
+            "Howard PI improvement steps (iterations − 1) ≤ (SA − S)·⌈log(1/(1−γ))/(1−γ)⌉",
+            "Scherrer (2016), Thm 3",
+            None,
+            "bound",
+        ).check(check_bound(r["pi_iterations"] - 1, r["pi_bound"], rtol=0.0)),
+        Claim(
+            "vi-span-iterations",
+            "VI (span rule, tol) iterations ≤ ⌊log(γ sp_0/((1−γ) tol))/log(1/γ)⌋ + 2",
+            "Puterman (1994), Thm 6.6.6",
+            None,
+            "bound",
+        ).check(check_bound(r["vi_iterations"], r["vi_bound"], rtol=0.0)),
+        Claim(
+            "vi-puterman-upper",
+            "Puterman rule ‖v_{k+1}−v_k‖∞ < ε(1−γ)/(2γ) fires by N_hi (from max r)",
+            "Puterman (1994), Thm 6.3.1",
+            None,
+            "bound",
+        ).check(check_bound(r["puterman_k"], r["puterman_hi"], rtol=0.0)),
+        Claim(
+            "vi-puterman-lower",
+            "Puterman rule does not fire before N_lo (from min_s max_a r; v_0 = 0, r ≥ 0)",
+            "Puterman (1994), Thm 6.3.1 with monotone VI",
+            None,
+            "bound",
+        ).check(check_bound(r["puterman_lo"], r["puterman_k"], rtol=0.0)),
     ]
     return ExperimentResult(
-        name="solver-comparison", config=config_to_dict(config), curves={"garnet": rows}, checks=checks,
-        meta={"seed": seed, "wall_time_s": time.perf_counter() - t0,
-              "vi_over_predicted": (r["puterman_k"] / np.maximum(r["puterman_hi"], 1)).tolist()},
+        name="solver-comparison",
+        config=config_to_dict(config),
+        curves={"garnet": rows},
+        checks=checks,
+        meta={
+            "seed": seed,
+            "wall_time_s": time.perf_counter() - t0,
+            "vi_over_predicted": (r["puterman_k"] / np.maximum(r["puterman_hi"], 1)).tolist(),
+        },
     )
 
 
@@ -222,23 +271,48 @@ def plot(result: ExperimentResult) -> Any:
     fig, axes = figure(1, 2, width=5.2, height=4.6)
     ax = axes[0, 0]
     ax.plot(S, c["pi_iterations"], "o-", color="tab:blue", label="PI (Howard)")
-    ax.plot(S, c["pi_bound"], "--", color="tab:blue", alpha=0.7, label="PI bound (SA−S)⌈log(1/(1−γ))/(1−γ)⌉")
+    ax.plot(
+        S,
+        c["pi_bound"],
+        "--",
+        color="tab:blue",
+        alpha=0.7,
+        label="PI bound (SA−S)⌈log(1/(1−γ))/(1−γ)⌉",
+    )
     ax.plot(S, c["vi_iterations"], "s-", color="tab:orange", label="VI, span rule")
     ax.plot(S, c["vi_bound"], "--", color="tab:orange", alpha=0.7, label="VI span-rule bound")
     ax.plot(S, c["puterman_k"], "^-", color="tab:red", label="VI, sup-norm rule (Puterman)")
-    ax.fill_between(S, c["puterman_lo"], c["puterman_hi"], color="tab:red", alpha=0.15,
-                    label="predicted [N_lo, N_hi]")
-    ax.plot(S, c["mpi_iterations"], "d-", color="tab:green", label=f"MPI (m={result.config.get('mpi_m')})")
+    ax.fill_between(
+        S,
+        c["puterman_lo"],
+        c["puterman_hi"],
+        color="tab:red",
+        alpha=0.15,
+        label="predicted [N_lo, N_hi]",
+    )
+    ax.plot(
+        S,
+        c["mpi_iterations"],
+        "d-",
+        color="tab:green",
+        label=f"MPI (m={result.config.get('mpi_m')})",
+    )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("states S")
     ax.set_ylabel("iterations")
-    ax.set_title(f"Iterations, garnet A={result.config.get('actions')}, γ={result.config.get('gamma')}")
+    ax.set_title(
+        f"Iterations, garnet A={result.config.get('actions')}, γ={result.config.get('gamma')}"
+    )
     _size_axis(ax, S)
     ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     ax = axes[0, 1]
-    for key, lab, mk in (("pi_time", "PI", "o-"), ("vi_time", "VI", "s-"), ("mpi_time", "MPI", "d-"),
-                         ("lp_time", "LP (HiGHS)", "x-")):
+    for key, lab, mk in (
+        ("pi_time", "PI", "o-"),
+        ("vi_time", "VI", "s-"),
+        ("mpi_time", "MPI", "d-"),
+        ("lp_time", "LP (HiGHS)", "x-"),
+    ):
         ax.plot(S, c[key], mk, label=lab)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -258,11 +332,13 @@ def _size_axis(ax: Any, S: np.ndarray) -> None:
     ax.grid(True, alpha=0.3)
 
 
-EXPERIMENT = register(Experiment(
-    name="solver-comparison",
-    title="PI vs VI vs MPI iterations and wall time as S grows, against the PI bound (Scherrer 2016) "
-          "and the VI count predicted by Puterman Thm 6.3.1",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="solver-comparison",
+        title="PI vs VI vs MPI iterations and wall time as S grows, against the PI bound (Scherrer 2016) "
+        "and the VI count predicted by Puterman Thm 6.3.1",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)

@@ -77,7 +77,10 @@ def grid_product(**axes: Sequence[Any]) -> list[dict]:
     for n in names:
         if isinstance(axes[n], (str, bytes)) or not isinstance(axes[n], Iterable):
             raise ValueError(f"grid axis {n!r} must be a sequence of values; got {axes[n]!r}")
-    return [dict(zip(names, vals, strict=True)) for vals in itertools.product(*(list(axes[n]) for n in names))]
+    return [
+        dict(zip(names, vals, strict=True))
+        for vals in itertools.product(*(list(axes[n]) for n in names))
+    ]
 
 
 def _json_default(x: Any) -> Any:
@@ -117,7 +120,9 @@ def _run_point(fn: Callable, config: dict, seed: int) -> tuple[Any, float]:
     return out, time.perf_counter() - t0
 
 
-def load_results(path: str | os.PathLike, *, fn: Callable | None = None, repair: bool = False) -> dict[str, SweepPoint]:
+def load_results(
+    path: str | os.PathLike, *, fn: Callable | None = None, repair: bool = False
+) -> dict[str, SweepPoint]:
     """Read a sweep results file into ``{key: SweepPoint}``.
 
     Parameters
@@ -137,17 +142,25 @@ def load_results(path: str | os.PathLike, *, fn: Callable | None = None, repair:
     path = Path(path)
     raw = path.read_bytes()
     if not raw:
-        raise ResultFileError(f"{path}: empty file, not an rltheory sweep results file (no header line)")
+        raise ResultFileError(
+            f"{path}: empty file, not an rltheory sweep results file (no header line)"
+        )
     lines = raw.split(b"\n")
     tail = lines.pop()  # after the last newline: b"" for a complete file, else a cut-off record
     if not lines:
-        raise ResultFileError(f"{path}: no complete header line; not an rltheory sweep results file")
+        raise ResultFileError(
+            f"{path}: no complete header line; not an rltheory sweep results file"
+        )
     try:
         header = json.loads(lines[0])
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ResultFileError(f"{path}: line 1 is not a JSON header ({exc}); not an rltheory sweep results file") from exc
+        raise ResultFileError(
+            f"{path}: line 1 is not a JSON header ({exc}); not an rltheory sweep results file"
+        ) from exc
     if not isinstance(header, dict) or header.get("format") != _FORMAT:
-        raise ResultFileError(f"{path}: line 1 is not an rltheory sweep header (format {header.get('format') if isinstance(header, dict) else None!r})")
+        raise ResultFileError(
+            f"{path}: line 1 is not an rltheory sweep header (format {header.get('format') if isinstance(header, dict) else None!r})"
+        )
     if header.get("version") != _VERSION:
         raise ResultFileError(f"{path}: unsupported sweep file version {header.get('version')!r}")
     if fn is not None and header.get("fn") != _fn_name(fn):
@@ -161,7 +174,13 @@ def load_results(path: str | os.PathLike, *, fn: Callable | None = None, repair:
             key, config, seed = rec["key"], rec["config"], int(rec["seed"])
             if key != _key(config, seed):
                 raise ValueError("key does not match config and seed")
-            point = SweepPoint(config=config, seed=seed, result=rec["result"], wall_time=float(rec["wall_time"]), cached=True)
+            point = SweepPoint(
+                config=config,
+                seed=seed,
+                result=rec["result"],
+                wall_time=float(rec["wall_time"]),
+                cached=True,
+            )
         except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as exc:
             raise ResultFileError(f"{path}: line {i} is corrupt ({exc}): {line[:80]!r}") from exc
         out.setdefault(key, point)
@@ -259,18 +278,24 @@ def sweep(
     [(1, 0, 1), (1, 10, 11), (2, 0, 4), (2, 10, 14)]
     """
     if max_workers is not None and (
-        isinstance(max_workers, bool) or not isinstance(max_workers, (int, np.integer)) or max_workers < 1
+        isinstance(max_workers, bool)
+        or not isinstance(max_workers, (int, np.integer))
+        or max_workers < 1
     ):
         raise ValueError(f"max_workers must be None or an integer >= 1; got {max_workers!r}")
     if isinstance(grid, Mapping):
         configs = grid_product(**grid)
     elif isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
-        raise ValueError(f"grid must be a sequence of dicts or a dict of sequences; got {grid!r:.80}")
+        raise ValueError(
+            f"grid must be a sequence of dicts or a dict of sequences; got {grid!r:.80}"
+        )
     else:
         configs = []
         for i, c in enumerate(grid):
             if not isinstance(c, Mapping):
-                raise ValueError(f"grid[{i}] must be a dict of JSON values; got {type(c).__name__} {c!r:.80}")
+                raise ValueError(
+                    f"grid[{i}] must be a dict of JSON values; got {type(c).__name__} {c!r:.80}"
+                )
             configs.append(dict(c))
     seeds = list(seeds)
     if not configs:
@@ -329,19 +354,33 @@ def sweep(
                     try:
                         result = json.loads(_dumps(result))
                     except TypeError as err:
-                        exc = ValueError(f"fn result for config {c!r}, seed {s} is not JSON-serialisable: {err}")
+                        exc = ValueError(
+                            f"fn result for config {c!r}, seed {s} is not JSON-serialisable: {err}"
+                        )
                         exc.__cause__ = err
                 if exc is not None:
                     if first_error is None:
                         first_error = exc
-                        for other in pending:  # stop what has not started; let running points finish
+                        # stop what has not started; let running points finish
+                        for other in pending:
                             other.cancel()
                     continue
                 # the config as the results file holds it (tuples -> lists, ...), so a point reads
                 # the same whether computed now or on a rerun; fn itself got the grid entry as given
-                done[k] = SweepPoint(config=json.loads(_dumps(c)), seed=s, result=result, wall_time=float(secs))
+                done[k] = SweepPoint(
+                    config=json.loads(_dumps(c)), seed=s, result=result, wall_time=float(secs)
+                )
                 if fh is not None:
-                    _append(fh, {"key": k, "config": c, "seed": s, "result": result, "wall_time": float(secs)})
+                    _append(
+                        fh,
+                        {
+                            "key": k,
+                            "config": c,
+                            "seed": s,
+                            "result": result,
+                            "wall_time": float(secs),
+                        },
+                    )
                 if bar is not None:
                     bar.update(1)
     finally:
