@@ -16,6 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rltheory.games import DegenerateGameWarning, is_degenerate, nash_equilibria
 
@@ -160,3 +162,72 @@ def test_small_integer_games_match_exact_references(seed):
             if sorted(ours) != sorted(ref):
                 bad.append((t, ours, ref))
     assert not bad, f"(game, ours, exact): {bad[:3]}"
+
+
+def _compare(A: np.ndarray, B: np.ndarray) -> tuple | None:
+    """None when nash_equilibria and is_degenerate agree with the exact references, else the mismatch."""
+    degenerate = _exact_degenerate(A, B)
+    if is_degenerate(A, B) != degenerate:
+        return ("degeneracy", degenerate)
+    if degenerate:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateGameWarning)
+        ours = sorted((x.tolist(), y.tolist()) for x, y in nash_equilibria(A, B, strict=True))
+    ref = sorted(([float(v) for v in x], [float(v) for v in y]) for x, y in _exact_equilibria(A, B))
+    return None if ours == ref else (ours, ref)
+
+
+def test_an_equilibrium_singular_only_after_the_rescaling_is_found():
+    # Payoffs from 9.5e-30 to 1.9e25: on the rescaling to [1, 2] the differences 8.7e-19, 1.7e-18
+    # and 8.3e-17 of A's entries vanish, the mixed pair's indifference system came out singular
+    # (determinant below the old 1e-12 cutoff) and the pair was dropped: 2 equilibria listed,
+    # exact enumeration gives 3 (nondegenerate game).
+    A = np.array(
+        [
+            [8.673617379884035e-19, 1.9342813113834067e25, 8.326672684688674e-17],
+            [0.0, 1.734723475976807e-18, 5.587935447692871e-09],
+        ]
+    )
+    B = np.array(
+        [
+            [34359738368.0, 0.0, 17179869184.0],
+            [5.293955920339377e-23, 9.466330862652142e-30, 128.0],
+        ]
+    )
+    assert not _exact_degenerate(A, B)
+    ref = _exact_equilibria(A, B)
+    assert len(ref) == 3
+    # the third is mixed: y = (6442450848, 0, 1) / 6442450849 makes rows 0 and 1 indifferent
+    assert [Fraction(6442450848, 6442450849), 0, Fraction(1, 6442450849)] in [y for _, y in ref]
+    assert len(nash_equilibria(A, B, strict=True)) == 3
+    assert _compare(A, B) is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_payoffs_at_two_to_the_plus_minus_100_match_exact_enumeration(seed):
+    # payoffs k 2^e, k in 0..3, |e| <= 100 (ties and zeros included): before, 3 of these 280 games
+    # (254 nondegenerate) lost an equilibrium whose system is singular after the rescaling
+    rng = np.random.default_rng(1000 + seed)
+    bad = []
+    for t in range(70):
+        m, n = (int(v) for v in rng.integers(1, 4, size=2))
+        A, B = rng.integers(0, 4, (2, m, n)) * 2.0 ** rng.integers(-100, 101, (2, m, n))
+        diff = _compare(A, B)
+        if diff is not None:
+            bad.append((t, diff))
+    assert not bad, f"(game, mismatch): {bad[:3]}"
+
+
+@given(
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.data(),
+)
+@settings(max_examples=60, deadline=None)
+def test_wide_range_games_match_exact_enumeration_hypothesis(m, n, data):
+    k = st.integers(0, 3)
+    e = st.integers(-100, 100)
+    draw = lambda: [[data.draw(k) * 2.0 ** data.draw(e) for _ in range(n)] for _ in range(m)]  # noqa: E731
+    A, B = np.array(draw()), np.array(draw())
+    assert _compare(A, B) is None
