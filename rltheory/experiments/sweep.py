@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 import multiprocessing
 import os
 import time
@@ -161,7 +162,9 @@ def load_results(
         raise ResultFileError(
             f"{path}: line 1 is not an rltheory sweep header (format {header.get('format') if isinstance(header, dict) else None!r})"
         )
-    if header.get("version") != _VERSION:
+    version = header.get("version")
+    # exactly the integer the writer writes: true or 1.0 are not version 1
+    if isinstance(version, bool) or not isinstance(version, int) or version != _VERSION:
         raise ResultFileError(f"{path}: unsupported sweep file version {header.get('version')!r}")
     if fn is not None and header.get("fn") != _fn_name(fn):
         raise ResultFileError(
@@ -171,15 +174,24 @@ def load_results(
     for i, line in enumerate(lines[1:], start=2):
         try:
             rec = json.loads(line)
-            key, config, seed = rec["key"], rec["config"], int(rec["seed"])
+            if not isinstance(rec, dict):
+                raise ValueError(f"a record is a JSON object; got {type(rec).__name__}")
+            key, config, seed, wall = rec["key"], rec["config"], rec["seed"], rec["wall_time"]
+            # as the writer writes them: nothing is cast (seed 0.9 is not seed 0, "1" is no time)
+            if isinstance(seed, bool) or not isinstance(seed, int):
+                raise ValueError(f"seed = {seed!r:.40} is not an integer")
+            if not isinstance(config, dict):
+                raise ValueError(f"config = {config!r:.40} is not an object")
+            if (
+                isinstance(wall, bool)
+                or not isinstance(wall, (int, float))
+                or not 0 <= wall < math.inf
+            ):
+                raise ValueError(f"wall_time = {wall!r:.40} is not a finite number of seconds >= 0")
             if key != _key(config, seed):
                 raise ValueError("key does not match config and seed")
             point = SweepPoint(
-                config=config,
-                seed=seed,
-                result=rec["result"],
-                wall_time=float(rec["wall_time"]),
-                cached=True,
+                config=config, seed=seed, result=rec["result"], wall_time=float(wall), cached=True
             )
         except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as exc:
             raise ResultFileError(f"{path}: line {i} is corrupt ({exc}): {line[:80]!r}") from exc
