@@ -271,7 +271,8 @@ def sweep(
     ------
     ValueError
         Empty grid or seeds, a non-integer seed, a config that is not a dict of
-        JSON values, a result that is not JSON-serialisable, or ``max_workers < 1``.
+        JSON values, a result that is not JSON-serialisable, ``max_workers < 1``, or a
+        ``results_path`` that is a folder.
     ResultFileError
         ``results_path`` exists but is not this function's results file.
     Exception
@@ -330,6 +331,10 @@ def sweep(
     fh = None
     if results_path is not None:
         path = Path(results_path)
+        if path.is_dir():  # read_bytes() raised a bare IsADirectoryError naming no argument
+            raise ValueError(
+                f"results_path {str(path)!r} is a folder; give the path of a results file in it"
+            )
         if path.exists():
             done = load_results(path, fn=fn, repair=True)
             fh = open(path, "ab")

@@ -83,3 +83,18 @@ def test_the_writers_records_still_resume(tmp_path):
     assert [p.result for p in first] == [2, 5, 4, 7] and not any(p.cached for p in first)
     assert [p.result for p in again] == [2, 5, 4, 7] and all(p.cached for p in again)
     assert [p.wall_time for p in again] == [p.wall_time for p in first]
+
+
+def test_a_results_path_that_is_a_folder_is_named(tmp_path):
+    # read_bytes() raised a bare "IsADirectoryError: [Errno 21] Is a directory"
+    with (
+        ThreadPoolExecutor(1) as ex,
+        pytest.raises(
+            ValueError,
+            match=re.escape(
+                f"results_path {str(tmp_path)!r} is a folder; give the path of a results file"
+            ),
+        ),
+    ):
+        sweep(doubled, {"x": [1]}, [0], executor=ex, results_path=tmp_path)
+    assert list(tmp_path.iterdir()) == []
