@@ -8,6 +8,8 @@ von Stengel, B. (2007). Equilibrium computation for two-player games in strategi
 form. Ch. 3 of *Algorithmic Game Theory*, Cambridge UP, §3.4 (best-response polytopes, labels),
 §3.5 (Lemke–Howson) and its lexicographic degeneracy resolution.
 Lemke, C. E. & Howson, J. T. (1964). Equilibrium points of bimatrix games. J. SIAM 12(2).
+Savani, R. & von Stengel, B. (2006). Hard-to-solve bimatrix games. Econometrica 74(2)
+(Lemke–Howson paths exponentially long in the game's size).
 """
 
 from __future__ import annotations
@@ -23,6 +25,17 @@ from ._bimatrix_common import _payoffs, _positive
 from ._support_exact import ExactGame, is_exact_equilibrium, solve_exact
 
 __all__ = ["lemke_howson"]
+
+
+def _pivot_cap(max_pivots: int, label: int, m: int, n: int) -> SolverError:
+    """The located error for a path that did not pick ``label`` up again within ``max_pivots``."""
+    kind = f"row {label}" if label < m else f"column {label - m}"
+    return SolverError(
+        f"Lemke-Howson did not terminate within max_pivots = {max_pivots} pivots from "
+        f"initial_label = {label} ({kind}) on this {m}x{n} game: the path had not picked the "
+        f"label up again; it is finite (lexicographic rule), so raise max_pivots",
+        status="max_pivots",
+    )
 
 
 def _lex_ratio_row(T: np.ndarray, col: int, rhs: int, slack: slice) -> int:
@@ -61,7 +74,8 @@ def lemke_howson(
     ----------
     A, B : numpy arrays, shape (m, n)
     initial_label : int in [0, m + n)
-    max_pivots : int
+    max_pivots : int, default 10_000
+        Cap on the pivots of the path (in each of the float and, if needed, the exact pass).
 
     Returns
     -------
@@ -74,8 +88,14 @@ def lemke_howson(
     ValueError
         ``initial_label`` out of range.
     SolverError
-        The pivot cap is reached (cannot happen with the lexicographic rule within
-        ``max_pivots ≥`` the path's length; kept as a guard).
+        ``status="max_pivots"``: the path did not end within ``max_pivots`` pivots (the message
+        names the cap, ``initial_label`` and the game's size). The path is finite (lexicographic
+        rule) but can be exponentially long in ``m + n`` (Savani & von Stengel 2006), so a large
+        game can reach the default cap. This is an exception and not a result with
+        ``converged=False`` (STYLE.md's rule for iterative methods) because the function returns
+        a bare ``(x, y)`` tuple that callers unpack, which a result type would break, and because
+        a cut path has no answer to return: its bases are almost complementary, not equilibria,
+        and carry no certificate.
 
     Notes
     -----
@@ -179,9 +199,7 @@ def _float_path(
             return basisP, basisQ
         entering = leaving
         in_P = not in_P
-    raise SolverError(
-        f"Lemke-Howson did not terminate within {max_pivots} pivots", status="max_pivots"
-    )
+    raise _pivot_cap(max_pivots, label, m, n)
 
 
 def _exact_positive(game: ExactGame, which: str, size: int) -> list[list[Fraction]]:
@@ -267,6 +285,4 @@ def _exact_path(
             return basisP, basisQ
         entering = leaving
         in_P = not in_P
-    raise SolverError(
-        f"Lemke-Howson did not terminate within {max_pivots} pivots", status="max_pivots"
-    )
+    raise _pivot_cap(max_pivots, label, m, n)

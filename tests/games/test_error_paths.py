@@ -48,7 +48,10 @@ class TestBimatrix:
     """Support enumeration / Lemke–Howson: shapes, zero-sum default, pivot cap, huge payoffs."""
 
     def test_batched_payoffs_are_rejected(self):
-        with pytest.raises(InvalidModelError, match=r"single \(m, n\) matrices; got shapes \(2, 2, 2\) and \(2, 2, 2\)"):
+        with pytest.raises(
+            InvalidModelError,
+            match=r"single \(m, n\) matrices; got shapes \(2, 2, 2\) and \(2, 2, 2\)",
+        ):
             nash_equilibria(np.zeros((2, 2, 2)), np.zeros((2, 2, 2)))
 
     def test_zero_sum_default_matches_the_closed_form(self):
@@ -65,9 +68,29 @@ class TestBimatrix:
     def test_pivot_cap(self):
         # Matching pennies has no pure equilibrium: the path needs more than one pivot.
         A = matching_pennies()
-        with pytest.raises(SolverError, match=r"Lemke-Howson did not terminate within 1 pivots") as err:
+        with pytest.raises(
+            SolverError,
+            match=r"Lemke-Howson did not terminate within max_pivots = 1 pivots from "
+            r"initial_label = 0 \(row 0\) on this 2x2 game: the path had not picked the label up "
+            r"again; it is finite \(lexicographic rule\), so raise max_pivots",
+        ) as err:
             lemke_howson(A, -A, max_pivots=1)
         assert err.value.status == "max_pivots"
+
+    def test_pivot_cap_names_a_column_label_and_the_game_size(self):
+        # a 3x2 game whose equilibrium is mixed (rows 0, 1 against both columns): from label 4
+        # (column 1) the path takes more than 2 pivots; the message locates the cut path
+        A = np.array([[1.0, -1.0], [-1.0, 1.0], [-2.0, -2.0]])
+        with pytest.raises(
+            SolverError,
+            match=r"within max_pivots = 2 pivots from initial_label = 4 \(column 1\) on this 3x2 game",
+        ) as err:
+            lemke_howson(A, -A, initial_label=4, max_pivots=2)
+        assert err.value.status == "max_pivots"
+        # without the cap the path ends at the equilibrium
+        x, y = lemke_howson(A, -A, initial_label=4)
+        np.testing.assert_array_equal(x, [0.5, 0.5, 0.0])
+        np.testing.assert_array_equal(y, [0.5, 0.5])
 
     @pytest.mark.parametrize("scale", [1e308, 1.7e308])
     def test_payoffs_near_the_float_limit(self, scale):
@@ -94,7 +117,10 @@ class TestCorrelated:
 
     @pytest.mark.parametrize("shape", [(2, 0, 3), (2, 2, 0)])
     def test_empty_action_set(self, shape):
-        with pytest.raises(InvalidModelError, match=rf"U needs at least one action per player; got shape \({shape[0]}, {shape[1]}, {shape[2]}\)"):
+        with pytest.raises(
+            InvalidModelError,
+            match=rf"U needs at least one action per player; got shape \({shape[0]}, {shape[1]}, {shape[2]}\)",
+        ):
             max_welfare_ce(np.zeros(shape))
         with pytest.raises(InvalidModelError, match=r"at least one action per player"):
             ce_gap(np.zeros(shape), np.zeros(shape[1:]))
@@ -103,7 +129,9 @@ class TestCorrelated:
         # Bug fixed: cvxpy's own SolverError escaped (not rltheory.errors.SolverError, so
         # callers catching the documented error missed it).
         U = np.stack([matching_pennies(), -matching_pennies()])
-        with pytest.raises(SolverError, match=r"max_entropy_ce: cvxpy solver 'NOT_A_SOLVER' failed") as err:
+        with pytest.raises(
+            SolverError, match=r"max_entropy_ce: cvxpy solver 'NOT_A_SOLVER' failed"
+        ) as err:
             max_entropy_ce(U, solver="NOT_A_SOLVER")
         assert err.value.status == "solver_error"
 
@@ -113,19 +141,27 @@ class TestExploit:
     """Best response / exploitability / NashConv: types and the player index."""
 
     def test_zero_sum_player_index(self):
-        with pytest.raises(ValueError, match=r"player must be 0 \(row\) or 1 \(column\) in a zero-sum game; got 2"):
+        with pytest.raises(
+            ValueError, match=r"player must be 0 \(row\) or 1 \(column\) in a zero-sum game; got 2"
+        ):
             best_response(_pennies_game(), np.array([0]), player=2)
 
     def test_best_response_type(self):
-        with pytest.raises(TypeError, match=r"best_response expects a ZeroSumMarkovGame or MarkovGame; got ndarray"):
+        with pytest.raises(
+            TypeError, match=r"best_response expects a ZeroSumMarkovGame or MarkovGame; got ndarray"
+        ):
             best_response(np.zeros(3), np.array([0]), player=0)
 
     def test_exploitability_needs_zero_sum(self):
-        with pytest.raises(TypeError, match=r"exploitability expects a ZeroSumMarkovGame; got MarkovGame"):
+        with pytest.raises(
+            TypeError, match=r"exploitability expects a ZeroSumMarkovGame; got MarkovGame"
+        ):
             exploitability(_pennies_game().as_markov_game(), np.array([0]), np.array([0]))
 
     def test_nash_conv_needs_a_markov_game(self):
-        with pytest.raises(TypeError, match=r"nash_conv expects a MarkovGame; got ZeroSumMarkovGame"):
+        with pytest.raises(
+            TypeError, match=r"nash_conv expects a MarkovGame; got ZeroSumMarkovGame"
+        ):
             nash_conv(_pennies_game(), [np.array([0]), np.array([0])])
 
 
@@ -134,7 +170,9 @@ class TestGeneralSum:
     """Finite-horizon equilibria: game type, horizon, player count, policy shape."""
 
     def test_needs_a_markov_game(self):
-        with pytest.raises(TypeError, match=r"nash_value_iteration expects a MarkovGame; got ZeroSumMarkovGame"):
+        with pytest.raises(
+            TypeError, match=r"nash_value_iteration expects a MarkovGame; got ZeroSumMarkovGame"
+        ):
             nash_value_iteration(_pennies_game(), 2)
 
     @pytest.mark.parametrize("H", [0, 1.5, True])
@@ -144,11 +182,16 @@ class TestGeneralSum:
 
     def test_two_players_only(self):
         g = MarkovGame(np.ones((1, 2, 2, 2, 1)), np.zeros((3, 1, 2, 2, 2)), None)
-        with pytest.raises(ValueError, match=r"nash_value_iteration handles two players; got n = 3"):
+        with pytest.raises(
+            ValueError, match=r"nash_value_iteration handles two players; got n = 3"
+        ):
             nash_value_iteration(g, 2)
 
     def test_policy_shape(self):
-        with pytest.raises(ValueError, match=r"policy must have shape \(H, S, A_1, \.\.\., A_n\) = \(H, 1, 2, 2\); got \(2, 1, 2, 3\)"):
+        with pytest.raises(
+            ValueError,
+            match=r"policy must have shape \(H, S, A_1, \.\.\., A_n\) = \(H, 1, 2, 2\); got \(2, 1, 2, 3\)",
+        ):
             finite_horizon_values(_dilemma(None), np.full((2, 1, 2, 3), 1 / 6))
 
     @pytest.mark.parametrize("fn", [finite_horizon_values, finite_horizon_nash_conv])
@@ -164,21 +207,31 @@ class TestMarkovModels:
 
     @pytest.mark.parametrize("shape", [(2, 2, 2, 3), (2, 0, 2, 2)])
     def test_zero_sum_kernel_shape(self, shape):
-        with pytest.raises(InvalidModelError, match=r"P must have shape \(\.\.\., S, A, B, S\).*got " + re.escape(str(shape))):
+        with pytest.raises(
+            InvalidModelError,
+            match=r"P must have shape \(\.\.\., S, A, B, S\).*got " + re.escape(str(shape)),
+        ):
             ZeroSumMarkovGame(np.ones(shape), np.zeros(shape[:-1]), 0.5)
 
     @pytest.mark.parametrize("shape", [(2, 2, 2, 3), (2, 0, 2, 2)])
     def test_general_sum_kernel_shape(self, shape):
-        with pytest.raises(InvalidModelError, match=r"P must have shape \(S, A_1, \.\.\., A_n, S\).*got " + re.escape(str(shape))):
+        with pytest.raises(
+            InvalidModelError,
+            match=r"P must have shape \(S, A_1, \.\.\., A_n, S\).*got " + re.escape(str(shape)),
+        ):
             MarkovGame(np.ones(shape), np.zeros((2,) + shape[:-1]), 0.5)
 
     def test_unbatched_game_cannot_be_indexed(self):
-        with pytest.raises(IndexError, match=r"a single \(unbatched\) ZeroSumMarkovGame cannot be indexed"):
+        with pytest.raises(
+            IndexError, match=r"a single \(unbatched\) ZeroSumMarkovGame cannot be indexed"
+        ):
             _pennies_game()[0]
 
     def test_batched_game_has_no_markov_game_view(self):
         g = ZeroSumMarkovGame(np.ones((3, 1, 2, 2, 1)), np.zeros((3, 1, 2, 2)), 0.5)
-        with pytest.raises(ValueError, match=r"as_markov_game needs an unbatched game; got batch_shape=\(3,\)"):
+        with pytest.raises(
+            ValueError, match=r"as_markov_game needs an unbatched game; got batch_shape=\(3,\)"
+        ):
             g.as_markov_game()
 
     def test_discount(self):
@@ -187,11 +240,16 @@ class TestMarkovModels:
         assert _dilemma(0.25).discount() == 0.25
 
     def test_joint_policy_shape(self):
-        with pytest.raises(ValueError, match=r"pi must have shape \(S, A_1, \.\.\., A_n\) = \(1, 2, 2\); got \(1, 2, 3\)"):
+        with pytest.raises(
+            ValueError,
+            match=r"pi must have shape \(S, A_1, \.\.\., A_n\) = \(1, 2, 2\); got \(1, 2, 3\)",
+        ):
             nash_conv(_dilemma(0.5), np.full((1, 2, 3), 1 / 6))
 
     def test_discounted_routine_on_undiscounted_game(self):
-        with pytest.raises(ValueError, match=r"needs a discounted game \(gamma in \[0, 1\)\); got gamma=None"):
+        with pytest.raises(
+            ValueError, match=r"needs a discounted game \(gamma in \[0, 1\)\); got gamma=None"
+        ):
             nash_conv(_dilemma(None), np.full((1, 2, 2), 0.25))
 
 
@@ -217,7 +275,9 @@ class TestMatrix:
     def test_empty_batch(self, xp):
         sol = solve_zero_sum(xp.zeros((0, 2, 3), dtype=xp.float64))
         ref = solve_zero_sum_highs(np.zeros((0, 2, 3)))
-        for got, want in zip((sol.value, sol.x, sol.y, sol.gap), (ref.value, ref.x, ref.y, ref.gap), strict=True):
+        for got, want in zip(
+            (sol.value, sol.x, sol.y, sol.gap), (ref.value, ref.x, ref.y, ref.gap), strict=True
+        ):
             assert tuple(got.shape) == want.shape
         assert sol.max_gap == 0.0 and sol.iterations == 0
 
@@ -243,7 +303,9 @@ def test_zero_sum_payoffs_near_the_float_limit():
     and value/gap scaled back. The equilibrium equals that of A/max (same strategies, value
     scaled), and the certificate stays finite and within tol·(max A − min A)."""
     big = np.finfo(np.float64).max
-    base = np.array([[[0.9, -0.5], [-0.2, 0.0]], [[1.0, -1.0], [-1.0, 1.0]], [[0.3, 0.1], [-0.7, 0.6]]])
+    base = np.array(
+        [[[0.9, -0.5], [-0.2, 0.0]], [[1.0, -1.0], [-1.0, 1.0]], [[0.3, 0.1], [-0.7, 0.6]]]
+    )
     sol = solve_zero_sum(base * big)
     ref = solve_zero_sum(base)
     np.testing.assert_allclose(sol.x, ref.x, rtol=0, atol=1e-12)
@@ -257,12 +319,16 @@ class TestShapley:
     """Shapley operator / value iteration argument checks."""
 
     def test_needs_a_zero_sum_game(self):
-        with pytest.raises(TypeError, match=r"shapley_operator expects a ZeroSumMarkovGame; got MarkovGame"):
+        with pytest.raises(
+            TypeError, match=r"shapley_operator expects a ZeroSumMarkovGame; got MarkovGame"
+        ):
             shapley_operator(_dilemma(0.5), np.zeros(1))
 
     @pytest.mark.parametrize("V", [np.zeros(2), np.float64(0.0)])
     def test_value_shape(self, V):
-        with pytest.raises(ValueError, match=re.escape(f"V must have shape (..., S) = (..., 1); got {np.shape(V)}")):
+        with pytest.raises(
+            ValueError, match=re.escape(f"V must have shape (..., S) = (..., 1); got {np.shape(V)}")
+        ):
             shapley_operator(_pennies_game(), V)
 
     @pytest.mark.parametrize("tol", [0, -1.0, float("nan"), "1e-8"])
@@ -277,7 +343,9 @@ class TestShapley:
     @pytest.mark.parametrize("max_iter", [0, -2, 2.0])
     def test_max_iter(self, max_iter):
         # max_iter=0 used to crash with TypeError (float(None)) while formatting the warning.
-        with pytest.raises(ValueError, match=rf"max_iter must be a positive integer or None; got {max_iter!r}"):
+        with pytest.raises(
+            ValueError, match=rf"max_iter must be a positive integer or None; got {max_iter!r}"
+        ):
             shapley_value_iteration(_pennies_game(), max_iter=max_iter)
 
 
@@ -290,7 +358,10 @@ class TestZoo:
         [
             ((1.0, 0.0, 1.0), r"weights\[1\] must be a finite number > 0; got 0\.0"),
             ((1.0, float("nan"), 1.0), r"weights\[1\] must be a finite number > 0; got nan"),
-            ((1.0, 1.0), r"weights must be three positive finite numbers \(a, b, c\); got \(1\.0, 1\.0\)"),
+            (
+                (1.0, 1.0),
+                r"weights must be three positive finite numbers \(a, b, c\); got \(1\.0, 1\.0\)",
+            ),
         ],
     )
     def test_rock_paper_scissors_weights(self, weights, message):
@@ -310,7 +381,9 @@ class TestZoo:
     @pytest.mark.parametrize("branching", [0, -1, 1.5])
     def test_branching_must_be_positive(self, branching):
         # branching=0 used to surface as "P must be finite; P(s=0, a=0, b=0, s'=0) = nan".
-        with pytest.raises(ValueError, match=rf"branching must be a positive integer or None; got {branching!r}"):
+        with pytest.raises(
+            ValueError, match=rf"branching must be a positive integer or None; got {branching!r}"
+        ):
             random_zero_sum_markov_game(np.random.default_rng(0), 4, 2, 2, 0.5, branching=branching)
 
 
