@@ -78,7 +78,9 @@ def convergence_plot(
     logx, logy : bool
         Logarithmic axes (log–log for algebraic rates; ``logx=False`` for
         geometric rates, which are straight on semilog axes). Non-positive values
-        are masked on a log axis, never clipped.
+        are masked on a log axis, never clipped; a log axis left with no positive value
+        at all (an error that is exactly 0 everywhere) gets fixed limits and a note
+        saying so, so that the figure still renders.
 
     Returns
     -------
@@ -140,9 +142,39 @@ def convergence_plot(
         ax.set_xscale("log")
     if logy:
         ax.set_yscale("log")
+    _nothing_to_draw_fallback(ax, logx, logy)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize="small")
     return ax
+
+
+def _nothing_to_draw_fallback(ax: Axes, logx: bool, logy: bool) -> None:
+    """Give axes on which no point can be drawn (on a log axis: an error that is exactly 0 at
+    every point, or only ``t = 0``) fixed limits and say so on them: matplotlib would otherwise
+    fail when the figure is drawn ("Data cannot be log-scaled because all values are <= 0")."""
+    for line in ax.get_lines():
+        x = np.asarray(line.get_xdata(), dtype=float)
+        y = np.asarray(line.get_ydata(), dtype=float)
+        ok = (
+            np.isfinite(x)
+            & np.isfinite(y)
+            & ((x > 0) if logx else True)
+            & ((y > 0) if logy else True)
+        )
+        if np.any(ok):
+            return
+    ax.set_xlim(*((1e-3, 1.0) if logx else (0.0, 1.0)))
+    ax.set_ylim(*((1e-3, 1.0) if logy else (0.0, 1.0)))
+    ax.text(
+        0.5,
+        0.5,
+        "no point to draw (no positive values on the log axes)",
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize="small",
+        color="gray",
+    )
 
 
 _DIRECTIONS = {"up": (-1, 0), "right": (0, 1), "down": (1, 0), "left": (0, -1), "stay": (0, 0)}
