@@ -327,6 +327,13 @@ def _write_all(files: list[tuple[Path, bytes | str]]) -> list[Path] | None:
     old ``NAME.json``. ``None`` after a message naming the file when a write fails."""
     from .trace import _discard, _stage  # noqa: PLC0415
 
+    for path, _ in files:  # os.replace would fail on it after the other file was renamed
+        if path.is_dir():
+            print(
+                f"rltheory reproduce: cannot write {str(path)!r}: a folder has that name",
+                file=sys.stderr,
+            )
+            return None
     staged: list[tuple[str, Path]] = []
     try:
         for path, data in files:

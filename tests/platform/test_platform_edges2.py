@@ -478,3 +478,15 @@ def test_two_partials_of_one_function_do_not_share_a_results_file(tmp_path):
             sweep(functools.partial(_scaled, k=3), {"x": [1, 2]}, [0], executor=ex, results_path=path)
         again = sweep(functools.partial(_scaled, k=2), {"x": [1, 2]}, [0], executor=ex, results_path=path)
         assert [(p.result, p.cached) for p in again] == [(2, True), (4, True)]  # the same partial resumes
+
+
+def test_reproduce_writes_no_png_when_a_folder_has_the_json_name(tmp_path, capsys, toy_cli):
+    # the PNG was renamed into place, then os.replace onto the folder NAME.json failed: a new
+    # NAME.png with no record
+    from rltheory.cli import main
+
+    (tmp_path / "toy-out.json").mkdir()
+    assert main(["reproduce", "toy-out", "--quiet", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {str(tmp_path / 'toy-out.json')!r}: a folder has that name" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["toy-out.json"]
