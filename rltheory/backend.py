@@ -11,6 +11,7 @@ integer and boolean inputs to a float computation become ``float64``.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -93,6 +94,15 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     if kind in ("c", "U", "S"):
         what = "complex" if kind == "c" else "string"
         raise TypeError(f"{field} must hold real numbers; got a {what} array")
+    if kind == "O":  # an object array of text was parsed ('4' read as 4.0) and complex entries cast
+        obj = np.asarray(x, dtype=object)
+        for i in np.ndindex(obj.shape):
+            v = obj[i]
+            if isinstance(v, np.ndarray) and v.ndim == 0:
+                v = v[()]
+            if not isinstance(v, (numbers.Real, np.bool_)):  # (Fraction counts: it is a real number)
+                at = ", ".join(map(str, i))
+                raise TypeError(f"{field} must hold real numbers; {field}[{at}] = {v!r}")
     if isinstance(x, (list, tuple, int, float)) or isinstance(x, np.ndarray) and not is_numpy_namespace(xp):
         # a numpy float32 array keeps float32 in the other namespace, as float_dtype's rule says
         # (it was cast to float64 on the way)

@@ -95,3 +95,19 @@ def test_real_distribution_lists_are_read_as_before():
     np.testing.assert_array_equal(as_distribution([1, 0], "rho", 2, np), [1.0, 0.0])
     assert as_distribution([1, 0], "rho", 2, np).dtype == np.float64
     np.testing.assert_array_equal(as_real_array([[1, 2.5]], "V", (2,), ("s",), np), [[1.0, 2.5]])
+
+
+def test_object_arrays_of_text_are_not_parsed():
+    # as_float cast object arrays with astype: FiniteMDP(P, np.array([['4']], dtype=object), ...)
+    # built a model with R = 4 (reported by helper-47)
+    from rltheory.mdp import FiniteMDP
+
+    P = np.ones((1, 1, 1))
+    with pytest.raises(TypeError, match=r"^R must hold real numbers; R\[0, 0\] = '4'"):
+        FiniteMDP(P, np.array([["4"]], dtype=object), gamma=0.5)
+    with pytest.raises(TypeError, match=r"^R must hold real numbers; R\[0, 0\] = \(1\+0j\)"):
+        FiniteMDP(P, np.array([[1 + 0j]], dtype=object), gamma=0.5)
+    m = FiniteMDP(
+        P, np.array([[4]], dtype=object), gamma=0.5
+    )  # numbers in an object array: as before
+    assert np.asarray(m.R).dtype == np.float64 and float(np.asarray(m.R)[0, 0]) == 4.0
