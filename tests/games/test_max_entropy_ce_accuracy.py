@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import nnls
+from scipy.optimize import linprog, nnls
 
 from rltheory.games.correlated import ce_constraints, max_entropy_ce
 from rltheory.games.zoo import chicken
@@ -67,3 +67,66 @@ def test_kkt_conditions_hold_to_round_off(seed):
     M = np.concatenate([G[tight][:, sup].T, np.ones((k, 1)), -np.ones((k, 1))], axis=1)
     _, resid = nnls(M, -logmu)
     assert resid <= 1e-12 * (1.0 + np.abs(logmu).max())
+
+
+def test_maximiser_is_positive_on_every_joint_action_some_ce_uses():
+    """The entropy's slope is infinite at 0 and some CE is positive on the whole CE support, so
+    the maximiser is positive there. In this 3x2x2x3 game (standard normal payoffs) Clarabel put 0
+    on joint action 7, which a CE plays with probability up to 1.5e-3 (the maximiser gives it
+    ~9e-14), and the active set read from its point left Newton far off: the answer was
+    Clarabel's, with a 7e-10 CE gap and the KKT fit failing. Reference: per-cell LPs
+    max_CE mu(a) (HiGHS)."""
+    U = np.array(
+        [
+            [
+                [
+                    [-0.3794818087942652, -0.04285928117080147, 0.7446360221342052],
+                    [-1.6513692340144548, 0.6585149175912306, -0.4889903008337966],
+                ],
+                [
+                    [0.17597737200563132, 0.654705782910391, -0.8988472490008901],
+                    [-0.8354224277529628, -0.14355330180477358, 0.6942977525150766],
+                ],
+            ],
+            [
+                [
+                    [-0.5751674779670808, -1.444579455982179, -0.7283405497256993],
+                    [0.3490196943973513, 1.1230100647821142, -0.5424818359725327],
+                ],
+                [
+                    [-0.36144570832375145, -0.21739360918173614, -0.17390503219955591],
+                    [-0.985369008075908, -0.4816560268344461, 0.17265298031281545],
+                ],
+            ],
+            [
+                [
+                    [0.060179276689459285, -0.020851508057299337, -1.0461062225141562],
+                    [-0.5911703131109142, -0.7544743014621154, 1.0033729832342815],
+                ],
+                [
+                    [1.4044267071270387, 0.297193164888161, 1.5445647298826877],
+                    [-0.3351368252121369, -0.330331335671894, -1.3330366561650944],
+                ],
+            ],
+        ]
+    )
+    G = ce_constraints(U)
+    K = G.shape[1]
+    used = np.empty(K, dtype=bool)
+    for a in range(K):
+        res = linprog(
+            -np.eye(K)[a],
+            A_ub=G,
+            b_ub=np.zeros(len(G)),
+            A_eq=np.ones((1, K)),
+            b_eq=[1.0],
+            bounds=(0, None),
+            method="highs",
+        )
+        assert res.status == 0
+        used[a] = -res.fun > 1e-6
+    assert used[7]
+    ce = max_entropy_ce(U)
+    mu = ce.distribution.reshape(-1)
+    assert np.all(mu[used] > 0)
+    assert ce.gap <= 1e-13
