@@ -230,6 +230,12 @@ class FiniteMDP(_ArrayModel):
     float32 ``mu`` given with a float64 ``P`` is judged at float32's tolerance and divided by
     its sum. Integer inputs become float64; float32 inputs stay float32.
 
+    The model keeps the arrays it is given when their dtype and namespace need no conversion
+    (no copy: a large or on-device model costs no second buffer). Validation happens once, at
+    construction, so writing into ``P``, ``R`` or ``mu`` afterwards gives a model that was never
+    checked (``P[0, 0] = [2, -1]`` is then held by the model too); pass copies when the buffers
+    will be reused. Datasets, which are small, store read-only copies instead.
+
     Examples
     --------
     >>> import numpy as np
