@@ -140,6 +140,13 @@ class ExperimentResult:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if isinstance(self.checks, (str, bytes, dict)) or not hasattr(self.checks, "__iter__"):
+            raise TypeError(
+                f"checks must be a list of ClaimCheck; got {type(self.checks).__name__}"
+            )
+        # a list of its own: a generator would be used up by the loop below, leaving no check
+        # behind and a run that 'passed' whatever its checks said
+        object.__setattr__(self, "checks", list(self.checks))
         for i, c in enumerate(self.checks):
             if not isinstance(c, ClaimCheck):
                 raise TypeError(f"checks[{i}] must be a ClaimCheck; got {type(c).__name__}")
