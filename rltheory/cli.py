@@ -51,13 +51,18 @@ def _fmt(x: Any) -> str:
 
 def _claim_line(c: Any) -> str:
     claim = c.claim
-    status = "PASS" if c.passed else "FAIL"
+    record = c.to_dict()
+    # the verdict NAME.json records: "unmeasured" is a failure whose interval was too wide to judge
+    verdict = record.get("verdict", "pass" if c.passed else "fail")
+    status = verdict.upper()
     if c.fit is not None:
         lo, hi = c.fit.ci
         detail = (
             f"measured {c.fit.rate:.6g} (CI [{lo:.6g}, {hi:.6g}], window {c.fit.window[0]:g}..{c.fit.window[1]:g})"
             f" vs claimed {claim.kind} {_fmt(claim.expected)} ± {claim.tol:g}"
         )
+        if verdict == "unmeasured" and record.get("precision") is not None:
+            detail += f"; interval half-width {record['half_width']:.4g} > required {record['precision']:.4g}"
     else:
         b = c.bound_check
         detail = (
