@@ -12,7 +12,7 @@ import pytest
 from scipy.optimize import linprog, nnls
 
 from rltheory.games.correlated import ce_constraints, max_entropy_ce
-from rltheory.games.zoo import chicken
+from rltheory.games.zoo import battle_of_the_sexes, chicken
 
 EPS = float(np.finfo(np.float64).eps)
 
@@ -35,6 +35,20 @@ def test_chicken_closed_form():
     q = 1.0 / (2.5 + 2.0**-0.2)
     ref = np.array([[2.0**-0.2 * q, q], [q, q / 2.0]])
     np.testing.assert_allclose(max_entropy_ce(chicken()).distribution, ref, rtol=0, atol=8 * EPS)
+
+
+def test_battle_of_the_sexes_closed_form():
+    # (0,0) = (2,1), (1,1) = (1,2), else (0,0); mu = [[p, q], [r, s]]. CE rows: row player told 0,
+    # -2p + q <= 0; told 1, 2r - s <= 0; column player told 0, -p + 2r <= 0; told 1, q - 2s <= 0.
+    # The game is symmetric under swapping players and actions, so p = s, and the maximiser makes
+    # 2r = s = p tight (uniform violates both). With q = 1 - 5p/2, maximising
+    # -2p log p - q log q - (p/2) log(p/2) gives 5/2 log q = 5/2 log p - 1/2 log 2, i.e.
+    # q = 2^(-1/5) p, p = 1/(5/2 + 2^(-1/5)); then q <= 2p and q <= 2s: those rows are slack.
+    p = 1.0 / (2.5 + 2.0**-0.2)
+    ref = np.array([[p, 2.0**-0.2 * p], [p / 2.0, p]])
+    np.testing.assert_allclose(
+        max_entropy_ce(battle_of_the_sexes()).distribution, ref, rtol=0, atol=8 * EPS
+    )
 
 
 def test_matching_pennies_is_uniform_to_round_off():
