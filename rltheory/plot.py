@@ -243,8 +243,9 @@ def value_heatmap(
     Raises
     ------
     ValueError
-        Sizes do not match the grid, ``moves`` missing, or a policy entry that is not an
-        action index of ``moves`` (negative, too large, fractional or NaN).
+        Sizes do not match the grid, ``moves`` missing or not a sequence of pairs, or a
+        policy entry that is not an action index of ``moves`` (negative, too large,
+        fractional or NaN).
     TypeError
         ``policy`` holds text, booleans or objects instead of action indices.
     """
@@ -262,7 +263,11 @@ def value_heatmap(
         raw = np.asarray(to_numpy(policy)).reshape(-1)
         if raw.shape[0] != v.shape[0]:
             raise ValueError(f"policy has {raw.shape[0]} entries but V has {v.shape[0]}")
-        mv = np.asarray(moves, dtype=float).reshape(-1, 2)
+        mv = np.asarray(moves, dtype=float)
+        if mv.ndim != 2 or mv.shape[1] != 2:  # reshape(-1, 2) read three 3-tuples as four moves
+            raise ValueError(
+                f"moves must be a sequence of (d_row, d_col) pairs; got shape {mv.shape}"
+            )
         if raw.dtype.kind not in "iuf":  # text, bools, objects: no action indices
             raise TypeError(f"policy must hold integer action indices; got dtype {raw.dtype}")
         # checked before any cast: 1.7 is no index, NaN is not -2^63

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -45,3 +46,24 @@ def test_drawable_points_keep_the_automatic_limits():
     convergence_plot(axes[0, 0], [0], [0.0], label="measured", logx=False, logy=False)
     png_bytes(fig)
     assert len(axes[0, 0].texts) == 0
+
+
+@pytest.mark.parametrize(
+    ("moves", "shape"),
+    [
+        ([(0, 1, 0), (1, 0, 0), (0, 0, 1), (1, 1, 1)], "(4, 3)"),
+        ([(0, 1, 0, 1)], "(1, 4)"),
+        ([0, 1], "(2,)"),
+    ],
+)
+def test_value_heatmap_refuses_moves_that_are_not_pairs(moves, shape):
+    # moves were reshaped to (-1, 2): four 3-tuples were read as six moves, one 4-tuple as
+    # two, and the arrows drawn from the wrong displacements
+    from rltheory.plot import value_heatmap
+
+    fig, axes = figure()
+    with pytest.raises(
+        ValueError,
+        match=re.escape(f"moves must be a sequence of (d_row, d_col) pairs; got shape {shape}"),
+    ):
+        value_heatmap(axes[0, 0], np.arange(4.0), (2, 2), policy=[0, 0, 0, 0], moves=moves)
