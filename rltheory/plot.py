@@ -354,7 +354,8 @@ def occupancy_heatmap(
     Raises
     ------
     ValueError
-        ``d`` is not 1-D/2-D, has negative or non-finite entries, or does not fit ``grid``.
+        ``d`` is not 1-D/2-D, has negative or non-finite entries, or does not fit ``grid``;
+        ``action_names`` does not name each action column once (a string is one name).
     """
     arr = np.asarray(to_numpy(d), dtype=float)
     if arr.ndim not in (1, 2):
@@ -377,7 +378,12 @@ def occupancy_heatmap(
         ax.set_ylabel("state s")
         ax.set_xlabel("action a")
         if action_names is not None:
-            ax.set_xticks(range(mat.shape[1]), list(action_names))
+            names = [action_names] if isinstance(action_names, str) else list(action_names)
+            if len(names) != mat.shape[1]:  # matplotlib's FixedLocator message named neither
+                raise ValueError(
+                    f"action_names has {len(names)} entries but d has {mat.shape[1]} action columns"
+                )
+            ax.set_xticks(range(mat.shape[1]), names)
         label = "d(s, a)" if arr.ndim == 2 else "d(s)"
     ax.figure.colorbar(im, ax=ax, shrink=0.8, label=label)
     if title:

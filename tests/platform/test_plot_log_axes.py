@@ -67,3 +67,18 @@ def test_value_heatmap_refuses_moves_that_are_not_pairs(moves, shape):
         match=re.escape(f"moves must be a sequence of (d_row, d_col) pairs; got shape {shape}"),
     ):
         value_heatmap(axes[0, 0], np.arange(4.0), (2, 2), policy=[0, 0, 0, 0], moves=moves)
+
+
+@pytest.mark.parametrize(("names", "n"), [(["a", "b", "c"], 3), (["a"], 1), ("ab", 1)])
+def test_occupancy_heatmap_names_each_action_column_once(names, n):
+    # a wrong count raised matplotlib's "The number of FixedLocator locations (2) ... does not
+    # match the number of labels (3)"; the string "ab" was split into the labels 'a', 'b'
+    from rltheory.plot import occupancy_heatmap
+
+    fig, axes = figure()
+    with pytest.raises(
+        ValueError, match=re.escape(f"action_names has {n} entries but d has 2 action columns")
+    ):
+        occupancy_heatmap(axes[0, 0], np.full((3, 2), 1 / 6), action_names=names)
+    occupancy_heatmap(axes[0, 0], np.full((3, 2), 1 / 6), action_names=("left", "right"))
+    assert [t.get_text() for t in axes[0, 0].get_xticklabels()] == ["left", "right"]
