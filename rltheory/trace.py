@@ -55,6 +55,12 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
 
     Readers see either the old file or the complete new one, never a partial
     write. Returns the path written.
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not ``bytes``/``bytearray``/``memoryview`` or ``str`` (text is written as
+        UTF-8); nothing is written.
     """
     path = Path(path)
     tmp = _stage(path, data)
@@ -71,6 +77,9 @@ def _stage(path: Path, data: bytes | str) -> str:
     ``path`` (its name is returned; renaming it onto ``path`` completes the write). Nothing is
     left behind when it fails."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        # bytes(5) is five NUL bytes and bytes([104, 105]) is b"hi": neither is what was meant
+        raise TypeError(f"write_atomic: data must be bytes or str; got {type(data).__name__}")
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

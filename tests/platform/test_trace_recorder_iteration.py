@@ -116,3 +116,21 @@ def test_a_trace_built_from_lists_saves_and_loads(tmp_path):
         assert back["a"].tolist() == [1.0, 2.0] and back.final["x"].tolist() == [1, 2]
     with pytest.raises(ValueError, match=re.escape("Trace metrics['a']: not an array (")):
         Trace(metrics={"a": [[1.0, 2.0], [3.0]]}, iteration=[0, 1], wall_time=[0.0, 0.5])
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [(5, "int"), ([104, 105], "list"), (np.float64(1.5), "float64"), (None, "NoneType")],
+)
+def test_write_atomic_takes_only_bytes_or_text(tmp_path, data, kind):
+    # bytes(data) turned 5 into five NUL bytes, [104, 105] into b"hi" and a float64 into its
+    # 8 raw bytes, and wrote them
+    from rltheory.trace import write_atomic
+
+    with pytest.raises(
+        TypeError, match=re.escape(f"write_atomic: data must be bytes or str; got {kind}")
+    ):
+        write_atomic(tmp_path / "f.bin", data)
+    assert list(tmp_path.iterdir()) == []
+    assert write_atomic(tmp_path / "g.txt", "é").read_bytes() == "é".encode()
+    assert write_atomic(tmp_path / "h.bin", bytearray(b"\x00\x01")).read_bytes() == b"\x00\x01"
