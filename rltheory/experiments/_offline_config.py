@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .._validate import check_int, check_real
 
 __all__: list[str] = []
@@ -42,14 +40,3 @@ def check_seeds(seeds: Any, name: str) -> None:
 
 def check_delta(delta: Any, name: str) -> None:
     check_real(delta, name, low=0.0, high=1.0, low_open=True, high_open=True)
-
-
-def check_run_seed(seed: Any) -> int:
-    """``run(config, seed=...)`` needs an int seed ``≥ 0``: ``None`` drew fresh OS entropy through
-    ``numpy.random.default_rng`` (an unreproducible run whose ``meta["seed"]`` said ``None``) and
-    ``True`` was read as the seed 1."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(
-            f"seed must be an int >= 0 (runs are reproducible); got {type(seed).__name__}"
-        )
-    return check_int(seed, "seed", 0)

@@ -39,6 +39,7 @@ from ..bounds.rates import Claim, check_bound
 from ..errors import SolverError
 from ..mdp import ConstrainedMDP, FiniteMDP, dual_function, evaluate_cmdp, solve_cmdp
 from ..plot import figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "frontier", "EXPERIMENT"]
@@ -174,6 +175,7 @@ def frontier(mdp: FiniteMDP, C: np.ndarray, n: int) -> dict[str, np.ndarray]:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Trace the three frontiers and check concavity, λ = slope, strong duality and ≤ m randomised states."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     panels = {
         "discounted, m=1": (config.gamma, 1),

@@ -53,6 +53,7 @@ from ._policy_config import (
     check_positive,
 )
 from ._policy_plots import series
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -103,6 +104,7 @@ def _window(err: np.ndarray, floor: float) -> tuple[int, int] | None:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Run entropy-regularised NPG for every step fraction and check the claims."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     g, tau = config.gamma, config.tau
     mdp = garnet(config.states, config.actions, config.branching, gamma=g, rng=seed)

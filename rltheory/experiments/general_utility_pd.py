@@ -53,6 +53,7 @@ from ..mdp import FiniteMDP
 from ..mdp.constrained import ConstrainedMDP
 from ..mdp.utility import OccupancyFunction, entropy_utility, linear_utility, solve_general_utility
 from ..plot import convergence_plot, figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "entropy_regularized_problem", "EXPERIMENT"]
@@ -129,6 +130,7 @@ def entropy_regularized_problem(S: int, A: int, gamma: float, beta: float, seed:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """FOSP residual at θ_T for each T; reduction and feasibility checks (module docstring)."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     mdp, F, G, b = entropy_regularized_problem(
         config.S, config.A, config.gamma, config.beta, config.model_seed

@@ -70,7 +70,8 @@ from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
 from ..mdp._zoo_args import _generator
 from ..mdp.offline_data import behaviour_policy, sample_episodes
 from ..plot import figure
-from ._offline_config import check_run_seed, check_seeds
+from ._offline_config import check_seeds
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "combination_lock", "EXPERIMENT"]

@@ -54,6 +54,7 @@ from ..algorithms.networked import correlation_decay, sis_network, truncation_er
 from ..bounds import Claim, RateFit, check_bound, fit_linear_rate
 from ..bounds.constrained import truncation_envelope
 from ..plot import convergence_plot, figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -106,6 +107,7 @@ def _network(kind: str, n: int, config: Config, seed: int) -> tuple[Any, list[np
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Truncation errors and correlation decay on a ring and a line (module docstring)."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     curves: dict[str, dict[str, list]] = {}
     checks = []

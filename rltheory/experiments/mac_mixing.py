@@ -203,6 +203,7 @@ from ..mdp.mixing import mixing_time, tv_distances
 from ..mdp.mixing_zoo import ring_mdp
 from ..plot import figure
 from ._mac_mixing_dial import _learning_panel, _mean_ci, learning_gap, retuning
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "estimator_bias", "learning_gap", "retuning", "EXPERIMENT"]
@@ -341,6 +342,7 @@ def estimator_bias(
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Exact estimator study (judged) and the learning comparison on the laziness dial (reported)."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     rows = [estimator_bias(n, config.T_max) for n in config.ring_sizes]
     lazy_rows = [

@@ -47,6 +47,7 @@ from ..games.shapley import shapley_operator, shapley_value_iteration
 from ..games.zoo import littman_soccer, random_zero_sum_markov_game
 from ..mdp.bellman import q_function
 from ..plot import convergence_plot, figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "independent_npg", "EXPERIMENT"]
@@ -154,6 +155,7 @@ def _error_curve(game: ZeroSumMarkovGame, V_star: np.ndarray) -> np.ndarray:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Shapley VI error curves with their bound, certified policies, independent NPG."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     games = {

@@ -64,7 +64,8 @@ from ..bounds.coverage import single_policy_concentrability, unilateral_concentr
 from ..bounds.rates import BoundCheck, ClaimCheck
 from ..mdp.offline_data import sample_game_episodes, sample_preferences
 from ..plot import convergence_plot, figure
-from ._offline_config import check_delta, check_run_seed, check_seeds, check_sizes
+from ._offline_config import check_delta, check_seeds, check_sizes
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "witness_games", "coverage_behaviour", "EXPERIMENT"]

@@ -58,6 +58,7 @@ from ..bounds.games import hedge_gap_bound, optimistic_gap_bound, regret_matchin
 from ..games.dynamics import hedge, ogda, optimistic_hedge, regret_matching
 from ..games.zoo import random_matrix_games, rock_paper_scissors
 from ..plot import convergence_plot, figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -122,6 +123,7 @@ def _games(config: Config, seed: int) -> dict[str, np.ndarray]:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Run the five dynamics on both games and check the claims of the module docstring."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     T = config.T
     t = np.arange(1, T + 1)

@@ -64,6 +64,7 @@ from ..mdp import state_occupancy
 from ..mdp.zoo import random_mdp
 from ..plot import figure
 from ._policy_plots import series
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -99,6 +100,7 @@ class Config:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """NAC (exact and LSTD critics) against exact NPG; check the three claims."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     mdp = random_mdp(config.states, config.actions, gamma=config.gamma, rng=seed)
     S, A = mdp.S, mdp.A

@@ -67,6 +67,7 @@ from ..bounds import Claim, RateFit, fit_rate
 from ..bounds.constrained import FOSP_EXPONENT, fosp_rate, fosp_schedule
 from ..mdp.utility import OccupancyFunction, entropy_utility, linear_utility
 from ..plot import convergence_plot, figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "sis_safety_problem", "EXPERIMENT"]
@@ -150,6 +151,7 @@ def sis_safety_problem(config: Config) -> SafeNetworkedProblem:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Exact FOSP-vs-T runs, the truncated and the sample-based run, the gradient-MSE study."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     pb = sis_safety_problem(config)
     net = pb.net

@@ -50,6 +50,7 @@ from ..bounds.constrained import npg_pd_bounds, npg_pd_step_sizes, slater_dual_r
 from ..mdp import FiniteMDP, policy_iteration
 from ..mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
 from ..plot import convergence_plot, figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "random_cmdp", "EXPERIMENT"]
@@ -142,6 +143,7 @@ def _bounds(cmdp: ConstrainedMDP, t: Any, T: int, Lam: float, lam_star: float, e
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Run NPG-PD for every horizon, check bound, rate and limit (module docstring)."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     cmdp = random_cmdp(config.S, config.A, config.gamma, config.threshold, config.model_seed)
     sol = solve_cmdp(cmdp)

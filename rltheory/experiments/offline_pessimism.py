@@ -70,7 +70,8 @@ from ..bounds.offline import lcb_vi_rate, pessimism_suboptimality_bound
 from ..mdp import FiniteHorizonMDP, backward_induction, evaluate_finite_horizon
 from ..mdp.offline_data import sample_episodes
 from ..plot import convergence_plot, figure
-from ._offline_config import check_delta, check_run_seed, check_seeds, check_sizes
+from ._offline_config import check_delta, check_seeds, check_sizes
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "trap_mdp", "trap_behaviour", "EXPERIMENT"]

@@ -74,6 +74,7 @@ from ..mdp.zoo import chain, random_mdp
 from ..plot import convergence_plot, figure
 from ._policy_config import check_count, check_discount, check_positive
 from ._policy_plots import series
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -135,6 +136,7 @@ class Config:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Run PG and NPG on the chain and PG on the random MDP; check the four claims."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     g = config.chain_gamma
     mdp = chain(config.chain_states, gamma=g, slip=config.chain_slip, small=0.2, large=1.0).replace(mu=None)

@@ -50,6 +50,7 @@ from ..mdp.zoo import garnet
 from ..plot import figure
 from ._policy_config import check_count, check_discount, check_garnet, check_positive
 from ._policy_plots import series
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -93,6 +94,7 @@ class Config:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Run KL/Euclidean PMD with geometric steps and KL PMD with a constant step; check the claims."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     g = config.gamma
     mdp = garnet(config.states, config.actions, config.branching, gamma=g, rng=seed)

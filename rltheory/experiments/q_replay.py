@@ -76,6 +76,7 @@ from ..mdp import policy_iteration
 from ..mdp.zoo import random_mdp
 from ..plot import figure
 from ._policy_plots import series
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -128,6 +129,7 @@ class Config:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Run the replay grid, VA vs Q, and synchronous Q-learning; check the claims."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     checks = []
     curves: dict[str, dict[str, list]] = {}

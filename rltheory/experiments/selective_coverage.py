@@ -47,7 +47,8 @@ from ..bounds.selective_coverage import selective_concentrability, selective_cov
 from ..mdp import FiniteHorizonMDP
 from ..mdp.offline_data import sample_game_episodes
 from ..plot import convergence_plot, figure
-from ._offline_config import check_delta, check_run_seed, check_seeds, check_sizes
+from ._offline_config import check_delta, check_seeds, check_sizes
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]

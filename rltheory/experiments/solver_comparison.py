@@ -59,6 +59,7 @@ from ..mdp import (
 )
 from ..plot import figure
 from ._policy_config import check_count, check_discount, check_positive
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "puterman_stopping_index", "EXPERIMENT"]
@@ -159,6 +160,7 @@ def _timed(fn: Any, repeats: int) -> tuple[Any, float]:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Solve garnets of each size with PI, VI, MPI and LP; check the three claims (module docstring)."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     g, A = float(config.gamma), int(config.actions)
     rows: dict[str, list] = {

@@ -55,6 +55,7 @@ from ..bounds import (
 from ..mdp.zoo import random_mdp
 from ..plot import figure
 from ._policy_plots import series
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
@@ -85,6 +86,7 @@ class Config:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Exact fixed points and their bounds for each λ; sampled TD(0) rate against −1/2."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     g = config.gamma
     mdp = random_mdp(config.states, config.actions, gamma=g, rng=seed)

@@ -51,6 +51,7 @@ from ..bounds.constrained import npg_pd_bounds, npg_pd_step_sizes, slater_dual_r
 from ..mdp import gridworld, policy_iteration
 from ..mdp.constrained import ConstrainedMDP, evaluate_cmdp, solve_cmdp
 from ..plot import figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "hazard_gridworld", "EXPERIMENT"]
@@ -134,6 +135,7 @@ def hazard_gridworld(size: int, slip: float, gamma: float, threshold: float) -> 
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """LP front, two-stage sweep, calibrated two-stage and NPG-PD; the three claims."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     cmdp = hazard_gridworld(config.size, config.slip, config.gamma, config.threshold)
     b = float(np.asarray(cmdp.b)[0])

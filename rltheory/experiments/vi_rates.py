@@ -46,6 +46,7 @@ import numpy as np
 from ..bounds import Claim, RateFit, check_bound, fit_linear_rate, vi_error_bound
 from ..mdp import bellman_optimality_operator, garnet, gridworld, policy_iteration
 from ..plot import convergence_plot, figure
+from ._seed import check_run_seed
 from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "reference_values", "vi_error_curve", "EXPERIMENT"]
@@ -147,6 +148,7 @@ def _models(config: Config, gamma: float, seed: int) -> dict[str, Any]:
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
     """Measure VI error curves, fit their rates and check the three claims (module docstring)."""
+    seed = check_run_seed(seed)
     t0 = time.perf_counter()
     curves: dict[str, dict[str, list]] = {}
     checks = []
