@@ -12,10 +12,12 @@ What a miss means depends on the claim's kind (:class:`rltheory.bounds.Claim`):
 * ``"rate"`` — the claimed rate must lie in the fitted rate's interval at level ``L``
   (widened by the claim's ``tol``). Even for a true claim a calibrated interval misses
   with probability at most ``1 − L``, so some misses over many seeds are expected.
-  The report gives the one-sided binomial tail
-  ``p = P[Bin(n, 1 − L) ≥ k]`` for ``k`` misses in ``n`` seeds: a small ``p`` says the
-  claim fails more often than its interval's level explains (seeds are independent
-  draws). Bootstrap percentile intervals are approximate, so read ``p`` as a screen,
+  The claim also needs an informative interval (half-width at most the claim's
+  precision, :meth:`rltheory.bounds.Claim.required_precision`); a failure for want of one is
+  *unmeasured*, not a miss. The report gives the one-sided binomial tail
+  ``p = P[Bin(n, 1 − L) ≥ k]`` for ``k`` misses in the ``n`` seeds whose interval was
+  informative: a small ``p`` says the claim fails more often than its interval's level
+  explains (seeds are independent draws); unmeasured seeds are listed apart. Bootstrap percentile intervals are approximate, so read ``p`` as a screen,
   not an exact test.
 * ``"rate_at_most"`` / ``"rate_at_least"`` — judged on the point estimate with an
   allowance; no nominal miss rate, so no ``p``.
@@ -62,6 +64,9 @@ class ClaimSeeds:
     expected_at, tol_at : tuple
         The claimed value and its allowance at each seed, in the order of ``seeds``
         (empty when not recorded).
+    unmeasured : tuple of bool
+        Per seed: the claim failed because its fitted interval was not informative (empty
+        when not recorded; see the module docstring).
     """
 
     name: str
@@ -73,6 +78,14 @@ class ClaimSeeds:
     level: float | None = None
     expected_at: tuple[float | None, ...] = ()
     tol_at: tuple[float, ...] = ()
+    unmeasured: tuple[bool, ...] = ()
+
+    @property
+    def unmeasured_seeds(self) -> tuple[int, ...]:
+        """The seeds at which the claim failed unmeasured (an uninformative interval)."""
+        return tuple(
+            s for s, u in zip(self.seeds, self.unmeasured, strict=False) if u
+        )  # () if unrecorded
 
     @property
     def failed_seeds(self) -> tuple[int, ...]:
@@ -86,11 +99,18 @@ class ClaimSeeds:
 
     @property
     def miss_p_value(self) -> float | None:
-        """``P[Bin(n, 1 − level) ≥ misses]`` for a ``"rate"`` claim, else ``None`` (module docstring)."""
+        """``P[Bin(n, 1 − level) ≥ misses]`` for a ``"rate"`` claim, else ``None`` (module docstring).
+
+        Only seeds with an informative interval count, in ``n`` and in the misses; ``None``
+        when there is none."""
         if self.kind != "rate" or self.level is None:
             return None
-        misses = len(self.failed_seeds)
-        return float(stats.binom.sf(misses - 1, len(self.seeds), 1.0 - self.level))
+        unmeasured = set(self.unmeasured_seeds)
+        n = len(self.seeds) - len(unmeasured)
+        if n == 0:
+            return None
+        misses = sum(1 for s in self.failed_seeds if s not in unmeasured)
+        return float(stats.binom.sf(misses - 1, n, 1.0 - self.level))
 
     def to_dict(self) -> dict:
         """JSON-ready record, with the summary numbers."""
@@ -106,6 +126,7 @@ class ClaimSeeds:
             "expected_at": list(self.expected_at),
             "tol_at": list(self.tol_at),
             "failed_seeds": list(self.failed_seeds),
+            "unmeasured_seeds": list(self.unmeasured_seeds),
             "pass_rate": self.pass_rate,
             "miss_p_value": self.miss_p_value,
             "measured_min": float(np.min(m)),
@@ -297,6 +318,7 @@ def seed_robustness(
             level=r["level"],
             expected_at=tuple(r["expected"]),
             tol_at=tuple(r["tol"]),
+            unmeasured=tuple(r["unmeasured"]),
         )
         for name, r in records.items()
     )
@@ -332,6 +354,7 @@ def _collect(records: dict[str, dict[str, Any]], result: ExperimentResult, seed:
                 "seeds": [],
                 "passed": [],
                 "measured": [],
+                "unmeasured": [],
             },
         )
         if r["kind"] != c.claim.kind or r["level"] != level:
@@ -344,6 +367,14 @@ def _collect(records: dict[str, dict[str, Any]], result: ExperimentResult, seed:
         r["tol"].append(float(c.claim.tol))
         r["passed"].append(bool(c.passed))
         r["measured"].append(c.measured)
+        r["unmeasured"].append(
+            bool(
+                not c.passed
+                and c.fit is not None
+                and c.claim.kind != "bound"
+                and c.claim.informative(c.fit) is False
+            )
+        )
 
 
 def _same(values: list[float | None]) -> float | None:
