@@ -1,7 +1,23 @@
 """Provable iterative and sample-based algorithms; each returns a result with a Trace.
 
-Modules: policy_gradient, critics, q_learning, actor_critic, constrained,
-average_reward, offline, multiagent. Public names are re-exported here.
+Public names are re-exported here. Modules, by family (a module named first re-exports
+the names of the ones after it):
+
+* exact policy optimisation — ``policy_gradient``, ``npg``, ``regularized_npg``,
+  ``policy_mirror_descent``, ``mdpo``, ``soft``, ``temperature``;
+* critics and actor-critic — ``critics``, ``least_squares_td``, ``td_fixed_point``,
+  ``features``, ``compatible``, ``actor_critic``, ``improper``;
+* Q-learning family — ``q_learning``, ``q_variants``, ``domo``;
+* constrained RL — ``constrained``, ``constrained_base``, ``constrained_npg``,
+  ``constrained_gu``, ``two_stage``;
+* average reward — ``average_reward``, ``average_actor_critic``, ``mac``, ``mlmc``,
+  ``step_schedules``, ``average_reward_dpg``;
+* networked multi-agent — ``networked``, ``networked_model``, ``networked_joint``,
+  ``networked_critics``, ``networked_pd``;
+* offline and hybrid — ``offline``, ``offline_discounted``, ``conservative``, ``hybrid``;
+* games from data — ``offline_games``, ``stage_equilibria``, ``game_intervals``, ``marlhf``.
+
+Modules whose names start with ``_`` hold private machinery shared within a family.
 """
 
 from ._policy_opt import PolicyOptimizationResult, project_simplex
