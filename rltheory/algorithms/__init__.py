@@ -1,7 +1,6 @@
 """Provable iterative and sample-based algorithms; each returns a result with a Trace.
 
-Public names are re-exported here. Modules, by family (a module named first re-exports
-the names of the ones after it):
+Public names are re-exported here. Modules, by family:
 
 * exact policy optimisation — ``policy_gradient``, ``npg``, ``regularized_npg``,
   ``policy_mirror_descent``, ``mdpo``, ``soft``, ``temperature``;
