@@ -2,6 +2,7 @@ r"""Pickle-free, atomic save/load of offline datasets (``.npz`` of plain arrays 
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -50,6 +51,18 @@ def _arrays(data: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     return arrs, {"kind": kind, "format_version": FORMAT_VERSION, **meta}
 
 
+def _npz_path(path: str | os.PathLike) -> Path | None:
+    """The file :func:`save_dataset` writes for ``path``: ``.npz`` appended when the name has
+    another suffix or none; ``None`` when ``path`` names a directory (``""``, ``"."``, ``".."``,
+    ``"/"`` or a path ending in a separator)."""
+    raw = os.fspath(path)
+    p = Path(path)
+    seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
+    if p.name in ("", ".", "..") or str(raw).endswith(seps):
+        return None
+    return p if p.suffix == ".npz" else p.with_name(p.name + ".npz")
+
+
 def save_dataset(
     data: EpisodeDataset | TransitionDataset | PreferenceDataset, path: str | os.PathLike
 ) -> Path:
@@ -76,15 +89,12 @@ def save_dataset(
         The file cannot be written.
     """
     arrs, meta = _arrays(data)
-    raw = os.fspath(path)
-    p = Path(path)
-    seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
-    if p.name in ("", ".", "..") or str(raw).endswith(seps):
+    p = _npz_path(path)
+    if p is None:
         # Path('.').with_name failed with "PosixPath('.') has an empty name"; '..' wrote '...npz'
         # into the working directory and 'x.npz/' the file x.npz
+        raw = os.fspath(path)
         raise ValueError(f"save_dataset: path must name a file, not a directory; got {raw!r}")
-    if p.suffix != ".npz":
-        p = p.with_name(p.name + ".npz")
     buf = io.BytesIO()
     np.savez(buf, header=np.asarray(json.dumps(meta, sort_keys=True)), **arrs)
     return write_atomic(p, buf.getvalue())
@@ -108,6 +118,10 @@ def _build(kind: str, arrs: dict[str, np.ndarray], meta: dict[str, Any]) -> Any:
 def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset | PreferenceDataset:
     """Read a dataset written by :func:`save_dataset` (``allow_pickle=False``) and re-validate it.
 
+    ``path`` may be the name given to :func:`save_dataset`: when no file has that name and the
+    name does not end in ``.npz``, the file ``save_dataset`` wrote for it (``.npz`` appended) is
+    read, so ``load_dataset(name)`` reads what ``save_dataset(data, name)`` wrote.
+
     Raises
     ------
     InvalidModelError
@@ -117,9 +131,22 @@ def load_dataset(path: str | os.PathLike) -> EpisodeDataset | TransitionDataset 
         dataset (the located message of the dataset class, prefixed with the path; text
         or complex rewards included).
     OSError
-        The file cannot be opened (``FileNotFoundError``, ``IsADirectoryError``, ...).
+        The file cannot be opened (``FileNotFoundError``, ``IsADirectoryError``, ...). When
+        neither ``path`` nor ``path`` with ``.npz`` appended exists, the ``FileNotFoundError``
+        names both.
     """
     p = Path(path)
+    saved = _npz_path(path)
+    if saved is not None and saved != p and not os.path.isfile(p):
+        # numpy's asymmetry: save_dataset("x") writes x.npz, and opening "x" found no file
+        if os.path.exists(saved):
+            p = saved
+        elif not os.path.exists(p):
+            raise FileNotFoundError(
+                errno.ENOENT,
+                f"load_dataset: no file {str(p)!r} nor {str(saved)!r} (save_dataset appends .npz "
+                "to a name that does not end in it)",
+            )
     # opened outside the parsing ``try``: a missing or unreadable file keeps its own OSError
     with open(p, "rb") as fh:
         try:
