@@ -85,15 +85,16 @@ def test_a_json_file_that_is_not_a_record_is_named(written, capsys, content, mes
 
 
 def test_the_real_kappa_truncation_record_gives_its_row(tmp_path, capsys):
-    # the row README.md shows for the quick preset at seed 0 (ring of 9, 8 checks since f05abd1)
+    # the row README.md shows for the quick preset at seed 0 (ring of 10, 10 checks since the
+    # phi-resolved claims; 8 checks on the ring of 9 since f05abd1)
     assert main(["reproduce", "kappa-truncation", "--quiet", "--out", str(tmp_path)]) == 0
     capsys.readouterr()
     rec = json.loads((tmp_path / "kappa-truncation.json").read_text(encoding="utf-8"))
-    assert rec["pass"] is True and len(rec["checks"]) == 8
+    assert rec["pass"] is True and len(rec["checks"]) == 10
     assert _gallery().main(["gallery.py", str(tmp_path)]) == 0
     (line,) = capsys.readouterr().out.strip().split("\n")[2:]
     readme = (_SCRIPT.parents[1] / "README.md").read_text(encoding="utf-8")
-    assert line.startswith("| `kappa-truncation` | 8/8 |")
+    assert line.startswith("| `kappa-truncation` | 10/10 |")
     assert line in readme.split("\n"), (
         f"README gallery is stale; rebuild it with scripts/gallery.py: {line}"
     )
