@@ -31,7 +31,13 @@ from ..backend import to_numpy
 from ._zoo_args import _build, _probability, _scalar
 from .model import FiniteMDP
 
-__all__ = ["GRID_ACTIONS", "GridWorld", "gridworld", "cliff_walking"]
+__all__ = ["GRID_ACTIONS", "GridWorld", "gridworld", "cliff_walking", "MAX_GRID_P_BYTES"]
+
+#: Largest dense transition array ``P[S, 4, S]`` (float64 bytes, as built on the host) a grid
+#: model may need: ``2**33`` bytes (8 GiB, about 16 000 cells). A larger grid is a located
+#: ``ValueError`` before any work; ``gridworld(3000)`` (9e6 cells, 2.6e15 bytes) ran a Python
+#: loop over its cells for minutes before numpy could refuse the array.
+MAX_GRID_P_BYTES = 2**33
 
 #: grid actions, in the order used by gymnasium's toy-text grids (CliffWalking).
 GRID_ACTIONS = ("up", "right", "down", "left")
@@ -156,6 +162,14 @@ def _grid_model(
     entering goal ``g`` pays ``goal_rewards[g]`` instead of ``step_reward``.
     """
     wall_set = frozenset(walls)
+    n_states = rows * cols - sum(1 for r, c in wall_set if 0 <= r < rows and 0 <= c < cols)
+    nbytes = n_states * 4 * n_states * 8
+    if nbytes > MAX_GRID_P_BYTES:
+        raise ValueError(
+            f"a {rows}x{cols} grid has S = {n_states} states: its dense transition array P[S, 4, S] "
+            f"would need {nbytes:.3g} bytes, more than MAX_GRID_P_BYTES = 2**33 "
+            f"(rltheory.mdp.gridworlds); rltheory's models are dense"
+        )
     cells = [(r, c) for r in range(rows) for c in range(cols) if (r, c) not in wall_set]
     index = {cell: i for i, cell in enumerate(cells)}
     S = len(cells)
