@@ -114,21 +114,29 @@ class Config:
         check_sizes(self.sizes, "Config.sizes")
         check_seeds(self.seeds, "Config.seeds")
         check_delta(self.delta, "Config.delta")
-        check_real(self.trap_mass, "Config.trap_mass", low=0.0, high=1.0, low_open=True, high_open=True)
+        check_real(
+            self.trap_mass, "Config.trap_mass", low=0.0, high=1.0, low_open=True, high_open=True
+        )
         if self.n_good > 8:  # trap_mdp's rule, raised before the run rather than inside it
-            raise ValueError(f"Config.n_good must be at most 8 (the Bernoulli means 0.75 − 0.1j stay in [0, 1]); "
-                             f"got {self.n_good}")
+            raise ValueError(
+                f"Config.n_good must be at most 8 (the Bernoulli means 0.75 − 0.1j stay in [0, 1]); "
+                f"got {self.n_good}"
+            )
         # the number of traps follows from trap_mass and max(sizes)/S; it was checked only inside the run
         # ("n_traps must be an integer >= 0; got -1", a field the config does not have) and the upper
         # limit of trap_mass only after the whole good-coverage half had run
         n = _n_traps(self)
         if n < 1:
-            raise ValueError(f"Config.trap_mass · max(sizes)/S must exceed 1/2 (at least one trap action); got "
-                             f"{self.trap_mass!r} · {max(self.sizes)}/{self.S} = {self.trap_mass * max(self.sizes) / self.S:.3g}")
+            raise ValueError(
+                f"Config.trap_mass · max(sizes)/S must exceed 1/2 (at least one trap action); got "
+                f"{self.trap_mass!r} · {max(self.sizes)}/{self.S} = {self.trap_mass * max(self.sizes) / self.S:.3g}"
+            )
         top = 1.0 / (2.0 * (1.0 - 0.5**n))
         if not self.trap_mass < top:
-            raise ValueError(f"Config.trap_mass must be below {top:.6g} (with {n} traps the good actions keep "
-                             f"positive mass only then); got {self.trap_mass!r}")
+            raise ValueError(
+                f"Config.trap_mass must be below {top:.6g} (with {n} traps the good actions keep "
+                f"positive mass only then); got {self.trap_mass!r}"
+            )
 
     @classmethod
     def quick(cls) -> Config:
@@ -151,14 +159,18 @@ def trap_mdp(H: int, S: int, n_good: int, n_traps: int) -> FiniteHorizonMDP:
     """
     n_good = check_int(n_good, "n_good")
     if n_good > 8:
-        raise ValueError(f"n_good must be at most 8 (the Bernoulli means 0.75 − 0.1j, j < n_good, must stay in "
-                         f"[0, 1]); got {n_good}")
+        raise ValueError(
+            f"n_good must be at most 8 (the Bernoulli means 0.75 − 0.1j, j < n_good, must stay in "
+            f"[0, 1]); got {n_good}"
+        )
     n_traps = check_int(n_traps, "n_traps", 0)
     A = n_traps + n_good
     means = np.empty(A)
     means[:n_traps] = 0.5
     means[n_traps:] = 0.75 - 0.1 * np.arange(n_good)
-    return FiniteHorizonMDP(np.full((H, S, A, S), 1.0 / S), np.broadcast_to(means, (H, S, A)).copy())
+    return FiniteHorizonMDP(
+        np.full((H, S, A, S), 1.0 / S), np.broadcast_to(means, (H, S, A)).copy()
+    )
 
 
 def _n_traps(config: Config) -> int:
@@ -181,11 +193,19 @@ def trap_behaviour(fh: FiniteHorizonMDP, n_traps: int, kind: str, trap_mass: flo
     A = fh.A
     n_traps = check_int(n_traps, "n_traps", 0)
     if n_traps >= A:
-        raise ValueError(f"n_traps must leave at least one good action among the model's A = {A}; got {n_traps}")
+        raise ValueError(
+            f"n_traps must leave at least one good action among the model's A = {A}; got {n_traps}"
+        )
     if kind == "poor":
         top = 1.0 / (2.0 * (1.0 - 0.5**n_traps))  # q_0 Σ_j 2^{-j} < 1
-        check_real(trap_mass, f"trap_mass (with {n_traps} traps the good actions keep positive mass only)",
-                   low=0.0, high=top, low_open=True, high_open=True)
+        check_real(
+            trap_mass,
+            f"trap_mass (with {n_traps} traps the good actions keep positive mass only)",
+            low=0.0,
+            high=top,
+            low_open=True,
+            high_open=True,
+        )
     b = np.full(A, 1.0 / A)
     if kind == "poor":
         b[:n_traps] = trap_mass * 0.5 ** np.arange(n_traps)
@@ -269,31 +289,60 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
             curves[panel][f"{m}_bound"] = bnd[m].mean(1).tolist()
             freq = bad[m] / config.seeds
             curves[panel][f"{m}_violations"] = freq.tolist()
-            checks.append(Claim(
-                f"{cov}-{m}-event", f"{cov} coverage, {m}: V̂ ≤ V^π̂ pointwise and SubOpt ≤ 2Σ_h E_π*[Γ_h] "
-                f"fail in at most δ = {config.delta} of the {config.seeds} datasets at every K",
-                src, None, "bound",
-            ).check(check_bound(freq, np.full(len(sizes), config.delta))))
+            checks.append(
+                Claim(
+                    f"{cov}-{m}-event",
+                    f"{cov} coverage, {m}: V̂ ≤ V^π̂ pointwise and SubOpt ≤ 2Σ_h E_π*[Γ_h] "
+                    f"fail in at most δ = {config.delta} of the {config.seeds} datasets at every K",
+                    src,
+                    None,
+                    "bound",
+                ).check(check_bound(freq, np.full(len(sizes), config.delta)))
+            )
             lo = float(sizes[np.argmax(covered)]) if covered.any() else float(sizes[-1])
             # fewer than 3 sizes where every comparator pair is seen twice: the rate cannot be measured
             # there, and the claim fails (fit_rate raised "needs at least 3 points" and the run crashed)
-            fit = (fit_rate(sizes, bnd[m].mean(1), window=(lo, float(sizes[-1])), seed=seed)
-                   if np.sum(sizes >= lo) >= 3 else None)
+            fit = (
+                fit_rate(sizes, bnd[m].mean(1), window=(lo, float(sizes[-1])), seed=seed)
+                if np.sum(sizes >= lo) >= 3
+                else None
+            )
             if fit is not None:
                 meta["fits"][f"{cov}-{m}-bound"] = fit.to_dict()
             if m == "lcb-bernstein":
-                checks.append(_rate_claim(Claim(
-                    f"{cov}-{m}-bound-slope", f"{cov} coverage, {m}: the data-dependent bound decays at least "
-                    "as K^(−1/2) (slope ≤ −0.4): Γ = √(2V ln/n) + 7B ln/(3(n−1)) mixes n^(−1/2) and n^(−1), "
-                    "so the pre-asymptotic slope lies between −1 and −1/2", src, -0.5, "rate_at_most", 0.1,
-                ), fit, False))
+                checks.append(
+                    _rate_claim(
+                        Claim(
+                            f"{cov}-{m}-bound-slope",
+                            f"{cov} coverage, {m}: the data-dependent bound decays at least "
+                            "as K^(−1/2) (slope ≤ −0.4): Γ = √(2V ln/n) + 7B ln/(3(n−1)) mixes n^(−1/2) and n^(−1), "
+                            "so the pre-asymptotic slope lies between −1 and −1/2",
+                            src,
+                            -0.5,
+                            "rate_at_most",
+                            0.1,
+                        ),
+                        fit,
+                        False,
+                    )
+                )
             else:
-                checks.append(_rate_claim(Claim(
-                    f"{cov}-{m}-bound-slope", f"{cov} coverage, {m}: the data-dependent bound 2Σ_h E_π*[Γ_h] "
-                    "decays as K^(−1/2) (slope within 0.12 of −1/2: Γ ∝ n^(−1/2) with n ∝ K; PEVI's radius "
-                    "also grows as √(log det Λ) ∝ √(log K)) on sizes where every comparator pair has n ≥ 2",
-                    src, -0.5, "rate", 0.12,
-                ), fit, False))
+                checks.append(
+                    _rate_claim(
+                        Claim(
+                            f"{cov}-{m}-bound-slope",
+                            f"{cov} coverage, {m}: the data-dependent bound 2Σ_h E_π*[Γ_h] "
+                            "decays as K^(−1/2) (slope within 0.12 of −1/2: Γ ∝ n^(−1/2) with n ∝ K; PEVI's radius "
+                            "also grows as √(log det Λ) ∝ √(log K)) on sizes where every comparator pair has n ≥ 2",
+                            src,
+                            -0.5,
+                            "rate",
+                            0.12,
+                        ),
+                        fit,
+                        False,
+                    )
+                )
         g = sub["greedy"].mean(1)
         if cov == "good":
             pos = g > 0
@@ -302,49 +351,107 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
                 meta["fits"]["good-greedy"] = fit.to_dict()
             # with fewer than 3 sizes of positive error (fit_rate raised and the run crashed) the error
             # decays at least as fast as K^(−1/2) iff it is exactly 0 from some K on
-            zero_tail = bool(not pos.all() and not pos[int(np.argmin(pos)):].any())  # once 0, it stays 0
-            checks.append(_rate_claim(Claim(
-                "good-greedy-rate", "good coverage: greedy's mean suboptimality decays at least as fast as "
-                "K^(−1/2) (fitted slope ≤ −0.4 over the sizes where it is positive; if fewer than 3, it "
-                "must be exactly 0 from some K on)", "Rashidinejad et al. (2021), §4", -0.5, "rate_at_most", 0.1,
-            ), fit, zero_tail))
+            zero_tail = bool(
+                not pos.all() and not pos[int(np.argmin(pos)) :].any()
+            )  # once 0, it stays 0
+            checks.append(
+                _rate_claim(
+                    Claim(
+                        "good-greedy-rate",
+                        "good coverage: greedy's mean suboptimality decays at least as fast as "
+                        "K^(−1/2) (fitted slope ≤ −0.4 over the sizes where it is positive; if fewer than 3, it "
+                        "must be exactly 0 from some K on)",
+                        "Rashidinejad et al. (2021), §4",
+                        -0.5,
+                        "rate_at_most",
+                        0.1,
+                    ),
+                    fit,
+                    zero_tail,
+                )
+            )
         else:
             # a mean error of exactly 0 at some K (greedy exact in every dataset) is no plateau: the claim
             # fails (fit_rate refused the zero and the run crashed); so do fewer than 3 sizes
             fit = fit_rate(sizes, g, seed=seed) if np.all(g > 0) and g.size >= 3 else None
             if fit is not None:
                 meta["fits"]["poor-greedy"] = fit.to_dict()
-            checks.append(_rate_claim(Claim(
-                "poor-greedy-plateau", "poor coverage: greedy does not keep the K^(−1/2) rate — its mean "
-                "suboptimality plateaus (fitted slope ≥ −0.2; an exactly zero mean error at some K fails)",
-                "Rashidinejad et al. (2021), §4", -0.2, "rate_at_least", 0.0,
-            ), fit, False))
+            checks.append(
+                _rate_claim(
+                    Claim(
+                        "poor-greedy-plateau",
+                        "poor coverage: greedy does not keep the K^(−1/2) rate — its mean "
+                        "suboptimality plateaus (fitted slope ≥ −0.2; an exactly zero mean error at some K fails)",
+                        "Rashidinejad et al. (2021), §4",
+                        -0.2,
+                        "rate_at_least",
+                        0.0,
+                    ),
+                    fit,
+                    False,
+                )
+            )
             last = slice(len(sizes) - 3, None)
-            checks.append(Claim(
-                "poor-lcb-beats-greedy", "poor coverage: at the three largest K, LCB-VI's mean suboptimality "
-                "is at most 1/4 of greedy's", "Rashidinejad et al. (2021), §4", None, "bound",
-            ).check(check_bound(sub["lcb-hoeffding"].mean(1)[last], 0.25 * g[last])))
+            checks.append(
+                Claim(
+                    "poor-lcb-beats-greedy",
+                    "poor coverage: at the three largest K, LCB-VI's mean suboptimality "
+                    "is at most 1/4 of greedy's",
+                    "Rashidinejad et al. (2021), §4",
+                    None,
+                    "bound",
+                ).check(check_bound(sub["lcb-hoeffding"].mean(1)[last], 0.25 * g[last]))
+            )
     if bar is not None:
         bar.close()
     meta["wall_time_s"] = time.perf_counter() - t0
     meta["v_star"] = v_star
-    return ExperimentResult(name="offline-pessimism", config=config_to_dict(config), curves=curves, checks=checks, meta=meta)
+    return ExperimentResult(
+        name="offline-pessimism",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta=meta,
+    )
 
 
 def plot(result: ExperimentResult) -> Any:
     """Two panels (good / poor coverage): mean suboptimality of each learner, the pessimistic bounds."""
     fig, axes = figure(1, 2, width=5.6, height=4.4)
-    colors = {"greedy": "tab:gray", "lcb-hoeffding": "tab:blue", "lcb-bernstein": "tab:green", "pevi": "tab:purple"}
+    colors = {
+        "greedy": "tab:gray",
+        "lcb-hoeffding": "tab:blue",
+        "lcb-bernstein": "tab:green",
+        "pevi": "tab:purple",
+    }
     fits = result.meta.get("fits", {})
     for ax, cov in zip(axes[0], ("good", "poor"), strict=True):
         c = result.curves[f"{cov} coverage"]
         K = np.asarray(c["K"])
-        fit = RateFit.from_dict(fits[f"{cov}-lcb-hoeffding-bound"]) if f"{cov}-lcb-hoeffding-bound" in fits else None
-        convergence_plot(ax, K, c["lcb-hoeffding"], label="LCB-VI (Hoeffding) suboptimality",
-                         bound=c["lcb-hoeffding_bound"], bound_label="2Σ E_π*[Γ] (LCB-VI, Hoeffding)", fit=fit)
+        fit = (
+            RateFit.from_dict(fits[f"{cov}-lcb-hoeffding-bound"])
+            if f"{cov}-lcb-hoeffding-bound" in fits
+            else None
+        )
+        convergence_plot(
+            ax,
+            K,
+            c["lcb-hoeffding"],
+            label="LCB-VI (Hoeffding) suboptimality",
+            bound=c["lcb-hoeffding_bound"],
+            bound_label="2Σ E_π*[Γ] (LCB-VI, Hoeffding)",
+            fit=fit,
+        )
         for m in ("greedy", "lcb-bernstein", "pevi"):
             y = np.asarray(c[m], dtype=float)
-            ax.plot(K, np.where(y > 0, y, np.nan), marker="o", ms=3, color=colors[m], label=f"{m} suboptimality")
+            ax.plot(
+                K,
+                np.where(y > 0, y, np.nan),
+                marker="o",
+                ms=3,
+                color=colors[m],
+                label=f"{m} suboptimality",
+            )
         for m in ("lcb-bernstein", "pevi"):
             ax.plot(K, c[f"{m}_bound"], ls="--", lw=1.0, color=colors[m], label=f"2Σ E_π*[Γ] ({m})")
         ax.plot(K, c["lcb_rate"], ls="-.", lw=1.0, color="tab:red", label="H(H+1)√(S C* ι/⌊K/H⌋)")
@@ -358,10 +465,12 @@ def plot(result: ExperimentResult) -> Any:
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="offline-pessimism",
-    title="Suboptimality vs K: greedy vs LCB-VI vs PEVI under good and poor coverage (Jin et al. 2021 Thm 4.2)",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="offline-pessimism",
+        title="Suboptimality vs K: greedy vs LCB-VI vs PEVI under good and poor coverage (Jin et al. 2021 Thm 4.2)",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)
