@@ -31,8 +31,11 @@ Claims checked, per network:
    fits four distances and gives ``φ_hi`` = 0.44, 0.43, 0.50, 0.44 at seeds 0–3;
 1. *exact at the diameter* — ``‖ĝ^{diam} − ∇J‖² ≤ 1e-20`` (every agent is in every
    κ-hop set);
-2. *envelope* — ``‖ĝ^κ − ∇J‖² ≤ e_0 φ_hi^{2κ}`` for every ``κ``, where ``e_0`` is the
-   κ = 0 error (the ``O(φ_0^{2κ})`` approximation error of Ying et al. 2023);
+2. *envelope* — ``‖ĝ^κ − ∇J‖² ≤ e_0 φ_hi^{2κ}`` for every ``κ ≥ 1``, where ``e_0`` is the
+   κ = 0 error (the ``O(φ_0^{2κ})`` approximation error of Ying et al. 2023); κ = 0 is
+   left out of the check: there the envelope is ``e_0`` itself, and its ratio 1 was the
+   worst ratio reported at every seed, hiding the slack at ``κ ≥ 1`` (0.66 on the ring
+   of 10, seed 0);
 3. *rate* — the fitted per-hop contraction of the error, fitted on
    ``κ = 0..diam−2`` (the last step of a finite network drops fewer agents), is at
    most ``φ_hi²``: on semilog axes the error falls at least as steeply as
@@ -171,12 +174,12 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         checks.append(
             Claim(
                 f"{kind}-envelope",
-                f"{kind}: ‖ĝ^κ − ∇J‖² ≤ e_0 φ_hi^(2κ) for every κ (φ_hi = "
+                f"{kind}: ‖ĝ^κ − ∇J‖² ≤ e_0 φ_hi^(2κ) for every κ ≥ 1 (φ_hi = "
                 f"{phi_hi:.4f}, upper 95% CI of the independently measured φ)",
                 src,
                 None,
                 "bound",
-            ).check(check_bound(errs, env, rtol=1e-9))
+            ).check(check_bound(errs[1:], env[1:], rtol=1e-9))  # κ = 0 is e_0 ≤ e_0, ratio 1
         )
         checks.append(
             Claim(
