@@ -79,6 +79,7 @@ from .base import Experiment, ExperimentResult, config_to_dict, register
 
 __all__ = ["Config", "run", "plot", "EXPERIMENT"]
 
+
 @dataclass(frozen=True)
 class Config:
     """Instances and budgets.
@@ -117,7 +118,9 @@ class Config:
         check_count(self.rate_states, "rate_states")
         check_count(self.rate_actions, "rate_actions", 2)  # L = S(A−1)/(Aη) > 0 and a gap to fit
         check_discount(self.rate_gamma, "rate_gamma")
-        check_count(self.rate_iterations, "rate_iterations", 3)  # the fit on [T//2, T] needs 3 points
+        check_count(
+            self.rate_iterations, "rate_iterations", 3
+        )  # the fit on [T//2, T] needs 3 points
         check_count(self.rate_seed, "rate_seed", 0)
         check_positive(self.rate_tolerance, "rate_tolerance")
         check_positive(self.limit_tolerance, "limit_tolerance")
@@ -130,8 +133,13 @@ class Config:
     @classmethod
     def full(cls) -> Config:
         """Longer runs (a few minutes)."""
-        return cls(pg_iterations=50_000, npg_iterations=1000, rate_iterations=200_000, rate_tolerance=0.02,
-                   limit_tolerance=0.02)
+        return cls(
+            pg_iterations=50_000,
+            npg_iterations=1000,
+            rate_iterations=200_000,
+            rate_tolerance=0.02,
+            limit_tolerance=0.02,
+        )
 
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
@@ -139,24 +147,34 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     seed = check_run_seed(seed)
     t0 = time.perf_counter()
     g = config.chain_gamma
-    mdp = chain(config.chain_states, gamma=g, slip=config.chain_slip, small=0.2, large=1.0).replace(mu=None)
+    mdp = chain(config.chain_states, gamma=g, slip=config.chain_slip, small=0.2, large=1.0).replace(
+        mu=None
+    )
     sol = policy_iteration(mdp)
     rho = np.asarray(mdp.initial_distribution())
     eta_pg = (1.0 - g) ** 3 / 8.0
     pg = softmax_policy_gradient(mdp, eta=eta_pg, iterations=config.pg_iterations, V_star=sol.V)
-    npg = natural_policy_gradient(mdp, eta=config.npg_eta, iterations=config.npg_iterations, V_star=sol.V)
+    npg = natural_policy_gradient(
+        mdp, eta=config.npg_eta, iterations=config.npg_iterations, V_star=sol.V
+    )
     t_pg = np.arange(config.pg_iterations + 1)
     t_npg = np.arange(config.npg_iterations + 1)
     gap_pg, gap_npg = pg.trace["suboptimality"], npg.trace["suboptimality"]
     b_npg = npg_bound(t_npg[1:], eta=config.npg_eta, gamma=g, n_actions=mdp.A)
     c = np.minimum.accumulate(pg.trace["optimal_action_prob"])[1:]
     mism = float(mismatch_coefficient(mdp, sol.policy, rho))
-    b_pg = softmax_pg_bound(t_pg[1:], gamma=g, n_states=mdp.S, c=c, mismatch=mism, inv_rho=1.0 / rho.min())
+    b_pg = softmax_pg_bound(
+        t_pg[1:], gamma=g, n_states=mdp.S, c=c, mismatch=mism, inv_rho=1.0 / rho.min()
+    )
     n = min(config.npg_iterations, config.pg_iterations)
 
-    rate_mdp = random_mdp(config.rate_states, config.rate_actions, gamma=config.rate_gamma, rng=config.rate_seed)
+    rate_mdp = random_mdp(
+        config.rate_states, config.rate_actions, gamma=config.rate_gamma, rng=config.rate_seed
+    )
     gr = config.rate_gamma
-    rr = softmax_policy_gradient(rate_mdp, eta=(1.0 - gr) ** 3 / 8.0, iterations=config.rate_iterations)
+    rr = softmax_policy_gradient(
+        rate_mdp, eta=(1.0 - gr) ** 3 / 8.0, iterations=config.rate_iterations
+    )
     tr = np.arange(config.rate_iterations + 1)
     er = rr.trace["suboptimality"]
     half = config.rate_iterations // 2
@@ -167,32 +185,71 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     src_npg = "Agarwal, Kakade, Lee, Mahajan (2021), JMLR 22(98), Theorem 16"
     src_pg = "Mei, Xiao, Szepesvári, Schuurmans (2020), ICML, Theorem 4"
     checks = [
-        Claim("npg-bound", f"chain: NPG (η={config.npg_eta}) gap ≤ log|A|/(ηT) + 1/((1−γ)²T) for T ≥ 1",
-              src_npg, None, "bound").check(check_bound(gap_npg[1:], b_npg, atol=1e-12)),
-        Claim("pg-bound", "chain: softmax PG (η=(1−γ)³/8) gap ≤ 16S‖d*/ρ‖²‖1/ρ‖/(c_t²(1−γ)⁶t) for t ≥ 1",
-              src_pg, None, "bound").check(check_bound(gap_pg[1:], b_pg, atol=1e-12)),
-        Claim("plateau", "chain: NPG's gap ≤ softmax PG's gap at every iterate t ≤ min(T_NPG, T_PG)",
-              "Agarwal et al. (2021) Thm 16 vs Mei et al. (2020) Thm 4 constants", None, "bound").check(
-            check_bound(gap_npg[: n + 1], gap_pg[: n + 1], atol=1e-12)),
-        Claim("pg-rate", f"random MDP: softmax PG (η=(1−γ)³/8) log–log slope on t ∈ [{half}, "
-              f"{config.rate_iterations}] is −1 (Θ(1/t)); tolerance {config.rate_tolerance} for pre-asymptotic "
-              "curvature",
-              "Mei et al. (2020), Theorems 4 and 10", -1.0, "rate", config.rate_tolerance).check(fit),
-        Claim("pg-limit", f"random MDP: |T·gap_T/L − 1| ≤ {config.limit_tolerance} at T = {config.rate_iterations}, "
-              f"L = S(A−1)/(Aη) = {limit:.6g}",
-              "derived in rltheory.experiments.pg_vs_npg (asymptotics of softmax PG near the optimum)", None,
-              "bound").check(check_bound([deviation], [config.limit_tolerance])),
+        Claim(
+            "npg-bound",
+            f"chain: NPG (η={config.npg_eta}) gap ≤ log|A|/(ηT) + 1/((1−γ)²T) for T ≥ 1",
+            src_npg,
+            None,
+            "bound",
+        ).check(check_bound(gap_npg[1:], b_npg, atol=1e-12)),
+        Claim(
+            "pg-bound",
+            "chain: softmax PG (η=(1−γ)³/8) gap ≤ 16S‖d*/ρ‖²‖1/ρ‖/(c_t²(1−γ)⁶t) for t ≥ 1",
+            src_pg,
+            None,
+            "bound",
+        ).check(check_bound(gap_pg[1:], b_pg, atol=1e-12)),
+        Claim(
+            "plateau",
+            "chain: NPG's gap ≤ softmax PG's gap at every iterate t ≤ min(T_NPG, T_PG)",
+            "Agarwal et al. (2021) Thm 16 vs Mei et al. (2020) Thm 4 constants",
+            None,
+            "bound",
+        ).check(check_bound(gap_npg[: n + 1], gap_pg[: n + 1], atol=1e-12)),
+        Claim(
+            "pg-rate",
+            f"random MDP: softmax PG (η=(1−γ)³/8) log–log slope on t ∈ [{half}, "
+            f"{config.rate_iterations}] is −1 (Θ(1/t)); tolerance {config.rate_tolerance} for pre-asymptotic "
+            "curvature",
+            "Mei et al. (2020), Theorems 4 and 10",
+            -1.0,
+            "rate",
+            config.rate_tolerance,
+        ).check(fit),
+        Claim(
+            "pg-limit",
+            f"random MDP: |T·gap_T/L − 1| ≤ {config.limit_tolerance} at T = {config.rate_iterations}, "
+            f"L = S(A−1)/(Aη) = {limit:.6g}",
+            "derived in rltheory.experiments.pg_vs_npg (asymptotics of softmax PG near the optimum)",
+            None,
+            "bound",
+        ).check(check_bound([deviation], [config.limit_tolerance])),
     ]
     curves = {
-        "chain": {"t_pg": t_pg.tolist(), "pg": gap_pg.tolist(), "pg_bound": [None] + b_pg.tolist(),
-                  "t_npg": t_npg.tolist(), "npg": gap_npg.tolist(), "npg_bound": [None] + b_npg.tolist()},
+        "chain": {
+            "t_pg": t_pg.tolist(),
+            "pg": gap_pg.tolist(),
+            "pg_bound": [None] + b_pg.tolist(),
+            "t_npg": t_npg.tolist(),
+            "npg": gap_npg.tolist(),
+            "npg_bound": [None] + b_npg.tolist(),
+        },
         "rate": {"t": tr.tolist(), "pg": er.tolist()},
     }
     return ExperimentResult(
-        name="pg-vs-npg", config=config_to_dict(config), curves=curves, checks=checks,
-        meta={"seed": seed, "fit": fit.to_dict(), "mismatch": mism, "c_final": float(c[-1]),
-              "limit": limit, "limit_deviation": deviation,
-              "wall_time_s": time.perf_counter() - t0},
+        name="pg-vs-npg",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
+        meta={
+            "seed": seed,
+            "fit": fit.to_dict(),
+            "mismatch": mism,
+            "c_final": float(c[-1]),
+            "limit": limit,
+            "limit_deviation": deviation,
+            "wall_time_s": time.perf_counter() - t0,
+        },
     )
 
 
@@ -205,10 +262,24 @@ def plot(result: ExperimentResult) -> Any:
     fig, axes = figure(1, 2, width=4.8, height=3.6)
     c = result.curves["chain"]
     ax = axes[0, 0]
-    series(ax, 0, _arr(c["t_pg"])[1:], _arr(c["pg"])[1:], label="softmax PG, η=(1−γ)³/8",
-           bound=_arr(c["pg_bound"])[1:], bound_label="Mei et al. Thm 4")
-    series(ax, 1, _arr(c["t_npg"])[1:], _arr(c["npg"])[1:], label="NPG",
-           bound=_arr(c["npg_bound"])[1:], bound_label="Agarwal et al. Thm 16")
+    series(
+        ax,
+        0,
+        _arr(c["t_pg"])[1:],
+        _arr(c["pg"])[1:],
+        label="softmax PG, η=(1−γ)³/8",
+        bound=_arr(c["pg_bound"])[1:],
+        bound_label="Mei et al. Thm 4",
+    )
+    series(
+        ax,
+        1,
+        _arr(c["t_npg"])[1:],
+        _arr(c["npg"])[1:],
+        label="NPG",
+        bound=_arr(c["npg_bound"])[1:],
+        bound_label="Agarwal et al. Thm 16",
+    )
     ax.legend(fontsize=7)
     ax.set_title("chain: PG plateau vs NPG")
     ax.set_xlabel("iteration t")
@@ -217,18 +288,27 @@ def plot(result: ExperimentResult) -> Any:
     fit = RateFit.from_dict(result.meta["fit"])
     tr = _arr(r["t"])[1:]
     limit = result.meta.get("limit")  # absent from results written before the pg-limit claim
-    convergence_plot(axes[0, 1], tr, _arr(r["pg"])[1:], label="softmax PG", fit=fit,
-                     bound=None if limit is None else limit / tr, bound_label="asymptote S(A−1)/(Aηt)")
+    convergence_plot(
+        axes[0, 1],
+        tr,
+        _arr(r["pg"])[1:],
+        label="softmax PG",
+        fit=fit,
+        bound=None if limit is None else limit / tr,
+        bound_label="asymptote S(A−1)/(Aηt)",
+    )
     axes[0, 1].set_title("random MDP: Θ(1/t)")
     axes[0, 1].set_xlabel("iteration t")
     fig.suptitle("Softmax policy gradient vs natural policy gradient")
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="pg-vs-npg",
-    title="Softmax PG plateau vs NPG on a chain; Mei et al. and Agarwal et al. bounds; PG slope −1",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="pg-vs-npg",
+        title="Softmax PG plateau vs NPG on a chain; Mei et al. and Agarwal et al. bounds; PG slope −1",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)
