@@ -332,7 +332,7 @@ class Claim:
         ``"rate_at_most"``, mirrored for ``"rate_at_least"``); ``None`` for the other kinds.
 
         The one-sided verdict reads the fitted rate itself, so an interval that straddles the
-        threshold (``npg-primal-dual``'s quick ``gap-rate``: [−1.67, −0.10] against −0.4) passes
+        threshold (``npg-primal-dual``'s former quick ``gap-rate``: [−1.67, −0.10] against −0.4) passes
         or fails on a point estimate the data cannot pin down; ``decided`` says so in the JSON
         without changing the verdict.
         """

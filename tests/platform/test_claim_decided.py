@@ -1,7 +1,7 @@
 """One-sided rate claims say in their JSON whether the interval decides the verdict.
 
 ``rate_at_most``/``rate_at_least`` judge the fitted rate itself; an interval that straddles the
-threshold (npg-primal-dual's quick gap-rate, [−1.67, −0.10] against −0.5 + 0.1) passes on a
+threshold (npg-primal-dual's former quick gap-rate, [−1.67, −0.10] against −0.5 + 0.1) passes on a
 point estimate the data cannot pin down (reported by helper-49). ``"decided"`` reports it.
 """
 
