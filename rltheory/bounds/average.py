@@ -39,6 +39,7 @@ reinforcement learning in infinite-horizon average-reward MDPs. ICML.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -98,7 +99,14 @@ def vanishing_discount_bound(gamma: Any, bias_span: float) -> np.ndarray:
     span = real_scalar(bias_span)  # numpy scalars and 0-d arrays as numbers; NaN for anything else
     if not (span >= 0 and math.isfinite(span)):
         raise ValueError(f"bias_span must be a finite number >= 0; got {bias_span!r}")
-    return (1.0 - g) * span
+    out = np.asarray((1.0 - g) * span, dtype=float)
+    # rounded upwards: a bound must not be an ulp below the exact (1 − γ)·sp(h) (it was, where
+    # 1 − γ or the product rounded down; the exact value is checked in rationals)
+    flat = out.reshape(-1)
+    for i, (gi, v) in enumerate(zip(np.asarray(g, dtype=float).reshape(-1), flat, strict=True)):
+        if math.isfinite(v) and Fraction(v) < (1 - Fraction(float(gi))) * Fraction(span):
+            flat[i] = np.nextafter(v, math.inf)
+    return out
 
 
 def laurent_first_order(gamma: Any, g: Any, h: Any) -> np.ndarray:

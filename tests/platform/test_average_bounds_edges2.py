@@ -122,3 +122,23 @@ def test_eps_bound_uses_the_exact_ceiling_next_to_powers_of_two(k):
     for eps in (math.nextafter(2.0**-k, 0.0), 2.0**-k, math.nextafter(2.0**-k, 1.0)):
         if 0.0 < eps < 1.0:
             assert mixing_time_eps_bound(7, eps) == _ceil_log2_inverse(eps) * 7
+
+
+def test_vanishing_discount_bound_is_never_below_the_exact_product():
+    # (1 - gamma) * sp(h) rounded to nearest was one ulp below the exact value for some inputs
+    # (reported by helper-35); the bound is now rounded upwards, checked in rationals
+    from fractions import Fraction
+
+    from rltheory.bounds.average import vanishing_discount_bound
+
+    rng = np.random.default_rng(7)
+    gammas = np.concatenate([rng.random(400), 1.0 - 10.0 ** -rng.uniform(1, 15, 400)])
+    spans = rng.uniform(0.0, 1e3, 800)
+    low = 0
+    for gm, sp in zip(gammas, spans, strict=True):
+        b = float(vanishing_discount_bound(float(gm), float(sp)))
+        exact = (1 - Fraction(float(gm))) * Fraction(float(sp))
+        assert Fraction(b) >= exact
+        low += Fraction(float((1.0 - gm) * sp)) < exact  # how often round-to-nearest was low
+        assert b <= np.nextafter(float((1.0 - gm) * sp), np.inf)  # at most one ulp up
+    assert low > 0  # the case at hand occurs in this sample
