@@ -365,7 +365,7 @@ def _write_all(files: list[tuple[Path, bytes | str]]) -> list[Path] | None:
     (:func:`rltheory.trace.write_atomic`'s first half), and only when all are written are they
     renamed into place, so a failed write (disk full) never leaves a new ``NAME.png`` next to an
     old ``NAME.json``. ``None`` after a message naming the file when a write fails."""
-    from .trace import _discard, _stage  # noqa: PLC0415
+    from .trace import _discard, _stage, _sync_directory  # noqa: PLC0415
 
     for path, _ in files:  # os.replace would fail on it after the other file was renamed
         if path.is_dir():
@@ -396,6 +396,7 @@ def _write_all(files: list[tuple[Path, bytes | str]]) -> list[Path] | None:
                 )
                 return None
             staged.pop(0)
+            _sync_directory(Path(path).parent)
     finally:
         for tmp, _ in staged:  # a failure (or an interrupt) leaves no temporary file behind
             _discard(tmp)

@@ -51,7 +51,8 @@ class ResultFileError(ValueError):
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
-    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, ``os.replace``.
+    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, ``os.replace``,
+    then fsync of the folder (so the rename itself is durable).
 
     Readers see either the old file or the complete new one, never a partial
     write. Returns the path written.
@@ -69,7 +70,24 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
     except BaseException:
         _discard(tmp)
         raise
+    _sync_directory(path.parent)
     return path
+
+
+def _sync_directory(folder: Path) -> None:
+    """fsync ``folder`` so that a rename into it survives a power loss (POSIX: the new directory
+    entry is durable only once the directory itself is synced). Where a directory cannot be
+    opened or synced (Windows, some network file systems) the rename stands as it is."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _stage(path: Path, data: bytes | str) -> str:
