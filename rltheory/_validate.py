@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import array_namespace, as_float, one_hot, to_numpy
+from .backend import _rectangular, array_namespace, as_float, one_hot, to_numpy
 from .errors import InvalidModelError
 
 #: absolute tolerance on probability row sums and negativity.
@@ -196,7 +196,7 @@ def as_policy_array(
     ``action_axis`` names the action axis in messages (``"A"``, or ``"B"`` for a column player).
     """
     if isinstance(pi, (list, tuple)):
-        pi = np.asarray(pi)
+        pi = _rectangular(pi, field)  # a ragged list is named, not numpy's unlocated error
     pi = xp.asarray(pi)
     if xp.isdtype(pi.dtype, "integral"):
         check_action_indices(pi, S, n, field)
@@ -234,8 +234,10 @@ def _sequence_array(x: Any, field: str) -> np.ndarray:
     ``np.asarray(x, dtype=np.float64)`` parsed text (``rho=["0.5", "0.5"]`` ran as a
     distribution) and raised numpy's unlocated errors for complex entries; now text and complex
     entries reach :func:`as_float`, which names ``field``. Real entries give the same floats.
+    A ragged list is a ``ValueError`` naming ``field`` (numpy's "inhomogeneous shape" error
+    named neither the argument nor the rule).
     """
-    a = np.asarray(x)
+    a = _rectangular(x, field)
     if a.dtype.kind == "O":
         for i in np.ndindex(a.shape):
             v = a[i]

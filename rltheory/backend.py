@@ -49,13 +49,37 @@ def array_namespace(*arrays: Any) -> Any:
         If the arrays come from different libraries.
     """
     arrs = [a for a in arrays if a is not None and not isinstance(a, (int, float, bool))]
-    arrs = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in arrs]
+    # a list is numpy input; a ragged one is left for the reader that names it (as_float)
+    arrs = [_list_array(a) if isinstance(a, (list, tuple)) else a for a in arrs]
     if not arrs:
         return _compat_namespace(np.empty(0))
     try:
         return _compat_namespace(*arrs)
     except TypeError as exc:  # mixed libraries
         raise TypeError(f"inputs come from different array libraries: {exc}") from exc
+
+
+def _list_array(x: Any) -> Any:
+    """``np.asarray(x)`` of a list, or an empty numpy array when ``x`` is ragged (numpy input all
+    the same: the reader that knows the argument's name refuses it, :func:`_rectangular`)."""
+    try:
+        return np.asarray(x)
+    except ValueError:
+        return np.empty(0)
+
+
+def _rectangular(x: Any, field: str) -> np.ndarray:
+    """``np.asarray(x)`` of a Python list/tuple; a ragged one is a ``ValueError`` naming ``field``.
+
+    numpy's own error ("setting an array element with a sequence. The requested array has an
+    inhomogeneous shape ...") named neither the argument nor the rule.
+    """
+    try:
+        return np.asarray(x)
+    except ValueError:
+        raise ValueError(
+            f"{field} must be a rectangular array of numbers; got a ragged sequence {x!r:.80}"
+        ) from None
 
 
 def device_of(x: Any) -> Any:
@@ -82,13 +106,14 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     """``x`` as a floating array of the namespace ``xp`` (numpy for lists).
 
     Complex and string arrays raise ``TypeError`` naming ``field``: a cast would drop the
-    imaginary part (numpy only warns) or parse text as numbers.
+    imaginary part (numpy only warns) or parse text as numbers. A ragged list
+    (``[[1.0], [0.5, 0.5]]``) raises ``ValueError`` naming ``field`` (:func:`_rectangular`).
     """
     if xp is None:
         xp = array_namespace(x)
     kind = getattr(getattr(x, "dtype", None), "kind", None)
     if kind is None and isinstance(x, (list, tuple, complex, str)):
-        kind = np.asarray(x).dtype.kind
+        kind = _rectangular(x, field).dtype.kind
     if kind is None and hasattr(x, "dtype"):  # a dtype object without numpy's .kind (array_api_strict)
         kind = "c" if _compat_namespace(x).isdtype(x.dtype, "complex floating") else None
     if kind in ("c", "U", "S"):

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_positive_int, check_real
+from ..backend import _rectangular
 from ..bounds.coverage import finite_horizon_occupancy
 from ..errors import ConvergenceWarning
 from ..mdp._dataset_checks import _real_host
@@ -291,6 +292,8 @@ def _best_response_gain(
 
 def _product_policy(cand: Any, H: int, S: int, shape: tuple[int, ...], c: int) -> np.ndarray:
     """``candidates[c]`` as a validated joint policy ``[H, S, A_1, A_2]`` that is a product ``π_1 ⊗ π_2``."""
+    if isinstance(cand, (list, tuple)):  # a ragged list: named, not numpy's unlocated error
+        cand = _rectangular(cand, f"candidates[{c}]")
     pol = _policy_array(cand, H, S, shape, field=f"candidates[{c}]")
     x, y = pol.sum(axis=3), pol.sum(axis=2)
     if not np.allclose(pol, x[..., :, None] * y[..., None, :], atol=1e-9):
@@ -389,6 +392,10 @@ def marlhf_equilibrium(
         raise ValueError(f"beta must be finite; got {beta!r}")
     beta = float(beta)  # a numpy float32 would make every UCB term float32 (NEP 50)
     d0 = prefs.first
+    if isinstance(P, (list, tuple)):  # a ragged list: named, not numpy's unlocated error
+        P = _rectangular(P, "P")
+    if isinstance(mu, (list, tuple)):
+        mu = _rectangular(mu, "mu")
     Pf = _real_host(P, "P")  # a float cast parsed text and dropped imaginary parts
     shape = d0.action_shape
     H, S = d0.H, d0.S

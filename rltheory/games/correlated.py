@@ -38,7 +38,7 @@ import numpy as np
 
 from .._numerics import higham_gamma, subnormal_spacing, unit_range
 from .._validate import _renormalised, _source_atol, _where, check_finite
-from ..backend import as_float, require_host
+from ..backend import _rectangular, as_float, require_host
 from ..errors import InvalidModelError, SolverError
 
 __all__ = [
@@ -64,7 +64,11 @@ def as_normal_form(U: Any) -> np.ndarray:
     TypeError
         Text or complex payoffs (a cast would parse the text or drop the imaginary parts), or a
         device array.
+    ValueError
+        A ragged list of payoffs ("U must be a rectangular array of numbers ...").
     """
+    if isinstance(U, (list, tuple)):  # a ragged list: named here, not numpy's unlocated error
+        U = _rectangular(U, "U")
     U = require_host(U, "normal-form equilibrium solvers")
     U = np.asarray(as_float(U, np, field="U"), dtype=np.float64)  # text and complex refused
     if U.ndim < 2 or U.ndim != U.shape[0] + 1:
@@ -131,6 +135,8 @@ def _as_joint(U: np.ndarray, mu: Any) -> np.ndarray:
 
     A float32 ``mu`` is judged at float32's row-sum tolerance and renormalised in float64.
     """
+    if isinstance(mu, (list, tuple)):  # a ragged list: named here, not numpy's unlocated error
+        mu = _rectangular(mu, "mu")
     mu = require_host(mu, "correlated equilibrium checks")
     mu = as_float(mu, np, field="mu")  # text and complex refused; a float32 mu stays float32 here
     atol = _source_atol(mu, np)

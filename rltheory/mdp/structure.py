@@ -214,7 +214,7 @@ def chain_structure(P: Any, *, atol: float = 0.0) -> ChainStructure:
     (((0, 1),), (2,), (2,))
     """
     xp = array_namespace(P)
-    P = as_float(P, xp)
+    P = as_float(P, xp, field="P")  # a ragged or text P is named ("input" before)
     if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] < 1:
         raise InvalidModelError(
             f"P must be a square (S, S) transition matrix; got shape {tuple(P.shape)}"

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import require_host
+from ..backend import _rectangular, require_host
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
@@ -53,6 +53,8 @@ class TransitionDataset:
     TypeError
         Rewards that are not real numbers: text, complex, dates, records
         (``TransitionDataset.rewards`` is named).
+    ValueError
+        A ragged list (``states=[0, [1]]``), named as ``TransitionDataset.states``.
     """
 
     states: Any
@@ -67,6 +69,9 @@ class TransitionDataset:
         S = _positive(self.S, f"{cls}.S")
         A = _positive(self.A, f"{cls}.A")
         arrs = {}
+        for f in ("states", "actions", "next_states", "rewards"):
+            if isinstance(getattr(self, f), (list, tuple)):  # ragged: named, not numpy's error
+                object.__setattr__(self, f, _rectangular(getattr(self, f), f"{cls}.{f}"))
         for f in ("states", "actions", "next_states"):
             arrs[f] = _int_array(getattr(self, f), f, cls)
         # string, complex, date and record rewards get a TypeError naming the field (a cast
@@ -167,8 +172,10 @@ def sample_transition_dataset(
     P = require_host(mdp.P, "sample_transition_dataset").astype(np.float64)
     R = require_host(mdp.R, "sample_transition_dataset").astype(np.float64)
     bern = _reward_mode(rewards, R)
-    v = np.asarray(
-        require_host(nu, "sample_transition_dataset") if not isinstance(nu, list) else nu
+    v = (
+        _rectangular(nu, "nu")  # a ragged list is named, not numpy's unlocated error
+        if isinstance(nu, (list, tuple))
+        else np.asarray(require_host(nu, "sample_transition_dataset"))
     )
     if v.shape != (mdp.S, mdp.A):
         raise ValueError(f"nu must have shape (S, A) = {(mdp.S, mdp.A)}; got {v.shape}")
