@@ -143,3 +143,51 @@ def test_candidates_are_checked_before_the_fit_and_may_be_any_iterable(monkeypat
         TypeError, match=r"candidates must be a list of product joint policies .* got int"
     ):
         marlhf_equilibrium(prefs, P, 5, beta=0.5)
+
+
+def _product_of(x, y, dtype=np.float64):
+    return (np.asarray(x)[:, None] * np.asarray(y)[None, :]).astype(dtype).reshape(1, 1, 2, -1)
+
+
+def test_a_candidate_2e_minus_6_from_every_product_is_refused():
+    # pi(a1, a2) = 1/4 + 2e-6 (-1)^(a1 + a2): its marginals are uniform, so the product of its
+    # marginals is the uniform policy, 2e-6 away at every entry; np.allclose's rtol = 1e-5
+    # accepted it. The float64 tolerance for a row of 4 joint actions is 1e-8 (1 + 2) = 3e-8.
+    x = np.array([0.5, 0.5])
+    pol = _product_of(x, x).copy()
+    pol[0, 0] += 2e-6 * np.array([[1, -1], [-1, 1]])
+    with pytest.raises(
+        ValueError,
+        match=r"candidates\[0\] must be a product policy π_1 ⊗ π_2 \(within 3e-08 = "
+        r"1e-08·\(1 \+ √4\)\); at \(h=0, s=0, a1=0, a2=0\) it is 0\.250002, the product of "
+        r"its marginals 0\.25 \(\|difference\| = 2e-06\)",
+    ):
+        M._product_policy(pol, 1, 1, (2, 2), 0)
+    # within the tolerance (2.5e-8 < 3e-8) it passes
+    pol[0, 0] = 0.25 + 2.5e-8 * np.array([[1, -1], [-1, 1]])
+    assert np.array_equal(M._product_policy(pol, 1, 1, (2, 2), 0), pol)
+
+
+def test_float32_products_and_their_float64_copies_are_products():
+    # rounded to float32, the entries of x ⊗ y are ~1e-8 from the product of their marginals;
+    # a float32 candidate is judged at float32's 16 eps ~ 1.9e-6, and a float64 copy whose rows
+    # pass the float64 row-sum rule (1e-8 (1 + sqrt n)) passes the product test at the same rule
+    rng = np.random.default_rng(7)
+    copies = 0
+    for _ in range(300):
+        a1, a2 = (int(k) for k in rng.integers(1, 8, 2))
+        x, y = rng.dirichlet(np.ones(a1)), rng.dirichlet(np.ones(a2))
+        pol32 = (x[:, None] * y[None, :]).astype(np.float32).reshape(1, 1, a1, a2)
+        p64 = pol32.astype(np.float64)
+        out = M._product_policy(pol32, 1, 1, (a1, a2), 0)
+        assert out.dtype == np.float64 and np.array_equal(out, p64)
+        if abs(p64.sum() - 1.0) <= 1e-8 * (1 + (a1 * a2) ** 0.5):
+            assert np.array_equal(M._product_policy(p64, 1, 1, (a1, a2), 0), p64)
+            copies += 1
+    assert copies >= 250  # most copies are float64 distributions (the rest fail the row rule)
+    # the float32 rounding shows: 1e-9 absolute (the old atol without rtol) refused this one
+    pol32 = _product_of([1 / 3, 2 / 3], [0.1, 0.2, 0.7], np.float32)
+    p64 = pol32.astype(np.float64)
+    m = p64.sum(axis=3)[..., :, None] * p64.sum(axis=2)[..., None, :]
+    assert np.max(np.abs(p64 - m)) > 1e-9
+    assert np.array_equal(M._product_policy(pol32, 1, 1, (2, 3), 0), p64)
