@@ -84,7 +84,8 @@ def check_discount(gamma: Any, field: str = "gamma", allow_none: bool = True) ->
             return None
         raise InvalidModelError(f"{field} must be a number in [0, 1); got None")
     if isinstance(gamma, np.ndarray) and gamma.shape == () and gamma.dtype.kind in "iuf":
-        gamma = gamma[()]  # a 0-d real array, as check_real accepts (a 0-d bool array is still refused)
+        # a 0-d real array, as check_real accepts (a 0-d bool array is still refused)
+        gamma = gamma[()]
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating, np.integer)):
         raise InvalidModelError(f"{field} must be a number in [0, 1); got {gamma!r}")
     g = float(gamma)
@@ -299,7 +300,9 @@ def as_action_table(x: Any, field: str, xp: Any = None) -> Any:
     x = as_float(xp.asarray(x), xp, field=field)
     check_ndim(x, field, 2, "(..., S, A)")
     if x.shape[-2] == 0 or x.shape[-1] == 0:
-        raise InvalidModelError(f"{field} must have shape (..., S, A) with S, A >= 1; got shape {tuple(x.shape)}")
+        raise InvalidModelError(
+            f"{field} must have shape (..., S, A) with S, A >= 1; got shape {tuple(x.shape)}"
+        )
     check_finite(x, field, ("s", "a"))
     return x
 
@@ -331,7 +334,9 @@ def check_occupancy(x: Any, field: str, *, sums: bool = True) -> None:
             f"{field} must be finite and non-negative; {field}{_where(idx, names)} = {float(h[idx])!r}"
         )
     if x.ndim == 0:
-        raise InvalidModelError(f"{field} must be an occupancy array with at least one axis; got shape ()")
+        raise InvalidModelError(
+            f"{field} must be an occupancy array with at least one axis; got shape ()"
+        )
     if not sums:
         return
     rows = xp.reshape(x, (1, -1)) if x.ndim <= 2 else xp.reshape(x, (x.shape[0], -1))
@@ -342,7 +347,9 @@ def check_occupancy(x: Any, field: str, *, sums: bool = True) -> None:
         s = to_numpy(sums)
         i = int(np.argmax(np.abs(s - 1.0)))
         if x.ndim <= 2:
-            raise InvalidModelError(f"{field} must sum to 1 over all its entries; it sums to {s[i]:.12g}")
+            raise InvalidModelError(
+                f"{field} must sum to 1 over all its entries; it sums to {s[i]:.12g}"
+            )
         raise InvalidModelError(
             f"each {field}[h] must sum to 1 (an occupancy per step); worst step h={i} sums to {s[i]:.12g}"
         )

@@ -114,7 +114,8 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     kind = getattr(getattr(x, "dtype", None), "kind", None)
     if kind is None and isinstance(x, (list, tuple, complex, str)):
         kind = _rectangular(x, field).dtype.kind
-    if kind is None and hasattr(x, "dtype"):  # a dtype object without numpy's .kind (array_api_strict)
+    # a dtype object without numpy's .kind (array_api_strict)
+    if kind is None and hasattr(x, "dtype"):
         kind = "c" if _compat_namespace(x).isdtype(x.dtype, "complex floating") else None
     if kind in ("c", "U", "S"):
         what = "complex" if kind == "c" else "string"
@@ -125,10 +126,15 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
             v = obj[i]
             if isinstance(v, np.ndarray) and v.ndim == 0:
                 v = v[()]
-            if not isinstance(v, (numbers.Real, np.bool_)):  # (Fraction counts: it is a real number)
+            # (Fraction counts: it is a real number)
+            if not isinstance(v, (numbers.Real, np.bool_)):
                 at = ", ".join(map(str, i))
                 raise TypeError(f"{field} must hold real numbers; {field}[{at}] = {v!r}")
-    if isinstance(x, (list, tuple, int, float)) or isinstance(x, np.ndarray) and not is_numpy_namespace(xp):
+    if (
+        isinstance(x, (list, tuple, int, float))
+        or isinstance(x, np.ndarray)
+        and not is_numpy_namespace(xp)
+    ):
         # a numpy float32 array keeps float32 in the other namespace, as float_dtype's rule says
         # (it was cast to float64 on the way)
         keep = isinstance(x, np.ndarray) and x.dtype in (np.float32, np.float64)
