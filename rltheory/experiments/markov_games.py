@@ -14,10 +14,39 @@ Claims checked:
 2. *rate ≤ γ* — the least-squares geometric rate fitted over the whole curve (while
    ``e_k ≥ 1e-9‖V*‖∞``) is ≤ ``γ + 1e-6``: on equally spaced ``k`` the OLS slope of
    ``log e_k`` is a positively weighted average of one-step log-ratios, each ``≤ log γ``
-   by the contraction, so only round-off can exceed it;
+   by the contraction, so only round-off can exceed it. The rate γ is *attained* on the
+   random games (claim 4), so the fitted interval straddles ``γ + 1e-6`` at every seed
+   (``0.7956 [0.7896, 0.8012]`` at γ = 0.8, seed 0) and this one-sided claim is judged on
+   the point estimate (``decided: false`` in the JSON); claim 4 is the one its interval
+   decides;
 3. *certified policies* — the exploitability of the Shapley policies (two exact best
    responses) is at most the certificate ``policy_bound`` returned by the solver, and
-   below ``1e-6``.
+   below ``1e-6``;
+4. *rate = γ on the random games* (tightness) — write ``Δ_k = V_k − V*``,
+   ``m_k = min_s |Δ_k(s)|`` and ``q_k = m_k / ‖Δ_k‖∞``. The Shapley operator is monotone
+   and shifts with constants, ``T(V + c·1) = T(V) + γc·1``, so if ``Δ_K ≤ −m_K·1`` then
+   ``Δ_{K+1} = T(V_K) − T(V*) ≤ −γ m_K·1`` (and mirrored for ``Δ_K ≥ m_K·1``): the sign
+   persists, ``m_{k+1} ≥ γ m_k``, and with ``‖Δ_{k+1}‖∞ ≤ γ‖Δ_k‖∞`` every one-step ratio
+   ``e_{k+1}/e_k`` lies in ``[γ q_k, γ]`` with ``q_k`` non-decreasing. The least-squares
+   slope being a weighted average of those log-ratios, the rate fitted on ``k ≥ K`` lies in
+   ``[γ q_K, γ]``. On the random games every ``P(·|s, a, b) > 0`` (Dirichlet on all ``S``
+   successors), so ``(T V − T V')(s) ∈ γ[min_{a,b} P_{sab}(V − V'), max_{a,b} P_{sab}(V − V')]``
+   contracts the span of ``Δ_k`` by ``γτ`` per sweep, ``τ < 1`` the largest total-variation
+   distance between two rows of ``P``: either ``Δ_k`` keeps both signs and ``e_k ≤
+   (γτ)^k span(Δ_0)`` (a rate below γ), or it takes one sign at some ``K`` and then
+   ``1 − q_k ≤ τ^{k−K} span(Δ_K)/m_K → 0``. The fit over the second half of the curve
+   must contain γ within ``±1e-3``, with interval half-width ``≤ 1e-3``; the run records
+   the certified window ``[γ q_K e^{−P}, γ e^{P}]`` (``q_K`` lowered and ``P``, the bound on
+   the slope's shift, computed from the reference's certified error) in
+   ``meta["tail"]``: ``1 − q_K ≤ 2e-6`` and ``P ≤ 4e-5`` on the quick games at seeds 0–3
+   (``≤ 4e-5`` and ``≤ 6e-5`` on the full preset's random games at seed 0), well inside
+   ``1e-3``. At ``γ ≤ 0.2`` the curve reaches the floor within about eight sweeps, before the
+   transient has died out, and the claim fails there, mostly as unmeasured (interval
+   half-width above ``1e-3``).
+
+Littman's soccer carries no tightness claim: swapping the players and mirroring the board
+maps the game to its negative, so every ``Δ_k`` from ``V_0 = 0`` is antisymmetric, never of
+one sign, and Shapley VI converges faster than γ there (fitted ``ρ ≈ 0.70`` at γ = 0.9).
 
 Independent NPG carries no claim: with equal step sizes it need not converge in
 zero-sum Markov games (Daskalakis, Foster & Golowich 2020 need two time-scales), and
@@ -55,6 +84,8 @@ __all__ = ["Config", "run", "plot", "independent_npg", "EXPERIMENT"]
 FLOOR = 1e-9
 REF_ATOL = 1e-12
 RATE_TOL = 1e-6
+#: allowance and precision of the tightness claim (rate = γ on the random games)
+TIGHT_TOL = 1e-3
 
 
 @dataclass(frozen=True)
@@ -141,20 +172,146 @@ def independent_npg(game: ZeroSumMarkovGame, T: int, eta: float) -> np.ndarray:
     return out
 
 
-def _error_curve(game: ZeroSumMarkovGame, V_star: np.ndarray) -> np.ndarray:
+def _error_curve(game: ZeroSumMarkovGame, V_star: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``e_k = ‖Δ_k‖∞`` and ``m_k = min_s |Δ_k(s)|`` where ``Δ_k = V_k − V*`` has one strict sign
+    (``m_k = 0`` where it does not), for ``k = 0, 1, …`` while ``e_k ≥ FLOOR·‖V*‖∞``."""
     scale = max(float(np.max(np.abs(V_star))), 1e-300)
-    V, errs = np.zeros(game.S), []
+    V, errs, margins = np.zeros(game.S), [], []
     for _ in range(100_000):
-        e = float(np.max(np.abs(V - V_star)))
+        d = V - V_star
+        e = float(np.max(np.abs(d)))
         if e < FLOOR * scale:
             break
         errs.append(e)
+        margins.append(float(np.min(np.abs(d))) if (np.all(d > 0) or np.all(d < 0)) else 0.0)
         V = np.asarray(shapley_operator(game, V).TV)
-    return np.asarray(errs)
+    return np.asarray(errs), np.asarray(margins)
+
+
+def _tail_certificate(
+    k: np.ndarray, err: np.ndarray, margin: np.ndarray, gamma: float, ref_error: float, start: int
+) -> dict:
+    """The interval that the least-squares rate of ``err`` over ``k ≥ start`` must lie in.
+
+    Measured against the reference ``V*`` (certified to ``ref_error = δ``), ``e_k`` and ``m_k``
+    are each within ``δ`` of the true ones, so the true ``q_K ≥ (m_K − δ)/(e_K + δ)`` (0 when
+    ``m_K ≤ δ``: no certified sign) and ``|log e_k(measured) − log e_k(true)| ≤ ε_k =
+    −log(1 − δ/e_k)``. The least-squares slope is ``Σ_k c_k log e_k`` with ``c_k = (k − k̄)/Σ(k − k̄)²``,
+    so the measurement shifts it by at most ``P = Σ_k |c_k| ε_k``, and the theorem's
+    ``[γ q_K, γ]`` (module docstring, claim 4) becomes ``[γ q_K e^{−P}, γ e^{P}]``.
+    """
+    sel = k >= start
+    kw, ew = k[sel].astype(float), err[sel]
+    c = (kw - kw.mean()) / float(np.sum((kw - kw.mean()) ** 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.where(ew > ref_error, -np.log1p(-ref_error / ew), np.inf)
+    shift = float(np.sum(np.abs(c) * eps))
+    m, e = float(margin[start]), float(err[start])
+    q = max(m - ref_error, 0.0) / (e + ref_error)
+    return {
+        "start": int(start),
+        "q_start": q,
+        "slope_shift": shift,
+        "lower": gamma * q * float(np.exp(-shift)),
+        "upper": gamma * float(np.exp(shift)),
+    }
+
+
+def _tight_claim(name: str, gamma: float, start: int, cert: dict) -> Claim:
+    """Claim 4 of the module docstring: the tail rate equals γ (two-sided, stated precision)."""
+    q = cert["q_start"]
+    why = (
+        f"V_{start} − V* has one strict sign (1 − q_{start} = {1.0 - q:.2g}, q = min|Δ|/max|Δ|), "
+        "so monotonicity and T(V + c·1) = T(V) + γc·1 put every later one-step ratio in [γq, γ]"
+        if q > 0.0
+        else f"V_{start} − V* has no certified strict sign (q_{start} = 0), so the theorem gives "
+        "only ρ ≤ γ here"
+    )
+    return Claim(
+        f"{name}-tight",
+        f"{name}: geometric rate fitted on k ≥ {start} equals γ within ±{TIGHT_TOL:g} (interval "
+        f"half-width ≤ {TIGHT_TOL:g}): {why}: ρ ∈ [{cert['lower']:.8g}, {cert['upper']:.8g}] "
+        f"with the reference's round-off ({cert['slope_shift']:.2g} on the log-slope)",
+        "Shapley (1953), Theorem 1; lower bound: monotonicity and constant shifts of the "
+        "Shapley operator",
+        gamma,
+        "rate",
+        TIGHT_TOL,
+        precision=TIGHT_TOL,
+    )
+
+
+def _shapley_vi_study(
+    name: str, game: ZeroSumMarkovGame, seed: int, *, tight: bool
+) -> tuple[list, dict, dict, dict | None]:
+    """Claims 1–3 (and 4 when ``tight``) of the module docstring on one game: the checks, the
+    figure's curve, the whole-curve fit and the tail record (``None`` without claim 4)."""
+    g = game.gamma
+    src = "Shapley (1953), Theorem 1"
+    # the reference V*, certified to ref_bound: a fixed 1e-13 lies below Shapley VI's certified
+    # round-off floor (1.1e-12 on the full preset's games), so ask for half the allowance's
+    # unit at the payoff scale, and count the certified error of V* in the allowance (the
+    # measured errors are against V*: |err_k − ‖V_k − V*‖| ≤ ref_bound, also at k = 0)
+    r_scale = float(np.max(np.abs(np.asarray(game.R)))) / (1.0 - g)
+    ref = shapley_value_iteration(game, tol=0.5 * REF_ATOL * max(r_scale, 1.0))
+    ref_bound = float(np.max(np.asarray(ref.bound)))
+    V_star = np.asarray(ref.V)
+    err, margin = _error_curve(game, V_star)
+    k = np.arange(err.shape[0])
+    bound = shapley_error_bound(k, g, err[0])
+    scale = float(np.max(np.abs(V_star)))
+    checks = [
+        Claim(
+            f"{name}-bound",
+            f"{name}: ‖V_k − V*‖∞ ≤ γ^k ‖V_0 − V*‖∞ at every k (allowance {REF_ATOL:g}·‖V*‖∞ + "
+            f"2·{ref_bound:.2g}, the reference's certified error)",
+            src,
+            None,
+            "bound",
+        ).check(check_bound(err[1:], bound[1:], atol=REF_ATOL * scale + 2.0 * ref_bound))
+    ]
+    fit = fit_linear_rate(k, err, seed=seed)
+    checks.append(
+        Claim(
+            f"{name}-rate",
+            f"{name}: fitted geometric rate ρ ≤ γ + {RATE_TOL:g} (judged on the point estimate: "
+            "the rate γ is attained, so the interval straddles the threshold)",
+            src,
+            g,
+            "rate_at_most",
+            RATE_TOL,
+        ).check(fit)
+    )
+    tail = None
+    if tight:
+        start = min(int(k[-1]) // 2, int(k[-1]) - 2)  # the second half, at least 3 points
+        tail_fit = fit_linear_rate(k, err, window=(start, int(k[-1])), seed=seed)
+        cert = _tail_certificate(k, err, margin, g, ref_bound, start)
+        tail = {"fit": tail_fit.to_dict(), **cert}
+        checks.append(_tight_claim(name, g, start, cert).check(tail_fit))
+    x, y = ref.policies
+    ex = float(exploitability(game, x, y).gap)
+    pb = float(ref.policy_bound)
+    checks.append(
+        Claim(
+            f"{name}-policies",
+            f"{name}: exploitability of the Shapley policies ≤ certified policy_bound and ≤ 1e-6",
+            "Shapley (1953); rltheory.games.shapley_value_iteration Notes",
+            None,
+            "bound",
+        ).check(check_bound(np.array([ex, ex]), np.array([pb, 1e-6]), atol=1e-9))
+    )
+    curve = {
+        "k": k.tolist(),
+        "error": err.tolist(),
+        "bound": bound.tolist(),
+        "shapley_exploitability": [ex],
+    }
+    return checks, curve, fit.to_dict(), tail
 
 
 def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentResult:
-    """Shapley VI error curves with their bound, certified policies, independent NPG."""
+    """Shapley VI error curves with their bound and tail rate, certified policies, independent NPG."""
     seed = check_run_seed(seed)
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -169,62 +326,18 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     curves: dict[str, dict[str, list]] = {}
     checks = []
     fits: dict[str, dict] = {}
-    src = "Shapley (1953), Theorem 1"
+    tail: dict[str, dict] = {}
     for name, game in games.items():
-        g = game.gamma
-        # the reference V*, certified to ref_bound: a fixed 1e-13 lies below Shapley VI's certified
-        # round-off floor (1.1e-12 on the full preset's games), so ask for half the allowance's
-        # unit at the payoff scale, and count the certified error of V* in the allowance (the
-        # measured errors are against V*: |err_k − ‖V_k − V*‖| ≤ ref_bound, also at k = 0)
-        r_scale = float(np.max(np.abs(np.asarray(game.R)))) / (1.0 - g)
-        ref = shapley_value_iteration(game, tol=0.5 * REF_ATOL * max(r_scale, 1.0))
-        ref_bound = float(np.max(np.asarray(ref.bound)))
-        V_star = np.asarray(ref.V)
-        err = _error_curve(game, V_star)
-        k = np.arange(err.shape[0])
-        bound = shapley_error_bound(k, g, err[0])
-        scale = float(np.max(np.abs(V_star)))
-        checks.append(
-            Claim(
-                f"{name}-bound",
-                f"{name}: ‖V_k − V*‖∞ ≤ γ^k ‖V_0 − V*‖∞ at every k (allowance {REF_ATOL:g}·‖V*‖∞ + "
-                f"2·{ref_bound:.2g}, the reference's certified error)",
-                src,
-                None,
-                "bound",
-            ).check(check_bound(err[1:], bound[1:], atol=REF_ATOL * scale + 2.0 * ref_bound))
+        # the random games' kernels are dense: the rate γ is attained (module docstring, claim 4);
+        # soccer's antisymmetry keeps every V_k − V* of both signs (no tightness there)
+        random_game = "random" in name
+        game_checks, curves[name], fits[name], game_tail = _shapley_vi_study(
+            name, game, seed, tight=random_game
         )
-        fit = fit_linear_rate(k, err, seed=seed)
-        fits[name] = fit.to_dict()
-        checks.append(
-            Claim(
-                f"{name}-rate",
-                f"{name}: fitted geometric rate ρ ≤ γ + {RATE_TOL:g}",
-                src,
-                g,
-                "rate_at_most",
-                RATE_TOL,
-            ).check(fit)
-        )
-        x, y = ref.policies
-        ex = float(exploitability(game, x, y).gap)
-        pb = float(ref.policy_bound)
-        checks.append(
-            Claim(
-                f"{name}-policies",
-                f"{name}: exploitability of the Shapley policies ≤ certified policy_bound and ≤ 1e-6",
-                "Shapley (1953); rltheory.games.shapley_value_iteration Notes",
-                None,
-                "bound",
-            ).check(check_bound(np.array([ex, ex]), np.array([pb, 1e-6]), atol=1e-9))
-        )
-        curves[name] = {
-            "k": k.tolist(),
-            "error": err.tolist(),
-            "bound": bound.tolist(),
-            "shapley_exploitability": [ex],
-        }
-        if "random" in name:
+        checks.extend(game_checks)
+        if game_tail is not None:
+            tail[name] = game_tail
+        if random_game:
             curves[name]["npg_exploitability"] = independent_npg(
                 game, config.npg_iterations, config.npg_eta
             ).tolist()
@@ -233,7 +346,7 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         config=config_to_dict(config),
         curves=curves,
         checks=checks,
-        meta={"seed": seed, "fits": fits, "wall_time_s": time.perf_counter() - t0},
+        meta={"seed": seed, "fits": fits, "tail": tail, "wall_time_s": time.perf_counter() - t0},
     )
 
 
