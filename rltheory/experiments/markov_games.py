@@ -125,6 +125,12 @@ class Config:
             )
         for i, g in enumerate(self.gammas):
             check_real(g, f"Config.gammas[{i}]", low=0.0, high=1.0, low_open=True, high_open=True)
+            if g * g < FLOOR:  # e_2 ≤ γ² e_0 = γ² ‖V*‖∞ falls below the floor: no rate to fit
+                raise ValueError(
+                    f"Config.gammas[{i}] must be at least sqrt({FLOOR:g}) = {FLOOR**0.5:.3g} (the "
+                    f"error e_2 ≤ γ²‖V*‖∞ would fall below the floor {FLOOR:g}·‖V*‖∞, leaving "
+                    f"fewer than 3 errors to fit a rate on); got {g!r}"
+                )
         if not isinstance(self.soccer, (bool, np.bool_)):
             raise ValueError(f"Config.soccer must be True or False; got {self.soccer!r}")
         check_int(self.npg_iterations, "Config.npg_iterations")
@@ -257,6 +263,12 @@ def _shapley_vi_study(
     ref_bound = float(np.max(np.asarray(ref.bound)))
     V_star = np.asarray(ref.V)
     err, margin = _error_curve(game, V_star)
+    if err.shape[0] < 3:  # e_2 ≤ γ² e_0 can fall below the floor for γ ≲ 1e-4 (Config checks γ²)
+        raise ValueError(
+            f"markov-games: Shapley VI on {name!r} reached the floor {FLOOR:g}·‖V*‖∞ after "
+            f"{err.shape[0]} sweep(s) (errors {err.tolist()}); the rate fits need 3 errors "
+            f"above it: use a larger γ (got {g!r})"
+        )
     k = np.arange(err.shape[0])
     bound = shapley_error_bound(k, g, err[0])
     scale = float(np.max(np.abs(V_star)))
