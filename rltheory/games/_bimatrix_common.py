@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import as_float, require_host
+from ..backend import _rectangular, as_float, require_host
 from ..errors import InvalidModelError
 from .matrix import as_matrix_games
 
@@ -20,6 +20,8 @@ _FMAX = float(np.finfo(np.float64).max)
 
 def _host_payoffs(M: Any, name: str) -> np.ndarray:
     """``M`` as a float64 host array; text and complex payoffs are a ``TypeError`` naming ``name``."""
+    if isinstance(M, (list, tuple)):  # a ragged list failed in numpy's asarray, naming nothing
+        M = _rectangular(M, name)
     M = as_float(require_host(M, "bimatrix solvers"), np, field=name)
     return np.asarray(M, dtype=np.float64)
 

@@ -7,11 +7,13 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_probability
-from ..backend import as_float, require_host, to_numpy
+from ..backend import _rectangular, as_float, require_host, to_numpy
 from ..errors import InvalidModelError
 
 
 def _int_array(x: Any, field: str, cls: str) -> np.ndarray:
+    if isinstance(x, (list, tuple)):  # a ragged list failed in numpy's asarray, naming nothing
+        x = _rectangular(x, f"{cls}.{field}")
     a = np.asarray(to_numpy(x))
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
         raise InvalidModelError(f"{cls}.{field} must hold integer indices; got dtype {a.dtype}")
@@ -33,6 +35,8 @@ def _real_host(x: Any, field: str) -> np.ndarray:
     as_float refuses text and complex arrays; dates, durations and structured records
     are refused here (a float cast read 2020-01-01 as the reward 18262.0).
     """
+    if isinstance(x, (list, tuple)):  # a ragged list failed in numpy's asarray, naming nothing
+        x = _rectangular(x, field)
     a = np.asarray(to_numpy(x))
     # (an object array of text went through the float cast: ['1.5'] was read as the reward 1.5)
     if a.dtype.kind in "mMV" or (a.dtype.kind == "O" and _text_or_complex(a)):

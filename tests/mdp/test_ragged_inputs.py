@@ -98,3 +98,26 @@ def test_marlhf_names_ragged_p_mu_and_candidates():
     cand[0][0][1] = [0.25]
     with pytest.raises(ValueError, match=_msg(r"candidates\[1\]")):
         marlhf_equilibrium(prefs, P, [beh, cand], beta=0.0)
+
+
+def test_bimatrix_solvers_and_episode_datasets_name_a_ragged_argument():
+    # these readers went through to_numpy/np.asarray before the shared check and raised numpy's
+    # "inhomogeneous shape" error (reported by helper-54)
+    import rltheory.games as g
+    from rltheory.mdp import EpisodeDataset
+
+    ragged = [[1.0], [0.5, 0.5]]
+    with pytest.raises(
+        ValueError, match=r"^A must be a rectangular array of numbers; got a ragged sequence"
+    ):
+        g.nash_equilibria(ragged, [[1.0, 1.0], [0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"^B must be a rectangular array of numbers"):
+        g.lemke_howson([[1.0, 1.0], [0.5, 0.5]], ragged)
+    with pytest.raises(
+        ValueError, match=r"^EpisodeDataset\.states must be a rectangular array of numbers"
+    ):
+        EpisodeDataset([[0, 1], [0]], [[0, 0], [0, 0]], [[1.0, 1.0], [1.0, 1.0]], S=2, A=1)
+    with pytest.raises(
+        ValueError, match=r"^EpisodeDataset\.rewards must be a rectangular array of numbers"
+    ):
+        EpisodeDataset(np.zeros((1, 2), int), np.zeros((1, 1), int), [[1.0], [1.0, 2.0]], S=2, A=1)
