@@ -60,5 +60,7 @@ def test_matrix_dynamics_config_names_the_field(kwargs, message):
 
 
 def test_presets_are_valid():
+    # construction runs every field check; the presets must pass them and differ in size
     for cfg in (MarkovConfig, DynamicsConfig):
-        cfg(), cfg.quick(), cfg.full()
+        quick, full = cfg.quick(), cfg.full()
+        assert isinstance(cfg(), cfg) and isinstance(quick, cfg) and quick != full

@@ -24,7 +24,8 @@ def test_a_discount_below_the_square_root_of_the_floor_is_refused_by_the_config(
 
 
 def test_the_square_root_of_the_floor_itself_is_accepted():
-    mg.Config(gammas=(1e-9**0.5 * 1.0001,))
+    g = 1e-9**0.5 * 1.0001
+    assert mg.Config(gammas=(g,)).gammas == (g,)
 
 
 def test_a_curve_that_reaches_the_floor_in_two_sweeps_names_the_game_and_gamma():

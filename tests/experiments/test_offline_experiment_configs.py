@@ -21,8 +21,9 @@ import rltheory.experiments.selective_coverage as sc
     "mod", [op, sc, hn, ml], ids=["offline-pessimism", "selective-coverage", "hnpg", "marlhf"]
 )
 def test_quick_and_full_configs_are_valid(mod):
-    mod.Config.quick()
-    mod.Config.full()
+    # construction runs every field check; the presets must pass them and differ in size
+    quick, full = mod.Config.quick(), mod.Config.full()
+    assert isinstance(quick, mod.Config) and quick != full
 
 
 @pytest.mark.parametrize(
