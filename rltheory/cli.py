@@ -28,6 +28,7 @@ for other writers) means standard output was closed before the command was done
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -460,11 +461,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader of standard output went away (`rltheory list | head -1`): stop quietly,
         # with 128 + SIGPIPE as a shell reports for other writers, and send what Python still
         # flushes at exit to /dev/null instead of a second BrokenPipeError
-        try:
+        # (stdout may not be a real file: captured output has no usable fileno)
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):  # stdout is not a real file (captured)
-            pass
         return EXIT_BROKEN_PIPE
 
 

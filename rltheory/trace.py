@@ -16,6 +16,7 @@ the file and the problem for anything that is not a complete rltheory trace.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -83,9 +84,8 @@ def _sync_directory(folder: Path) -> None:
     except OSError:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass
+        with contextlib.suppress(OSError):  # a folder that cannot be synced: the rename stands
+            os.fsync(fd)
     finally:
         os.close(fd)
 
