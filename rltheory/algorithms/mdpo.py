@@ -122,11 +122,13 @@ def mdpo_step(
     zero = xp.zeros_like(pi)
     log_pi = safe_log(pi, xp)
     theta = log_pi
-    for _ in range(inner_steps):
-        logp = log_softmax(theta, xp)
-        p = xp.exp(logp)
-        gs = xp.where(pos, adv - (xp.where(pos, logp, zero) - xp.where(pos, log_pi, zero)) / eta, zero)
-        theta = theta + xp.where(pos, inner_lr * w * p * (gs - xp.sum(p * gs, axis=-1, keepdims=True)), zero)
+    # a divergent ascent overflows here; it is named right after the loop, without numpy's warnings
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for _ in range(inner_steps):
+            logp = log_softmax(theta, xp)
+            p = xp.exp(logp)
+            gs = xp.where(pos, adv - (xp.where(pos, logp, zero) - xp.where(pos, log_pi, zero)) / eta, zero)
+            theta = theta + xp.where(pos, inner_lr * w * p * (gs - xp.sum(p * gs, axis=-1, keepdims=True)), zero)
     # A divergent ascent (inner_lr beyond the surrogate's curvature, which grows like d(s)/η) left
     # NaN/inf logits, and the step returned an all-NaN policy without a word: name it instead.
     if not bool(xp.all(xp.isfinite(xp.where(pos, theta, zero)))):
