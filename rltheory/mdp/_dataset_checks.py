@@ -29,6 +29,20 @@ def _int_array(x: Any, field: str, cls: str) -> np.ndarray:
     return a.astype(np.int64, copy=False)
 
 
+def _reward_host(x: Any, field: str) -> np.ndarray:
+    """:func:`_real_host` for observed rewards, which are numbers: a bool array is a
+    ``TypeError`` (``[[True]]`` was stored as the reward 1.0; pass ``.astype(float)`` for
+    indicator rewards)."""
+    if isinstance(x, (list, tuple)):
+        x = _rectangular(x, field)  # (a ragged list is named, not numpy's error)
+    arr = np.asarray(x) if isinstance(x, (bool, np.bool_)) else x
+    if getattr(getattr(arr, "dtype", None), "kind", None) == "b":
+        raise TypeError(
+            f"{field} must hold real numbers; got booleans (pass rewards.astype(float) for 0/1 rewards)"
+        )
+    return _real_host(x, field)
+
+
 def _real_host(x: Any, field: str) -> np.ndarray:
     """``x`` as a float64 host array; ``TypeError`` naming ``field`` unless it holds real numbers.
 

@@ -28,7 +28,7 @@ from ._dataset_checks import (
     _frozen,
     _int_array,
     _positive,
-    _real_host,
+    _reward_host,
 )
 
 __all__ = ["EpisodeDataset", "EmpiricalModel", "empirical_model"]
@@ -92,7 +92,7 @@ class EpisodeDataset:
         # string, complex, date and record rewards get a TypeError naming the field (a cast
         # parsed text, failed with numpy's unlocated 'could not convert string to float', or
         # read a date as a number)
-        rw = _real_host(self.rewards, f"{cls}.rewards")
+        rw = _reward_host(self.rewards, f"{cls}.rewards")
         if st.ndim != 2:
             raise InvalidModelError(f"{cls}.states must have shape (K, H+1); got {st.shape}")
         K, H = st.shape[0], st.shape[1] - 1

@@ -24,7 +24,7 @@ from ._dataset_checks import (
     _frozen,
     _int_array,
     _positive,
-    _real_host,
+    _reward_host,
     _reward_mode,
 )
 from .model import FiniteHorizonMDP, FiniteMDP
@@ -77,7 +77,7 @@ class TransitionDataset:
         # string, complex, date and record rewards get a TypeError naming the field (a cast
         # parsed text as numbers, dropped the imaginary part, read a date as a number, or
         # failed with numpy's unlocated 'could not convert string to float')
-        rw = _real_host(self.rewards, f"{cls}.rewards")
+        rw = _reward_host(self.rewards, f"{cls}.rewards")
         for f, a in (*arrs.items(), ("rewards", rw)):
             if a.ndim != 1:
                 raise InvalidModelError(
