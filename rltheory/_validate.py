@@ -229,26 +229,6 @@ def _source_atol(x: Any, xp: Any) -> float:
     return PROB_ATOL
 
 
-def _sequence_array(x: Any, field: str) -> np.ndarray:
-    """A Python list/tuple as a numpy array of its own dtype, for :func:`as_float` to judge.
-
-    ``np.asarray(x, dtype=np.float64)`` parsed text (``rho=["0.5", "0.5"]`` ran as a
-    distribution) and raised numpy's unlocated errors for complex entries; now text and complex
-    entries reach :func:`as_float`, which names ``field``. Real entries give the same floats.
-    A ragged list is a ``ValueError`` naming ``field`` (numpy's "inhomogeneous shape" error
-    named neither the argument nor the rule).
-    """
-    a = _rectangular(x, field)
-    if a.dtype.kind == "O":
-        for i in np.ndindex(a.shape):
-            v = a[i]
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise TypeError(
-                    f"{field} must hold real numbers; {field}[{', '.join(map(str, i))}] = {v!r}"
-                )
-    return a
-
-
 def as_real_array(
     x: Any, field: str, tail: tuple[int, ...], names: tuple[str, ...], xp: Any, dtype: Any = None
 ) -> Any:
@@ -260,7 +240,7 @@ def as_real_array(
     trailing axes).
     """
     if isinstance(x, (list, tuple)):
-        x = _sequence_array(x, field)
+        x = _rectangular(x, field)  # own dtype: as_float names text, complex and non-numbers
     x = as_float(xp.asarray(x), xp, dtype, field=field)
     k = len(tail)
     if x.ndim < k or tuple(x.shape[x.ndim - k :]) != tuple(tail):
@@ -278,7 +258,7 @@ def as_distribution(x: Any, field: str, n: int, xp: Any, dtype: Any = None, name
     :func:`check_probability` at a tolerance set by the dtype ``x`` came in.
     """
     if isinstance(x, (list, tuple)):
-        x = _sequence_array(x, field)
+        x = _rectangular(x, field)  # own dtype: as_float names text, complex and non-numbers
     x = xp.asarray(x)
     atol = _source_atol(x, xp)
     x = as_real_array(x, field, (n,), (name,), xp, dtype)
@@ -294,7 +274,7 @@ def as_action_table(x: Any, field: str, xp: Any = None) -> Any:
     infinite entry raises one naming the first offending index ``(s=.., a=..)`` and its value.
     """
     if isinstance(x, (list, tuple)):
-        x = _sequence_array(x, field)
+        x = _rectangular(x, field)  # own dtype: as_float names text, complex and non-numbers
     if xp is None:
         xp = array_namespace(x)
     x = as_float(xp.asarray(x), xp, field=field)
