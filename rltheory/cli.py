@@ -225,11 +225,11 @@ def _gridworld_size_error(size: int, walls: Sequence[tuple[int, int]]) -> str | 
     ``None`` (also for sizes below 1, which :func:`rltheory.mdp.gridworld` refuses itself).
 
     ``S`` counts the cells that are not walls (walls off the grid are left to ``gridworld``)."""
+    from .mdp.gridworlds import _dense_p_size  # noqa: PLC0415
+
     if size < 1:
         return None
-    walls_in = {(r, c) for r, c in walls if 0 <= r < size and 0 <= c < size}
-    S = size * size - len(walls_in)
-    n_bytes = 8 * S * 4 * S
+    S, n_bytes = _dense_p_size(size, size, walls)
     if n_bytes <= SOLVE_MAX_P_BYTES:
         return None
     largest = 1

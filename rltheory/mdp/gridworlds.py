@@ -137,6 +137,13 @@ def _cells_arg(cells: Any, field: str, rows: int, cols: int) -> tuple[tuple[int,
     return tuple(out)
 
 
+def _dense_p_size(rows: int, cols: int, walls: Any) -> tuple[int, int]:
+    """``(S, bytes)`` of a grid's dense float64 ``P[S, 4, S]``: ``S`` counts the cells that are
+    not walls (walls off the grid are not cells). Also used by the CLI's tighter ``solve`` cap."""
+    n_states = rows * cols - len({(r, c) for r, c in walls if 0 <= r < rows and 0 <= c < cols})
+    return n_states, n_states * 4 * n_states * 8
+
+
 def _grid_model(
     rows: int,
     cols: int,
@@ -162,8 +169,7 @@ def _grid_model(
     entering goal ``g`` pays ``goal_rewards[g]`` instead of ``step_reward``.
     """
     wall_set = frozenset(walls)
-    n_states = rows * cols - sum(1 for r, c in wall_set if 0 <= r < rows and 0 <= c < cols)
-    nbytes = n_states * 4 * n_states * 8
+    n_states, nbytes = _dense_p_size(rows, cols, wall_set)
     if nbytes > MAX_GRID_P_BYTES:
         raise ValueError(
             f"a {rows}x{cols} grid has S = {n_states} states: its dense transition array P[S, 4, S] "
