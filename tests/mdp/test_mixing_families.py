@@ -50,7 +50,15 @@ def test_laziness_leaves_gain_gradient_and_stationary_law_unchanged(n, alphas, s
         P = np.asarray(policy_transition_matrix(mdp, pi))
         gb = gain_bias(mdp, pi)
         grad, J = average_reward_gradient(mdp, theta)
-        out.append((np.asarray(stationary_distribution(P)), float(np.asarray(gb.g)), np.asarray(gb.h), grad, J))
+        out.append(
+            (
+                np.asarray(stationary_distribution(P)),
+                float(np.asarray(gb.g)),
+                np.asarray(gb.h),
+                grad,
+                J,
+            )
+        )
     (mu1, g1, h1, d1, J1), (mu2, g2, h2, d2, J2) = out
     np.testing.assert_allclose(mu1, mu2, atol=1e-9)
     assert g1 == pytest.approx(g2, abs=1e-10) and J1 == pytest.approx(J2, abs=1e-10)
@@ -153,7 +161,9 @@ def test_stationary_solve_returns_a_probability_vector_on_transient_states():
     mu = np.asarray(stationary_distribution(P))
     assert mu.min() == 0.0 and mu[181] == 0.0
     assert abs(mu.sum() - 1.0) <= 1e-15
-    np.testing.assert_allclose(mu, np.asarray(stationary_distribution(P, method="gth")), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(
+        mu, np.asarray(stationary_distribution(P, method="gth")), rtol=0, atol=1e-14
+    )
     pi0 = np.full((mdp.S, mdp.A), 1.0 / mdp.A)
     assert np.isfinite(kl_to_policy(mdp, policy_iteration(mdp).policy, pi0, mu))
 
@@ -162,7 +172,9 @@ def test_stationary_method_is_checked():
     with pytest.raises(ValueError, match=r"method must be 'solve' or 'gth'; got 'lu'"):
         stationary_distribution(np.eye(1), method="lu")
     with pytest.raises(ValueError, match=r"needs a unichain P .*batch index \(1,\)"):
-        stationary_distribution(np.stack([np.array([[0.5, 0.5], [0.5, 0.5]]), np.eye(2)]), method="gth")
+        stationary_distribution(
+            np.stack([np.array([[0.5, 0.5], [0.5, 0.5]]), np.eye(2)]), method="gth"
+        )
 
 
 def test_ring_structure_at_the_edges_of_its_parameter_ranges():
@@ -185,4 +197,6 @@ def test_ring_structure_at_the_edges_of_its_parameter_ranges():
     # laziness 1: P = I, every state absorbing: the sparse reward's optimal gain is 1 in state 0 only
     mdp = ring_mdp(4, laziness=1.0)
     np.testing.assert_array_equal(mdp.P, np.broadcast_to(np.eye(4)[:, None, :], (4, 2, 4)))
-    np.testing.assert_allclose(average_policy_iteration(mdp, multichain=True).gain, [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_allclose(
+        average_policy_iteration(mdp, multichain=True).gain, [1.0, 0.0, 0.0, 0.0]
+    )
