@@ -19,13 +19,11 @@ optimization. ICLR. §4.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ..backend import to_numpy
-from ..errors import ConvergenceWarning
 from ..mdp.bellman import _q_values, _state_occupancy, evaluate_policy
 from ..mdp.model import FiniteMDP
 from ._policy_opt import (
@@ -83,19 +81,19 @@ def mdpo_step(
     ------
     ValueError
         Bad ``eta``, ``inner_steps``, ``inner_lr``, ``pi`` or ``rho``; an inner ascent that
-        diverged (non-finite logits: ``inner_lr`` too large for the curvature ``~ d(s)/η``).
-
-    Warns
-    -----
-    ConvergenceWarning
-        The ascent ended below its start on the surrogate (``inner_lr`` too large: it overshot).
+        diverged (non-finite logits: ``inner_lr`` too large for the curvature ``~ d(s)/η``),
+        or that ended below its start on some visited state's surrogate (it overshot; the
+        state is named): such a row is farther in KL from the MDPO step than ``π(·|s)`` itself
+        (Notes), so no policy is returned.
 
     Notes
     -----
     The surrogate is strictly concave in ``π_θ(·|s)`` state by state and its
     maximiser is ``π(a|s) exp(η A^π(s, a))/Z(s)`` wherever ``d^π_ρ(s) > 0`` —
     the KL-PMD / NPG step — so the gap to exact PMD shrinks as ``m`` grows
-    (Tomar et al. 2022, §4: "with KL proximity MDPO is NPG for softmax").
+    (Tomar et al. 2022, §4: "with KL proximity MDPO is NPG for softmax"). Exactly,
+    ``L_s(p) = (log Z(s) − KL(p ‖ p*(·|s)))/η`` for the per-state term ``L_s`` and the maximiser
+    ``p*``, so ``L_s`` measures the distance to the exact step, and ``L_s(p) < L_s(π) = 0`` is refused.
 
     Examples
     --------
@@ -127,8 +125,12 @@ def mdpo_step(
         for _ in range(inner_steps):
             logp = log_softmax(theta, xp)
             p = xp.exp(logp)
-            gs = xp.where(pos, adv - (xp.where(pos, logp, zero) - xp.where(pos, log_pi, zero)) / eta, zero)
-            theta = theta + xp.where(pos, inner_lr * w * p * (gs - xp.sum(p * gs, axis=-1, keepdims=True)), zero)
+            gs = xp.where(
+                pos, adv - (xp.where(pos, logp, zero) - xp.where(pos, log_pi, zero)) / eta, zero
+            )
+            theta = theta + xp.where(
+                pos, inner_lr * w * p * (gs - xp.sum(p * gs, axis=-1, keepdims=True)), zero
+            )
     # A divergent ascent (inner_lr beyond the surrogate's curvature, which grows like d(s)/η) left
     # NaN/inf logits, and the step returned an all-NaN policy without a word: name it instead.
     if not bool(xp.all(xp.isfinite(xp.where(pos, theta, zero)))):
@@ -141,40 +143,61 @@ def mdpo_step(
     return softmax(theta, xp)
 
 
-def _check_ascent(xp: Any, theta: Any, log_pi: Any, pos: Any, adv: Any, V: Any, w: Any, eta: float,
-                  inner_lr: float, inner_steps: int) -> None:
-    r"""Warn (:class:`~rltheory.errors.ConvergenceWarning`) when the inner ascent ended below its start.
+def _check_ascent(
+    xp: Any,
+    theta: Any,
+    log_pi: Any,
+    pos: Any,
+    adv: Any,
+    V: Any,
+    w: Any,
+    eta: float,
+    inner_lr: float,
+    inner_steps: int,
+) -> None:
+    r"""``ValueError`` where the inner ascent ended below its start on a visited state's surrogate.
 
-    ``L(θ) = Σ_s d(s) Σ_a π_θ(a|s)(A(s, a) − (log π_θ(a|s) − log π(a|s))/η)`` is 0 at the start
-    ``θ = log π``, and gradient ascent at a step below ``2/curvature`` never decreases it. With a
-    larger ``inner_lr`` the iterates overshoot into a corner of the simplex where the softmax
-    gradient vanishes: ``η = 1e-6`` with the default ``inner_lr = 1`` (one state, ``r = (0, 1)``)
-    returned ``[[1, 0]]``, the worse action, for a maximiser ``≈ π = (1/2, 1/2)``, without a word
-    (a warning, not an error: such a policy can still serve, e.g. an outer PMD loop that only needs
-    improvement, and the drivers that wrap this step keep their own certificates). Evaluated on
-    the host in float64 from the computed arrays; their rounding (``u`` of the dtype, a few per
-    term) is allowed for.
+    State by state ``L_s(p) = Σ_a p(a)(A(s, a) − (log p(a) − log π(a|s))/η)`` is 0 at the start
+    ``p = π(·|s)``, and with ``p* = π(·|s) exp(η A(s, ·))/Z(s)`` (the MDPO step)
+    ``L_s(p) = (log Z(s) − KL(p ‖ p*))/η`` exactly, so ``L_s(p) < 0 = L_s(π)`` means
+    ``KL(p ‖ p*) > KL(π(·|s) ‖ p*)``: the returned row is farther from the step it approximates than
+    the input row, a wrong answer rather than a degraded one (gradient ascent at a rate below
+    ``2/curvature`` never decreases ``L``). ``η = 1e-6`` with the default ``inner_lr = 1`` (one state,
+    ``r = (0, 1)``) returned ``[[1, 0]]``, the worse action, for ``p* ≈ (1/2, 1/2)``; and with
+    the check on the ``d``-weighted sum over states (a warning, before) an overshoot in one state
+    was hidden by the gain of another: ``μ = (0.9, 0.1)``, ``r = ((0, 0.01), (0, 10))``, ``γ = 0``,
+    ``η = 1``, ``inner_lr = 10`` returned ``(0.80, 0.20)`` in state 0 for ``p* = (0.4975, 0.5025)``
+    without a word. Evaluated on the host in float64 from the computed arrays; their rounding
+    (``u`` of the dtype, a few per term) is allowed for. States with ``d^π_ρ(s) = 0`` do not move.
     """
-    lp, lpi, aa, vv, ww = (np.asarray(to_numpy(x), dtype=np.float64)
-                           for x in (log_softmax(theta, xp), log_pi, adv, V, w))
+    lp, lpi, aa, vv, ww = (
+        np.asarray(to_numpy(x), dtype=np.float64)
+        for x in (log_softmax(theta, xp), log_pi, adv, V, w)
+    )
     keep = np.asarray(to_numpy(pos), dtype=bool) & np.isfinite(lp)
     p = np.where(keep, np.exp(np.where(keep, lp, 0.0)), 0.0)
     d_log = np.where(keep, lp - np.where(keep, lpi, 0.0), 0.0)
-    gain = np.sum(ww[..., 0] * np.sum(p * (aa - d_log / eta), axis=-1), axis=-1)
-    mag = np.sum(ww[..., 0] * np.sum(p * (np.abs(aa) + np.abs(vv)[..., None]
-                                          + (np.abs(d_log) + np.abs(np.where(keep, lp, 0.0))
-                                             + np.abs(np.where(keep, lpi, 0.0))) / eta), axis=-1), axis=-1)
+    gain = np.sum(p * (aa - d_log / eta), axis=-1)
+    mag = np.sum(
+        p
+        * (
+            np.abs(aa)
+            + np.abs(vv)[..., None]
+            + (np.abs(d_log) + np.abs(np.where(keep, lp, 0.0)) + np.abs(np.where(keep, lpi, 0.0)))
+            / eta
+        ),
+        axis=-1,
+    )
     u = float(xp.finfo(theta.dtype).eps) / 2.0
     A = theta.shape[-1]
-    bad = ~(gain >= -64.0 * (A + 4) * u * mag)
+    bad = (ww[..., 0] > 0) & ~(gain >= -64.0 * (A + 4) * u * mag)
     if np.any(bad):
-        i = tuple(int(j) for j in np.argwhere(np.atleast_1d(bad))[0])
-        g_i = float(np.atleast_1d(gain)[i])
-        warnings.warn(
-            f"mdpo_step's inner gradient ascent ended below its start on the surrogate it maximises "
-            f"(L = {g_i:.3g} < L(pi) = 0 after {inner_steps} steps): inner_lr={inner_lr:g} is too large for "
-            f"the KL term's curvature of order d(s)/eta = {1.0 / eta:.3g}·d(s) (eta={eta:g}); the returned "
-            "policy is not the MDPO step: take a smaller inner_lr",
-            ConvergenceWarning,
-            stacklevel=3,
+        i = tuple(int(j) for j in np.argwhere(bad)[0])
+        where = f"s={i[-1]}" + (f", batch index {i[:-1]}" if len(i) > 1 else "")
+        raise ValueError(
+            f"mdpo_step's inner gradient ascent ended below its start on the surrogate it maximises in state "
+            f"{where} (L_s = {float(gain[i]):.3g} < L_s(pi) = 0 after {inner_steps} steps, d(s) = "
+            f"{float(ww[i][0]):.3g}): the returned row would be farther in KL from the MDPO step "
+            f"pi*exp(eta*A)/Z than pi itself. inner_lr={inner_lr:g} is too large for the KL term's curvature "
+            f"of order d(s)/eta = {float(ww[i][0]) / eta:.3g} (eta={eta:g}); take a smaller inner_lr"
         )

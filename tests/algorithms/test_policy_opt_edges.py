@@ -251,13 +251,14 @@ def test_an_mdpo_ascent_that_ends_below_its_start_is_named(eta):
     # Bug found here: at a small η with the default inner_lr = 1 the ascent overshot into a corner
     # of the simplex where the softmax gradient vanishes, and mdpo_step returned [[1, 0]] (the worse
     # action: r = (0, 1)) for a surrogate maximised at π·exp(η A)/Z ≈ (1/2, 1/2); its surrogate
-    # value there is −log(2)·d/η < 0 = L(π), without a word. Now a ConvergenceWarning naming inner_lr
-    # and eta (the policy is still returned).
+    # value there is −log(2)·d/η < 0 = L(π), without a word. Then a ConvergenceWarning; now (helper-57,
+    # session 17) a ValueError naming the state, inner_lr and eta: L_s(p) = (log Z − KL(p‖p*))/η, so such a
+    # row is farther from the MDPO step p* than π itself, a wrong answer (test_h57_mdpo_overshoot.py).
     from rltheory.algorithms.policy_mirror_descent import mdpo_step
 
     mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
     pi = np.full((1, 2), 0.5)
-    with pytest.warns(ConvergenceWarning, match=r"ended below its start on the surrogate it maximises .* inner_lr=1 "):
+    with pytest.raises(ValueError, match=r"ended below its start on the surrogate it maximises in state s=0 .* inner_lr=1 "):
         mdpo_step(mdp, pi, eta=eta)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # none at a step the ascent can take
