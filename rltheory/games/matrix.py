@@ -226,7 +226,8 @@ class ZeroSumSolution:
     iterations : int
         Simplex pivots taken by the slowest game of the batch (0 for HiGHS).
     n_fallback : int
-        Games re-solved by HiGHS because the kernel's certificate exceeded ``tol``.
+        Games re-solved by HiGHS because the kernel's computed gap exceeded ``tol`` times the
+        game's payoff range (or the kernel hit its pivot cap).
     """
 
     value: Any
@@ -328,6 +329,27 @@ def _certificate(A: Any, x: Any, y: Any, xp: Any) -> tuple[Any, Any, Any]:
     return _unscale(raw, c, xp), _unscale(value, c, xp), _unscale(cert, c, xp)
 
 
+def _uncertified(Af: Any, lo: Any, rng: Any, x: Any, y: Any, tol: float, xp: Any) -> Any:
+    """Games ``Af[N, m, n]`` (least entries ``lo``, ranges ``rng = max − min``) whose kernel strategies
+    miss the target: computed gap ``> tol·rng + η``.
+
+    The gap is shift-invariant, so it is computed on ``fl(Af − lo)``: entries in ``[0, rng]``, each
+    rounded once, so its round-off is about ``(m + n)·u·rng`` (``u`` the unit roundoff), relative to
+    the range like the target. On ``Af`` itself it is ``(m + n)·u·max|A|``, which sends a game
+    ``c + A`` with ``|c| ≫ rng`` to HiGHS for round-off alone. ``η = 2(m + n + 6)s`` (``s`` the
+    dtype's subnormal spacing; the underflow term of :func:`_gap_allowance`) is the least gap that
+    can be told from round-off where the payoffs are subnormal and ``tol·rng`` underflows. As before,
+    the round-off allowance itself sends no game to HiGHS (it is in the reported certificate): in
+    float32 a test on ``gap + allowance`` would fail every game at the default ``tol`` and make
+    device arrays raise. Every term scales with the game, so ``A·2^-k`` is decided as ``A`` is
+    (while its payoffs stay normal).
+    """
+    m, n = Af.shape[-2], Af.shape[-1]
+    raw = _computed_gap(Af - lo[:, None, None], x, y, xp)
+    eta = 2.0 * (m + n + 6) * subnormal_spacing(Af.dtype, xp)
+    return raw > tol * rng + eta
+
+
 def _normalise(z: Any, xp: Any) -> Any:
     z = xp.where(z > 0.0, z, 0.0)
     s = xp.sum(z, axis=-1, keepdims=True)
@@ -344,9 +366,11 @@ def solve_zero_sum(
     A : array, shape (..., m, n)
         Payoff to the row player, who maximises; the column player minimises.
     tol : float, default 1e-9
-        Certificate target: a game whose duality gap exceeds
-        ``tol · max(1, max A − min A)`` is re-solved by HiGHS (``fallback=True``, host
-        arrays only) or reported by :class:`~rltheory.errors.SolverError`.
+        Certificate target relative to the payoff range: a game whose kernel strategies have a
+        computed duality gap above ``tol · (max A − min A)`` (plus the dtype's underflow floor,
+        :func:`_uncertified`) is re-solved by HiGHS (``fallback=True``, host arrays only) or
+        reported by :class:`~rltheory.errors.SolverError`. Scaling ``A`` by a power of two
+        scales the target with it, so ``A·2^-k`` gets the strategies of ``A``.
     fallback : bool, default True
         Re-solve uncertified games with :func:`solve_zero_sum_highs` (numpy input only).
     max_iter : int, optional
@@ -363,7 +387,7 @@ def solve_zero_sum(
     InvalidModelError
         ``A`` has fewer than two axes, an empty action set or a non-finite entry.
     SolverError
-        Some game's certificate exceeds ``tol`` and no fallback is possible.
+        Some game's computed gap exceeds ``tol·(max A − min A)`` and no fallback is possible.
 
     Notes
     -----
@@ -384,8 +408,14 @@ def solve_zero_sum(
     scaling, so that ``max A − min A`` cannot overflow; value and gap are scaled back). The
     reported gap adds the round-off of the computed sums and of ``value`` (without it the
     computed gap was 0 while the exact gap of the returned float32 strategies was 1.9e-6, and
-    one game reported −3e-8); the fallback test ``gap > tol·max(1, range)`` uses the computed
-    gap alone, so the allowance never sends a game to HiGHS.
+    one game reported −3e-8); the fallback test uses the computed gap alone, so the allowance
+    never sends a game to HiGHS. That test is relative to the range, ``gap > tol·range + η``
+    with ``η`` the dtype's underflow floor (:func:`_uncertified`), the gap computed on
+    ``A − min A``. It was ``gap > tol·max(1, range)``: for ranges below ``tol`` every strategy
+    pair passed, and the 3×4 game of payoffs ``0`` and ``2`` perturbed by ``~1e-11`` (a pivot
+    of ``1.02e-11`` wrecks the kernel's tableau) scaled by ``2^-60`` came back with a pure
+    pair of gap ``0.99999·range`` and value ``−3.1e-12·2^-60`` where the value is
+    ``1.0·2^-60``; unscaled, the same game went to HiGHS.
 
     References
     ----------
@@ -435,9 +465,8 @@ def solve_zero_sum(
     q, p, _, pivots, done = _simplex(Ap, xp, cap)
     y = _normalise(q, xp)
     x = _normalise(p, xp)
-    raw, value, gap = _certificate(Af, x, y, xp)
-    thresh = tol * xp.where(rng > 1.0, rng, 1.0)
-    bad = (raw > thresh) | ~done  # the kernel's own accuracy; the allowance is round-off's
+    _, value, gap = _certificate(Af, x, y, xp)
+    bad = _uncertified(Af, lo, rng, x, y, tol, xp) | ~done
     n_fb = 0
     if bool(xp.any(bad)):
         if not (fallback and is_host(xp)):
