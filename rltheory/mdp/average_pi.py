@@ -62,15 +62,41 @@ def _tie_rtol(u: float) -> float:
 
 
 def _gain_rtol(u: float, S: int) -> float:
-    """Relative tie tolerance of the multichain gain step (a): ``64(S + 2)u``.
+    """Gain resolution of the multichain step (a) per unit of probability: ``64(S + 2)u``.
 
-    ``g = P* r`` is structurally constant on each recurrent class (equal rows of ``P*``), so
-    ``Σ_j P(j|s,a)(g(j) − g(s))`` holds only genuine differences, plus the round-off of ``P* r``
-    (``≲ (S + 2)u·max|r|`` with ``P*`` accurate to a few ``u``); 64 is the margin. 1e-10·max|r| (the
-    step (b) tolerance) hid gain improvements ``p·Δg`` through a door crossed with probability
-    ``p ≤ 1e-10``: on ``two_room_mdp(4, 1e-12)`` (communicating, ``g* = 1/3``) PI stopped, converged,
-    with gain 0 in the left room."""
+    ``g = P* r`` is within about ``(S + 2)u·max|r|`` of the exact gain (``P*`` accurate to a few
+    ``u``); 64 is the margin. :func:`_gain_step` scales it by ``max|r|`` and by the probability that
+    an action moves to a state of a different computed gain (1e-10·max|r| per state, the step (b)
+    tolerance, hid gain improvements ``p·Δg`` through a door crossed with probability ``p ≤ 1e-10``:
+    on ``two_room_mdp(4, 1e-12)`` (communicating, ``g* = 1/3``) PI stopped, converged, with gain 0
+    in the left room)."""
     return 64.0 * (S + 2) * u
+
+
+def _gain_step(xp: Any, P: Any, g: Any, pi: Any, tau: Any, a: float) -> tuple[Any, Any, Any]:
+    r"""Multichain step (a): ``π(s) ∈ argmax_a D(s, a)``, ``D(s, a) = Σ_j P(j|s,a)(g(j) − g(s))``.
+
+    Each computed ``D(s, a)`` gets an error bar ``N(s, a) = τ·m(s, a) + a·Σ_j P(j|s,a)|g(j) − g(s)|``
+    with ``m(s, a)`` the probability of moving to a state whose computed gain differs from
+    ``g(s)`` (the other terms are exact zeros: ``g`` is the same number on a recurrent class),
+    ``τ`` the gain resolution (:func:`_gain_rtol` times ``max|r|``) and ``a = γ_{S+2}`` the summation's
+    round-off. ``π(s)`` is kept while ``D + N`` at ``π(s)`` reaches ``max_b (D − N)(s, b)``;
+    otherwise the action maximising ``D − N`` is taken, a genuine improvement. The error bar
+    scales with the mass that leaves, not with the state: a per-state tolerance of
+    ``64(S + 2)u·max|r|`` took ``D = p·Δg`` for a tie when ``p ≲ 64(S + 2)u`` and PI returned,
+    ``converged=True``, a policy whose gain was ``Δg = max|r|`` below ``g*`` (gain 0 at a state
+    where one action reaches a reward-1 absorbing state with probability ``p = 2e-14``).
+
+    Returns ``(policy, D, allowed)`` with ``allowed`` the actions whose ``D + N`` reaches
+    ``max_b (D − N)(s, b)`` (the set ``B_s`` of step (b))."""
+    diff = g[..., None, None, :] - g[..., :, None, None]  # g(j) − g(s), [..., S, 1, S]
+    D = xp.sum(P * diff, axis=-1)
+    moved = xp.sum(xp.where(diff != 0, P, xp.zeros_like(P)), axis=-1)
+    N = tau[..., None, None] * moved + a * xp.sum(P * xp.abs(diff), axis=-1)
+    best_lo = xp.max(D - N, axis=-1)
+    allowed = D + N >= best_lo[..., None]
+    keep = _select(xp, D + N, pi) >= best_lo
+    return xp.where(keep, pi, _greedy(D - N)), D, allowed
 
 
 def _improve(
@@ -159,9 +185,13 @@ def average_policy_iteration(
     "Attains the maximum" is decided with the tie tolerance ``rtol·(max|r| + max_a |x(s, a)|)``
     at each state, for the compared quantities ``x(s, a) = r(s,a) + Σ_j P(j|s,a)(h(j) − h(s))``
     (``rtol = max(1e-10, 2¹⁰u)``: 1e-10 in float64, 6.1e-5 in float32, whose evaluation round-off
-    otherwise read as improvements and made policies cycle) and ``Σ_j P(j|s,a)(g(j) − g(s))``
-    (``rtol = 64(S + 2)u``, :func:`_gain_rtol`: ``g`` is exactly constant on each recurrent class,
-    so gain improvements through transitions of probability down to ``~S·u`` are seen). These are
+    otherwise read as improvements and made policies cycle). ``D(s, a) = Σ_j P(j|s,a)(g(j) − g(s))``
+    is compared with the error bar ``64(S + 2)u·max|r|`` times the probability of moving to a state
+    of different computed gain (plus the summation's round-off; :func:`_gain_step`): ``g`` is one
+    number on each recurrent class, so a gain improvement ``p·Δg`` through a transition of any
+    probability ``p > 0`` is seen once ``Δg`` exceeds the gain's resolution ``~64(S + 2)u·max|r|``
+    (a per-state tolerance hid it for ``p ≲ S·u`` and returned a gain ``Δg`` below ``g*`` as
+    converged). These are
     the same comparisons as ``r + Ph`` and ``Pg``, formed without the size of ``h(s)``, which is
     ``~1/δ`` when parts of the chain are coupled with probability ``δ``.
 
@@ -237,10 +267,9 @@ def average_policy_iteration(
         adv = mdp.R + _centered(xp, mdp.P, h)
         it += 1
         if multichain:
-            D = _centered(xp, mdp.P, g)  # P(·|s,a)ᵀ g − g(s)
-            new_a, dmax, tolg = _improve(xp, D, pi, rscale, rtol=_gain_rtol(ro.u, S))
+            tau = _gain_rtol(ro.u, S) * rscale
+            new_a, D, allowed = _gain_step(xp, mdp.P, g, pi, tau, ro.a)  # D = P(·|s,a)ᵀ g − g(s)
             changed_a = xp.any(new_a != pi, axis=-1)
-            allowed = D >= (dmax - tolg)[..., None]
             new_b, amax, _ = _improve(xp, adv, pi, rscale, allowed, rtol=rtol)
             new = xp.where(changed_a[..., None], new_a, new_b)
             resid = _multichain_pi_residual(xp, ro, D, g, h, amax)

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 import rltheory.mdp.average_pi as average_pi
+from rltheory._numerics import higham_gamma
 from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import FiniteMDP, average_linear_program, average_policy_iteration, gain_bias
-from rltheory.mdp.average_pi import _centered, _gain_rtol, _improve
+from rltheory.mdp.average_pi import _centered, _gain_rtol, _gain_step, _improve
 
 
 def _probe_model(seed: int, dtype: type) -> FiniteMDP:
@@ -50,10 +51,9 @@ def _exact(mdp: FiniteMDP, *arrays: np.ndarray) -> tuple:
 def _exact_pi_residual(mdp: FiniteMDP, res) -> float:
     """``max(ρ₁, ρ₂)``: ``ρ₁ = max_s |max_a (P g)(s,a) − g(s)|``, ``ρ₂ = max_s |max_{a∈B_s}(r + P h − h)(s,a) − g(s)|``
     with ``B_s`` the actions the solver kept as attaining the first maximum (its own tie rule)."""
-    D = _centered(np, mdp.P, res.gain)
     u = float(np.finfo(mdp.dtype).eps) / 2
-    _, dmax, tol = _improve(np, D, res.policy, np.max(np.abs(mdp.R)), rtol=_gain_rtol(u, mdp.S))
-    allowed = D >= (dmax - tol)[..., None]
+    tau = _gain_rtol(u, mdp.S) * np.max(np.abs(mdp.R))
+    _, _, allowed = _gain_step(np, mdp.P, res.gain, res.policy, tau, higham_gamma(mdp.S + 2, u))
     Pf, Rf, g, h = _exact(mdp, res.gain, res.bias)
     S, A = len(Rf), len(Rf[0])
     Pg = [[sum(Pf[s][a][j] * g[j] for j in range(S)) for a in range(A)] for s in range(S)]
@@ -159,6 +159,15 @@ def test_policy_iteration_stops_at_a_round_off_cycle(monkeypatch):
     # [0 1 2 0 1]; PI must stop there with converged=False and say why, not run to max_iter
     monkeypatch.setattr(average_pi, "_tie_rtol", lambda u: 1e-10)
     monkeypatch.setattr(average_pi, "_gain_rtol", lambda u, S: 1e-10)
+
+    def per_state_gain_step(xp, P, g, pi, tau, a):
+        # the old step (a): one tolerance 1e-10·(max|r| + max_a|D|) per state (tau = 1e-10·max|r|
+        # here), not _gain_step's error bars per transition, which do not read this noise
+        D = _centered(xp, P, g)
+        new, dmax, tol = _improve(xp, D, pi, tau / 1e-10, rtol=1e-10)
+        return new, D, D >= (dmax - tol)[..., None]
+
+    monkeypatch.setattr(average_pi, "_gain_step", per_state_gain_step)
     P32, R32 = _cycle_probe_model(87)
     with pytest.warns(ConvergenceWarning, match="round-off cycle"):
         res = average_policy_iteration(FiniteMDP(P32, R32, None), multichain=True, max_iter=500)
