@@ -89,7 +89,9 @@ def discount(mdp: Any, what: str, *, single: bool = False) -> float:
     if mdp.gamma is None:
         raise ValueError(f"{what} needs a discounted model; got gamma=None (average reward)")
     if single and mdp.batch_shape:
-        raise ValueError(f"{what} needs a single MDP; got batch_shape={mdp.batch_shape} (index it: mdp[i])")
+        raise ValueError(
+            f"{what} needs a single MDP; got batch_shape={mdp.batch_shape} (index it: mdp[i])"
+        )
     return float(mdp.gamma)
 
 
@@ -117,7 +119,9 @@ def initial_policy(mdp: FiniteMDP, pi0: Any, *, positive: bool = False, field: s
     except ValueError:
         raise ValueError(f"{field} must broadcast to {shape}; got {tuple(pi.shape)}") from None
     if positive and not bool(xp.all(pi > 0)):
-        raise ValueError(f"{field} must have full support (every {field}[s, a] > 0): the update takes log pi")
+        raise ValueError(
+            f"{field} must have full support (every {field}[s, a] > 0): the update takes log pi"
+        )
     return pi
 
 
@@ -127,7 +131,9 @@ def optimal_values(mdp: FiniteMDP, V_star: Any) -> Any:
         return policy_iteration(mdp).V
     V_star = as_real_array(V_star, "V_star", (mdp.S,), ("s",), mdp.xp, mdp.dtype)
     if tuple(V_star.shape) != mdp.batch_shape + (mdp.S,):
-        raise ValueError(f"V_star must have shape {mdp.batch_shape + (mdp.S,)}; got {tuple(V_star.shape)}")
+        raise ValueError(
+            f"V_star must have shape {mdp.batch_shape + (mdp.S,)}; got {tuple(V_star.shape)}"
+        )
     return V_star
 
 
@@ -204,7 +210,9 @@ def multiplicative_update(pi: Any, scores: Any, xp: Any) -> Any:
     pos = pi > 0
     neg = xp.full_like(scores, -math.inf)
     m = xp.max(xp.where(pos, scores, neg), axis=-1, keepdims=True)
-    w = xp.where(pos, pi * xp.exp(xp.where(pos, scores - m, xp.zeros_like(scores))), xp.zeros_like(pi))
+    w = xp.where(
+        pos, pi * xp.exp(xp.where(pos, scores - m, xp.zeros_like(scores))), xp.zeros_like(pi)
+    )
     return w / xp.sum(w, axis=-1, keepdims=True)
 
 
@@ -246,26 +254,40 @@ def _project_to_sum(y: Any, total: float, xp: Any) -> Any:
 
 
 def project_step(pi: Any, d: Any, eta: float, xp: Any) -> Any:
-    r"""``Π(π + η d)`` row by row, also where ``η d`` overflows.
+    r"""``Π(π + η d)`` row by row, computed as ``Π(π + η(d − max_a d))``.
 
-    ``Π(c z) = c·Π_{1/c}(z)`` for ``c > 0`` (``Π_r``: projection onto ``{x ≥ 0 : Σ x = r}``), so
-    where ``π + η d`` is not finite the step is taken as ``η·Π_{1/η}(π/η + d)`` — the same point
-    in exact arithmetic, with every intermediate of the size of ``d``. (Projected PG and Euclidean
-    PMD with ``η = 1e308``, or rewards ``1e300`` and ``η = 1e8``, produced ``inf − inf`` and raised
-    "pi must be finite" for an input the caller never passed.)
+    ``Π(y + c·1) = Π(y)`` for a per-row constant ``c``, so the two are the same point in exact
+    arithmetic; the shifted form keeps ``π`` where ``η d`` would swamp it. Formed directly, ``π + η d``
+    rounds ``π`` away once ``η|d| ≫ 1/ε``, and actions tied in ``d`` then split the row evenly
+    whatever ``π`` gave them: Euclidean PMD on one state with ``Q = (2, 2)``, ``π = (0.9, 0.1)`` and
+    ``η = 1e20`` returned ``(0.5, 0.5)`` for the exact ``π`` (float32: already at ``η = 1e10``
+    with ``Q ≈ −0.66``, and ``0.028`` off without ties at ``η = 1e5``, ``Q ≈ 12.7``). Shifted, every
+    entry is ``≤ π ≤ 1``, and tied actions keep ``π`` exactly. The threshold is ``≥ max y − 1`` and
+    ``max y ≥ 0``, so an entry below ``−2`` is outside the support and is clamped to ``−2`` (still
+    outside, and the threshold is unchanged): an ``η(d − max d)`` that overflows to ``−∞``, or a
+    sum of such entries, cannot reach the projection (``π + η d`` formed directly gave ``inf − inf``:
+    projected PG and Euclidean PMD with ``η = 1e308`` once raised "pi must be finite"). The entries
+    that stay in the support are ``> −1``, so each is rounded by a few ``u`` and, ``Π`` being
+    1-Lipschitz, so is the result. ``η`` must be finite in the dtype of ``d`` (the public entries
+    check it: :func:`~rltheory.algorithms.policy_mirror_descent.check_euclidean_step`).
     """
-    with np.errstate(over="ignore"):  # (numpy's overflow warning: the overflow is handled below)
-        y = pi + eta * d
-    if bool(xp.all(xp.isfinite(y))) or not bool(xp.all(xp.isfinite(d))):
-        return project_simplex(y, xp)
-    return eta * _project_to_sum(pi / eta + d, 1.0 / eta, xp)
+    if not bool(xp.all(xp.isfinite(d))):
+        return project_simplex(pi + eta * d, xp)
+    with np.errstate(over="ignore"):  # (numpy's overflow warning: the −∞ is clamped to −2 here)
+        y = pi + eta * (d - xp.max(d, axis=-1, keepdims=True))
+    return project_simplex(xp.maximum(y, xp.full_like(y, -2.0)), xp)
 
 
 def gap_metrics(xp: Any, V_star: Any, V: Any, rho: Any) -> dict[str, Any]:
     """Trace metrics ``suboptimality = (V* − V)(ρ)`` and ``suboptimality_inf = max_s (V* − V)(s)``."""
     gap = V_star - V
-    if is_numpy(xp):  # numpy's own reductions: no namespace-wrapper overhead on the per-iteration path
-        return {"suboptimality": np.einsum("...s,...s->...", gap, rho), "suboptimality_inf": np.max(gap, axis=-1)}
+    if is_numpy(
+        xp
+    ):  # numpy's own reductions: no namespace-wrapper overhead on the per-iteration path
+        return {
+            "suboptimality": np.einsum("...s,...s->...", gap, rho),
+            "suboptimality_inf": np.max(gap, axis=-1),
+        }
     return {"suboptimality": xp.sum(gap * rho, axis=-1), "suboptimality_inf": xp.max(gap, axis=-1)}
 
 
@@ -284,7 +306,9 @@ def sum_defect(pi: Any, xp: Any) -> Any:
     return xp.max(xp.abs(xp.sum(pi, axis=-1) - 1.0), axis=-1)
 
 
-def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = None, nu: Any = None) -> Any:
+def evaluation_error(
+    mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = None, nu: Any = None
+) -> Any:
     r"""``≥ ‖V − V^π‖∞`` per instance, for a computed evaluation ``V`` of the stochastic ``π``.
 
     ``V − V^π = (I − γP_π)^{-1}(V − T^π V)``, so ``‖V − V^π‖∞ ≤ ‖T^π V − V‖∞/(1 − γ)`` (for
@@ -315,8 +339,9 @@ def evaluation_error(mdp: FiniteMDP, pi: Any, V: Any, ro: _Roundoff, Q: Any = No
     return (res + e) * (1.0 + 8.0 * u) / (1.0 - g)
 
 
-def soft_evaluation_error(mdp: FiniteMDP, pi: Any, logpi: Any, V: Any, Q: Any, tau: float, ro: _Roundoff,
-                          nu: Any) -> Any:
+def soft_evaluation_error(
+    mdp: FiniteMDP, pi: Any, logpi: Any, V: Any, Q: Any, tau: float, ro: _Roundoff, nu: Any
+) -> Any:
     r"""``≥ ‖V − V_τ^π‖∞`` per instance for the computed regularised values ``V`` (and ``Q = R + γPV``).
 
     ``V_τ^π`` is the value of ``π`` under the reward ``R(s, a) − τ log π(a|s)``
@@ -341,8 +366,9 @@ def weighting_error(gap: Any, rho: Any, u: float) -> Any:
     xp = array_namespace(gap, rho)
     S = gap.shape[-1]
     d = xp.max(xp.abs(xp.sum(rho, axis=-1, keepdims=True) - 1.0), axis=-1) + higham_gamma(S, u)
-    return ((higham_gamma(S + 2, u) * (1.0 + d) + 2.0 * d) * xp.max(xp.abs(gap), axis=-1)
-            + underflow_error(S + 4, gap.dtype, xp))
+    return (higham_gamma(S + 2, u) * (1.0 + d) + 2.0 * d) * xp.max(
+        xp.abs(gap), axis=-1
+    ) + underflow_error(S + 4, gap.dtype, xp)
 
 
 class GapCertificate:
@@ -365,7 +391,9 @@ class GapCertificate:
         self.e_star: Any = 0.0
         if V_star is None:
             sol = policy_iteration(mdp)
-            one_hot = xp.astype(sol.policy[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
+            one_hot = xp.astype(
+                sol.policy[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype
+            )
             self.e_star = sol.bound + evaluation_error(mdp, one_hot, sol.V, self.ro)
             V_star = sol.V
             self.V_star = optimal_values(mdp, V_star)
@@ -384,10 +412,15 @@ class GapCertificate:
         u = self.ro.u
         return (d * (1.0 + 2.0 * u) + self.ro.sweep(v)) * (1.0 + 8.0 * u) / (1.0 - float(mdp.gamma))
 
-    def __call__(self, mdp: FiniteMDP, pi: Any, V: Any, rho: Any, sub: Any, Q: Any = None) -> tuple[Any, Any]:
+    def __call__(
+        self, mdp: FiniteMDP, pi: Any, V: Any, rho: Any, sub: Any, Q: Any = None
+    ) -> tuple[Any, Any]:
         """``(floor, bound)`` for the computed ``V`` of ``pi`` and the computed ``sub = (V* − V)(ρ)``."""
-        floor = (self.e_star + evaluation_error(mdp, pi, V, self.ro, Q)
-                 + weighting_error(self.V_star - V, rho, self.ro.u))
+        floor = (
+            self.e_star
+            + evaluation_error(mdp, pi, V, self.ro, Q)
+            + weighting_error(self.V_star - V, rho, self.ro.u)
+        )
         return floor, (sub + floor) * (1.0 + 4.0 * self.ro.u)
 
 
@@ -433,12 +466,19 @@ class Loop:
         if t >= self.iterations:
             if self.tol is not None:
                 self.converged = False
-                warn_at_cap(self.name, self.iterations, float(self.xp.max(stop_metric)), self.tol, stacklevel=4)
+                warn_at_cap(
+                    self.name,
+                    self.iterations,
+                    float(self.xp.max(stop_metric)),
+                    self.tol,
+                    stacklevel=4,
+                )
             return True
         return False
 
-    def record_certified(self, t: int, bound: Any, floor: Any, quantity: str = "suboptimality",
-                         **metrics: Any) -> bool:
+    def record_certified(
+        self, t: int, bound: Any, floor: Any, quantity: str = "suboptimality", **metrics: Any
+    ) -> bool:
         """:meth:`record` stopping on a certified ``bound`` (of ``quantity``, for the warning); at the
         cap, a ``tol`` below the certificate's round-off ``floor`` is named in the warning
         (``converged=False``)."""
@@ -472,5 +512,9 @@ class Loop:
 
     def result(self, policy: Any, theta: Any = None) -> PolicyOptimizationResult:
         return PolicyOptimizationResult(
-            policy=policy, iterations=self.t, converged=self.converged, trace=self.rec.finish(), theta=theta
+            policy=policy,
+            iterations=self.t,
+            converged=self.converged,
+            trace=self.rec.finish(),
+            theta=theta,
         )
