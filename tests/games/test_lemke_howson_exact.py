@@ -126,7 +126,7 @@ def test_the_exact_path_pivots_as_the_float_path():
         game = ExactGame(A, B)
         Aq, BqT = _exact_positive(game, "A", m), _exact_positive(game, "BT", n)
         for label in range(m + n):
-            bp, bq, outcome = _float_path(_positive(A), _positive(B), label, 10_000)
+            bp, bq, outcome, _ = _float_path(_positive(A), _positive(B), label, 10_000)
             assert outcome == "end"
             ep, eq = _exact_path(Aq, BqT, label, 10_000)
             assert (sorted(bp), sorted(bq)) == (sorted(ep), sorted(eq))

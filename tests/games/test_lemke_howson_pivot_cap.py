@@ -74,7 +74,7 @@ CYCLE_B = np.array([[2, 2, 1, 2, 1], [1, 2, 0, 2, 0], [2, 2, 0, 2, 2]]) + 1e-12 
 def test_a_float_path_that_cycles_stops_at_the_repeat_and_goes_exact(exact_passes):
     # from label 4 the float path comes back to a basis pair it visited, which the exact path never
     # does (it is a path in a finite graph); before, the cycle ran all max_pivots float pivots
-    bP, bQ, outcome = LH._float_path(_positive(CYCLE_A), _positive(CYCLE_B), 4, 10_000)
+    bP, bQ, outcome, _ = LH._float_path(_positive(CYCLE_A), _positive(CYCLE_B), 4, 10_000)
     assert outcome == "repeat"
     x, y = lemke_howson(CYCLE_A, CYCLE_B, initial_label=4)
     assert exact_passes == [10_000]
@@ -96,7 +96,7 @@ def test_a_float_path_cut_on_an_infeasible_basis_goes_exact(exact_passes):
     A, B = INFEASIBLE_A, INFEASIBLE_B
     game = ExactGame(A, B)
     Aq, BqT = LH._exact_positive(game, "A", 4), LH._exact_positive(game, "BT", 2)
-    bP, bQ, outcome = LH._float_path(_positive(A), _positive(B), 1, 2)
+    bP, bQ, outcome, _ = LH._float_path(_positive(A), _positive(B), 1, 2)
     assert outcome == "cap"
     assert not LH._exact_feasible(Aq, BqT, bP, bQ)
     x, y = lemke_howson(A, B, initial_label=1, max_pivots=2)
@@ -123,7 +123,7 @@ def test_float_paths_cut_on_well_scaled_games_are_exactly_feasible():
         Aq, BqT = LH._exact_positive(game, "A", m), LH._exact_positive(game, "BT", n)
         for label in range(m + n):
             for k in range(1, 8):
-                bP, bQ, outcome = LH._float_path(_positive(A), _positive(B), label, k)
+                bP, bQ, outcome, _ = LH._float_path(_positive(A), _positive(B), label, k)
                 if outcome == "cap":
                     cut += 1
                     assert LH._exact_feasible(Aq, BqT, bP, bQ), (t, label, k)
