@@ -11,8 +11,11 @@ holds at EVERY iterate ``t``:
   ``Reg(T) ≤ R √(T ln k / 2)`` (:func:`hedge_tuned_regret`).
 * Regret matching / RM+ (Hart & Mas-Colell 2000; Zinkevich et al. 2007, Thm 3;
   Tammelin et al. 2015): ``Reg(t) ≤ R √(k t)`` (:func:`regret_matching_gap_bound`).
-* Optimistic Hedge / OGDA under the RVU property (Syrgkanis et al. 2015, Props. 5, 7)
-  with ``η ≤ 1/(√8 L)``: ``gap ≤ (D_x + D_y)/(η t)`` (:func:`optimistic_gap_bound`).
+* Optimistic Hedge / OGDA under the RVU property (Syrgkanis et al. 2015, Def. 3, Props. 5
+  and 7): ``gap ≤ [(D_x + D_y)/η + η ρ²]/t`` (:func:`optimistic_gap_bound`), ``ρ²`` the
+  error of the first round's prediction (:func:`optimistic_first_round`), for
+  ``η ≤ 1/(2L)`` (OMWU, Prop. 7) or ``η ≤ 1/(√8 L)`` (OGDA, Prop. 5;
+  :func:`optimistic_max_step`).
 
 A constant game (``R = 0``, ``L = 0``), which the dynamics accept, is accepted too: every
 regret is then 0, and each bound is its value at ``R = 0`` (0, or ``ln k/η`` for Hedge with a
@@ -30,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_discount
-from ._argcheck import _count, _nonneg, _pos, _times
+from ._argcheck import _count, _nonneg, _pos, _real_entries, _times, _where
 
 __all__ = [
     "hedge_regret_bound",
@@ -38,6 +41,7 @@ __all__ = [
     "hedge_tuned_regret",
     "regret_matching_gap_bound",
     "optimistic_gap_bound",
+    "optimistic_first_round",
     "optimistic_max_step",
     "shapley_error_bound",
 ]
@@ -138,14 +142,19 @@ def regret_matching_gap_bound(t: Any, m: int, n: int, payoff_range: float) -> np
 
 
 def optimistic_max_step(lipschitz: float) -> float:
-    r"""Largest step ``η = 1/(√8 L)`` for which the RVU terms cancel in a zero-sum game.
+    r"""``η = 1/(√8 L)``: the step up to which the RVU terms of optimistic mirror descent cancel.
 
-    RVU (Syrgkanis et al. 2015, Def. 3): ``Reg ≤ α + β Σ‖u_t − u_{t−1}‖*² − γ Σ‖x_t − x_{t−1}‖²``
-    with ``β = η`` and ``γ ≥ 1/(8η)`` for optimistic mirror descent (Prop. 5; ``1/(4η)`` for
-    optimistic FTRL, Prop. 7). In a zero-sum game ``‖u_t − u_{t−1}‖* ≤ L ‖y_t − y_{t−1}‖``, so
-    summing both players' RVU bounds the positive terms by the negative ones iff
-    ``η L² ≤ 1/(8η)``. ``L = 0`` (a constant game, whose utilities never change) satisfies
-    it for every step: ``inf``.
+    RVU (Syrgkanis et al. 2015, Def. 3): ``Reg ≤ α + β Σ‖u_t − u_{t−1}‖*² − γ Σ‖x_t − x_{t−1}‖²``.
+    In a zero-sum game ``‖u_t − u_{t−1}‖* ≤ L ‖y_t − y_{t−1}‖`` (and likewise for ``y``), so
+    summing both players' inequalities the positive terms are bounded by the negative ones iff
+    ``β L² ≤ γ``. With optimistic mirror descent's constants ``β = η``, ``γ = 1/(8η)``
+    (Prop. 5, as cited: the statement could not be read in the sources available here) this
+    is ``η ≤ 1/(√8 L)``, the value returned. Optimistic FTRL has ``γ = 1/(4η)`` (Prop. 7,
+    read in a restatement that quotes the paper, see :mod:`rltheory.games.optimistic`),
+    so for OMWU (optimistic FTRL with the entropy, the same iterates as the mirror-descent
+    form) the terms cancel up to ``η = 1/(2L)``; with ``L = R/2`` on payoffs of range ``R``
+    that is ``η ≤ 1/R``, twice the value returned. ``L = 0`` (a constant game, whose
+    utilities never change) satisfies it for every step: ``inf``.
 
     Examples
     --------
@@ -158,20 +167,91 @@ def optimistic_max_step(lipschitz: float) -> float:
     return 1.0 / (math.sqrt(8.0) * L) if L > 0.0 else math.inf
 
 
-def optimistic_gap_bound(t: Any, D_x: float, D_y: float, eta: float) -> np.ndarray:
-    r"""``gap(x̄_t, ȳ_t) ≤ (D_x + D_y)/(η t)`` for OMWU (``D = ln k``) or OGDA (``D = 1/2``).
+def optimistic_gap_bound(
+    t: Any, D_x: float, D_y: float, eta: float, *, first_round: float = 0.0
+) -> np.ndarray:
+    r"""``gap(x̄_t, ȳ_t) ≤ [(D_x + D_y)/η + η ρ²]/t`` for OMWU (``D = ln k``) or OGDA (``D = (1 − 1/k)/2``).
 
-    Valid for ``η ≤`` :func:`optimistic_max_step` (Syrgkanis et al. 2015, Thm 4 argument).
+    Parameters
+    ----------
+    t : int or array of int ``≥ 1``
+    D_x, D_y : float ``≥ 0``
+        ``α = D/η`` of each player's RVU bound: the range of the regulariser over the simplex,
+        ``ln k`` for the entropy (Prop. 7), ``max_x ½‖x − x_1‖² = (1 − 1/k)/2`` for the
+        Euclidean one started at the uniform ``x_1`` (Prop. 5; ``1/2`` is a valid upper bound).
+    eta : float ``> 0``
+    first_round : float ``≥ 0``
+        ``ρ² = ρ_x² + ρ_y²``, the squared dual-norm error of the first round's prediction.
+        0 in the convention of Syrgkanis et al., where round 1 is predicted from a round-0
+        profile and its error is cancelled like the others. rltheory's
+        :func:`~rltheory.games.optimistic_hedge` and :func:`~rltheory.games.ogda` play the
+        uniform strategies in round 1 with no prediction (the usual convention for OMWU):
+        pass :func:`optimistic_first_round` of the game.
+
+    Notes
+    -----
+    Valid for ``η ≤ 1/(2L)`` with OMWU and ``η ≤`` :func:`optimistic_max_step` with OGDA.
+    Proof: a run whose first prediction is 0 is the run of Prop. 7 (or 5) on the utilities
+    ``u_0 = c·1, u_1, u_2, …`` (the plays and the regret do not change when a constant vector
+    is added to a utility), so the RVU sum keeps ``β ‖u_1 − c·1‖*²`` with no movement term to
+    cancel it (``x_0 = x_1``); the other terms cancel as in :func:`optimistic_max_step`, and
+    ``gap = (Reg_x + Reg_y)/t``. The term is needed: on ``A = [[1, 0]]`` at ``η = 1/R`` (the
+    end of Prop. 7's range) OMWU's ``t·gap`` reaches ``1.003 · ln 2/η`` by ``t = 60``.
 
     Examples
     --------
     >>> float(optimistic_gap_bound(10, 0.5, 0.5, 0.25))
     0.4
+    >>> float(optimistic_gap_bound(10, 0.5, 0.5, 0.25, first_round=2.0))  # + 0.25·2/10
+    0.45
     """
     tt = _times(t)
-    return (_pos(D_x, "D_x", allow_zero=True) + _pos(D_y, "D_y", allow_zero=True)) / (
-        _pos(eta, "eta") * tt
-    )
+    e = _pos(eta, "eta")
+    rho2 = _nonneg(first_round, "first_round")
+    return (
+        (_pos(D_x, "D_x", allow_zero=True) + _pos(D_y, "D_y", allow_zero=True)) / e + e * rho2
+    ) / tt
+
+
+def optimistic_first_round(A: Any, *, euclidean: bool = False) -> Any:
+    r"""``ρ_x² + ρ_y²``: the first-round prediction error of OMWU (ℓ∞) or OGDA (ℓ₂) on ``A``.
+
+    Round 1 plays the uniform ``x_1, y_1`` and predicts nothing (:func:`optimistic_gap_bound`),
+    so the error is that of the utilities ``u_1 = A y_1`` and ``v_1 = −Aᵀ x_1`` up to the
+    best constant vector (constants change neither the plays nor the regret):
+    ``ρ_x = (max u_1 − min u_1)/2`` in the ℓ∞ norm (OMWU), ``ρ_x = ‖u_1 − mean(u_1)‖₂`` in
+    the ℓ₂ norm (OGDA, ``euclidean=True``); likewise ``ρ_y`` from ``v_1``. At most ``R²/2``
+    (ℓ∞) and ``(m + n)R²/4`` (ℓ₂) for payoff range ``R``; 0 for a constant game.
+
+    Parameters
+    ----------
+    A : array (..., m, n)
+        Payoffs to the row (maximising) player; a batch gives an array of shape (...).
+
+    Examples
+    --------
+    >>> float(optimistic_first_round([[1.0, 0.0]]))  # u_1 = [1/2] (ρ_x = 0), v_1 = [−1, 0]
+    0.25
+    >>> round(float(optimistic_first_round([[3.0, 0.0], [0.0, 1.0]], euclidean=True)), 12)
+    1.0
+    """
+    if not isinstance(euclidean, (bool, np.bool_)):
+        raise ValueError(f"euclidean must be True or False; got {euclidean!r}")
+    a, _ = _real_entries(A, "A")
+    if a.ndim < 2 or a.shape[-1] == 0 or a.shape[-2] == 0:
+        raise ValueError(f"A must be an array (..., m, n) with m, n >= 1; got shape {a.shape}")
+    bad = ~np.isfinite(a)
+    if np.any(bad):
+        raise ValueError(f"A must be finite; {_where(a, bad, 'A')}")
+    u = np.mean(a, axis=-1)  # A y_1, y_1 uniform
+    v = np.mean(a, axis=-2)  # −v_1 = Aᵀ x_1: the sign does not change the spread
+    if euclidean:
+        rx = np.sum((u - np.mean(u, axis=-1, keepdims=True)) ** 2, axis=-1)
+        ry = np.sum((v - np.mean(v, axis=-1, keepdims=True)) ** 2, axis=-1)
+    else:
+        rx = ((np.max(u, axis=-1) - np.min(u, axis=-1)) / 2.0) ** 2
+        ry = ((np.max(v, axis=-1) - np.min(v, axis=-1)) / 2.0) ** 2
+    return rx + ry
 
 
 def shapley_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:

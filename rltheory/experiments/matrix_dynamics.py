@@ -10,9 +10,10 @@ Claims checked for every game:
 1. *bounds at every iterate* — ``gap(x̄_t, ȳ_t) = (Reg_x + Reg_y)/t`` is below
    ``R(√m + √n)/√t`` for RM and RM+ (Hart & Mas-Colell 2000; Zinkevich et al. 2007,
    Thm 3), below ``[ln m/η_x + ln n/η_y + (η_x + η_y)tR²/8]/t`` for Hedge
-   (Cesa-Bianchi & Lugosi 2006, Thm 2.2), and below ``(D_x + D_y)/(ηt)`` for OMWU
-   (``D = ln k``) and OGDA (``D = 1/2``) at ``η ≤ 1/(√8 L)`` (Syrgkanis et al. 2015, RVU,
-   Props. 5 and 7). Allowance: ``1e-12·R`` (round-off of the gap).
+   (Cesa-Bianchi & Lugosi 2006, Thm 2.2), and below ``[(D_x + D_y)/η + η ρ²]/t`` for OMWU
+   (``D = ln k``, ``η ≤ 1/R``) and OGDA (``D = (1 − 1/k)/2``, ``η ≤ 1/(√8 ‖A‖₂)``), ``ρ²``
+   the error of their unpredicted first round (Syrgkanis et al. 2015, RVU, Props. 7 and 5;
+   :mod:`rltheory.games.optimistic`). Allowance: ``1e-12·R`` (round-off of the gap).
 2. *OMWU average iterate at rate 1/t* (biased RPS only) — log–log slope of the average
    gap over the last decade of ``t`` is at most ``−1 + 0.1``. The average gap is
    ``Reg_t/t`` with the summed regret ``Reg_t`` bounded (claim 1); its slope over a window
@@ -29,13 +30,13 @@ Claims checked for every game:
 3. *OMWU last iterate converges linearly* on the biased RPS game (unique, interior
    equilibrium): the geometric rate fitted on the last-iterate gap (while above ``1e-11``)
    is ≤ 0.999. This is an observation at OMWU's default step ``η = 1/(√2 R)`` (0.118 here),
-   which exceeds the step ``η ≤ 1/(8 max|A|)`` (0.042) under which Wei et al. (2021, Thm 3,
-   as cited in :mod:`rltheory.games.dynamics`) prove linear convergence; at that smaller
-   step the last iterate also converges but the fitted rate over 3000 rounds is 0.99914, so
-   the theorem's own setting is not what the 0.999 threshold checks. No such claim is made for the random game: its
-   equilibrium has non-full support and the linear rate's game-dependent constant can make
-   the last iterate arbitrarily slow over any fixed horizon (Cai et al. 2024, Thm 1) —
-   over 3000 rounds its last-iterate gap is still ≈ 1e-2, which the figure shows.
+   which exceeds the step ``η ≤ 1/(8R)`` (0.0208; ``R = 6``) under which Wei et al. (2021,
+   as restated by Cai et al. 2025; :mod:`rltheory.games.optimistic`) prove linear
+   convergence. At that smaller step the fitted rate over 3000 rounds is 0.99977 and the
+   last-iterate gap is still 0.60 at ``t = 3000``, so the theorem's own setting is not what
+   the 0.999 threshold checks. No such claim is made for the random game: its equilibrium
+   has non-full support and the linear rate's game-dependent constant can make the last
+   iterate arbitrarily slow over any fixed horizon (Cai et al. 2024, Thm 1) — over 3000 rounds its last-iterate gap is still ≈ 1e-2, which the figure shows.
 
 References
 ----------
@@ -54,7 +55,12 @@ import numpy as np
 
 from .._validate import check_int, check_real
 from ..bounds import Claim, check_bound, fit_linear_rate, fit_rate
-from ..bounds.games import hedge_gap_bound, optimistic_gap_bound, regret_matching_gap_bound
+from ..bounds.games import (
+    hedge_gap_bound,
+    optimistic_first_round,
+    optimistic_gap_bound,
+    regret_matching_gap_bound,
+)
 from ..games.dynamics import hedge, ogda, optimistic_hedge, regret_matching
 from ..games.zoo import random_matrix_games, rock_paper_scissors
 from ..plot import convergence_plot, figure
@@ -155,13 +161,21 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
         om = optimistic_hedge(A, T)
         runs["OMWU"] = (
             om,
-            optimistic_gap_bound(t, math.log(m), math.log(n), float(om.eta[0])),
+            optimistic_gap_bound(
+                t, math.log(m), math.log(n), float(om.eta[0]), first_round=optimistic_first_round(A)
+            ),
             "Syrgkanis et al. (2015), Prop. 7",
         )
         og = ogda(A, T)
         runs["OGDA"] = (
             og,
-            optimistic_gap_bound(t, 0.5, 0.5, float(og.eta[0])),
+            optimistic_gap_bound(
+                t,
+                (1.0 - 1.0 / m) / 2.0,
+                (1.0 - 1.0 / n) / 2.0,
+                float(og.eta[0]),
+                first_round=optimistic_first_round(A, euclidean=True),
+            ),
             "Syrgkanis et al. (2015), Prop. 5",
         )
         panel = {"t": (keep + 1).tolist()}
@@ -206,9 +220,10 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
             Claim(
                 f"{name}-omwu-last-linear",
                 f"{name}: OMWU last-iterate gap converges linearly (unique equilibrium): fitted ρ ≤ {LAST_RATE} "
-                f"at the default step η = {float(om.eta[0]):.3g}, above the theorem's η ≤ 1/(8 max|A|) = "
-                f"{1.0 / (8.0 * float(np.max(np.abs(A)))):.3g} (an observation beyond its setting)",
-                "Wei, Lee, Zhang & Luo (2021), Thm 3 (proved for η ≤ 1/(8 max|A|))",
+                f"at the default step η = {float(om.eta[0]):.3g}, above the theorem's η ≤ 1/(8R) = "
+                f"{1.0 / (8.0 * R):.3g} (an observation beyond its setting)",
+                "Wei, Lee, Zhang & Luo (2021), as restated by Cai et al. (2025), Lemmas 1–2 "
+                "(proved for η ≤ 1/8 on losses in [0, 1], i.e. η ≤ 1/(8R))",
                 LAST_RATE,
                 "rate_at_most",
                 0.0,

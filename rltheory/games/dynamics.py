@@ -20,19 +20,18 @@ records, after every iteration ``t``, the duality gap of the average iterate
 * Regret matching and RM+: ``Reg(t) ≤ R √(k t)`` (Hart & Mas-Colell 2000; Zinkevich et al.
   2007, Thm 3 with one information set; Tammelin et al. 2015 for RM+).
 * Optimistic Hedge (OMWU) and optimistic gradient descent-ascent (OGDA) satisfy the RVU
-  property (Syrgkanis et al. 2015, Def. 3, Props. 5 and 7) with ``α = D/η``, ``β = η`` and
-  ``γ ≥ 1/(8η)``; in a zero-sum game the ``β`` and ``γ`` terms cancel once
-  ``η ≤ 1/(√8 L)`` (``L`` the Lipschitz constant of ``y ↦ Ay`` in the algorithm's norm
-  pair), so ``gap(x̄_t, ȳ_t) ≤ (D_x + D_y)/(η t)``: ``O(1/t)``. ``D = ln k`` (entropy) or
-  ``1/2`` (Euclidean).
-* OMWU's last iterate converges linearly when the equilibrium is unique (Wei, Lee, Zhang &
-  Luo 2021, Thm 3; the rate constant depends on the game); OGDA's last iterate converges
-  linearly on polytopes (ibid., Thm 5) for steps ``η ≤ 1/(8L)``, ``L = ‖A‖₂`` (the ℓ₂
-  smoothness constant of ``xᵀAy``). These step conditions (``1/(8L)`` for OGDA, ``1/8`` on
-  payoffs in ``[−1, 1]`` for OMWU) are as we cite them: the paper was found (ICLR 2021,
-  arXiv 2006.09517) but its theorem statements could not be read and checked in the
-  sources available to us, so they are unverified. No default step is claimed to satisfy
-  them (:func:`ogda`'s default can be up to ``√8`` times larger).
+  property (Syrgkanis et al. 2015, Def. 3; Prop. 7 for OMWU with ``γ = 1/(4η)``, Prop. 5 for
+  OGDA with ``γ = 1/(8η)``, both with ``α = D/η``, ``β = η``); in a zero-sum game the ``β``
+  and ``γ`` terms cancel once ``η ≤ 1/R`` (OMWU) or ``η ≤ 1/(√8 ‖A‖₂)`` (OGDA), so
+  ``gap(x̄_t, ȳ_t) ≤ [(D_x + D_y)/η + η ρ²]/t``: ``O(1/t)``. ``D = ln k`` (entropy) or
+  ``(1 − 1/k)/2`` (Euclidean), and ``ρ²`` is the error of round 1, which is played uniform
+  with no prediction.
+* OMWU's last iterate converges linearly when the equilibrium is unique, for ``η ≤ 1/(8R)``
+  (Wei, Lee, Zhang & Luo 2021, as restated by Cai et al. 2025); OGDA's last iterate converges
+  linearly on polytopes for ``η ≤ 1/(8L)``, ``L = ‖A‖₂`` (ibid., Thm 5, as cited). Which of
+  these statements were read in which source is recorded in :mod:`rltheory.games.optimistic`.
+  No default step is claimed to satisfy the last-iterate conditions (:func:`ogda`'s default
+  can be up to ``√8`` times larger, OMWU's default ``1/(√2 R)`` is ``4√2`` times larger).
 * Fictitious play converges in zero-sum games (Robinson 1951) with no useful rate; no bound
   is asserted.
 

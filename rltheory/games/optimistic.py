@@ -1,20 +1,72 @@
 r"""Optimistic learning dynamics in zero-sum matrix games: optimistic Hedge (OMWU) and OGDA.
 
-Both satisfy the RVU property (Syrgkanis et al. 2015, Def. 3, Props. 5 and 7) with
-``α = D/η``, ``β = η`` and ``γ ≥ 1/(8η)``; in a zero-sum game the ``β`` and ``γ`` terms
-cancel once ``η ≤ 1/(√8 L)``, so ``gap(x̄_t, ȳ_t) ≤ (D_x + D_y)/(η t)``
-(:func:`rltheory.bounds.games.optimistic_gap_bound`), ``D = ln k`` (entropy, OMWU) or
-``1/2`` (Euclidean, OGDA). Their last iterates converge linearly under the conditions of
-Wei, Lee, Zhang & Luo (2021, Thms 3 and 5; see :mod:`rltheory.games.dynamics` for the
-status of the cited step conditions). The shared driver is
-:mod:`rltheory.games.dynamics_base`.
+Both play the uniform strategies in round 1, with no prediction, and from round 2 on predict
+the next utility by the last one. The shared driver is :mod:`rltheory.games.dynamics_base`.
+
+Average iterate: the RVU property
+---------------------------------
+Syrgkanis, Agarwal, Luo & Schapire (2015) call a learner RVU with constants ``(α, β, γ)`` if
+for every comparator ``Reg(T) ≤ α + β Σ_{t≤T} ‖u_t − u_{t−1}‖*² − γ Σ_{t≤T} ‖x_t − x_{t−1}‖²``
+(Def. 3, ineq. (1)). The statements used here:
+
+* Prop. 7 (p. 5): optimistic FTRL with prediction ``M_t = u_{t−1}``, step ``η`` and a
+  regulariser 1-strongly convex in ``‖·‖₁`` whose range on the simplex is ``D`` is RVU on
+  every utility sequence ``u_0, u_1, …`` with ``α = D/η``, ``β = η``, ``γ = 1/(4η)``
+  (``ℓ₁``/``ℓ∞``). OMWU is this with the entropy, ``D = ln k``.
+* Prop. 5: optimistic mirror descent with ``α = D/η``, ``β = η``, ``γ = 1/(8η)``,
+  ``D = max_x D_R(x, x_1)``; OGDA is the Euclidean case, ``D = (1 − 1/k)/2``.
+* Thm 4 (p. 4): if every player is RVU in ``‖·‖₁`` with ``β ≤ γ/(n−1)²`` (utilities in
+  ``[0, 1]``), ``Σ_i Reg_i(T) ≤ n α``; Cor. 8 (p. 5): OFTRL with ``η = 1/(2(n−1))`` gives
+  ``Σ_i Reg_i(T) ≤ n D/η``.
+
+In a zero-sum game ``‖A(y_t − y_{t−1})‖∞ ≤ (R/2)‖y_t − y_{t−1}‖₁`` (``R = max A − min A``;
+``y_t − y_{t−1}`` sums to 0), so both players' RVU terms cancel once ``η L² ≤ γ`` with
+``L = R/2``: ``η ≤ 1/R`` for OMWU (Prop. 7), ``η ≤ 1/(√8 ‖A‖₂)`` for OGDA (Prop. 5). Round 1
+has no prediction, so its error ``ρ²`` (:func:`rltheory.bounds.games.optimistic_first_round`)
+stays in the sum, and ``gap(x̄_t, ȳ_t) ≤ [(D_x + D_y)/η + η ρ²]/t``
+(:func:`rltheory.bounds.games.optimistic_gap_bound`). The constants are the papers': on a
+``1×k`` game with one better action and a small step the bound is attained to within 0.5%
+(``D = ln k`` for OMWU, ``D = (1 − 1/k)/2`` for OGDA).
+
+Last iterate
+------------
+Wei, Lee, Zhang & Luo (2021): OMWU's last iterate converges linearly when the equilibrium is
+unique (Thm 3, as cited), and OGDA's on polytopes (Thm 5, as cited), with game-dependent
+rate constants. OMWU's step condition, ``η ≤ 1/8`` on losses in ``[0, 1]``, is as restated
+by Cai, Farina, Grand-Clément, Kroer, Lee, Luo & Zheng (2025), Lemma 1 ("adapted from Lemma 1
+in Wei et al.") and Lemma 2 ("adapted from Lemma 19"). OMWU on ``A`` with step ``η`` has the
+iterates of OMWU on ``(A − min A)/R`` with step ``ηR``, so for payoff range ``R`` the condition
+is ``η ≤ 1/(8R)``. OGDA's condition ``η ≤ 1/(8L)``, ``L = ‖A‖₂``, is cited from Thm 5.
+
+Verification record
+-------------------
+Def. 3, Props. 5 and 7, Thm 4 and Cor. 8 of Syrgkanis et al. are quoted above from
+arXiv:1507.00407v5. Def. 3, Prop. 7, Thm 4 and Cor. 8 were checked against formal
+restatements that quote the paper with page numbers (prove2me/formalpedia,
+``RegLearnGames.TotalRegret``). Prop. 5 could not be found in the sources available: cited,
+not verified. The OMWU condition of Wei et al. was read only in the restatement of Cai et al.
+(2025), not in the paper: the theorem numbers 3 and 5 and OGDA's ``1/(8L)`` are as cited,
+not verified against the text. Cai et al. (2025, §2) also state that OFTRL and optimistic
+mirror descent give the same iterates for the entropy, so Prop. 5 applies to OMWU too.
+Rakhlin & Sridharan (2013), Daskalakis & Panageas (2019; OMWU's last iterate converges for a
+small enough step, no constant) and Mokhtari, Ozdaglar & Pattathil (2020; OGDA as an
+approximate proximal point, unconstrained problems) are not used by any bound here.
 
 References
 ----------
 Syrgkanis, V., Agarwal, A., Luo, H., Schapire, R. E. (2015). Fast convergence of regularized
-learning in games. NeurIPS.
+learning in games. NeurIPS (arXiv:1507.00407v5).
 Wei, C.-Y., Lee, C.-W., Zhang, M., Luo, H. (2021). Linear last-iterate convergence in
 constrained saddle-point optimization. ICLR.
+Cai, Y., Farina, G., Grand-Clément, J., Kroer, C., Lee, C.-W., Luo, H., Zheng, W. (2025). On
+separation between best-iterate, random-iterate, and last-iterate convergence of learning in
+games.
+Rakhlin, A., Sridharan, K. (2013). Optimization, learning, and games with predictable
+sequences. NeurIPS.
+Daskalakis, C., Panageas, I. (2019). Last-iterate convergence: zero-sum games and constrained
+min-max optimization. ITCS.
+Mokhtari, A., Ozdaglar, A., Pattathil, S. (2020). A unified analysis of extra-gradient and
+optimistic gradient methods for saddle point problems: proximal point approach. AISTATS.
 """
 
 from __future__ import annotations
@@ -47,12 +99,16 @@ def optimistic_hedge(A: Any, T: int, *, eta: float | None = None) -> DynamicsRes
     r"""Optimistic Hedge (OMWU): ``x_t ∝ exp(η(Σ_{s<t} u_s + u_{t−1}))``, likewise for ``y``.
 
     The optimistic FTRL form with entropy regulariser (identical to optimistic mirror
-    descent with entropy on the simplex). Default ``η = 1/(√8 L)`` with ``L = R/2``
-    (``R = max A − min A``): since ``Σ_j Δy_j = 0``, ``‖AΔy‖∞ ≤ (R/2)‖Δy‖₁``. Then at every
-    ``t`` ``gap(x̄_t, ȳ_t) ≤ (ln m + ln n)/(η t)`` (RVU, Syrgkanis et al. 2015;
-    :func:`rltheory.bounds.games.optimistic_gap_bound`), and with a unique equilibrium the
-    last iterate converges linearly for ``η ≤ 1/(8 max|A|)`` (Wei et al. 2021, Thm 3, as cited;
-    not checked against the paper's text, see the module docstring).
+    descent with entropy on the simplex); round 1 plays uniform. Default ``η = 1/(√8 L)`` with
+    ``L = R/2`` (``R = max A − min A``): since ``Σ_j Δy_j = 0``, ``‖AΔy‖∞ ≤ (R/2)‖Δy‖₁``.
+
+    Bounds (module docstring): for ``η ≤ 1/R`` (Syrgkanis et al. 2015, Prop. 7, so the default
+    ``1/(√2 R)`` is covered) at every ``t``
+    ``gap(x̄_t, ȳ_t) ≤ [(ln m + ln n)/η + η ρ²]/t`` with ``ρ²`` the first round's prediction
+    error (:func:`rltheory.bounds.games.optimistic_gap_bound`,
+    :func:`rltheory.bounds.games.optimistic_first_round`). With a unique equilibrium the last
+    iterate converges linearly for ``η ≤ 1/(8R)`` (Wei et al. 2021, as restated by Cai et al.
+    2025; the default is larger, and no rate is asserted for it).
     As in :func:`hedge`, the weights are computed on ``A / R`` with step ``η R``, so the
     default iterates are scale-free and finite for a subnormal ``R`` (where the reported
     ``η = 1/(√2 R)`` is ``inf``) and for an ``R`` beyond the float range.
@@ -84,10 +140,11 @@ def ogda(A: Any, T: int, *, eta: float | None = None) -> DynamicsResult:
     r"""Optimistic gradient descent-ascent (optimistic OMD, Euclidean) on the simplices.
 
     ``x_t = Π_Δ(x̂_t + η u_{t−1})``, ``x̂_{t+1} = Π_Δ(x̂_t + η u_t)`` (and ``y`` with
-    ``v = −Aᵀx``), the form analysed by Wei et al. (2021, Eq. (3)). Default
-    ``η = 1/(√8 ‖A‖_F)`` (``‖A‖_F ≥ ‖A‖₂``, the ℓ₂ Lipschitz constant). At every ``t``
-    ``gap(x̄_t, ȳ_t) ≤ (1/2 + 1/2)/(η t)`` (RVU with ``D = max ½‖x − x̂_1‖² ≤ 1/2``;
-    :func:`rltheory.bounds.games.optimistic_gap_bound`).
+    ``v = −Aᵀx``), the form analysed by Wei et al. (2021, Eq. (3)); ``x_1 = x̂_1`` uniform.
+    Default ``η = 1/(√8 ‖A‖_F)`` (``‖A‖_F ≥ ‖A‖₂``, the ℓ₂ Lipschitz constant). At every ``t``
+    ``gap(x̄_t, ȳ_t) ≤ [(D_x + D_y)/η + η ρ²]/t`` with ``D = max ½‖x − x̂_1‖² = (1 − 1/k)/2``
+    and the first round's error ``ρ²`` in ℓ₂ (Syrgkanis et al. 2015, Prop. 5 as cited, not
+    verified; :func:`rltheory.bounds.games.optimistic_gap_bound`).
 
     Last iterate: Wei et al. (2021, Thm 5, bilinear games on polytopes) prove linear
     convergence for ``η ≤ 1/(8L)`` with ``L = ‖A‖₂``; pass ``eta ≤ 1/(8‖A‖₂)`` (for instance
