@@ -133,6 +133,25 @@ def _gth_unichain(
 _GTH_CONDITION = 1e4
 
 
+def _sign_probe(xp: Any, A: Any, x: Any) -> Any:
+    """``‖A^{-1} sign(x)‖∞`` per instance (``x`` a first probe ``A^{-1}z``): a second lower estimate of
+    ``‖A^{-1}‖∞`` that a chain cannot defeat by the fixed ``z`` alone (one Hager–Higham step).
+
+    The seeded ``z`` is a fixed vector, so a chain can be built with its ill-conditioned direction
+    nearly orthogonal to ``z``: two blocks coupled by ``1e-5`` whose partition splits ``z`` into
+    nearly equal sums (8 states) gave ``S·‖A^{-1}z‖∞ = 7.2e3`` (kept) while the solve erred by
+    3.7e-11 relative, 33 times the ``10⁴u`` it allows. ``sign(x)`` follows the chain: its product
+    with that direction (a ``±1`` pattern on the blocks) does not vanish with ``z``'s. Infinite
+    when ``A`` is numerically singular."""
+    xi = xp.sign(x)[..., None]
+    try:
+        w = xp.linalg.solve(A, xi)[..., 0]
+    except np.linalg.LinAlgError:
+        return xp.full(tuple(x.shape[:-1]), float("inf"), dtype=x.dtype, device=x.device)
+    w = xp.where(xp.isfinite(w), w, xp.full_like(w, float("inf")))
+    return xp.max(xp.abs(w), axis=-1)
+
+
 def _unichain_stationary(
     xp: Any, P: Any, what: str = "stationary_distribution", guard: bool = False
 ) -> Any:
@@ -144,8 +163,9 @@ def _unichain_stationary(
     ``δ_s`` of a leave rate that may be tiny (errors ``δ·‖(I − P + 11ᵀ)^{-1}‖``: 4.8e-9 relative for
     ``δ = 2.2e-12`` on a chain coupled by 1e-4), and ``1 − (1 − ε)`` loses ``u/ε`` of a small ``ε``.
 
-    ``guard=True`` also solves for a fixed pseudo-random ``z`` (seed 0, entries in [−1, 1]): ``‖x‖∞``
-    with ``(I − P + 11ᵀ)ᵀ x = z`` is a lower estimate of ``‖(I − P + 11ᵀ)^{-T}‖∞``, so the solve's
+    ``guard=True`` also solves for a fixed pseudo-random ``z`` (seed 0, entries in [−1, 1]) and then
+    for ``sign(x)`` (:func:`_sign_probe`): the larger ``‖x‖∞`` of ``(I − P + 11ᵀ)ᵀ x = z`` and
+    ``= sign(x)`` is a lower estimate of ``‖(I − P + 11ᵀ)^{-T}‖∞``, so the solve's
     error is about ``u·S·‖x‖∞`` relative to ``‖μ‖∞`` (measured: at most 0.81·u·S·‖x‖∞ on two-block
     chains); instances with ``S·‖x‖∞ > 10⁴`` (parts of the chain coupled by ``δ ≲ 10⁻⁴``, where the
     solve's error grows like ``u/δ``) are recomputed by GTH on the host, accurate to a few ``u``
@@ -176,7 +196,9 @@ def _unichain_stationary(
     mu = mu / xp.sum(mu, axis=-1, keepdims=True)
     if not guard:
         return mu
-    ill = to_numpy(S * xp.max(xp.abs(X[..., 1]), axis=-1) > _GTH_CONDITION).reshape(-1)
+    x = X[..., 1]
+    norm = xp.maximum(xp.max(xp.abs(x), axis=-1), _sign_probe(xp, xp.matrix_transpose(M), x))
+    ill = to_numpy(S * norm > _GTH_CONDITION).reshape(-1)
     return (_gth_unichain(xp, P, what, only=ill, mu=mu) if ill.any() else mu), ill
 
 
@@ -216,8 +238,9 @@ def _relative_values(P: np.ndarray, b: np.ndarray, fixed: np.ndarray) -> np.ndar
 
 def _ill_conditioned(xp: Any, M: Any, rhs: Any) -> tuple[Any, np.ndarray]:
     """Solve ``M x = rhs`` with a second right-hand side, a fixed pseudo-random ``z`` (seed 1, entries
-    in [−1, 1]): ``S·‖M^{-1}z‖∞ > 10⁴`` flags (host mask) the instances where the solve may lose
-    four digits (``‖M^{-1}z‖∞`` is a lower estimate of ``‖M^{-1}‖∞``)."""
+    in [−1, 1]), then ``M y = sign(M^{-1}z)`` (:func:`_sign_probe`): ``S·max(‖M^{-1}z‖∞, ‖y‖∞) > 10⁴``
+    flags (host mask) the instances where the solve may lose four digits (both are lower estimates
+    of ``‖M^{-1}‖∞``)."""
     S = M.shape[-1]
     z = np.random.default_rng(1).uniform(-1.0, 1.0, size=(S, 1))
     z = xp.broadcast_to(xp.asarray(z, dtype=M.dtype, device=M.device), tuple(M.shape[:-1]) + (1,))
@@ -225,7 +248,8 @@ def _ill_conditioned(xp: Any, M: Any, rhs: Any) -> tuple[Any, np.ndarray]:
         X = xp.linalg.solve(M, xp.concat([rhs[..., None], z], axis=-1))
     except np.linalg.LinAlgError:  # numerically singular: every instance goes to the reduction
         return xp.zeros_like(rhs), np.ones(int(np.prod(M.shape[:-2])), dtype=bool)
-    ill = S * xp.max(xp.abs(X[..., 1]), axis=-1) > _GTH_CONDITION
+    x = X[..., 1]
+    ill = S * xp.maximum(xp.max(xp.abs(x), axis=-1), _sign_probe(xp, M, x)) > _GTH_CONDITION
     return X[..., 0], to_numpy(ill | ~xp.all(xp.isfinite(X[..., 0]), axis=-1)).reshape(-1)
 
 
@@ -245,8 +269,9 @@ def stationary_distribution(P: Any, *, check: bool = True, method: str = "solve"
     ``u·S·‖(I − P + 11ᵀ)^{-1}‖∞`` relative to ``‖μ‖∞``, plus ``2δ`` from the row sums. That norm
     is ``≳ 1/ε`` for parts of the chain coupled by probabilities ``ε`` (the error grows like
     ``u/ε``: 6.6e-2 relative at ``ε = 1e-14`` in float64, O(1) at ``ε = 1e-8`` in float32), so
-    ``method="solve"`` estimates it with a second right-hand side and redoes every instance with
-    ``S·‖(I − P + 11ᵀ)^{-T} z‖∞ > 10⁴`` (a fixed ``z``; a lower estimate of the norm) by GTH state
+    ``method="solve"`` estimates it (a second right-hand side, a fixed ``z``, then one more solve for
+    ``sign((I − P + 11ᵀ)^{-T} z)``: lower estimates of the norm) and redoes every instance whose
+    estimate times ``S`` exceeds ``10⁴`` by GTH state
     reduction (Grassmann, Taksar & Heyman 1985) on the host, accurate to a few ``u`` relative in
     every entry for any ``ε`` (O'Cinneide 1993), plus ``2δ``. The result is within about
     ``10⁴·u + 2δ`` of ``μ`` relative to ``‖μ‖∞`` (float64: 1.1e-12; float32: 6e-4, the price of
