@@ -151,22 +151,25 @@ def _fit(
         raise ValueError(f"seed must be an integer >= 0 or a numpy.random.Generator; got {seed!r}")
     t, x, e = _prepare(t, err, window, log_t=(kind == "algebraic"))
     n = x.shape[0]
+    # Centre x once on the full sample, so that the fits below see x − x̄ exact to round-off of
+    # the spread, not of |x|: the mean of t = 1e16 + 2k rounds by ~1 at that scale, and the
+    # shift entered S_xx as n·δ² (a 1-D fit's interval [0.949, 0.976] for an exact rate 0.949;
+    # runs in rows, all at rate 0.9, gave 0.90279 with an interval of width 1e-16 around it).
+    x0 = float(np.mean(x))
+    xc = x - x0
     if e.ndim == 2:  # runs in rows: Student t interval over the runs' own slopes
         from scipy.stats import t as student_t  # scipy.stats costs ~0.3 s to import: only here
 
-        a, b = _ols(np.broadcast_to(x, e.shape), np.log(e))
+        a, b = _ols(np.broadcast_to(xc, e.shape), np.log(e))
         r = e.shape[0]
-        intercept, slope = float(a.mean()), float(b.mean())
+        slope = float(b.mean())
+        intercept = float(a.mean()) - slope * x0
         half = float(student_t.ppf((1 + level) / 2, r - 1) * b.std(ddof=1) / math.sqrt(r))
         lo_s, hi_s = slope - half, slope + half
         n_boot = 0  # recorded as such: this interval is not a bootstrap
     else:  # pairs bootstrap, widened to at least the HC3 Student-t interval (Notes of fit_rate)
         y = np.log(e)
-        # Centre x once on the full sample: the resamples' own means are then exact to round-off
-        # of the spread, not of |x| (t = 1e16 + 2k otherwise gave a CI [0.949, 0.976] for an
-        # exact rate 0.949).
-        x0 = float(np.mean(x))
-        xc = x - x0
+        # (x centred above: the resamples' own means are then exact to round-off of the spread)
         a, b = _ols(xc[None, :], y[None, :])
         slope = float(b[0])
         intercept = float(a[0]) - slope * x0
