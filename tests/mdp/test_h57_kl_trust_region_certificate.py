@@ -118,3 +118,17 @@ def test_kkt_residual_covers_the_value_error_just_above_the_slater_cutoff(seed, 
     # 3e-3 to 1.3e-2 of err (seed 0, ξ = 1.2e-8: 4.1e-12 against 3.1e-10)
     assert err <= 1.01 * sol.kkt_residual, (err, sol.kkt_residual)
     assert sol.kkt_residual <= 1e-7  # and still certifies at the ladder's level
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+def test_slater_slack_is_accurate_near_the_cutoff(seed):
+    # ξ = b/ρ_G exactly (the largest slack is at d_E: KL ≥ 0 = KL(d_E ‖ d_E), and d_E is an occupancy).
+    # At CLARABEL's default tolerances the reported slack was off by up to 1.3e-8: seed 2 read 1.8e-8 for
+    # ξ = 5e-9 (below the cut-off, yet certified), 7.5e-9 for ξ = 0, 1.0e-8 for ξ = 2.5e-9.
+    mdp, dE = _kl_ball_around_an_occupancy(seed)
+    G, F = kl_divergence(dE), linear_utility(mdp.R)
+    rho = _scale(G, 3, 2, 1e-8)
+    for xi in (0.0, 2.5e-9, 5e-9, 2e-8):
+        sol = solve_general_utility(mdp, F, [(G, xi * rho)])
+        assert abs(sol.slater_slack - xi) <= 1e-10, (xi, sol.slater_slack)
+        assert (sol.kkt_residual == float("inf")) == (xi < 1e-8)
