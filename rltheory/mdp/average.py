@@ -346,10 +346,15 @@ def average_linear_program(
         when a flow below its 1e-10 feasibility tolerance was ignored) and
         ``bound`` = the Odoni gap of the policy's bias ``h^π`` plus its round-off
         (:func:`_policy_gap`), so that ``0 ≤ g* − gain ≤ bound`` and ``g* − g^policy(s) ≤ bound``
-        (Odoni) for the row-normalised model ``P/σ``, which is also the one the LP is built from. Multichain: ``bound`` = LP optimality
-        residual (primal infeasibility of ``(g, h)`` and ``|Σ α g − Σ r x*|``) plus its round-off
+        (Odoni) for the row-normalised model ``P/σ``, which is also the one the LP is built from.
+        Multichain: ``gain`` = :func:`gain_bias` of the returned policy (per state; the LP's duals
+        were off by 1.0 = max|r| when a transition of probability 2e-14 carried a gain
+        improvement, below HiGHS's tolerances), ``bias`` = the LP's ``h``, and ``bound`` = LP
+        optimality residual (primal
+        infeasibility of ``(g, h)`` and ``|Σ α g − Σ r x*|``) plus its round-off
         (:func:`_multichain_lp_residual`), ``≥`` the exact residual of the returned ``(g, h, x*)``
-        for ``P/σ`` (not a bound on ``|g − g*|``).
+        for ``P/σ`` (not a bound on ``|g − g*|``; the gap term bounds ``Σ_j α_j (g*(j) − g(j))``
+        up to the LP's own error).
 
     Raises
     ------
@@ -429,6 +434,13 @@ def average_linear_program(
     bias = from_host(np.stack(biases).reshape(batch + (S,)), mdp.P, mdp.dtype)
     occ = from_host(np.stack(occs).reshape(batch + (S, A)), mdp.P, mdp.dtype)
     if multichain:
+        # the LP's duals are only as good as HiGHS's 1e-10 tolerances: a constraint p·(g(1) − g(0)) ≥ 0
+        # with p = 2e-14 (a rare door to a better class) is met by g(0) = 0, and gains came back 1.0
+        # below g* (p = 2e-14) or 3e-8 above max r (p = 1e-9). The returned gain is the evaluation of
+        # the returned policy (as in the unichain branch); h stays the LP's (the policy's own bias,
+        # normalised by P*h = 0, need not satisfy g + h ≥ r + P h at the other actions). The residual
+        # then shows where the duals' g and the policy's disagree
+        gain = _evaluate(xp, policy_transition_matrix(mdp, pi), policy_reward(mdp, pi), True)[0]
         resid = _multichain_lp_residual(
             xp, mdp, gain, bias, occ, from_host(W.reshape(batch + (S,)), mdp.P, mdp.dtype)
         )

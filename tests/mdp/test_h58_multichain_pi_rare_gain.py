@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rltheory.mdp import FiniteMDP, average_policy_iteration
+from rltheory.mdp import FiniteMDP, average_linear_program, average_policy_iteration
 from rltheory.mdp.structure import chain_structure
 from rltheory.testing import exact_solve
 
@@ -115,3 +115,28 @@ def test_gain_step_does_not_read_round_off_inside_a_recurrent_class_as_an_improv
     new, D, allowed = _gain_step(np, P, g, pi, np.asarray(1e-12), 1e-15)
     np.testing.assert_array_equal(new, pi)
     assert np.all(D == 0.0) and np.all(allowed)
+
+
+LP_CASES = CASES + [
+    (_door, 1e-9, np.float64),
+    (_door, 1e-11, np.float64),
+    (_ladder, 1e-10, np.float64),
+]
+
+
+@pytest.mark.parametrize(("model", "p", "dtype"), LP_CASES)
+def test_multichain_lp_gain_is_the_exact_gain_of_its_policy(model, p, dtype):
+    # the multichain LP returned HiGHS's duals as gains: [0, 1] on the door at p = 2e-14 although
+    # its policy [1 1] has gain [1, 1]; g(0) = 1.00000003 > max r at p = 1e-9; on the ladder at
+    # p = 1e-14, g(2) = 0.5 for a policy whose gain there is 1 (all with converged=True and bounds
+    # ~1e-14). It now returns the evaluation of its policy: consistency with the exact rational gain
+    mdp = model(p, dtype)
+    res = average_linear_program(mdp, multichain=True)
+    P, R = np.asarray(mdp.P, dtype=np.float64), np.asarray(mdp.R, dtype=np.float64)
+    g_pi = _exact_gain(P, R, tuple(int(a) for a in np.asarray(res.policy)))
+    u = float(np.finfo(dtype).eps) / 2
+    np.testing.assert_allclose(
+        np.asarray(res.gain, dtype=np.float64), [float(x) for x in g_pi], rtol=0, atol=64 * 6 * u
+    )
+    if model is _door:  # there the LP's policy is also optimal (on the ladder it is not: open)
+        assert g_pi == _exact_optimal_gain(P, R)
