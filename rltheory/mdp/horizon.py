@@ -97,7 +97,13 @@ def backward_induction(fh: FiniteHorizonMDP) -> FiniteHorizonSolution:
         _horizon_scale(fh),
     )
     pi = xp.stack(pis[::-1], axis=-2)
-    value = xp.sum(fh.initial_distribution() * V[..., 0, :], axis=-1)
+    V0 = V[..., 0, :]
+    with np.errstate(over="ignore"):
+        value = xp.sum(fh.initial_distribution() * V0, axis=-1)
+    # Σ_s μ(s) V_0(s) is a convex combination and lies in [min V_0, max V_0]; μ is accepted with
+    # row sums 1 ± 1e-8, and at V_0 = 1.797e308 in both states, μ = (0.5, 0.5 + 1e-9) the float sum
+    # was inf (a finite V_0, returned as value = inf with numpy's overflow warning)
+    value = xp.minimum(xp.maximum(value, xp.min(V0, axis=-1)), xp.max(V0, axis=-1))
     return FiniteHorizonSolution(pi, V, Q, value)
 
 
