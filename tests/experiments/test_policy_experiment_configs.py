@@ -34,7 +34,7 @@ def test_the_presets_are_valid(module):
         (pg_vs_npg, {"npg_iterations": 0}, r"Config.npg_iterations must be an integer >= 1; got 0"),
         # one action: the limit L = S(A-1)/(A eta) is 0 and the gap to fit is 0
         (pg_vs_npg, {"rate_actions": 1}, r"Config.rate_actions must be an integer >= 2; got 1"),
-        (pg_vs_npg, {"rate_iterations": 2}, r"Config.rate_iterations must be an integer >= 3; got 2"),
+        (pg_vs_npg, {"rate_iterations": 6}, r"Config.rate_iterations must be an integer >= 7; got 6"),
         (pg_vs_npg, {"chain_gamma": 1.0}, r"Config.chain_gamma must be a finite number in \[0, 1\); got 1.0"),
         (pg_vs_npg, {"chain_slip": 1.5}, r"Config.chain_slip must be a finite number in \[0, 1\]; got 1.5"),
     ],
