@@ -30,13 +30,35 @@ __all__ = ["td_fixed_point_bound", "tvr_fixed_point_bound", "q_learning_bound"]
 _FLOAT_MAX_INT = int(np.finfo(np.float64).max)
 
 
-def _kappa(gamma: float, lam: float) -> float:
+def _lam(lam: Any) -> float:
     lam_f = _real_scalar(
         lam
     )  # numpy scalars and 0-d arrays as Python numbers; NaN for anything else
     if not (0.0 <= lam_f <= 1.0):
         raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
-    return gamma * (1.0 - lam_f) / (1.0 - gamma * lam_f)
+    return lam_f
+
+
+def _one_minus_gamma_lam(gamma: float, lam: float) -> float:
+    """``1 − γλ`` as ``(1 − γ) + γ(1 − λ)``: two terms ``≥ 0``, each to a rounding or two.
+
+    ``1.0 − γ·λ`` subtracts a rounded product from 1: near ``γλ = 1`` it kept only
+    ``ε/(1 − γλ)`` of its relative accuracy. ``1 − γ`` and ``1 − λ`` are exact for ``γ, λ ≥ 1/2``
+    (Sterbenz) and well conditioned below.
+    """
+    return (1.0 - gamma) + gamma * (1.0 - lam)
+
+
+def _one_minus_kappa_sq(gamma: float, lam: float) -> float:
+    """``1 − κ²`` for ``κ = γ(1−λ)/(1−γλ)``, as ``(1 − κ)(1 + κ)`` with ``1 − κ = (1−γ)/(1−γλ)``.
+
+    Relative error a few ``ε`` for every ``γ ∈ [0, 1)``, ``λ ∈ [0, 1]``. ``1 − κ**2`` cancelled
+    as ``κ → 1``: at ``γ = 1 − 4e-16`` (``λ = 0.9``) it came out 10% large and the bound 4.7% below
+    its exact value; at ``γ = 1 − 2.1e-15`` (``λ = 0.5``) 1.3% below.
+    """
+    omg = _one_minus_gamma_lam(gamma, lam)
+    kappa = gamma * (1.0 - lam) / omg
+    return ((1.0 - gamma) / omg) * (1.0 + kappa)
 
 
 def td_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
@@ -58,14 +80,17 @@ def td_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.
     (Pythagoras). For TD(0) this is ``1/√(1−γ²)``; it is never larger than
     :func:`tvr_fixed_point_bound`.
 
+    ``1 − κ²`` is evaluated as ``(1 − κ)(1 + κ)`` with ``1 − κ = (1−γ)/(1−γλ)`` (no cancellation),
+    so the factor is within a few ``ε`` of its exact value also for ``γ`` within ``1e-15`` of 1.
+
     Examples
     --------
     >>> round(float(td_fixed_point_bound(1.0, gamma=0.6)), 6)
     1.25
     """
     g = _gamma(gamma)
-    kappa = _kappa(g, lam)
-    return _nonneg(projection_error, "projection_error") / math.sqrt(1.0 - kappa**2)
+    lam_f = _lam(lam)
+    return _nonneg(projection_error, "projection_error") / math.sqrt(_one_minus_kappa_sq(g, lam_f))
 
 
 def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
@@ -82,8 +107,10 @@ def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0
     2.0
     """
     g = _gamma(gamma)
-    _kappa(g, lam)
-    return _nonneg(projection_error, "projection_error") * (1.0 - _real_scalar(lam) * g) / (1.0 - g)
+    lam_f = _lam(lam)
+    return _nonneg(projection_error, "projection_error") * (
+        _one_minus_gamma_lam(g, lam_f) / (1.0 - g)
+    )
 
 
 def _log_union(n_pairs: int, horizon: int, delta: Any) -> float:
