@@ -57,7 +57,14 @@ from .average_evaluation import (
     _roundoff,
     gain_bias,
 )
-from .average_pi import _centered, _centred_error, _policy_gap, average_policy_iteration
+from .average_pi import (
+    _centered,
+    _centred_error,
+    _gain_rtol,
+    _gain_step,
+    _policy_gap,
+    average_policy_iteration,
+)
 from .bellman import (
     _greedy,
     _q_values,
@@ -354,7 +361,9 @@ def average_linear_program(
         infeasibility of ``(g, h)`` and ``|Σ α g − Σ r x*|``) plus its round-off
         (:func:`_multichain_lp_residual`), ``≥`` the exact residual of the returned ``(g, h, x*)``
         for ``P/σ`` (not a bound on ``|g − g*|``; the gap term bounds ``Σ_j α_j (g*(j) − g(j))``
-        up to the LP's own error).
+        up to the LP's own error). ``converged=False`` with a ConvergenceWarning when the gain step
+        of multichain policy iteration (:func:`rltheory.mdp.average_pi._gain_step`) finds a gain
+        improvement of the returned policy that the LP's tolerances hid.
 
     Raises
     ------
@@ -444,6 +453,24 @@ def average_linear_program(
         resid = _multichain_lp_residual(
             xp, mdp, gain, bias, occ, from_host(W.reshape(batch + (S,)), mdp.P, mdp.dtype)
         )
+        # the residual is no bound on g* − g: a gain improvement p·Δg through a transition of
+        # probability p is a residual of p·Δg. Policy iteration's gain step (with its error bars)
+        # on the returned policy decides whether the LP's tolerances hid one (two-door ladder,
+        # p = 1e-10: policy 0.8 below g* at two states, residual 1.1e-5)
+        ro = _roundoff(mdp)
+        tau = _gain_rtol(ro.u, S) * xp.max(xp.abs(mdp.R), axis=(-2, -1))
+        better = to_numpy(_gain_step(xp, mdp.P, gain, pi, tau, ro.a)[0] != pi)
+        if better.any():
+            idx = tuple(int(j) for j in np.argwhere(better)[0])
+            warnings.warn(
+                f"average_linear_program(multichain=True): the LP's policy misses a gain improvement at "
+                f"state {idx[-1]}{f' (batch index {idx[:-1]})' if idx[:-1] else ''} (a transition "
+                "below HiGHS's 1e-10 tolerances); use average_policy_iteration(mdp, multichain=True, "
+                "pi0=result.policy)",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        converged = not better.any()
     else:
         # Odoni: value(x*) <= g* <= max_s (T h - h)(s) for a feasible x*. HiGHS meets the flow
         # constraints to 1e-10 only, so a flow δ·x(s, a) below that (a leak with probability
@@ -457,9 +484,10 @@ def average_linear_program(
         # max(T h − h) − gain of the LP's duals was −0.55 with |gain − g*| = 0.357 (float32) and 0
         # with |gain − g*| = 5.5e-11 (float64, rewards 1e6)
         resid = _policy_gap(xp, mdp, _roundoff(mdp), pi, gain, h_pi)
+        converged = True
     rec = TraceRecorder()
     rec.record(1, bound=resid)
     method = "multichain_linear_program" if multichain else "unichain_linear_program"
     return AverageRewardSolution(
-        pi, gain, bias, 1, True, resid, rec.finish(), method, occupancy=occ
+        pi, gain, bias, 1, converged, resid, rec.finish(), method, occupancy=occ
     )

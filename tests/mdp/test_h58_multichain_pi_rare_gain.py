@@ -11,11 +11,13 @@ deterministic policy of the row-normalised float model in ``fractions.Fraction``
 from __future__ import annotations
 
 import itertools
+import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+from rltheory.errors import ConvergenceWarning
 from rltheory.mdp import FiniteMDP, average_linear_program, average_policy_iteration
 from rltheory.mdp.structure import chain_structure
 from rltheory.testing import exact_solve
@@ -131,7 +133,11 @@ def test_multichain_lp_gain_is_the_exact_gain_of_its_policy(model, p, dtype):
     # p = 1e-14, g(2) = 0.5 for a policy whose gain there is 1 (all with converged=True and bounds
     # ~1e-14). It now returns the evaluation of its policy: consistency with the exact rational gain
     mdp = model(p, dtype)
-    res = average_linear_program(mdp, multichain=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = average_linear_program(mdp, multichain=True)
+    # a policy the LP's tolerances left suboptimal is flagged (see the next test)
+    assert res.converged == (not any(w.category is ConvergenceWarning for w in caught))
     P, R = np.asarray(mdp.P, dtype=np.float64), np.asarray(mdp.R, dtype=np.float64)
     g_pi = _exact_gain(P, R, tuple(int(a) for a in np.asarray(res.policy)))
     u = float(np.finfo(dtype).eps) / 2
@@ -140,3 +146,20 @@ def test_multichain_lp_gain_is_the_exact_gain_of_its_policy(model, p, dtype):
     )
     if model is _door:  # there the LP's policy is also optimal (on the ladder it is not: open)
         assert g_pi == _exact_optimal_gain(P, R)
+
+
+@pytest.mark.parametrize("p", [1e-14, 1e-10])
+def test_multichain_lp_does_not_report_a_suboptimal_policy_as_converged(p):
+    # on the two-door ladder the LP's policy stays in the 0.2 pair (gain 0.2 at states 0 and 1,
+    # g* = 1) and was returned converged with a residual of 1.1e-5 (p = 1e-10); PI's gain step now
+    # finds the hidden improvement, and PI started from that policy reaches g* exactly
+    mdp = _ladder(p, np.float64)
+    P, R = np.asarray(mdp.P), np.asarray(mdp.R)
+    with pytest.warns(ConvergenceWarning, match=r"misses a gain improvement at state 0"):
+        res = average_linear_program(mdp, multichain=True)
+    assert not res.converged
+    assert _exact_gain(P, R, tuple(int(a) for a in np.asarray(res.policy))) != _exact_optimal_gain(
+        P, R
+    )
+    pi = average_policy_iteration(mdp, multichain=True, pi0=res.policy).policy
+    assert _exact_gain(P, R, tuple(int(a) for a in np.asarray(pi))) == _exact_optimal_gain(P, R)
