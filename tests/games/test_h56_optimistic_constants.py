@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from rltheory.bounds.games import optimistic_first_round, optimistic_gap_bound
+from rltheory.bounds.games import optimistic_first_round, optimistic_gap_bound, optimistic_max_step
 from rltheory.games import ogda, optimistic_hedge
 from rltheory.games.zoo import rock_paper_scissors
 from rltheory.testing import matrix_games
@@ -227,3 +227,69 @@ def test_omwu_runs_depend_on_the_payoff_range_only():
 def test_bad_arguments_are_named(call, err, msg):
     with pytest.raises(err, match=msg):
         call()
+
+
+def _project(v):
+    """Euclidean projection onto the simplex by bisection on the threshold (independent of
+    :func:`rltheory.games.project_simplex`, which is sort-based)."""
+    lo, hi = float(v.min()) - 1.0, float(v.max())
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if np.maximum(v - mid, 0.0).sum() > 1.0:
+            lo = mid
+        else:
+            hi = mid
+    z = np.maximum(v - (lo + hi) / 2.0, 0.0)
+    return z / z.sum()
+
+
+def _ogda_reference(A, eta, T):
+    """OGDA written out: ``x_1 = x̂_1`` uniform, ``x̂_{t+1} = Π(x̂_t + η u_t)``,
+    ``x_{t+1} = Π(x̂_{t+1} + η u_t)``."""
+    m, n = A.shape
+    x, y = np.full(m, 1.0 / m), np.full(n, 1.0 / n)
+    xh, yh = x, y
+    xs, ys, us, vs = [], [], [], []
+    for _ in range(T):
+        u, v = A @ y, -(A.T @ x)
+        xs.append(x)
+        ys.append(y)
+        us.append(u)
+        vs.append(v)
+        xh, yh = _project(xh + eta * u), _project(yh + eta * v)
+        x, y = _project(xh + eta * u), _project(yh + eta * v)
+    return np.array(xs), np.array(ys), np.array(us), np.array(vs)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_each_ogda_player_is_rvu_with_the_constants_of_prop5(seed):
+    # Prop. 5 (as cited, not verified against the text) for one player of rltheory's OGDA, in
+    # the ℓ₂ norm, on u_0 = c·1, u_1, … (c = mean of u_1, the best constant in ℓ₂): at every T,
+    # Reg(T) ≤ (1 − 1/k)/(2η) + η Σ_{t≤T} ‖u_t − u_{t−1}‖₂² − (1/(8η)) Σ_{t≤T} ‖x_t − x_{t−1}‖₂²,
+    # at the default step and at optimistic_max_step(‖A‖₂) = 1/(√8‖A‖₂), the largest step the
+    # two-player cancellation allows. The written-out OGDA agrees with ogda first.
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((4, 3))
+    T = 150
+    L = float(np.linalg.norm(A, 2))
+    for eta in (None, optimistic_max_step(L)):
+        res = ogda(A, T, eta=eta)
+        e = float(res.eta[0])
+        xs, ys, us, vs = _ogda_reference(A, e, T)
+        np.testing.assert_allclose(res.x, xs.mean(axis=0), atol=1e-10)
+        np.testing.assert_allclose(res.y, ys.mean(axis=0), atol=1e-10)
+        for w, u in ((xs, us), (ys, vs)):
+            k = w.shape[1]
+            du = np.diff(np.vstack([np.full(k, u[0].mean()), u]), axis=0)
+            dw = np.diff(np.vstack([w[:1], w]), axis=0)
+            beta = e * np.cumsum(np.sum(du * du, axis=1))
+            gamma = np.cumsum(np.sum(dw * dw, axis=1)) / (8.0 * e)
+            reg = np.cumsum(u, axis=0).max(axis=1) - np.cumsum(np.sum(w * u, axis=1))
+            D = (1.0 - 1.0 / k) / 2.0
+            assert np.all(reg <= D / e + beta - gamma + 1e-9 * L * np.arange(1, T + 1))
+        # and the summed bound at that step
+        t = np.arange(1, T + 1)
+        b = optimistic_gap_bound(
+            t, 3.0 / 8.0, 1.0 / 3.0, e, first_round=float(optimistic_first_round(A, euclidean=True))
+        )
+        assert np.all(np.asarray(res.trace["gap_avg"]) <= b + 1e-12)
