@@ -277,7 +277,7 @@ def projected_fixed_point(
     ``cond(√DΦ)²`` on top. ``values`` is ``Ψw``, accurate to about ``cond(√DΦ)·ε/(1−γ)``
     relative to ``max|V^π|`` (measured against 80-digit arithmetic), where a direct solve of
     ``Aθ = b`` was off by more than ``max|V^π|`` for nearly collinear features. ``A`` and ``b``
-    are still returned in the coordinates of ``Φ``.
+    are returned in the coordinates of ``Φ`` (``±inf`` where they leave the float range).
 
     Examples
     --------
@@ -288,20 +288,36 @@ def projected_fixed_point(
     >>> float(fp.theta[0])  # constant feature: the stationary-average reward over (1 - gamma)
     1.0
     """
+    return _fixed_point(mdp, pi, Phi, lam, d, "projected_fixed_point")[0]
+
+
+def _fixed_point(
+    mdp: FiniteMDP, pi: Any, Phi: Any, lam: Any, d: Any, who: str
+) -> tuple[TDFixedPoint, Any, Any, Any, int]:
+    """:func:`projected_fixed_point` (validating, ``who`` names the caller), and the same system
+    for the features ``Φ/2^e`` with ``2^e ≤ max|Φ| < 2^{e+1}``: ``(fp, A_s, b_s, θ*_s, e)`` with
+    ``A = 4^e A_s``, ``b = 2^e b_s``, ``θ* = 2^{−e} θ*_s`` (exact powers of 2).
+
+    Solved at the unit scale and scaled back: ``A``, ``b`` are ``±inf`` with the right sign where
+    they leave the float range (at ``|φ| = 1e300`` the products overflowed with numpy's warning
+    and infinities of the wrong sign); ``A_s``, ``b_s`` stay in range.
+    """
     if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
         got = (
             type(mdp).__name__
             if not isinstance(mdp, FiniteMDP)
             else f"gamma={mdp.gamma}, batch_shape={mdp.batch_shape}"
         )
-        raise ValueError(f"projected_fixed_point needs a single discounted FiniteMDP; got {got}")
+        raise ValueError(f"{who} needs a single discounted FiniteMDP; got {got}")
     lam_ = real_scalar(lam)  # Python or numpy real; NaN (failing the range) for anything else
     if not 0.0 <= lam_ <= 1.0:
         raise ValueError(f"lam must lie in [0, 1]; got {lam!r}")
     lam = lam_
     xp = mdp.xp
     g = float(mdp.gamma)
-    F = _features(mdp, Phi)
+    F0 = _features(mdp, Phi)
+    e = _exponent(F0, xp)
+    F = _pow2(F0, -e)  # max|F| in [1, 2): A = 4^e A_s cannot overflow in the solve
     Ppi = policy_transition_matrix(mdp, pi)
     r = policy_reward(mdp, pi)
     if d is None:
@@ -330,15 +346,42 @@ def projected_fixed_point(
         At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp
     )
     w = xp.linalg.solve(At, bt[:, None])
-    theta = (T @ w)[:, 0]
+    theta_s = (T @ w)[:, 0]
     values = (Psi @ w)[:, 0]
     V = evaluate_policy(mdp, pi)
     err = float(_weighted_norm(values - V, d))
     proj = (Psi @ (xp.matrix_transpose(sdU) @ V[:, None]))[:, 0]  # Π_D V = Ψ Ψᵀ D V
     perr = float(_weighted_norm(proj - V, d))
-    return TDFixedPoint(
-        theta=theta, A=A, b=b, d=d, values=values, V=V, error=err, projection_error=perr
-    )
+    with np.errstate(
+        over="ignore", under="ignore"
+    ):  # ±inf (or 0) where the exact value leaves the range
+        fp = TDFixedPoint(
+            theta=_pow2(theta_s, -e),
+            A=_pow2(A, 2 * e),
+            b=_pow2(b, e),
+            d=d,
+            values=values,
+            V=V,
+            error=err,
+            projection_error=perr,
+        )
+    return fp, A, b, theta_s, e
+
+
+def _exponent(x: Any, xp: Any) -> int:
+    """``e`` with ``2^e ≤ max|x| < 2^{e+1}`` (0 for an all-zero ``x``). Host sync."""
+    m = float(xp.max(xp.abs(x))) if math.prod(x.shape) else 0.0
+    return math.frexp(m)[1] - 1 if m > 0 else 0
+
+
+def _pow2(x: Any, e: int) -> Any:
+    """``x·2^e`` by factors of at most ``2^±60`` (within float32's range; exact unless the result
+    leaves the float range)."""
+    while e:
+        k = max(-60, min(60, e))
+        x = x * math.ldexp(1.0, k)
+        e -= k
+    return x
 
 
 def _check_td_matrix(At: Any, level: Any, S: int, xp: Any) -> None:
@@ -400,29 +443,40 @@ def expected_td(
         raise ValueError(f"step_size must be finite; got {step_size!r}")
     step_size = a
     iterations = _int(iterations, "iterations", 0)
-    fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
+    fp, A, b, theta_star, e = _fixed_point(mdp, pi, Phi, lam, d, "expected_td")
     xp = mdp.xp
-    F = _features(mdp, Phi)
-    theta = xp.zeros(fp.theta.shape, dtype=mdp.dtype, device=F.device)
+    # iterated for the features Φ/2^e (max entry in [1, 2)): θ_s = 2^e θ, A_s = A/4^e, b_s = b/2^e
+    # and α_s = 4^e α give the same iterates to the bit, but A_s and α_s·A_s stay in range where A
+    # itself does not (|φ| = 1e300 in float64, 1e±30 in float32: A was inf or 0, and the run
+    # failed inside numpy or was refused with "rho(I − αA) = 1 > 1")
+    F = _pow2(_features(mdp, Phi), -e)
+    try:
+        alpha = math.ldexp(step_size, 2 * e)
+    except OverflowError:
+        alpha = math.inf
+    theta = xp.zeros(theta_star.shape, dtype=mdp.dtype, device=F.device)
     rec = TraceRecorder()
     # a step beyond the stability limit makes θ_k overflow: refused below with the spectral radius,
     # not numpy's overflow warnings and a NaN trace
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         for k in range(iterations + 1):
-            rec.record(k, error=_weighted_norm(F @ (theta - fp.theta), fp.d), theta=theta)
-            theta = theta + step_size * (fp.b - fp.A @ theta)
+            rec.record(
+                k, error=_weighted_norm(F @ (theta - theta_star), fp.d), theta=_pow2(theta, -e)
+            )
+            theta = theta + alpha * (b - A @ theta)
     trace = rec.finish()
-    _check_td_finite(trace, fp.A, step_size)
+    _check_td_finite(trace, A, alpha, step_size, e)
     return trace
 
 
-def _check_td_finite(trace: Trace, A: Any, step_size: float) -> None:
+def _check_td_finite(trace: Trace, A: Any, alpha: float, step_size: float, e: int) -> None:
     """Raise ``ValueError`` where the recorded ``θ_k`` of :func:`expected_td` are not finite.
 
     ``θ_k − θ* = (I − αA)^k (θ_0 − θ*)`` grows without bound when the spectral radius
     ``ρ(I − αA) > 1`` (a step beyond the stability limit, or an off-policy ``A`` with an eigenvalue
-    in the left half-plane); once it overflowed the trace held ``inf``/NaN with numpy's warnings
-    only. The message names the first such iteration and ``ρ(I − αA)``.
+    in the left half-plane). The message names the first such iteration and ``ρ(I − αA) =
+    ρ(I − α_s A_s)`` (``α_s = 4^e α``, ``A_s = A/4^e``: in range); a convergent run whose
+    ``θ = 2^{−e}θ_s`` leaves the float range (tiny features) says that instead.
     """
     theta = np.asarray(to_numpy(trace["theta"]))
     bad = ~np.all(np.isfinite(theta), axis=-1)
@@ -430,7 +484,15 @@ def _check_td_finite(trace: Trace, A: Any, step_size: float) -> None:
         return
     k = int(trace.iteration[int(np.argmax(bad))])
     Ah = np.asarray(to_numpy(A), dtype=np.float64)
-    rho = float(np.max(np.abs(np.linalg.eigvals(np.eye(Ah.shape[0]) - step_size * Ah))))
+    with np.errstate(over="ignore", invalid="ignore"):
+        M = np.eye(Ah.shape[0]) - alpha * Ah
+    rho = float(np.max(np.abs(np.linalg.eigvals(M)))) if np.all(np.isfinite(M)) else math.inf
+    if rho < 1.0:
+        raise ValueError(
+            f"expected_td: theta_k is beyond the float range from iteration k = {k} on (the "
+            f"iteration converges, rho(I - alpha A) = {rho:.6g}, but theta scales as 1/|Phi| and "
+            f"max|Phi| < 2^{e + 1}): scale the features up"
+        )
     raise ValueError(
         f"expected_td diverged: theta_k is not finite from iteration k = {k} on; the iteration "
         f"theta <- theta + alpha (b - A theta) has spectral radius rho(I - alpha A) = {rho:.6g} > 1 at "
