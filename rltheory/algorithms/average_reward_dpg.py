@@ -299,6 +299,8 @@ def off_policy_dpg(
         ``record_every`` not an integer ``≥ 1``; ``theta0`` not of shape ``(S,)`` or with a NaN or
         infinite entry (``InvalidModelError``, naming it).
         A step size ``critic_step(t)`` or ``actor_step(t)`` not a finite number ``> 0`` (``t`` named).
+        The run diverges: a behaviour action whose reward or logits leave the float range, or a
+        critic or actor update that overflows (the step ``t`` and state named).
     TypeError
         ``critic_step`` or ``actor_step`` not callable, or returning a non-number.
     """
@@ -321,23 +323,44 @@ def off_policy_dpg(
     rec = TraceRecorder()
     eps = gen.standard_normal(T)
     uu = gen.random(T)
-    for t in range(T):
-        if t % every == 0:
-            grad, J = dpg_gradient(model, theta)
-            rec.record(t, gain=J, grad_norm_sq=float(grad @ grad), gain_estimate=eta)
-        u = theta[s] + noise * eps[t]
-        z = model.L[s] + u * model.K[s]
-        p = np.exp(z - z.max())
-        s2 = _draw(np.cumsum(p / p.sum()), uu[t])
-        r = model.r0[s] + model.r1[s] * u - model.c * u * u
-        x = u - theta[s]
-        delta = r - eta + v[s2] - (v[s] + w[s] * x)
-        a = _step(critic_step, t, "critic_step")
-        v[s] += a * delta
-        w[s] += a * delta * x
-        eta += a * delta
-        theta[s] += _step(actor_step, t, "actor_step") * w[s]
-        s = s2
+    # (a non-finite sample or iterate is named below, without numpy's overflow warnings)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for t in range(T):
+            if t % every == 0:
+                grad, J = dpg_gradient(model, theta)
+                rec.record(t, gain=J, grad_norm_sq=float(grad @ grad), gain_estimate=eta)
+            u = theta[s] + noise * eps[t]
+            z = model.L[s] + u * model.K[s]
+            r = model.r0[s] + model.r1[s] * u - (model.c * u) * u
+            zmax = z.max()  # NaN if any logit is (a logit of -inf is a probability 0, as it should)
+            if not (math.isfinite(r) and math.isfinite(zmax)):
+                # NaN logits drew s' = 0 whatever the exact (deterministic) transition, and the
+                # run went on until a NaN theta was blamed on the argument: "theta must be finite"
+                raise ValueError(
+                    f"off_policy_dpg diverged: at step t = {t} the behaviour action u = {float(u)!r} at "
+                    f"state s = {s} (theta[{s}] = {float(theta[s])!r}, noise = {noise!r}) puts the "
+                    f"reward or the logits L[s] + u K[s] beyond the float range; use smaller "
+                    f"steps or noise"
+                )
+            p = np.exp(z - zmax)
+            s2 = _draw(np.cumsum(p / p.sum()), uu[t])
+            x = u - theta[s]
+            delta = r - eta + v[s2] - (v[s] + w[s] * x)
+            a = _step(critic_step, t, "critic_step")
+            v[s] += a * delta
+            w[s] += a * delta * x
+            eta += a * delta
+            b = _step(actor_step, t, "actor_step")
+            theta[s] += b * w[s]
+            if not (math.isfinite(eta) and math.isfinite(v[s]) and math.isfinite(theta[s])):
+                # (w[s] is finite when theta[s] is); overflow warnings and a NaN theta blamed on
+                # the argument ("theta must be finite; theta(s=0) = nan") at the next record before
+                raise ValueError(
+                    f"off_policy_dpg diverged: the critic or the actor overflowed at step t = {t}, "
+                    f"state s = {s} (critic_step({t}) = {a!r}, actor_step({t}) = {b!r}); "
+                    f"use smaller steps"
+                )
+            s = s2
     grad, J = dpg_gradient(model, theta)
     rec.record(T, gain=J, grad_norm_sq=float(grad @ grad), gain_estimate=eta)
     return theta, rec.finish()
