@@ -97,7 +97,9 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     ------
     ValueError
         Shapes that are not square ``(..., k, k)`` of equal shape, a non-finite entry (located),
-        or an ``rtol`` that is not a finite number ``≥ 0``.
+        a matrix that is not positive semidefinite (an eigenvalue of its symmetric part below
+        ``−k·cut`` times its largest, ``cut = max(rtol, k·eps)``; the batch index and the
+        eigenvalue), or an ``rtol`` that is not a finite number ``≥ 0``.
 
     Examples
     --------
@@ -138,6 +140,9 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
         Tsym = (Tn + xp.matrix_transpose(Tn)) / 2
         M = xp.matrix_transpose(U) @ Tsym @ U
         tscale = float(xp.max(xp.abs(Tsym)))
+        _check_psd(w, scale, cut * k, "sigma_data", b, Tb.shape[0], ed)
+        wt = xp.linalg.eigvalsh(Tsym)
+        _check_psd(wt, float(xp.max(xp.abs(wt))), cut * k, "sigma_target", b, Tb.shape[0], et)
         null = ~keep
         if bool(xp.any(null)):
             nn = xp.where(null[:, None] & null[None, :], M, xp.zeros_like(M))
@@ -155,6 +160,21 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
         except OverflowError:  # the ratio of the scales is beyond the float range
             return float("inf")
     return worst
+
+
+def _check_psd(w: Any, scale: float, tol: float, name: str, b: int, n: int, e: int) -> None:
+    """``ValueError`` when the eigenvalues ``w`` of a covariance (scaled by ``2^-e``) reach below
+    ``−tol·scale``: a covariance ``E[φφᵀ]`` is positive semidefinite, and for an indefinite one the
+    ratio is no coverage coefficient (``Σ_target = −I`` gave ``κ = 0``, ``Σ_data = −I`` gave ``∞``).
+    Eigenvalues within the rank cut of 0 are rounding and pass."""
+    low = float(w[0])  # eigh/eigvalsh: ascending
+    if low < -tol * scale:
+        at = f" at batch index {b}" if n > 1 else ""
+        raise ValueError(
+            f"{name} must be positive semidefinite (a covariance E[phi phi^T]); its symmetric part{at} "
+            f"has the eigenvalue {math.ldexp(low, e):.6g} (largest |eigenvalue| "
+            f"{math.ldexp(scale, e):.6g})"
+        )
 
 
 def _pow2_scale(x: Any, e: int) -> Any:
