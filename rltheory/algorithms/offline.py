@@ -95,7 +95,9 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- methods
-def certainty_equivalence(data: EpisodeDataset, *, features: Any = None, ridge: float = 1.0) -> OfflineResult:
+def certainty_equivalence(
+    data: EpisodeDataset, *, features: Any = None, ridge: float = 1.0
+) -> OfflineResult:
     r"""Greedy (non-pessimistic) offline planning: VI in the empirical model, or linear FQI.
 
     Tabular (``features=None``): ``Q̂_h = r̂_h + P̂_h V̂_{h+1}`` on visited pairs and
@@ -144,7 +146,8 @@ def certainty_equivalence(data: EpisodeDataset, *, features: Any = None, ridge: 
             with np.errstate(over="ignore"):
                 y = st.r + v[st.s2]
             if not np.all(np.isfinite(y)):  # V̂_h beyond the float range: Q̂ was inf, silently
-                k = int(np.argmax(~np.isfinite(y)))  # all episodes feed every step: sample k is episode k
+                # all episodes feed every step: sample k is episode k
+                k = int(np.argmax(~np.isfinite(y)))
                 raise ValueError(
                     f"certainty_equivalence: the target r + V̂_{h + 1}(s') at step h={h} exceeds the float range "
                     f"(episode k={k}: rewards[k={k}, h={h}] = {st.r[k]:.6g}, V̂_{h + 1}(s'={int(st.s2[k])}) = "
@@ -156,7 +159,9 @@ def certainty_equivalence(data: EpisodeDataset, *, features: Any = None, ridge: 
         pol, Q, V, G = _recursion(H, S, A, backup, clip=False)
         return OfflineResult(pol, Q, V, G, counts, "certainty_equivalence")
     res = _linear_vi(data, features, ridge=ridge, beta=0.0, clip=False)
-    return OfflineResult(res.policy, res.Q, res.V, res.bonus, counts, "fitted_q_iteration", None, res.Lambda)
+    return OfflineResult(
+        res.policy, res.Q, res.V, res.bonus, counts, "fitted_q_iteration", None, res.Lambda
+    )
 
 
 def lcb_vi(
@@ -223,25 +228,31 @@ def lcb_vi(
     data = _check_data(data, "lcb_vi", unit_rewards=True)
     dlt = _prob(delta)
     H, S, A = data.H, data.S, data.A
-    steps = _steps(data, split=_flag(split, 'split'))  # split='False' (truthy) split the data
+    steps = _steps(data, split=_flag(split, "split"))  # split='False' (truthy) split the data
     counts = np.stack([_group(st, S, A, st.r)[0] for st in steps]).astype(np.int64)
     # ln(1/δ') with δ' = δ/(HSA), from the logarithms: δ' underflows to 0 for a subnormal δ
     log_inv = math.log(H * S * A) - math.log(dlt)
     given = None
     if isinstance(bonus, str):
         if bonus not in ("hoeffding", "bernstein"):
-            raise ValueError(f"bonus must be 'hoeffding', 'bernstein' or an (H, S, A) array; got {bonus!r}")
+            raise ValueError(
+                f"bonus must be 'hoeffding', 'bernstein' or an (H, S, A) array; got {bonus!r}"
+            )
     else:
         # a float cast dropped a complex bonus' imaginary part (with a warning) and ran; NaN was not located
         if np.asarray(to_numpy(bonus)).dtype == np.bool_:  # True/False were read as the radii 1/0
             raise TypeError("a given bonus must hold real numbers (radii); got a boolean array")
         given = _real_host(bonus, "bonus")
         if given.shape != (H, S, A):
-            raise ValueError(f"a given bonus must be a finite non-negative (H, S, A) = {(H, S, A)} array; got shape {given.shape}")
+            raise ValueError(
+                f"a given bonus must be a finite non-negative (H, S, A) = {(H, S, A)} array; got shape {given.shape}"
+            )
         check_finite(given, "bonus", ("h", "s", "a"))
         if np.any(given < 0):
             h, s, a = (int(i) for i in np.argwhere(given < 0)[0])
-            raise ValueError(f"a given bonus must be non-negative; bonus(h={h}, s={s}, a={a}) = {given[h, s, a]:.6g}")
+            raise ValueError(
+                f"a given bonus must be non-negative; bonus(h={h}, s={s}, a={a}) = {given[h, s, a]:.6g}"
+            )
 
     def backup(h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         st = steps[h]
@@ -252,7 +263,8 @@ def lcb_vi(
         elif bonus == "hoeffding":
             b = _hoeffding(n, np.asarray(B), math.log(2.0) + log_inv)  # hoeffding_radius(n, B, δ')
         else:
-            b = _bernstein(n, var, np.asarray(B), math.log(4.0) + log_inv)  # empirical_bernstein_radius(n, V_n, B, δ')
+            # empirical_bernstein_radius(n, V_n, B, δ')
+            b = _bernstein(n, var, np.asarray(B), math.log(4.0) + log_inv)
         return mean, b, n > 0
 
     pol, Q, V, G = _recursion(H, S, A, backup, clip=True)
@@ -261,7 +273,13 @@ def lcb_vi(
 
 
 def _linear_vi(
-    data: EpisodeDataset, features: Any, *, ridge: float, beta: Any, clip: bool, split: bool = False,
+    data: EpisodeDataset,
+    features: Any,
+    *,
+    ridge: float,
+    beta: Any,
+    clip: bool,
+    split: bool = False,
     delta: float | None = None,
 ) -> OfflineResult:
     """Least-squares VI; ``beta`` a number or ``"self-normalized"`` (per-step β_h from Λ_h)."""
@@ -275,39 +293,56 @@ def _linear_vi(
 
     def backup(h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         st = steps[h]
-        Lam, X = _ridge(st, phi[h], float(ridge), h)
-        Lams[h] = Lam
+        # solved at the unit scale of the step's sample features: φ/2^e, λ/4^e (exact for normal
+        # numbers, so φᵀŵ, φᵀΛ⁻¹φ and ln det(Λ/λ) are unchanged, bit for bit when nothing under- or
+        # overflows). At |φ| ~ 1e-160 with λ = 0, Λ ~ 3e-320 was subnormal: φᵀŵ = 0.500006 for the
+        # sample mean 0.5, and at 1e-162 Λ was refused as singular
+        e = _unit_exponent(phi[h][st.s, st.a], phi[h], float(ridge))
+        ph = np.ldexp(phi[h], -e)
+        ridge_s = math.ldexp(float(ridge), -2 * e)
+        Lam, X = _ridge(st, ph, ridge_s, h)
+        with np.errstate(over="ignore"):
+            Lams[h] = np.ldexp(Lam, 2 * e)  # Λ_h itself, as the result reports it
+        if not np.all(np.isfinite(Lams[h])):
+            raise ValueError(
+                f"Λ_{h} = Σ φφᵀ + ridge·I overflows at step h={h}; rescale the features "
+                f"(max |features| = {float(np.max(np.abs(phi[h]))):.3g})"
+            )
         with np.errstate(over="ignore"):
             y = st.r + v[st.s2]
         try:
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
                 w = np.linalg.solve(Lam, X.T @ y)
-            Z = np.linalg.solve(Lam, phi[h].reshape(-1, d).T).T
+            Z = np.linalg.solve(Lam, ph.reshape(-1, d).T).T
         except np.linalg.LinAlgError:
             raise ValueError(
                 f"Λ_{h} = Σ φφᵀ + {ridge}·I is singular at step h={h}; use ridge > 0 or features spanned by the data"
             ) from None
         with np.errstate(over="ignore", invalid="ignore"):
-            est = phi[h] @ w
+            est = ph @ w
         if not np.all(np.isfinite(est)):  # Σ φ y (or φᵀŵ) overflowed: Q̂ was inf or NaN, silently
             raise ValueError(
                 f"the least-squares fit φᵀŵ_{h} at step h={h} exceeds the float range (max |r + V̂_{h + 1}(s')| = "
                 f"{float(np.max(np.abs(y), initial=0.0)):.6g}); values scale with the rewards: divide them by a power of 2"
             )
         with np.errstate(over="ignore", invalid="ignore"):
-            q = np.sum(Z * phi[h].reshape(-1, d), axis=-1).reshape(S, A)
-        if not np.all(np.isfinite(q)):  # Λ⁻¹ ~ 1/ridge beyond the range on a direction no sample spans: NaN bonuses
+            q = np.sum(Z * ph.reshape(-1, d), axis=-1).reshape(S, A)
+        # Λ⁻¹ ~ 1/ridge beyond the range on a direction no sample spans: NaN bonuses
+        if not np.all(np.isfinite(q)):
             s_, a_ = (int(i) for i in np.argwhere(~np.isfinite(q))[0])
             raise ValueError(
                 f"φᵀΛ_{h}⁻¹φ at step h={h} is not finite (first at s={s_}, a={a_}): Λ_{h}'s smallest eigenvalue "
-                f"{float(np.linalg.eigvalsh(Lam)[0]):.3g} (ridge = {float(ridge):.6g} on a feature direction the data "
-                f"do not span) is too small to invert in floating point; use a larger ridge"
+                f"{math.ldexp(float(np.linalg.eigvalsh(Lam)[0]), 2 * e):.3g} (ridge = {float(ridge):.6g} on a feature "
+                f"direction the data do not span) is too small to invert in floating point; use a larger ridge"
             )
         if isinstance(beta, str):
             B = float(H - h)
-            logdet = np.linalg.slogdet(Lam)[1] - d * math.log(ridge)
+            logdet = np.linalg.slogdet(Lam)[1] - d * math.log(ridge_s)  # ln det(Λ/λ), scale-free
             # ln H − ln δ, not ln(H/δ): the quotient overflows for a subnormal δ (β was inf, Q̂ = 0)
-            betas[h] = 0.5 * B * math.sqrt(2.0 * (math.log(H) - math.log(delta)) + logdet) + math.sqrt(ridge * d) * B
+            betas[h] = (
+                0.5 * B * math.sqrt(2.0 * (math.log(H) - math.log(delta)) + logdet)
+                + math.sqrt(ridge * d) * B
+            )
         else:
             betas[h] = beta
         g = betas[h] * np.sqrt(np.maximum(q, 0.0))
@@ -317,6 +352,23 @@ def _linear_vi(
     counts = np.stack([_group(st, S, A, st.r)[0] for st in steps]).astype(np.int64)
     name = "fitted_q_iteration" if not isinstance(beta, str) and beta == 0 else "pevi"
     return OfflineResult(pol, Q, V, G, counts, name, delta, Lams)
+
+
+def _unit_exponent(X: np.ndarray, phi: np.ndarray, ridge: float) -> int:
+    """``e`` with ``max |X| / 2^e ∈ [1, 2)`` (``X``: the step's sample features), or 0 where that scale
+    would push ``λ/4^e`` or some ``φ/2^e`` out of the normal float range (``λ`` then dominates ``Λ``,
+    or ``φ`` spans decades, and the given scale is the better one)."""
+    m = float(np.max(np.abs(X), initial=0.0))
+    if m == 0.0:
+        return 0
+    e = math.frexp(m)[1] - 1
+    with np.errstate(over="ignore"):
+        top = math.ldexp(float(np.max(np.abs(phi))), -e) if e < 0 else 0.0
+    lam = math.ldexp(ridge, -2 * e) if ridge > 0 else 0.0
+    tiny = float(np.finfo(np.float64).tiny)
+    if not math.isfinite(top) or (ridge > 0 and not tiny <= lam < math.inf):
+        return 0
+    return e
 
 
 def pevi(
