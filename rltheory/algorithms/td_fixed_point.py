@@ -256,7 +256,8 @@ def projected_fixed_point(
     ------
     ValueError
         Bad shapes, a non-finite ``Phi``, ``d`` off the simplex, ``lam`` outside ``[0, 1]``,
-        multichain ``P_π`` with default ``d``.
+        multichain ``P_π`` with default ``d``; a ``θ*`` beyond the float range (features of
+        subnormal size; its index).
     numpy.linalg.LinAlgError
         Singular ``A``: ``Φ`` rank deficient on the support of ``d`` (more columns than states,
         a column vanishing where ``d > 0``, or a singular value of the column-equilibrated
@@ -352,18 +353,14 @@ def _fixed_point(
     err = float(_weighted_norm(values - V, d))
     proj = (Psi @ (xp.matrix_transpose(sdU) @ V[:, None]))[:, 0]  # Π_D V = Ψ Ψᵀ D V
     perr = float(_weighted_norm(proj - V, d))
-    with np.errstate(
-        over="ignore", under="ignore"
-    ):  # ±inf (or 0) where the exact value leaves the range
-        fp = TDFixedPoint(
-            theta=_pow2(theta_s, -e),
-            A=_pow2(A, 2 * e),
-            b=_pow2(b, e),
-            d=d,
-            values=values,
-            V=V,
-            error=err,
-            projection_error=perr,
+    with np.errstate(over="ignore", under="ignore"):  # A, b: ±inf (or 0) out of the range
+        theta = _pow2(theta_s, -e)
+        fp = TDFixedPoint(theta, _pow2(A, 2 * e), _pow2(b, e), d, values, V, err, perr)
+    if not bool(xp.all(xp.isfinite(theta))):  # θ* scales as 1/|Φ|: inf for subnormal features
+        j = int(np.argmax(~np.isfinite(np.asarray(to_numpy(theta)))))
+        raise ValueError(
+            f"{who}: theta*[{j}] = {float(theta_s[j])!r} * 2^{-e} is beyond the float range "
+            f"(theta* scales as 1/|Phi|, max|Phi| < 2^{e + 1}); scale the features up"
         )
     return fp, A, b, theta_s, e
 

@@ -69,3 +69,18 @@ def test_expected_td_in_float32_with_tiny_features_is_the_unit_scale_path():
         np.ldexp(np.asarray(tr["theta"]), p), ref["theta"], rtol=1e-6, atol=0
     )
     assert float(tr["error"][-1]) < 1e-3 * float(tr["error"][0])  # it converges
+
+
+@pytest.mark.parametrize("scale", [1e-310, 1e-320])
+def test_subnormal_features_give_a_located_error_for_theta_beyond_the_range(scale):
+    # theta* ~ V/|phi| ~ 1e310: not a float. Before: numpy's overflow warnings and
+    # "LinAlgError: SVD did not converge" from inside the basis construction
+    mdp, pi, Phi = _model()
+    with pytest.raises(
+        ValueError, match=r"projected_fixed_point: theta\*\[0\] = .* is beyond the float range"
+    ):
+        projected_fixed_point(mdp, pi, Phi * scale)
+    with pytest.raises(
+        ValueError, match=r"expected_td: theta\*\[0\] = .* is beyond the float range"
+    ):
+        expected_td(mdp, pi, Phi * scale, step_size=1.0, iterations=2)
