@@ -61,11 +61,32 @@ class StepSchedule:
             raise ValueError(f"StepSchedule.power must lie in [0, 1]; got {self.power!r}")
         object.__setattr__(self, "power", p)
 
-    def __call__(self, t: int) -> float:
+    def __call__(self, t: Any) -> Any:
+        """``α_t`` for a time ``t ≥ 0`` (a float), or elementwise for an array of times (an array).
+
+        An array of times is what the Q-learning family passes (visit counts, one per run); it used
+        to be refused with "defined for times t >= 0; got t = array([0.])", a time that is ``≥ 0``.
+        A time beyond the float range (``10**400``) is ``inf``: ``α = 0`` for ``p > 0``, ``c`` for ``p = 0``
+        (the division ``t/t0`` raised ``OverflowError``).
+        """
+        if isinstance(t, np.ndarray) and t.ndim > 0:
+            if t.dtype.kind not in "iuf":
+                raise ValueError(
+                    f"StepSchedule is defined for real times t >= 0; got an array of dtype {t.dtype}"
+                )
+            bad = np.argwhere(~(t >= 0))
+            if bad.size:
+                i = tuple(int(j) for j in bad[0])
+                raise ValueError(
+                    f"StepSchedule is defined for times t >= 0; got t[{', '.join(map(str, i))}] = "
+                    f"{t[i].item()!r}"
+                )
+            return self.c / (1.0 + t.astype(float) / self.t0) ** self.power
         # t = -t0 raised ZeroDivisionError and t < -t0 a TypeError on a complex power; NaN gave NaN
-        if isinstance(t, (bool, np.bool_)) or not real_scalar(t) >= 0:
+        x = real_scalar(t)
+        if isinstance(t, (bool, np.bool_)) or not x >= 0:
             raise ValueError(f"StepSchedule is defined for times t >= 0; got t = {t!r}")
-        return float(self.c / (1.0 + t / self.t0) ** self.power)
+        return float(self.c / (1.0 + x / self.t0) ** self.power)
 
 
 def _check_schedules(**schedules: Any) -> None:
