@@ -115,6 +115,20 @@ def _fn_name(fn: Callable) -> str:
     return name
 
 
+def _check_named(fn: Callable) -> None:
+    """Refuse a results file for a function that its name does not identify: every lambda of a
+    module is ``module.<lambda>``, every closure made by ``make`` is ``module.make.<locals>.f``,
+    so a second one read the first one's points from the file as its own (located ``ValueError``)."""
+    name = _fn_name(fn)
+    base = name.split(" with ", 1)[0]
+    if "<lambda>" in base or "<locals>" in base:
+        raise ValueError(
+            f"results_path needs a function that its name identifies; fn is {base!r}, a name that "
+            "other lambdas or closures share (their points would be read as its own): use a "
+            "module-level function, with functools.partial for bound arguments"
+        )
+
+
 def _run_point(fn: Callable, config: dict, seed: int) -> tuple[Any, float]:
     t0 = time.perf_counter()
     out = fn(config, seed)
@@ -244,7 +258,8 @@ def sweep(
         dicts; numpy arrays/scalars are converted). It must be importable by name
         (a module-level function) to run in worker processes, and it should take all
         its randomness from ``seed``. The results file is tied to ``fn``'s module and
-        qualified name (and, for a :func:`functools.partial`, its bound arguments).
+        qualified name (and, for a :func:`functools.partial`, its bound arguments), so with
+        ``results_path`` it must not be a lambda or a closure.
     grid : sequence of dict, or dict of sequences
         The configurations; a dict of sequences is expanded with :func:`grid_product`.
         Values must be JSON-serialisable (they form the point's key).
@@ -270,9 +285,11 @@ def sweep(
     Raises
     ------
     ValueError
-        Empty grid or seeds, a non-integer seed, a config that is not a dict of
-        JSON values, a result that is not JSON-serialisable, ``max_workers < 1``, or a
-        ``results_path`` that is a folder.
+        Empty grid or seeds (or ``seeds`` not an iterable), a non-integer seed, a config that
+        is not a dict of JSON values, a result that is not JSON-serialisable (circular ones
+        included), ``max_workers < 1``, a ``results_path`` that is a folder, or a
+        ``results_path`` for a lambda or a closure (``<locals>``), whose name other functions
+        share, so that their points would be read as ``fn``'s.
     ResultFileError
         ``results_path`` exists but is not this function's results file.
     Exception
@@ -310,6 +327,9 @@ def sweep(
                     f"grid[{i}] must be a dict of JSON values; got {type(c).__name__} {c!r:.80}"
                 )
             configs.append(dict(c))
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+        # list(3) raised "'int' object is not iterable", naming no argument
+        raise ValueError(f"seeds must be an iterable of integers; got {seeds!r:.80}")
     seeds = list(seeds)
     if not configs:
         raise ValueError("sweep needs at least one config in grid")
@@ -330,6 +350,7 @@ def sweep(
     done: dict[str, SweepPoint] = {}
     fh = None
     if results_path is not None:
+        _check_named(fn)
         path = Path(results_path)
         if path.is_dir():  # read_bytes() raised a bare IsADirectoryError naming no argument
             raise ValueError(
@@ -370,7 +391,8 @@ def sweep(
                 if exc is None:
                     try:
                         result = json.loads(_dumps(result))
-                    except TypeError as err:
+                    # ValueError: a circular result; RecursionError: one nested too deeply
+                    except (TypeError, ValueError, RecursionError) as err:
                         exc = ValueError(
                             f"fn result for config {c!r}, seed {s} is not JSON-serialisable: {err}"
                         )

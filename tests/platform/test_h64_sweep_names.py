@@ -1,0 +1,82 @@
+"""rltheory.experiments.sweep: results files of functions that their name does not identify,
+results that json refuses with a ValueError, and a seeds argument that is no iterable."""
+
+from __future__ import annotations
+
+import functools
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from rltheory.experiments import load_results, sweep
+
+
+def _circular_at_one(config, seed):
+    if config["x"] == 1:
+        d: dict = {}
+        d["self"] = d
+        return d
+    return config["x"] + seed
+
+
+def _scaled(config, seed, *, k):
+    return k * config["x"]
+
+
+def _closure(k):
+    def f(config, seed):
+        return k * config["x"]
+
+    return f
+
+
+def test_two_lambdas_do_not_share_a_results_file(tmp_path):
+    # both are named "<module>.<function>.<locals>.<lambda>": the second sweep read the first
+    # one's point from the file as its own and returned 1 where it computes 2
+    path = tmp_path / "res.jsonl"
+    with ThreadPoolExecutor(1) as ex:
+        with pytest.raises(
+            ValueError, match=r"fn is '[\w.<>]+\.<lambda>', a name that other lambdas"
+        ):
+            sweep(lambda c, s: 1, {"x": [0]}, [0], executor=ex, results_path=path)
+        with pytest.raises(ValueError, match=r"fn is '[\w.<>]+\.<lambda>'"):
+            sweep(lambda c, s: 2, {"x": [0]}, [0], executor=ex, results_path=path)
+    assert not path.exists()
+
+
+def test_two_closures_of_one_factory_do_not_share_a_results_file(tmp_path):
+    # _closure(2) and _closure(3) are both "..._closure.<locals>.f": the second returned 2 (k = 2)
+    path = tmp_path / "res.jsonl"
+    with ThreadPoolExecutor(1) as ex:
+        with pytest.raises(ValueError, match=r"_closure\.<locals>\.f'.*module-level function"):
+            sweep(_closure(2), {"x": [1]}, [0], executor=ex, results_path=path)
+        with pytest.raises(ValueError, match=r"_closure\.<locals>\.f'"):
+            sweep(functools.partial(_closure(3)), {"x": [1]}, [0], executor=ex, results_path=path)
+        # without a results file nothing is shared, and a lambda runs as before
+        assert sweep(lambda c, s: c["x"] * 10, {"x": [1]}, [0], executor=ex)[0].result == 10
+        # the documented way: a module-level function with functools.partial
+        pts = sweep(
+            functools.partial(_scaled, k=3), {"x": [1]}, [0], executor=ex, results_path=path
+        )
+    assert pts[0].result == 3
+
+
+def test_a_circular_result_is_located_and_earlier_points_are_kept(tmp_path):
+    # json raises ValueError("Circular reference detected") here, not TypeError: it escaped the
+    # sweep with neither the config nor the seed in its message
+    path = tmp_path / "res.jsonl"
+    with ThreadPoolExecutor(1) as ex:
+        with pytest.raises(
+            ValueError,
+            match=r"fn result for config \{'x': 1\}, seed 5 is not JSON-serialisable: Circular",
+        ):
+            sweep(_circular_at_one, {"x": [0, 1]}, [5], executor=ex, results_path=path)
+    (point,) = load_results(path, fn=_circular_at_one).values()
+    assert (point.config, point.seed, point.result) == ({"x": 0}, 5, 5)
+
+
+@pytest.mark.parametrize("seeds", [3, None])
+def test_seeds_that_are_no_iterable_are_named(seeds):
+    # list(3) raised TypeError "'int' object is not iterable", naming no argument
+    with pytest.raises(ValueError, match=rf"seeds must be an iterable of integers; got {seeds}"):
+        sweep(_scaled, {"x": [1]}, seeds)
