@@ -14,6 +14,7 @@ Savani, R. & von Stengel, B. (2006). Hard-to-solve bimatrix games. Econometrica 
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -154,9 +155,12 @@ def lemke_howson(
     two least ratios within ``1e-9`` (relative), or a pivot-column entry within ``1e-9`` of 0
     whose row could have had the least ratio (:func:`_lex_ratio_row`). Every other float pivot
     is decided by a margin far above the tableau's round-off, so it is the exact path's pivot;
-    this is a margin, not a proof. Degenerate games (exact ties) always take the exact path:
-    a 40×40 game of payoffs in ``{0, …, 3}`` takes 0.5 s where the float path took 0.02 s;
-    random normal games have no near ties and keep the float path's cost.
+    this is a margin, not a proof. Degenerate games (exact ties) always take the exact path,
+    which pivots in integers (:func:`_exact_path`): a 40×40 game of payoffs in ``{0, …, 3}``
+    took 0.08 s (0.05 s by the float path alone), a 100×100 game of payoffs in ``{0, …, 99}``
+    1.2 s (0.4 s); a 100×100 game in ``{0, …, 3}`` whose float path ended off an equilibrium
+    took 9 s, where the exact path in fractions took 202 s. Random normal games have no near
+    ties and keep the float path's cost.
 
     Examples
     --------
@@ -211,17 +215,22 @@ def _rounded(z: list[Fraction]) -> np.ndarray:
     return np.array([float(t) for t in z], dtype=np.float64)
 
 
-def _tableaux(
-    Ap: Any, BpT: Any, m: int, n: int, one: Any, zero: Any
-) -> tuple[list[list[Any]], list[list[Any]]]:
-    """The initial tableaux, as lists (entries of ``Ap``, ``BpT`` and the constants ``one``, ``zero``).
+def _integer_tableaux(
+    Aq: list[list[Fraction]], BqT: list[list[Fraction]], m: int, n: int
+) -> tuple[list[list[int]], list[list[int]]]:
+    """The initial tableaux in integers: each constraint times the common denominator ``D`` of its
+    tableau's payoffs, with the slack rescaled to keep an identity column (``s' = D s``).
 
-    ``P`` (player 1): rows ``j < n``, ``Bpᵀ x + s = 1``, columns by label ``x_i`` (``i < m``), ``s_j``
-    (``m + j``), then the right-hand side. ``Q`` (player 2): rows ``i < m``, ``r + Ap y = 1``, columns
-    ``r_i`` (``i < m``), ``y_j`` (``m + j``), then the right-hand side.
+    ``P`` (player 1): rows ``j < n``, ``D_P Bpᵀ x + s' = D_P``, columns by label ``x_i`` (``i < m``),
+    ``s'_j`` (``m + j``), then the right-hand side. ``Q`` (player 2): rows ``i < m``,
+    ``r' + D_Q Ap y = D_Q``, columns ``r'_i`` (``i < m``), ``y_j`` (``m + j``), then the right-hand
+    side. The bases and the lexicographic ratio test are those of the rational tableaux: the
+    ratios ``rhs/pivot`` are scaled by ``D`` and the slack columns' by ``1/D``, in every row alike.
     """
-    TP = [list(BpT[j]) + [one if t == j else zero for t in range(n)] + [one] for j in range(n)]
-    TQ = [[one if t == i else zero for t in range(m)] + list(Ap[i]) + [one] for i in range(m)]
+    dP = math.lcm(*(v.denominator for row in BqT for v in row))
+    dQ = math.lcm(*(v.denominator for row in Aq for v in row))
+    TP = [[int(v * dP) for v in BqT[j]] + [int(t == j) for t in range(n)] + [dP] for j in range(n)]
+    TQ = [[int(t == i) for t in range(m)] + [int(v * dQ) for v in Aq[i]] + [dQ] for i in range(m)]
     return TP, TQ
 
 
@@ -358,11 +367,20 @@ def _exact_feasible(
 def _exact_path(
     Aq: list[list[Fraction]], BqT: list[list[Fraction]], label: int, max_pivots: int
 ) -> tuple[list[int], list[int]]:
-    """The final bases of the Lemke–Howson path in exact rational arithmetic (lexicographic rule)."""
+    """The final bases of the Lemke–Howson path in exact arithmetic (lexicographic rule).
+
+    Integer pivoting (fraction-free Gauss–Jordan, as in von Stengel 2007, §3.5): each tableau is
+    kept as ``det`` times the rational one, ``det`` the previous pivot element (``> 0``); a pivot
+    on ``p = T[r][k]`` maps every other row to ``(p·T[i] − T[i][k]·T[r]) / det``, an exact integer
+    division (the entries are minors of the constraint matrix), and sets ``det = p``. Ratios are
+    compared by cross-multiplication. Python integers without the ``gcd`` of every
+    :class:`~fractions.Fraction` operation: 9 s where fractions took 202 s (a 100×100 game of
+    payoffs in ``{0, …, 3}``).
+    """
     m, n = len(Aq), len(BqT)
-    zero, one = Fraction(0), Fraction(1)
-    TP, TQ = _tableaux(Aq, BqT, m, n, one, zero)
+    TP, TQ = _integer_tableaux(Aq, BqT, m, n)
     basisP, basisQ = list(range(m, m + n)), list(range(m))
+    det = {True: 1, False: 1}  # by tableau: P (True), Q (False)
     rhs = m + n
     entering = label
     in_P = entering < m
@@ -371,16 +389,22 @@ def _exact_path(
         rows = [r for r in range(len(T)) if T[r][entering] > 0]
         if not rows:  # not reachable: the polytopes are bounded (positive payoffs)
             raise SolverError("Lemke-Howson: unbounded pivot column", status="unbounded")
-        r = min(
-            rows,
-            key=lambda k: [T[k][rhs] / T[k][entering]] + [T[k][c] / T[k][entering] for c in slack],
-        )
-        piv = T[r][entering]
-        T[r] = [v / piv for v in T[r]]
+        r = rows[0]
+        for k in rows[1:]:  # lexicographic minimum of (rhs, slack columns)/T[·][entering]
+            a, b = T[k][entering], T[r][entering]
+            for c in (rhs, *slack):
+                d = T[k][c] * b - T[r][c] * a
+                if d:
+                    if d < 0:
+                        r = k
+                    break
+        p, q = T[r][entering], det[in_P]
+        pivot_row = T[r]
         for i in range(len(T)):
-            if i != r and T[i][entering] != 0:
+            if i != r:
                 f = T[i][entering]
-                T[i] = [a - f * b for a, b in zip(T[i], T[r], strict=True)]
+                T[i] = [(p * v - f * w) // q for v, w in zip(T[i], pivot_row, strict=True)]
+        det[in_P] = p
         leaving = basis[r]
         basis[r] = entering
         if leaving == label:

@@ -157,3 +157,26 @@ def test_every_label_ends_at_the_exact_paths_endpoint(kind):
             if (lx.tolist(), ly.tolist()) != (x, y):
                 bad.append((t, label))
     assert not bad, f"(game, label) ending off the exact path's endpoint: {bad[:5]}"
+
+
+@pytest.mark.parametrize("kind", ["normal", "wide"])
+def test_the_integer_exact_path_is_the_rational_one(kind):
+    # the exact path pivots in integers (fraction-free); consistency with the rational reference
+    # on every label, where the float path is not used: random normal payoffs (denominators up to
+    # 2^52 after the shift) and payoffs k·2^e with |e| <= 60 (common denominators near 2^120)
+    from rltheory.games._support_exact import ExactGame
+    from rltheory.games.lemke_howson import _exact_endpoint, _exact_path, _exact_positive
+
+    rng = np.random.default_rng(9)
+    for _ in range(15):
+        m, n = (int(v) for v in rng.integers(1, 6, size=2))
+        if kind == "normal":
+            A, B = rng.standard_normal((2, m, n))
+        else:
+            A, B = rng.integers(1, 9, (2, m, n)) * 2.0 ** rng.integers(-60, 61, (2, m, n))
+        game = ExactGame(A, B)
+        Aq, BqT = _exact_positive(game, "A", m), _exact_positive(game, "BT", n)
+        for label in range(m + n):
+            x, y, _ = _exact_lh(A, B, label)
+            ex, ey = _exact_endpoint(game, Aq, BqT, *_exact_path(Aq, BqT, label, 10_000))
+            assert ([float(v) for v in ex], [float(v) for v in ey]) == (x, y)
