@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ..trace import ResultFileError, write_atomic
+from .._atomic_write import _discard, _stage, _sync_directory
+from ..trace import ResultFileError
 
 __all__ = ["SweepPoint", "sweep", "grid_product", "load_results"]
 
@@ -127,6 +128,27 @@ def _check_named(fn: Callable) -> None:
             "other lambdas or closures share (their points would be read as its own): use a "
             "module-level function, with functools.partial for bound arguments"
         )
+
+
+def _create_header(path: Path, header: str) -> bool:
+    """Create ``path`` holding ``header`` atomically, only if no file is there; False if one is.
+
+    ``os.replace`` of a staged file would replace a results file that another sweep created after
+    this one found none (two jobs started on one results file): its points, and those it appends
+    to its open handle, went to a file no longer in the folder. ``os.link`` fails instead. Where
+    the file system has no hard links the staged file is renamed, as :func:`rltheory.trace.write_atomic` does."""
+    tmp = _stage(path, header)
+    try:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here (some network/FUSE file systems): rename
+            os.replace(tmp, path)
+    finally:
+        _discard(tmp)
+    _sync_directory(path.parent)
+    return True
 
 
 def _run_point(fn: Callable, config: dict, seed: int) -> tuple[Any, float]:
@@ -356,15 +378,13 @@ def sweep(
             raise ValueError(
                 f"results_path {str(path)!r} is a folder; give the path of a results file in it"
             )
-        if path.exists():
+        header = _dumps({"format": _FORMAT, "version": _VERSION, "fn": _fn_name(fn)}) + "\n"
+        # the header appears atomically (temp file + link): an interruption leaves no file, or a
+        # complete header, never an empty/cut header that a rerun must reject; and only where no
+        # file is: a sweep that created it since the check above keeps its file and its points
+        if path.exists() or not _create_header(path, header):
             done = load_results(path, fn=fn, repair=True)
-            fh = open(path, "ab")
-        else:
-            # the header appears atomically (temp file + rename): an interruption leaves no
-            # file, or a complete header, never an empty/cut header that a rerun must reject
-            header = _dumps({"format": _FORMAT, "version": _VERSION, "fn": _fn_name(fn)}) + "\n"
-            write_atomic(path, header)
-            fh = open(path, "ab")
+        fh = open(path, "ab")
 
     todo = [(k, c, s) for k, c, s in points if k not in done]
     todo = list({k: (k, c, s) for k, c, s in todo}.values())  # a config listed twice runs once

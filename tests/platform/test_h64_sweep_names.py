@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +81,31 @@ def test_seeds_that_are_no_iterable_are_named(seeds):
     # list(3) raised TypeError "'int' object is not iterable", naming no argument
     with pytest.raises(ValueError, match=rf"seeds must be an iterable of integers; got {seeds}"):
         sweep(_scaled, {"x": [1]}, seeds)
+
+
+def _plus_seed(config, seed):
+    return config["x"] + seed
+
+
+def test_a_results_file_created_by_another_sweep_meanwhile_is_kept(tmp_path, monkeypatch):
+    # Two jobs started on one results file: job B finds no file, job A creates it and appends
+    # its point, then B wrote its header with os.replace over A's file. A's point was gone from
+    # the folder (and A's later appends went to the replaced file). The race is replayed here:
+    # "A" runs inside B's existence check, which then answers as it did before A ran.
+    path = tmp_path / "res.jsonl"
+    real_exists = Path.exists
+
+    def exists_then_race(self):
+        if self == path and not real_exists(self):
+            monkeypatch.setattr(Path, "exists", real_exists)
+            with ThreadPoolExecutor(1) as ex:  # job A
+                sweep(_plus_seed, {"x": [1]}, [0], executor=ex, results_path=path)
+            return False
+        return real_exists(self)
+
+    monkeypatch.setattr(Path, "exists", exists_then_race)
+    with ThreadPoolExecutor(1) as ex:  # job B
+        points = sweep(_plus_seed, {"x": [1, 2]}, [0], executor=ex, results_path=path)
+    assert [(p.config["x"], p.result, p.cached) for p in points] == [(1, 1, True), (2, 2, False)]
+    assert sorted(p.config["x"] for p in load_results(path, fn=_plus_seed).values()) == [1, 2]
+    assert [q.name for q in tmp_path.iterdir()] == ["res.jsonl"]  # no staged file left behind
