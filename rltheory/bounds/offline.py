@@ -71,7 +71,11 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_finite, check_occupancy, real_scalar
-from ..backend import as_float, to_numpy
+from ..backend import to_numpy
+from ._offline_args import _exp_log, _pos, _prob, _real  # noqa: F401 (_exp_log re-exported)
+
+# the rates and the hybrid NPG bound live in .offline_rates; re-exported here
+from .offline_rates import hybrid_npg_bound, lcb_vi_rate, offline_game_gap_rate
 
 __all__ = [
     "hoeffding_radius",
@@ -84,37 +88,6 @@ __all__ = [
     "offline_game_gap_rate",
     "hybrid_npg_bound",
 ]
-
-
-def _prob(delta: Any, name: str = "delta") -> float:
-    d = real_scalar(delta)  # Python or numpy real scalar or 0-d array (as the learners take); NaN otherwise
-    if not 0.0 < d < 1.0:
-        raise ValueError(f"{name} must be a probability in (0, 1); got {delta!r}")
-    return d
-
-
-def _pos(x: Any, name: str) -> float:
-    v = real_scalar(x)  # a 0-d array such as np.array(2.0) was refused
-    if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
-    return v
-
-
-def _real(x: Any, field: str, *, allow_bool: bool = False, keep_dtype: bool = False) -> np.ndarray:
-    """``x`` as a float64 host array; ``TypeError`` naming ``field`` for text, complex or boolean entries.
-
-    ``np.asarray(x, dtype=float64)`` parsed the text "10" as the count 10 and dropped a complex
-    entry's imaginary part with only a ComplexWarning.
-    """
-    a = np.asarray(to_numpy(x))
-    if a.dtype == np.bool_ and not allow_bool:  # hoeffding_radius(True, 1.0, δ) read a count of 1
-        raise TypeError(f"{field} must hold real numbers; got a boolean {'array' if a.ndim else 'value'}")
-    return np.asarray(as_float(a, np, None if keep_dtype else np.float64, field=field))
-
-
-def _exp_log(x: float) -> float:
-    """``exp(x)``, ``inf`` past the float range: the log-space fallback of the rates for Python ints beyond it."""
-    return math.exp(x) if x < 709.78 else math.inf
 
 
 def _located(x: np.ndarray, bad: np.ndarray, name: str, rule: str) -> None:
@@ -155,8 +128,11 @@ def _hoeffding(n: np.ndarray, B: np.ndarray, L: float) -> np.ndarray:
     Callers pass ``L = ln 2 − ln δ`` (``ln(2HSA) − ln δ`` for a union bound): ``2/δ`` overflows
     for a subnormal ``δ`` and ``δ/(HSA)`` underflows to 0, while ``L`` stays finite (≤ 746).
     """
-    r = B * np.sqrt(L / (2.0 * np.maximum(n, 1.0)))
-    return np.where(n > 0, np.minimum(r, B), B)
+    # n itself where n > 0: max(n, 1) made a fractional count 0 < n < 1 take the smaller radius of n = 1.
+    # B √min(x, 1) = min(B √x, B); x = inf (a subnormal n) gives B, not B·inf (NaN for B = 0)
+    with np.errstate(over="ignore"):
+        r = B * np.sqrt(np.minimum(L / (2.0 * np.where(n > 0, n, 1.0)), 1.0))
+    return np.where(n > 0, r, B)
 
 
 def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: float) -> np.ndarray:
@@ -179,9 +155,19 @@ def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: f
     v = _real(variance, "variance")
     shape = np.broadcast_shapes(n.shape, v.shape)
     vb = np.broadcast_to(v, shape)
-    _located(vb, ~np.isfinite(vb) & np.broadcast_to(n >= 2, shape), "variance", "finite where n >= 2 (n < 2 gets B)")
+    _located(
+        vb,
+        ~np.isfinite(vb) & np.broadcast_to(n >= 2, shape),
+        "variance",
+        "finite where n >= 2 (n < 2 gets B)",
+    )
     # a sample variance is >= 0; a negative one was clipped to 0, silently shrinking the radius
-    _located(vb, (vb < 0) & np.broadcast_to(n >= 2, shape), "variance", "a sample variance >= 0 where n >= 2")
+    _located(
+        vb,
+        (vb < 0) & np.broadcast_to(n >= 2, shape),
+        "variance",
+        "a sample variance >= 0 where n >= 2",
+    )
     return _bernstein(n, v, B, math.log(4.0) - math.log(d))
 
 
@@ -219,7 +205,8 @@ def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
     >>> pessimism_suboptimality_bound(np.array([[[1.0, 0.0]]]), np.array([[[0.1, 5.0]]]))
     0.2
     """
-    d = _real(d_star, "d_star", keep_dtype=True)  # its step sums are checked in its own dtype, below
+    # its step sums are checked in its own dtype, below
+    d = _real(d_star, "d_star", keep_dtype=True)
     b = _real(bonus, "bonus")
     if d.shape != b.shape:
         raise ValueError(f"d_star has shape {d.shape} but bonus has shape {b.shape}")
@@ -227,7 +214,9 @@ def pessimism_suboptimality_bound(d_star: Any, bonus: Any) -> float:
         bad = ~np.isfinite(x) | (x < 0)  # NaN fails both comparisons: test finiteness explicitly
         if np.any(bad):
             i = tuple(int(j) for j in np.argwhere(bad)[0])
-            raise ValueError(f"{name} must be finite and non-negative; {name}{list(i)} = {x[i].item()!r}")
+            raise ValueError(
+                f"{name} must be finite and non-negative; {name}{list(i)} = {x[i].item()!r}"
+            )
     # in d_star's dtype: a float32 occupancy normalised in float32 (step sum 1 + 6.7e-8) was refused at
     # float64's tolerance after the cast
     check_occupancy(d, "d_star")
@@ -238,30 +227,51 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
     r"""``Γ_h(s, a) = β (φ(s, a)ᵀ Λ_h^{-1} φ(s, a))^{1/2}`` for ``φ[S, A, d]`` (or ``[H, S, A, d]``) and ``Λ[H, d, d]``.
 
     ``features`` and ``Lambda`` must be finite (``ValueError`` naming the argument and
-    the offending entry otherwise); per-step features must have ``Lambda``'s ``H``.
+    the offending entry otherwise), each ``Lambda[h]`` symmetric (to ``√eps`` of its dtype,
+    relative) and positive definite; per-step features must have ``Lambda``'s ``H``.
 
     Examples
     --------
     >>> elliptical_bonus(np.eye(2).reshape(1, 2, 2), 4.0 * np.eye(2)[None], 2.0).tolist()
     [[[1.0, 1.0]]]
     """
-    phi = _real(features, "features", allow_bool=True)  # one-hot features as a boolean array are numbers 0/1
+    # one-hot features as a boolean array are numbers 0/1
+    phi = _real(features, "features", allow_bool=True)
     L = _real(Lambda, "Lambda")
     # real_scalar is NaN for a bool: beta=False was read as 0 and gave zero bonuses
     b = 0.0 if real_scalar(beta) == 0 else _pos(beta, "beta")
-    if phi.ndim not in (3, 4) or 0 in phi.shape[-3:-1] or phi.shape[-1] == 0:  # d = 0: IndexError in eigvalsh
-        raise ValueError(f"features must have shape (S, A, d) or (H, S, A, d) with S, A, d >= 1; got {phi.shape}")
+    # d = 0: IndexError in eigvalsh
+    if phi.ndim not in (3, 4) or 0 in phi.shape[-3:-1] or phi.shape[-1] == 0:
+        raise ValueError(
+            f"features must have shape (S, A, d) or (H, S, A, d) with S, A, d >= 1; got {phi.shape}"
+        )
     check_finite(phi, "features", ("s", "a", "j"))
     if L.ndim != 3 or L.shape[1] != L.shape[2] or L.shape[-1] != phi.shape[-1]:
-        raise ValueError(f"Lambda must be (H, d, d) with d = features.shape[-1] = {phi.shape[-1]}; got {L.shape}")
+        raise ValueError(
+            f"Lambda must be (H, d, d) with d = features.shape[-1] = {phi.shape[-1]}; got {L.shape}"
+        )
     if L.shape[0] == 0:
         raise ValueError(f"Lambda must have at least one step (H >= 1); got {L.shape}")
-    if phi.ndim == 4 and phi.shape[0] != L.shape[0]:  # else uninitialised rows (more φ steps) or IndexError
+    # else uninitialised rows (more φ steps) or IndexError
+    if phi.ndim == 4 and phi.shape[0] != L.shape[0]:
         raise ValueError(
             f"per-step features (H, S, A, d) must have Lambda's H = {L.shape[0]} steps; got features of shape {phi.shape}"
         )
     check_finite(L, "Lambda", ("h", "i", "j"))
-    for h in range(L.shape[0]):  # Λ_h = Σ φφᵀ + λI: an indefinite Λ_h would give a 0 bonus, a singular one no solve
+    # Λ_h = Σ φφᵀ + λI is symmetric: [[1, 5], [-5, 1]] (positive definite symmetric part) gave the
+    # bonus β/√26 for β; round-off of a sum of outer products is far below √eps of the given dtype
+    Ld = np.asarray(to_numpy(Lambda)).dtype
+    sym_tol = math.sqrt(float(np.finfo(Ld if Ld.kind == "f" else np.float64).eps))
+    for h in range(L.shape[0]):
+        asym = np.abs(L[h] - L[h].T)
+        if np.max(asym) > sym_tol * np.max(np.abs(L[h])):
+            i, j = (int(v) for v in np.unravel_index(np.argmax(asym), asym.shape))
+            raise ValueError(
+                f"Lambda[{h}] must be symmetric (Λ_h = Σ φφᵀ + λI); Lambda[{h}, {i}, {j}] = {L[h, i, j]:.6g} "
+                f"but Lambda[{h}, {j}, {i}] = {L[h, j, i]:.6g}"
+            )
+    # Λ_h = Σ φφᵀ + λI: an indefinite Λ_h would give a 0 bonus, a singular one no solve
+    for h in range(L.shape[0]):
         w_min = float(np.linalg.eigvalsh((L[h] + L[h].T) / 2)[0])
         if not w_min > 0:
             raise ValueError(
@@ -275,7 +285,8 @@ def elliptical_bonus(features: Any, Lambda: Any, beta: float) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # checked below
             X = np.linalg.solve(L[h], phi[h].reshape(-1, phi.shape[-1]).T).T
         q = np.sum(X * phi[h].reshape(-1, phi.shape[-1]), axis=-1)
-        if not np.all(np.isfinite(q)):  # a positive but subnormal eigenvalue: LAPACK's solve gave NaN bonuses
+        # a positive but subnormal eigenvalue: LAPACK's solve gave NaN bonuses
+        if not np.all(np.isfinite(q)):
             raise ValueError(
                 f"Lambda[{h}] is too ill-conditioned to invert in floating point (smallest eigenvalue "
                 f"{float(np.linalg.eigvalsh((L[h] + L[h].T) / 2)[0]):.3g}); φᵀΛ_{h}⁻¹φ is not finite"
@@ -307,7 +318,11 @@ def pevi_beta(d: int, H: int, K: int, xi: float, *, c: float = 1.0) -> float:
     except OverflowError:  # d H beyond the float range (a Python int)
         beta = math.inf
     # an intermediate product past the range: β in log space (inf only when β itself is)
-    return beta if math.isfinite(beta) else _exp_log(math.log(cc) + math.log(d * H) + 0.5 * math.log(zeta))
+    return (
+        beta
+        if math.isfinite(beta)
+        else _exp_log(math.log(cc) + math.log(d * H) + 0.5 * math.log(zeta))
+    )
 
 
 def pevi_bound(d_star: Any, features: Any, Lambda: Any, beta: float) -> float:
@@ -322,161 +337,3 @@ def pevi_bound(d_star: Any, features: Any, Lambda: Any, beta: float) -> float:
     1.0
     """
     return pessimism_suboptimality_bound(d_star, elliptical_bonus(features, Lambda, beta))
-
-
-def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> float:
-    r"""``H (H + 1) √(S C* ln(2HSA/δ) / ⌊K/H⌋)`` — LCB-VI's suboptimality in the single-policy concentrability.
-
-    The exact form bounded for tabular LCB-VI with the Hoeffding bonus and
-    per-step sample splitting (module docstring), ``Õ(√(C* S H^5 / K))``; it holds
-    with probability ``≥ 1 − 2δ`` once ``⌊K/H⌋ ρ_h(s,a) ≥ 8 ln(HSA/δ)`` on the
-    support of the comparator's occupancy (so that ``n_h(s,a) ≥ ⌊K/H⌋ρ_h(s,a)/2``).
-
-    Parameters
-    ----------
-    C_star : float ≥ 1
-        Single-policy concentrability of the comparator (``inf`` gives ``inf``).
-    S, A, H, K : int
-    delta : float in (0, 1)
-
-    Examples
-    --------
-    >>> abs(lcb_vi_rate(1.0, 1, 1, 1, 100, 0.5) - 2 * math.sqrt(math.log(4.0) / 100)) < 1e-12
-    True
-    """
-    for v, nm in ((S, "S"), (A, "A"), (H, "H"), (K, "K")):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{nm} must be a positive integer; got {v!r}")
-    d = _prob(delta)
-    C = real_scalar(C_star)  # NaN (refused below) for text, bools, None, complex; float("2") parsed text
-    if not C >= 1.0 - 1e-12:
-        raise ValueError(f"C_star must be >= 1 (a concentrability coefficient); got {C_star!r}")
-    S, A, H, K = int(S), int(A), int(H), int(K)  # Python ints: numpy's int64 products wrap around
-    Kh = K // H
-    if Kh < 1 or math.isinf(C):
-        return float("inf")
-    iota = math.log(2 * H * S * A) - math.log(d)  # not ln(2HSA/δ): the quotient overflows for a subnormal δ
-    try:
-        rate = H * (H + 1) * math.sqrt(S * C * iota / Kh)
-    except OverflowError:  # S, K or H(H+1) beyond the float range (Python ints)
-        rate = math.inf
-    if math.isfinite(rate):
-        return rate
-    # S C or H(H+1) past the range though the rate is not (C* = 1e308, S = 10): the same product in log space
-    return _exp_log(math.log(H) + math.log(H + 1) + 0.5 * (math.log(S) + math.log(C) + math.log(iota) - math.log(Kh)))
-
-
-def offline_game_gap_rate(
-    C_uni: float, S: int, actions: tuple[int, ...], H: int, K: int, delta: float, *,
-    n_candidates: int = 1, support: int | None = None,
-) -> float:
-    r"""``2 n H (H + 1) √(M C_uni ι / ⌊K/H⌋)``, ``ι = ln(4 n H S J |Π| / δ)`` — offline NashConv in unilateral coverage.
-
-    The bound on ``NashConv(π̂)`` for gap-relaxation minimisation over a candidate
-    set ``Π ∋ π*`` with Hoeffding intervals and split data
-    (:func:`rltheory.algorithms.offline_games.gap_relaxation_equilibrium`): on the
-    confidence event, ``NashConv(π̂) ≤ Ĝ(π̂) ≤ Ĝ(π*) ≤ Σ_i 2 Σ_h [E_{(π̃_i, π*_{−i})} Γ_h +
-    E_{π*} Γ_h]`` with ``π̃_i`` the optimistic best response, and each expectation is
-    at most ``(H − h) √(M C_uni ι / K_h)`` where ``M`` bounds the number of
-    state-joint-action pairs an occupancy ``d_h`` charges (``M = S J`` always; ``M = S``
-    when ``π*`` is pure). ``Σ_h (H − h) = H(H+1)/2``; ``n`` players, ``J = Π_j A_j``.
-    Probability ``≥ 1 − 2δ`` once ``⌊K/H⌋ ρ_h ≥ 8 ln(HSJ/δ)`` on the relevant supports.
-
-    Examples
-    --------
-    >>> r = offline_game_gap_rate(1.0, 1, (1, 1), 1, 100, 0.5)
-    >>> abs(r - 2 * 2 * 2 * math.sqrt(math.log(16.0) / 100)) < 1e-12
-    True
-    """
-    for v, nm in ((S, "S"), (H, "H"), (K, "K"), (n_candidates, "n_candidates")):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{nm} must be a positive integer; got {v!r}")
-    d = _prob(delta)
-    acts = tuple(actions)
-    if not acts:
-        raise ValueError("actions must list each player's number of actions (at least one player); got ()")
-    for i, a in enumerate(acts):
-        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or a < 1:
-            raise ValueError(f"actions[{i}] must be a positive integer; got {a!r}")
-    acts = tuple(int(a) for a in acts)
-    n = len(acts)
-    J = math.prod(acts)
-    if support is not None and (isinstance(support, bool) or not isinstance(support, (int, np.integer)) or support < 1):
-        raise ValueError(f"support must be a positive integer (the pairs an occupancy charges); got {support!r}")
-    M = S * J if support is None else int(support)
-    S, H, K, n_candidates = int(S), int(H), int(K), int(n_candidates)  # Python ints: int64 products wrap
-    Kh = K // H
-    C = real_scalar(C_uni)  # NaN (refused below) for text, bools, None, complex; float("1") parsed text
-    if not C >= 0.0:
-        raise ValueError(f"C_uni must be >= 0 (a concentrability coefficient, inf allowed); got {C_uni!r}")
-    if Kh < 1 or math.isinf(C):
-        return float("inf")
-    if C == 0.0:
-        return 0.0
-    iota = math.log(4 * n * H * S * J * n_candidates) - math.log(d)  # the quotient overflows for a subnormal δ
-    try:
-        rate = 2.0 * n * H * (H + 1) * math.sqrt(M * C * iota / Kh)
-    except OverflowError:  # sizes beyond the float range (Python ints)
-        rate = math.inf
-    if math.isfinite(rate):
-        return rate
-    # an intermediate product past the range though the rate is not: the same product in log space
-    return _exp_log(math.log(2 * n * H * (H + 1)) + 0.5 * (math.log(M) + math.log(C) + math.log(iota) - math.log(Kh)))
-
-
-def hybrid_npg_bound(H: int, A: int, eta: float, critic_terms: Any) -> np.ndarray:
-    r"""``H ln A/(ηT) + H(H+1)/(2T) + (1/T) Σ_{t<T} E_t`` for ``T = 1..len(critic_terms)`` — NPG with any critic.
-
-    Bounds the running average ``(1/T) Σ_{t<T} (V*_0(μ) − V^{π_t}_0(μ))`` of the exponential-weights
-    updates ``π_{t+1,h}(a|s) ∝ π_{t,h}(a|s) exp(η Q̂_{t,h}(s, a))`` from the uniform ``π_0``
-    (:func:`rltheory.algorithms.hybrid_npg`, :func:`rltheory.algorithms.hybrid_actor_critic`), for
-    an *arbitrary* critic sequence ``Q̂_t``, rewards in ``[0, 1]`` and horizon ``H``. With
-    ``δ_t = Q̂_t − Q^{π_t}`` and ``g_{t,h} = ⟨π_{t+1,h} − π_{t,h}, δ_{t,h}⟩``,
-
-        ``E_t = Σ_h E_{s~d*_h}[ ⟨π_{t+1,h} − π*_h, δ_{t,h}⟩(s) + Σ_{h'>h} E^{π_{t+1}}[g_{t,h'}(s_{h'}) | s_h = s] ]``
-
-    (``d*_h`` the state occupancy of a deterministic optimal ``π*``). ``E_t = 0`` for the exact
-    critic ``Q̂_t = Q^{π_t}``, and the bound is the finite-horizon form of the NPG rate
-    ``ln|A|/(ηT) + 1/((1−γ)²T)`` of Agarwal, Kakade, Lee & Mahajan (2021, Thm 16), the
-    effective horizon ``1/(1 − γ)`` becoming ``H``.
-
-    Parameters
-    ----------
-    H, A : int
-    eta : float > 0
-    critic_terms : array (T,)
-        ``E_0, …, E_{T−1}`` (``HybridResult.trace["critic_term"][1:]``).
-
-    Returns
-    -------
-    numpy.ndarray, shape (T,)
-
-    Notes
-    -----
-    Proof (deterministic, per run). Performance difference:
-    ``V* − V^{π_t} = Σ_h E_{d*_h}⟨π* − π_t, Q^{π_t}_h⟩``. The update gives
-    ``⟨π* − π_t, Q̂_t⟩ ≤ (KL(π*‖π_t) − KL(π*‖π_{t+1}))/η + ⟨π_{t+1} − π_t, Q̂_t⟩`` and
-    ``⟨π_{t+1} − π_t, Q̂_t⟩ ≥ 0``; performance difference for ``(π_{t+1}, π_t)`` from step ``h``
-    gives ``⟨π_{t+1} − π_t, Q^{π_t}_h⟩ ≤ V^{π_{t+1}}_h − V^{π_t}_h + Σ_{h'>h} E^{π_{t+1}}[g_{t,h'}]``.
-    Summing over ``t < T``: the KL terms telescope to ``Σ_h E_{d*_h} KL(π*_h‖π_0) ≤ H ln A``, the
-    value terms to ``Σ_h E_{d*_h}[V^{π_T}_h − V^{π_0}_h] ≤ Σ_h (H − h) = H(H+1)/2``, the rest is
-    ``Σ_t E_t``. Zhou, Sekhari, Song & Sun (2024, Thm 1) bound ``E_t`` for HNPG by the critic's
-    statistical error on the offline and on-policy distributions; here it is measured exactly.
-
-    Examples
-    --------
-    >>> hybrid_npg_bound(2, 2, 1.0, [0.0, 0.0]).round(4).tolist()   # 2 ln 2/T + 3/T
-    [4.3863, 2.1931]
-    """
-    for v, nm in ((H, "H"), (A, "A")):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{nm} must be a positive integer; got {v!r}")
-    e = _pos(eta, "eta")
-    E = _real(critic_terms, "critic_terms").reshape(-1)
-    if E.size == 0 or not np.all(np.isfinite(E)):
-        raise ValueError(f"critic_terms must be a non-empty finite array; got {E!r}")
-    T = np.arange(1, E.size + 1, dtype=np.float64)
-    Hf = real_scalar(int(H))  # inf for a Python int beyond the float range (H * ln A raised OverflowError)
-    lnA = math.log(int(A))
-    explore = Hf * lnA / (e * T) if lnA > 0 else np.zeros_like(T)  # ln 1 = 0 (not inf·0 = NaN)
-    return explore + Hf * (Hf + 1) / (2.0 * T) + np.cumsum(E) / T
