@@ -79,7 +79,10 @@ class RateFit:
     def half_width(self) -> float:
         """``(ci[1] − ci[0]) / 2`` in rate units: the precision of the measurement (``inf`` when
         the interval reaches past the float range)."""
-        return (float(self.ci[1]) - float(self.ci[0])) / 2.0
+        lo, hi = float(self.ci[0]), float(self.ci[1])
+        if math.isinf(lo) or math.isinf(hi):  # inf - inf is NaN for an interval (inf, inf)
+            return math.inf
+        return (hi - lo) / 2.0
 
     def contains(self, claimed: float, tol: float = 0.0) -> bool:
         """True iff ``ci[0] - tol <= claimed <= ci[1] + tol`` (rate units, see :attr:`ci`).
