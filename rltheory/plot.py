@@ -194,9 +194,16 @@ def _on_grid(values: np.ndarray, grid: Any, what: str) -> tuple[np.ndarray, np.n
             )
         return grid.to_grid(values), cells[:, 0], cells[:, 1]
     try:
-        rows, cols = (int(grid[0]), int(grid[1]))
-    except (TypeError, ValueError, IndexError):
+        if isinstance(grid, (str, bytes)) or len(grid) != 2:
+            raise ValueError
+        rows, cols = grid
+    except (TypeError, ValueError):
         raise ValueError(f"grid must be a GridWorld or a (rows, cols) pair; got {grid!r}") from None
+    for name, n in (("rows", rows), ("cols", cols)):
+        # int(2.5) read a 2.5-row grid as 2 rows; -2 failed in numpy's reshape, naming neither
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"grid = {grid!r}: {name} must be an integer >= 1; got {n!r}")
+    rows, cols = int(rows), int(cols)
     if values.shape[0] != rows * cols:
         raise ValueError(
             f"{what} has {values.shape[0]} entries but a {rows}x{cols} grid needs {rows * cols}"
@@ -243,7 +250,8 @@ def value_heatmap(
     Raises
     ------
     ValueError
-        Sizes do not match the grid, ``moves`` missing or not a sequence of pairs, or a
+        Sizes do not match the grid, a ``(rows, cols)`` grid that is not two integers
+        ``≥ 1``, ``moves`` missing or not a sequence of pairs, or a
         policy entry that is not an action index of ``moves`` (negative, too large,
         fractional or NaN).
     TypeError
@@ -354,7 +362,8 @@ def occupancy_heatmap(
     Raises
     ------
     ValueError
-        ``d`` is not 1-D/2-D, has negative or non-finite entries, or does not fit ``grid``;
+        ``d`` is not 1-D/2-D, has negative or non-finite entries, or does not fit ``grid`` (a
+        ``(rows, cols)`` grid must be two integers ``≥ 1``);
         ``action_names`` does not name each action column once (a string is one name).
     """
     arr = np.asarray(to_numpy(d), dtype=float)
