@@ -19,7 +19,7 @@ import math
 import os
 import platform
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,6 +150,10 @@ class ExperimentResult:
         for i, c in enumerate(self.checks):
             if not isinstance(c, ClaimCheck):
                 raise TypeError(f"checks[{i}] must be a ClaimCheck; got {type(c).__name__}")
+        if not isinstance(self.curves, Mapping):  # a list failed below: "no attribute 'items'"
+            raise TypeError(
+                f"curves must be a dict of panels (curves[panel][series]); got {type(self.curves).__name__}"
+            )
         for panel, series in self.curves.items():
             if not isinstance(series, dict):
                 raise TypeError(
