@@ -299,7 +299,7 @@ def _linear_vi(
         # sample mean 0.5, and at 1e-162 Λ was refused as singular
         e = _unit_exponent(phi[h][st.s, st.a], phi[h], float(ridge))
         ph = np.ldexp(phi[h], -e)
-        ridge_s = math.ldexp(float(ridge), -2 * e)
+        ridge_s = float(np.ldexp(np.float64(ridge), -2 * e))  # a normal float (_unit_exponent)
         Lam, X = _ridge(st, ph, ridge_s, h)
         with np.errstate(over="ignore"):
             Lams[h] = np.ldexp(Lam, 2 * e)  # Λ_h itself, as the result reports it
@@ -330,9 +330,11 @@ def _linear_vi(
         # Λ⁻¹ ~ 1/ridge beyond the range on a direction no sample spans: NaN bonuses
         if not np.all(np.isfinite(q)):
             s_, a_ = (int(i) for i in np.argwhere(~np.isfinite(q))[0])
+            with np.errstate(over="ignore", under="ignore"):  # Λ_h's own scale, for the message
+                w_min = float(np.ldexp(np.linalg.eigvalsh(Lam)[0], 2 * e))
             raise ValueError(
                 f"φᵀΛ_{h}⁻¹φ at step h={h} is not finite (first at s={s_}, a={a_}): Λ_{h}'s smallest eigenvalue "
-                f"{math.ldexp(float(np.linalg.eigvalsh(Lam)[0]), 2 * e):.3g} (ridge = {float(ridge):.6g} on a feature "
+                f"{w_min:.3g} (ridge = {float(ridge):.6g} on a feature "
                 f"direction the data do not span) is too small to invert in floating point; use a larger ridge"
             )
         if isinstance(beta, str):
@@ -362,9 +364,9 @@ def _unit_exponent(X: np.ndarray, phi: np.ndarray, ridge: float) -> int:
     if m == 0.0:
         return 0
     e = math.frexp(m)[1] - 1
-    with np.errstate(over="ignore"):
-        top = math.ldexp(float(np.max(np.abs(phi))), -e) if e < 0 else 0.0
-    lam = math.ldexp(ridge, -2 * e) if ridge > 0 else 0.0
+    with np.errstate(over="ignore"):  # (math.ldexp raises OverflowError instead of giving inf)
+        top = float(np.ldexp(np.max(np.abs(phi)), -e))
+        lam = float(np.ldexp(np.float64(ridge), -2 * e))
     tiny = float(np.finfo(np.float64).tiny)
     if not math.isfinite(top) or (ridge > 0 and not tiny <= lam < math.inf):
         return 0

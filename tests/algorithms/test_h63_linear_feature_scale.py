@@ -68,3 +68,24 @@ def test_gram_matrix_beyond_the_range_is_still_a_located_error():
     # Λ itself (reported in the result) is not representable: |φ|² ~ 1e308·3
     with pytest.raises(ValueError, match=r"Λ_0 = Σ φφᵀ \+ ridge·I overflows at step h=0"):
         pevi(_one_state(), np.full((1, 1, 1), 1e154), ridge=0.0, beta=0.1)
+
+
+@pytest.mark.parametrize("ridge", [1.0, 1e-300])
+def test_features_spanning_decades_keep_the_given_scale(ridge):
+    # sampled φ = 1e-300 (action 0), unsampled φ = 1e10 (action 1): the unit scale 2^-997 would
+    # push 1e10 and λ past the float range, so the given scale is kept (the first version of the
+    # unit-scale solve raised OverflowError 'math range error' here).
+    # Λ = 3e-600 + λ = λ, ŵ = Σ φ r / λ = 1.5e-300/λ, Q̂(a=1) = 1e10 ŵ
+    data = EpisodeDataset(
+        np.zeros((3, 2), int), np.zeros((3, 1), int), np.full((3, 1), 0.5), S=1, A=2
+    )
+    phi = np.array([[[1e-300], [1e10]]])
+    if ridge == 1.0:
+        res = certainty_equivalence(data, features=phi, ridge=ridge)
+        assert res.Q[0, 0, 1] == pytest.approx(1.5e-290, rel=1e-14)
+        assert pevi(data, phi, ridge=ridge, beta=0.1).V[0, 0] == 0.0  # bonus 0.1·1e10 ≫ Q̂
+    else:  # φᵀΛ⁻¹φ = 1e320 on the unsampled action: the located error, not OverflowError
+        with pytest.raises(
+            ValueError, match=r"φᵀΛ_0⁻¹φ at step h=0 is not finite \(first at s=0, a=1\)"
+        ):
+            pevi(data, phi, ridge=ridge, beta=0.1)
