@@ -71,7 +71,9 @@ def lstd_estimate(
     numpy.linalg.LinAlgError
         ``ridge = 0`` and ``phi`` rank deficient on the sample (a feature never visited, more
         features than transitions, or a column that is a combination of the others to rounding;
-        the message names the column), or ``Â`` singular.
+        the message names the column), or ``Â`` singular to rounding (smallest singular value of
+        its sample-orthonormal form at or below ``16·max(k, √n)·ε`` times the size of the terms
+        summed into it; the message gives both).
 
     Notes
     -----
@@ -174,9 +176,35 @@ def _lstd_estimate(
         vanish="every sampled transition",
     )
     Zt = Z @ T  # the traces of ψ
-    At = Zt.T @ (g0 @ T - gamma * (g1 @ T)) / n
+    P0, P1 = g0 @ T, g1 @ T
+    At = Zt.T @ (P0 - gamma * P1) / n
     bt = Zt.T @ r / n
+    _check_sample_td_matrix(At, np.abs(Zt).T @ (np.abs(P0) + gamma * np.abs(P1)) / n, n)
     return _unscaled(T @ np.linalg.solve(At, bt), e, k), A, _scaled_b(b, e)
+
+
+def _check_sample_td_matrix(At: np.ndarray, level: np.ndarray, n: int) -> None:
+    r"""``LinAlgError`` when ``Â`` in the sample-orthonormal basis is singular to rounding.
+
+    ``level = (1/n) Σ_t |z̃_t|(|ψ_t| + γ|ψ'_t|)ᵀ`` holds the sizes of the terms summed into each
+    entry of ``Ã = Tᵀ Â T``; a sum of ``n`` terms carries a rounding error of about ``√n·ε`` times
+    their sizes (``n·ε`` at worst), so a smallest singular value at or below
+    ``16·max(k, √n)·ε·‖level‖_F`` is indistinguishable from 0 (off-policy transitions can make ``Â``
+    singular, as in Tsitsiklis & Van Roy's θ → 2θ example, §IX). There the solve returned noise:
+    ``θ̂ = −1.08e16`` for transitions ``φ = 1 → 2``, ``2 → 2`` at ``γ = 5/6``, where the stored
+    inputs' exact ``Â = −1.1e-16`` gives ``−1.35e16``. On-policy samples stay orders of magnitude
+    above the cut (``σ_min/cut > 500`` at ``γ = 1 − 1e-7``, ``n = 1e5``, one-hot features).
+    """
+    k = At.shape[0]
+    sv = np.linalg.svd(At, compute_uv=False)
+    cut = 16.0 * max(k, math.sqrt(n)) * float(np.finfo(At.dtype).eps) * float(np.linalg.norm(level))
+    if not sv[-1] > cut:
+        raise np.linalg.LinAlgError(
+            f"the LSTD matrix A_hat = (1/n) sum_t z_t (phi_t - gamma phi'_t)^T is singular to rounding: "
+            f"smallest singular value {float(sv[-1]):.3g} of its sample-orthonormal form <= its rounding "
+            f"level {cut:.3g} (n={n} transitions); off-policy transitions can make A_hat singular, "
+            f"pass ridge > 0 for a regularised estimate"
+        )
 
 
 def _exponent(x: np.ndarray) -> int:
