@@ -140,9 +140,11 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
         Tsym = (Tn + xp.matrix_transpose(Tn)) / 2
         M = xp.matrix_transpose(U) @ Tsym @ U
         tscale = float(xp.max(xp.abs(Tsym)))
-        _check_psd(w, scale, cut * k, "sigma_data", b, Tb.shape[0], ed)
+        _check_psd(w, scale, cut * k, "sigma_data", b, tuple(T.shape[:-2]), ed)
         wt = xp.linalg.eigvalsh(Tsym)
-        _check_psd(wt, float(xp.max(xp.abs(wt))), cut * k, "sigma_target", b, Tb.shape[0], et)
+        _check_psd(
+            wt, float(xp.max(xp.abs(wt))), cut * k, "sigma_target", b, tuple(T.shape[:-2]), et
+        )
         null = ~keep
         if bool(xp.any(null)):
             nn = xp.where(null[:, None] & null[None, :], M, xp.zeros_like(M))
@@ -162,14 +164,16 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     return worst
 
 
-def _check_psd(w: Any, scale: float, tol: float, name: str, b: int, n: int, e: int) -> None:
+def _check_psd(
+    w: Any, scale: float, tol: float, name: str, b: int, lead: tuple[int, ...], e: int
+) -> None:
     """``ValueError`` when the eigenvalues ``w`` of a covariance (scaled by ``2^-e``) reach below
     ``−tol·scale``: a covariance ``E[φφᵀ]`` is positive semidefinite, and for an indefinite one the
     ratio is no coverage coefficient (``Σ_target = −I`` gave ``κ = 0``, ``Σ_data = −I`` gave ``∞``).
     Eigenvalues within the rank cut of 0 are rounding and pass."""
     low = float(w[0])  # eigh/eigvalsh: ascending
     if low < -tol * scale:
-        at = f" at batch index {b}" if n > 1 else ""
+        at = f" at batch index {tuple(int(i) for i in np.unravel_index(b, lead))}" if lead else ""
         raise ValueError(
             f"{name} must be positive semidefinite (a covariance E[phi phi^T]); its symmetric part{at} "
             f"has the eigenvalue {math.ldexp(low, e):.6g} (largest |eigenvalue| "

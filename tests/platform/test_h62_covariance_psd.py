@@ -24,9 +24,14 @@ from rltheory.bounds import feature_covariance, relative_condition_number
         (
             np.stack([np.eye(2), np.diag([1.0, -1e-3])]),
             np.stack([np.eye(2), np.eye(2)]),
-            r"sigma_target .* at batch index 1 has the eigenvalue -0\.001 ",
+            r"sigma_target .* at batch index \(1,\) has the eigenvalue -0\.001 ",
         ),
         (np.diag([-1e-300, 0.0]), np.eye(2) * 1e300, r"sigma_target .* eigenvalue -1e-300 "),
+        (
+            np.broadcast_to(np.diag([1.0, -0.5]), (2, 3, 2, 2)),
+            np.broadcast_to(np.eye(2), (2, 3, 2, 2)),
+            r"sigma_target .* at batch index \(0, 0\) has the eigenvalue -0\.5 ",
+        ),
     ],
 )
 def test_indefinite_covariances_are_refused(T, D, match):
