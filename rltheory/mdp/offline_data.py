@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_action_table
+from .._validate import as_action_table, real_scalar
 from ..backend import require_host, to_numpy
 from ..errors import InvalidModelError
 from ._dataset_checks import (
@@ -152,11 +152,10 @@ def behaviour_policy(
     >>> behaviour_policy([[1.0, 0.0, 0.0]], 0.0, drop=[[True, False, False]]).tolist()
     [[0.0, 0.5, 0.5]]
     """
-    if (
-        isinstance(alpha, bool)
-        or not isinstance(alpha, (int, float, np.integer, np.floating))
-        or not 0.0 <= float(alpha) <= 1.0
-    ):
+    # real_scalar: a 0-d array such as np.array(0.5) is a number, as for the learners' delta; NaN
+    # (refused) for bools, text and None
+    a_ = real_scalar(alpha)
+    if not 0.0 <= a_ <= 1.0:
         raise ValueError(f"alpha must be a number in [0, 1]; got {alpha!r}")
     t = np.asarray(target)
     if np.issubdtype(t.dtype, np.integer):
@@ -185,7 +184,7 @@ def behaviour_policy(
         o = _policy_host(other, t.shape[-1], "other")
         if o.shape != t.shape:
             raise ValueError(f"other has shape {o.shape} but target has shape {t.shape}")
-    pb = float(alpha) * t + (1.0 - float(alpha)) * o
+    pb = a_ * t + (1.0 - a_) * o
     if drop is not None:
         m = np.asarray(drop)
         if m.dtype != bool:
@@ -204,7 +203,7 @@ def behaviour_policy(
     if np.any(mass <= 0):
         idx = tuple(int(i) for i in np.argwhere(mass[..., 0] <= 0)[0])
         raise ValueError(
-            f"behaviour policy row {idx} has no mass left after mixing (alpha={alpha}) and dropping; "
+            f"behaviour policy row {idx} has no mass left after mixing (alpha={a_:g}) and dropping; "
             "keep at least one action with positive probability in every state"
         )
     return pb / mass
