@@ -48,7 +48,11 @@ def feature_covariance(features: Any, d: Any) -> Any:
             f"features must be (..., S, A, k) and d (..., S, A) with matching S, A; got {tuple(phi.shape)}, {tuple(w.shape)}"
         )
     check_finite(phi, "features", ("s", "a", "j"))
-    check_occupancy(w, "d")
+    if w.ndim <= 3:
+        check_occupancy(w, "d")
+    else:  # check_occupancy reads one step axis: (H, B, S, A) was summed over (B, S, A) and refused
+        for idx in np.ndindex(*tuple(w.shape[:-2])):
+            check_occupancy(w[idx + (...,)], f"d[{', '.join(map(str, idx))}]")
     k = phi.shape[-1]
     try:  # the longer lead alone was taken before: (H, S, A, k) with (1, S, A) failed in broadcast_to
         lead = tuple(np.broadcast_shapes(tuple(phi.shape[:-3]), tuple(w.shape[:-2])))
