@@ -447,7 +447,8 @@ class ClaimCheck:
         """JSON-ready: claim, measured vs expected, CI/window or worst ratio, ``pass``.
 
         ``"verdict"`` is ``"pass"``, ``"fail"``, or ``"unmeasured"`` for a failure whose fit was
-        not informative. With a fit it also holds ``"half_width"`` (of the interval, rate
+        not informative, or for a ``"rate"`` claim's failure with no fit at all (an explicit
+        ``passed=False`` where too few points could be fitted). With a fit it also holds ``"half_width"`` (of the interval, rate
         units), ``"precision"`` (the half-width required, :meth:`Claim.required_precision`;
         ``None`` when none is), ``"informative"`` (``half_width ≤ precision``; ``None`` when
         no precision is required) and ``"decided"`` (one-sided kinds: the whole interval on the
@@ -458,13 +459,16 @@ class ClaimCheck:
             if self.fit is not None and self.claim.kind != "bound"
             else None
         )
+        # a two-sided rate claim failed with no fit at all (too few points to fit, an explicit
+        # verdict) has no interval either: unmeasured, as a too wide one, not an interval miss
+        no_interval = self.fit is None and self.claim.kind == "rate"
         out: dict = {
             "claim": self.claim.to_dict(),
             "measured": self.measured,
             "pass": bool(self.passed),
             "verdict": "pass"
             if self.passed
-            else ("unmeasured" if informative is False else "fail"),
+            else ("unmeasured" if informative is False or no_interval else "fail"),
         }
         if self.fit is not None:
             out["fit"] = self.fit.to_dict()

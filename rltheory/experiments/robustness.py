@@ -60,13 +60,15 @@ class ClaimSeeds:
     measured : tuple of float
         The measured number at each seed (fitted rate, or the bound's worst ratio).
     level : float or None
-        Confidence level of the fitted intervals (``"rate"`` claims; ``None`` otherwise).
+        Confidence level of the fitted intervals (``"rate"`` claims with a fit at some seed;
+        ``None`` otherwise).
     expected_at, tol_at : tuple
         The claimed value and its allowance at each seed, in the order of ``seeds``
         (empty when not recorded).
     unmeasured : tuple of bool
-        Per seed: the claim failed because its fitted interval was not informative (empty
-        when not recorded; see the module docstring).
+        Per seed: the claim failed because its fitted interval was not informative, or (a
+        ``"rate"`` claim) because there was no fit at all (empty when not recorded; see the
+        module docstring and :meth:`rltheory.bounds.ClaimCheck.to_dict`).
     """
 
     name: str
@@ -357,24 +359,22 @@ def _collect(records: dict[str, dict[str, Any]], result: ExperimentResult, seed:
                 "unmeasured": [],
             },
         )
-        if r["kind"] != c.claim.kind or r["level"] != level:
+        # a seed without a fit (an explicit verdict where too few points could be fitted) has no
+        # level: it agrees with any; seeds with fits must agree with each other
+        if r["kind"] != c.claim.kind or (level is not None and r["level"] not in (None, level)):
             raise ValueError(
                 f"experiment {result.name!r} at seed {seed}: claim {name!r} changed kind/level between seeds "
                 f"({r['kind']}/{r['level']} before, {c.claim.kind}/{level} now)"
             )
+        if r["level"] is None:
+            r["level"] = level
         r["seeds"].append(seed)
         r["expected"].append(None if c.claim.expected is None else float(c.claim.expected))
         r["tol"].append(float(c.claim.tol))
         r["passed"].append(bool(c.passed))
         r["measured"].append(c.measured)
-        r["unmeasured"].append(
-            bool(
-                not c.passed
-                and c.fit is not None
-                and c.claim.kind != "bound"
-                and c.claim.informative(c.fit) is False
-            )
-        )
+        # the verdict NAME.json records (a too wide interval, or a rate claim with no fit at all)
+        r["unmeasured"].append(c.to_dict()["verdict"] == "unmeasured")
 
 
 def _same(values: list[float | None]) -> float | None:
