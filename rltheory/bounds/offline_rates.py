@@ -214,9 +214,22 @@ def hybrid_npg_bound(H: int, A: int, eta: float, critic_terms: Any) -> np.ndarra
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
     e = _pos(eta, "eta")
-    E = _real(critic_terms, "critic_terms").reshape(-1)
-    if E.size == 0 or not np.all(np.isfinite(E)):
-        raise ValueError(f"critic_terms must be a non-empty finite array; got {E!r}")
+    E = _real(critic_terms, "critic_terms")
+    if E.ndim > 1:  # flattened before: a (T, 2) array was read as 2T iterations' terms
+        raise ValueError(
+            f"critic_terms must be a non-empty finite array of shape (T,) (E_0, ..., E_(T-1)); "
+            f"got shape {E.shape}"
+        )
+    E = E.reshape(-1)
+    if E.size == 0:
+        raise ValueError(
+            "critic_terms must be a non-empty finite array of shape (T,); got an empty array"
+        )
+    if not np.all(np.isfinite(E)):
+        t = int(np.argmax(~np.isfinite(E)))
+        raise ValueError(
+            f"critic_terms must be a non-empty finite array of shape (T,); critic_terms[{t}] = {E[t]}"
+        )
     T = np.arange(1, E.size + 1, dtype=np.float64)
     # inf for a Python int beyond the float range (H * ln A raised OverflowError)
     Hf = real_scalar(int(H))

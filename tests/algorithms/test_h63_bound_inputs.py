@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from rltheory.bounds.offline import elliptical_bonus, hoeffding_radius, pevi_bound
+from rltheory.bounds.offline import elliptical_bonus, hoeffding_radius, hybrid_npg_bound, pevi_bound
 
 
 @pytest.mark.parametrize("n", [0.25, 0.5, 0.9])
@@ -59,3 +59,23 @@ def test_round_off_asymmetry_of_a_gram_matrix_is_accepted():
         sum(np.outer(x, x) for x in X[::-1].astype(np.float32)), -1
     )
     elliptical_bonus(phi, (L32 + np.eye(3, dtype=np.float32))[None], 0.5)
+
+
+def test_hybrid_npg_bound_refuses_a_2d_critic_term_array():
+    # a (3, 2) array was flattened and read as the terms of T = 6 iterations (six bounds returned)
+    with pytest.raises(
+        ValueError, match=r"critic_terms must be .* of shape \(T,\) .*got shape \(3, 2\)"
+    ):
+        hybrid_npg_bound(2, 2, 1.0, np.zeros((3, 2)))
+    # the (T,) form: H ln A/(ηT) + H(H+1)/(2T) + (1/T) Σ E_t; H = 2, A = 2, η = 1, E = (0, 0)
+    np.testing.assert_allclose(
+        hybrid_npg_bound(2, 2, 1.0, [0.0, 0.0]),
+        [2 * math.log(2) + 3, math.log(2) + 1.5],
+        rtol=1e-15,
+    )
+
+
+def test_hybrid_npg_bound_locates_a_non_finite_critic_term():
+    # the message printed the whole array (repr of E) and named no entry
+    with pytest.raises(ValueError, match=r"critic_terms\[2\] = inf"):
+        hybrid_npg_bound(2, 2, 1.0, [0.0, 0.1, np.inf, np.nan])
