@@ -50,12 +50,12 @@ from ..mdp.model import FiniteMDP, _ArrayModel, _prepare_mu, _prepare_rewards
 __all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy", "check_batches"]
 
 
-def _rewards_in_dtype(xp: Any, R: Any, dtype: Any, names: tuple[str, ...]) -> Any:
-    """``R`` cast to the model's dtype (``P``'s); a finite entry that overflows in the cast is an
+def _in_dtype(xp: Any, X: Any, dtype: Any, field: str, names: tuple[str, ...], why: str) -> Any:
+    """``X`` cast to ``dtype``; a finite entry that overflows in the cast is an
     :class:`~rltheory.errors.InvalidModelError` giving its index, its value and the dtype (the
     finiteness check after the cast would report ``inf``, a value the caller never passed).
-    ``names`` name ``R``'s trailing axes."""
-    src = as_float(R, xp, field="R")
+    ``names`` name ``X``'s trailing axes; ``why`` ends the message."""
+    src = as_float(X, xp, field=field)
     with np.errstate(over="ignore"):  # an overflowing cast is reported below, with its index
         out = as_float(src, xp, dtype)
     if bool(xp.all(xp.isfinite(out) | ~xp.isfinite(src))):
@@ -63,10 +63,29 @@ def _rewards_in_dtype(xp: Any, R: Any, dtype: Any, names: tuple[str, ...]) -> An
     h_src, h_out = to_numpy(src), to_numpy(out)
     idx = tuple(int(i) for i in np.argwhere(np.isfinite(h_src) & ~np.isfinite(h_out))[0])
     raise InvalidModelError(
-        f"R{_where(idx, names[-min(len(names), len(idx)):])} = {float(h_src[idx]):.6g} is beyond the range of "
-        f"P's dtype {getattr(dtype, 'name', dtype)} (largest {float(xp.finfo(dtype).max):.4g}); rewards are "
-        f"stored in P's dtype"
+        f"{field}{_where(idx, names[-min(len(names), len(idx)) :])} = {float(h_src[idx]):.6g} is beyond the "
+        f"range of {why}"
     )
+
+
+def _rewards_in_dtype(xp: Any, R: Any, dtype: Any, names: tuple[str, ...]) -> Any:
+    """``R`` cast to the model's dtype (``P``'s), an overflowing entry located (:func:`_in_dtype`)."""
+    name = getattr(dtype, "name", dtype)
+    why = f"P's dtype {name} (largest {float(xp.finfo(dtype).max):.4g}); rewards are stored in P's dtype"
+    return _in_dtype(xp, R, dtype, "R", names, why)
+
+
+def _values_in_dtype(game: Any, V: Any, field: str) -> Any:
+    """A value vector ``V[..., S]`` cast to ``game``'s dtype; a finite entry beyond that dtype's range
+    is an :class:`~rltheory.errors.InvalidModelError` naming ``field``, the entry and the dtype (a
+    float64 ``V = 1e300`` for a float32 game was reported as ``V(s=0) = inf``)."""
+    xp, dtype = game.xp, game.dtype
+    name = getattr(dtype, "name", dtype)
+    why = (
+        f"the game's dtype {name} (largest {float(xp.finfo(dtype).max):.4g}); values are computed "
+        f"in the dtype of P"
+    )
+    return _in_dtype(xp, V, dtype, field, ("s",), why)
 
 
 def check_batches(named: list[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
@@ -198,10 +217,10 @@ class ZeroSumMarkovGame(_ArrayModel):
         Raises
         ------
         ValueError
-            ``V`` not of shape ``(..., S)`` with a batch that broadcasts against the game's, or
-            not finite (the first offending entry located).
+            ``V`` not of shape ``(..., S)`` with a batch that broadcasts against the game's, not
+            finite, or beyond the range of the game's dtype (the first offending entry located).
         """
-        V = as_float(V, self.xp, self.dtype, field="V")
+        V = _values_in_dtype(self, V, "V")
         if V.ndim < 1 or tuple(V.shape[-1:]) != (self.S,):
             raise ValueError(f"V must have shape (..., S) = (..., {self.S}); got {tuple(V.shape)}")
         check_batches([("the game", self.batch_shape), ("V", tuple(V.shape[:-1]))])
@@ -307,13 +326,15 @@ class MarkovGame(_ArrayModel):
                 f"got {tuple(P.shape)}"
             )
         names = ("s",) + tuple(f"a{k + 1}" for k in range(n)) + ("s'",)
-        R = _rewards_in_dtype(xp, self.R, P.dtype, ("i",) + names[:-1])
+        R = as_float(self.R, xp, field="R")
         check_probability(P, "P", names, "P[s, a_1, ..., a_n, :]")
         if R.ndim != n + 2 or R.shape[0] != n:
             raise InvalidModelError(
                 f"R must have shape (n, S, A_1, ..., A_n) = {(n,) + tuple(P.shape[:-1])} for n = {n} players; "
                 f"got {tuple(R.shape)}"
             )
+        # cast after the shape check: an entry beyond P's dtype is located on R's own axes
+        R = _rewards_in_dtype(xp, R, P.dtype, ("i",) + names[:-1])
         R = _prepare_rewards(xp, P, R, "R", names, layout="(S, A_1, ..., A_n)", lead=n)
         gamma = check_discount(self.gamma, allow_none=True)
         mu = _prepare_mu(xp, self.mu, S, (), P.dtype)
@@ -375,7 +396,8 @@ class MarkovGame(_ArrayModel):
         xp = self.xp
         if isinstance(pi, (list, tuple)):
             pi = np.asarray(pi)
-        atol = _source_atol(xp.asarray(pi), xp)  # a float32 policy is judged at float32's 16·eps ...
+        # a float32 policy is judged at float32's 16·eps ...
+        atol = _source_atol(xp.asarray(pi), xp)
         pi = as_float(pi, xp, self.dtype, field=field)
         want = (self.S,) + self.actions
         if tuple(pi.shape) != want:
@@ -431,7 +453,9 @@ class MarkovGame(_ArrayModel):
         """
         xp = self.xp
         pi = self.check_joint(pi)
-        if isinstance(i, bool) or not (isinstance(i, (int, np.integer)) and 0 <= i < self.n_players):
+        if isinstance(i, bool) or not (
+            isinstance(i, (int, np.integer)) and 0 <= i < self.n_players
+        ):
             raise ValueError(f"player index i must be in [0, {self.n_players}); got {i!r}")
         i = int(i)
         others = xp.sum(pi, axis=1 + i, keepdims=True)  # marginal of a_{−i}: (S, ..., 1, ...)

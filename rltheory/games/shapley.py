@@ -34,13 +34,13 @@ import numpy as np
 
 from .._numerics import contraction_steps
 from .._validate import check_finite, check_tolerance
-from ..backend import as_float, to_numpy
+from ..backend import to_numpy
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import evaluate_policy
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
-from .markov import ZeroSumMarkovGame, check_batches
+from .markov import ZeroSumMarkovGame, _values_in_dtype, check_batches
 from .matrix import solve_zero_sum
 
 __all__ = [
@@ -87,7 +87,8 @@ def shapley_operator(game: ZeroSumMarkovGame, V: Any) -> ShapleyStep:
     Raises
     ------
     ValueError
-        ``V`` not of shape ``(..., S)`` or not finite; or stage payoffs that can reach
+        ``V`` not of shape ``(..., S)`` with a batch that broadcasts against the game's, not
+        finite, or beyond the game's dtype (the entry located); or stage payoffs that can reach
         ``max|r| + γ‖V‖∞`` above half the dtype's largest number (they would overflow).
 
     Notes
@@ -104,9 +105,10 @@ def shapley_operator(game: ZeroSumMarkovGame, V: Any) -> ShapleyStep:
     1.0
     """
     game = _check_game(game, "shapley_operator")
-    V = as_float(V, game.xp, game.dtype)
+    V = _values_in_dtype(game, V, "V")
     if tuple(V.shape[-1:]) != (game.S,):
         raise ValueError(f"V must have shape (..., S) = (..., {game.S}); got {tuple(V.shape)}")
+    check_batches([("the game", game.batch_shape), ("V", tuple(V.shape[:-1]))])
     check_finite(V, "V", ("s",))
     _check_range(game, V, sweeps=False)
     return _shapley_operator(game, V)
@@ -180,7 +182,8 @@ def shapley_value_iteration(
     Raises
     ------
     ValueError
-        Bad ``tol``, ``max_iter`` or ``V0``; or a game whose values and stage payoffs can reach
+        Bad ``tol``, ``max_iter`` or ``V0`` (an entry beyond the game's dtype located), an empty
+        batch; or a game whose values and stage payoffs can reach
         ``max(max|r| + γ‖V_0‖∞, max|r|/(1−γ))`` above a quarter of the dtype's largest number, where
         the sweeps would overflow (the message names the instance and the bound; values scale with
         ``r``, so the game can be solved with ``r`` divided by a power of 2).
@@ -230,6 +233,11 @@ def shapley_value_iteration(
     (10.0, True)
     """
     game = _check_game(game, "shapley_value_iteration")
+    if 0 in game.batch_shape:  # numpy's reductions failed on it ("zero-size array to reduction")
+        raise ValueError(
+            f"shapley_value_iteration: the batch is empty (batch_shape {game.batch_shape}); there is "
+            f"nothing to solve"
+        )
     # numbers.Real / numbers.Integral: numpy scalars too (a float32 game's own bound is a
     # np.float32, a size computed with numpy a np.int64); bools (np.bool_ is not Integral) refused
     if isinstance(tol, bool) or not (isinstance(tol, numbers.Real) and tol > 0):
@@ -244,7 +252,7 @@ def shapley_value_iteration(
     V = (
         xp.zeros(game.batch_shape + (game.S,), dtype=game.dtype, device=game.P.device)
         if V0 is None
-        else as_float(V0, xp, game.dtype)
+        else _values_in_dtype(game, V0, "V0")
     )
     if tuple(V.shape) != game.batch_shape + (game.S,):
         raise ValueError(f"V0 must have shape {game.batch_shape + (game.S,)}; got {tuple(V.shape)}")
@@ -314,8 +322,9 @@ def _check_range(game: ZeroSumMarkovGame, V0: Any, *, sweeps: bool = True) -> No
     xp = game.xp
     if math.prod(game.R.shape) == 0:
         return
-    lead = game.batch_shape
-    r_max = xp.max(xp.abs(xp.reshape(game.R, lead + (-1,))), axis=-1)
+    # V's batch may be broader than the game's (shapley_operator broadcasts them): locate in both
+    lead = check_batches([("the game", game.batch_shape), ("V", tuple(V0.shape[:-1]))])
+    r_max = xp.max(xp.abs(xp.reshape(game.R, game.batch_shape + (-1,))), axis=-1)
     v_max = xp.max(xp.abs(V0), axis=-1)
     g, big = game.gamma, float(xp.finfo(game.dtype).max)
     # M ≤ big/4 without forming M (no overflow): halves of the two terms, and r_max ≤ (1−γ)·big/4
@@ -326,7 +335,8 @@ def _check_range(game: ZeroSumMarkovGame, V0: Any, *, sweeps: bool = True) -> No
         ok = ok & (r_max <= (1.0 - g) * (big / 4.0))
     if bool(xp.all(ok)):
         return
-    r_h, v_h = to_numpy(r_max).astype(float), to_numpy(v_max).astype(float)
+    r_h = np.broadcast_to(to_numpy(r_max).astype(float), lead)
+    v_h = np.broadcast_to(to_numpy(v_max).astype(float), lead)
     rank = r_h / big + g * (v_h / big)  # M/big, no overflow
     if sweeps:
         rank = np.maximum(rank, (r_h / big) / (1.0 - g))
