@@ -231,8 +231,9 @@ def _check_diverged(what: str, t: int, Q: np.ndarray, names: tuple[str, ...]) ->
     """Raise ``ValueError`` where the table of the (scaled) run is not finite: the iterates diverged.
 
     The learners run on inputs scaled so that every table of a convex-combination update stays
-    ``2^24`` below the float range (:func:`_scale`); only an update that overshoots (VA-learning with
-    steps near 1, Notes of :func:`~rltheory.algorithms.va_learning`) gets there. It used to return
+    ``2^24`` below the float range (:func:`_scale`); only an update that overshoots (VA-learning,
+    whose update is not a convex combination: Notes of :func:`~rltheory.algorithms.va_learning`)
+    gets there. It used to return
     ``inf``/``NaN`` tables and traces with numpy's overflow warnings only.
     """
     finite = np.isfinite(Q)
@@ -242,12 +243,18 @@ def _check_diverged(what: str, t: int, Q: np.ndarray, names: tuple[str, ...]) ->
     nb = Q.ndim - len(names)
     at = ", ".join(f"{n}={i}" for n, i in zip(names, idx[nb:], strict=True))
     batch = f"batch index {idx[:nb]}, " if nb else ""
-    hint = (
-        " (VA-learning needs steps below about 1/2: see its Notes)" if what == "va_learning" else ""
+    # VA-learning's update is unstable at constant steps far below 1/2 when γ is near 1 (about
+    # 4(1 − γ) on a 2-cycle) and for every schedule on long deterministic cycles: its Notes
+    why = (
+        "VA-learning's update is unstable at constant steps above a threshold that shrinks "
+        "with 1 - gamma (about 4(1 - gamma) on a deterministic 2-cycle), and for every step "
+        "schedule on long deterministic cycles with gamma near 1: see its Notes"
+        if what == "va_learning"
+        else "the steps are too large for this update"
     )
     raise ValueError(
         f"{what}: the iterates diverged: the table is not finite at step t = {t} ({batch}first "
-        f"non-finite entry {at} = {Q[idx]}); the steps are too large for this update{hint}"
+        f"non-finite entry {at} = {Q[idx]}); {why}"
     )
 
 

@@ -91,9 +91,9 @@ def test_diverging_va_learning_names_the_step_run_and_entry(record_every):
     mdp = random_mdp(3, 2, gamma=0.99, rng=0)
     msg = (
         r"^va_learning: the iterates diverged: the table is not finite at step t = \d+ \(first non-finite "
-        r"entry run=0, s=\d, a=\d = (inf|-inf|nan)\); the steps are too large for this update "
-        r"\(VA-learning needs steps below about 1/2"
-    )
+        r"entry run=0, s=\d, a=\d = (inf|-inf|nan)\); VA-learning's update is unstable at "
+        r"constant steps above a threshold that shrinks with 1 - gamma"
+    )  # (the message used to say "needs steps below about 1/2", untrue: test_h65_va_stability.py)
     with pytest.raises(ValueError, match=msg), warnings.catch_warnings():
         warnings.simplefilter("error")
         va_learning(
