@@ -65,6 +65,9 @@ def _draw(cdf_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.argmax(cdf_rows > u[:, None], axis=-1)
 
 
+_MAX_COUNT = int(np.iinfo(np.int64).max)
+"""Largest number of draws per pair :func:`sample_transitions` counts (its counts are int64)."""
+
 _MAX_ROLLOUT_LENGTH = 10_000
 """Default largest expected geometric roll-out segment length ``1/(1−γ)`` a sampler accepts."""
 
@@ -117,7 +120,7 @@ def sample_transitions(
     mdp : FiniteMDP
         Host model (numpy-convertible arrays), possibly batched.
     n_per_pair : int ≥ 1
-        Draws per state-action pair.
+        Draws per state-action pair, at most ``2**63 − 1`` (``ValueError`` naming it beyond).
     rng : numpy.random.Generator or int
 
     Returns
@@ -140,6 +143,10 @@ def sample_transitions(
     [[100, 100], [100, 100]]
     """
     n = _count(n_per_pair, "n_per_pair")
+    if n > _MAX_COUNT:  # Generator.multinomial raised "Python int too large to convert to C long"
+        raise ValueError(
+            f"n_per_pair must be at most 2**63 - 1 = {_MAX_COUNT} (the counts are int64); got {n}"
+        )
     gen = _rng(rng)
     P = _clip_rounding(require_host(mdp.P, "sample_transitions").astype(np.float64))
     P = P / P.sum(-1, keepdims=True)  # float rounding only: the model is already validated
