@@ -103,7 +103,18 @@ def _counts_and_range(n: Any, value_range: Any) -> tuple[np.ndarray, np.ndarray]
     B = _real(value_range, "value_range")
     _located(n, ~(n >= 0), "n", "a count >= 0")  # ~(>=): NaN is bad
     _located(B, ~np.isfinite(B) | (B < 0), "value_range", "finite and >= 0")
+    _broadcast(n=n, value_range=B)
     return n, B
+
+
+def _broadcast(**arrays: np.ndarray) -> tuple[int, ...]:
+    """The common shape of the named arrays; a ``ValueError`` naming each shape otherwise (numpy's
+    'operands could not be broadcast together' named no argument)."""
+    try:
+        return np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    except ValueError:
+        got = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
+        raise ValueError(f"{', '.join(arrays)} must broadcast together; got shapes {got}") from None
 
 
 def hoeffding_radius(n: Any, value_range: Any, delta: float) -> np.ndarray:
@@ -153,7 +164,7 @@ def empirical_bernstein_radius(n: Any, variance: Any, value_range: Any, delta: f
     d = _prob(delta)
     n, B = _counts_and_range(n, value_range)
     v = _real(variance, "variance")
-    shape = np.broadcast_shapes(n.shape, v.shape)
+    shape = _broadcast(n=n, variance=v, value_range=B)
     vb = np.broadcast_to(v, shape)
     _located(
         vb,

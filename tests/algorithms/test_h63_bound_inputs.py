@@ -79,3 +79,23 @@ def test_hybrid_npg_bound_locates_a_non_finite_critic_term():
     # the message printed the whole array (repr of E) and named no entry
     with pytest.raises(ValueError, match=r"critic_terms\[2\] = inf"):
         hybrid_npg_bound(2, 2, 1.0, [0.0, 0.1, np.inf, np.nan])
+
+
+def test_radius_arguments_that_do_not_broadcast_are_named():
+    # numpy's 'operands could not be broadcast together with shapes (2,) (3,)' named no argument
+    from rltheory.bounds.offline import empirical_bernstein_radius
+
+    with pytest.raises(
+        ValueError,
+        match=r"n, value_range must broadcast together; got shapes n \(3,\), value_range \(2,\)",
+    ):
+        hoeffding_radius(np.ones(3), np.ones(2), 0.1)
+    with pytest.raises(
+        ValueError,
+        match=r"n, variance, value_range must broadcast together; got shapes n \(3,\), variance \(2,\), value_range \(\)",
+    ):
+        empirical_bernstein_radius(np.full(3, 3.0), np.ones(2), 1.0, 0.1)
+    # shapes that broadcast still do: √(2·0·L/n) + 7·B·L/(3(n − 1)) with L = ln(4/0.1), n = 1000, B = (1, 2)
+    L = math.log(40.0)
+    r = empirical_bernstein_radius(np.full((1, 1), 1000.0), np.zeros(1), np.array([1.0, 2.0]), 0.1)
+    np.testing.assert_allclose(r, [[7 * L / (3 * 999), 14 * L / (3 * 999)]], rtol=1e-15)
