@@ -90,7 +90,9 @@ def td_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.
     """
     g = _gamma(gamma)
     lam_f = _lam(lam)
-    return _nonneg(projection_error, "projection_error") / math.sqrt(_one_minus_kappa_sq(g, lam_f))
+    pe = _nonneg(projection_error, "projection_error")
+    with np.errstate(over="ignore"):  # inf only where the bound itself exceeds the float range
+        return pe / math.sqrt(_one_minus_kappa_sq(g, lam_f))
 
 
 def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0.0) -> np.ndarray:
@@ -108,9 +110,9 @@ def tvr_fixed_point_bound(projection_error: Any, *, gamma: float, lam: float = 0
     """
     g = _gamma(gamma)
     lam_f = _lam(lam)
-    return _nonneg(projection_error, "projection_error") * (
-        _one_minus_gamma_lam(g, lam_f) / (1.0 - g)
-    )
+    pe = _nonneg(projection_error, "projection_error")
+    with np.errstate(over="ignore"):  # inf only where the bound itself exceeds the float range
+        return pe * (_one_minus_gamma_lam(g, lam_f) / (1.0 - g))
 
 
 def _log_union(n_pairs: int, horizon: int, delta: Any) -> float:
@@ -206,5 +208,6 @@ def q_learning_bound(
             f"pass horizon >= max t); {_where(t, beyond, 't')}"
         )
     span, e0 = _nonneg(value_span, "value_span"), _nonneg(initial_error, "initial_error")
-    noise = g * span * math.sqrt(alpha * _log_union(n_pairs, horizon, delta) / 2.0)
-    return (1.0 - alpha * (1.0 - g)) ** t * e0 + noise / (1.0 - g)
+    with np.errstate(over="ignore"):  # inf only where the bound itself exceeds the float range
+        noise = g * span * math.sqrt(alpha * _log_union(n_pairs, horizon, delta) / 2.0)
+        return (1.0 - alpha * (1.0 - g)) ** t * e0 + noise / (1.0 - g)

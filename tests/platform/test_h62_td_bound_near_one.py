@@ -52,3 +52,28 @@ def test_td_bound_is_not_below_its_exact_value_near_one() -> None:
     got = float(td_fixed_point_bound(3.0, gamma=gamma, lam=lam))
     assert got >= 3.0 * float(pyth) * (1 - 4 * EPS)
     assert got <= float(tvr_fixed_point_bound(3.0, gamma=gamma, lam=lam))
+
+
+def test_bounds_beyond_the_float_range_are_inf_without_warnings():
+    # 1e308 / sqrt(1 - 0.99^2) = 7.1e308 and 1e308 * 100 exceed the float range: the bound is inf,
+    # as in the other bounds, not numpy's overflow RuntimeWarning (an error under -W error)
+    import warnings
+
+    from rltheory.bounds import q_learning_bound
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = td_fixed_point_bound([1.0, 1e308], gamma=0.99)
+        assert got[1] == np.inf and got[0] == pytest.approx(1 / np.sqrt(1 - 0.99**2), rel=1e-12)
+        assert float(tvr_fixed_point_bound(1e308, gamma=0.99)) == np.inf
+        q = q_learning_bound(
+            [0, 5],
+            alpha=0.1,
+            gamma=0.99,
+            initial_error=1e308,
+            value_span=1e308,
+            n_pairs=2,
+            horizon=5,
+            delta=0.1,
+        )
+        assert np.all(q == np.inf)
