@@ -248,6 +248,23 @@ def _gridworld_size_error(size: int, walls: Sequence[tuple[int, int]]) -> str | 
     )
 
 
+def _solve_option(message: str, size: int) -> str:
+    """``gridworld``'s message prefixed with the option it is about: its fields are ``size``,
+    ``slip``, ``gamma`` and (from ``--wall``) ``walls``; ``start``/``goals`` are fixed by the
+    command, so a wall on them is named with those cells."""
+    for field, option in (("size", "--size"), ("slip", "--slip"), ("gamma", "--gamma")):
+        if message.startswith(f"{field} "):
+            return f"{option}: {message}"
+    if message.startswith(("start[", "goals[")):
+        return (
+            f"--wall: {message} (solve gridworld starts at (0, 0) and has its goal at "
+            f"({size - 1}, {size - 1}); neither may be a wall)"
+        )
+    if message.startswith("walls[") or "wall" in message:
+        return f"--wall: {message}"
+    return message
+
+
 def _cmd_solve(args: argparse.Namespace) -> int:
     from .mdp import (  # noqa: PLC0415
         gridworld,
@@ -264,7 +281,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     try:
         world = gridworld(args.size, slip=args.slip, gamma=args.gamma, walls=args.wall)
     except ValueError as exc:
-        print(f"rltheory solve: {exc}", file=sys.stderr)
+        print(f"rltheory solve: {_solve_option(str(exc), args.size)}", file=sys.stderr)
         return 2
     mdp = world.mdp
     solvers = {
