@@ -143,8 +143,9 @@ def _policy_host(pi: Any, A: int | None, field: str) -> np.ndarray:
         )
         return np.eye(A)[p]
     # checked in its own float dtype, whose eps sets check_probability's tolerance: a float32
-    # policy normalised in float32 (rows 1 ± 1.3e-7) failed the float64 atol 1e-8 after a cast
-    if p.dtype not in (np.float32, np.float64):
+    # policy normalised in float32 (rows 1 ± 1.3e-7) failed the float64 atol 1e-8 after a cast, and
+    # a float16 one (uniform over 7 actions: rows 0.99976) likewise
+    if p.dtype.kind != "f":
         p = p.astype(np.float64)
     if p.ndim < 2 or 0 in p.shape[-2:]:  # (an empty batch of policies is valid)
         raise ValueError(
@@ -166,7 +167,7 @@ def _distribution_host(x: np.ndarray, field: str, names: tuple[str, ...], row: s
     a = np.asarray(x)
     if _text_or_complex(a):  # (a float cast parsed text, dropped imaginary parts, read dates)
         raise TypeError(f"{field} must hold real probabilities; got dtype {a.dtype}")
-    if a.dtype not in (np.float32, np.float64):
+    if a.dtype.kind != "f":  # (float16 too: a float16 row normalised in float16 sums to 1 ± 2.4e-4)
         a = a.astype(np.float64)
     check_probability(a, field, names, row)
     return a.astype(np.float64)
