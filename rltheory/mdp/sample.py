@@ -24,6 +24,7 @@ Inequalities for the L1 deviation of the empirical distribution. HP Labs HPL-200
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,11 +198,34 @@ class Trajectories:
         return int(self.actions.shape[1])
 
     def discounted_returns(self, gamma: float) -> np.ndarray:
-        r"""``G_e = Σ_{t<H} γ^t r_t`` for every episode, shape ``(n_episodes,)``."""
+        r"""``G_e = Σ_{t<H} γ^t r_t`` for every episode, shape ``(n_episodes,)``.
+
+        Near the top of the float range the sum is taken on the rewards times a power of two ``c``
+        with ``c·max|r|·Σ_t γ^t < 2^1000`` and divided by ``c`` (exact but for subnormal terms): the
+        partial sums of ``(1e308, 1e308, −1e308)`` at ``γ = 1`` overflowed and returned ``inf`` (with
+        numpy's overflow warning) for the return ``1e308``. A return beyond the float range
+        (``(1e308, 1e308)`` at ``γ = 0.9``) raises ``ValueError`` naming the episode.
+        """
         g = real_scalar(gamma)  # numpy scalars and 0-d arrays too (np.array(0.5) was refused)
         if not 0 <= g <= 1:  # NaN (bools, text, non-reals) fails too
             raise ValueError(f"gamma must be a number in [0, 1]; got {gamma!r}")
-        return self.rewards @ (g ** np.arange(self.horizon))
+        w = g ** np.arange(self.horizon)
+        r = np.asarray(self.rewards, dtype=np.float64)
+        big = float(np.abs(r).max(initial=0.0))
+        e = math.frexp(big)[1] + math.frexp(float(w.sum()))[1]  # c·max|r|·Σw < 2^(e + log2 c)
+        c = math.ldexp(1.0, 1000 - e) if big > 0 and math.isfinite(big) and e > 1000 else 1.0
+        if c == 1.0:
+            return r @ w
+        with np.errstate(over="ignore"):
+            G = ((r * c) @ w) / c
+        bad = np.flatnonzero(~np.isfinite(G))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"the discounted return of episode {i} at gamma = {g!r} is beyond the float range "
+                f"(its rewards reach max|r| = {big:.3g} over horizon {self.horizon})"
+            )
+        return G
 
 
 def _initial_distribution(mu: Any, S: int) -> np.ndarray:
