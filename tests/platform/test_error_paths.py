@@ -612,7 +612,8 @@ def test_cli_solve_rejects_bad_walls(capsys):
     assert exc.value.code == 2
     assert "a wall is ROW,COL (two integers); got '1;1'" in capsys.readouterr().err
     assert main(["solve", "gridworld", "--size", "4", "--wall", "9,0"]) == 2
-    assert "rltheory solve: walls[0] = (9, 0) is off the 4x4 grid" in capsys.readouterr().err
+    # (the message names the option since 08349d2: "--wall: walls[0] = ...")
+    assert "rltheory solve: --wall: walls[0] = (9, 0) is off the 4x4 grid" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- plot
