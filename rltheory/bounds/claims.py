@@ -248,6 +248,11 @@ class Claim:
     precision: float | None = None
 
     def __post_init__(self) -> None:
+        for name in ("name", "statement", "source"):  # None as a name keyed every seed report
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(
+                    f"Claim.{name} must be a str; got {type(getattr(self, name)).__name__}"
+                )
         # a 0-d real array (an array-API reduction's result) is its number, as in check_real
         for name in ("expected", "tol", "precision"):
             v = getattr(self, name)
@@ -418,6 +423,17 @@ class ClaimCheck:
                 )
             object.__setattr__(self, "bound_check", self.fit)
             object.__setattr__(self, "fit", None)
+        if not isinstance(self.claim, Claim):
+            raise TypeError(f"ClaimCheck.claim must be a Claim; got {type(self.claim).__name__}")
+        # a dict or a tuple failed later, in the verdict or in to_dict ("no attribute 'holds'"),
+        # or was stored as evidence when an explicit verdict skipped the judging
+        for name, cls in (("fit", RateFit), ("bound_check", BoundCheck)):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, cls):
+                raise TypeError(
+                    f"ClaimCheck for {self.claim.name!r}: {name} must be None or a {cls.__name__}; "
+                    f"got {type(value).__name__}"
+                )
         if self.fit is None and self.bound_check is None:
             raise ValueError(
                 f"ClaimCheck for {self.claim.name!r} needs evidence: a RateFit or a BoundCheck"
