@@ -291,12 +291,19 @@ def _others_weight(
     for j in range(n):
         if j == player:
             continue
-        pj = as_float(policies[j], xp, dtype)
+        # checked in its own float dtype, then cast to P's and renormalised there: a float32 policy
+        # normalised in float32 (uniform over 7 actions: rows 1 + 4.5e-8) was refused at float64's
+        # tolerance 1e-8 after the cast to a float64 P's dtype (and, checked as float32, its rows
+        # would make the induced P̄ fail that tolerance)
+        pj = as_float(policies[j], xp)
         if tuple(pj.shape) != (H, S, acts[j]):
             raise ValueError(
                 f"policies[{j}] must have shape (H, S, A_{j}) = {(H, S, acts[j])}; got {tuple(pj.shape)}"
             )
         check_probability(pj, f"policies[{j}]", ("h", "s", "a"), f"policies[{j}][h, s, :]")
+        if pj.dtype != dtype:
+            pj = xp.astype(pj, dtype)
+            pj = pj / xp.sum(pj, axis=-1, keepdims=True)
         shape = list(shape0)
         shape[2 + j] = acts[j]
         W = W * xp.reshape(pj, tuple(shape))
