@@ -82,6 +82,25 @@ class ClaimSeeds:
     tol_at: tuple[float, ...] = ()
     unmeasured: tuple[bool, ...] = ()
 
+    def __post_init__(self) -> None:
+        # no seed divided by zero in pass_rate; a short or long column failed in zip() or read
+        # a passed seed as unmeasured (which left it out of the binomial screen)
+        n = len(self.seeds)
+        if n == 0:
+            raise ValueError(
+                f"ClaimSeeds {self.name!r}: seeds must hold at least one seed; got none"
+            )
+        for field in ("passed", "measured", "expected_at", "tol_at", "unmeasured"):
+            m = len(getattr(self, field))
+            if m != n and not (m == 0 and field in ("expected_at", "tol_at", "unmeasured")):
+                raise ValueError(f"ClaimSeeds {self.name!r}: {field} has {m} entries for {n} seeds")
+        for s, ok, u in zip(self.seeds, self.passed, self.unmeasured, strict=False):
+            if ok and u:
+                raise ValueError(
+                    f"ClaimSeeds {self.name!r}: seed {s} passed but is marked unmeasured "
+                    "(unmeasured is a kind of failure)"
+                )
+
     @property
     def unmeasured_seeds(self) -> tuple[int, ...]:
         """The seeds at which the claim failed unmeasured (an uninformative interval)."""
