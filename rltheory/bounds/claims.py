@@ -190,7 +190,8 @@ class Claim:
         ``"rate"``: the fitted interval, widened by ``tol``, contains ``expected`` *and* the
         fit is informative (below);
         ``"rate_at_most"``: fitted rate ``≤ expected + tol``;
-        ``"rate_at_least"``: fitted rate ``≥ expected − tol``;
+        ``"rate_at_least"``: fitted rate ``≥ expected − tol`` (both with the round-off
+        allowance ``1e-9·(1 + |expected|)`` of :meth:`RateFit.contains`);
         ``"bound"``: a :class:`BoundCheck` holds.
     tol : float
         Allowance for the rate kinds; its justification belongs in ``statement``.
@@ -333,7 +334,8 @@ class Claim:
 
     def decided(self, fit: RateFit) -> bool | None:
         """For the one-sided kinds: whether the whole interval lies on the verdict's side of
-        ``expected ± tol`` (``ci[1] ≤ expected + tol`` or ``ci[0] > expected + tol`` for
+        ``expected ± tol`` (with the verdict's round-off allowance; ``ci[1] ≤ expected + tol``
+        or ``ci[0] > expected + tol`` for
         ``"rate_at_most"``, mirrored for ``"rate_at_least"``); ``None`` for the other kinds.
 
         The one-sided verdict reads the fitted rate itself, so an interval that straddles the
@@ -344,11 +346,16 @@ class Claim:
         if self.kind not in ("rate_at_most", "rate_at_least"):
             return None
         lo, hi = (float(c) for c in fit.ci)
-        if self.kind == "rate_at_most":
-            t = float(self.expected) + float(self.tol)  # type: ignore[arg-type]
-            return bool(hi <= t or lo > t)
-        t = float(self.expected) - float(self.tol)  # type: ignore[arg-type]
-        return bool(lo >= t or hi < t)
+        t = self._threshold()
+        return bool(hi <= t or lo > t) if self.kind == "rate_at_most" else bool(lo >= t or hi < t)
+
+    def _threshold(self) -> float:
+        """``expected ± tol`` of a one-sided kind, widened by the round-off allowance
+        ``1e-9·(1 + |expected|)`` of :meth:`RateFit.contains` (an exact power law ``t^s`` fits
+        ``s ± 1e-17``: it failed ``"rate_at_most"`` or ``"rate_at_least"`` ``s`` with ``tol = 0``)."""
+        e = float(self.expected)  # type: ignore[arg-type]
+        allowance = float(self.tol) + 1e-9 * (1.0 + abs(e))
+        return e + allowance if self.kind == "rate_at_most" else e - allowance
 
     def judge(self, evidence: RateFit | BoundCheck) -> bool:
         """The pass/fail rule of :attr:`kind` applied to ``evidence``.
@@ -359,14 +366,12 @@ class Claim:
         if self.kind == "bound":
             return bool(evidence.holds)  # type: ignore[union-attr]
         fit: RateFit = evidence  # type: ignore[assignment]
-        expected = float(self.expected)  # type: ignore[arg-type]
         if self.informative(fit) is False:
             return False
         if self.kind == "rate":
-            return fit.contains(expected, tol=self.tol)
-        if self.kind == "rate_at_most":
-            return bool(fit.rate <= expected + self.tol)
-        return bool(fit.rate >= expected - self.tol)
+            return fit.contains(float(self.expected), tol=self.tol)  # type: ignore[arg-type]
+        t = self._threshold()
+        return bool(fit.rate <= t) if self.kind == "rate_at_most" else bool(fit.rate >= t)
 
     def to_dict(self) -> dict:
         return {
@@ -425,8 +430,7 @@ class ClaimCheck:
             object.__setattr__(self, "fit", None)
         if not isinstance(self.claim, Claim):
             raise TypeError(f"ClaimCheck.claim must be a Claim; got {type(self.claim).__name__}")
-        # a dict or a tuple failed later, in the verdict or in to_dict ("no attribute 'holds'"),
-        # or was stored as evidence when an explicit verdict skipped the judging
+        # (a dict or tuple failed later in the verdict or to_dict, or was stored as evidence)
         for name, cls in (("fit", RateFit), ("bound_check", BoundCheck)):
             value = getattr(self, name)
             if value is not None and not isinstance(value, cls):
