@@ -66,11 +66,25 @@ class HybridResult:
     trace: Trace
 
 
-def _hybrid_args(fh: Any, features: Any, offline: Any, iterations: Any, n_online: Any, eta: Any, ridge: Any,
-                 what: str) -> np.ndarray:
+def _hybrid_args(
+    fh: Any,
+    features: Any,
+    offline: Any,
+    iterations: Any,
+    n_online: Any,
+    eta: Any,
+    ridge: Any,
+    what: str,
+) -> np.ndarray:
     if not isinstance(fh, FiniteHorizonMDP) or fh.batch_shape:
-        got = (f"batch_shape={fh.batch_shape}" if isinstance(fh, FiniteHorizonMDP) else type(fh).__name__)
-        raise TypeError(f"the hybrid methods need a single (unbatched) FiniteHorizonMDP to roll out in; got {got}")
+        got = (
+            f"batch_shape={fh.batch_shape}"
+            if isinstance(fh, FiniteHorizonMDP)
+            else type(fh).__name__
+        )
+        raise TypeError(
+            f"the hybrid methods need a single (unbatched) FiniteHorizonMDP to roll out in; got {got}"
+        )
     # the critic is clipped to [0, H − h] and hybrid_npg_bound's value term is H(H+1)/2: both need
     # rewards in [0, 1]. Outside it the clip silently froze the policy (R = (−1, −0.5): every Q̂ = 0;
     # R = (2, 3) at H = 2: every Q̂_h = H − h), and R = 1e307 overflowed the fit into a NaN policy.
@@ -78,34 +92,45 @@ def _hybrid_args(fh: Any, features: Any, offline: Any, iterations: Any, n_online
     bad = (R < 0) | (R > 1)
     if bad.any():
         h, s, a = (int(i) for i in np.argwhere(bad)[0])
-        raise InvalidModelError(f"{what} assumes rewards in [0, 1] (its critic is clipped to [0, H − h]); "
-                                f"fh.R[h={h}, s={s}, a={a}] = {R[h, s, a]:.6g}")
+        raise InvalidModelError(
+            f"{what} assumes rewards in [0, 1] (its critic is clipped to [0, H − h]); "
+            f"fh.R[h={h}, s={s}, a={a}] = {R[h, s, a]:.6g}"
+        )
     if offline is not None:
         _check_data(offline, f"{what} offline data", unit_rewards=True)
         offline.check_compatible(S=fh.S, A=fh.A, H=fh.H)
     for v, nm in ((iterations, "iterations"), (n_online, "n_online")):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:  # numpy integers too
+        # numpy integers too
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise ValueError(f"{nm} must be an integer >= 0; got {v!r}")
     for v, nm in ((eta, "eta"), (ridge, "ridge")):
-        x = real_scalar(v)  # numpy scalars and 0-d arrays (np.array(2.0) was refused); NaN for bools and text
+        # numpy scalars and 0-d arrays (np.array(2.0) was refused); NaN for bools and text
+        x = real_scalar(v)
         if not (x > 0 and math.isfinite(x)):
             raise ValueError(f"{nm} must be a finite number > 0; got {v!r}")
-    if not math.isfinite(float(eta) * fh.H):  # the exponent η·Q̂ with Q̂ ∈ [0, H]: inf − inf = NaN policy before
-        raise ValueError(f"{what}: eta·H must be finite (the NPG exponent η·Q̂_h reaches η·(H − h)); "
-                         f"got eta = {eta!r}, H = {fh.H}")
+    # the exponent η·Q̂ with Q̂ ∈ [0, H]: inf − inf = NaN policy before
+    if not math.isfinite(float(eta) * fh.H):
+        raise ValueError(
+            f"{what}: eta·H must be finite (the NPG exponent η·Q̂_h reaches η·(H − h)); "
+            f"got eta = {eta!r}, H = {fh.H}"
+        )
     # complex or text features: numpy's cast dropped the imaginary part (a ComplexWarning only) or
     # failed with "could not convert string to float"
     return _features(as_float(features, np, None, field="features"), fh.H, fh.S, fh.A)
 
 
-def _restart_episodes(fh: Any, pi: np.ndarray, n: int, restart: Any, gen: np.random.Generator) -> list[_Step]:
+def _restart_episodes(
+    fh: Any, pi: np.ndarray, n: int, restart: Any, gen: np.random.Generator
+) -> list[_Step]:
     """``n`` on-policy episodes; with ``restart`` each starts at a uniform step ``h0`` in ``s ~ ν_{h0}``."""
     H = fh.H
     per_h: list[list[_Step]] = [[] for _ in range(H)]
     if restart is None:
         d = sample_episodes(fh, pi, n, rng=gen)
         for h in range(H):
-            per_h[h].append(_Step(d.states[:, h], d.actions[:, h], d.rewards[:, h], d.states[:, h + 1]))
+            per_h[h].append(
+                _Step(d.states[:, h], d.actions[:, h], d.rewards[:, h], d.states[:, h + 1])
+            )
     else:
         nu = np.asarray(restart, dtype=np.float64)
         starts = np.bincount(gen.integers(0, H, size=n), minlength=H)
@@ -116,17 +141,32 @@ def _restart_episodes(fh: Any, pi: np.ndarray, n: int, restart: Any, gen: np.ran
             sub = FiniteHorizonMDP(P[h0:], R[h0:], nu[h0])
             d = sample_episodes(sub, pi[h0:], int(starts[h0]), rng=gen)
             for j in range(H - h0):
-                per_h[h0 + j].append(_Step(d.states[:, j], d.actions[:, j], d.rewards[:, j], d.states[:, j + 1]))
+                per_h[h0 + j].append(
+                    _Step(d.states[:, j], d.actions[:, j], d.rewards[:, j], d.states[:, j + 1])
+                )
     out = []
     for h in range(H):
         if per_h[h]:
-            out.append(_Step(*(np.concatenate([getattr(st, f) for st in per_h[h]]) for f in ("s", "a", "r", "s2"))))
+            out.append(
+                _Step(
+                    *(
+                        np.concatenate([getattr(st, f) for st in per_h[h]])
+                        for f in ("s", "a", "r", "s2")
+                    )
+                )
+            )
         else:
-            out.append(_Step(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64)))
+            out.append(
+                _Step(
+                    np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64)
+                )
+            )
     return out
 
 
-def _weighted_fit(phi_h: np.ndarray, parts: list[tuple[_Step, float]], y_of: Any, ridge: float, h: int) -> np.ndarray:
+def _weighted_fit(
+    phi_h: np.ndarray, parts: list[tuple[_Step, float]], y_of: Any, ridge: float, h: int
+) -> np.ndarray:
     """``argmin_w Σ_parts weight Σ (φᵀw − y)² + λ‖w‖²``; returns ``Q̂_h = φ w`` on all pairs."""
     d = phi_h.shape[-1]
     Lam = ridge * np.eye(d)
@@ -140,13 +180,22 @@ def _weighted_fit(phi_h: np.ndarray, parts: list[tuple[_Step, float]], y_of: Any
             b += wgt * X.T @ y_of(st)
     if not (np.all(np.isfinite(Lam)) and np.all(np.isfinite(b))):
         # features of size 1e200 overflowed Λ to inf: the solve gave Q̂ = 0 and the policy never moved
-        raise ValueError(f"Λ_{h} = Σ weight·φφᵀ + ridge·I overflows at step h={h}; rescale the features "
-                         f"(max |features| = {float(np.max(np.abs(phi_h))):.3g})")
+        raise ValueError(
+            f"Λ_{h} = Σ weight·φφᵀ + ridge·I overflows at step h={h}; rescale the features "
+            f"(max |features| = {float(np.max(np.abs(phi_h))):.3g})"
+        )
     return phi_h @ np.linalg.solve(Lam, b)
 
 
-def _critic_term(P: np.ndarray, R: np.ndarray, pi: np.ndarray, new: np.ndarray, Qhat: np.ndarray,
-                 pi_star: np.ndarray, d_star: np.ndarray) -> float:
+def _critic_term(
+    P: np.ndarray,
+    R: np.ndarray,
+    pi: np.ndarray,
+    new: np.ndarray,
+    Qhat: np.ndarray,
+    pi_star: np.ndarray,
+    d_star: np.ndarray,
+) -> float:
     """``E_t = Σ_h E_{d*_h}[⟨π_{t+1} − π*, δ_t⟩_h + Σ_{h'>h} E^{π_{t+1}}[g_{h'}]]`` with ``δ_t = Q̂_t − Q^{π_t}``,
     ``g = ⟨π_{t+1} − π_t, δ_t⟩`` (:func:`rltheory.bounds.offline.hybrid_npg_bound`); exact, from the true model."""
     H, S, _ = pi.shape
@@ -164,17 +213,37 @@ def _critic_term(P: np.ndarray, R: np.ndarray, pi: np.ndarray, new: np.ndarray, 
     return float(np.sum(d_star * (direct + U[:H] - g)))
 
 
-def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_online: int, eta: float,
-                 ridge: float, restart: Any, rng: Any, tol: float | None, critic: str, offline_weight: float,
-                 what: str) -> HybridResult:
+def _hybrid_loop(
+    fh: Any,
+    phi: np.ndarray,
+    offline: Any,
+    *,
+    iterations: int,
+    n_online: int,
+    eta: float,
+    ridge: float,
+    restart: Any,
+    rng: Any,
+    tol: float | None,
+    critic: str,
+    offline_weight: float,
+    what: str,
+) -> HybridResult:
     gen = _rng(rng)
     H, S, A = fh.H, fh.S, fh.A
     if restart is not None:
         # not complex or text; checked in its own dtype (a float32 row summing to 1 + 3e-8 was refused
         # once cast to float64, whose tolerance is 1e-8), then renormalised in float64 for the roll-outs
+        # (any float dtype as given: as_float casts float16 to float64, and a float16 uniform row over
+        # 7 states, sum 0.99976, failed float64's tolerance)
+        raw = np.asarray(restart) if isinstance(restart, np.ndarray) else None
         restart = np.asarray(as_float(restart, np, None, field=f"{what}: restart"))
+        if raw is not None and raw.dtype.kind == "f":
+            restart = raw
         if restart.shape != (H, S):
-            raise ValueError(f"{what}: restart must have shape (H, S) = ({H}, {S}); got {restart.shape}")
+            raise ValueError(
+                f"{what}: restart must have shape (H, S) = ({H}, {S}); got {restart.shape}"
+            )
         check_probability(restart, "restart", ("h", "s"), "restart[h, :]")
         restart = restart.astype(np.float64)
         restart = restart / restart.sum(-1, keepdims=True)
@@ -191,7 +260,9 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
     d_star = np.zeros((H, S))  # state occupancy of π*
     d_star[0] = mu
     for h in range(H - 1):
-        d_star[h + 1] = np.reshape(d_star[h][:, None] * pi_star[h], (S * A,)) @ np.reshape(Pm[h], (S * A, S))
+        d_star[h + 1] = np.reshape(d_star[h][:, None] * pi_star[h], (S * A,)) @ np.reshape(
+            Pm[h], (S * A, S)
+        )
     off = _steps(offline, split=False) if offline is not None else None
     pi = np.full((H, S, A), 1.0 / A)
     Q = np.zeros((H, S, A))
@@ -239,14 +310,26 @@ def _hybrid_loop(fh: Any, phi: np.ndarray, offline: Any, *, iterations: int, n_o
             converged = True
             break
     if converged is False:
-        warnings.warn(f"{what}: suboptimality above tol={tol:g} after {iterations} iterations", ConvergenceWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"{what}: suboptimality above tol={tol:g} after {iterations} iterations",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return HybridResult(pi, Q.copy(), t, converged, rec.finish())
 
 
 def hybrid_npg(
-    fh: Any, features: Any, offline: EpisodeDataset | None, *, iterations: int, n_online: int, eta: float,
-    rng: np.random.Generator | int, ridge: float = 1.0, restart: Any = None, offline_weight: float = 1.0,
+    fh: Any,
+    features: Any,
+    offline: EpisodeDataset | None,
+    *,
+    iterations: int,
+    n_online: int,
+    eta: float,
+    rng: np.random.Generator | int,
+    ridge: float = 1.0,
+    restart: Any = None,
+    offline_weight: float = 1.0,
     tol: float | None = None,
 ) -> HybridResult:
     r"""Hybrid natural policy gradient (HNPG): on-policy NPG whose critic is also fitted on offline data.
@@ -314,20 +397,42 @@ def hybrid_npg(
     True
     """
     phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge, "hybrid_npg")
-    w = real_scalar(offline_weight)  # numpy scalars and 0-d arrays; NaN (refused) for bools and text
+    # numpy scalars and 0-d arrays; NaN (refused) for bools and text
+    w = real_scalar(offline_weight)
     if not w >= 0:
         raise ValueError(f"offline_weight must be a number >= 0; got {offline_weight!r}")
     if not math.isfinite(w):
         raise ValueError(f"offline_weight must be finite; got {offline_weight!r}")
     tol = check_tol(tol)
-    return _hybrid_loop(fh, phi, offline, iterations=iterations, n_online=n_online, eta=float(eta), ridge=float(ridge),
-                        restart=restart, rng=rng, tol=tol, critic="policy", offline_weight=w,
-                        what="hybrid_npg")
+    return _hybrid_loop(
+        fh,
+        phi,
+        offline,
+        iterations=iterations,
+        n_online=n_online,
+        eta=float(eta),
+        ridge=float(ridge),
+        restart=restart,
+        rng=rng,
+        tol=tol,
+        critic="policy",
+        offline_weight=w,
+        what="hybrid_npg",
+    )
 
 
 def hybrid_actor_critic(
-    fh: Any, features: Any, offline: EpisodeDataset | None, *, iterations: int, n_online: int, eta: float,
-    rng: np.random.Generator | int, ridge: float = 1.0, restart: Any = None, tol: float | None = None,
+    fh: Any,
+    features: Any,
+    offline: EpisodeDataset | None,
+    *,
+    iterations: int,
+    n_online: int,
+    eta: float,
+    rng: np.random.Generator | int,
+    ridge: float = 1.0,
+    restart: Any = None,
+    tol: float | None = None,
 ) -> HybridResult:
     r"""Non-optimistic hybrid actor-critic: an off-policy critic for ``Q*`` initialised from offline data.
 
@@ -353,8 +458,22 @@ def hybrid_actor_critic(
     >>> bool(res.trace["suboptimality"][-1] < res.trace["suboptimality"][0])
     True
     """
-    phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge, "hybrid_actor_critic")
+    phi = _hybrid_args(
+        fh, features, offline, iterations, n_online, eta, ridge, "hybrid_actor_critic"
+    )
     tol = check_tol(tol)
-    return _hybrid_loop(fh, phi, offline, iterations=iterations, n_online=n_online, eta=float(eta), ridge=float(ridge),
-                        restart=restart, rng=rng, tol=tol, critic="optimal", offline_weight=1.0,
-                        what="hybrid_actor_critic")
+    return _hybrid_loop(
+        fh,
+        phi,
+        offline,
+        iterations=iterations,
+        n_online=n_online,
+        eta=float(eta),
+        ridge=float(ridge),
+        restart=restart,
+        rng=rng,
+        tol=tol,
+        critic="optimal",
+        offline_weight=1.0,
+        what="hybrid_actor_critic",
+    )
