@@ -22,6 +22,7 @@ header, or a header naming another function raises :class:`ResultFileError`.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import json
 import math
@@ -101,12 +102,28 @@ def _key(config: Mapping, seed: int) -> str:
     return _dumps({"config": dict(config), "seed": int(seed)})
 
 
+def _owner(base: Any) -> Any:
+    """The object whose state a callable computes with: ``self`` of a bound method, the callable
+    object itself (an instance with ``__call__``), else ``None`` (a plain function or class)."""
+    if inspect.ismethod(base):
+        return base.__self__
+    if inspect.isroutine(base) or isinstance(base, type):
+        return None
+    return base
+
+
 def _fn_name(fn: Callable) -> str:
-    """``module.qualname`` of ``fn``; for a :func:`functools.partial`, with its bound arguments
-    (as JSON, else their ``repr``), so that two partials of one function never share results."""
+    """``module.qualname`` of ``fn``; for a bound method or a callable object, with the ``repr``
+    of its object (``Scaled(k=2)`` and ``Scaled(k=3)`` compute different things); for a
+    :func:`functools.partial`, with its bound arguments (as JSON, else their ``repr``), so that
+    two partials of one function never share results."""
     base = fn.func if isinstance(fn, functools.partial) else fn
-    mod = getattr(base, "__module__", None) or "?"
-    name = f"{mod}.{getattr(base, '__qualname__', type(base).__name__)}"
+    owner = _owner(base)
+    named = base if owner is not base else type(base)  # an instance: its class names it
+    mod = getattr(named, "__module__", None) or "?"
+    name = f"{mod}.{getattr(named, '__qualname__', type(named).__name__)}"
+    if owner is not None:
+        name += f" of {owner!r}"
     if isinstance(fn, functools.partial) and (fn.args or fn.keywords):
         try:
             bound = _dumps({"args": list(fn.args), "keywords": dict(fn.keywords)})
@@ -117,16 +134,31 @@ def _fn_name(fn: Callable) -> str:
 
 
 def _check_named(fn: Callable) -> None:
-    """Refuse a results file for a function that its name does not identify: every lambda of a
-    module is ``module.<lambda>``, every closure made by ``make`` is ``module.make.<locals>.f``,
-    so a second one read the first one's points from the file as its own (located ``ValueError``)."""
-    name = _fn_name(fn)
-    base = name.split(" with ", 1)[0]
-    if "<lambda>" in base or "<locals>" in base:
+    """Refuse a results file for a function that its name does not identify (located
+    ``ValueError``): every lambda of a module is ``module.<lambda>``, every closure made by
+    ``make`` is ``module.make.<locals>.f``, so a second one read the first one's points from the
+    file as its own; an object with the default ``repr`` (``<... object at 0x...>``) is named
+    by its address, which no rerun finds again."""
+    base = fn.func if isinstance(fn, functools.partial) else fn
+    qualname = getattr(base, "__qualname__", "")
+    if "<lambda>" in qualname or "<locals>" in qualname:
         raise ValueError(
-            f"results_path needs a function that its name identifies; fn is {base!r}, a name that "
-            "other lambdas or closures share (their points would be read as its own): use a "
-            "module-level function, with functools.partial for bound arguments"
+            f"results_path needs a function that its name identifies; fn is "
+            f"{_fn_name(fn).split(' with ', 1)[0]!r}, a name that other lambdas or closures share "
+            "(their points would be read as its own): use a module-level function, with "
+            "functools.partial for bound arguments"
+        )
+    owner = _owner(base)
+    if (
+        owner is not None
+        and not isinstance(owner, type)
+        and type(owner).__repr__ is object.__repr__
+    ):
+        raise ValueError(
+            f"results_path needs a function that its name identifies; fn computes with "
+            f"{owner!r}, whose default repr names an address, not its state: give "
+            f"{type(owner).__qualname__} a repr of its state (a dataclass has one), or use a "
+            "module-level function with functools.partial"
         )
 
 
@@ -280,8 +312,9 @@ def sweep(
         dicts; numpy arrays/scalars are converted). It must be importable by name
         (a module-level function) to run in worker processes, and it should take all
         its randomness from ``seed``. The results file is tied to ``fn``'s module and
-        qualified name (and, for a :func:`functools.partial`, its bound arguments), so with
-        ``results_path`` it must not be a lambda or a closure.
+        qualified name (with the ``repr`` of the object of a bound method or a callable object,
+        and the bound arguments of a :func:`functools.partial`), so with ``results_path`` it
+        must not be a lambda, a closure, or the method of an object with the default ``repr``.
     grid : sequence of dict, or dict of sequences
         The configurations; a dict of sequences is expanded with :func:`grid_product`.
         Values must be JSON-serialisable (they form the point's key).
@@ -311,7 +344,8 @@ def sweep(
         is not a dict of JSON values, a result that is not JSON-serialisable (circular ones
         included), ``max_workers < 1``, a ``results_path`` that is a folder, or a
         ``results_path`` for a lambda or a closure (``<locals>``), whose name other functions
-        share, so that their points would be read as ``fn``'s.
+        share, so that their points would be read as ``fn``'s (or for an object whose default
+        ``repr`` gives an address, not its state).
     ResultFileError
         ``results_path`` exists but is not this function's results file.
     Exception

@@ -3,13 +3,16 @@ results that json refuses with a ValueError, and a seeds argument that is no ite
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from rltheory.experiments import load_results, sweep
+from rltheory.trace import ResultFileError
 
 
 def _circular_at_one(config, seed):
@@ -109,3 +112,54 @@ def test_a_results_file_created_by_another_sweep_meanwhile_is_kept(tmp_path, mon
     assert [(p.config["x"], p.result, p.cached) for p in points] == [(1, 1, True), (2, 2, False)]
     assert sorted(p.config["x"] for p in load_results(path, fn=_plus_seed).values()) == [1, 2]
     assert [q.name for q in tmp_path.iterdir()] == ["res.jsonl"]  # no staged file left behind
+
+
+@dataclasses.dataclass(frozen=True)
+class _Scaled:
+    k: int
+
+    def __call__(self, config, seed):
+        return self.k * config["x"]
+
+    def shifted(self, config, seed):
+        return self.k * config["x"] + 100
+
+
+class _Opaque:
+    def __call__(self, config, seed):
+        return config["x"]
+
+
+@pytest.mark.parametrize("make", [_Scaled, lambda k: _Scaled(k).shifted])
+def test_two_callable_objects_of_one_class_do_not_share_a_results_file(tmp_path, make):
+    # both were named "<module>._Scaled" (or "._Scaled.shifted"): _Scaled(3) read _Scaled(2)'s
+    # point from the file and returned 2 (102) where it computes 3 (103)
+    path = tmp_path / "res.jsonl"
+    with ThreadPoolExecutor(1) as ex:
+        first = sweep(make(2), {"x": [1]}, [0], executor=ex, results_path=path)
+        with pytest.raises(
+            ResultFileError, match=r"results belong to '[\w.]+ of _Scaled\(k=2\)', not"
+        ):
+            sweep(make(3), {"x": [1]}, [0], executor=ex, results_path=path)
+        again = sweep(make(2), {"x": [1]}, [0], executor=ex, results_path=path)
+    assert first[0].result == again[0].result and again[0].cached
+
+
+def test_an_object_named_by_its_address_is_refused(tmp_path):
+    with ThreadPoolExecutor(1) as ex:
+        with pytest.raises(
+            ValueError,
+            match=r"fn computes with <[\w.]+_Opaque object at 0x\w+>, whose default repr",
+        ):
+            sweep(_Opaque(), {"x": [1]}, [0], executor=ex, results_path=tmp_path / "res.jsonl")
+        # without a results file nothing is shared
+        assert sweep(_Opaque(), {"x": [1]}, [0], executor=ex)[0].result == 1
+
+
+def test_a_module_level_function_keeps_its_header_name(tmp_path):
+    # results files written before keep resuming: the name of a plain function is unchanged
+    path = tmp_path / "res.jsonl"
+    with ThreadPoolExecutor(1) as ex:
+        sweep(_plus_seed, {"x": [1]}, [0], executor=ex, results_path=path)
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["fn"] == f"{_plus_seed.__module__}._plus_seed"
