@@ -423,8 +423,16 @@ class FiniteHorizonMDP(_ArrayModel):
         R = as_float(R, xp, field="R")
         check_ndim(P, "P", 3, "(..., S, A, S)")
         check_ndim(R, "R", 2, "(..., S, A) or (..., S, A, S)")
+        # R carries P's batch axes: an unbatched R (S, A) with a batched P (B, S, A, S) was read by
+        # its number of axes as per transition and failed in numpy's broadcast_to ('operands could
+        # not be broadcast together', H = 3) or named a shape nobody passed ('got (2, 2, 2)', H = 2)
+        if tuple(R.shape) not in (tuple(P.shape[:-1]), tuple(P.shape)):
+            raise InvalidModelError(
+                f"R must have shape {tuple(P.shape[:-1])} (..., S, A) or that of P {tuple(P.shape)} "
+                f"(per transition), with the batch axes of P; got {tuple(R.shape)}"
+            )
         Ph = xp.broadcast_to(P[..., None, :, :, :], P.shape[:-3] + (H,) + tuple(P.shape[-3:]))
-        k = 2 if R.ndim == P.ndim - 1 else 3  # trailing (S, A) or (S, A, S) axes
+        k = 2 if R.ndim == P.ndim - 1 else 3  # trailing (S, A) or (S, A, S) axes (checked above)
         Rh = xp.broadcast_to(
             xp.expand_dims(R, axis=R.ndim - k), R.shape[:-k] + (H,) + tuple(R.shape[-k:])
         )

@@ -1,0 +1,40 @@
+"""Model-layer edge cases found by a bug hunt (helper 67): shapes, batches and closed forms."""
+
+import numpy as np
+import pytest
+
+from rltheory.errors import InvalidModelError
+from rltheory.mdp import FiniteHorizonMDP
+
+
+@pytest.mark.parametrize("H", [2, 3])
+def test_stationary_names_an_unbatched_reward_given_with_a_batched_kernel(H):
+    # P (4, S, A, S) with R (S, A), S = A = 2: R was read as per transition by its number of axes;
+    # H = 3 failed in numpy's broadcast_to ('operands could not be broadcast together ...') and
+    # H = 2 reported 'got (2, 2, 2)', a shape nobody passed
+    P = np.full((4, 2, 2, 2), 0.5)
+    R = np.arange(4.0).reshape(2, 2)
+    with pytest.raises(
+        InvalidModelError,
+        match=r"R must have shape \(4, 2, 2\) \(\.\.\., S, A\) or that of P \(4, 2, 2, 2\) "
+        r"\(per transition\), with the batch axes of P; got \(2, 2\)",
+    ):
+        FiniteHorizonMDP.stationary(P, R, H)
+    # a batched P (3, S, A, S) with a per-(s, a) R of another batch: named likewise
+    with pytest.raises(InvalidModelError, match=r"got \(4, 2, 2\)"):
+        FiniteHorizonMDP.stationary(P[:3], np.zeros((4, 2, 2)), H)
+
+
+def test_stationary_repeats_both_reward_layouts_over_the_batch():
+    # the layouts that stay accepted: R[b, s, a] and R[b, s, a, s'] repeated over h
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(2), size=(3, 2, 2))
+    R = rng.random((3, 2, 2))
+    fh = FiniteHorizonMDP.stationary(P, R, 4)
+    assert fh.batch_shape == (3,) and fh.H == 4
+    np.testing.assert_array_equal(fh.R, np.broadcast_to(R[:, None], (3, 4, 2, 2)))
+    Rt = rng.random((3, 2, 2, 2))
+    ft = FiniteHorizonMDP.stationary(P, Rt, 4)
+    np.testing.assert_allclose(
+        ft.R, np.broadcast_to((P * Rt).sum(-1)[:, None], (3, 4, 2, 2)), rtol=1e-15
+    )
