@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import require_host, to_numpy
+from ..backend import _rectangular, require_host, to_numpy
 from ..errors import InvalidModelError
 from ._dataset_checks import (
     _check_finite_host,
@@ -80,7 +80,13 @@ class PreferenceDataset:
         cls = "PreferenceDataset"
         a = self.first
         _check_pair(a, self.second, cls)
-        raw = np.asarray(to_numpy(self.labels))
+        # a ragged list is named (numpy's 'setting an array element with a sequence' named nothing)
+        labels = self.labels
+        raw = (
+            _rectangular(labels, f"{cls}.labels")
+            if isinstance(labels, (list, tuple))
+            else np.asarray(to_numpy(labels))
+        )
         # indicators 1[τ ≻ τ'] may come as booleans (they were refused as "integer indices")
         y = _int_array(raw.astype(np.int64) if raw.dtype == bool else raw, "labels", cls)
         if y.ndim == 1 and a.n_players == 1:
