@@ -224,10 +224,16 @@ def parse_seeds(spec: str) -> tuple[int, ...]:
 
     Raises
     ------
+    TypeError
+        ``spec`` is not a ``str``.
     ValueError
         Not one of those forms, a negative seed, an empty range, a range of more than
         :data:`MAX_SEEDS` seeds (rejected before it is built), or a seed listed twice.
     """
+    if not isinstance(spec, str):  # 5 or None failed in spec.strip(): "no attribute 'strip'"
+        raise TypeError(
+            f"seeds must be text such as '0:20' or '0,3,7'; got {type(spec).__name__} {spec!r:.40}"
+        )
     text = spec.strip()
     try:
         if ":" in text:
