@@ -40,6 +40,7 @@ from ..trace import Trace, TraceRecorder
 from ._average_reward_base import (
     _avg_model,
     _cdf,
+    _constant_step,
     _draw,
     _features,
     _gain_bias,
@@ -248,6 +249,9 @@ def average_reward_actor_critic(
     beta_name = "critic_step" if gain_step is None else "gain_step"
     rec = TraceRecorder()
     u = gen.random((T, 2))
+    kb = _constant_step(beta, beta_name)
+    kc = _constant_step(critic_step, "critic_step")
+    ka = _constant_step(actor_step, "actor_step")
     for t in range(T):
         if t % every == 0:
             _ac_record(rec, mdp, t, theta, eta, g_star, t)
@@ -256,11 +260,12 @@ def average_reward_actor_critic(
         s2 = _draw(cP[s, a], u[t, 1])
         r = R[s, a]
         delta = r - eta + Phi[s2] @ omega - Phi[s] @ omega
-        eta += _step(beta, t, beta_name) * (r - eta)
-        omega = omega + _step(critic_step, t, "critic_step") * delta * Phi[s]
+        eta += (kb if kb is not None else _step(beta, t, beta_name)) * (r - eta)
+        alpha = kc if kc is not None else _step(critic_step, t, "critic_step")
+        omega = omega + alpha * delta * Phi[s]
         score = -ps
         score[a] += 1.0
-        theta[s] += _step(actor_step, t, "actor_step") * delta * score
+        theta[s] += (ka if ka is not None else _step(actor_step, t, "actor_step")) * delta * score
         s = s2
     _ac_record(rec, mdp, T, theta, eta, g_star, T)
     return ActorCriticResult(theta, omega, float(eta), T, rec.finish(), g_star)

@@ -38,7 +38,14 @@ from .._validate import check_finite, check_probability, check_real, real_scalar
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import _count
 from ..trace import TraceRecorder
-from ._average_reward_base import _avg_model, _draw, _features, _host_softmax, _real_array
+from ._average_reward_base import (
+    _avg_model,
+    _constant_step,
+    _draw,
+    _features,
+    _host_softmax,
+    _real_array,
+)
 from .average_actor_critic import ActorCriticResult, _ac_record, _ac_setup
 from .mlmc import _mlmc_combine, mlmc_level
 from .step_schedules import StepSchedule, _check_schedules, _step
@@ -248,6 +255,8 @@ def multilevel_actor_critic(
     G2 = 0.0
     n = 0
     rec = TraceRecorder()
+    kb = _constant_step(beta, beta_name)
+    kc = _constant_step(critic_step, "critic_step")
     for t in range(T):
         if t % every == 0:
             _ac_record(rec, mdp, t, theta, eta, g_star, n)
@@ -265,8 +274,8 @@ def multilevel_actor_critic(
             s = s2
         n += N
         f_t, h_t, g_t = _mlmc_combine(fs, J, Tm), _mlmc_combine(hs, J, Tm), _mlmc_combine(gs, J, Tm)
-        eta += _step(beta, t, beta_name) * f_t
-        omega = omega + _step(critic_step, t, "critic_step") * h_t
+        eta += (kb if kb is not None else _step(beta, t, beta_name)) * f_t
+        omega = omega + (kc if kc is not None else _step(critic_step, t, "critic_step")) * h_t
         if omega_radius is not None:
             nrm = float(np.linalg.norm(omega))
             if nrm > omega_radius:
