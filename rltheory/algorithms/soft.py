@@ -164,8 +164,12 @@ def soft_bellman_operator(mdp: FiniteMDP, Q: Any, *, tau: float) -> Any:
     xp = mdp.xp
     Q = as_float(Q, xp, mdp.dtype)
     if tuple(Q.shape[-2:]) != (mdp.S, mdp.A):
-        raise ValueError(f"Q must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(Q.shape)}")
-    check_finite(Q, "Q", ("s", "a"))  # (NaN / inf gave a NaN result without a word; T v refuses them too)
+        raise ValueError(
+            f"Q must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(Q.shape)}"
+        )
+    check_finite(
+        Q, "Q", ("s", "a")
+    )  # (NaN / inf gave a NaN result without a word; T v refuses them too)
     return _q_values(mdp, _soft_max(Q, tau, xp))
 
 
@@ -224,9 +228,21 @@ def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, mdp: 
     """
     u, S, A = ro.u, mdp.S, mdp.A
     s = subnormal_spacing(mdp.dtype, mdp.xp)
-    e_lse = (2.0 * u * (2.0 * (1.0 + u) * q_norm + 2.0 * v_norm + tau * (math.log(A) + A + 4.0)) if A
-             else 0.0 * q_norm)
-    e_under = 2.0 * s * ((S + 1.0) + ro.gamma * (tau * (A + 2.0) + 1.0))
+    # u multiplies each term first: (2u)(4q + 2v + τ(...)) overflowed its inner sum at values near the
+    # dtype's range (τ = 1e307, |A| = 10: certificate inf for values 4.6e307). One action: exact (Q − m = 0,
+    # exp(0) = 1, log 1 = 0, τ·0 = 0, V = m).
+    e_lse = (
+        (4.0 * u * (1.0 + u)) * q_norm
+        + (4.0 * u) * v_norm
+        + (2.0 * u * tau) * (math.log(A) + A + 4.0)
+        if A > 1
+        else 0.0 * q_norm
+    )
+    # (products ordered small-first: τ(A + 2) overflowed at τ = 1e308; one action divides and exponentiates
+    # only zeros, exactly)
+    e_under = 2.0 * s * ((S + 1.0) + ro.gamma) + (
+        (2.0 * s * ro.gamma * (A + 2.0)) * tau if A > 1 else 0.0
+    )
     return ro._sweep(v_norm) + ro.gamma * e_lse + e_under
 
 
@@ -244,7 +260,9 @@ def check_soft_reference(mdp: FiniteMDP, soft: Any, tau: float) -> SoftSolution:
     other than the model's. One soft Bellman sweep.
     """
     if not isinstance(soft, SoftSolution):
-        raise TypeError(f"soft must be a SoftSolution (soft_value_iteration / soft_reference); got {type(soft).__name__}")
+        raise TypeError(
+            f"soft must be a SoftSolution (soft_value_iteration / soft_reference); got {type(soft).__name__}"
+        )
     xp = mdp.xp
     shape = mdp.batch_shape + (mdp.S, mdp.A)
     if tuple(soft.Q.shape) != shape:
@@ -256,9 +274,13 @@ def check_soft_reference(mdp: FiniteMDP, soft: Any, tau: float) -> SoftSolution:
     ro = _Roundoff(mdp)
     q_norm = xp.max(xp.abs(soft.Q), axis=red)
     e = _soft_sweep_error(ro, q_norm, xp.max(xp.abs(V), axis=-1), tau, mdp)
-    allowed = ((1.0 + g) * soft.bound + 2.0 * (e + 2.0 * ro.u * q_norm) + g * temperature_error(mdp, tau)) * (
-        1.0 + 4.0 * ro.u)
-    res, allowed = (np.broadcast_to(np.asarray(to_numpy(x), dtype=float), mdp.batch_shape) for x in (res, allowed))
+    allowed = (
+        (1.0 + g) * soft.bound + 2.0 * (e + 2.0 * ro.u * q_norm) + g * temperature_error(mdp, tau)
+    ) * (1.0 + 4.0 * ro.u)
+    res, allowed = (
+        np.broadcast_to(np.asarray(to_numpy(x), dtype=float), mdp.batch_shape)
+        for x in (res, allowed)
+    )
     bad = ~(res <= allowed)
     if bad.any():
         i = tuple(int(j) for j in np.argwhere(bad)[0])
@@ -300,6 +322,9 @@ def _reachable_tol(mdp: FiniteMDP, tau: float, at_least: float) -> float:
     target ``at_least`` (meant for rewards of unit size), relative to the problem's scale below
     it, and never below what :func:`soft_value_iteration` can certify on ``mdp`` without meeting
     its round-off floor (see :func:`soft_reference`)."""
+    tau = check_temperature(
+        mdp, tau
+    )  # (a τ whose entropy bonus overflows: named as such, before the target)
     g = float(mdp.gamma)
     xp = mdp.xp
     r_max = float(xp.max(xp.abs(mdp.R))) if mdp.R.size else 0.0
@@ -307,9 +332,20 @@ def _reachable_tol(mdp: FiniteMDP, tau: float, at_least: float) -> float:
     q_max = r_bar / (1.0 - g)
     floor = 16.0 * float(xp.finfo(mdp.dtype).eps) * g / (1.0 - g) * q_max
     ro = _Roundoff(mdp)
-    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp) / (1.0 - g) + g * temperature_error(mdp, tau)
+    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp) / (1.0 - g) + g * temperature_error(
+        mdp, tau
+    )
     f_max = float(xp.max(f)) if getattr(f, "ndim", 0) else float(f)
-    return max(at_least * min(1.0, r_bar), floor + 2.0 * f_max)
+    target = max(at_least * min(1.0, r_bar), floor + 2.0 * f_max)
+    if not math.isfinite(target):
+        # (the drivers then failed with "tol must be a positive finite number; got inf", about no argument
+        # of theirs: rewards 1e307 or tau = 1e307 with |A| = 10 and gamma = 0.5)
+        raise ValueError(
+            f"the soft values' scale (max|r| + tau*log|A|)/(1 - gamma) = {q_max:.3g} (max|r| = {r_max:.3g}, "
+            f"tau={tau!r}) leaves no room for their round-off certificate, which overflows: scale the rewards "
+            "and tau down together (the soft-optimal policy is unchanged and the values scale with them)"
+        )
+    return target
 
 
 def soft_value_iteration(
@@ -379,9 +415,15 @@ def soft_value_iteration(
     tol = check_tolerance(real_scalar(tol))  # finite
     max_iter = check_positive_int(max_iter, "max_iter", allow_none=True)
     xp = mdp.xp
-    Q = xp.broadcast_to(mdp.R, mdp.batch_shape + (mdp.S, mdp.A)) if Q0 is None else as_float(Q0, xp, mdp.dtype)
+    Q = (
+        xp.broadcast_to(mdp.R, mdp.batch_shape + (mdp.S, mdp.A))
+        if Q0 is None
+        else as_float(Q0, xp, mdp.dtype)
+    )
     if tuple(Q.shape) != mdp.batch_shape + (mdp.S, mdp.A):
-        raise ValueError(f"Q0 must have shape {mdp.batch_shape + (mdp.S, mdp.A)}; got {tuple(Q.shape)}")
+        raise ValueError(
+            f"Q0 must have shape {mdp.batch_shape + (mdp.S, mdp.A)}; got {tuple(Q.shape)}"
+        )
     if Q0 is not None:
         check_finite(Q, "Q0", ("s", "a"))
     rec = TraceRecorder()
@@ -397,8 +439,11 @@ def soft_value_iteration(
         k += 1
         # ‖Q_{k+1} − Q*‖ ≤ (γ‖Q_{k+1} − Q_k‖ + e_k)/(1−γ) with e_k the round-off of the computed
         # T_τ Q_k; the computed difference is within 2u of the exact one
-        floor = (_soft_sweep_error(ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp) / (1.0 - g)
-                 + g * d_tau)
+        floor = (
+            _soft_sweep_error(ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp)
+            / (1.0 - g)
+            + g * d_tau
+        )
         bound = (g * (1.0 + 2.0 * ro.u) / (1.0 - g)) * res + floor
         rec.record(k, residual=res, bound=bound)
         Q = Qn
@@ -411,20 +456,30 @@ def soft_value_iteration(
             # γ^k·γ/(1−γ)·‖Q_1 − Q_0‖∞ below what the round-off allowance leaves of tol; the
             # allowance grows with ‖Q_k‖∞ ≤ ‖Q_1‖∞ + 2γ/(1−γ)‖Q_1 − Q_0‖∞ (for the cap only)
             q_hat = xp.max(xp.abs(Qn), axis=red) + (2.0 * g / (1.0 - g)) * res
-            f_hat = (_soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp) / (1.0 - g)
-                     + g * d_tau)
+            f_hat = (
+                _soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp)
+                / (1.0 - g)
+                + g * d_tau
+            )
             room = tol - float(xp.max(f_hat))
-            need = contraction_steps(g, g * (1.0 + 2.0 * ro.u) / (1.0 - g) * r0, room if room > 0 else tol)
+            need = contraction_steps(
+                g, g * (1.0 + 2.0 * ro.u) / (1.0 - g) * r0, room if room > 0 else tol
+            )
             max_iter = int(min(10**6, max(need, 1) + 10))
         # an instance whose round-off allowance alone reaches tol cannot be certified by more
         # sweeps once its contraction part is down to that level: stop, unconverged
         stuck = bool(xp.all((bound <= tol) | ((floor >= tol) & (bound <= 2.0 * floor))))
         if k >= max_iter or stuck:
             floor_max = float(xp.max(floor))
-            where = f"stopped at max_iter={max_iter}" if k >= max_iter else f"stopped after {k} sweeps"
-            hint = (f"; tol is at or below the certificate's round-off floor (about {floor_max:.2g}, the "
-                    f"rounding of the computed T_τ Q over 1−γ) in this dtype: ask for a larger tol"
-                    if floor_max >= tol else "")
+            where = (
+                f"stopped at max_iter={max_iter}" if k >= max_iter else f"stopped after {k} sweeps"
+            )
+            hint = (
+                f"; tol is at or below the certificate's round-off floor (about {floor_max:.2g}, the "
+                f"rounding of the computed T_τ Q over 1−γ) in this dtype: ask for a larger tol"
+                if floor_max >= tol
+                else ""
+            )
             warnings.warn(
                 f"soft_value_iteration {where} with certificate {worst:.3g} > tol={tol:g}" + hint,
                 ConvergenceWarning,
@@ -439,6 +494,12 @@ def soft_value_iteration(
     limit = float(xp.finfo(mdp.dtype).max) / 4.0
     logpi = xp.where(d < -min(tau * limit, 4.0 * limit), -math.inf, _clip_ratio(d, tau, limit, xp))
     return SoftSolution(
-        Q=Q, V=V, policy=xp.exp(logpi), log_policy=logpi, iterations=k, converged=converged,
-        bound=bound, trace=rec.finish(),
+        Q=Q,
+        V=V,
+        policy=xp.exp(logpi),
+        log_policy=logpi,
+        iterations=k,
+        converged=converged,
+        bound=bound,
+        trace=rec.finish(),
     )

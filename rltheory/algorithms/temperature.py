@@ -40,7 +40,9 @@ def _soft_max(Q: Any, tau: float, xp: Any) -> Any:
     in every float dtype, so the sum is unchanged and ``(Q − m)/τ`` cannot overflow either.
     """
     m = xp.max(Q, axis=-1, keepdims=True)
-    return (m + tau * xp.log(xp.sum(xp.exp(_clip_ratio(Q - m, tau, 1e4, xp)), axis=-1, keepdims=True)))[..., 0]
+    return (
+        m + tau * xp.log(xp.sum(xp.exp(_clip_ratio(Q - m, tau, 1e4, xp)), axis=-1, keepdims=True))
+    )[..., 0]
 
 
 def _clip_ratio(d: Any, tau: float, limit: float, xp: Any) -> Any:
@@ -65,10 +67,23 @@ def check_temperature(mdp: FiniteMDP, tau: Any) -> float:
             f"tau={tau!r} rounds to 0 in the model's dtype {mdp.dtype} (its smallest positive number is "
             f"{subnormal_spacing(mdp.dtype, xp):.3g}); use a larger tau or a float64 model"
         )
+    big = float(xp.finfo(mdp.dtype).max)
     if not math.isfinite(tau_hat):
         raise ValueError(
             f"tau={tau!r} exceeds the largest number of the model's dtype {mdp.dtype} "
-            f"({float(xp.finfo(mdp.dtype).max):.3g}); use a smaller tau or a float64 model"
+            f"({big:.3g}); use a smaller tau or a float64 model"
+        )
+    # the entropy part of the values, τ̂ log|A|/(1−γ) (the uniform policy's bonus), must be a number
+    # of the dtype: beyond it soft value iteration failed with "OverflowError: cannot convert float
+    # infinity to integer", regularized_values with "R must be finite; R(s=0, a=0) = inf" (the
+    # shifted reward) and the drivers with "tol must be a positive finite number; got inf"
+    horizon = 1.0 if mdp.gamma is None else 1.0 / (1.0 - float(mdp.gamma))
+    bonus = tau_hat * math.log(max(mdp.A, 1)) * horizon
+    if not bonus <= big:
+        raise ValueError(
+            f"tau={tau!r} makes the entropy bonus of the values, tau*log|A|/(1 - gamma) = {bonus:.3g} "
+            f"(|A| = {mdp.A}, gamma = {mdp.gamma}), exceed the largest number of the model's dtype "
+            f"{mdp.dtype} ({big:.3g}); use a smaller tau"
         )
     return tau
 
@@ -94,6 +109,8 @@ def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
     Rounded on the host (a numpy float of the dtype's width): no device round trip per call.
     """
     host = np.float32 if mdp.xp.finfo(mdp.dtype).bits == 32 else np.float64
-    with np.errstate(over="ignore"):  # (a τ beyond the dtype's range: inf, refused by check_temperature)
+    with np.errstate(
+        over="ignore"
+    ):  # (a τ beyond the dtype's range: inf, refused by check_temperature)
         tau_hat = float(host(tau))
     return tau_hat, abs(tau_hat - tau)
