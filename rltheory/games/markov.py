@@ -88,6 +88,21 @@ def _values_in_dtype(game: Any, V: Any, field: str) -> Any:
     return _in_dtype(xp, V, dtype, field, ("s",), why)
 
 
+def _discount_in_dtype(xp: Any, gamma: float | None, dtype: Any) -> float | None:
+    """``gamma`` (checked in [0, 1)), refused where it rounds to 1 in ``P``'s dtype: the stage
+    payoffs ``r + γPV`` and the induced MDPs' ``(I − γP_π)`` are computed in that dtype, where the
+    discount is then 1 (float32 and ``γ = 1 − 2^-30``: ``I − γP_π`` singular, and exploitability
+    returned a LinAlgError or 0 for an exact 4.3e8)."""
+    if gamma is None or float(xp.asarray(gamma, dtype=dtype)) < 1.0:
+        return gamma
+    name = getattr(dtype, "name", dtype)
+    raise InvalidModelError(
+        f"gamma = {gamma!r} rounds to 1 in P's dtype {name}, in which the game is computed (the "
+        f"discounted values are not defined there); give P in float64 or a smaller gamma (at most "
+        f"1 - {float(xp.finfo(dtype).eps) / 2:.3g} in {name})"
+    )
+
+
 def check_batches(named: list[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
     """The broadcast of the batch shapes in ``named`` (``(name, shape)`` pairs), or a ``ValueError``
     naming those that do not broadcast together, e.g. ``"the batch shapes of the game (2,) and nu
@@ -134,6 +149,8 @@ class ZeroSumMarkovGame(_ArrayModel):
         Reward to the row player (the column player receives ``−R``); per-transition
         rewards are reduced to ``r(s, a, b) = Σ_s' P R``.
     gamma : float in [0, 1)
+        Below 1 also in ``P``'s dtype, in which the game is computed (float32: at most
+        ``1 − 2^-24``).
     mu : array, shape (S,) or (..., S), optional
         Initial distribution (uniform when omitted).
 
@@ -141,7 +158,8 @@ class ZeroSumMarkovGame(_ArrayModel):
     ------
     InvalidModelError
         Wrong shapes, non-finite entries, negative probabilities, rows of ``P`` not summing
-        to 1 (worst row and sum reported), ``gamma`` outside [0, 1), or a bad ``mu``.
+        to 1 (worst row and sum reported), ``gamma`` outside [0, 1) or rounding to 1 in ``P``'s
+        dtype, or a bad ``mu``.
 
     Examples
     --------
@@ -172,7 +190,7 @@ class ZeroSumMarkovGame(_ArrayModel):
         R = _rewards_in_dtype(xp, R, P.dtype, names if R.ndim == P.ndim else names[:-1])
         check_probability(P, "P", names, "P[s, a, b, :]")
         R = _prepare_rewards(xp, P, R, "R", names, layout="(…, S, A, B)")
-        gamma = check_discount(self.gamma, allow_none=False)
+        gamma = _discount_in_dtype(xp, check_discount(self.gamma, allow_none=False), P.dtype)
         mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-4]), P.dtype)
         object.__setattr__(self, "P", P)
         object.__setattr__(self, "R", R)
@@ -294,7 +312,8 @@ class MarkovGame(_ArrayModel):
     R : array, shape (n, S, A_1, ..., A_n)
         ``R[i, s, a]``: reward of player ``i``.
     gamma : float in [0, 1), or None
-        ``None`` means undiscounted; only the finite-horizon routines accept it.
+        ``None`` means undiscounted; only the finite-horizon routines accept it. A discount
+        must stay below 1 in ``P``'s dtype (as for :class:`ZeroSumMarkovGame`).
     mu : array, shape (S,), optional
 
     Raises
@@ -336,7 +355,7 @@ class MarkovGame(_ArrayModel):
         # cast after the shape check: an entry beyond P's dtype is located on R's own axes
         R = _rewards_in_dtype(xp, R, P.dtype, ("i",) + names[:-1])
         R = _prepare_rewards(xp, P, R, "R", names, layout="(S, A_1, ..., A_n)", lead=n)
-        gamma = check_discount(self.gamma, allow_none=True)
+        gamma = _discount_in_dtype(xp, check_discount(self.gamma, allow_none=True), P.dtype)
         mu = _prepare_mu(xp, self.mu, S, (), P.dtype)
         object.__setattr__(self, "P", P)
         object.__setattr__(self, "R", R)
