@@ -38,3 +38,20 @@ def test_stationary_repeats_both_reward_layouts_over_the_batch():
     np.testing.assert_allclose(
         ft.R, np.broadcast_to((P * Rt).sum(-1)[:, None], (3, 4, 2, 2)), rtol=1e-15
     )
+
+
+def test_random_mdp_reads_a_0d_alpha_and_its_support_note_holds():
+    from rltheory.mdp.structure import classify_mdp
+    from rltheory.mdp.zoo import random_mdp
+
+    # alpha=np.array(0.5) was refused ('alpha must be a positive number; got array(0.5)') although
+    # every other scalar of the zoo (slip, p, laziness, rewards) accepts a 0-d array
+    a = random_mdp(3, 2, gamma=0.9, rng=4, alpha=np.array(0.5))
+    np.testing.assert_array_equal(a.P, random_mdp(3, 2, gamma=0.9, rng=4, alpha=0.5).P)
+    with pytest.raises(ValueError, match=r"alpha must be a positive number; got -0\.5"):
+        random_mdp(3, 2, gamma=0.9, rng=4, alpha=np.array(-0.5))
+    # the docstring's support note: full support in floating point for alpha >= 0.1, not for 0.01
+    big = random_mdp(20, 4, gamma=0.9, rng=0, alpha=0.1, batch_shape=(1000,))
+    assert float(np.min(big.P)) > 0.0
+    small = random_mdp(5, 2, gamma=0.9, rng=1, alpha=0.01)
+    assert int(np.sum(small.P == 0.0)) > 0 and not classify_mdp(small).recurrent
