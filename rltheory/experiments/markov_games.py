@@ -159,9 +159,17 @@ def independent_npg(game: ZeroSumMarkovGame, T: int, eta: float) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        ``game`` not a :class:`~rltheory.games.ZeroSumMarkovGame`.
     ValueError
-        ``T < 1`` or ``eta`` not a positive finite number.
+        A batched ``game``, ``T < 1`` or ``eta`` not a positive finite number.
     """
+    if not isinstance(game, ZeroSumMarkovGame):
+        raise TypeError(f"independent_npg expects a ZeroSumMarkovGame; got {type(game).__name__}")
+    if game.batch_shape:  # the curve is one exploitability per round
+        raise ValueError(
+            f"independent_npg runs one game; got batch_shape={game.batch_shape} (index the batch first)"
+        )
     T = check_int(T, "T")
     eta = check_real(eta, "eta", low=0.0, low_open=True)
     S, A, B = game.S, game.A, game.B
