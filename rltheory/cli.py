@@ -64,7 +64,7 @@ def _claim_line(c: Any) -> str:
     # the verdict NAME.json records: "unmeasured" is a failure whose interval was too wide to judge
     verdict = record.get("verdict", "pass" if c.passed else "fail")
     status = verdict.upper()
-    if c.fit is not None:
+    if c.fit is not None and claim.kind != "bound":
         lo, hi = c.fit.ci
         detail = (
             f"measured {c.fit.rate:.6g} (CI [{lo:.6g}, {hi:.6g}], window {c.fit.window[0]:g}..{c.fit.window[1]:g})"
@@ -77,11 +77,12 @@ def _claim_line(c: Any) -> str:
             f"no fitted rate (the experiment's own verdict) vs claimed {claim.kind} "
             f"{_fmt(claim.expected)} ± {claim.tol:g}"
         )
-    else:
-        b = c.bound_check
+    elif (b := c.bound_check) is not None:
         detail = (
             f"worst measured/bound ratio {b.worst_ratio:.4g} at {list(b.argmax)} over {b.n} points"
         )
+    else:  # a bound claim given a fit and an explicit verdict
+        detail = "no bound check (the experiment's own verdict)"
     return f"  [{status}] {claim.name}: {detail}"
 
 
@@ -210,9 +211,16 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
             )
             if c.failed_seeds:
                 line += f"; failed at seeds {list(c.failed_seeds)}"
+            unmeasured = c.unmeasured_seeds
+            if unmeasured:
+                line += f" ({list(unmeasured)} unmeasured)"
             p = c.miss_p_value
-            if p is not None and c.failed_seeds:
-                line += f"; P[misses >= {len(c.failed_seeds)}] at level {c.level:g} = {p:.3g}"
+            misses = len(c.failed_seeds) - len(unmeasured)
+            if p is not None and misses:  # the screen counts the seeds with an interval only
+                line += (
+                    f"; P[misses >= {misses} of {len(c.seeds) - len(unmeasured)}] at level "
+                    f"{c.level:g} = {p:.3g}"
+                )
             print(line)
         if not rep.passed:
             failed.append(name)

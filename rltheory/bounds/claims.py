@@ -460,8 +460,13 @@ class ClaimCheck:
 
     @property
     def measured(self) -> float:
-        """The measured number: the fitted rate, or the bound's worst ratio."""
-        return float(self.fit.rate) if self.fit is not None else float(self.bound_check.worst_ratio)  # type: ignore[union-attr]
+        """The measured number: the fitted rate (rate kinds), or the bound's worst ratio
+        (``"bound"``); NaN where the claim's kind has no such evidence (a placeholder
+        BoundCheck of a rate claim that could not be fitted measured no rate)."""
+        evidence = self.bound_check if self.claim.kind == "bound" else self.fit
+        if evidence is None:
+            return math.nan
+        return float(evidence.worst_ratio if self.claim.kind == "bound" else evidence.rate)  # type: ignore[union-attr]
 
     def to_dict(self) -> dict:
         """JSON-ready: claim, measured vs expected, CI/window or worst ratio, ``pass``.

@@ -28,6 +28,7 @@ experiment), which writes ``NAME.seeds.json``.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -150,10 +151,21 @@ class ClaimSeeds:
             "unmeasured_seeds": list(self.unmeasured_seeds),
             "pass_rate": self.pass_rate,
             "miss_p_value": self.miss_p_value,
-            "measured_min": float(np.min(m)),
-            "measured_median": float(np.median(m)),
-            "measured_max": float(np.max(m)),
+            # over the seeds that measured a number (NaN: a rate claim with no fit at that seed)
+            **_summary(m),
         }
+
+
+def _summary(m: np.ndarray) -> dict[str, float]:
+    """``measured_min``/``_median``/``_max`` over the non-NaN entries of ``m`` (NaN if none)."""
+    m = m[~np.isnan(m)]
+    if m.size == 0:
+        return dict.fromkeys(("measured_min", "measured_median", "measured_max"), math.nan)
+    return {
+        "measured_min": float(np.min(m)),
+        "measured_median": float(np.median(m)),
+        "measured_max": float(np.max(m)),
+    }
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,8 @@ def test_cli_seeds_writes_the_report_and_exits_1_when_a_seed_fails(toy, tmp_path
     out, err = capsys.readouterr()
     assert "toy-seeds: 2/4 seeds pass (2 claims, " in out and str(tmp_path / "toy-seeds.seeds.json") in out
     assert ("  [2/4] halving: measured 0.5 .. 0.5 .. 0.5 (min .. median .. max); failed at seeds [1, 3]; "
-            "P[misses >= 2] at level 0.95 = 0.014") in out
+            # "of 4": the seeds with an interval, which the binomial screen counts (helper-64)
+            "P[misses >= 2 of 4] at level 0.95 = 0.014") in out
     assert "  [3/4] small: measured 0.1 .. 0.25 .. inf (min .. median .. max); failed at seeds [3]" in out
     assert err.strip() == "failed at some seed: toy-seeds"
     data = json.loads((tmp_path / "toy-seeds.seeds.json").read_text())  # strict JSON: inf became null
