@@ -70,7 +70,17 @@ def _prepare_rewards(
                 f"{field} given per transition must have the shape of P {tuple(P.shape)}; "
                 f"got {tuple(R.shape)}"
             )
-        return xp.sum(P * R, axis=-1)
+        with np.errstate(over="ignore"):  # (an overflow is refused below, located)
+            r = xp.sum(P * R, axis=-1)
+        # finite R(s, a, s') near the float maximum whose row of P sums to 1 + 1e-9 gave r(s, a) = inf
+        # (numpy's 'overflow encountered in reduce' only) and a model holding a non-finite reward
+        if not bool(xp.all(xp.isfinite(r))):
+            idx = tuple(int(i) for i in np.argwhere(~np.isfinite(np.asarray(to_numpy(r))))[0])
+            raise InvalidModelError(
+                f"{field} given per transition has r{_where(idx, names[:-1])} = sum_s' P R beyond the "
+                f"{P.dtype} range (largest {float(xp.finfo(P.dtype).max):.4g}); scale {field}"
+            )
+        return r
     if R.ndim != P.ndim - 1 or tuple(R.shape) != target:
         raise InvalidModelError(
             f"{field} must have shape {target} {layout} or that of P "

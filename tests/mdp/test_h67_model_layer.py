@@ -55,3 +55,29 @@ def test_random_mdp_reads_a_0d_alpha_and_its_support_note_holds():
     assert float(np.min(big.P)) > 0.0
     small = random_mdp(5, 2, gamma=0.9, rng=1, alpha=0.01)
     assert int(np.sum(small.P == 0.0)) > 0 and not classify_mdp(small).recurrent
+
+
+def test_a_per_transition_reward_whose_mean_overflows_is_named():
+    import warnings
+
+    from rltheory.mdp import FiniteMDP
+
+    # R(s, a, s') = the float64 maximum with a row of P summing to 1 + 6e-9 (inside the tolerance)
+    # gave r(s, a) = inf after numpy's 'overflow encountered in reduce': a model holding a
+    # non-finite reward, which the constructor promises never to build
+    big = np.finfo(np.float64).max
+    P = np.full((3, 2, 2, 2), 0.5)
+    P[2, 1, 0] = [0.5 + 3e-9, 0.5 + 3e-9]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning on the way
+        with pytest.raises(
+            InvalidModelError,
+            match=r"R given per transition has r\(batch=\(2,\), s=1, a=0\) = sum_s' P R beyond the "
+            r"float64 range \(largest 1\.798e\+308\); scale R",
+        ):
+            FiniteMDP(P, np.full(P.shape, big), 0.5)
+        with pytest.raises(InvalidModelError, match=r"r\(batch=\(0,\), h=2, s=1, a=0\)"):
+            FiniteHorizonMDP(P[None], np.full((1,) + P.shape, big))
+    # the same rewards on exactly stochastic rows stay finite: r = the maximum itself
+    m = FiniteMDP(np.full((3, 2, 2, 2), 0.5), np.full(P.shape, big), 0.5)
+    assert np.all(m.R == big)
