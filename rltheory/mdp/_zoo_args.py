@@ -81,12 +81,15 @@ def _build(P: np.ndarray, R: np.ndarray, gamma: float, mu: Any, xp: Any, dtype: 
             good = False
         if not good:
             raise TypeError(f"dtype must be float32 or float64; got {dtype!r}")
+    # R stays float64 here: the model casts it to P's dtype and names a reward the cast sends to
+    # inf (gridworld(3, rewards=1e39, dtype=np.float32) read 'R must be finite; R(s=5, a=2) = inf'
+    # after numpy's 'overflow encountered in cast', a value nobody passed)
     if xp is None:
         if dtype is not None:
-            P, R = P.astype(dtype), R.astype(dtype)
+            P = P.astype(dtype)
             mu = None if mu is None else np.asarray(mu, dtype=dtype)
         return FiniteMDP(P, R, gamma, mu)
     dt = xp.float64 if dtype is None else dtype
-    P, R = xp.asarray(P, dtype=dt), xp.asarray(R, dtype=dt)
+    P, R = xp.asarray(P, dtype=dt), xp.asarray(R, dtype=xp.float64)
     mu = None if mu is None else xp.asarray(np.asarray(mu), dtype=dt)
     return FiniteMDP(P, R, gamma, mu)

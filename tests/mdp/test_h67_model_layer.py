@@ -81,3 +81,31 @@ def test_a_per_transition_reward_whose_mean_overflows_is_named():
     # the same rewards on exactly stochastic rows stay finite: r = the maximum itself
     m = FiniteMDP(np.full((3, 2, 2, 2), 0.5), np.full(P.shape, big), 0.5)
     assert np.all(m.R == big)
+
+
+def test_zoo_names_a_reward_beyond_the_requested_dtype():
+    import warnings
+
+    import array_api_strict as xps
+
+    from rltheory.mdp.zoo import gridworld, riverswim
+
+    # a goal reward of 1e39 (r = 0.925e39 next to the goal at slip 0.1) with dtype=float32 read 'R must be finite; R(s=5, a=2) = inf' after
+    # numpy's 'overflow encountered in cast' (a value nobody passed); now the model names it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            InvalidModelError,
+            match=r"R\(s=5, a=2\) = 9\.25e\+38 is beyond the float32 range of the model",
+        ):
+            gridworld(3, rewards=1e39, dtype=np.float32)
+        with pytest.raises(InvalidModelError, match=r"R\(s=5, a=1\) = 3e\+39 is beyond the"):
+            riverswim(large=1e40, xp=xps, dtype=xps.float32)
+    # in range, the float32 model holds the float32 rounding of the float64 rewards
+    g = gridworld(3, rewards=2.5, slip=0.3, dtype=np.float32)
+    assert g.mdp.R.dtype == np.float32 and g.mdp.P.dtype == np.float32
+    np.testing.assert_array_equal(
+        g.mdp.R, gridworld(3, rewards=2.5, slip=0.3).mdp.R.astype(np.float32)
+    )
+    r = riverswim(xp=xps, dtype=xps.float32)
+    assert r.R.dtype == xps.float32 and float(r.R[5, 1]) == 3000.0
