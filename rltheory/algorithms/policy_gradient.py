@@ -101,11 +101,12 @@ __all__ = [
 ]
 
 
-
 def _theta(mdp: FiniteMDP, theta: Any, name: str = "theta") -> Any:
     theta = as_float(theta, mdp.xp, mdp.dtype)
     if theta.ndim < 2 or tuple(theta.shape[-2:]) != (mdp.S, mdp.A):
-        raise ValueError(f"{name} must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(theta.shape)}")
+        raise ValueError(
+            f"{name} must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(theta.shape)}"
+        )
     if not bool(mdp.xp.all(mdp.xp.isfinite(theta))):
         h = to_numpy(theta)
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h))[0])
@@ -280,7 +281,9 @@ def softmax_policy_gradient(
     Raises
     ------
     ValueError
-        Bad step, ``tau``, ``theta0``, ``rho``, ``tol``.
+        Bad step, ``tau``, ``theta0`` (also a shape that does not broadcast to the model's),
+        ``rho``, ``tol``; ``soft`` given with ``tau = 0`` or ``V_star`` with ``tau > 0`` (each
+        is the other objective's reference).
 
     Notes
     -----
@@ -315,7 +318,32 @@ def softmax_policy_gradient(
     if theta0 is None:
         theta = xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device)
     else:
-        theta = xp.broadcast_to(_theta(mdp, theta0, "theta0"), shape)
+        theta = _theta(mdp, theta0, "theta0")
+        lead = tuple(theta.shape[:-2])
+        if (
+            len(lead) > len(mdp.batch_shape)
+            or any(
+                n not in (1, b)
+                for n, b in zip(reversed(lead), reversed(mdp.batch_shape), strict=False)
+            )
+        ):  # (numpy's "input operand has more dimensions than allowed by the axis remapping" before)
+            raise ValueError(
+                f"theta0 must have shape batch_shape + (S, A) = {shape} (or one that broadcasts to it); "
+                f"got {tuple(theta.shape)}"
+            )
+        theta = xp.broadcast_to(theta, shape)
+    if (
+        tau == 0.0 and soft is not None
+    ):  # (it was ignored: the gap was measured against V*, not soft.V)
+        raise ValueError(
+            "soft is the reference of the entropy-regularised objective (tau > 0); got tau=0 "
+            "(pass V_star, or nothing, for the unregularised gap)"
+        )
+    if tau > 0.0 and V_star is not None:  # (it was ignored: the gap was measured against V*_tau)
+        raise ValueError(
+            f"V_star is the unregularised optimum (tau = 0); got tau={tau!r}, whose gap is measured "
+            "against V*_tau (pass soft, or nothing)"
+        )
     if tau == 0.0:
         cert = GapCertificate(mdp, V_star)
         V_star = cert.V_star
@@ -323,7 +351,9 @@ def softmax_policy_gradient(
         star_mask = xp.astype(a_star[..., None] == xp.arange(mdp.A, device=mdp.P.device), mdp.dtype)
     else:
         tau = check_temperature(mdp, tau)
-        soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
+        soft = (
+            soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
+        )
         ro = _Roundoff(mdp)
         # The kernels compute with τ̂, τ rounded to the dtype (temperature.temperature_error). soft.V is
         # τ̂·logsumexp(soft.Q/τ̂): within soft.bound of τ̂·logsumexp(Q*_τ/τ̂) (1-Lipschitz in ‖Q‖∞),
@@ -331,8 +361,12 @@ def softmax_policy_gradient(
         # softmax's entropy, in [0, log|A|]), plus its rounding. The computed V is V_τ̂^π's, within
         # temperature_error of V_τ^π.
         tau_hat, d_tau = rounded_temperature(mdp, tau)
-        ref_v = (soft.bound + d_tau * math.log(mdp.A) + temperature_error(mdp, tau)
-                 + higham_gamma(mdp.A + 4, ro.u) * (xp.max(xp.abs(soft.V), axis=-1) + max(tau, tau_hat)))
+        ref_v = (
+            soft.bound
+            + d_tau * math.log(mdp.A)
+            + temperature_error(mdp, tau)
+            + higham_gamma(mdp.A + 4, ro.u) * (xp.max(xp.abs(soft.V), axis=-1) + max(tau, tau_hat))
+        )
     loop = Loop("softmax_policy_gradient", iterations, tol, xp)
     t = 0
     while True:
@@ -349,8 +383,13 @@ def softmax_policy_gradient(
             logpi = log_softmax(theta, xp)
             adv = Q - tau * logpi - V[..., None]
             m = {"suboptimality": expected_value(soft.V - V, rho)}
-            floor = (ref_v + soft_evaluation_error(mdp, pi, logpi, V, Q, max(tau, tau_hat), ro, sum_defect(pi, xp))
-                     + weighting_error(soft.V - V, rho, ro.u))
+            floor = (
+                ref_v
+                + soft_evaluation_error(
+                    mdp, pi, logpi, V, Q, max(tau, tau_hat), ro, sum_defect(pi, xp)
+                )
+                + weighting_error(soft.V - V, rho, ro.u)
+            )
             m["suboptimality_bound"] = (m["suboptimality"] + floor) * (1.0 + 4.0 * ro.u)
         grad = _state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)
         m["min_prob"] = xp.min(pi, axis=(-2, -1))
@@ -407,7 +446,13 @@ def projected_policy_gradient(
     """
     eta = check_positive(eta, "eta")
     g, iterations, tol, rho, cert, pi, loop = prepare_certified(
-        mdp, "projected_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
+        mdp,
+        "projected_policy_gradient",
+        iterations=iterations,
+        tol=tol,
+        rho=rho,
+        V_star=V_star,
+        pi0=pi0,
     )
     check_euclidean_step(mdp, eta)
     xp = mdp.xp

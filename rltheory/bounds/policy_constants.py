@@ -40,7 +40,9 @@ from ._argcheck import _pos
 __all__ = ["mismatch_coefficient", "kl_to_policy", "entropy_npg_constant"]
 
 
-def mismatch_coefficient(mdp: FiniteMDP, pi_star: Any, rho: Any = None, mu: Any = None) -> np.ndarray:
+def mismatch_coefficient(
+    mdp: FiniteMDP, pi_star: Any, rho: Any = None, mu: Any = None
+) -> np.ndarray:
     r"""Distribution mismatch ``‖d^{π*}_ρ/μ‖∞`` (``μ = ρ`` by default), exactly.
 
     Returns ``inf`` where ``μ(s) = 0 < d^{π*}_ρ(s)``. Shape: the model's batch shape.
@@ -61,7 +63,9 @@ def mismatch_coefficient(mdp: FiniteMDP, pi_star: Any, rho: Any = None, mu: Any 
         mu = as_distribution(mu, "mu", mdp.S, mdp.xp, mdp.dtype)
     p = as_stochastic_policy(mdp, pi_star, field="pi_star")
     d = to_numpy(state_occupancy(mdp, p, rho))
-    ref = to_numpy(mdp.initial_distribution() if (mu is None and rho is None) else (rho if mu is None else mu))
+    ref = to_numpy(
+        mdp.initial_distribution() if (mu is None and rho is None) else (rho if mu is None else mu)
+    )
     ref = np.broadcast_to(np.asarray(ref, float), d.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(d > 0, d / ref, 0.0)
@@ -85,17 +89,23 @@ def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.nda
     """
     p = to_numpy(as_stochastic_policy(mdp, pi_star, field="pi_star"))
     q = to_numpy(as_stochastic_policy(mdp, pi0, field="pi0"))
-    w = as_real_array(np.asarray(to_numpy(weights), dtype=np.float64), "weights", (mdp.S,), ("s",), np)
+    w = as_real_array(
+        np.asarray(to_numpy(weights), dtype=np.float64), "weights", (mdp.S,), ("s",), np
+    )
     if np.any(w < 0):
         i = tuple(int(j) for j in np.argwhere(w < 0)[0])
-        raise ValueError(f"weights must be non-negative; weights{_where_named(i, ('s',))} = {float(w[i])!r}")
+        raise ValueError(
+            f"weights must be non-negative; weights{_where_named(i, ('s',))} = {float(w[i])!r}"
+        )
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * (np.log(np.where(p > 0, p, 1.0)) - np.log(q)), 0.0)
         # a state of weight 0 contributes 0 even where its KL is inf (0·inf would be NaN)
         return np.sum(np.where(w > 0, w * terms.sum(-1), 0.0), axis=-1)
 
 
-def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = None, soft: Any = None) -> np.ndarray:
+def entropy_npg_constant(
+    mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = None, soft: Any = None
+) -> np.ndarray:
     r"""Cen et al.'s ``C_1 = ‖Q*_τ − Q_τ^{(0)}‖∞ + 2τ(1 − ητ/(1−γ))‖log π*_τ − log π^{(0)}‖∞``.
 
     ``Q*_τ`` comes from :func:`rltheory.algorithms.soft.soft_reference` (or ``soft``, checked against
@@ -121,21 +131,33 @@ def entropy_npg_constant(mdp: FiniteMDP, *, eta: float, tau: float, pi0: Any = N
     from ..algorithms.soft import check_soft_reference, regularized_values, soft_reference  # noqa: PLC0415
 
     if mdp.gamma is None:
-        raise ValueError("entropy_npg_constant needs a discounted model; got gamma=None (average reward)")
+        raise ValueError(
+            "entropy_npg_constant needs a discounted model; got gamma=None (average reward)"
+        )
     g = float(mdp.gamma)
     eta, tau = _pos(eta, "eta"), _pos(tau, "tau")
     factor = 1.0 - eta * tau / (1.0 - g)
     if factor < -1e-12:  # Theorem 1's range; outside it C_1 can be negative (no bound)
-        raise ValueError(f"Theorem 1 needs eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}")
+        raise ValueError(
+            f"Theorem 1 needs eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}"
+        )
     factor = max(factor, 0.0)
     xp = mdp.xp
     soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
     if pi0 is None:
-        pi0 = xp.full(mdp.batch_shape + (mdp.S, mdp.A), 1.0 / mdp.A, dtype=mdp.dtype, device=mdp.P.device)
+        pi0 = xp.full(
+            mdp.batch_shape + (mdp.S, mdp.A), 1.0 / mdp.A, dtype=mdp.dtype, device=mdp.P.device
+        )
+    else:  # named pi0 in the error (regularized_values calls it pi)
+        pi0 = as_stochastic_policy(mdp, pi0, field="pi0")
     _, Q0 = regularized_values(mdp, pi0, tau=tau)
     qe = to_numpy(xp.max(xp.abs(soft.Q - Q0), axis=(-2, -1)))
-    if factor == 0.0:  # soft policy iteration (eta = (1 - gamma)/tau): pi^(1) does not depend on pi^(0)
+    if (
+        factor == 0.0
+    ):  # soft policy iteration (eta = (1 - gamma)/tau): pi^(1) does not depend on pi^(0)
         return qe
     with np.errstate(divide="ignore"):  # a zero of pi^(0): log 0 = -inf, C_1 = inf
-        le = to_numpy(xp.max(xp.abs(soft.log_policy - xp.log(as_stochastic_policy(mdp, pi0))), axis=(-2, -1)))
+        le = to_numpy(
+            xp.max(xp.abs(soft.log_policy - xp.log(as_stochastic_policy(mdp, pi0))), axis=(-2, -1))
+        )
     return qe + 2.0 * tau * factor * le

@@ -69,10 +69,14 @@ __all__ = [
 ]
 
 
-
-
 def npg_bound(
-    T: Any, *, eta: float, gamma: float, n_actions: int | None = None, kl0: Any = None, reward_span: float = 1.0
+    T: Any,
+    *,
+    eta: float,
+    gamma: float,
+    n_actions: int | None = None,
+    kl0: Any = None,
+    reward_span: float = 1.0,
 ) -> np.ndarray:
     r"""NPG sublinear bound ``V*(ρ) − V^{π_T}(ρ) ≤ D_0/(ηT) + span(r)/((1−γ)^2 T)``.
 
@@ -113,8 +117,14 @@ def npg_bound(
     g = _gamma(gamma)
     span = _pos(reward_span, "reward_span", allow_zero=True)
     if kl0 is None:
-        if isinstance(n_actions, bool) or not isinstance(n_actions, (int, np.integer)) or n_actions < 1:
-            raise ValueError(f"give kl0 or n_actions (an integer >= 1); got n_actions={n_actions!r}")
+        if (
+            isinstance(n_actions, bool)
+            or not isinstance(n_actions, (int, np.integer))
+            or n_actions < 1
+        ):
+            raise ValueError(
+                f"give kl0 or n_actions (an integer >= 1); got n_actions={n_actions!r}"
+            )
         kl0 = math.log(n_actions)
     kl0 = _constant(kl0, "kl0")  # a KL divergence: >= 0, inf when π_0 misses the support of π*
     with np.errstate(over="ignore"):  # a tiny eta: the bound is inf
@@ -161,7 +171,9 @@ def softmax_pg_bound(
         return 16.0 * n_states * mismatch**2 * inv_rho / ((1.0 - g) ** 6 * t) / c / c
 
 
-def projected_pg_bound(T: Any, *, gamma: float, n_states: int, n_actions: int, mismatch: Any) -> np.ndarray:
+def projected_pg_bound(
+    T: Any, *, gamma: float, n_states: int, n_actions: int, mismatch: Any
+) -> np.ndarray:
     r"""Projected PG (direct parameterisation): ``min_{t<T} gap_t ≤ ‖d^{π*}_ρ/μ‖∞ √(64γ|S||A|/((1−γ)^6 T))``.
 
     Notes
@@ -178,10 +190,14 @@ def projected_pg_bound(T: Any, *, gamma: float, n_states: int, n_actions: int, m
     T = _times(T, "T")
     g = _gamma(gamma, positive=True)
     n_states, n_actions = _count(n_states, "n_states"), _count(n_actions, "n_actions")
-    return _constant(mismatch, "mismatch") * np.sqrt(64.0 * g * n_states * n_actions / ((1.0 - g) ** 6 * T))
+    return _constant(mismatch, "mismatch") * np.sqrt(
+        64.0 * g * n_states * n_actions / ((1.0 - g) ** 6 * T)
+    )
 
 
-def entropy_npg_bound(t: Any, *, eta: float, tau: float, gamma: float, C1: Any) -> tuple[np.ndarray, np.ndarray]:
+def entropy_npg_bound(
+    t: Any, *, eta: float, tau: float, gamma: float, C1: Any
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Cen et al. linear rate of entropy-regularised NPG at iterates ``t ≥ 1``.
 
     Returns ``(q_bound, log_policy_bound)`` with
@@ -214,7 +230,9 @@ def entropy_npg_bound(t: Any, *, eta: float, tau: float, gamma: float, C1: Any) 
     g = _gamma(gamma)
     eta, tau = _pos(eta, "eta"), _pos(tau, "tau")
     if eta * tau > (1.0 - g) * (1.0 + 1e-12):
-        raise ValueError(f"Theorem 1 needs eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}")
+        raise ValueError(
+            f"Theorem 1 needs eta <= (1 - gamma)/tau = {(1.0 - g) / tau:.6g}; got eta={eta!r}"
+        )
     C1 = _constant(C1, "C1")
     # the tolerance above admits eta*tau a hair above 1 - gamma: clip the factor at 0, never negative
     r = max(0.0, 1.0 - eta * tau) ** (t - 1.0)
@@ -239,6 +257,10 @@ def entropy_pg_step_size(*, gamma: float, tau: float, n_actions: int) -> float:
     g = _gamma(gamma)
     tau = _pos(tau, "tau", allow_zero=True)
     n_actions = _count(n_actions, "n_actions")
+    if (
+        tau > 1.0
+    ):  # 8 + τ(4 + 8 log|A|) overflowed to inf at τ = 1.5e308, |A| = 2, and the step came out 0.0
+        return (1.0 - g) ** 3 / (8.0 / tau + (4.0 + 8.0 * math.log(n_actions))) / tau
     return (1.0 - g) ** 3 / (8.0 + tau * (4.0 + 8.0 * math.log(n_actions)))
 
 
@@ -319,7 +341,24 @@ def entropy_pg_bound(
     inv_mu = _constant(inv_mu, "inv_mu", minimum=1.0)  # 1/min_s μ(s) >= 1
     logA = math.log(n_actions)
     C = (1.0 - g) ** 4 / (8.0 / tau + 4.0 + 8.0 * logA) * c**2 / (inv_mu * mismatch)
-    return inv_mu * (1.0 + tau * logA) / (1.0 - g) ** 2 * np.exp(-C * (t - 1.0))
+    with np.errstate(over="ignore"):
+        out = inv_mu * (1.0 + tau * logA) / (1.0 - g) ** 2 * np.exp(-C * (t - 1.0))
+        # a prefactor beyond the float range times a small enough exp(−C(t − 1)) is a number: in logs
+        # there (τ = 1e308, |A| = 2, γ = 0.5, c = 1/2, t = 1000 gave inf for 5.6e307, with a RuntimeWarning)
+        big = np.isinf(out) & np.isfinite(inv_mu * mismatch)
+        if np.any(big):
+            log_out = (
+                np.log(inv_mu)
+                + (
+                    math.log(tau) + math.log(logA + 1.0 / tau)
+                    if tau > 1.0
+                    else np.log1p(tau * logA)
+                )
+                - 2.0 * math.log1p(-g)
+                - C * (t - 1.0)
+            )
+            out = np.where(big, np.exp(np.broadcast_to(log_out, np.shape(out))), out)
+    return out
 
 
 def regularization_bias_bound(*, tau: float, n_actions: int, gamma: float) -> float:
@@ -339,7 +378,9 @@ def regularization_bias_bound(*, tau: float, n_actions: int, gamma: float) -> fl
     return _pos(tau, "tau") * math.log(n_actions) / (1.0 - _gamma(gamma))
 
 
-def pmd_sublinear_bound(k: Any, *, eta: float, gamma: float, kl0: Any, reward_span: float = 1.0) -> np.ndarray:
+def pmd_sublinear_bound(
+    k: Any, *, eta: float, gamma: float, kl0: Any, reward_span: float = 1.0
+) -> np.ndarray:
     r"""PMD with constant step: ``V*(ρ) − V^{π_k}(ρ) ≤ (D_0/((1−γ)η) + span(r)/(1−γ)^2)/k``.
 
     Parameters
@@ -423,12 +464,12 @@ def pmd_linear_bound(k: Any, *, rate: float, eta0: float, gap0: Any, kl0: Any) -
     return out
 
 
-
-
 def _probability_floor(c: Any) -> np.ndarray:
     """``c = inf_t min π_t(·|s)``: a probability in ``(0, 1]`` (located error otherwise)."""
     c = np.asarray(c, dtype=float)
     bad = ~((c > 0) & (c <= 1))
     if np.any(bad):
-        raise ValueError(f"c must be > 0 (the bound is vacuous otherwise) and <= 1 (a probability); {_where(c, bad, 'c')}")
+        raise ValueError(
+            f"c must be > 0 (the bound is vacuous otherwise) and <= 1 (a probability); {_where(c, bad, 'c')}"
+        )
     return c
