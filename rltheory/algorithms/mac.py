@@ -172,6 +172,44 @@ def mac_expected_terms(
     return fbar, hbar, gbar
 
 
+def _adagrad_add(G2: float, c: float, g: np.ndarray) -> tuple[float, float]:
+    """Add ``‖g‖²`` to the AdaGrad sum ``Σ_k ‖g_k‖² = c²·G2``; returns the new ``(G2, c)``.
+
+    ``c`` is a power of two: 1 (the plain sum, the same bits as before) until a square or the sum
+    would overflow, then the power of two of the largest entry or of the running norm, so that
+    the rescaling is exact. The plain sum overflowed to ``inf`` once ``‖g_t‖`` passed ``1e154``
+    (rewards ``~1e200``), and every later actor step ``actor_scale/√G2`` was 0: MAC, whose
+    AdaGrad step is invariant to the reward scale, stopped learning.
+    """
+    with np.errstate(over="ignore"):
+        sq = float(np.sum(g**2)) if c == 1.0 else float(np.sum((g / c) ** 2))
+    total = G2 + sq
+    if math.isfinite(total):
+        return total, c
+    log2_c = math.frexp(c)[1] - 1
+    e = max(math.frexp(float(np.max(np.abs(g))))[1], log2_c + math.frexp(math.sqrt(G2))[1])
+    e = min(e - 1, 1023)  # entries of g/c below 2 (and c a float)
+    G2 = math.ldexp(G2, 2 * (log2_c - e))  # G2 (c / 2^e)²
+    c = math.ldexp(1.0, e)
+    return G2 + float(np.sum((g / c) ** 2)), c
+
+
+def _project_ball(w: np.ndarray, radius: float) -> np.ndarray:
+    """``Π_{‖w‖ ≤ radius}(w)``; a norm beyond the float range is formed from ``w / c``.
+
+    ``np.linalg.norm`` overflowed to ``inf`` for entries beyond ``1e154`` (rewards ``~1e200``),
+    and the projection ``w · radius/inf`` set the critic to 0 instead of onto the sphere. ``c`` is
+    the power of two above ``max|w|``, so ``(radius/c)/‖w/c‖`` is ``radius/‖w‖`` to the bit.
+    """
+    with np.errstate(over="ignore"):
+        nrm = float(np.linalg.norm(w))
+    if math.isfinite(nrm):
+        return w * (radius / nrm) if nrm > radius else w
+    c = math.ldexp(1.0, math.frexp(float(np.max(np.abs(w))))[1] - 1)  # ‖w‖² > 1.8e308
+    nrm_c, radius_c = float(np.linalg.norm(w / c)), radius / c
+    return w * (radius_c / nrm_c) if nrm_c > radius_c else w
+
+
 def multilevel_actor_critic(
     mdp: FiniteMDP,
     *,
@@ -252,7 +290,7 @@ def multilevel_actor_critic(
     S, A = R.shape
     beta = critic_step if gain_step is None else gain_step
     beta_name = "critic_step" if gain_step is None else "gain_step"
-    G2 = 0.0
+    G2, c = 0.0, 1.0  # the AdaGrad sum Σ‖g_k‖² is c²·G2 (_adagrad_add)
     n = 0
     rec = TraceRecorder()
     kb = _constant_step(beta, beta_name)
@@ -277,12 +315,13 @@ def multilevel_actor_critic(
         eta += (kb if kb is not None else _step(beta, t, beta_name)) * f_t
         omega = omega + (kc if kc is not None else _step(critic_step, t, "critic_step")) * h_t
         if omega_radius is not None:
-            nrm = float(np.linalg.norm(omega))
-            if nrm > omega_radius:
-                omega *= omega_radius / nrm
-        G2 += float(np.sum(g_t**2))
+            omega = _project_ball(omega, omega_radius)
+        G2, c = _adagrad_add(G2, c, g_t)
         if G2 > 0:
-            theta += actor_scale / math.sqrt(G2) * g_t
+            if c == 1.0:
+                theta += actor_scale / math.sqrt(G2) * g_t
+            else:  # Σ‖g_k‖² = c²·G2: the same step, without forming the overflowing sum
+                theta += actor_scale / math.sqrt(G2) * (g_t / c)
         if cap is not None and n >= cap:
             break
     _ac_record(rec, mdp, t + 1, theta, eta, g_star, n)
