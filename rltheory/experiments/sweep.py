@@ -174,7 +174,9 @@ def _create_header(path: Path, header: str) -> bool:
         try:
             os.link(tmp, path)
         except FileExistsError:
-            return False
+            if path.exists():  # a results file another sweep created meanwhile
+                return False
+            os.replace(tmp, path)  # a dangling symlink: replaced, as write_atomic replaces it
         except OSError:  # no hard links here (some network/FUSE file systems): rename
             os.replace(tmp, path)
     finally:

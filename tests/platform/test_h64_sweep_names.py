@@ -163,3 +163,14 @@ def test_a_module_level_function_keeps_its_header_name(tmp_path):
         sweep(_plus_seed, {"x": [1]}, [0], executor=ex, results_path=path)
     header = json.loads(path.read_text().splitlines()[0])
     assert header["fn"] == f"{_plus_seed.__module__}._plus_seed"
+
+
+def test_a_dangling_symlink_as_results_path_is_replaced_by_the_file(tmp_path):
+    # as write_atomic did before the header was created with os.link (which refuses any
+    # existing name): the link is replaced by the results file, not followed
+    path = tmp_path / "res.jsonl"
+    path.symlink_to(tmp_path / "missing" / "target.jsonl")
+    with ThreadPoolExecutor(1) as ex:
+        points = sweep(_plus_seed, {"x": [1]}, [0], executor=ex, results_path=path)
+    assert points[0].result == 1 and not path.is_symlink()
+    assert [p.result for p in load_results(path, fn=_plus_seed).values()] == [1]
