@@ -114,6 +114,18 @@ def _theta(mdp: FiniteMDP, theta: Any, name: str = "theta") -> Any:
     return theta
 
 
+def _check_leading_axes(theta: Any, batch_shape: tuple[int, ...], name: str) -> None:
+    """``theta``'s leading axes must broadcast to the model's ``batch_shape`` (``ValueError`` naming it):
+    numpy's "input operand has more dimensions than allowed by the axis remapping" before."""
+    lead = tuple(theta.shape[:-2])
+    pairs = zip(reversed(lead), reversed(batch_shape), strict=False)
+    if len(lead) > len(batch_shape) or any(n not in (1, b) for n, b in pairs):
+        raise ValueError(
+            f"{name} must have shape batch_shape + (S, A) = {batch_shape + tuple(theta.shape[-2:])} "
+            f"(or one that broadcasts to it); got {tuple(theta.shape)}"
+        )
+
+
 def softmax_policy(theta: Any) -> Any:
     r"""Tabular softmax policy ``π_θ(a|s) = exp θ(s, a) / Σ_b exp θ(s, b)`` (last axis).
 
@@ -196,6 +208,8 @@ def softmax_gradient(mdp: FiniteMDP, theta: Any, *, rho: Any = None, tau: float 
         V = evaluate_policy(mdp, pi)
         adv = _q_values(mdp, V) - V[..., None]
     else:
+        # (regularized_values refused a batch of logits on an unbatched model naming "pi")
+        _check_leading_axes(theta, mdp.batch_shape, "theta (with tau > 0)")
         V, Q = regularized_values(mdp, pi, tau=tau)
         adv = Q - tau * log_softmax(theta, xp) - V[..., None]
     d = _state_occupancy(mdp, pi, rho)
@@ -319,18 +333,7 @@ def softmax_policy_gradient(
         theta = xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device)
     else:
         theta = _theta(mdp, theta0, "theta0")
-        lead = tuple(theta.shape[:-2])
-        if (
-            len(lead) > len(mdp.batch_shape)
-            or any(
-                n not in (1, b)
-                for n, b in zip(reversed(lead), reversed(mdp.batch_shape), strict=False)
-            )
-        ):  # (numpy's "input operand has more dimensions than allowed by the axis remapping" before)
-            raise ValueError(
-                f"theta0 must have shape batch_shape + (S, A) = {shape} (or one that broadcasts to it); "
-                f"got {tuple(theta.shape)}"
-            )
+        _check_leading_axes(theta, mdp.batch_shape, "theta0")
         theta = xp.broadcast_to(theta, shape)
     if (
         tau == 0.0 and soft is not None

@@ -167,9 +167,15 @@ def soft_bellman_operator(mdp: FiniteMDP, Q: Any, *, tau: float) -> Any:
         raise ValueError(
             f"Q must have shape (..., S, A) = (..., {mdp.S}, {mdp.A}); got {tuple(Q.shape)}"
         )
-    check_finite(
-        Q, "Q", ("s", "a")
-    )  # (NaN / inf gave a NaN result without a word; T v refuses them too)
+    try:  # (numpy's "operands could not be broadcast together with remapped shapes" before)
+        np.broadcast_shapes(tuple(Q.shape[:-2]), mdp.batch_shape)
+    except ValueError:
+        raise ValueError(
+            f"Q's leading axes {tuple(Q.shape[:-2])} must broadcast against the model's batch shape "
+            f"{mdp.batch_shape}; got Q of shape {tuple(Q.shape)}"
+        ) from None
+    # (NaN / inf gave a NaN result without a word; T v refuses them too)
+    check_finite(Q, "Q", ("s", "a"))
     return _q_values(mdp, _soft_max(Q, tau, xp))
 
 

@@ -1,0 +1,50 @@
+"""Batch shapes that do not fit the model get a ValueError naming the argument.
+
+``soft_bellman_operator`` takes ``Q`` of shape ``(..., S, A)``, its leading axes broadcast against
+the model's batch shape (checked: a batch of three ``Q``'s on one model gives the three single
+results). ``Q`` with 4 instances on a model with 3 failed inside numpy ("operands could not be
+broadcast together with remapped shapes"). ``softmax_gradient`` with ``tau > 0`` and a batch of
+logits on an unbatched model was refused as "pi must have shape ..." (a name the caller never
+used); ``tau = 0`` accepts that batch (checked against the single calls).
+"""
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms.policy_gradient import softmax_gradient
+from rltheory.algorithms.soft import soft_bellman_operator
+from rltheory.mdp import FiniteMDP
+
+
+def _model(batch=()):
+    rng = np.random.default_rng(0)
+    P = rng.random(batch + (2, 2, 2))
+    P /= P.sum(-1, keepdims=True)
+    return FiniteMDP(P, rng.random(batch + (2, 2)), gamma=0.5)
+
+
+def test_soft_bellman_operator_refuses_a_batch_of_the_wrong_size():
+    Q = np.random.default_rng(1).random((4, 2, 2))
+    with pytest.raises(
+        ValueError, match=r"Q's leading axes \(4,\) must broadcast .* batch shape \(3,\)"
+    ):
+        soft_bellman_operator(_model((3,)), Q, tau=0.5)
+
+
+def test_soft_bellman_operator_broadcasts_a_batch_of_q_over_one_model():
+    mdp = _model()
+    Q = np.random.default_rng(1).random((3, 2, 2))
+    out = soft_bellman_operator(mdp, Q, tau=0.5)
+    for i in range(3):
+        np.testing.assert_array_equal(out[i], soft_bellman_operator(mdp, Q[i], tau=0.5))
+
+
+def test_softmax_gradient_names_theta_for_a_batch_it_cannot_evaluate():
+    theta = np.random.default_rng(2).normal(size=(3, 2, 2))
+    with pytest.raises(
+        ValueError, match=r"theta \(with tau > 0\) must have shape .* = \(2, 2\) .*got \(3, 2, 2\)"
+    ):
+        softmax_gradient(_model(), theta, tau=0.5)
+    G = softmax_gradient(_model(), theta)  # tau = 0: a batch of policies on one model
+    for i in range(3):
+        np.testing.assert_array_equal(G[i], softmax_gradient(_model(), theta[i]))
