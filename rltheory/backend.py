@@ -105,8 +105,9 @@ def float_dtype(xp: Any, x: Any = None, dtype: Any = None) -> Any:
 def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") -> Any:
     """``x`` as a floating array of the namespace ``xp`` (numpy for lists).
 
-    Complex and string arrays raise ``TypeError`` naming ``field``: a cast would drop the
-    imaginary part (numpy only warns) or parse text as numbers. A ragged list
+    Complex, string, date/duration and record arrays raise ``TypeError`` naming ``field``: a cast
+    would drop the imaginary part (numpy only warns), parse text as numbers, read a date as a
+    count of days or drop a record's field names. A ragged list
     (``[[1.0], [0.5, 0.5]]``) raises ``ValueError`` naming ``field`` (:func:`_rectangular`).
     """
     if xp is None:
@@ -117,9 +118,11 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     # a dtype object without numpy's .kind (array_api_strict)
     if kind is None and hasattr(x, "dtype"):
         kind = "c" if _compat_namespace(x).isdtype(x.dtype, "complex floating") else None
-    if kind in ("c", "U", "S"):
-        what = "complex" if kind == "c" else "string"
-        raise TypeError(f"{field} must hold real numbers; got a {what} array")
+    if kind in ("c", "U", "S", "m", "M", "V"):
+        # (dates, durations and records were cast: a datetime64 R read 2020-01-01 as 18262.0 and a
+        # record array lost its field names)
+        what = {"c": "complex", "m": "timedelta64", "M": "datetime64", "V": "record (void)"}
+        raise TypeError(f"{field} must hold real numbers; got a {what.get(kind, 'string')} array")
     if kind == "O":  # an object array of text was parsed ('4' read as 4.0) and complex entries cast
         obj = np.asarray(x, dtype=object)
         for i in np.ndindex(obj.shape):
