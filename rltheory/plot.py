@@ -73,9 +73,9 @@ def convergence_plot(
     bound_label : str, optional
         Its legend entry (default ``"bound"``).
     fit : RateFit, optional
-        Drawn as a dotted line over its window (on a log ``t`` axis: from the first
-        positive ``t`` in it); the legend gives the fitted rate with its confidence
-        interval (:meth:`RateFit.label`).
+        Drawn as a dotted line over its window (on a log ``t`` axis, a window from
+        ``t ≤ 0`` from the first positive ``t`` of the curve in it); the legend gives the
+        fitted rate with its confidence interval (:meth:`RateFit.label`).
     logx, logy : bool
         Logarithmic axes (log–log for algebraic rates; ``logx=False`` for
         geometric rates, which are straight on semilog axes). Non-positive values
@@ -131,10 +131,12 @@ def convergence_plot(
         lo, hi = fit.window
         if not logx:
             tf = np.linspace(lo, hi, 64)
+        elif lo > 0:
+            tf = np.geomspace(lo, hi, 64)
         else:
             # a log axis shows t > 0 only: from the first positive t measured in the window (the
             # line from 1e-300 of a window starting at t = 0 stretched the axis over 300 decades)
-            inside = t[(t > 0) & (t >= lo) & (t <= hi)]
+            inside = t[(t > 0) & (t <= hi)]
             tf = np.geomspace(inside.min(), hi, 64) if inside.size else np.array([])
         ax.plot(
             tf,

@@ -33,3 +33,15 @@ def test_a_window_with_no_positive_t_keeps_its_legend_entry():
     assert len(ax.get_lines()[-1].get_xdata()) == 0
     assert any(text.get_text().startswith("fit: ρ 0.500") for text in ax.get_legend().get_texts())
     assert png_bytes(fig)[:4] == b"\x89PNG"
+
+
+def test_a_positive_window_is_drawn_whole_whatever_points_are_plotted():
+    # fitted on t = 1..100, plotted every 10th point from t = 5: the line spans the fitted
+    # window [1, 100], as before the t = 0 fix (which had started it at the first plotted t)
+    t = np.arange(1.0, 101.0)
+    fit = fit_linear_rate(t, 0.97**t)
+    _, axes = figure()
+    shown = t[4::10]
+    ax = convergence_plot(axes[0, 0], shown, 0.97**shown, label="err", fit=fit)
+    x = np.asarray(ax.get_lines()[-1].get_xdata())
+    assert x[0] == 1.0 and x[-1] == 100.0
