@@ -6,7 +6,8 @@ that dtype: ``τ̂`` (:func:`rounded_temperature`). :func:`check_temperature` re
 ``τ̂`` is 0 or ``inf``; :func:`temperature_error` bounds what the rounding moves the values,
 ``|τ̂ − τ| log|A|/(1−γ) ≥ ‖V_τ − V_τ̂‖∞`` (the regularised values are affine in ``τ`` with slope
 ``(I − γP_π)^{-1}H_π ∈ [0, log|A|/(1−γ)]``; Cen et al. 2022, §2.2, eq. (9)). The soft maximum
-``τ log Σ_a exp(Q(·, a)/τ)`` (:func:`_soft_max`) is computed shift-first, so it cannot overflow.
+``τ log Σ_a exp(Q(·, a)/τ)`` (:func:`_soft_max`) is computed shift-first, so it cannot overflow, and
+:func:`_soft_sweep_error` bounds the round-off of one computed soft Bellman sweep.
 
 References
 ----------
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import subnormal_spacing
+from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ._policy_opt import check_positive
 
@@ -114,3 +116,43 @@ def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
     ):  # (a τ beyond the dtype's range: inf, refused by check_temperature)
         tau_hat = float(host(tau))
     return tau_hat, abs(tau_hat - tau)
+
+
+def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, mdp: FiniteMDP) -> Any:
+    r"""Error of one computed ``T_τ Q`` against the exact operator at the computed ``Q``.
+
+    ``V = m + τ log Σ_a exp((Q − m)/τ)`` (``m = max_a Q``, :func:`~rltheory.algorithms.temperature._soft_max`): ``Q − m`` and the
+    division move the exponents by ``(2u + u²)|Q − m|/τ ≤ 4(1 + u)u‖Q‖∞/τ`` and log-sum-exp is
+    1-Lipschitz; the exponentials, their sum of ``A`` positive terms and the ``log`` of a number
+    in ``[1, A]`` cost ``(A + 4)u`` relative, the product ``τ·L`` (``L ≤ log A``) ``uτ log A`` and
+    the final ``m + τL`` ``u‖V‖∞``; doubled for ``exp``/``log`` accurate to one ulp rather than
+    half. Then ``R + γPV`` errs by ``_Roundoff.sweep`` at ``‖V‖∞``.
+
+    Those are relative errors (Higham's model without underflow). A result in the subnormal
+    range errs by up to half the subnormal spacing ``s`` instead (one ulp, ``s``, for
+    ``exp``/``log``; sums are exact there): the ``S`` products of ``PV`` and the ``γ·``
+    (``(S + 1)s/2``, and the sum passes them on times ``1 + γ_S ≤ 2``), and in ``V`` the
+    division ``(Q − m)/τ`` (``τs/2``), the ``A`` exponentials (``s`` each in a sum ``≥ 1``, so ``As``
+    in its ``log``, times ``τ``), the ``log`` and the ``τ·`` (``τs + s``), carried by ``γP``:
+    ``e_u = (S + 1)s + γ(τ(A + 2) + 1)s``, doubled. Negligible unless the values are within
+    a factor ``~1/ε`` of the underflow threshold, but positive: the round-off floor of a
+    scale-free problem (``r = 0``, ``A = 1``) is not 0.
+    """
+    u, S, A = ro.u, mdp.S, mdp.A
+    s = subnormal_spacing(mdp.dtype, mdp.xp)
+    # u multiplies each term first: (2u)(4q + 2v + τ(...)) overflowed its inner sum at values near the
+    # dtype's range (τ = 1e307, |A| = 10: certificate inf for values 4.6e307). One action: exact (Q − m = 0,
+    # exp(0) = 1, log 1 = 0, τ·0 = 0, V = m).
+    e_lse = (
+        (4.0 * u * (1.0 + u)) * q_norm
+        + (4.0 * u) * v_norm
+        + (2.0 * u * tau) * (math.log(A) + A + 4.0)
+        if A > 1
+        else 0.0 * q_norm
+    )
+    # (products ordered small-first: τ(A + 2) overflowed at τ = 1e308; one action divides and exponentiates
+    # only zeros, exactly)
+    e_under = 2.0 * s * ((S + 1.0) + ro.gamma) + (
+        (2.0 * s * ro.gamma * (A + 2.0)) * tau if A > 1 else 0.0
+    )
+    return ro._sweep(v_norm) + ro.gamma * e_lse + e_under
