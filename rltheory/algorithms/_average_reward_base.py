@@ -75,12 +75,16 @@ def _features(features: Any, S: int) -> np.ndarray:
 def _policy(pi: Any, S: int, A: int) -> np.ndarray:
     """``pi`` as a float ``(S, A)`` array of distributions; a located ``ValueError`` otherwise.
 
-    Entries ``≥ −1e-12`` and row sums within ``1e-8`` of 1 (round-off of a computed policy).
+    Entries ``≥ −1e-12`` and row sums within ``1e-8`` of 1 (round-off of a computed policy), or
+    within ``16·eps`` of the policy's own float dtype where that is coarser (float32: ``1.9e-6``,
+    the rule of :func:`rltheory._validate._source_atol`); such rows are divided by their sums in
+    float64. A float32 uniform policy over 7 actions (rows ``1 + 4.5e-8``) was refused.
     """
     rule = f"pi must be a stochastic policy of shape (S, A) = {(S, A)}"
     raw = np.asarray(pi)
     if raw.dtype.kind not in "iuf":  # bools, strings, objects
         raise ValueError(f"{rule}; got an array of dtype {raw.dtype.name}")
+    atol = max(1e-8, 16.0 * float(np.finfo(raw.dtype).eps)) if raw.dtype.kind == "f" else 1e-8
     pol = raw.astype(float)
     if pol.shape != (S, A):
         raise ValueError(f"{rule}; got shape {pol.shape}")
@@ -89,11 +93,14 @@ def _policy(pi: Any, S: int, A: int) -> np.ndarray:
         s, a = (int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
         raise ValueError(f"{rule}; most negative entry pi(s={s}, a={a}) = {float(pol[s, a])!r}")
     dev = np.abs(pol.sum(-1) - 1.0)
-    if np.any(dev > 1e-8):
+    if np.any(dev > atol):
         s = int(np.argmax(dev))
         raise ValueError(
-            f"{rule}; each pi[s, :] must sum to 1, row s={s} sums to {float(pol[s].sum())!r}"
+            f"{rule}; each pi[s, :] must sum to 1, row s={s} sums to {float(pol[s].sum())!r} "
+            f"(atol={atol:.2g})"
         )
+    if atol > 1e-8:  # a coarser dtype: its rounding taken out (float64 policies are unchanged)
+        pol = pol / pol.sum(-1, keepdims=True)
     return pol
 
 
