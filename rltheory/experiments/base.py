@@ -220,7 +220,12 @@ class Experiment:
                 raise TypeError(f"experiment {self.name!r}: {attr} must be callable")
 
     def config(self, full: bool = False) -> Any:
-        """The ``full()`` or ``quick()`` preset."""
+        """The ``full()`` or ``quick()`` preset (``full`` a bool: ``"no"`` chose the full one)."""
+        if not isinstance(full, (bool, np.bool_)):
+            raise TypeError(
+                f"experiment {self.name!r}: full must be a bool (True for the full preset); "
+                f"got {type(full).__name__} {full!r:.40}"
+            )
         return self.config_cls.full() if full else self.config_cls.quick()
 
     def reproduce(
