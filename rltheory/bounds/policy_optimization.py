@@ -139,12 +139,16 @@ def softmax_pg_bound(
     Parameters
     ----------
     t : array_like ≥ 1
+        Iterate index in the paper's convention (``θ_1`` is the initialisation; trace index
+        ``k`` of :func:`rltheory.algorithms.softmax_policy_gradient` is ``t = k + 1``).
     gamma : float in [0, 1)
     n_states : int
         ``S``.
     c : float or array
         ``inf_t min_s π_θt(a*(s)|s)``; over a finite run use the running minimum of the
-        trace metric ``optimal_action_prob`` up to ``t`` (the proof only uses iterates ``≤ t``).
+        trace metric ``optimal_action_prob`` up to ``t`` (the proof only uses iterates ``≤ t``),
+        with ``a*`` the actions of the ``π*`` whose ``mismatch`` is used (with ties among optimal
+        actions, the trace's ``a* = greedy(Q*)``, the policy of :func:`rltheory.mdp.policy_iteration`).
     mismatch : float or array
         ``‖d^{π*}_ρ/ρ‖∞`` (:func:`mismatch_coefficient`).
     inv_rho : float or array
