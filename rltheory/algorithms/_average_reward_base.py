@@ -84,7 +84,7 @@ def _policy(pi: Any, S: int, A: int) -> np.ndarray:
     raw = np.asarray(pi)
     if raw.dtype.kind not in "iuf":  # bools, strings, objects
         raise ValueError(f"{rule}; got an array of dtype {raw.dtype.name}")
-    atol = max(1e-8, 16.0 * float(np.finfo(raw.dtype).eps)) if raw.dtype.kind == "f" else 1e-8
+    atol = _prob_atol(raw)
     pol = raw.astype(float)
     if pol.shape != (S, A):
         raise ValueError(f"{rule}; got shape {pol.shape}")
@@ -102,6 +102,17 @@ def _policy(pi: Any, S: int, A: int) -> np.ndarray:
     if atol > 1e-8:  # a coarser dtype: its rounding taken out (float64 policies are unchanged)
         pol = pol / pol.sum(-1, keepdims=True)
     return pol
+
+
+def _prob_atol(x: Any) -> float:
+    """Row-sum tolerance for a probability argument ``x``, judged in the dtype it was given in.
+
+    ``max(1e-8, 16·eps)`` of a floating ``x`` (float32: ``1.9e-6``), else ``1e-8``: the readers cast
+    to float64 first, so float32 rows (``7 · fl32(1/7) = 1 + 4.5e-8``) were held to float64's
+    ``1e-8`` and refused. Rows accepted at a coarser tolerance are renormalised by the callers.
+    """
+    dt = np.asarray(x).dtype
+    return max(1e-8, 16.0 * float(np.finfo(dt).eps)) if dt.kind == "f" else 1e-8
 
 
 def _cdf(p: np.ndarray) -> np.ndarray:

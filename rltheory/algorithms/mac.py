@@ -44,6 +44,7 @@ from ._average_reward_base import (
     _draw,
     _features,
     _host_softmax,
+    _prob_atol,
     _real_array,
 )
 from .average_actor_critic import ActorCriticResult, _ac_record, _ac_setup
@@ -79,6 +80,7 @@ def mac_sample_terms(
     """
     # the arrays were not checked: an omega of the wrong length failed inside numpy's matmul, a
     # NaN in Phi, pi_s or omega returned NaN terms, and a (1, A) pi_s passed as a row
+    pi_s_in = pi_s
     Phi, pi_s = _real_array(Phi, "Phi", bools=True), _real_array(pi_s, "pi_s")
     omega = _real_array(omega, "omega")
     if Phi.ndim != 2 or Phi.shape[0] == 0:
@@ -88,7 +90,11 @@ def mac_sample_terms(
         raise ValueError(
             f"pi_s must have shape (A,) with A >= 1 (the policy at s); got {pi_s.shape}"
         )
-    check_probability(pi_s, "pi_s", ("a",), "pi_s")
+    # at the tolerance of pi_s's own dtype (a float32 uniform row over 7 actions was refused)
+    atol = _prob_atol(pi_s_in)
+    check_probability(pi_s, "pi_s", ("a",), "pi_s", atol=atol)
+    if atol > 1e-8:
+        pi_s = pi_s / pi_s.sum()
     if omega.shape != (Phi.shape[1],):
         raise ValueError(
             f"omega must have shape (d,) = ({Phi.shape[1]},) (one weight per feature); got {omega.shape}"

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._validate import check_finite, check_probability
 from ..mdp.sample import _count, _rng
-from ._average_reward_base import _real_array
+from ._average_reward_base import _prob_atol, _real_array
 
 __all__ = ["mlmc_level", "mlmc_combine", "mlmc_expectation"]
 
@@ -126,6 +126,8 @@ def mlmc_expectation(P_pi: Any, nu: Any, fbar: Any, T_max: int) -> tuple[np.ndar
     ----------
     P_pi : array (S, S)
     nu : array (S,)
+        Rows (and ``nu``) must sum to 1 within ``1e-8`` or ``16·eps`` of their own float dtype,
+        whichever is coarser (float32: ``1.9e-6``; such rows are then divided by their sums).
     fbar : array (S, ...)
     T_max : int ≥ 1
 
@@ -151,8 +153,15 @@ def mlmc_expectation(P_pi: Any, nu: Any, fbar: Any, T_max: int) -> tuple[np.ndar
     if f.ndim == 0 or f.shape[0] != S:
         raise ValueError(f"fbar must have shape (S, ...) = ({S}, ...); got {f.shape}")
     # a non-stochastic P_pi or nu gave numbers that are no expectation of any chain
-    check_probability(Pp, "P_pi", ("s", "s'"), "P_pi[s, :]")
-    check_probability(v, "nu", ("s",), "nu")
+    # each at the tolerance of the dtype it was given in (float32 rows were refused at 1e-8), and
+    # rows accepted at a coarser tolerance renormalised (float64 inputs are used as they are)
+    atol_P, atol_nu = _prob_atol(P_pi), _prob_atol(nu)
+    check_probability(Pp, "P_pi", ("s", "s'"), "P_pi[s, :]", atol=atol_P)
+    check_probability(v, "nu", ("s",), "nu", atol=atol_nu)
+    if atol_P > 1e-8:
+        Pp = Pp / Pp.sum(axis=1, keepdims=True)
+    if atol_nu > 1e-8:
+        v = v / v.sum()
     check_finite(f, "fbar", _axis_names("s", f.ndim))
     jmax = _mlmc_top_level(T_max)
     means = _level_means(Pp, v, f, jmax)
