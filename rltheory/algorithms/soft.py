@@ -235,6 +235,7 @@ def check_soft_reference(mdp: FiniteMDP, soft: Any, tau: float) -> SoftSolution:
         raise TypeError(
             f"soft must be a SoftSolution (soft_value_iteration / soft_reference); got {type(soft).__name__}"
         )
+    discount(mdp, "check_soft_reference")
     xp = mdp.xp
     shape = mdp.batch_shape + (mdp.S, mdp.A)
     if tuple(soft.Q.shape) != shape:
@@ -286,6 +287,9 @@ def soft_reference(mdp: FiniteMDP, *, tau: float) -> SoftSolution:
     drivers that trace errors against ``Q*_τ`` (entropy-regularised NPG and PG, and their
     bound constants) use this when no reference is passed.
     """
+    discount(
+        mdp, "soft_reference"
+    )  # (an average-reward model failed in float(None) with a TypeError)
     return soft_value_iteration(mdp, tau=tau, tol=_reachable_tol(mdp, tau, 1e-12))
 
 

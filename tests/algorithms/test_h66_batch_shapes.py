@@ -48,3 +48,19 @@ def test_softmax_gradient_names_theta_for_a_batch_it_cannot_evaluate():
     G = softmax_gradient(_model(), theta)  # tau = 0: a batch of policies on one model
     for i in range(3):
         np.testing.assert_array_equal(G[i], softmax_gradient(_model(), theta[i]))
+
+
+def test_soft_reference_refuses_an_average_reward_model_by_name():
+    # (TypeError "float() argument must be a string or a real number, not 'NoneType'" before)
+    from rltheory.algorithms.soft import check_soft_reference, soft_reference
+
+    avg = FiniteMDP(np.full((2, 2, 2), 0.5), np.array([[0.0, 1.0], [1.0, 0.0]]), gamma=None)
+    with pytest.raises(
+        ValueError, match=r"soft_reference needs a discounted model; got gamma=None"
+    ):
+        soft_reference(avg, tau=1.0)
+    soft = soft_reference(_model(), tau=1.0)
+    with pytest.raises(
+        ValueError, match=r"check_soft_reference needs a discounted model; got gamma=None"
+    ):
+        check_soft_reference(avg, soft, 1.0)
