@@ -34,6 +34,7 @@ from .._validate import (
 )
 from ..backend import array_namespace, as_float, is_host, is_numpy, to_numpy
 from ..errors import InvalidModelError
+from ._batch_indexing import axes_addressed, describe_index, select_batch
 
 __all__ = ["FiniteMDP", "FiniteHorizonMDP"]
 
@@ -153,40 +154,14 @@ class _ArrayModel:
         if not batch:
             raise IndexError(f"a single (unbatched) {name} cannot be indexed")
         idx = index if isinstance(index, tuple) else (index,)
-        used = sum(_axes_addressed(i) for i in idx)
+        used = sum(axes_addressed(i) for i in idx)
         if used > len(batch):
             raise IndexError(
-                f"too many indices for the batch axes of this {name}: index {_describe_index(idx)} addresses {used} "
+                f"too many indices for the batch axes of this {name}: index {describe_index(idx)} addresses {used} "
                 f"axes but batch_shape is {batch} ({len(batch)} axes); the model axes {model_axes} "
                 "cannot be indexed"
             )
         return idx
-
-
-def _describe_index(idx: tuple[Any, ...]) -> str:
-    """``idx`` for a message: scalars and slices as written, arrays by dtype and shape."""
-
-    def one(i: Any) -> str:
-        if hasattr(i, "shape") and getattr(i, "ndim", 0) > 0:
-            return f"<{str(i.dtype).split('.')[-1]} array of shape {tuple(i.shape)}>"
-        return "..." if i is Ellipsis else repr(i)
-
-    return f"({', '.join(one(i) for i in idx)}{',' if len(idx) == 1 else ''})"
-
-
-def _axes_addressed(i: Any) -> int:
-    """How many axes one entry of an index addresses (numpy's basic and advanced indexing rules)."""
-    if i is None or i is Ellipsis or isinstance(i, (bool, np.bool_)):
-        return 0
-    if isinstance(i, (int, np.integer, slice)):
-        return 1
-    dtype = getattr(i, "dtype", None)
-    ndim = getattr(i, "ndim", None)
-    if dtype is None or ndim is None:  # a list or another sequence: read as numpy would
-        a = np.asarray(i)
-        dtype, ndim = a.dtype, a.ndim
-    # (cupy, array_api_strict: "….bool")
-    return int(ndim) if str(dtype).split(".")[-1] == "bool" else 1
 
 
 def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:
@@ -357,11 +332,10 @@ class FiniteMDP(_ArrayModel):
         # (which returned a different, silently wrong model), and an index longer than the batch
         # is refused instead of cutting into the model axes
         idx = self._batch_index(index, "(S, A, S')")
-        full = (slice(None),)
         mu = self.mu
         if mu is not None and mu.ndim > 1:
-            mu = self.initial_distribution()[idx + full]
-        return FiniteMDP(self.P[idx + full * 3], self.R[idx + full * 2], self.gamma, mu)
+            mu = select_batch(self.initial_distribution(), idx, 1)
+        return FiniteMDP(select_batch(self.P, idx, 3), select_batch(self.R, idx, 2), self.gamma, mu)
 
     def __repr__(self) -> str:
         b = f", batch={self.batch_shape}" if self.batch_shape else ""
@@ -473,11 +447,10 @@ class FiniteHorizonMDP(_ArrayModel):
         model or an index reaching into the model axes raises ``IndexError``.
         """
         idx = self._batch_index(index, "(H, S, A, S')")
-        full = (slice(None),)
         mu = self.mu
         if mu is not None and mu.ndim > 1:
-            mu = self.initial_distribution()[idx + full]
-        return FiniteHorizonMDP(self.P[idx + full * 4], self.R[idx + full * 3], mu)
+            mu = select_batch(self.initial_distribution(), idx, 1)
+        return FiniteHorizonMDP(select_batch(self.P, idx, 4), select_batch(self.R, idx, 3), mu)
 
     def __repr__(self) -> str:
         b = f", batch={self.batch_shape}" if self.batch_shape else ""
