@@ -121,9 +121,9 @@ def from_gymnasium(
     FrozenLake8x8-v1 and Taxi, none for CliffWalking) whose truncation the model
     does not have, so its value is that of the untruncated episode. The two
     differ by at most ``γ^H·max|r|/(1 − γ)`` for a limit ``H``, which is negligible
-    at ``γ = 0.9`` (``3e-4`` on FrozenLake) but not near 1: FrozenLake 4x4's
-    optimal start value is 0.786 at ``γ = 0.999`` and 0.713 for episodes cut at
-    100 steps.
+    at ``γ = 0.9`` (``3e-4`` on FrozenLake) but not near 1: at ``γ = 0.999`` FrozenLake
+    4x4's optimal policy is worth 0.786 from the start, and 0.713 in episodes cut at
+    100 steps (the best policy for such episodes, which may use the time left, 0.717).
 
     Parameters
     ----------
