@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 __all__ = ["learning_gap", "retuning"]
 
 
+TUNING_SEED0 = 10**6  # tuning run k uses the seed TUNING_SEED0 + k (k < Config.tune_seeds <= 1000)
+
+
 def learning_gap(
     method: tuple, mdp: FiniteMDP, g_star: float, g_unif: float, *, budget: int, seed: int
 ) -> float:
@@ -109,7 +112,7 @@ def _tune(config: Config, grid: list[tuple], fast: tuple) -> tuple[tuple, list[f
         float(
             np.mean(
                 [
-                    learning_gap(m, *fast[:3], budget=config.budget, seed=10**6 + k)
+                    learning_gap(m, *fast[:3], budget=config.budget, seed=TUNING_SEED0 + k)
                     for k in range(config.tune_seeds)
                 ]
             )
@@ -133,6 +136,18 @@ def retuning(config: Config, laziness: float, reward: str = "sparse") -> dict[st
         best, scores = _tune(config, [(name, *g) for g in grid], inst)
         out[name] = {"best": list(best[1:]), "score": float(min(scores)), "scores": scores}
     return out
+
+
+def evaluation_seed(seed: int, k: int) -> int:
+    """The seed of evaluation run ``k < 1000`` of the experiment seed ``seed``: ``1000·seed + k``.
+
+    Blocks of 1000 per experiment seed never overlap, and the block ``[10⁶, 10⁶ + 1000)`` of the
+    tuning seeds is skipped: seeds ``≥ 1000`` use the next block, ``1000·(seed + 1) + k``. (At
+    ``seed = 1000`` the evaluation runs were the tuning runs, so the held-out instances were not
+    held out.) Every seed below 1000 keeps the runs it always had.
+    """
+    block = seed if seed < TUNING_SEED0 // 1000 else seed + 1
+    return 1000 * block + k
 
 
 def _learning_panel(
@@ -175,7 +190,12 @@ def _learning_panel(
             if method not in done:
                 done[method] = [
                     learning_gap(
-                        method, mdp, g_star, g_unif, budget=config.budget, seed=1000 * seed + k
+                        method,
+                        mdp,
+                        g_star,
+                        g_unif,
+                        budget=config.budget,
+                        seed=evaluation_seed(seed, k),
                     )
                     for k in range(config.seeds)
                 ]

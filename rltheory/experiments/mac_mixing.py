@@ -264,6 +264,11 @@ class Config:
         # empty ring_sizes, laziness or rewards ended run with an IndexError
         for name in ("T_max", "learning_n", "budget", "seeds", "tune_seeds"):
             check_int(getattr(self, name), f"Config.{name}", 1)
+        for name in ("seeds", "tune_seeds"):  # runs k < 1000 per seed block (see evaluation_seed)
+            if getattr(self, name) > 1000:
+                raise ValueError(
+                    f"Config.{name} must be at most 1000 (seed blocks of 1000); got {getattr(self, name)}"
+                )
         for name in ("ring_sizes", "laziness", "rewards"):
             if len(getattr(self, name)) == 0:
                 raise ValueError(f"Config.{name} must not be empty")
