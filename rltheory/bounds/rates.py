@@ -46,6 +46,9 @@ __all__ = [
 ]
 
 
+_BOOT_ELEMENTS = 2**22  # bootstrap indices drawn per block (32 MB of int64)
+
+
 def _prepare(
     t: Any, err: Any, window: tuple[float, float] | None, log_t: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,13 +177,20 @@ def _fit(
         slope = float(b[0])
         intercept = float(a[0]) - slope * x0
         rng = np.random.default_rng(seed)
-        idx = rng.integers(0, n, size=(int(n_boot), n))
-        xb = xc[idx]
-        # Resamples with a single distinct t have no slope. Test that exactly: their centred x
-        # is round-off (the mean of equal values need not be exact), not always 0, and the
-        # slope of round-off would enter the interval (t = 1, 1, 2 gave a CI up to 0.0).
-        ok = np.ptp(xb, axis=1) > 0
-        _, bb = _ols(xb[ok], y[idx[ok]])
+        # Resamples in blocks of at most _BOOT_ELEMENTS indices: one (n_boot, n) block took ~1 GB
+        # at n = 2e4. A fit that fits in one block draws it in one call, as it always did (the
+        # same numbers); a larger one draws the same distribution block by block.
+        rows = int(n_boot) if int(n_boot) * n <= _BOOT_ELEMENTS else max(1, _BOOT_ELEMENTS // n)
+        blocks = []
+        for start in range(0, int(n_boot), rows):
+            idx = rng.integers(0, n, size=(min(rows, int(n_boot) - start), n))
+            xb = xc[idx]
+            # Resamples with a single distinct t have no slope. Test that exactly: their centred x
+            # is round-off (the mean of equal values need not be exact), not always 0, and the
+            # slope of round-off would enter the interval (t = 1, 1, 2 gave a CI up to 0.0).
+            ok = np.ptp(xb, axis=1) > 0
+            blocks.append(_ols(xb[ok], y[idx[ok]])[1])
+        bb = np.concatenate(blocks)
         if bb.size == 0:
             lo_s = hi_s = slope
         else:
