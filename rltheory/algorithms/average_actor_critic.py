@@ -42,6 +42,7 @@ from ._average_reward_base import (
     _cdf,
     _constant_step,
     _draw,
+    _expected_increment,
     _features,
     _gain_bias,
     _host_softmax,
@@ -83,8 +84,12 @@ def _average_reward_gradient(mdp: FiniteMDP, theta: np.ndarray) -> tuple[np.ndar
     pi = _host_softmax(theta)
     g, h = _gain_bias(mdp, pi)
     mu = _stationary(mdp, pi)
-    Q = R - g + P @ h
-    return mu[:, None] * pi * (Q - h[:, None]), g
+    # Q − h = r − g + Σ_{s'} P(s'|s,a)(h(s') − h(s)), centred so that Σ_a π(a|s)(Q − h) = 0 (the
+    # Poisson equation) holds to round-off: R − g + P @ h − h lost ε·|h| ≈ ε/p on chains with
+    # switching probabilities p (relative error 2e-7 at p = 1e-9, 1.8e-4 at p = 1e-12)
+    adv = R - g + _expected_increment(P, h)
+    adv = adv - (pi * adv).sum(axis=-1, keepdims=True)
+    return mu[:, None] * pi * adv, g
 
 
 @dataclass(frozen=True, eq=False)

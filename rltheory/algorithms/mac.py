@@ -42,6 +42,7 @@ from ._average_reward_base import (
     _avg_model,
     _constant_step,
     _draw,
+    _expected_increment,
     _features,
     _host_softmax,
     _prob_atol,
@@ -169,7 +170,8 @@ def mac_expected_terms(
     check_finite(om, "omega", ("i",))
     pi = _host_softmax(th)
     V = Phi @ om
-    D = R - eta + P @ V - V[:, None]  # E[δ | s, a]
+    # E[δ | s, a] = r − η + Σ_{s'} P(s'|s,a)(V(s') − V(s)) (P @ V − V lost ε·|V| to cancellation)
+    D = R - eta + _expected_increment(P, V)
     fbar = (pi * R).sum(-1) - eta
     hbar = (pi * D).sum(-1)[:, None] * Phi
     gbar = np.zeros((S, S, A))
