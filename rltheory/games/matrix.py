@@ -105,11 +105,25 @@ def _pivot_tol(dtype: Any, xp: Any) -> float:
     return 1e-11 if dtype == xp.float64 else 1e-5
 
 
-def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
+def _simplex(
+    Ap: Any, xp: Any, max_iter: int, *, bland_after: int | None = None
+) -> tuple[Any, Any, Any, int, Any]:
     """Batched simplex (Dantzig, then Bland) for ``max 1ᵀq s.t. A' q ≤ 1, q ≥ 0`` with ``A' ≥ 1``.
 
     ``Ap`` has shape (N, m, n). Returns ``(q [N, n], p [N, m], obj [N], pivots, done [N])``
     where ``p`` are the optimal duals (reduced costs of the slacks) and ``obj = 1ᵀq = 1ᵀp``.
+
+    The first ``bland_after`` pivots (default ``m + n``) enter the most negative reduced cost
+    (Dantzig) and choose the leaving row by Harris's two-pass ratio test: the longest step
+    ``θ = min_i (b_i + tol)/a_i`` that keeps every basic variable ``≥ −tol``, then among the rows
+    whose exact ratio ``b_i/a_i`` is within ``θ`` the one with the largest pivot ``a_i``. The
+    smallest-ratio row could be a pivot just above ``tol`` (``1.02e-11`` on the 3×4 near-tie game
+    of payoffs 0 and 2 perturbed by ``~1e-11``) that wrecks the tableau. Later pivots use
+    Bland's rule as before, smallest entering index and, among the rows tied at the
+    least ratio, the smallest basic index, so a game still pivoting after ``bland_after`` steps
+    cannot cycle (Bland 1977, Theorem 1): the Harris phase is finitely many pivots and needs no
+    anti-cycling argument of its own. Basic values below 0 (round-off, at most ``tol``) count
+    as 0 in the ratios.
     """
     N, m, n = Ap.shape
     W = n + m + 1
@@ -125,7 +139,8 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
     T = xp.concat([cons, obj], axis=-2)  # (N, m+1, W)
     basis = xp.broadcast_to(xp.arange(n, n + m, device=dev)[None, :], (N, m))
     big = n + m + 1
-    bland_after = m + n  # Dantzig's rule first; Bland's rule from then on (finite termination)
+    if bland_after is None:  # Dantzig's rule first; Bland's rule from then on (finite termination)
+        bland_after = m + n
     rowpos = xp.arange(m + 1, device=dev)[None, :]
     pivots = 0
     for it in range(max_iter + 1):
@@ -142,13 +157,21 @@ def _simplex(Ap: Any, xp: Any, max_iter: int) -> tuple[Any, Any, Any, int, Any]:
         col = xp.take_along_axis(T, xp.broadcast_to(enter[:, None, None], (N, m + 1, 1)), axis=2)[
             :, :, 0
         ]
-        ccol, rhs = col[:, :m], T[:, :m, W - 1]
+        ccol = col[:, :m]
+        rhs = xp.where(T[:, :m, W - 1] > 0.0, T[:, :m, W - 1], 0.0)  # < 0 only by round-off
         ok = ccol > tol
-        ratio = xp.where(ok, rhs / xp.where(ok, ccol, 1.0), xp.inf)
-        rmin = xp.min(ratio, axis=-1, keepdims=True)
-        cand = ok & (ratio <= rmin + tol * (1.0 + xp.abs(rmin)))
-        # Bland: among tied rows the one whose basic variable has the smallest index
-        leave = xp.argmin(xp.where(cand, basis, big), axis=-1)
+        safe = xp.where(ok, ccol, 1.0)
+        ratio = xp.where(ok, rhs / safe, xp.inf)
+        if it < bland_after:
+            # Harris's two-pass ratio test: the longest step keeping every basic variable
+            # >= -tol, then the largest pivot among the rows blocking within it
+            rmax = xp.min(xp.where(ok, (rhs + tol) / safe, xp.inf), axis=-1, keepdims=True)
+            leave = xp.argmax(xp.where(ok & (ratio <= rmax), ccol, -1.0), axis=-1)
+        else:
+            rmin = xp.min(ratio, axis=-1, keepdims=True)
+            cand = ok & (ratio <= rmin + tol * (1.0 + xp.abs(rmin)))
+            # Bland: among tied rows the one whose basic variable has the smallest index
+            leave = xp.argmin(xp.where(cand, basis, big), axis=-1)
         prow = xp.take_along_axis(T, xp.broadcast_to(leave[:, None, None], (N, 1, W)), axis=1)[
             :, 0, :
         ]
@@ -233,8 +256,9 @@ def solve_zero_sum(
     ``v(A') ≥ 1 > 0``; then (Dantzig 1951) ``v(A') = 1/max{1ᵀq : A'q ≤ 1, q ≥ 0}``, the
     optimal ``q`` normalised is a minimax ``y`` and the optimal duals ``p`` of the rows
     normalised are a maximin ``x``. The LP is solved by a batched primal simplex with
-    Dantzig's most-negative-reduced-cost rule for the first ``m + n`` pivots and Bland's
-    smallest-index rule after that (ties in the ratio test always go to the smallest basic
+    Dantzig's most-negative-reduced-cost rule and Harris's two-pass ratio test (the largest
+    pivot among the rows blocking within the tolerance) for the first ``m + n`` pivots and
+    Bland's smallest-index rule after that (ties in the ratio test go to the smallest basic
     index), so a game that cycles under Dantzig's rule on a degenerate vertex switches to a
     rule that cannot cycle (Bland 1977, Theorem 1); games that are already optimal
     stop pivoting while the rest of the batch continues. Cost per pivot
@@ -253,7 +277,8 @@ def solve_zero_sum(
     pair passed, and the 3×4 game of payoffs ``0`` and ``2`` perturbed by ``~1e-11`` (a pivot
     of ``1.02e-11`` wrecks the kernel's tableau) scaled by ``2^-60`` came back with a pure
     pair of gap ``0.99999·range`` and value ``−3.1e-12·2^-60`` where the value is
-    ``1.0·2^-60``; unscaled, the same game went to HiGHS.
+    ``1.0·2^-60``; unscaled, the same game went to HiGHS (and raised on a device). Harris's
+    ratio test now avoids that pivot: the kernel certifies the game itself.
 
     References
     ----------

@@ -24,7 +24,7 @@ from rltheory.games.general_sum import (
     nash_value_iteration,
 )
 from rltheory.games.markov import MarkovGame, ZeroSumMarkovGame
-from rltheory.games.matrix import solve_zero_sum, solve_zero_sum_highs
+from rltheory.games.matrix import _simplex, solve_zero_sum, solve_zero_sum_highs
 from rltheory.games.shapley import shapley_operator, shapley_value_iteration
 from rltheory.games.zoo import (
     battle_of_the_sexes,
@@ -254,8 +254,10 @@ class TestMarkovModels:
 
 
 # --------------------------------------------------------------------------- matrix
-# A degenerate 4x3 game (column 0 constant) on which Dantzig's rule stalls for more than
-# m + n = 7 pivots, so the simplex switches to Bland's rule. Its equilibrium, from the 2x2
+# A degenerate 4x3 game (column 0 constant) on which Dantzig's rule with the smallest-index
+# ratio test stalled for more than m + n = 7 pivots, so the simplex switched to Bland's rule;
+# with Harris's ratio test it takes 4 pivots, so Bland's rule is also run from the first pivot
+# (bland_after=0; tests/games/test_h72_simplex_pivots.py checks it on batches). Its equilibrium, from the 2x2
 # block of rows 2, 3 and columns 1, 2, [[6, −1], [−2, 3]]: v = (18 − 2)/12 = 4/3,
 # x = (0, 0, 5/12, 7/12), y = (0, 1/3, 2/3); rows 0, 1 earn −4/3 and −1 < v against y and
 # column 0 costs 4 > v against x, so the equilibrium is unique.
@@ -267,10 +269,16 @@ class TestMatrix:
 
     def test_blands_rule_after_m_plus_n_pivots(self, xp):
         sol = solve_zero_sum(xp.asarray(_BLAND))
-        assert sol.iterations > 4 + 3 and sol.n_fallback == 0
+        assert sol.n_fallback == 0
         assert float(sol.value) == pytest.approx(4 / 3, abs=1e-12)
         np.testing.assert_allclose(to_numpy(sol.x), [0.0, 0.0, 5 / 12, 7 / 12], atol=1e-12)
         np.testing.assert_allclose(to_numpy(sol.y), [0.0, 1 / 3, 2 / 3], atol=1e-12)
+        # Bland's rule from the first pivot: 1ᵀq = 1/v(A'), A' = (A + 3)/9 + 1, so
+        # v(A') = (4/3 + 3)/9 + 1 = 40/27
+        Ap = (xp.reshape(xp.asarray(_BLAND), (1, 4, 3)) + 3.0) / 9.0 + 1.0
+        _, _, obj, pivots, done = _simplex(Ap, xp, 100, bland_after=0)
+        assert bool(done[0]) and pivots < 100
+        assert float(obj[0]) == pytest.approx(27 / 40, abs=1e-12)
 
     def test_empty_batch(self, xp):
         sol = solve_zero_sum(xp.zeros((0, 2, 3), dtype=xp.float64))

@@ -56,7 +56,9 @@ def test_near_tie_game_scaled_is_optimal_to_tol_times_range(k: int) -> None:
     assert _exact_gap(A, sol.x, sol.y) <= Fraction(1, 10**9) * rng
     ref = solve_zero_sum_highs(NEAR_TIE)
     assert abs(float(sol.value) / c - float(ref.value)) <= float(ref.gap) + float(sol.gap) / c
-    assert sol.n_fallback == 1
+    # was 1 (HiGHS re-solved it); Harris's ratio test (helper-72) avoids the 1.02e-11 pivot and
+    # the kernel certifies the game itself (tests/games/test_h72_simplex_pivots.py)
+    assert sol.n_fallback == 0
 
 
 def _scaled_pairs(dtype: type) -> list[np.ndarray]:
@@ -88,12 +90,13 @@ def test_power_of_two_scaling_keeps_strategies_and_scales_value(dtype: type, k: 
 
 @pytest.mark.parametrize("k", [0, 60])
 def test_near_tie_games_meet_tol_times_range_after_fallback(k: int) -> None:
-    # the kernel misses tol·range on 5 of these 60 games and HiGHS re-solves them; at scipy's
+    # the kernel misses tol·range on 4 of these 60 games and HiGHS re-solves them; at scipy's
     # default HiGHS tolerances (1e-7) one came back with exact gap 1.31e-9·range, above the
-    # target tol = 1e-9 (HiGHS alone: up to 2.3e-9·range on this batch), now 1.4e-10
+    # target tol = 1e-9 (HiGHS alone: up to 2.3e-9·range on this batch), now 1.4e-10. (5 before
+    # the kernel's Harris ratio test, helper-72; the count only makes sure HiGHS is exercised.)
     A = _scaled_pairs(np.float64)[1] * 2.0**-k
     sol = solve_zero_sum(A)
-    assert sol.n_fallback == 5
+    assert sol.n_fallback == 4
     for g in range(A.shape[0]):
         rng = Fraction(float(np.max(A[g]))) - Fraction(float(np.min(A[g])))
         assert _exact_gap(A[g], sol.x[g], sol.y[g]) <= Fraction(1, 10**9) * rng, g
