@@ -15,9 +15,14 @@ policy gradient methods with entropy regularization. Operations Research 70(4). 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
+
 from .._numerics import higham_gamma
+from .._validate import _where
+from ..backend import to_numpy
 from ..mdp.bellman import expected_value
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
@@ -75,7 +80,8 @@ def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
     ------
     ValueError
         ``η`` outside ``(0, (1−γ)/τ]`` or ``η/(1−γ)`` beyond the dtype's largest number, ``τ ≤ 0`` or
-        ``τ`` that rounds to 0 in the model's dtype, ``π`` without full support.
+        ``τ`` that rounds to 0 in the model's dtype, ``π`` without full support, logits that leave
+        the dtype's range (naming the entry).
 
     Notes
     -----
@@ -99,7 +105,46 @@ def entropy_npg_step(mdp: FiniteMDP, pi: Any, *, eta: float, tau: float) -> Any:
     xp = mdp.xp
     pi = initial_policy(mdp, pi, positive=True, field="pi")
     _, Q = regularized_values(mdp, pi, tau=tau)
-    return softmax((1.0 - eta * tau / (1.0 - g)) * xp.log(pi) + (eta / (1.0 - g)) * Q, xp)
+    with np.errstate(over="ignore", invalid="ignore"):  # (checked below)
+        logits = (1.0 - eta * tau / (1.0 - g)) * xp.log(pi) + (eta / (1.0 - g)) * Q
+    if not bool(xp.all(xp.isfinite(logits))):  # (a NaN policy was returned without a word)
+        h = np.asarray(to_numpy(logits))
+        i = tuple(int(j) for j in np.argwhere(~np.isfinite(h))[0])
+        raise ValueError(
+            f"eta={eta!r} is too large for this model and pi: the logits (1 - eta*tau/(1 - gamma)) log pi + "
+            f"eta*Q_tau/(1 - gamma) leave the {mdp.dtype} range at {_where(i, ('s', 'a'))} (= {h[i]}); use a smaller eta "
+            "or a float64 model"
+        )
+    return softmax(logits, xp)
+
+
+def _check_logit_range(
+    mdp: FiniteMDP, eta: float, tau: float, g: float, iterations: int, logits: Any
+) -> None:
+    r"""Refuse a run whose logits could leave the dtype's range (they would turn to NaN).
+
+    With ``q̄ = (‖r‖∞ + τ log|A|)/(1−γ) ≥ ‖Q_τ^π‖∞`` and ``α = 1 − ητ/(1−γ) ∈ [0, 1]``, the spread
+    ``s_t = max_a − min_a`` of the logits obeys ``s_{t+1} ≤ α s_t + 2ηq̄/(1−γ)``, so
+    ``s_t ≤ s_0 + min(t·2ηq̄/(1−γ), 2q̄/τ)`` (``(1 − α)^{-1} η/(1−γ) = 1/τ``), and
+    ``|logits_{t+1}| ≤ s_t + log|A| + ηq̄/(1−γ)`` (``|log π_t| ≤ s_t + log|A|``). That must stay below
+    an eighth of the dtype's largest number: float32, ``τ = 1.4e-45``, ``η = 1e37``, ``γ = 0.9`` and unit
+    rewards failed at the first step with "pi must be finite; pi(s=0, a=0) = nan" (an internal name).
+    """
+    xp = mdp.xp
+    r_max = float(xp.max(xp.abs(mdp.R))) if math.prod(mdp.R.shape) else 0.0
+    log_a = math.log(max(mdp.A, 1))
+    q_bar = (r_max + tau * log_a) / (1.0 - g)
+    step = eta / (1.0 - g) * q_bar
+    s0 = float(xp.max(xp.max(logits, axis=-1) - xp.min(logits, axis=-1)))
+    reach = s0 + log_a + step + min(max(iterations, 1) * 2.0 * step, 2.0 * q_bar / tau)
+    limit = float(xp.finfo(mdp.dtype).max) / 8.0
+    if not reach <= limit:
+        raise ValueError(
+            f"eta={eta!r} is too large for this model at tau={tau!r}: over {iterations} iterations the logits "
+            f"(1 - eta*tau/(1 - gamma)) log pi + eta*Q_tau/(1 - gamma) can reach {reach:.3g}, beyond an eighth of "
+            f"the largest {mdp.dtype} number ({limit:.3g}), and turn to NaN; use a smaller eta, fewer iterations "
+            "or a float64 model"
+        )
 
 
 def entropy_regularized_npg(
@@ -153,7 +198,8 @@ def entropy_regularized_npg(
     ValueError
         ``η`` outside ``(0, (1−γ)/τ]`` or ``η/(1−γ)`` beyond the dtype's largest number, bad ``τ``
         (also one that rounds to 0 in the model's dtype), ``pi0`` without full support, a ``soft``
-        that is not a reference for this model and ``τ``.
+        that is not a reference for this model and ``τ``, an ``η`` whose logits could leave the dtype's
+        range within ``iterations`` (:func:`_check_logit_range`).
 
     Notes
     -----
@@ -180,8 +226,9 @@ def entropy_regularized_npg(
     tol = check_tol(tol)
     xp = mdp.xp
     rho = initial_distribution(mdp, rho)
-    soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
     logits = xp.log(initial_policy(mdp, pi0, positive=True))
+    _check_logit_range(mdp, eta, tau, g, iterations, logits)
+    soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
     alpha = 1.0 - eta * tau / (1.0 - g)
     loop = Loop("entropy_regularized_npg", iterations, tol, xp)
     ro = _Roundoff(mdp)
@@ -197,8 +244,14 @@ def entropy_regularized_npg(
     tau_hat, d_tau = rounded_temperature(mdp, tau)
     ref_q = soft.bound + g * temperature_error(mdp, tau)
     q_ref_max = xp.max(xp.abs(soft.Q), axis=red) + soft.bound
-    ref_log = 2.0 * (soft.bound / tau_hat + (q_ref_max / tau_hat) * ((d_tau / tau) * (1.0 + 4.0 * u))) + higham_gamma(
-        mdp.A + 8, u) * ((xp.max(xp.abs(soft.Q), axis=red) + xp.max(xp.abs(soft.V), axis=-1)) / tau_hat + 1.0)
+    # Beyond the float range (values/τ̂ > the largest float: τ = 1e-10 with rewards 1e300, or τ = 5e-324) the
+    # terms are inf, an honest certificate of a log-policy that cannot be certified; the drift term is 0 when
+    # τ̂ = τ (it was (values/τ̂ = inf)·0 = NaN, a NaN log_policy_error_bound).
+    with np.errstate(over="ignore"):
+        drift = 0.0 if d_tau == 0.0 else (q_ref_max / tau_hat) * ((d_tau / tau) * (1.0 + 4.0 * u))
+        ref_log = 2.0 * (soft.bound / tau_hat + drift) + higham_gamma(mdp.A + 8, u) * (
+            (xp.max(xp.abs(soft.Q), axis=red) + xp.max(xp.abs(soft.V), axis=-1)) / tau_hat + 1.0
+        )
     t = 0
     while True:
         logpi = log_softmax(logits, xp)
@@ -211,12 +264,25 @@ def entropy_regularized_npg(
         eval_err = soft_evaluation_error(mdp, pi, logpi, V, Q, max(tau, tau_hat), ro, nu)
         q_bound = (q_err + ref_q + g * eval_err + ro.sweep(V)) * (1.0 + 4.0 * u)
         # logpi against the exact log-softmax of the logits and against log of the stored, normalised pi
-        log_round = higham_gamma(mdp.A + 4, u) * (xp.max(xp.abs(logits), axis=red) + 1.0) + 4.0 * u + 2.0 * nu
+        log_round = (
+            higham_gamma(mdp.A + 4, u) * (xp.max(xp.abs(logits), axis=red) + 1.0)
+            + 4.0 * u
+            + 2.0 * nu
+        )
         log_bound = (log_err + ref_log + log_round) * (1.0 + 4.0 * u)
-        m = {"q_error": q_err, "log_policy_error": log_err, "suboptimality": expected_value(soft.V - V, rho),
-             "q_error_bound": q_bound, "log_policy_error_bound": log_bound}
-        floor = xp.maximum(ref_q + g * eval_err + ro.sweep(V), tau * (ref_log + log_round)) * (1.0 + 4.0 * u)
-        if loop.record_certified(t, xp.maximum(q_bound, tau * log_bound), floor, quantity="error", **m):
+        m = {
+            "q_error": q_err,
+            "log_policy_error": log_err,
+            "suboptimality": expected_value(soft.V - V, rho),
+            "q_error_bound": q_bound,
+            "log_policy_error_bound": log_bound,
+        }
+        floor = xp.maximum(ref_q + g * eval_err + ro.sweep(V), tau * (ref_log + log_round)) * (
+            1.0 + 4.0 * u
+        )
+        if loop.record_certified(
+            t, xp.maximum(q_bound, tau * log_bound), floor, quantity="error", **m
+        ):
             break
         logits = alpha * logpi + (eta / (1.0 - g)) * Q
         t += 1
