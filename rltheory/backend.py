@@ -37,26 +37,43 @@ __all__ = [
 ]
 
 
-def array_namespace(*arrays: Any) -> Any:
+def array_namespace(*arrays: Any, names: tuple[str, ...] | None = None) -> Any:
     """Return the array-API namespace shared by ``arrays``.
 
-    Python scalars and ``None`` are ignored; plain lists/tuples are treated as
-    numpy input.
+    Python scalars and ``None`` are ignored; plain lists/tuples (and text, which the
+    reader of the argument refuses by name, :func:`as_float`) are treated as numpy input.
+    ``names`` (one per argument) name the arguments in messages.
 
     Raises
     ------
     TypeError
-        If the arrays come from different libraries.
+        If the arrays come from different libraries, or one is no array at all (a dict, a
+        scipy sparse matrix: named, with its type).
     """
-    arrs = [a for a in arrays if a is not None and not isinstance(a, (int, float, bool))]
+    labels = names if names is not None else tuple(f"argument {k}" for k in range(len(arrays)))
+    kept = [
+        (lab, _list_array(a) if isinstance(a, (list, tuple, str, bytes)) else a)
+        for lab, a in zip(labels, arrays, strict=True)
+        if a is not None and not isinstance(a, (int, float, bool))
+    ]
     # a list is numpy input; a ragged one is left for the reader that names it (as_float)
-    arrs = [_list_array(a) if isinstance(a, (list, tuple)) else a for a in arrs]
-    if not arrs:
+    if not kept:
         return _compat_namespace(np.empty(0))
     try:
-        return _compat_namespace(*arrs)
-    except TypeError as exc:  # mixed libraries
-        raise TypeError(f"inputs come from different array libraries: {exc}") from exc
+        return _compat_namespace(*(a for _, a in kept))
+    except TypeError as exc:
+        # 'inputs come from different array libraries: str is not a supported array type' was
+        # said of a single library's inputs with one non-array among them
+        for lab, a in kept:
+            try:
+                _compat_namespace(a)
+            except TypeError:
+                raise TypeError(
+                    f"{lab} must be an array (numpy, cupy or an array-API library) or a list of "
+                    f"numbers; got {type(a).__name__}"
+                ) from None
+        libs = ", ".join(f"{lab} from {_compat_namespace(a).__name__}" for lab, a in kept)
+        raise TypeError(f"inputs come from different array libraries: {libs}") from exc
 
 
 def _list_array(x: Any) -> Any:
@@ -110,8 +127,10 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     count of days or drop a record's field names. A ragged list
     (``[[1.0], [0.5, 0.5]]``) raises ``ValueError`` naming ``field`` (:func:`_rectangular`).
     """
+    if x is None:  # (it became the 0-d array nan: 'R must be finite; R() = nan')
+        raise TypeError(f"{field} must be an array of real numbers; got None")
     if xp is None:
-        xp = array_namespace(x)
+        xp = array_namespace(x, names=(field,))
     kind = getattr(getattr(x, "dtype", None), "kind", None)
     if kind is None and isinstance(x, (list, tuple, complex, str)):
         kind = _rectangular(x, field).dtype.kind

@@ -237,7 +237,7 @@ class FiniteMDP(_ArrayModel):
     mu: Any = None
 
     def __post_init__(self) -> None:
-        xp = array_namespace(self.P, self.R, self.mu)
+        xp = array_namespace(self.P, self.R, self.mu, names=("P", "R", "mu"))
         P = as_float(self.P, xp, field="P")
         R = _rewards_in(xp, as_float(self.R, xp, field="R"), P, "R", ("s", "a", "s'"))
         check_ndim(P, "P", 3, "(..., S, A, S)")
@@ -371,7 +371,7 @@ class FiniteHorizonMDP(_ArrayModel):
     mu: Any = None
 
     def __post_init__(self) -> None:
-        xp = array_namespace(self.P, self.R, self.mu)
+        xp = array_namespace(self.P, self.R, self.mu, names=("P", "R", "mu"))
         P = as_float(self.P, xp, field="P")
         R = _rewards_in(xp, as_float(self.R, xp, field="R"), P, "R", ("h", "s", "a", "s'"))
         check_ndim(P, "P", 4, "(..., H, S, A, S)")
@@ -400,7 +400,7 @@ class FiniteHorizonMDP(_ArrayModel):
         if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 1:
             raise ValueError(f"H must be a positive integer; got {H!r}")
         H = int(H)
-        xp = array_namespace(P, R)
+        xp = array_namespace(P, R, names=("P", "R"))
         P = as_float(P, xp, field="P")
         # R keeps its own dtype: the constructor casts it to P's and names a reward the cast
         # would send to inf (a float64 1e300 in a float32 model read 'R must be finite ... = inf')
