@@ -171,6 +171,23 @@ def _expected_increment(P: np.ndarray, v: np.ndarray) -> np.ndarray:
     return (P * (v[None, None, :] - v[:, None, None])).sum(axis=-1)
 
 
+def _diverged(what: str, t: int, value: Any, eta: float, w: np.ndarray, **steps: Any) -> ValueError:
+    """The located error of a critic or gain estimate that overflowed at update ``t``.
+
+    ``value`` is the non-finite quantity seen (the TD error ``δ_t`` or an MLMC estimate); ``steps``
+    maps each step-size argument's name to its schedule, evaluated at ``t`` in the message. A
+    critic step too large for the features made ``ω`` overflow and the iterates NaN: MAC and
+    differential TD returned ``η = nan``, ``ω = [nan, ...]``, the actor-critic failed one record
+    later with "pi must be finite; pi(s=0, a=0) = nan".
+    """
+    wmax = float(np.max(np.abs(w))) if w.size else 0.0
+    used = ", ".join(f"{name}({t}) = {_step(sch, t, name)!r}" for name, sch in steps.items())
+    return ValueError(
+        f"{what} diverged at update t={t}: {value} is not finite (gain estimate η = {float(eta)!r}, "
+        f"max|ω| = {wmax!r}; {used}); use smaller steps"
+    )
+
+
 def _gain_bias(mdp: FiniteMDP, pi: np.ndarray) -> tuple[float, np.ndarray]:
     if mdp.gamma is not None:
         mdp = mdp.replace(gamma=None)

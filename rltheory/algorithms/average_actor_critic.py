@@ -27,6 +27,7 @@ Puterman, M. L. (1994). *Markov Decision Processes*. §9.2 (multichain policy it
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ from ._average_reward_base import (
     _avg_model,
     _cdf,
     _constant_step,
+    _diverged,
     _draw,
     _expected_increment,
     _features,
@@ -226,6 +228,12 @@ def average_reward_actor_critic(
         ``g*`` (computed by average-reward policy iteration when omitted).
     record_every : int
 
+    Raises
+    ------
+    ValueError
+        A critic or gain estimate that overflows (steps too large for the features), naming the
+        update ``t``, the TD error and the steps at ``t``; actor logits that overflow.
+
     Notes
     -----
     The TD error is an (asymptotically) unbiased estimate of the advantage
@@ -261,10 +269,24 @@ def average_reward_actor_critic(
         if t % every == 0:
             _ac_record(rec, mdp, t, theta, eta, g_star, t)
         ps = _host_softmax(theta[s])
-        a = _draw(np.cumsum(ps), u[t, 0])
+        cps = np.cumsum(ps)
+        if not math.isfinite(
+            cps[-1]
+        ):  # a logit overflowed: NaN policy, and _draw took the last action
+            raise ValueError(
+                f"average_reward_actor_critic: the actor's logits overflow at update t={t}: "
+                f"theta[{s}] = {theta[s].tolist()} (actor_step({t - 1}) = "
+                f"{_step(actor_step, max(t - 1, 0), 'actor_step')!r}); use a smaller actor_step"
+            )
+        a = _draw(cps, u[t, 0])
         s2 = _draw(cP[s, a], u[t, 1])
         r = R[s, a]
         delta = r - eta + Phi[s2] @ omega - Phi[s] @ omega
+        if not math.isfinite(delta):
+            raise _diverged(
+                "average_reward_actor_critic", t, f"the TD error δ = {float(delta)!r}", eta, omega,
+                **{"critic_step": critic_step, beta_name: beta},
+            )  # fmt: skip
         eta += (kb if kb is not None else _step(beta, t, beta_name)) * (r - eta)
         alpha = kc if kc is not None else _step(critic_step, t, "critic_step")
         omega = omega + alpha * delta * Phi[s]
@@ -272,5 +294,10 @@ def average_reward_actor_critic(
         score[a] += 1.0
         theta[s] += (ka if ka is not None else _step(actor_step, t, "actor_step")) * delta * score
         s = s2
+    if not (math.isfinite(eta) and np.all(np.isfinite(omega))):  # (the last update)
+        raise _diverged(
+            "average_reward_actor_critic", T - 1, "the critic", eta, omega,
+            **{"critic_step": critic_step, beta_name: beta},
+        )  # fmt: skip
     _ac_record(rec, mdp, T, theta, eta, g_star, T)
     return ActorCriticResult(theta, omega, float(eta), T, rec.finish(), g_star)

@@ -59,6 +59,7 @@ actor-critic with deterministic policy search. ICML.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,7 @@ from ..trace import Trace, TraceRecorder
 from ._average_reward_base import (
     _avg_model,
     _cdf,
+    _diverged,
     _draw,
     _features,
     _gain_bias,
@@ -155,6 +157,12 @@ def differential_td(
         Initial state (drawn from the model's ``μ`` when omitted).
     record_every : int
 
+    Raises
+    ------
+    ValueError
+        A bad policy (located row), or weights / gain estimate that overflow (steps too large for
+        the features), naming the update ``t``, the TD error and ``alpha(t)``, ``beta(t)``.
+
     Notes
     -----
     Tsitsiklis & Van Roy (1999, Thm 1): under Robbins–Monro steps, an irreducible
@@ -193,8 +201,20 @@ def differential_td(
         s2 = _draw(cP[s, a], u[t, 1])
         r = R[s, a]
         delta = r - eta + Phi[s2] @ w - Phi[s] @ w
+        if not math.isfinite(delta):
+            raise _diverged(
+                "differential_td",
+                t,
+                f"the TD error δ = {float(delta)!r}",
+                eta,
+                w,
+                alpha=alpha,
+                beta=beta,
+            )
         w = w + _step(alpha, t, "alpha") * delta * Phi[s]
         eta = eta + _step(beta, t, "beta") * (r - eta)
         s = s2
+    if not (math.isfinite(eta) and np.all(np.isfinite(w))):  # (the last update)
+        raise _diverged("differential_td", T - 1, "the critic", eta, w, alpha=alpha, beta=beta)
     rec.record(T, gain_error=abs(eta - g), bias_span_error=float(np.ptp(Phi @ w - h)))
     return DifferentialTDResult(w, float(eta), g, h, T, rec.finish())

@@ -41,6 +41,7 @@ from ..trace import TraceRecorder
 from ._average_reward_base import (
     _avg_model,
     _constant_step,
+    _diverged,
     _draw,
     _expected_increment,
     _features,
@@ -266,6 +267,12 @@ def multilevel_actor_critic(
         Stop early once this many transitions were consumed (for equal-budget
         comparisons); the trace then ends at that point.
 
+    Raises
+    ------
+    ValueError
+        A critic or gain estimate that overflows (steps too large for the features), naming the
+        update ``t`` and the steps at ``t``.
+
     Notes
     -----
     Suttle et al. (2023, Thm 1): with AdaGrad actor steps,
@@ -320,6 +327,11 @@ def multilevel_actor_critic(
             s = s2
         n += N
         f_t, h_t, g_t = _mlmc_combine(fs, J, Tm), _mlmc_combine(hs, J, Tm), _mlmc_combine(gs, J, Tm)
+        if not (math.isfinite(f_t) and np.all(np.isfinite(h_t)) and np.all(np.isfinite(g_t))):
+            raise _diverged(
+                "multilevel_actor_critic", t, "an MLMC estimate (gain, critic or actor term)",
+                eta, omega, **{"critic_step": critic_step, beta_name: beta},
+            )  # fmt: skip
         eta += (kb if kb is not None else _step(beta, t, beta_name)) * f_t
         omega = omega + (kc if kc is not None else _step(critic_step, t, "critic_step")) * h_t
         if omega_radius is not None:
@@ -332,5 +344,10 @@ def multilevel_actor_critic(
                 theta += actor_scale / math.sqrt(G2) * (g_t / c)
         if cap is not None and n >= cap:
             break
+    if not (math.isfinite(eta) and np.all(np.isfinite(omega))):  # (the last update)
+        raise _diverged(
+            "multilevel_actor_critic", t, "the critic", eta, omega,
+            **{"critic_step": critic_step, beta_name: beta},
+        )  # fmt: skip
     _ac_record(rec, mdp, t + 1, theta, eta, g_star, n)
     return ActorCriticResult(theta, omega, float(eta), n, rec.finish(), g_star)
