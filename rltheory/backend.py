@@ -50,18 +50,19 @@ def array_namespace(*arrays: Any, names: tuple[str, ...] | None = None) -> Any:
         If the arrays come from different libraries, or one is no array at all (a dict, a
         scipy sparse matrix: named, with its type).
     """
-    labels = names if names is not None else tuple(f"argument {k}" for k in range(len(arrays)))
+    # a list is numpy input; a ragged one is left for the reader that names it (as_float)
     kept = [
-        (lab, _list_array(a) if isinstance(a, (list, tuple, str, bytes)) else a)
-        for lab, a in zip(labels, arrays, strict=True)
+        (k, _list_array(a) if isinstance(a, (list, tuple, str, bytes)) else a)
+        for k, a in enumerate(arrays)
         if a is not None and not isinstance(a, (int, float, bool))
     ]
-    # a list is numpy input; a ragged one is left for the reader that names it (as_float)
     if not kept:
         return _compat_namespace(np.empty(0))
     try:
         return _compat_namespace(*(a for _, a in kept))
     except TypeError as exc:
+        labels = names if names is not None else [f"argument {k}" for k in range(len(arrays))]
+        kept = [(labels[k], a) for k, a in kept]
         # 'inputs come from different array libraries: str is not a supported array type' was
         # said of a single library's inputs with one non-array among them
         for lab, a in kept:
