@@ -119,6 +119,14 @@ def improper_policy_gradient(
     grid search over the simplex). The mixture class need not contain an optimal
     policy of the MDP, so ``suboptimality`` converges to the class's gap.
 
+    The best mixture is reached with small enough steps only: every vertex of the simplex is a
+    stationary point of ``θ ↦ V^{π_θ}`` (``∂π/∂θ_m = w_m (K_m − π) → 0`` there), and a large
+    natural step can carry the weights next to a vertex that is not the best, where they stay.
+    Example (``tests/algorithms/test_h68_improper_large_step.py``, exact Fisher steps): 3 states,
+    3 random controllers, ``γ = 0.9``; ``η = 1`` goes from the uniform mixture to within ``e^{-21}``
+    of vertex 1 in one step and stays (``V = 5.2793``), while ``η = 0.1`` reaches vertex 0, the
+    best mixture (``V = 5.3030``), and plain PG does too.
+
     Numerics (``natural=True``): the scores use ``K_m − π = Σ_{m'} w_{m'}(K_m − K_{m'})``, known to
     their relative rounding however close ``w`` is to a vertex, and the step is
     ``Σ_j v_j (v_jᵀ∇)/σ_j²`` over the directions the SVD of the weighted score design resolves,
