@@ -192,12 +192,13 @@ def _level_means(Pp: np.ndarray, v: np.ndarray, f: np.ndarray, jmax: int) -> lis
             v = v @ Pp
         return [Ex[: 2**j].mean(axis=0) for j in range(jmax + 1)]
     z, Q = f.copy(), Pp / Pp.sum(axis=1, keepdims=True)
-    means = [np.tensordot(v, z, axes=(0, 0))]
+    # ([()]: a numpy scalar for a vector fbar, as the enumeration's means; a 0-d array before)
+    means = [np.tensordot(v, z, axes=(0, 0))[()]]
     for _ in range(jmax):
         z = 0.5 * (z + np.tensordot(Q, z, axes=(1, 0)))  # z_j = 2^{-j} y_j (no overflow)
         Q = Q @ Q
         # squaring doubles a row-sum error 1 + ε → 1 + 2ε: renormalised, or 40 squarings turned
         # ε = 1e-16 into 1e-4
         Q = Q / Q.sum(axis=1, keepdims=True)
-        means.append(np.tensordot(v, z, axes=(0, 0)))
+        means.append(np.tensordot(v, z, axes=(0, 0))[()])
     return means
