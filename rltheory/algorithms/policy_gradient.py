@@ -297,7 +297,8 @@ def softmax_policy_gradient(
     ValueError
         Bad step, ``tau``, ``theta0`` (also a shape that does not broadcast to the model's),
         ``rho``, ``tol``; ``soft`` given with ``tau = 0`` or ``V_star`` with ``tau > 0`` (each
-        is the other objective's reference).
+        is the other objective's reference); an ``η`` whose update sends the logits out of the
+        dtype's range (NaN, ``+∞``, or a state with every logit ``−∞``), at the iteration it happens.
 
     Notes
     -----
@@ -399,9 +400,28 @@ def softmax_policy_gradient(
         m["grad_norm"] = xp.sqrt(xp.sum(grad * grad, axis=(-2, -1)))
         if loop.record_certified(t, m["suboptimality_bound"], floor, **m):
             break
-        theta = theta + eta * grad
+        with np.errstate(over="ignore", invalid="ignore"):  # (checked below)
+            theta = theta + eta * grad
         t += 1
+        _check_logits(theta, eta, t, mdp)
     return loop.result(pi, theta=theta)
+
+
+def _check_logits(theta: Any, eta: float, t: int, mdp: FiniteMDP) -> None:
+    """The logits must keep a softmax: no NaN, and a finite maximum per state (``−∞`` entries are
+    probabilities 0). A divergent step (float32, rewards 1e30, ``τ = 1e29``, ``η = 1e8``) overflowed
+    ``τ log π_t``, made the gradient NaN and failed at the next evaluation with "pi must be finite;
+    pi(s=0, a=0) = nan", a name the caller never used."""
+    xp = mdp.xp
+    if bool(xp.any(xp.isnan(theta))) or not bool(xp.all(xp.isfinite(xp.max(theta, axis=-1)))):
+        h = np.asarray(to_numpy(theta))
+        bad = np.isnan(h) | (h == np.inf) | np.all(h == -np.inf, axis=-1, keepdims=True)
+        i = tuple(int(j) for j in np.argwhere(bad)[0])
+        raise ValueError(
+            f"eta={eta!r} is too large for this model: the logits theta_t = theta_(t-1) + eta*grad left the "
+            f"{mdp.dtype} range at iteration t={t}, theta{_where(i, ('s', 'a'))} = {h[i]} (Mei et al.'s step "
+            "is (1 - gamma)^3/(8 + tau*(4 + 8 log|A|)), entropy_pg_step_size); use a smaller eta or a float64 model"
+        )
 
 
 def projected_policy_gradient(
