@@ -10,7 +10,7 @@ the equilibrium's unilateral deviations.
 
 Cost of the certificate: with ``β > 0`` the inner maximum is a convex function of the occupancy,
 so it is attained at a deterministic Markov deviation and these are enumerated, ``A_i^{H·S}`` of
-them per player; a model with more than :data:`MAX_DEVIATIONS` (``2^14``, a few seconds per
+them per player; a model with more than :data:`MAX_DEVIATIONS` (``2^14``, about a second per
 player and candidate) is refused before any work. With ``β = 0`` the maximum is player ``i``'s
 best-response value in the single-agent finite-horizon MDP induced by ``π_{−i}`` and ``θ̂_i``,
 computed by backward induction in ``O(H S² A_1 A_2)`` without enumeration.
@@ -28,25 +28,34 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._validate import _source_atol, check_positive_int, check_real
+from .._validate import _source_atol
 from ..backend import _rectangular, to_numpy
 from ..bounds.coverage import finite_horizon_occupancy
-from ..errors import ConvergenceWarning
 from ..mdp._dataset_checks import _real_host
 from ..mdp.model import FiniteHorizonMDP
-from ..mdp.offline_data import EpisodeDataset, PreferenceDataset
-from ..trace import Trace, TraceRecorder
+from ..mdp.offline_data import PreferenceDataset
 from ._offline_common import _policy_array
+
+# the reward fit lives in .bradley_terry; re-exported so every name stays importable here
+from .bradley_terry import (  # noqa: F401
+    BradleyTerryResult,
+    _compared_pairs,
+    _inverse_gram_norm,
+    _row_space,
+    _sigmoid,
+    bradley_terry_mle,
+    trajectory_features,
+)
 
 MAX_DEVIATIONS = 2**14
 """Largest number ``A_i^{H·S}`` of deterministic Markov deviations per player that
-:func:`marlhf_equilibrium` enumerates (``β > 0``); about 0.2 ms each per candidate."""
+:func:`marlhf_equilibrium` enumerates (``β > 0``); about 0.06 ms each per candidate (their
+occupancies are computed in batches)."""
 
 __all__ = [
     "BradleyTerryResult",
@@ -55,164 +64,6 @@ __all__ = [
     "bradley_terry_mle",
     "marlhf_equilibrium",
 ]
-
-
-@dataclass(frozen=True, eq=False)
-class BradleyTerryResult:
-    r"""Ridge-regularised Bradley–Terry MLE of per-player rewards.
-
-    Attributes
-    ----------
-    theta : array (n, H, S, A_1, …, A_n)
-        ``r̂_{i,h}(s, a)``; returns are identified only up to the null space of the
-        compared feature differences (the ridge picks the minimum-norm solution there).
-    gram : array (D, D)
-        ``Σ = Σ_k x_k x_kᵀ + λI`` with ``x_k = ψ(τ_k) − ψ(τ'_k)`` (``D = H S J``).
-    converged : bool
-    iterations : int
-    trace : Trace
-        ``loss`` (penalised negative log-likelihood summed over players) and ``decrement``
-        (largest Newton decrement ``λ²/2``) per iteration.
-    """
-
-    theta: np.ndarray
-    gram: np.ndarray
-    converged: bool
-    iterations: int
-    trace: Trace
-
-
-def trajectory_features(data: EpisodeDataset) -> np.ndarray:
-    r"""``ψ(τ)[h, s, a] = 1{(s_h, a_h) = (s, a)}`` flattened: shape ``(K, H·S·J)``; ``R(τ) = ⟨ψ(τ), r⟩``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> d = EpisodeDataset(np.zeros((1, 2), int), np.array([[1]]), np.zeros((1, 1)), S=1, A=2)
-    >>> trajectory_features(d).tolist()
-    [[0.0, 1.0]]
-    """
-    H, S = data.H, data.S
-    J = int(np.prod(data.action_shape))
-    idx = (np.arange(H)[None, :] * S + data.states[:, :-1]) * J + data.joint_actions()
-    out = np.zeros((data.K, H * S * J))
-    np.add.at(out, (np.repeat(np.arange(data.K), H), idx.ravel()), 1.0)
-    return out
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    """``σ(x) = 1/(1 + e^{−x})`` with full relative accuracy in both tails (``σ(−40) ≈ 4.2e-18``).
-
-    The form ``(1 + tanh(x/2))/2`` used before is accurate only to ``1e-16`` absolutely, so it
-    rounded ``σ(−x)`` to 0 for ``x ≳ 37`` and lost its relative accuracy well before.
-    """
-    from scipy.special import expit  # noqa: PLC0415
-
-    return expit(x)
-
-
-def bradley_terry_mle(
-    prefs: PreferenceDataset, *, ridge: float = 1e-3, max_iter: int = 100, tol: float = 1e-12
-) -> BradleyTerryResult:
-    r"""``θ̂_i = argmin_θ −Σ_k [y_{k,i} log σ(x_kᵀθ) + (1 − y_{k,i}) log σ(−x_kᵀθ)] + (λ/2)‖θ‖²`` by Newton's method.
-
-    ``x_k = ψ(τ_k) − ψ(τ'_k)`` (:func:`trajectory_features`): the Bradley–Terry model
-    ``Pr(τ ≻_i τ') = σ(R_i(τ) − R_i(τ'))`` with tabular rewards ``R_i(τ) = ⟨ψ(τ), θ_i⟩``.
-
-    Parameters
-    ----------
-    prefs : PreferenceDataset
-    ridge : float > 0
-        ``λ`` (strict convexity; picks the minimum-norm solution on unidentified directions).
-    max_iter : int
-    tol : float
-        Stop when the Newton decrement ``λ²/2 = gᵀH^{-1}g/2`` of the iterate before the last
-        Newton step (the largest over players) is ``≤ tol`` — the standard Newton stopping
-        rule (Boyd & Vandenberghe 2004, §9.5.1): it estimates the remaining objective gap
-        and, unlike a step-size rule, is unaffected by the near-flat unidentified directions.
-        The returned iterate is that step further on; its gap ``f(θ̂) − min f`` was below
-        ``0.75·tol`` on every data set checked against a long-double Newton optimum
-        (separable labels included, where ``f ≈ N e^{−z}`` and one step leaves ``2/e`` of the
-        decrement; tested). This is measured, not proven: the logistic loss is not
-        self-concordant there; the ridge's strong convexity gives the rigorous
-        ``f(θ) − min f ≤ ‖∇f(θ)‖²/(2λ)``.
-
-    Notes
-    -----
-    The objective is ``λ``-strongly convex and self-concordant-like, so Newton's method
-    converges quadratically near the optimum; the iteration count is reported and
-    hitting ``max_iter`` emits :class:`~rltheory.errors.ConvergenceWarning`. The Newton steps
-    are taken in the row space of the stacked ``x_k`` (where the minimiser lies), so any
-    ``λ > 0`` works, including one below round-off of ``‖XᵀX‖``. Estimation
-    error: ``‖θ̂ − θ*‖_Σ = O(√(D + log(1/δ))/κ)`` with ``κ`` the smallest logistic
-    curvature on the data (Zhu, Jordan & Jiao 2023, Lemma 3.1), so returns on covered
-    directions converge at ``1/√N``.
-
-    Examples
-    --------
-    All comparisons between the same two one-step trajectories, ``k`` of ``N`` won by the
-    first: the return difference is ``log(k/(N − k))`` (up to the ridge).
-
-    >>> import numpy as np
-    >>> a = EpisodeDataset(np.zeros((4, 2), int), np.ones((4, 1), int), np.zeros((4, 1)), S=1, A=2)
-    >>> b = EpisodeDataset(np.zeros((4, 2), int), np.zeros((4, 1), int), np.zeros((4, 1)), S=1, A=2)
-    >>> fit = bradley_terry_mle(PreferenceDataset(a, b, np.array([[1], [1], [1], [0]])), ridge=1e-9)
-    >>> abs(float(fit.theta[0, 0, 0, 1] - fit.theta[0, 0, 0, 0]) - float(np.log(3.0))) < 1e-6
-    True
-    """
-    if not isinstance(prefs, PreferenceDataset):
-        raise TypeError(f"bradley_terry_mle needs a PreferenceDataset; got {type(prefs).__name__}")
-    ridge = check_real(ridge, "ridge", low=0.0, low_open=True)
-    max_iter = check_positive_int(max_iter, "max_iter")  # numpy integers too (not bools)
-    tol = check_real(tol, "tol", low=0.0)
-    X = trajectory_features(prefs.first) - trajectory_features(prefs.second)
-    Y = prefs.labels.astype(np.float64)
-    n, D = Y.shape[1], X.shape[1]
-    gram = X.T @ X + ridge * np.eye(D)
-    # Newton in the row space of X, θ = V β (V orthonormal): the minimiser and every iterate from
-    # θ = 0 lie there (the data gradient is Xᵀ(·) and the ridge pulls towards 0), and on it the
-    # Hessian ZᵀWZ + λI is positive definite in floating point too. In all of R^D it is
-    # XᵀWX + λI, which rounds to the singular XᵀWX once λ < eps·‖XᵀWX‖ (λ = 1e-16 with four
-    # comparisons, λ = 1e-12 with 10⁶: numpy's bare "Singular matrix").
-    _, sv, Vt = np.linalg.svd(X, full_matrices=False)
-    rank = int(np.sum(sv > (sv[0] if sv.size else 0.0) * max(X.shape) * np.finfo(np.float64).eps))
-    V = Vt[:rank].T  # (D, r)
-    Z = X @ V  # (K, r)
-    beta = np.zeros((n, rank))
-    rec = TraceRecorder()
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        worst = 0.0
-        loss = 0.0
-        for i in range(n):
-            z = Z @ beta[i]
-            p, q = _sigmoid(z), _sigmoid(-z)  # σ(z) and 1 − σ(z), each to full relative accuracy
-            # σ(z) − y written as (1 − y)σ(z) − yσ(−z): no cancellation when σ(z) ≈ y (well-fitted
-            # labels), where the form p − y lost every digit of a residual below 1e-16
-            g = Z.T @ ((1.0 - Y[:, i]) * p - Y[:, i] * q) + ridge * beta[i]
-            Hm = (Z * (p * q)[:, None]).T @ Z + ridge * np.eye(rank)
-            step = np.linalg.solve(Hm, g)
-            beta[i] -= step
-            worst = max(worst, 0.5 * float(g @ step))  # Newton decrement λ²/2 before the step
-            z = Z @ beta[i]
-            loss += float(
-                np.sum(np.logaddexp(0.0, -z) * Y[:, i] + np.logaddexp(0.0, z) * (1 - Y[:, i]))
-            )
-            loss += 0.5 * ridge * float(beta[i] @ beta[i])
-        rec.record(it, loss=loss, decrement=worst)
-        if worst <= tol:
-            converged = True
-            break
-    if not converged:
-        warnings.warn(
-            f"bradley_terry_mle: Newton's method reached max_iter={max_iter} with decrement {worst:.3g} > tol={tol:g}",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    shape = (n, prefs.first.H, prefs.first.S) + prefs.first.action_shape
-    theta = beta @ V.T  # (n, D)
-    return BradleyTerryResult(theta.reshape(shape), gram, converged, it, rec.finish())
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,18 +76,27 @@ class MARLHFResult:
     fit: BradleyTerryResult
 
 
-def _occupancy(Pj: np.ndarray, pol: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    H, S, J = pol.shape[0], pol.shape[1], Pj.shape[2]
-    fh = FiniteHorizonMDP(Pj, np.zeros((H, S, J)), mu)
-    return np.asarray(finite_horizon_occupancy(fh, pol.reshape(H, S, J))).reshape(-1)
+_OCCUPANCY_BATCH = 2**20
+"""Largest number of floats in one batch of joint policies given to ``finite_horizon_occupancy``."""
 
 
-def _player_deviations(H: int, S: int, Ai: int) -> list[np.ndarray]:
-    """All deterministic Markov policies of one player as one-hot ``[H, S, A_i]`` arrays."""
-    out = []
-    for choice in itertools.product(range(Ai), repeat=H * S):
-        out.append(np.eye(Ai)[np.asarray(choice).reshape(H, S)])
-    return out
+def _occupancies(fh: FiniteHorizonMDP, pols: np.ndarray) -> np.ndarray:
+    """Occupancies ``ψ(π)`` (flattened ``H·S·J``) of a stack ``pols[B, H, S, J]`` of joint policies of
+    ``fh``, in batches of at most :data:`_OCCUPANCY_BATCH` floats (one validation per batch)."""
+    B = pols.shape[0]
+    step = max(1, _OCCUPANCY_BATCH // max(1, int(np.prod(pols.shape[1:]))))
+    out = [
+        np.asarray(finite_horizon_occupancy(fh, pols[j : j + step])).reshape(min(step, B - j), -1)
+        for j in range(0, B, step)
+    ]
+    return np.concatenate(out, axis=0)
+
+
+def _player_deviations(H: int, S: int, Ai: int) -> np.ndarray:
+    """All deterministic Markov policies of one player as one-hot ``[A_i^{H·S}, H, S, A_i]`` arrays
+    (in ``itertools.product`` order)."""
+    choices = np.asarray(list(itertools.product(range(Ai), repeat=H * S)), dtype=np.intp)
+    return np.eye(Ai)[choices.reshape(-1, H, S)]
 
 
 def _deviation_count(H: int, S: int, Ai: int) -> tuple[bool, str]:
@@ -320,26 +180,6 @@ def _product_policy(cand: Any, H: int, S: int, shape: tuple[int, ...], c: int) -
             f"marginals {x[h, s, a1] * y[h, s, a2]:.12g} (|difference| = {dev[h, s, a1, a2]:.3g})"
         )
     return pol
-
-
-def _inverse_gram_norm(prefs: PreferenceDataset, ridge: float) -> Any:
-    """``d ↦ dᵀ(XᵀX + λI)^{-1}d`` from the thin SVD ``X = U diag(s) Vᵀ`` (rank ``r``):
-    ``Σ_j (v_jᵀd)²/(s_j² + λ) + ‖d − V_r V_rᵀd‖²/λ``.
-
-    Inverting the formed gram instead fails once ``λ`` is below round-off of ``XᵀX``
-    (numpy's bare "Singular matrix" for ``λ = 1e-17``), and loses accuracy well before.
-    """
-    X = trajectory_features(prefs.first) - trajectory_features(prefs.second)
-    _, sv, Vt = np.linalg.svd(X, full_matrices=False)
-    rank = int(np.sum(sv > (sv[0] if sv.size else 0.0) * max(X.shape) * np.finfo(np.float64).eps))
-    Vr, w = Vt[:rank], 1.0 / (sv[:rank] ** 2 + ridge)
-
-    def quad(d: np.ndarray) -> float:
-        c = Vr @ d
-        rest = d - Vr.T @ c
-        return float(np.sum(w * c * c) + (rest @ rest) / ridge)
-
-    return quad
 
 
 def marlhf_equilibrium(
@@ -436,7 +276,7 @@ def marlhf_equilibrium(
     m = np.full(S, 1.0 / S) if mu is None else _real_host(mu, "mu")
     # P's rows and mu are checked here, before any work (FiniteHorizonMDP's located errors): the
     # enumeration built the model only after the reward fit, and the backward induction never
-    FiniteHorizonMDP(Pj, np.zeros((H, S, J)), m)
+    fh = FiniteHorizonMDP(Pj, np.zeros((H, S, J)), m)
     if beta > 0:  # A_i^(H·S) deviations: H = 3, S = 5, A = 3 gave 14M and did not finish
         _check_deviation_counts(H, S, shape)
     try:  # a generator failed with "object of type 'generator' has no len()"
@@ -476,8 +316,8 @@ def marlhf_equilibrium(
                 "pass fit=None and the ridge, whose Σ^{-1}-norms are then computed from X's SVD"
             ) from None
 
-        def quad(d: np.ndarray) -> float:
-            return float(d @ G_inv @ d)
+        def quad(d: np.ndarray) -> np.ndarray:
+            return np.sum((d @ G_inv) * d, axis=-1)
 
     theta = fit.theta.reshape(2, -1)
     devs = (
@@ -486,28 +326,32 @@ def marlhf_equilibrium(
         else None
     )
     ucb = np.zeros(len(candidates))
-    for c, pol in enumerate(pols):
-        x = pol.sum(axis=3)  # player 1 marginal [H, S, A1]
-        y = pol.sum(axis=2)
-        if devs is None:  # β = 0: best responses by backward induction, no enumeration
+    if devs is None:  # β = 0: best responses by backward induction, no enumeration
+        for c, pol in enumerate(pols):
+            x, y = pol.sum(axis=3), pol.sum(axis=2)  # the players' marginals [H, S, A_i]
             ucb[c] = sum(
                 _best_response_gain(Pj, theta[i], y if i == 0 else x, pol, m, i) for i in range(2)
             )
-            continue
-        psi = _occupancy(Pj, pol, m)
-        total = 0.0
-        for i in range(2):
-            best = 0.0
-            for dv in devs[i]:
-                joint = (
-                    dv[..., :, None] * y[..., None, :]
-                    if i == 0
-                    else x[..., :, None] * dv[..., None, :]
-                )
-                delta_psi = _occupancy(Pj, joint, m) - psi
-                val = float(theta[i] @ delta_psi + beta * math.sqrt(max(quad(delta_psi), 0.0)))
-                best = max(best, val)
-            total += best
-        ucb[c] = total
+    else:
+        n1, n2 = len(devs[0]), len(devs[1])
+        per = 1 + n1 + n2  # the candidate and its unilateral deviations (π_1', π_2), (π_1, π_2')
+        group = max(1, _OCCUPANCY_BATCH // (per * H * S * J))  # candidates per batch
+        for c0 in range(0, len(pols), group):
+            joints = []
+            for pol in pols[c0 : c0 + group]:
+                x, y = pol.sum(axis=3), pol.sum(axis=2)
+                joints += [
+                    pol[None],
+                    devs[0][..., :, None] * y[None, ..., None, :],
+                    x[None, ..., :, None] * devs[1][..., None, :],
+                ]
+            occ = _occupancies(fh, np.concatenate(joints).reshape(-1, H, S, J))
+            for k in range(len(occ) // per):
+                o = occ[k * per : (k + 1) * per]
+                total = 0.0
+                for i, delta in enumerate((o[1 : 1 + n1] - o[0], o[1 + n1 :] - o[0])):
+                    vals = delta @ theta[i] + beta * np.sqrt(np.maximum(quad(delta), 0.0))
+                    total += max(0.0, float(np.max(vals)))  # the deviation π_i' = π_i gives 0
+                ucb[c0 + k] = total
     j = int(np.argmin(ucb))
     return MARLHFResult(np.asarray(candidates[j], dtype=np.float64), j, ucb, fit)

@@ -59,7 +59,8 @@ def test_the_rate_is_fitted_per_seed_on_the_window():
 @pytest.mark.slow
 def test_quick_rate_contains_minus_half_at_precision_one_tenth():
     # seeds 0-3 measured: -0.484 [-0.560, -0.408], -0.506 [-0.581, -0.431], -0.518 [-0.560,
-    # -0.477], -0.496 [-0.574, -0.417]; one seed here (~25 s)
+    # -0.477], -0.496 [-0.574, -0.417]; one seed here (~2 s CPU; it was ~25 s before the fit and the
+    # search worked once per distinct pair and batch: test_h70_marlhf_quick_unchanged.py)
     d = next(c for c in run(Config.quick(), seed=0).checks if c.claim.name == "unilateral-rate")
     d = d.to_dict()
     assert d["fit"]["ci"][0] <= -0.5 <= d["fit"]["ci"][1] and d["half_width"] <= RATE_PRECISION
