@@ -55,6 +55,7 @@ from ..mdp.bellman import (
 )
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
+from ._pg_guards import _check_leading_axes, _check_logits, _euclidean_norm
 from ._policy_opt import (
     GapCertificate,
     Loop,
@@ -112,18 +113,6 @@ def _theta(mdp: FiniteMDP, theta: Any, name: str = "theta") -> Any:
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h))[0])
         raise ValueError(f"{name} must be finite; {name}{_where(idx, ('s', 'a'))} = {h[idx]}")
     return theta
-
-
-def _check_leading_axes(theta: Any, batch_shape: tuple[int, ...], name: str) -> None:
-    """``theta``'s leading axes must broadcast to the model's ``batch_shape`` (``ValueError`` naming it):
-    numpy's "input operand has more dimensions than allowed by the axis remapping" before."""
-    lead = tuple(theta.shape[:-2])
-    pairs = zip(reversed(lead), reversed(batch_shape), strict=False)
-    if len(lead) > len(batch_shape) or any(n not in (1, b) for n, b in pairs):
-        raise ValueError(
-            f"{name} must have shape batch_shape + (S, A) = {batch_shape + tuple(theta.shape[-2:])} "
-            f"(or one that broadcasts to it); got {tuple(theta.shape)}"
-        )
 
 
 def softmax_policy(theta: Any) -> Any:
@@ -397,7 +386,7 @@ def softmax_policy_gradient(
             m["suboptimality_bound"] = (m["suboptimality"] + floor) * (1.0 + 4.0 * ro.u)
         grad = _state_occupancy(mdp, pi, rho)[..., None] * pi * adv / (1.0 - g)
         m["min_prob"] = xp.min(pi, axis=(-2, -1))
-        m["grad_norm"] = xp.sqrt(xp.sum(grad * grad, axis=(-2, -1)))
+        m["grad_norm"] = _euclidean_norm(grad, xp)
         if loop.record_certified(t, m["suboptimality_bound"], floor, **m):
             break
         with np.errstate(over="ignore", invalid="ignore"):  # (checked below)
@@ -405,23 +394,6 @@ def softmax_policy_gradient(
         t += 1
         _check_logits(theta, eta, t, mdp)
     return loop.result(pi, theta=theta)
-
-
-def _check_logits(theta: Any, eta: float, t: int, mdp: FiniteMDP) -> None:
-    """The logits must keep a softmax: no NaN, and a finite maximum per state (``−∞`` entries are
-    probabilities 0). A divergent step (float32, rewards 1e30, ``τ = 1e29``, ``η = 1e8``) overflowed
-    ``τ log π_t``, made the gradient NaN and failed at the next evaluation with "pi must be finite;
-    pi(s=0, a=0) = nan", a name the caller never used."""
-    xp = mdp.xp
-    if bool(xp.any(xp.isnan(theta))) or not bool(xp.all(xp.isfinite(xp.max(theta, axis=-1)))):
-        h = np.asarray(to_numpy(theta))
-        bad = np.isnan(h) | (h == np.inf) | np.all(h == -np.inf, axis=-1, keepdims=True)
-        i = tuple(int(j) for j in np.argwhere(bad)[0])
-        raise ValueError(
-            f"eta={eta!r} is too large for this model: the logits theta_t = theta_(t-1) + eta*grad left the "
-            f"{mdp.dtype} range at iteration t={t}, theta{_where(i, ('s', 'a'))} = {h[i]} (Mei et al.'s step "
-            "is (1 - gamma)^3/(8 + tau*(4 + 8 log|A|)), entropy_pg_step_size); use a smaller eta or a float64 model"
-        )
 
 
 def projected_policy_gradient(
