@@ -181,6 +181,60 @@ def mac_expected_terms(
     return fbar, hbar, gbar
 
 
+def _mlmc_rollout(
+    Phi: np.ndarray,
+    R: np.ndarray,
+    cP: np.ndarray,
+    pi: np.ndarray,
+    s: int,
+    omega: np.ndarray,
+    eta: float,
+    J: int,
+    N: int,
+    gen: np.random.Generator,
+) -> tuple[float, np.ndarray, np.ndarray, int]:
+    """Roll ``N`` transitions from ``s`` under ``pi``; the MLMC estimates ``f_t, h_t, g_t`` and the last state.
+
+    ``N = 2^J`` (then ``X = x_0 + 2^J (mean(x_{<2^J}) − mean(x_{<2^{J−1}}))``) or 1 (``X = x_0``),
+    as :func:`~rltheory.algorithms.mlmc.mlmc_combine` forms it. The critic and actor terms are
+    summed as they are drawn, the actor's in its one non-zero row ``s_k``: storing them took
+    ``N·(d + S·A)`` floats, e.g. 8 GB for ``J = 20`` and ``S·A = 1000`` (probability ``2^{-19}``
+    per update with ``T_max ≥ 2^20``). Sequential sums are what numpy's ``mean(axis=0)`` forms for
+    trailing size ≥ 2, so the estimates are the same bits; with one feature or ``S·A = 1`` numpy
+    sums pairwise and they differ by round-off. The gain terms (one float each) are kept and
+    combined by :func:`_mlmc_combine`, as before.
+    """
+    S, A = R.shape
+    cpi = np.cumsum(pi, axis=-1)
+    fs = np.empty(N)
+    h_sum, g_sum = np.zeros(Phi.shape[1]), np.zeros((S, A))
+    h_half, g_half = h_sum, g_sum
+    half = N // 2 if N > 1 else -1
+    for k in range(N):
+        if k == half:  # the first 2^{J−1} terms' sums
+            h_half, g_half = h_sum.copy(), g_sum.copy()
+        a = _draw(cpi[s], gen.random())
+        s2 = _draw(cP[s, a], gen.random())
+        r = R[s, a]
+        delta = r - eta + Phi[s2] @ omega - Phi[s] @ omega  # (as _mac_terms)
+        fs[k] = r - eta
+        h_k = delta * Phi[s]
+        g_row = -delta * pi[s]
+        g_row[a] += delta
+        if k == 0:
+            h0, g0 = h_k, np.zeros((S, A))
+            g0[s] = g_row
+        h_sum += h_k
+        g_sum[s] += g_row
+        s = s2
+    f_t = _mlmc_combine(fs, J, N) if N > 1 else fs[0]
+    if N == 1:
+        return f_t, h0, g0, s
+    h_t = h0 + 2**J * (h_sum / N - h_half / half)
+    g_t = g0 + 2**J * (g_sum / N - g_half / half)
+    return f_t, h_t, g_t, s
+
+
 def _adagrad_add(G2: float, c: float, g: np.ndarray) -> tuple[float, float]:
     """Add ``‖g‖²`` to the AdaGrad sum ``Σ_k ‖g_k‖² = c²·G2``; returns the new ``(G2, c)``.
 
@@ -314,19 +368,9 @@ def multilevel_actor_critic(
         if t % every == 0:
             _ac_record(rec, mdp, t, theta, eta, g_star, n)
         J = mlmc_level(gen)
-        N = 2**J if 2**J <= Tm else 1
-        pi = _host_softmax(theta)
-        cpi = np.cumsum(pi, axis=-1)
-        fs = np.empty(N)
-        hs = np.empty((N, Phi.shape[1]))
-        gs = np.empty((N, S, A))
-        for k in range(N):
-            a = _draw(cpi[s], gen.random())
-            s2 = _draw(cP[s, a], gen.random())
-            fs[k], hs[k], gs[k] = _mac_terms(Phi, pi[s], s, a, R[s, a], s2, omega, eta)
-            s = s2
+        N = 2**J if J < Tm.bit_length() else 1  # 2^J <= T_max, else one transition
+        f_t, h_t, g_t, s = _mlmc_rollout(Phi, R, cP, _host_softmax(theta), s, omega, eta, J, N, gen)
         n += N
-        f_t, h_t, g_t = _mlmc_combine(fs, J, Tm), _mlmc_combine(hs, J, Tm), _mlmc_combine(gs, J, Tm)
         if not (math.isfinite(f_t) and np.all(np.isfinite(h_t)) and np.all(np.isfinite(g_t))):
             raise _diverged(
                 "multilevel_actor_critic", t, "an MLMC estimate (gain, critic or actor term)",
