@@ -151,7 +151,8 @@ def from_gymnasium(
         (Taxi with ``fickle_passenger=True``).
     InvalidModelError
         A malformed table entry (located as ``env.P[s][a][k]``), probabilities that do
-        not sum to 1 (reported by :class:`FiniteMDP`), or an inexact in-place terminal.
+        not sum to 1 (reported by :class:`FiniteMDP`), an inexact in-place terminal, or
+        a positive probability that ``dtype`` rounds to 0 (named: the transition would vanish).
 
     Examples
     --------
@@ -257,7 +258,7 @@ def from_gymnasium(
         P[S, :, S] = 1.0
         # the added state is no start state (a uniform μ is uniform over the env's S states)
         mu = np.concatenate([np.full(S, 1.0 / S) if mu is None else mu, [0.0]])
-        return FiniteMDP(P.astype(model_dtype), R, gamma, mu)
+        return FiniteMDP(_in_dtype(P, model_dtype), R, gamma, mu)
     # a state that is already absorbing with reward 0 loses nothing by being made so
     own_absorbing = np.all(P[np.arange(S), :, np.arange(S)] == 1.0, axis=1) & np.all(
         R == 0.0, axis=1
@@ -300,7 +301,22 @@ def from_gymnasium(
     P[terminal_states] = 0.0
     P[terminal_states, :, terminal_states] = 1.0
     R[terminal_states] = 0.0
-    return FiniteMDP(P.astype(model_dtype), R, gamma, mu)
+    return FiniteMDP(_in_dtype(P, model_dtype), R, gamma, mu)
+
+
+def _in_dtype(P: np.ndarray, dtype: Any) -> np.ndarray:
+    """The accumulated table ``P`` in the model's dtype; a positive probability the cast rounds to
+    0 is a located ``InvalidModelError`` (it would delete the transition: dtype=float32 made a
+    table entry of 1e-50 vanish and the chain's structure change without a word)."""
+    out = P.astype(dtype)
+    lost = (P > 0.0) & ~(out > 0.0)
+    if lost.any():
+        s, a, t = (int(i) for i in np.argwhere(lost)[0])
+        raise InvalidModelError(
+            f"env.P[{s}][{a}] moves to s'={t} with probability {P[s, a, t]:.3g}, which rounds to 0 "
+            f"in {np.dtype(dtype).name} and would delete the transition; use dtype=numpy.float64"
+        )
+    return out
 
 
 @cache
