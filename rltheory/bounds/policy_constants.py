@@ -129,6 +129,7 @@ def entropy_npg_constant(
     True
     """
     from ..algorithms.soft import check_soft_reference, regularized_values, soft_reference  # noqa: PLC0415
+    from ..algorithms.temperature import rounded_temperature  # noqa: PLC0415
 
     if mdp.gamma is None:
         raise ValueError(
@@ -156,8 +157,11 @@ def entropy_npg_constant(
         factor == 0.0
     ):  # soft policy iteration (eta = (1 - gamma)/tau): pi^(1) does not depend on pi^(0)
         return qe
+    # τ‖log π*_τ − log π^(0)‖∞ as ‖(soft.Q − soft.V)·τ/τ̂ − τ log π^(0)‖∞ (soft.log_policy = (Q − V)/τ̂, τ̂ the
+    # temperature rounded to the dtype): through the log-policy it overflowed where |Q*_τ|/τ passes the
+    # float range, and C_1 came out inf for a finite one (float64 rewards ~1e300 with τ = 1e-20: 2.1e300)
+    tau_hat = rounded_temperature(mdp, tau)[0]
     with np.errstate(divide="ignore"):  # a zero of pi^(0): log 0 = -inf, C_1 = inf
-        le = to_numpy(
-            xp.max(xp.abs(soft.log_policy - xp.log(as_stochastic_policy(mdp, pi0))), axis=(-2, -1))
-        )
-    return qe + 2.0 * tau * factor * le
+        d = (soft.Q - soft.V[..., None]) * (tau / tau_hat) - tau * xp.log(pi0)
+        tle = to_numpy(xp.max(xp.abs(d), axis=(-2, -1)))
+    return qe + 2.0 * factor * tle
