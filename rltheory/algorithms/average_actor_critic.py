@@ -270,13 +270,12 @@ def average_reward_actor_critic(
             _ac_record(rec, mdp, t, theta, eta, g_star, t)
         ps = _host_softmax(theta[s])
         cps = np.cumsum(ps)
-        if not math.isfinite(
-            cps[-1]
-        ):  # a logit overflowed: NaN policy, and _draw took the last action
+        # a logit that overflowed gives a NaN policy (and _draw took the last action)
+        if not math.isfinite(cps[-1]):
             raise ValueError(
                 f"average_reward_actor_critic: the actor's logits overflow at update t={t}: "
-                f"theta[{s}] = {theta[s].tolist()} (actor_step({t - 1}) = "
-                f"{_step(actor_step, max(t - 1, 0), 'actor_step')!r}); use a smaller actor_step"
+                f"theta[{s}] = {theta[s].tolist()} (actor_step({t}) = "
+                f"{_step(actor_step, t, 'actor_step')!r}); use a smaller actor_step"
             )
         a = _draw(cps, u[t, 0])
         s2 = _draw(cP[s, a], u[t, 1])
