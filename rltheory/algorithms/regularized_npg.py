@@ -226,9 +226,10 @@ def entropy_regularized_npg(
     tol = check_tol(tol)
     xp = mdp.xp
     rho = initial_distribution(mdp, rho)
+    # (the reference first: values beyond the float range are named as such, not as a too large eta)
+    soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
     logits = xp.log(initial_policy(mdp, pi0, positive=True))
     _check_logit_range(mdp, eta, tau, g, iterations, logits)
-    soft = soft_reference(mdp, tau=tau) if soft is None else check_soft_reference(mdp, soft, tau)
     alpha = 1.0 - eta * tau / (1.0 - g)
     loop = Loop("entropy_regularized_npg", iterations, tol, xp)
     ro = _Roundoff(mdp)

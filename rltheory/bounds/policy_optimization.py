@@ -147,8 +147,9 @@ def softmax_pg_bound(
     c : float or array
         ``inf_t min_s π_θt(a*(s)|s)``; over a finite run use the running minimum of the
         trace metric ``optimal_action_prob`` up to ``t`` (the proof only uses iterates ``≤ t``),
-        with ``a*`` the actions of the ``π*`` whose ``mismatch`` is used (with ties among optimal
-        actions, the trace's ``a* = greedy(Q*)``, the policy of :func:`rltheory.mdp.policy_iteration`).
+        with ``a*`` the actions of the ``π*`` whose ``mismatch`` is used: the trace's
+        ``a* = greedy(Q*)`` (smallest index among ties), which under ties can differ from the policy of
+        :func:`rltheory.mdp.policy_iteration`.
     mismatch : float or array
         ``‖d^{π*}_ρ/ρ‖∞`` (:func:`mismatch_coefficient`).
     inv_rho : float or array
