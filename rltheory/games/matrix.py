@@ -183,11 +183,44 @@ def _simplex(
         T = xp.where(is_out[:, :, None], prow[:, None, :], T - col[:, :, None] * prow[:, None, :])
         basis = xp.where(is_out[:, :m], enter[:, None], basis)
     done = ~active
-    rhs = T[:, :m, W - 1]
     onb = one_hot(basis, n + m, xp, dt)[:, :, :n]  # (N, m, n)
+    rhs, p = _refined(Ap, T, basis, onb, xp)
     q = xp.sum(onb * rhs[:, :, None], axis=-2)
-    p = T[:, m, n : n + m]
     return q, p, T[:, m, W - 1], pivots, done
+
+
+def _refined(Ap: Any, T: Any, basis: Any, onb: Any, xp: Any) -> tuple[Any, Any]:
+    r"""Basic values and duals of the final tableau after one step of iterative refinement.
+
+    With the basis matrix ``B`` (the columns ``basis`` of ``[A' | I]``, taken from the data, not
+    from the tableau) and the tableau's own ``B⁻¹`` (its slack columns), one refinement step is
+    ``b ← b + B⁻¹(1 − B b)`` for the basic values and ``p ← p + B⁻ᵀ(c_B − Bᵀp)`` for the duals
+    (``c_B`` the objective on the basis). The tableau's values come from many rank-one updates,
+    which are not backward stable: on near-tie games (integer payoffs plus ``1e-9`` noise) whose
+    optimal basis has a condition number near ``1e9``, their residuals made the strategies' duality
+    gap miss ``1e-9·range`` on 133 of 2000 4×6 games; the refined residual is of the order of
+    ``u‖B‖‖b‖`` and 6 miss. Per game the pair (tableau or refined) with the smaller duality gap on
+    ``A'`` is kept, so refinement never makes a game worse.
+    """
+    N, m, n = Ap.shape
+    W = n + m + 1
+    dt, dev = Ap.dtype, Ap.device
+    full = xp.concat([Ap, xp.broadcast_to(xp.eye(m, dtype=dt, device=dev), (N, m, m))], axis=-1)
+    Bm = xp.take_along_axis(full, xp.broadcast_to(basis[:, None, :], (N, m, m)), axis=2)
+    Binv = T[:, :m, n : n + m]
+    b, p = T[:, :m, W - 1], T[:, m, n : n + m]
+    cB = xp.sum(onb, axis=-1)  # 1 where the basic variable is a q_j, 0 for a slack
+    rb = 1.0 - (Bm @ b[:, :, None])[:, :, 0]
+    b2 = b + (Binv @ rb[:, :, None])[:, :, 0]
+    rp = cB - (p[:, None, :] @ Bm)[:, 0, :]
+    p2 = p + (rp[:, None, :] @ Binv)[:, 0, :]
+
+    def gap(bv: Any, pv: Any) -> Any:
+        y = _normalise(xp.sum(onb * bv[:, :, None], axis=-2), xp)
+        return _computed_gap(Ap, _normalise(pv, xp), y, xp)
+
+    keep = gap(b2, p2) < gap(b, p)
+    return xp.where(keep[:, None], b2, b), xp.where(keep[:, None], p2, p)
 
 
 def _uncertified(Af: Any, lo: Any, rng: Any, x: Any, y: Any, tol: float, xp: Any) -> Any:
