@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import _source_atol
+from .._validate import PROB_ATOL, _renormalised, _source_atol
 from ..backend import _rectangular, to_numpy
 from ..bounds.coverage import finite_horizon_occupancy
 from ..mdp._dataset_checks import _real_host
@@ -182,6 +182,42 @@ def _product_policy(cand: Any, H: int, S: int, shape: tuple[int, ...], c: int) -
     return pol
 
 
+def _check_fit_values(fit: BradleyTerryResult) -> None:
+    """Located ``ValueError`` unless ``fit.theta`` and ``fit.gram`` are finite and ``fit.gram`` is
+    symmetric positive definite: a NaN in either made every deviation's UCB term NaN, which the
+    maximum with the zero deviation dropped, certifying a gap of 0 for every candidate; a gram
+    that is not positive definite gives negative ``‖Δ‖²_{Σ^{-1}}``, whose β-term was clipped to 0.
+    """
+    for name in ("theta", "gram"):
+        a = np.asarray(getattr(fit, name), dtype=np.float64)
+        bad = ~np.isfinite(a)
+        if np.any(bad):
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"fit.{name} must be finite; fit.{name}{list(idx)} = {a[idx]}")
+    G = np.asarray(fit.gram, dtype=np.float64)
+    asym = np.abs(G - G.T)
+    if np.any(asym > 0):
+        i, j = (int(k) for k in np.unravel_index(np.argmax(asym), asym.shape))
+        raise ValueError(
+            f"fit.gram must be symmetric (Σ = XᵀX + λI); fit.gram[{i}, {j}] = {G[i, j]!r} but "
+            f"fit.gram[{j}, {i}] = {G[j, i]!r}"
+        )
+    try:
+        np.linalg.cholesky(G)
+    except np.linalg.LinAlgError:
+        w = np.linalg.eigvalsh(G)
+        hint = (
+            ": a ridge below round-off of XᵀX makes it singular in floating point; pass fit=None "
+            "and the ridge, whose Σ^{-1}-norms are then computed from X's SVD"
+            if abs(w[0]) <= 1e-12 * abs(w[-1])
+            else ""
+        )
+        raise ValueError(
+            f"fit.gram must be positive definite (Σ = XᵀX + λI with λ > 0); its smallest "
+            f"eigenvalue is {w[0]:.6g} (largest {w[-1]:.6g}){hint}"
+        ) from None
+
+
 def marlhf_equilibrium(
     prefs: PreferenceDataset,
     P: Any,
@@ -207,6 +243,8 @@ def marlhf_equilibrium(
     ----------
     prefs : PreferenceDataset
     P : array (H, S, A_1, A_2, S)
+        Rows judged at the probability tolerance of ``P``'s dtype (a float32 ``P`` at float32's
+        ``16·eps``, its rows then divided by their sums, as for ``mu`` and the candidates).
     candidates : list (or any iterable) of product joint policies (H, S, A_1, A_2)
         Each entry within ``atol·(1 + √(A_1 A_2))`` of the product of its marginals, ``atol`` the
         probability tolerance of the candidate's dtype (1e-8 for float64, ``16·eps`` ≈ 1.9e-6
@@ -227,7 +265,8 @@ def marlhf_equilibrium(
         :data:`MAX_DEVIATIONS` deterministic deviations ``A_i^{H·S}`` (before any work, naming
         ``H``, ``S``, ``A_i`` and the count); ``P``, ``mu`` or a candidate of the wrong shape, or a
         candidate that is not a product policy; no candidates; a ``fit`` whose shapes do not match
-        ``prefs``. ``TypeError`` for ``prefs`` not a :class:`PreferenceDataset` or ``fit`` not a
+        ``prefs``, with a non-finite entry of ``theta`` or ``gram`` (located), or whose ``gram`` is
+        not symmetric positive definite. ``TypeError`` for ``prefs`` not a :class:`PreferenceDataset` or ``fit`` not a
         :class:`BradleyTerryResult`.
 
     Examples
@@ -273,10 +312,21 @@ def marlhf_equilibrium(
         )
     J = int(np.prod(shape))
     Pj = Pf.reshape(H, S, J, S)
-    m = np.full(S, 1.0 / S) if mu is None else _real_host(mu, "mu")
     # P's rows and mu are checked here, before any work (FiniteHorizonMDP's located errors): the
-    # enumeration built the model only after the reward fit, and the backward induction never
-    fh = FiniteHorizonMDP(Pj, np.zeros((H, S, J)), m)
+    # enumeration built the model only after the reward fit, and the backward induction never.
+    # A float32 P or mu is judged at float32's tolerance and its rows divided by their sums, as
+    # FiniteHorizonMDP and sample_game_episodes do (its float64 copy was refused at 1e-8)
+    P_src = np.asarray(to_numpy(P))
+    atol = _source_atol(P_src, np)
+    if atol > PROB_ATOL:  # the rows' check in P's own precision
+        FiniteHorizonMDP(P_src.reshape(H, S, J, S), np.zeros((H, S, J), dtype=P_src.dtype))
+        Pj = _renormalised(Pj, atol, np)
+    if mu is not None:
+        m_src, mu = np.asarray(to_numpy(mu)), _real_host(mu, "mu")
+        if m_src.dtype.kind == "f":  # FiniteHorizonMDP judges mu at its own precision
+            mu = m_src
+    fh = FiniteHorizonMDP(Pj, np.zeros((H, S, J)), mu)
+    m = np.asarray(fh.initial_distribution(), dtype=np.float64)  # uniform when mu is None
     if beta > 0:  # A_i^(H·S) deviations: H = 3, S = 5, A = 3 gave 14M and did not finish
         _check_deviation_counts(H, S, shape)
     try:  # a generator failed with "object of type 'generator' has no len()"
@@ -290,6 +340,14 @@ def marlhf_equilibrium(
         raise ValueError("candidates must hold at least one product joint policy; got none")
     # every candidate is checked before the reward fit (a bad last one failed after all the work)
     pols = [_product_policy(cand, H, S, shape, c) for c, cand in enumerate(candidates)]
+    # a float32 candidate's rows divided by their sums: its float64 copy's rows (1 ± 6e-8) were
+    # refused by the occupancy computation at 1e-8 ("each pi[s, :] must sum to 1", no candidate named)
+    pols = [
+        pol / pol.sum(axis=(2, 3), keepdims=True)
+        if _source_atol(np.asarray(to_numpy(cand)), np) > PROB_ATOL
+        else pol
+        for pol, cand in zip(pols, candidates, strict=True)
+    ]
     if (
         fit is not None
     ):  # a fit of other data: numpy's matmul core-dimension error in the UCB before
@@ -303,6 +361,7 @@ def marlhf_equilibrium(
                 f"fit does not match prefs: fit.theta must have shape (n, H, S, A_1, A_2) = {want} "
                 f"and fit.gram ({D}, {D}); got {tuple(fit.theta.shape)} and {tuple(fit.gram.shape)}"
             )
+        _check_fit_values(fit)
     quad = None
     if fit is None:
         fit = bradley_terry_mle(prefs, ridge=ridge)
