@@ -296,9 +296,11 @@ def solve_zero_sum(
     rule that cannot cycle (Bland 1977, Theorem 1); games that are already optimal
     stop pivoting while the rest of the batch continues. Cost per pivot
     ``O(N·m·(m+n))`` for ``N`` games. Ties, dominated strategies and ``1×n`` or ``m×1``
-    games need no special handling. Negative round-off entries of the strategies
-    (at most the pivot tolerance, 1e-11 in float64) are set to zero and the strategies
-    renormalised; the certificate is computed afterwards, on the original ``A`` (games with
+    games need no special handling. The final basic values and duals take one step of
+    iterative refinement against the data (:func:`_refined`; kept per game only where it lowers
+    the gap). Negative round-off entries of the strategies (about the pivot tolerance, 1e-11
+    in float64, on well-conditioned games; larger on ill-conditioned ones, which the
+    certificate then catches) are set to zero and the strategies renormalised; the certificate is computed afterwards, on the original ``A`` (games with
     an entry beyond a quarter of the dtype's largest float are solved as ``A/4``, an exact
     scaling, so that ``max A − min A`` cannot overflow; value and gap are scaled back). The
     reported gap adds the round-off of the computed sums and of ``value`` (without it the
