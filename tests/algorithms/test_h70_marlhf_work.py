@@ -17,7 +17,12 @@ import pytest
 import rltheory.algorithms.marlhf as marlhf
 from rltheory.algorithms.marlhf import bradley_terry_mle, marlhf_equilibrium, trajectory_features
 from rltheory.experiments.marlhf_coverage import coverage_behaviour, witness_games
-from rltheory.mdp.offline_data import sample_game_episodes, sample_preferences
+from rltheory.mdp.offline_data import (
+    EpisodeDataset,
+    PreferenceDataset,
+    sample_game_episodes,
+    sample_preferences,
+)
 
 P1 = np.ones((1, 1, 3, 3, 1))
 
@@ -126,3 +131,22 @@ def test_the_certificate_makes_one_batched_occupancy_call(monkeypatch, H, S):
                 )
             total += best
         assert out.gap_ucb[c] == pytest.approx(total, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_grouped_fit_equals_the_full_row_fit_on_multi_step_data(seed):
+    # pairs that agree at some steps (a 0 block in x_k) and repeated rows: the grouping key must
+    # identify x_k exactly; the gram is bit-equal and θ equal up to summation order
+    rng = np.random.default_rng(seed)
+    H, S, A, K = 3, 2, (2, 2), 60
+    st, ac = rng.integers(0, S, size=(K, H + 1)), rng.integers(0, 2, size=(K, H, 2))
+    e1 = EpisodeDataset(st, ac, np.zeros((K, H, 2)), S=S, A=A)
+    keep = rng.random((K, H + 1)) < 0.6
+    st2 = np.where(keep, st, rng.integers(0, S, size=(K, H + 1)))
+    ac2 = np.where(keep[:, :H, None], ac, rng.integers(0, 2, size=(K, H, 2)))
+    e2 = EpisodeDataset(st2, ac2, np.zeros((K, H, 2)), S=S, A=A)
+    prefs = PreferenceDataset(e1, e2, rng.integers(0, 2, size=(K, 2)))
+    fit = bradley_terry_mle(prefs, ridge=1e-2)
+    X, theta = _full_row_fit(prefs, 1e-2)
+    np.testing.assert_array_equal(fit.gram, X.T @ X + 1e-2 * np.eye(X.shape[1]))
+    np.testing.assert_allclose(fit.theta.reshape(2, -1), theta, rtol=0, atol=1e-10)
