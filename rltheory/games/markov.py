@@ -45,7 +45,7 @@ from .._validate import (
 )
 from ..backend import array_namespace, as_float, to_numpy
 from ..errors import InvalidModelError
-from ..mdp.model import FiniteMDP, _ArrayModel, _prepare_mu, _prepare_rewards
+from ..mdp.model import FiniteMDP, _ArrayModel, _discount_in_dtype, _prepare_mu, _prepare_rewards
 
 __all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy", "check_batches"]
 
@@ -86,21 +86,6 @@ def _values_in_dtype(game: Any, V: Any, field: str) -> Any:
         f"in the dtype of P"
     )
     return _in_dtype(xp, V, dtype, field, ("s",), why)
-
-
-def _discount_in_dtype(xp: Any, gamma: float | None, dtype: Any) -> float | None:
-    """``gamma`` (checked in [0, 1)), refused where it rounds to 1 in ``P``'s dtype: the stage
-    payoffs ``r + γPV`` and the induced MDPs' ``(I − γP_π)`` are computed in that dtype, where the
-    discount is then 1 (float32 and ``γ = 1 − 2^-30``: ``I − γP_π`` singular, and exploitability
-    returned a LinAlgError or 0 for an exact 4.3e8)."""
-    if gamma is None or float(xp.asarray(gamma, dtype=dtype)) < 1.0:
-        return gamma
-    name = getattr(dtype, "name", dtype)
-    raise InvalidModelError(
-        f"gamma = {gamma!r} rounds to 1 in P's dtype {name}, in which the game is computed (the "
-        f"discounted values are not defined there); give P in float64 or a smaller gamma (at most "
-        f"1 - {float(xp.finfo(dtype).eps) / 2:.3g} in {name})"
-    )
 
 
 def check_batches(named: list[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
@@ -190,7 +175,9 @@ class ZeroSumMarkovGame(_ArrayModel):
         R = _rewards_in_dtype(xp, R, P.dtype, names if R.ndim == P.ndim else names[:-1])
         check_probability(P, "P", names, "P[s, a, b, :]")
         R = _prepare_rewards(xp, P, R, "R", names, layout="(…, S, A, B)")
-        gamma = _discount_in_dtype(xp, check_discount(self.gamma, allow_none=False), P.dtype)
+        gamma = _discount_in_dtype(
+            xp, check_discount(self.gamma, allow_none=False), P.dtype, "game"
+        )
         mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-4]), P.dtype)
         object.__setattr__(self, "P", P)
         object.__setattr__(self, "R", R)
@@ -355,7 +342,7 @@ class MarkovGame(_ArrayModel):
         # cast after the shape check: an entry beyond P's dtype is located on R's own axes
         R = _rewards_in_dtype(xp, R, P.dtype, ("i",) + names[:-1])
         R = _prepare_rewards(xp, P, R, "R", names, layout="(S, A_1, ..., A_n)", lead=n)
-        gamma = _discount_in_dtype(xp, check_discount(self.gamma, allow_none=True), P.dtype)
+        gamma = _discount_in_dtype(xp, check_discount(self.gamma, allow_none=True), P.dtype, "game")
         mu = _prepare_mu(xp, self.mu, S, (), P.dtype)
         object.__setattr__(self, "P", P)
         object.__setattr__(self, "R", R)

@@ -184,6 +184,23 @@ def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) ->
     return _renormalised(mu, atol, xp)
 
 
+def _discount_in_dtype(
+    xp: Any, gamma: float | None, dtype: Any, what: str = "model"
+) -> float | None:
+    """``gamma`` (checked in [0, 1)), refused where it rounds to 1 in ``P``'s dtype: Bellman
+    targets ``r + γPV`` and the evaluation matrices ``I − γP_π`` are computed in that dtype, where
+    the discount is then 1 (float32 and ``γ = 1 − 2^-30``: ``I − γP_π`` singular — an unlocated
+    LinAlgError from ``policy_iteration``, and a game's exploitability of 0 for an exact 4.3e8)."""
+    if gamma is None or float(xp.asarray(gamma, dtype=dtype)) < 1.0:
+        return gamma
+    name = getattr(dtype, "name", dtype)
+    raise InvalidModelError(
+        f"gamma = {gamma!r} rounds to 1 in P's dtype {name}, in which the {what} is computed (the "
+        f"discounted values are not defined there); give P in float64 or a smaller gamma (at most "
+        f"1 - {float(xp.finfo(dtype).eps) / 2:.3g} in {name})"
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class FiniteMDP(_ArrayModel):
     """Finite MDP ``(P, R, γ, μ)`` with optional leading batch axes.
@@ -205,7 +222,7 @@ class FiniteMDP(_ArrayModel):
     InvalidModelError
         Wrong shapes, non-finite entries, negative probabilities, rows of ``P`` not
         summing to 1 (the worst row and its sum are reported), ``gamma`` outside
-        [0, 1), ``mu`` not a distribution, or a reward beyond the range of ``P``'s dtype
+        [0, 1) or rounding to 1 in ``P``'s dtype, ``mu`` not a distribution, or a reward beyond the range of ``P``'s dtype
         (a float64 ``R`` of 1e300 in a float32 model; the entry and its value are named).
 
     Notes
@@ -253,7 +270,7 @@ class FiniteMDP(_ArrayModel):
             )
         check_probability(P, "P", ("s", "a", "s'"), "P[s, a, :]")
         R = _prepare_rewards(xp, P, R, "R", ("s", "a", "s'"))
-        gamma = check_discount(self.gamma)
+        gamma = _discount_in_dtype(xp, check_discount(self.gamma), P.dtype)
         mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-3]), P.dtype)
         object.__setattr__(self, "P", P)
         object.__setattr__(self, "R", R)
