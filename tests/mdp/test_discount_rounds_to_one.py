@@ -19,7 +19,9 @@ def _model(dtype, gamma):
 
 
 def test_float32_discount_that_rounds_to_one_is_refused():
-    with pytest.raises(InvalidModelError, match=r"gamma = 0\.99999999906.* rounds to 1 in P's dtype float32"):
+    with pytest.raises(
+        InvalidModelError, match=r"gamma = 0\.99999999906.* rounds to 1 in P's dtype float32"
+    ):
         _model(np.float32, 1.0 - 2.0**-30)
 
 
