@@ -122,8 +122,8 @@ def _simplex(
     Bland's rule as before, smallest entering index and, among the rows tied at the
     least ratio, the smallest basic index, so a game still pivoting after ``bland_after`` steps
     cannot cycle (Bland 1977, Theorem 1): the Harris phase is finitely many pivots and needs no
-    anti-cycling argument of its own. Basic values below 0 (round-off, at most ``tol``) count
-    as 0 in the ratios.
+    anti-cycling argument of its own. Basic values below 0 (round-off, and the ``−tol`` slack
+    that Harris's test allows) count as 0 in the ratios.
     """
     N, m, n = Ap.shape
     W = n + m + 1
@@ -199,7 +199,7 @@ def _refined(Ap: Any, T: Any, basis: Any, onb: Any, xp: Any) -> tuple[Any, Any]:
     which are not backward stable: on near-tie games (integer payoffs plus ``1e-9`` noise) whose
     optimal basis has a condition number near ``1e9``, their residuals made the strategies' duality
     gap miss ``1e-9·range`` on 133 of 2000 4×6 games; the refined residual is of the order of
-    ``u‖B‖‖b‖`` and 6 miss. Per game the pair (tableau or refined) with the smaller duality gap on
+    ``u‖B‖‖b‖`` and 5 miss. Per game the pair (tableau or refined) with the smaller duality gap on
     ``A'`` is kept, so refinement never makes a game worse.
     """
     N, m, n = Ap.shape
@@ -300,7 +300,8 @@ def solve_zero_sum(
     iterative refinement against the data (:func:`_refined`; kept per game only where it lowers
     the gap). Negative round-off entries of the strategies (about the pivot tolerance, 1e-11
     in float64, on well-conditioned games; larger on ill-conditioned ones, which the
-    certificate then catches) are set to zero and the strategies renormalised; the certificate is computed afterwards, on the original ``A`` (games with
+    certificate then catches) are set to zero and the strategies renormalised; the
+    certificate is computed afterwards, on the original ``A`` (games with
     an entry beyond a quarter of the dtype's largest float are solved as ``A/4``, an exact
     scaling, so that ``max A − min A`` cannot overflow; value and gap are scaled back). The
     reported gap adds the round-off of the computed sums and of ``value`` (without it the
