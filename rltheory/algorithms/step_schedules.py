@@ -127,11 +127,23 @@ def mixing_step_sizes(
     Raises
     ------
     ValueError
-        ``tau_mix < 1`` or not finite; ``critic`` or ``actor`` not a finite number ``> 0``.
+        ``tau_mix < 1`` or not finite; ``critic`` or ``actor`` not a finite number ``> 0``; a step
+        ``critic/tau_mix`` or ``actor/tau_mix`` that underflows to 0 (the argument and values named).
     """
     if not real_scalar(tau_mix) >= 1:
         raise ValueError(f"tau_mix must be a number >= 1; got {tau_mix!r}")
     tau_mix = check_real(tau_mix, "tau_mix")
     critic = check_real(critic, "critic", low=0.0, low_open=True)
     actor = check_real(actor, "actor", low=0.0, low_open=True)
-    return StepSchedule(critic / tau_mix), StepSchedule(actor / tau_mix)
+    # critic = 1e-300 with tau_mix = 1e308 passed both checks, and the step 1e-608 underflowed to 0.0:
+    # the error came from StepSchedule ("StepSchedule.c ... got 0.0"), naming none of these arguments
+    steps = []
+    for name, scale in (("critic", critic), ("actor", actor)):
+        step = scale / tau_mix
+        if not step > 0:
+            raise ValueError(
+                f"mixing_step_sizes: the step {name}/tau_mix = {scale!r}/{tau_mix!r} underflows to "
+                f"{step!r} in float64; it must be a number > 0 (raise {name} or lower tau_mix)"
+            )
+        steps.append(StepSchedule(step))
+    return steps[0], steps[1]
