@@ -33,6 +33,7 @@ import numpy as np
 from .._validate import check_discount, check_finite, check_probability, check_real
 from ..backend import array_namespace, as_float
 from ..errors import InvalidModelError
+from ..mdp.model import _discount_in_dtype
 
 __all__ = ["NetworkedMDP", "sis_network", "neighborhoods"]
 
@@ -123,7 +124,9 @@ class NetworkedMDP:
     InvalidModelError
         Graph not connected or not labelled ``0..n−1``, a kernel of the wrong
         shape or not stochastic (agent and row named), rewards of the wrong shape
-        (``S_l = 0`` or ``A_l = 0`` included) or non-finite, ``gamma`` outside [0, 1), ``mu_local`` not distributions.
+        (``S_l = 0`` or ``A_l = 0`` included) or non-finite, ``gamma`` outside [0, 1) or
+        rounding to 1 in ``R_local``'s dtype (in which the joint computations run), ``mu_local``
+        not distributions.
     TypeError
         Text in ``R_local``, ``P_local[i]`` or ``mu_local`` (field named); ``P_local`` not a sequence.
     """
@@ -167,6 +170,9 @@ class NetworkedMDP:
                 f"R_local must have shape (n, S_l, A_l) with n={n}; got {tuple(R.shape)}"
             )
         check_finite(R, "R_local", ("i", "s_i", "a_i"))
+        # every joint computation runs in R's dtype: a discount that rounds to 1 there made
+        # I - γP_π singular (float32, γ = 1 - 2**-30: numpy's unlocated "Singular matrix")
+        gamma = _discount_in_dtype(xp, gamma, R.dtype, "networked model")
         S, A = int(R.shape[1]), int(R.shape[2])
         if S < 1 or A < 1:  # empty kernels passed the stochasticity check vacuously
             raise InvalidModelError(
