@@ -156,3 +156,19 @@ def _soft_sweep_error(ro: _Roundoff, q_norm: Any, v_norm: Any, tau: float, mdp: 
         (2.0 * s * ro.gamma * (A + 2.0)) * tau if A > 1 else 0.0
     )
     return ro._sweep(v_norm) + ro.gamma * e_lse + e_under
+
+
+def _soft_policy(Q: Any, tau: float, mdp: FiniteMDP) -> tuple[Any, Any]:
+    """``(V, log π) = (τ log Σ_a exp(Q/τ), (Q − V)/τ)`` of a computed ``Q``.
+
+    ``log π ≤ 0`` is ``−∞`` where it is below a quarter of the dtype's most negative number (not
+    representable: a finite stand-in would understate the distance of any finite log π from it),
+    without overflowing (a quarter: the τ̂ that divides is within a factor 1.5 of τ, also when subnormal).
+    """
+    xp = mdp.xp
+    V = _soft_max(Q, tau, xp)
+    d = Q - V[..., None]
+    limit = float(xp.finfo(mdp.dtype).max) / 4.0
+    return V, xp.where(
+        d < -min(tau * limit, 4.0 * limit), -math.inf, _clip_ratio(d, tau, limit, xp)
+    )
