@@ -12,6 +12,8 @@ References
 Bradley, R. A., Terry, M. E. (1952). Rank analysis of incomplete block designs. Biometrika 39.
 Zhu, B., Jordan, M., Jiao, J. (2023). Principled RLHF from pairwise or K-wise comparisons. ICML.
 Boyd, S., Vandenberghe, L. (2004). Convex Optimization, §9.5 (Newton's method).
+Albert, A., Anderson, J. A. (1984). On the existence of maximum likelihood estimates in logistic
+regression models. Biometrika 71 (separation).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_positive_int, check_real
-from ..errors import ConvergenceWarning
+from ..errors import ConvergenceWarning, SolverError
 from ..mdp.offline_data import EpisodeDataset, PreferenceDataset
 from ..trace import Trace, TraceRecorder
 
@@ -46,6 +48,13 @@ class BradleyTerryResult:
     trace : Trace
         ``loss`` (penalised negative log-likelihood summed over players) and ``decrement``
         (largest Newton decrement ``λ²/2``) per iteration.
+    separable : tuple of bool
+        Per player: the labels are (quasi-)separated by the returns, so the unpenalised MLE does
+        not exist: some ``θ`` has ``x_kᵀθ ≥ 0`` for every comparison the first trajectory won,
+        ``≤ 0`` for every one it lost, not all 0 (Albert & Anderson 1984). ``θ̂`` is then
+        finite only through the ridge and grows like ``log(1/λ)`` along that direction, and
+        the stopping rule, not ``λ``, fixes how far (:func:`bradley_terry_mle`). Empty for a
+        result built by hand.
     """
 
     theta: np.ndarray
@@ -53,6 +62,7 @@ class BradleyTerryResult:
     converged: bool
     iterations: int
     trace: Trace
+    separable: tuple[bool, ...] = ()
 
 
 def trajectory_features(data: EpisodeDataset) -> np.ndarray:
@@ -162,6 +172,10 @@ def bradley_terry_mle(
 
     Notes
     -----
+    Separable labels (every comparison of some pair won by the same side, and no mixed pair to
+    pin the direction down) have no unpenalised MLE: the fit is finite through the ridge alone,
+    ``result.separable[i]`` says so per player (an LP, :func:`_separated`), and ``θ̂`` then
+    stops where the objective gap falls below ``tol`` (it grows like ``log(1/λ)`` only as far).
     The objective is ``λ``-strongly convex and self-concordant-like, so Newton's method
     converges quadratically near the optimum; the iteration count is reported and
     hitting ``max_iter`` emits :class:`~rltheory.errors.ConvergenceWarning`. The Newton steps
@@ -233,7 +247,47 @@ def bradley_terry_mle(
         )
     shape = (n, prefs.first.H, prefs.first.S) + prefs.first.action_shape
     theta = beta @ V.T  # (n, D)
-    return BradleyTerryResult(theta.reshape(shape), gram, converged, it, rec.finish())
+    separable = tuple(_separated(Z, counts, Ysum[:, i]) for i in range(n))
+    return BradleyTerryResult(theta.reshape(shape), gram, converged, it, rec.finish(), separable)
+
+
+def _separated(Z: np.ndarray, counts: np.ndarray, wins: np.ndarray) -> bool:
+    r"""Whether some ``β`` separates the labels: ``z_g = Z_gβ`` is ``≥ 0`` on every group the first
+    trajectory always won, ``≤ 0`` on every group it always lost, 0 on the mixed groups, and not 0
+    everywhere (then ``Σ_g log σ(±z_g)`` has no minimiser: the MLE diverges along ``β``).
+
+    An LP: maximise ``Σ_pure s_g z_g`` with ``s_g z_g ∈ [0, 1]`` (``s_g = ±1``, the group's sign)
+    and ``z_g = 0`` on mixed groups. ``Z`` has full column rank (it is ``X`` in a basis of its row
+    space), so the feasible set is bounded; the optimum is 0 without separation and at least 1
+    with it (scale a separating ``β`` to ``max s_g z_g = 1``), so it is judged against 1/2, far
+    from HiGHS's 1e-7 feasibility tolerance. No LP when the mixed groups' rows have full rank
+    (nothing separates).
+    """
+    pure = (wins == 0) | (wins == counts)
+    if not np.any(pure) or Z.shape[1] == 0:
+        return False
+    mixed = Z[~pure]
+    if mixed.shape[0] >= Z.shape[1] and np.linalg.matrix_rank(mixed) == Z.shape[1]:
+        return False  # z = 0 on the mixed groups forces β = 0 (no LP: most large data sets)
+    from scipy.optimize import linprog  # noqa: PLC0415
+
+    A = Z[pure] * np.where(wins[pure] > 0, 1.0, -1.0)[:, None]  # rows s_g Z_g
+    k = A.shape[0]
+    res = linprog(
+        -A.sum(axis=0),
+        A_ub=np.vstack([-A, A]),
+        b_ub=np.concatenate([np.zeros(k), np.ones(k)]),
+        A_eq=mixed if mixed.shape[0] else None,
+        b_eq=np.zeros(mixed.shape[0]) if mixed.shape[0] else None,
+        bounds=[(None, None)] * Z.shape[1],
+        method="highs",
+    )
+    if res.status != 0:
+        raise SolverError(
+            f"bradley_terry_mle's separation LP failed (HiGHS status {res.status}: {res.message})",
+            res.status,
+        )
+    return bool(-res.fun > 0.5)
 
 
 def _inverse_gram_norm(prefs: PreferenceDataset, ridge: float) -> Any:
