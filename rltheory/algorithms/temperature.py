@@ -26,7 +26,7 @@ import numpy as np
 from .._numerics import subnormal_spacing
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
-from ._policy_opt import check_positive
+from ._policy_opt import check_positive, discount
 
 __all__ = ["check_temperature", "rounded_temperature", "temperature_error"]
 
@@ -102,7 +102,8 @@ def temperature_error(mdp: FiniteMDP, tau: float) -> float:
     (``τ̂ = 1.0005e-42``) the reference's ``log π*_τ`` was off by 0.053 and entropy-regularised
     NPG certified its log-policy error below the true one.
     """
-    return rounded_temperature(mdp, tau)[1] * math.log(max(mdp.A, 1)) / (1.0 - float(mdp.gamma))
+    g = discount(mdp, "temperature_error")  # (gamma=None failed in float(None) with a TypeError)
+    return rounded_temperature(mdp, tau)[1] * math.log(max(mdp.A, 1)) / (1.0 - g)
 
 
 def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
@@ -110,6 +111,9 @@ def rounded_temperature(mdp: FiniteMDP, tau: float) -> tuple[float, float]:
 
     Rounded on the host (a numpy float of the dtype's width): no device round trip per call.
     """
+    tau = check_positive(
+        tau, "tau"
+    )  # (a negative or NaN tau gave an error of 0 or NaN without a word)
     host = np.float32 if mdp.xp.finfo(mdp.dtype).bits == 32 else np.float64
     with np.errstate(
         over="ignore"

@@ -64,3 +64,25 @@ def test_soft_reference_refuses_an_average_reward_model_by_name():
         ValueError, match=r"check_soft_reference needs a discounted model; got gamma=None"
     ):
         check_soft_reference(avg, soft, 1.0)
+
+
+@pytest.mark.parametrize("tau", [-1.0, float("nan"), "0.1"])
+def test_temperature_error_refuses_a_bad_tau_by_name(tau):
+    # (-1.0 gave 0.0 and nan gave nan without a word; '0.1' a TypeError about str and float)
+    from rltheory.algorithms.temperature import rounded_temperature, temperature_error
+
+    mdp = FiniteMDP(np.ones((1, 2, 1), np.float32), np.zeros((1, 2), np.float32), gamma=0.5)
+    with pytest.raises(ValueError, match=r"tau must be a finite number > 0"):
+        temperature_error(mdp, tau)
+    with pytest.raises(ValueError, match=r"tau must be a finite number > 0"):
+        rounded_temperature(mdp, tau)
+
+
+def test_temperature_error_refuses_an_average_reward_model_by_name():
+    from rltheory.algorithms.temperature import temperature_error
+
+    avg = FiniteMDP(np.ones((1, 2, 1)), np.zeros((1, 2)), gamma=None)
+    with pytest.raises(
+        ValueError, match=r"temperature_error needs a discounted model; got gamma=None"
+    ):
+        temperature_error(avg, 0.1)
