@@ -266,8 +266,8 @@ def marlhf_equilibrium(
         ``H``, ``S``, ``A_i`` and the count); ``P``, ``mu`` or a candidate of the wrong shape, or a
         candidate that is not a product policy; no candidates; a ``fit`` whose shapes do not match
         ``prefs``, with a non-finite entry of ``theta`` or ``gram`` (located), or whose ``gram`` is
-        not symmetric positive definite. ``TypeError`` for ``prefs`` not a :class:`PreferenceDataset` or ``fit`` not a
-        :class:`BradleyTerryResult`.
+        not symmetric positive definite. ``TypeError`` for ``prefs`` not a
+        :class:`PreferenceDataset` or ``fit`` not a :class:`BradleyTerryResult`.
 
     Examples
     --------
