@@ -278,7 +278,8 @@ def check_soft_reference(mdp: FiniteMDP, soft: Any, tau: float) -> SoftSolution:
     res_bound = (
         (res_x + e + 2.0 * ro.u * q_norm) * (1.0 + 4.0 * ro.u) + g * temperature_error(mdp, tau)
     ) / (1.0 - g)
-    bound = xp.maximum(xp.asarray(soft.bound, dtype=mdp.dtype), res_bound * (1.0 + 4.0 * ro.u))
+    # (soft.bound in its own dtype: cast to a narrower one it could round down)
+    bound = xp.maximum(xp.asarray(soft.bound), res_bound * (1.0 + 4.0 * ro.u))
     V2, logpi = _soft_policy(soft.Q, tau, mdp)
     return dataclasses.replace(soft, V=V2, log_policy=logpi, policy=xp.exp(logpi), bound=bound)
 
