@@ -5,7 +5,7 @@ Regression (CI time): the marlhf-coverage quick preset took ~24 s CPU, about hal
 the rest in ``marlhf_equilibrium``'s 63 one-policy occupancy calls per run (9 candidates × (1 + 3 +
 3) deviations, each validating a fresh model and policy). Now the fit works on the distinct rows of
 ``X`` with their counts (an SVD of ``diag(√c) U``, ``m ≤ 81`` rows for one step and 9 joint
-actions) and the search makes one batched occupancy call; the quick preset takes 1.7 s CPU, its
+actions) and the search makes one batched occupancy call; the quick preset takes about 2 s CPU, its
 JSON unchanged to 1.8e-15 (tests/experiments/test_h70_marlhf_quick_unchanged.py).
 """
 

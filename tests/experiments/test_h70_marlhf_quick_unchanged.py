@@ -3,7 +3,8 @@
 The reward fit now sums the likelihood over the distinct compared pairs (weighted by their counts)
 and takes the row space of ``X`` from the SVD of ``diag(√c) U`` (the distinct rows ``U``), and the
 equilibrium search computes every candidate's deviation occupancies in one batched call. On seed 0
-the quick preset took 24.3-26.2 s CPU before and 1.7 s after (same process, same machine).
+the quick preset took 23-26 s CPU before and 2.0-2.2 s after (same process, same machine; 1.7 s
+before the separation LP of bradley_terry_mle was added).
 
 ``REFERENCE`` is the old code's ``to_json_dict()`` of ``run(Config.quick(), seed=0)`` (flattened;
 versions, wall time and the claims' prose left out). Tolerance: the new code reorders sums of at
