@@ -3,8 +3,8 @@
 Repeated squaring left each row's entry near 1 with an absolute error ``u`` that every squaring
 doubled, so after ``k`` squarings ``2^k u`` leaked into the small entries: ``t_mix(1/4)`` of the
 two-state chain with laziness ``1 − 1e-12`` came out 346581256853 instead of 346581257254, and 57
-of the 120 slow chains drawn below (lazy, near-deterministic cycles, nearly decomposable; mixing
-times 1e5..1e12) were off by up to 1.1e8 steps.
+of 120 seeded slow chains of the kinds drawn below (lazy, near-deterministic cycles, nearly decomposable; mixing
+times 3e3..1.3e12) were off by up to 5.9e6 steps.
 
 Reference: ``d(t) = max_s ½ Σ_j |P^t(s, j) − μ_j|`` in 80-digit decimal arithmetic (the float
 entries converted exactly; ``μ`` by exact rational elimination), ``P^t`` by repeated squaring
