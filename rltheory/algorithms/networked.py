@@ -65,7 +65,9 @@ import numpy as np
 from .networked_joint import (
     MAX_JOINT_BYTES,
     _check_joint_size,
+    _check_rewards,
     _check_thetas,
+    _in_range,
     agent_q_functions,
     joint_mdp,
     joint_policy,
@@ -106,6 +108,11 @@ def _truncate(net: NetworkedMDP, d: Any, Qj: Any, N: tuple[int, ...]) -> Any:
     no conditional expectation; it takes the plain average there instead (any weights
     are allowed, Qu et al. 2020, Lemma 3), which the gradient multiplies by ``d = 0``.
     It used to be ``0/0 = nan``, and the NaN reached every gradient entry of the agent.
+
+    The weights are normalised before they multiply ``Q_j`` (``Σ (w/Σw) Q_j``, and
+    ``Σ Q_j/m`` for the plain average over ``m`` entries): the sum ``Σ w Q_j`` of the uniform
+    weights ``w = 1`` overflowed where every ``Q_j`` was in range (``Q_j ≈ 7.5e307`` on a path of
+    3, 16 entries averaged), and ``ĝ`` came back ``inf``/``nan`` for a finite exact value.
     """
     xp = net.xp
     n, S, A = net.n, net.S_local, net.A_local
@@ -115,11 +122,14 @@ def _truncate(net: NetworkedMDP, d: Any, Qj: Any, N: tuple[int, ...]) -> Any:
     qT = xp.reshape(Qj, (S,) * n + (A,) * n)
     if not drop:
         return Qj
-    num = xp.sum(dT * qT, axis=drop, keepdims=True)
     den = xp.sum(dT, axis=drop, keepdims=True)
     visited = den > 0
-    plain = xp.mean(qT, axis=drop, keepdims=True)
-    out = xp.where(visited, num / xp.where(visited, den, xp.ones_like(den)), plain)
+    num = xp.sum((dT / xp.where(visited, den, xp.ones_like(den))) * qT, axis=drop, keepdims=True)
+    m = 1
+    for k in drop:
+        m *= S if k < n else A
+    plain = xp.sum(qT / m, axis=drop, keepdims=True)
+    out = xp.where(visited, num, plain)
     out = xp.broadcast_to(out, (S,) * n + (A,) * n)
     return xp.reshape(out, (S**n, A**n))
 
@@ -145,14 +155,22 @@ def _truncated(
         raise ValueError(f"weights must be 'uniform' or 'occupancy'; got {weights!r}")
     Nk = neighborhoods(net.graph, kappa)
     w = d if weights == "occupancy" else xp.ones_like(d)
-    Qt = [_truncate(net, w, Qs[j, ...], Nk[j]) for j in range(net.n)]
     out = []
-    for i in range(net.n):
-        Qhat = Qt[Nk[i][0]]
-        for j in Nk[i][1:]:
-            Qhat = Qhat + Qt[j]
-        out.append(_projection_for(net, d * Qhat, pis[i], i) / (1.0 - net.gamma))
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused by the callers)
+        Qt = [_truncate(net, w, Qs[j, ...], Nk[j]) for j in range(net.n)]
+        for i in range(net.n):
+            Qhat = Qt[Nk[i][0]]
+            for j in Nk[i][1:]:
+                Qhat = Qhat + Qt[j]
+            out.append(_projection_for(net, d * Qhat, pis[i], i) / (1.0 - net.gamma))
     return out
+
+
+def _gradients_in_range(net: NetworkedMDP, gs: list[Any], fname: str, what: str, R: Any) -> None:
+    """Located ``ValueError`` for a gradient entry beyond the float range (it came back as
+    ``inf`` or ``nan`` where the exact gradient, ``~ n max|r|/(1−γ)²``, overflows)."""
+    for i, gi in enumerate(gs):
+        _in_range(net, gi, fname, f"{what} of agent {i}", R, "n max|r_j|/(1-gamma)^2")
 
 
 def truncated_policy_gradient(
@@ -175,6 +193,9 @@ def truncated_policy_gradient(
         ``kappa`` negative or not an integer; unknown ``weights``; wrong ``thetas`` shapes; a
         dense joint array beyond :data:`~rltheory.algorithms.networked_joint.MAX_JOINT_BYTES`
         (``2**31`` bytes) or more than 64 joint axes.
+        A result beyond the float range of the model's dtype (the exact value overflows:
+        ``Q_j ~ max|r|/(1−γ)``, the gradient ``~ n max|r|/(1−γ)²``), the function, the
+        quantity and ``max|r_j|`` named.
     """
     _check_net(net)
     _check_joint_size(net, "truncated_policy_gradient")
@@ -182,7 +203,10 @@ def truncated_policy_gradient(
     thetas = _check_thetas(net, thetas)
     Qs = agent_q_functions(net, thetas, R_agents)
     d = networked_occupancy(net, thetas)
-    return _truncated(net, Qs, d, local_softmax(thetas), kappa, weights)
+    out = _truncated(net, Qs, d, local_softmax(thetas), kappa, weights)
+    R = _check_rewards(net, R_agents)
+    _gradients_in_range(net, out, "truncated_policy_gradient", "the truncated gradient", R)
+    return out
 
 
 def truncation_errors(
@@ -199,6 +223,9 @@ def truncation_errors(
         included; the entry's index named), unknown ``weights``, wrong ``thetas``; a dense joint
         array beyond :data:`~rltheory.algorithms.networked_joint.MAX_JOINT_BYTES` (``2**31``
         bytes) or more than 64 joint axes (number of agents, joint states and actions, bytes named).
+        A result beyond the float range of the model's dtype (the exact value overflows:
+        ``Q_j ~ max|r|/(1−γ)``, the gradient ``~ n max|r|/(1−γ)²``, the squared error its
+        square), the function, the quantity and ``max|r_j|`` named.
     TypeError
         ``kappas`` a set or a dict (unordered: the errors would come in no defined order).
 
@@ -230,12 +257,27 @@ def truncation_errors(
     Qs = agent_q_functions(net, thetas, R_agents)
     d = networked_occupancy(net, thetas)
     pis = local_softmax(thetas)
-    Q = xp.sum(Qs, axis=0)
-    g = [_projection_for(net, d * Q, pis[i], i) / (1.0 - net.gamma) for i in range(net.n)]
+    R = _check_rewards(net, R_agents)
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        Q = xp.sum(Qs, axis=0)
+        g = [_projection_for(net, d * Q, pis[i], i) / (1.0 - net.gamma) for i in range(net.n)]
+    _gradients_in_range(net, g, "truncation_errors", "the gradient", R)
     out = []
     for k in ks:
         h = _truncated(net, Qs, d, pis, k, weights)
-        out.append(sum(float(xp.sum((a - b) ** 2)) for a, b in zip(g, h, strict=True)))
+        _gradients_in_range(net, h, "truncation_errors", f"the truncated gradient (kappa = {k})", R)
+        with np.errstate(over="ignore"):
+            e = sum(float(xp.sum((a - b) ** 2)) for a, b in zip(g, h, strict=True))
+        if not np.isfinite(e):  # the squared error ~ (n max|r|/(1-γ)^2)^2 overflows first
+            _in_range(
+                net,
+                xp.asarray([e], dtype=net.R_local.dtype),
+                "truncation_errors",
+                f"the squared error ||g^kappa - grad J||^2 (kappa = {k})",
+                R,
+                "(n max|r_j|/(1-gamma)^2)^2",
+            )
+        out.append(e)
     return np.asarray(out)
 
 

@@ -40,8 +40,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .._validate import check_finite
-from ..backend import array_namespace, as_float
+from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.model import FiniteMDP
 from .networked_model import NetworkedMDP, _check_net, neighborhoods
 
@@ -191,6 +193,30 @@ def _check_rewards(net: NetworkedMDP, R_agents: Any) -> Any:
     return R
 
 
+def _in_range(net: NetworkedMDP, x: Any, fname: str, what: str, R_agents: Any, bound: str) -> Any:
+    """Return ``x`` if finite, else the located ``ValueError`` for a quantity beyond the float range.
+
+    ``x`` is computed from finite, validated data, so a non-finite entry means the exact quantity is
+    not representable in the model's dtype: local rewards of 1e308 at ``γ = 0.5`` give
+    ``Q_j = 2e308``, which came back as ``inf`` and every gradient entry as ``nan`` without a
+    word. The message names the function, the quantity, ``max|r_j|``, the a-priori scale
+    ``bound`` (in units of ``max|r_j|``), the first non-finite entry and the remedy.
+    """
+    xp = net.xp
+    if bool(xp.all(xp.isfinite(x))):
+        return x
+    h = np.asarray(to_numpy(x))
+    idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h))[0])
+    M = float(np.max(np.abs(np.asarray(to_numpy(R_agents), dtype=np.float64))))
+    dt = net.R_local.dtype
+    raise ValueError(
+        f"{fname}: {what} left the {dt} range: max|r_j| = {M:.4g}, gamma = {net.gamma!r} (scale "
+        f"{bound}); largest {dt} number {float(xp.finfo(dt).max):.4g}; first non-finite entry "
+        f"(index {idx}) = {h[idx]}. Values scale with the rewards: divide R_local (or R_agents) by a "
+        f"power of 2, which is exact, and multiply the results back"
+    )
+
+
 def joint_policy(net: NetworkedMDP, thetas: Any) -> Any:
     r"""Joint product policy ``π(a|s) = Π_i π_i(a_i | s_{L_i})`` as an ``(S_l^n, A_l^n)`` array.
 
@@ -327,6 +353,9 @@ def agent_q_functions(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> A
     ValueError
         A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
         joint axes (the number of agents, joint states and actions and the bytes named).
+        A result beyond the float range of the model's dtype (the exact value overflows:
+        ``Q_j ~ max|r|/(1−γ)``, the gradient ``~ n max|r|/(1−γ)²``), the function, the
+        quantity and ``max|r_j|`` named.
     """
     _check_net(net)
     _check_joint_size(net, "agent_q_functions")
@@ -338,8 +367,12 @@ def agent_q_functions(net: NetworkedMDP, thetas: Any, R_agents: Any = None) -> A
     Rj = _agent_rewards(net, R_ag)  # (n, S^n, A^n)
     rpi = xp.sum(Rj * pi[None, ...], axis=-1)  # (n, S^n)
     M = xp.eye(S**n, dtype=Ppi.dtype) - net.gamma * Ppi
-    V = xp.linalg.solve(M, xp.matrix_transpose(rpi))  # (S^n, n)
-    return Rj + net.gamma * _expected_next(net, xp.matrix_transpose(V))
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        V = xp.linalg.solve(M, xp.matrix_transpose(rpi))  # (S^n, n)
+        Q = Rj + net.gamma * _expected_next(net, xp.matrix_transpose(V))
+    return _in_range(
+        net, Q, "agent_q_functions", "Q_j = r_j + gamma P V_j", R_ag, "max|r_j|/(1-gamma)"
+    )
 
 
 def networked_occupancy(net: NetworkedMDP, thetas: Any) -> Any:
@@ -418,12 +451,27 @@ def networked_policy_gradient(net: NetworkedMDP, thetas: Any, R_agents: Any = No
     ValueError
         A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
         joint axes (the number of agents, joint states and actions and the bytes named).
+        A result beyond the float range of the model's dtype (the exact value overflows:
+        ``Q_j ~ max|r|/(1−γ)``, the gradient ``~ n max|r|/(1−γ)²``), the function, the
+        quantity and ``max|r_j|`` named.
     """
     _check_net(net)
     _check_joint_size(net, "networked_policy_gradient")
     xp = net.xp
     thetas = _check_thetas(net, thetas)
-    Q = xp.sum(agent_q_functions(net, thetas, R_agents), axis=0)
-    d = networked_occupancy(net, thetas)
-    g = _score_projection(net, d * Q, local_softmax(thetas))
-    return [gi / (1.0 - net.gamma) for gi in g]
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        Q = xp.sum(agent_q_functions(net, thetas, R_agents), axis=0)
+        d = networked_occupancy(net, thetas)
+        g = _score_projection(net, d * Q, local_softmax(thetas))
+        g = [gi / (1.0 - net.gamma) for gi in g]
+    R = _check_rewards(net, R_agents)
+    for i, gi in enumerate(g):
+        _in_range(
+            net,
+            gi,
+            "networked_policy_gradient",
+            f"the gradient of agent {i}",
+            R,
+            "n max|r_j|/(1-gamma)^2",
+        )
+    return g
