@@ -38,7 +38,7 @@ import numpy as np
 
 from ..mdp.sample import _cdf, _check_rollout_length, _count, _rng
 from ..mdp.sample import _draw as _draw_cdf
-from .networked_joint import _check_thetas, local_softmax
+from .networked_joint import MAX_JOINT_BYTES, _check_thetas, local_softmax
 from .networked_model import NetworkedMDP, _check_net, _check_radius, neighborhoods
 
 __all__ = ["sample_rollouts", "local_critics", "sampled_truncated_gradient"]
@@ -242,10 +242,31 @@ def local_critics(
     -------
     list of arrays, agent ``j``'s of length ``(S_l A_l)^{|N_j^κ|}``, indexed by the mixed-radix
     code ``(s_{N}, a_{N})`` (states first, agents in increasing order).
+
+    Raises
+    ------
+    ValueError
+        Bad samples (located), ``kappa`` not a non-negative integer, or a table of more than
+        :data:`~rltheory.algorithms.networked_joint.MAX_JOINT_BYTES` (``2**31``) bytes (agent,
+        ``|N_j^κ|``, entries and bytes named): the tables are dense, so large ``κ`` on many agents
+        used to fail in numpy ("Unable to allocate 8.00 TiB", path of 20 at ``κ = 19``; "Python int
+        too large to convert to C long" on a path of 40). :func:`sampled_truncated_gradient`
+        needs the critics at the sampled blocks only and has no such limit.
     """
     _check_net(net)
     Nk = neighborhoods(net.graph, _check_radius(kappa, "kappa"))
     states, actions, returns = _check_samples(net, states, actions, returns)
+    SA = net.S_local * net.A_local
+    for j in range(net.n):
+        size = SA ** len(Nk[j])
+        if 8 * size > MAX_JOINT_BYTES:
+            raise ValueError(
+                f"local_critics: agent {j}'s table over its kappa-hop block (|N_{j}^kappa| = "
+                f"{len(Nk[j])} agents at kappa = {kappa}) has (S_l A_l)^{len(Nk[j])} = {SA}^"
+                f"{len(Nk[j])} entries, {float(8 * size):.3g} bytes, over the cap MAX_JOINT_BYTES = "
+                f"2**31 bytes; use a smaller kappa (sampled_truncated_gradient evaluates the "
+                f"critics at the sampled blocks only)"
+            )
     out = []
     for j in range(net.n):
         idx = _block_index(net, states, actions, Nk[j])
@@ -280,11 +301,18 @@ def sampled_truncated_gradient(
     states, actions, returns = _check_samples(net, states, actions, returns)
     pis = [np.asarray(p) for p in local_softmax(thetas)]
     K = states.shape[0]
-    critics = local_critics(net, states, actions, returns, kappa)
     Nk = neighborhoods(net.graph, kappa)
-    qs = np.stack(
-        [critics[j][_block_index(net, states, actions, Nk[j])] for j in range(net.n)], axis=1
-    )
+    # the critic Q̂_j^κ at each sample's own block: the mean of G_j over the samples sharing it
+    # (as local_critics, whose dense tables of (S_l A_l)^|N_j^κ| entries were built here and
+    # failed in numpy for large κ on many agents; the samples hit at most K blocks)
+    qs = np.empty((K, net.n))
+    for j in range(net.n):
+        cols = list(Nk[j])
+        _, grp = np.unique(
+            np.concatenate([states[:, cols], actions[:, cols]], axis=1), axis=0, return_inverse=True
+        )
+        grp = grp.reshape(-1)
+        qs[:, j] = (np.bincount(grp, weights=returns[:, j]) / np.bincount(grp))[grp]
     rows = _policy_rows(net, states)
     out = []
     for i in range(net.n):
