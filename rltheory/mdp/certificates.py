@@ -231,6 +231,31 @@ class _Roundoff:
             2.0 * c * eps + 2.0 * e / (1.0 - g), 2.0 * (2.0 * c * eps + e + 2.0 * self.u * V_norm)
         )
 
+    def flow_advantages(self, mdp: FiniteMDP, v: Any) -> tuple[Any, Any]:
+        r"""``(D, e)``: ``D(s, a) = Q_v(s, a) − v(s)`` formed as
+        ``r(s, a) − (1−γ)v(s) + γ Σ_j P(j|s, a)(v(j) − v(s))``, and ``e`` per instance with every
+        entry within ``e`` of the exact one for the stochastic ``P/σ``.
+
+        The terms have the size of the rewards, of ``(1−γ)v`` and of the spread of ``v``; the
+        direct ``Q_v − v`` rounds ``γPv`` to ``ε‖v‖∞``, up to ``ε·max|r|/(1−γ)``, which the
+        certificates divide by ``1 − γ`` again. With ``t = |r| + (1−γ)|v| + γΣ_j P|v(j) − v(s)|``:
+        ``e = γ_{S+6}·max t + δ/(1−δ)·γ max Σ_j P|v(j) − v(s)| + η`` (``S + 5`` roundings per
+        entry; ``P/σ`` differs from ``P`` by a factor within ``δ/(1−δ)`` of 1, and the exact
+        ``Σ_j P(j)/σ = 1`` makes ``(P/σ)v − v = Σ_j (P(j)/σ)(v(j) − v(s))``). ``O(S²A)``, as ``Q``.
+        """
+        xp, g = self.xp, self.gamma
+        pw = mdp.P * (v[..., None, None, :] - v[..., :, None, None])
+        apw = xp.sum(xp.abs(pw), axis=-1)
+        D = mdp.R - (1.0 - g) * v[..., None] + g * xp.sum(pw, axis=-1)
+        t = xp.abs(mdp.R) + (1.0 - g) * xp.abs(v)[..., None] + g * apw
+        a = higham_gamma(mdp.S + 6, self.u)
+        e = (
+            a * xp.max(t, axis=(-2, -1))
+            + (self.delta / (1.0 - self.delta)) * g * xp.max(apw, axis=(-2, -1))
+            + self.under
+        )
+        return D, e
+
     def span_bounds(self, v: Any, Tv: Any, D: Any) -> tuple[Any, Any, Any]:
         r"""``(V, bound, floor)`` of the span certificate of ``v`` (computed ``Tv``, ``Δ = Tv − v``).
 

@@ -3,7 +3,9 @@
 ``I − γP_π`` is nearly singular as γ → 1: a plain LU solve errs by ``ε‖V‖/(1−γ)``. The kernels
 form its diagonal as ``(1−γ) + γΣ_{j≠s}P_π(s, j)`` and refine the solve with a flow-form residual
 (``bellman._policy_values``), so the error stays at a few ``ε·max|r|/(1−γ)`` (the size of ``V``).
-The models have dyadic transition rows (multiples of 1/64), so the stored rows sum to 1 exactly
+policy_iteration's certificate forms its residuals in flow form
+(``_Roundoff.flow_advantages``), so it comes down to the rounding of ``V``. The models have dyadic
+transition rows (multiples of 1/64), so the stored rows sum to 1 exactly
 and the fraction solve is the exact value of the stored model.
 """
 
@@ -13,6 +15,7 @@ import numpy as np
 import pytest
 
 from rltheory.mdp import FiniteMDP, evaluate_policy, policy_iteration, state_occupancy
+from rltheory.mdp.certificates import _Roundoff
 from rltheory.testing import exact_solve
 
 G64 = 1.0 - 1e-12
@@ -155,3 +158,48 @@ def test_refined_kernels_broadcast_batches_as_the_single_calls():
         np.testing.assert_allclose(D[i], state_occupancy(one, pis[0], mus[i]), rtol=0, atol=1e-15)
         exact = _exact_occupancy(Ps[0][np.arange(4), pis[0]], G64, mus[i])
         assert np.abs(D[i] - exact).max() <= 8.0 * np.finfo(np.float64).eps
+
+
+def _exact_optimum(P, R, gamma):
+    pols = [np.array([(k >> s) & 1 for s in range(4)]) for k in range(16)]
+    vals = {tuple(p): _exact_values(P[np.arange(4), p], R[np.arange(4), p], gamma) for p in pols}
+    return np.max(np.stack(list(vals.values())), axis=0), vals
+
+
+@pytest.mark.parametrize("sticky", [False, True])
+def test_pi_bound_is_at_the_rounding_of_v_near_gamma_one(sticky):
+    # V is right to a few units in the last place (bellman._policy_values) and the certificate
+    # now says so: at most 4u‖V‖∞/(1−γ), where the direct residual's allowance alone is
+    # 2γ_{S+2}γ‖V‖∞/(1−γ) ≈ 12u‖V‖∞/(1−γ) (measured 2.5e-3‖V‖∞ at γ = 1 − 1e-12; now 2e-4 at most)
+    u = np.finfo(np.float64).eps / 2
+    for seed in range(4):
+        P, R = _dyadic_model(seed, sticky=sticky)
+        mdp = FiniteMDP(P, R, gamma=G64)
+        sol = policy_iteration(mdp)
+        v_star, vals = _exact_optimum(P, R, mdp.gamma)
+        v_pi = vals[tuple(int(a) for a in sol.policy)]
+        bound = float(sol.bound)
+        assert np.max(v_star - v_pi) <= bound and np.max(np.abs(sol.V - v_star)) <= bound
+        assert bound <= 4.0 * u * np.abs(sol.V).max() / (1.0 - mdp.gamma), (seed, bound)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "gamma"), [(np.float64, 0.9), (np.float64, G64), (np.float32, G32)]
+)
+def test_flow_advantages_are_within_their_allowance_of_the_exact_ones(dtype, gamma):
+    # D(s, a) = r(s, a) + γ Σ_j P(j|s, a) V(j) − V(s) in fractions, at a V that is not V^π
+    rng = np.random.default_rng(7)
+    for seed in range(4):
+        P, R = _dyadic_model(seed, sticky=seed % 2 == 1)
+        mdp = FiniteMDP(P.astype(dtype), R.astype(dtype), gamma=gamma)
+        V = (rng.standard_normal(4) + 1e3 * rng.standard_normal()).astype(dtype) / (1 - gamma)
+        D, e = _Roundoff(mdp).flow_advantages(mdp, V)
+        g = Fraction(mdp.gamma)
+        for s in range(4):
+            for a in range(2):
+                exact = (
+                    Fraction(float(mdp.R[s, a]))
+                    + g * sum(Fraction(float(P[s, a, j])) * Fraction(float(V[j])) for j in range(4))
+                    - Fraction(float(V[s]))
+                )
+                assert abs(Fraction(float(D[s, a])) - exact) <= Fraction(float(e))
