@@ -337,12 +337,12 @@ def state_occupancy(mdp: FiniteMDP, pi: Any, mu: Any = None) -> Any:
     One linear solve of ``(I − γP_π)^T``, ``O(S^3)`` per instance, with the diagonal
     ``(1−γ) + γΣ_{j≠s}P_π(s, j)`` (no cancellation), then a division by ``Σ_s d(s)`` (1 in exact
     arithmetic), so the computed ``d`` sums to 1 to round-off for every γ < 1. That solve errs by
-    about ``eps·κ``, ``κ = (1+γ)/(1−γ)``; where this exceeds both ``64·eps`` and ``2^-30``, ``d``
-    is instead ``μᵀW`` with the columns of ``W = (1−γ)(I − γP_π)^{-1}`` solved and refined to a
-    few ``eps`` each (``O(S^3)`` per refinement step, a few times the cost of the plain solve),
-    so its entries are within a few ``eps`` of the exact ones at any γ (at γ = 1 − 10⁻¹² the
-    plain solve misplaced 5.5e-6 of mass between two closed classes, in float32 at
-    γ = 1 − 2⁻²⁰ 2.9e-3). The flow constraints hold to the error times ``1−γ``.
+    about ``eps·κ``, ``κ = (1+γ)/(1−γ)``; where this exceeds both ``64·eps`` and ``2^-30`` (and
+    ``S ≤ 512``), ``d`` is instead ``μᵀW`` with the columns of ``W = (1−γ)(I − γP_π)^{-1}``
+    solved and refined to a few ``eps`` each (``O(S^3)`` elementwise work per refinement step,
+    several times the cost of the plain solve), so its entries are within a few ``eps`` of the
+    exact ones at any γ (at γ = 1 − 10⁻¹² the plain solve misplaced 5.5e-6 of mass between two
+    closed classes, in float32 at γ = 1 − 2⁻²⁰ 2.9e-3). The flow constraints hold to the error times ``1−γ``.
     """
     _discount(mdp, None, "state_occupancy")
     if mu is not None:
@@ -368,9 +368,10 @@ def _state_occupancy(mdp: FiniteMDP, pi: Any, mu: Any = None) -> Any:
     # policy): broadcasting mu to M's batch alone failed with numpy's 'input operand has more
     # dimensions than allowed by the axis remapping'
     kappa = (1.0 + g) / (1.0 - g)  # ‖(I − γP_π)^{-1}‖∞‖I − γP_π‖∞ ≤ κ
-    if kappa <= 64.0 or kappa * float(xp.finfo(Ppi.dtype).eps) <= 2.0**-30:
+    if kappa <= 64.0 or kappa * float(xp.finfo(Ppi.dtype).eps) <= 2.0**-30 or mdp.S > 512:
         # one solve of the transposed system, within about ε·κ of d (≤ 64ε, or ≤ 1e-9); the
-        # cancellation-free diagonal where 1 − γ is below 1/32
+        # cancellation-free diagonal where 1 − γ is below 1/32. (Beyond S = 512 the columns'
+        # refinement below, O(S³) elementwise work per step, would cost 10–100 solves.)
         M = xp.matrix_transpose(
             _eye(xp, mdp.S, Ppi) - g * Ppi if kappa <= 64.0 else _evaluation_matrix(xp, g, Ppi)[0]
         )

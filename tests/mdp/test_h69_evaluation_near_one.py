@@ -203,3 +203,18 @@ def test_flow_advantages_are_within_their_allowance_of_the_exact_ones(dtype, gam
                     - Fraction(float(V[s]))
                 )
                 assert abs(Fraction(float(D[s, a])) - exact) <= Fraction(float(e))
+
+
+def test_large_models_keep_the_one_solve_occupancy():
+    # S > 512: one transposed solve (cancellation-free diagonal), not the O(S^3)-per-step
+    # refinement of the columns; d is a distribution satisfying the flow equation to the solve's
+    # error times 1 − γ
+    rng = np.random.default_rng(3)
+    S, gamma = 520, 1.0 - 1e-6
+    P = rng.dirichlet(np.full(S, 0.1), size=(S, 1))
+    d = np.asarray(
+        state_occupancy(FiniteMDP(P, np.zeros((S, 1)), gamma=gamma), np.zeros(S, dtype=int))
+    )
+    assert np.all(d >= 0) and abs(d.sum() - 1.0) <= 4 * S * np.finfo(np.float64).eps
+    flow = d - ((1 - gamma) / S + gamma * P[:, 0, :].T @ d)
+    assert np.abs(flow).max() <= 1e-12
