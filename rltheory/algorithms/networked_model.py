@@ -103,7 +103,8 @@ class NetworkedMDP:
     Parameters
     ----------
     graph : networkx.Graph
-        Connected undirected graph on the nodes ``0..n−1`` (agents).
+        Connected undirected graph on the nodes ``0..n−1`` (agents). The model keeps a frozen
+        copy (``networkx.freeze``): later changes to the caller's graph do not reach it.
     P_local : sequence of arrays
         ``P_local[i]`` has shape ``(S_l,)*|N_i| + (A_l, S_l)``: axis ``k < |N_i|``
         is the state of the ``k``-th agent of ``N_i`` (sorted), then ``a_i``, then
@@ -141,6 +142,12 @@ class NetworkedMDP:
     def __post_init__(self) -> None:
         g = self.graph
         n = _check_graph(g, model=True)
+        # a frozen copy: the kernels' axes follow the neighbourhoods of this graph, and the caller's
+        # graph stayed mutable: rewiring the 4-ring 0-1-2-3 into 0-2-1-3 after construction (same
+        # degrees, so the same kernel shapes) changed networked_policy_gradient by 0.198 silently,
+        # and an added edge made it fail with numpy's "cannot reshape array of size 16"
+        g = nx.freeze(g.copy())
+        object.__setattr__(self, "graph", g)
         gamma = check_discount(self.gamma, allow_none=False)  # numpy scalars pass, bools do not
         if (
             isinstance(self.policy_radius, bool)
