@@ -71,6 +71,10 @@ def check_probability(
     if not bool(xp.all(dev <= atol * max(1, x.shape[-1]) ** 0.5 + atol)):
         sums = to_numpy(xp.sum(x, axis=-1))
         idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(sums - 1.0)), sums.shape))
+        if not idx:  # one row (an unbatched distribution): there is no worst row to locate
+            raise InvalidModelError(
+                f"each {row} must sum to 1 (atol={atol:g}); it sums to {sums[idx]:.12g}"
+            )
         raise InvalidModelError(
             f"each {row} must sum to 1 (atol={atol:g}); worst row {_where(idx, names[:-1])} "
             f"sums to {sums[idx]:.12g}"
