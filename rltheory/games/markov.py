@@ -45,6 +45,7 @@ from .._validate import (
 )
 from ..backend import array_namespace, as_float, to_numpy
 from ..errors import InvalidModelError
+from ..mdp._batch_indexing import select_batch
 from ..mdp.model import FiniteMDP, _ArrayModel, _discount_in_dtype, _prepare_mu, _prepare_rewards
 
 __all__ = ["ZeroSumMarkovGame", "MarkovGame", "as_policy", "check_batches"]
@@ -203,18 +204,20 @@ class ZeroSumMarkovGame(_ArrayModel):
         return tuple(self.P.shape[:-4])
 
     def __getitem__(self, index: Any) -> ZeroSumMarkovGame:
-        if not self.batch_shape:
-            raise IndexError("a single (unbatched) ZeroSumMarkovGame cannot be indexed")
-        idx = index if isinstance(index, tuple) else (index,)
-        # the index addresses the batch axes only: trailing full slices pin the model axes, so an
-        # Ellipsis (g[..., 0]) selects along the last batch axis, not along s' or b
-        full = (slice(None),)
-        mu = (
-            self.initial_distribution()[idx + full]
-            if self.mu is not None and self.mu.ndim > 1
-            else self.mu
+        """Select games along the batch axes: ``batch[3]`` is the fourth game.
+
+        As :meth:`rltheory.mdp.FiniteMDP.__getitem__`: the index addresses the batch axes only
+        (an Ellipsis selects along the last batch axis, never along ``s``, ``a``, ``b`` or ``s'``),
+        numpy's indexing rules apply on every array namespace, and an unbatched game or an index
+        reaching into the model axes raises ``IndexError``.
+        """
+        idx = self._batch_index(index, "(S, A, B, S')")
+        mu = self.mu
+        if mu is not None and mu.ndim > 1:
+            mu = select_batch(self.initial_distribution(), idx, 1)
+        return ZeroSumMarkovGame(
+            select_batch(self.P, idx, 4), select_batch(self.R, idx, 3), self.gamma, mu
         )
-        return ZeroSumMarkovGame(self.P[idx + full * 4], self.R[idx + full * 3], self.gamma, mu)
 
     def stage_games(self, V: Any) -> Any:
         r"""``Q_V(s, a, b) = r(s, a, b) + γ Σ_s' P(s'|s, a, b) V(s')`` for ``V[..., S]``.
