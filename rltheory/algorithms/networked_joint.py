@@ -287,7 +287,8 @@ def joint_mdp(net: NetworkedMDP, R_agents: Any = None) -> FiniteMDP:
     ------
     ValueError
         A dense joint array beyond :data:`MAX_JOINT_BYTES` (``2**31`` bytes) or more than 64
-        joint axes (the number of agents, joint states and actions and the bytes named).
+        joint axes (the number of agents, joint states and actions and the bytes named); a joint
+        reward ``Σ_i r_i`` beyond the float range (``max|r_j|`` named).
     """
     _check_net(net)
     _check_joint_size(net, "joint_mdp")
@@ -301,7 +302,12 @@ def joint_mdp(net: NetworkedMDP, R_agents: Any = None) -> FiniteMDP:
         P = P * t
     P = xp.reshape(xp.broadcast_to(P, (S,) * n + (A,) * n + (S,) * n), (S**n, A**n, S**n))
     R_ag = _check_rewards(net, R_agents)
-    return FiniteMDP(P, _joint_reward(net, R_ag), net.gamma, net.initial_distribution())
+    # Σ_i r_i of finite local rewards can overflow (two agents at 1e308): it reached FiniteMDP as
+    # "R must be finite; R(s=0, a=0) = inf", naming a joint R the caller never gave
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
+        R = _joint_reward(net, R_ag)
+    R = _in_range(net, R, "joint_mdp", "the joint reward sum_i r_i(s_i, a_i)", R_ag, "n max|r_j|")
+    return FiniteMDP(P, R, net.gamma, net.initial_distribution())
 
 
 def _joint_reward(net: NetworkedMDP, R_agents: Any) -> Any:

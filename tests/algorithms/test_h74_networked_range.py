@@ -23,6 +23,7 @@ import pytest
 
 from rltheory.algorithms.networked import (
     agent_q_functions,
+    joint_mdp,
     networked_policy_gradient,
     sis_network,
     truncated_policy_gradient,
@@ -83,3 +84,20 @@ def test_overflowing_squared_truncation_error_is_refused_located() -> None:
         match=r"truncation_errors: the squared error \|\|g\^kappa - grad J\|\|\^2 \(kappa = 0\) left the float64",
     ):
         truncation_errors(net, th, [0, 1], 2.0**600 * R)
+
+
+def test_joint_reward_overflow_is_refused_located() -> None:
+    # two agents with local rewards 1e308: Σ_i r_i = 2e308 is beyond float64; the old message
+    # was FiniteMDP's "R must be finite; R(s=0, a=0) = inf" (a joint R nobody passed)
+    net = sis_network(nx.path_graph(2))
+    big = np.full((2, 2, 2), 1e308)
+    with pytest.raises(
+        ValueError,
+        match=r"joint_mdp: the joint reward sum_i r_i\(s_i, a_i\) left the float64 range",
+    ):
+        joint_mdp(net, big)
+    # in range: the joint reward is the sum of the local ones, entry by entry (index s_0 s_1, a_0 a_1)
+    half = np.full((2, 2, 2), 2.0**1022)
+    half[1, 1, 0] = -(2.0**1022)
+    R = np.asarray(joint_mdp(net, half).R)
+    assert R[0, 0] == 2.0**1023 and R[1, 0] == 0.0 and R[3, 0] == 0.0  # agent 1 at s=1, a=0
