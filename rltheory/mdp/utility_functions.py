@@ -103,7 +103,24 @@ def linear_utility(r: Any) -> OccupancyFunction:
     )
 
 
+def _host(d: Any) -> np.ndarray:
+    # values and gradients are computed in float64 whatever precision d came in: the entropy of a
+    # float32 occupancy summed in float32 was 3.9e-7 below its exact value (a random 4×5 table)
+    return np.asarray(to_numpy(d), dtype=np.float64)
+
+
+def _log_ratio(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``log(x/q)`` for ``x, q > 0``: the correctly rounded quotient's log where that quotient is a
+    normal float, else ``log x − log q`` (the quotient overflowed: ``x = 0.5``, ``q = 1e-320`` gave
+    ``inf`` for ``log(x/q) = 736.5``, or lost bits as a subnormal)."""
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        r = x / q
+        ok = np.isfinite(r) & (r >= np.finfo(np.float64).tiny)
+        return np.where(ok, np.log(np.where(ok, r, 1.0)), np.log(x) - np.log(q))
+
+
 def _xlogx_grad(d: np.ndarray) -> np.ndarray:
+    d = _host(d)
     with np.errstate(divide="ignore"):
         return np.where(d > 0, -np.log(np.where(d > 0, d, 1.0)) - 1.0, np.inf)
 
@@ -129,6 +146,7 @@ def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyF
     if kind == "state_action":
 
         def value(d: np.ndarray) -> float:
+            d = _host(d)
             p = d[d > 0]
             return float(-np.sum(p * np.log(p)))
 
@@ -138,11 +156,12 @@ def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyF
     E = np.kron(np.eye(S), np.ones((1, A)))
 
     def value_s(d: np.ndarray) -> float:
-        p = d.sum(-1)
+        p = _host(d).sum(-1)
         p = p[p > 0]
         return float(-np.sum(p * np.log(p)))
 
     def grad_s(d: np.ndarray) -> np.ndarray:
+        d = _host(d)
         return np.repeat(_xlogx_grad(d.sum(-1))[:, None], d.shape[1], axis=1)
 
     return OccupancyFunction(
@@ -162,7 +181,9 @@ def _check_expert(d_expert: Any) -> np.ndarray:
             f"d_expert must be a non-negative table summing to 1 (atol={atol:.3g}); sums to {dE.sum():.12g}, "
             f"min {dE.min():.3g}"
         )
-    return dE / dE.sum() if atol > PROB_ATOL else dE
+    # always divided by its sum: a table within atol of 1 but above it made KL(d‖d_E) negative (Gibbs's
+    # inequality broken: d = d_E/Σd_E with Σd_E = 1 + 9e-9 gave −9e-9)
+    return dE / dE.sum()
 
 
 def _kl_parts(dE: np.ndarray) -> tuple[Callable, Callable, Callable, Callable]:
@@ -177,18 +198,18 @@ def _kl_parts(dE: np.ndarray) -> tuple[Callable, Callable, Callable, Callable]:
         return cp.sum(cp.rel_entr(d[idx], q))
 
     def value(d: np.ndarray) -> float:
-        x = d.reshape(-1)
+        x = _host(d).reshape(-1)
         if np.any(x[off] > 1e-9):  # outside supp(d_E), beyond solver round-off
             return float("inf")
         xs = x[idx]
         pos = xs > 0
-        return float(np.sum(xs[pos] * np.log(xs[pos] / q[pos])))
+        return float(np.sum(xs[pos] * _log_ratio(xs[pos], q[pos])))
 
     def grad(d: np.ndarray) -> np.ndarray:
+        d = _host(d)
         out = np.full(d.size, np.inf)
         xs = d.reshape(-1)[idx]
-        with np.errstate(divide="ignore"):
-            out[idx] = np.where(xs > 0, np.log(np.where(xs > 0, xs, 1.0) / q) + 1.0, -np.inf)
+        out[idx] = np.where(xs > 0, _log_ratio(np.where(xs > 0, xs, 1.0), q) + 1.0, -np.inf)
         return out.reshape(d.shape)
 
     def domain(d: Any) -> list:
