@@ -121,6 +121,23 @@ def _slow_chain(rng, kind):
     return P
 
 
+@pytest.mark.parametrize("coupling", [2.0**-30, 2.0**-40])
+def test_balanced_blocks(coupling):
+    # two blocks [[1/2, 1/2], [1/2, 1/2]] coupled by 2^-30 / 2^-40: no entry of a row above 1/2, so
+    # forming the largest entry as a complement (2b3d9b6) did not help: 190530845645 for 190530846197
+    d = coupling
+    P = np.array(
+        [
+            [0.5 - d, 0.5 - d, d, d],
+            [0.5 - d, 0.5 - d, d, d],
+            [d, d, 0.5 - d, 0.5 - d],
+            [d, d, 0.5 - d, 0.5 - d],
+        ]
+    )
+    for eps in (0.25, 0.01):
+        assert int(mixing_time(P, eps)) == _tmix_reference(P, eps)
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("kind", ["lazy", "cycle", "blocks"])
 def test_slow_chains_match_reference(seed, kind):
