@@ -221,14 +221,24 @@ def lagrangian_gradient(
     if not isinstance(problem, SafeNetworkedProblem):  # old: "'str' object has no attribute 'net'"
         raise TypeError(f"problem must be a SafeNetworkedProblem; got {type(problem).__name__}")
     net = problem.net
-    _check_joint_size(net, "lagrangian_gradient")  # before the occupancy, whose P_π alone may not fit
+    _check_joint_size(
+        net, "lagrangian_gradient"
+    )  # before the occupancy, whose P_π alone may not fit
     thetas = _check_thetas(net, thetas)
     mu = _duals(problem, mu)
     lam = np.asarray(local_occupancies(net, networked_occupancy(net, thetas)))
     F, G = problem.values(lam)
     rt = problem.shadow_rewards(lam, mu)
-    k = net.diameter if kappa is None else kappa
-    g = truncated_policy_gradient(net, thetas, k, rt, weights="occupancy")
+    k = net.diameter if kappa is None else _check_radius(kappa, "kappa")
+    try:
+        g = truncated_policy_gradient(net, thetas, k, rt, weights="occupancy")
+    except ValueError as e:  # (inputs checked above: only a value beyond the float range is left)
+        # the message named agent_q_functions and "R_local (or R_agents)", neither of them given here
+        raise ValueError(
+            f"lagrangian_gradient: the shadow rewards r~_j = grad f_j - mu_j grad g_j (max|r~| = "
+            f"{float(np.max(np.abs(rt))):.4g}, max mu = {float(np.max(mu)):.4g}) give values beyond "
+            f"the float range; reduce mu or the utilities' scale. {e}"
+        ) from e
     return [(1.0 - net.gamma) * np.asarray(gi) for gi in g], F, G
 
 
@@ -346,7 +356,9 @@ def networked_primal_dual(
     if not isinstance(problem, SafeNetworkedProblem):
         raise TypeError(f"problem must be a SafeNetworkedProblem; got {type(problem).__name__}")
     net = problem.net
-    _check_joint_size(net, "networked_primal_dual")  # every iteration evaluates the exact joint model
+    _check_joint_size(
+        net, "networked_primal_dual"
+    )  # every iteration evaluates the exact joint model
     T, et, em, Lam, delta, K, gen = _pd_settings(
         iterations,
         eta_theta,
