@@ -301,9 +301,8 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
                 if batch
                 else ""
             )
-            # no value of d is printed: after k squarings round-off in P^(2^k) has grown by ~2^k
-            # machine epsilons, so at k = 62 the computed d is meaningless (it can exceed 1)
-            # round-off in d(t) even for fast chains
+            # no value of d is printed: an eigenvalue within round-off of 1 makes the computed d
+            # meaningless; eps below the round-off in d(t) is named as such, even for fast chains
             floor = 16.0 * S * float(xp.finfo(P.dtype).eps)
             if eps < floor:
                 raise ValueError(
@@ -313,8 +312,8 @@ def mixing_time(P: Any, eps: float = 0.25) -> Any:
                 )
             raise ValueError(
                 f"mixing_time: d(2^62) > eps = {eps}{where} in {P.dtype} arithmetic; the chain does not mix "
-                "in representable time, or its slowest eigenvalues lie within round-off of 1 (repeated "
-                "squaring then amplifies round-off ~2^62-fold), so t_mix(eps) cannot be computed"
+                "in representable time, or its slowest eigenvalues lie within round-off of 1, so "
+                "t_mix(eps) cannot be computed"
             )
         powers.append(_stochastic_product(xp, powers[-1], powers[-1]))
     M = eye
