@@ -166,6 +166,11 @@ def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
     return f"the CMDP is infeasible (HiGHS status {res.status}: {res.message}): {why}"
 
 
+#: Largest flow-row residual ``max_j |(A_eq q − μ)_j|`` accepted from a discounted q-LP without
+#: re-solving it on the normalised occupancy (ten times HiGHS's feasibility tolerance).
+_FLOW_TOL = 1e-9
+
+
 def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     r"""Solve a CMDP exactly by its occupancy-measure LP (scipy HiGHS dual simplex).
 
@@ -173,10 +178,11 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     with feasibility tolerances 1e-10 (if the simplex reports numerical trouble, status 4,
     as it can within ~1e-4 of the feasibility boundary, HiGHS's interior-point method with
     crossover is used instead: :func:`rltheory._numerics.highs_linprog`), which returns a basic
-    (vertex) solution. An *infeasible* or *unbounded* verdict on a discounted LP is re-examined on
-    the normalised occupancy ``d = (1−γ)q`` with the implied row ``Σd = 1`` (near ``γ = 1`` the rows
-    of ``q``, entries ``~1/(1−γ)``, cancel below HiGHS's absolute tolerances); only its verdict is
-    reported. The multipliers are
+    (vertex) solution. An *infeasible* or *unbounded* verdict on a discounted LP, numerical trouble
+    (status 4), or an optimal ``q`` whose flow rows miss ``μ`` by more than ``1e-9`` is re-examined
+    on the normalised occupancy ``d = (1−γ)q`` with the implied row ``Σd = 1`` (near ``γ = 1`` the
+    rows of ``q``, entries ``~1/(1−γ)``, cancel below HiGHS's absolute tolerances); only its answer
+    is reported when it solves. The multipliers are
     ``λ = −res.ineqlin.marginals ≥ 0`` (HiGHS marginals are ``∂(min objective)/∂b_ub``
     and the objective is ``−⟨r, q⟩``) and the flow duals ``−res.eqlin.marginals``.
 
@@ -251,7 +257,12 @@ def solve_cmdp(cmdp: ConstrainedMDP) -> CMDPSolution:
     # only a real infeasibility verdict gets the infeasibility diagnosis
     infeasible = res.status == 2 and "model error" not in str(res.message).lower()
     q_scale, sum_row = 1.0, 0.0
-    if (infeasible or res.status == 3) and cmdp.gamma is not None:
+    # An "optimal" q can miss its flow rows by far more than the tolerance it was solved at: at
+    # γ = 1 − 1e-9 HiGHS returned q with |A_eq q − μ| = 2e-8, whose policy broke a tight constraint
+    # by 1.5e-7 of b and was worth 1.1e-7 less than reported (value 0.754124691 per step, true
+    # optimum 0.754124774); such an answer is re-solved in the normalised form below too.
+    loose = res.status == 0 and float(np.max(np.abs(A_eq @ res.x - b_eq))) > _FLOW_TOL
+    if (infeasible or res.status in (3, 4) or loose) and cmdp.gamma is not None:
         # Near γ = 1 the flow rows of q (entries ~1/(1−γ) cancelling to μ) are below HiGHS's absolute
         # tolerances: at γ = 1 − 1e-12 a CMDP with min V_C = 1.4e11 < b = 5e11 was declared infeasible,
         # and at γ = 1 − 1e-10 others unbounded (never true: Σq = 1/(1−γ) bounds the polytope).
