@@ -95,3 +95,26 @@ def test_solve_cmdp_matches_the_exact_lp_near_gamma_one(case, k):
     value, costs = evaluate_cmdp(cmdp, sol.policy)
     assert abs(value - float(exact)) <= 1e-9 * float(exact)
     assert np.all(np.asarray(costs) <= b * (1 + 1e-9))
+
+
+def test_a_discounted_lp_in_trouble_in_both_forms_is_a_solver_error_with_its_status(monkeypatch):
+    """Status 4 from the q-LP and from its normalised re-solve: the SolverError carries the status."""
+    import rltheory.mdp.constrained as con  # noqa: PLC0415
+
+    real = con.highs_linprog
+
+    def troubled(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.status, res.message = 4, "numerical difficulties (forced by the test)"
+        return res
+
+    monkeypatch.setattr(con, "highs_linprog", troubled)
+    P = np.array([[[0.5, 0.5], [1.0, 0.0]], [[0.0, 1.0], [0.5, 0.5]]])
+    cmdp = ConstrainedMDP(
+        FiniteMDP(P, np.ones((2, 2)), gamma=0.9), np.ones((1, 2, 2)), np.array([100.0])
+    )
+    with pytest.raises(
+        con.SolverError, match=r"HiGHS failed on the CMDP LP \(status 4\): numer"
+    ) as info:
+        solve_cmdp(cmdp)
+    assert info.value.status == 4
