@@ -61,7 +61,7 @@ def _certify(
         gvals = np.array([G.value(D) for G, _ in cons])
         grad = objective.gradient(D)
         gradG = [np.asarray(G.gradient(D), dtype=float) for G, _ in cons]
-        lgrad = grad - sum((lam[i] * gradG[i] for i in range(len(cons))), np.zeros((S, A)))
+        lgrad = _lagrangian_reward(np.asarray(grad, dtype=float), lam, gradG)
         # reduced gradient in the solved (unit) scale, optimal iff g <= 0 and g ⊙ d = 0 (g = −s/ρ). Formed
         # in the original units (ρν with ρ = 2^1023 for rewards 1.7e308) it overflowed to NaN in every
         # coordinate, so no sign condition was checked, and for subnormal rewards it lost bits
@@ -95,6 +95,24 @@ def _certify(
         lagrangian_reward=lgrad,
         kkt_residual=float(max(parts)),
     )
+
+
+def _lagrangian_reward(grad: np.ndarray, lam: np.ndarray, gradG: list[np.ndarray]) -> np.ndarray:
+    """``∇F − Σ_i λ_i ∇G_i`` with ``−inf`` on the pairs the domains forbid and ``0·∞ = 0``.
+
+    A concave ``F`` with ``∂F/∂d(s,a) = −inf``, or a convex ``G_i`` with ``+inf``, is ``∓inf`` as soon as
+    ``d(s,a)`` grows (a one-sided derivative of a function finite on a segment is finite), so the pair
+    is outside the feasible set whatever ``λ``: its reward is ``−inf``. Elsewhere a multiplier 0 adds
+    nothing. Formed as written, an inactive KL constraint (``λ = 0``) whose target has a zero gave
+    ``0·inf = nan`` there, and an entropy objective under an active one ``inf − inf = nan``.
+    """
+    forbidden = grad == -np.inf
+    out = grad.copy()
+    for li, gi in zip(lam, gradG, strict=True):
+        forbidden |= gi == np.inf
+        if li != 0:
+            out = out - li * gi
+    return np.where(forbidden, -np.inf, out)
 
 
 def _polish(
@@ -172,8 +190,8 @@ def _polish(
         z = np.zeros(n)
         z[P] = np.exp(u)
         gF, gG = grads(z)
-        h = gF - sum((la[j] * gG[i] for j, i in enumerate(act)), np.zeros(n))
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # (inf − inf off P, where h is not used)
+            h = gF - sum((la[j] * gG[i] for j, i in enumerate(act)), np.zeros(n))
             Gv = [(cons[i][0].value(z.reshape(S, A)) - bs[i]) / rhos[i] for i in act]
         e = np.concatenate([h[P] - M.T[P] @ nu, M @ z - c, Gv])
         return (z, e) if np.all(np.isfinite(e)) else None
@@ -195,8 +213,9 @@ def _polish(
             zp[j] *= math.exp(delta)
             zm[j] *= math.exp(-delta)
             (fp, Gp), (fm, Gm) = grads(zp), grads(zm)
-            hp = fp - sum((la[a] * Gp[i] for a, i in enumerate(act)), np.zeros(n))
-            hm = fm - sum((la[a] * Gm[i] for a, i in enumerate(act)), np.zeros(n))
+            with np.errstate(all="ignore"):  # (only the rows in P are used)
+                hp = fp - sum((la[a] * Gp[i] for a, i in enumerate(act)), np.zeros(n))
+                hm = fm - sum((la[a] * Gm[i] for a, i in enumerate(act)), np.zeros(n))
             J[:p, col] = (hp[P] - hm[P]) / (2 * delta)
         gF, gG = grads(z)
         J[:p, p : p + nu.size] = -M.T[P]
