@@ -111,6 +111,11 @@ def spectral_gap(P: Any) -> SpectralGap:
     relative accuracy (9e-4 for a cycle with laziness ``1 − 2⁻⁴⁰``); the absolute gap is
     ``min (2 Re ℓ − |ℓ|²)/(1 + |1 − ℓ|)``. Larger gaps come from the spectrum of ``P``.
 
+    Accuracy: the symmetric path keeps small gaps to high relative accuracy (3e-11 on reversible
+    chains whose blocks are coupled by 1e-12). The general eigen-solver of non-reversible chains
+    is backward stable only: a small gap carries an absolute error of about ``u`` (≤ 2.5e-16 on
+    seeded two-block chains), i.e. a relative error ``u/gap`` — 4e-5 at coupling 1e-12.
+
     The absolute gap governs geometric convergence: ``‖P^t(s,·) − μ‖`` decays like
     ``(1 − γ*)^t`` (LPW Thm 12.4 for reversible chains; the second-largest
     eigenvalue modulus in general).
