@@ -177,9 +177,13 @@ def _check_expert(d_expert: Any) -> np.ndarray:
     atol = _source_atol(src, np) if src is not None and src.dtype.kind in "fiub" else PROB_ATOL
     dE = _as_table(d_expert, "d_expert")
     if np.any(dE < 0) or abs(dE.sum() - 1.0) > atol:
+        # the most negative entry is named by its pair (a table summing to 1 with one entry −0.1 read
+        # only "min -0.1")
+        s, a = (int(i) for i in np.unravel_index(np.argmin(dE), dE.shape))
+        where = f"; d_expert[s={s}, a={a}] = {dE[s, a]:.3g} < 0" if dE[s, a] < 0 else ""
         raise ValueError(
             f"d_expert must be a non-negative table summing to 1 (atol={atol:.3g}); sums to {dE.sum():.12g}, "
-            f"min {dE.min():.3g}"
+            f"min {dE.min():.3g}{where}"
         )
     # always divided by its sum: a table within atol of 1 but above it made KL(d‖d_E) negative (Gibbs's
     # inequality broken: d = d_E/Σd_E with Σd_E = 1 + 9e-9 gave −9e-9)

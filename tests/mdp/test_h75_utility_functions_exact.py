@@ -84,3 +84,11 @@ def test_kl_of_a_float32_occupancy_is_exact_in_float64():
     G = kl_divergence(dE)
     assert G.value(d) == pytest.approx(float(_kl_exact(d, dE)), rel=1e-14)
     np.testing.assert_array_equal(G.gradient(d), G.gradient(d.astype(np.float64)))
+
+
+@pytest.mark.parametrize("make", [kl_divergence, neg_kl_utility])
+def test_a_negative_expert_entry_is_named_by_its_pair(make):
+    # a table summing to 1 with d_E(1, 0) = −0.1 read "...; sums to 1, min -0.1" (no location)
+    bad = [[0.4, 0.3], [-0.1, 0.4]]
+    with pytest.raises(ValueError, match=r"d_expert\[s=1, a=0\] = -0\.1 < 0"):
+        make(bad)
