@@ -66,6 +66,36 @@ class OccupancyFunction:
     shape: tuple[int, int]
     domain: Callable[[Any], list] | None = None
 
+    def __post_init__(self) -> None:
+        # checked once here: a misspelt curvature ("Concave") or a list shape ([2, 2]) was accepted and
+        # surfaced later, if at all (a list shape never equals the model's (S, A) tuple)
+        if self.curvature not in ("affine", "concave", "convex"):
+            raise ValueError(
+                f"OccupancyFunction {self.name!r}: curvature must be 'affine', 'concave' or 'convex'; "
+                f"got {self.curvature!r}"
+            )
+        for field in ("expression", "value", "gradient"):
+            if not callable(getattr(self, field)):
+                raise TypeError(
+                    f"OccupancyFunction {self.name!r}: {field} must be callable; "
+                    f"got {type(getattr(self, field)).__name__}"
+                )
+        if self.domain is not None and not callable(self.domain):
+            raise TypeError(
+                f"OccupancyFunction {self.name!r}: domain must be callable or None; "
+                f"got {type(self.domain).__name__}"
+            )
+        shape = tuple(self.shape) if isinstance(self.shape, (tuple, list)) else None
+        if shape is None or len(shape) != 2:
+            raise ValueError(
+                f"OccupancyFunction {self.name!r}: shape must be a pair (S, A); got {self.shape!r}"
+            )
+        shape = (
+            check_int(shape[0], f"OccupancyFunction {self.name!r}: shape[0] (S)"),
+            check_int(shape[1], f"OccupancyFunction {self.name!r}: shape[1] (A)"),
+        )
+        object.__setattr__(self, "shape", shape)
+
 
 def _as_table(x: Any, field: str, shape: tuple[int, int] | None = None) -> np.ndarray:
     # as_float refuses complex and text by name (a float cast dropped imaginary parts with a warning)

@@ -8,7 +8,15 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from rltheory.mdp.utility_functions import entropy_utility, kl_divergence, neg_kl_utility
+from rltheory.mdp import FiniteMDP
+from rltheory.mdp.utility import solve_general_utility
+from rltheory.mdp.utility_functions import (
+    OccupancyFunction,
+    entropy_utility,
+    kl_divergence,
+    linear_utility,
+    neg_kl_utility,
+)
 
 mp.mp.dps = 50
 
@@ -92,3 +100,36 @@ def test_a_negative_expert_entry_is_named_by_its_pair(make):
     bad = [[0.4, 0.3], [-0.1, 0.4]]
     with pytest.raises(ValueError, match=r"d_expert\[s=1, a=0\] = -0\.1 < 0"):
         make(bad)
+
+
+def _parts():
+    f = linear_utility(np.ones((2, 2)))
+    return f.expression, f.value, f.gradient
+
+
+@pytest.mark.parametrize(
+    "curvature, shape, err, match",
+    [
+        ("Concave", (2, 2), ValueError, r"'r\+H': curvature must be .*; got 'Concave'"),
+        ("concav", (2, 2), ValueError, r"curvature must be .*; got 'concav'"),
+        ("concave", (2,), ValueError, r"shape must be a pair \(S, A\); got \(2,\)"),
+        ("concave", (2, 0), ValueError, r"shape\[1\] \(A\) must be an integer >= 1; got 0"),
+        ("concave", (2.0, 2), ValueError, r"shape\[0\] \(S\) must be an integer >= 1; got 2\.0"),
+    ],
+)
+def test_occupancy_function_is_checked_at_construction(curvature, shape, err, match):
+    # a misspelt curvature was accepted and only solve_general_utility caught it later; the
+    # networked primal-dual problem never looks at it
+    with pytest.raises(err, match=match):
+        OccupancyFunction("r+H", curvature, *_parts(), shape)
+
+
+def test_occupancy_function_shape_is_normalised_to_a_tuple():
+    # a list shape [2, 2] never compared equal to the model's (S, A) = (2, 2): solve_general_utility
+    # refused it with "has shape [2, 2]; the model has (S, A) = (2, 2)"
+    f = OccupancyFunction("lin", "affine", *_parts(), [np.int64(2), 2])
+    assert f.shape == (2, 2) and type(f.shape[0]) is int
+    mdp = FiniteMDP(np.full((2, 2, 2), 0.5), np.ones((2, 2)), gamma=0.5)
+    assert solve_general_utility(mdp, f).value == pytest.approx(1.0, abs=1e-9)
+    with pytest.raises(TypeError, match="'lin': gradient must be callable; got ndarray"):
+        OccupancyFunction("lin", "affine", f.expression, f.value, np.ones((2, 2)), (2, 2))
