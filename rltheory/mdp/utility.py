@@ -90,7 +90,8 @@ class GeneralUtilitySolution:
     occupancy : numpy.ndarray (S, A)
         Optimal normalised occupancy ``d*`` (clipped at 0).
     policy : numpy.ndarray (S, A)
-        ``d*(s,a)/Σ_b d*(s,b)``; uniform on states with zero mass.
+        ``d*(s,a)/Σ_b d*(s,b)``; uniform on states whose mass ``Σ_b d*(s,b)`` is at most 1e-9
+        (counted as unvisited, as in the average-reward recurrence check).
     value : float
         ``F(d*)``.
     constraint_values : numpy.ndarray (m,)
