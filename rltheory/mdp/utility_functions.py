@@ -109,6 +109,40 @@ def _as_table(x: Any, field: str, shape: tuple[int, int] | None = None) -> np.nd
     return a
 
 
+def _builtin(
+    name: str,
+    curvature: str,
+    expression: Callable[[Any], Any],
+    value: Callable[[np.ndarray], float],
+    gradient: Callable[[np.ndarray], np.ndarray],
+    shape: tuple[int, int],
+    domain: Callable[[Any], list] | None = None,
+) -> OccupancyFunction:
+    """A built-in :class:`OccupancyFunction` whose value and gradient take one ``d[S, A]`` in float64.
+
+    Any other shape is a located ``ValueError``: a batch ``d[3, 2, 2]`` made the entropy's value the
+    sum over the batch (3 log 4) and the KL's the value at its first table, and a transposed ``d[4, 1]``
+    gave the state entropy of the wrong marginal, all silently."""
+
+    def table(d: Any, what: str) -> np.ndarray:
+        d = _host(d)
+        if d.shape != tuple(shape):
+            raise ValueError(
+                f"{name} {what}: d must have shape (S, A) = {tuple(shape)}; got {d.shape}"
+            )
+        return d
+
+    return OccupancyFunction(
+        name,
+        curvature,
+        expression,
+        lambda d: value(table(d, "value")),
+        lambda d: gradient(table(d, "gradient")),
+        shape,
+        domain,
+    )
+
+
 def linear_utility(r: Any) -> OccupancyFunction:
     r"""``F(d) = ⟨r, d⟩ = Σ_{s,a} r(s,a) d(s,a)`` (affine; ``∇F = r``).
 
@@ -123,7 +157,7 @@ def linear_utility(r: Any) -> OccupancyFunction:
     """
     r = _as_table(r, "r")
     flat = r.reshape(-1)
-    return OccupancyFunction(
+    return _builtin(
         "linear",
         "affine",
         lambda d: flat @ d,
@@ -180,7 +214,7 @@ def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyF
             p = d[d > 0]
             return float(-np.sum(p * np.log(p)))
 
-        return OccupancyFunction(
+        return _builtin(
             "entropy", "concave", lambda d: cp.sum(cp.entr(d)), value, _xlogx_grad, (S, A)
         )
     E = np.kron(np.eye(S), np.ones((1, A)))
@@ -194,7 +228,7 @@ def entropy_utility(S: int, A: int, *, kind: str = "state_action") -> OccupancyF
         d = _host(d)
         return np.repeat(_xlogx_grad(d.sum(-1))[:, None], d.shape[1], axis=1)
 
-    return OccupancyFunction(
+    return _builtin(
         "state_entropy", "concave", lambda d: cp.sum(cp.entr(E @ d)), value_s, grad_s, (S, A)
     )
 
@@ -267,7 +301,7 @@ def neg_kl_utility(d_expert: Any) -> OccupancyFunction:
     """
     dE = _check_expert(d_expert)
     expr, value, grad, domain = _kl_parts(dE)
-    return OccupancyFunction(
+    return _builtin(
         "neg_kl",
         "concave",
         lambda d: -expr(d),
@@ -289,7 +323,7 @@ def kl_divergence(d_expert: Any) -> OccupancyFunction:
     """
     dE = _check_expert(d_expert)
     expr, value, grad, domain = _kl_parts(dE)
-    return OccupancyFunction("kl", "convex", expr, value, grad, dE.shape, domain)
+    return _builtin("kl", "convex", expr, value, grad, dE.shape, domain)
 
 
 def quadratic_utility(r: Any, beta: float, target: Any = None) -> OccupancyFunction:
@@ -313,7 +347,7 @@ def quadratic_utility(r: Any, beta: float, target: Any = None) -> OccupancyFunct
     check_real(beta, "beta", low=0.0)
     d0 = np.full(r.shape, 1.0 / r.size) if target is None else _as_table(target, "target", r.shape)
     rf, d0f, b = r.reshape(-1), d0.reshape(-1), float(beta)
-    return OccupancyFunction(
+    return _builtin(
         "quadratic",
         "concave",
         lambda d: rf @ d - 0.5 * b * cp.sum_squares(d - d0f),

@@ -16,6 +16,7 @@ from rltheory.mdp.utility_functions import (
     kl_divergence,
     linear_utility,
     neg_kl_utility,
+    quadratic_utility,
 )
 
 mp.mp.dps = 50
@@ -133,3 +134,38 @@ def test_occupancy_function_shape_is_normalised_to_a_tuple():
     assert solve_general_utility(mdp, f).value == pytest.approx(1.0, abs=1e-9)
     with pytest.raises(TypeError, match="'lin': gradient must be callable; got ndarray"):
         OccupancyFunction("lin", "affine", f.expression, f.value, np.ones((2, 2)), (2, 2))
+
+
+def _builtins():
+    q = np.full((2, 2), 0.25)
+    return [
+        entropy_utility(2, 2),
+        entropy_utility(2, 2, kind="state"),
+        kl_divergence(q),
+        neg_kl_utility(q),
+        linear_utility(np.ones((2, 2))),
+        quadratic_utility(np.ones((2, 2)), 1.0),
+    ]
+
+
+@pytest.mark.parametrize("i", range(6))
+@pytest.mark.parametrize("shape", [(3, 2, 2), (4, 1), (4,)])
+def test_builtin_values_and_gradients_refuse_other_shapes(i, shape):
+    # a batch d[3, 2, 2] of uniform tables gave the entropy 3 log 4 (the batch summed) and the KL the
+    # value of its first table; a transposed d[4, 1] gave the state entropy of the wrong marginal
+    F = _builtins()[i]
+    d = np.full(shape, 0.25)
+    for what in ("value", "gradient"):
+        with pytest.raises(
+            ValueError,
+            match=rf"{F.name} {what}: d must have shape \(S, A\) = \(2, 2\); got \({shape[0]},",
+        ):
+            getattr(F, what)(d)
+
+
+@pytest.mark.parametrize("i", range(6))
+def test_builtin_values_and_gradients_take_nested_lists_as_tables(i):
+    F = _builtins()[i]
+    d = [[0.1, 0.2], [0.3, 0.4]]
+    assert F.value(d) == F.value(np.array(d))
+    np.testing.assert_array_equal(F.gradient(d), F.gradient(np.array(d)))
