@@ -162,7 +162,10 @@ def solve_general_utility(
     largest violation, in those unit scales, of the flow equalities, of ``G_i ≤ b_i``, of
     complementary slackness in ``λ``, and of the sign conditions measured by the natural
     residual ``|min(d, −g)|`` (Facchinei & Pang 2003, *Finite-Dimensional Variational
-    Inequalities*, §1.5.3), over coordinates where the gradients are finite; a value near
+    Inequalities*, §1.5.3), over coordinates where the gradients are finite, and at a pair with
+    ``d = 0`` where ``g = +inf`` (a log gradient at 0) the mass ``t*`` at which ``g`` along that pair
+    vanishes (:func:`~rltheory.mdp.utility_kkt._missing_mass`; such pairs were left out, and a −KL
+    optimum with 1e-10 missing on one pair read 0.0); pairs a domain forbids are left out; a value near
     the solver tolerance certifies ``d*``. The natural residual (rather than ``|g + s|``
     with the solver's own ``s``) keeps the certificate meaningful where the optimum puts
     mass far below the solver's precision on some pair — a linear objective in a KL trust
