@@ -363,6 +363,13 @@ def shadow_reward(F: OccupancyFunction, d: Any) -> np.ndarray:
     For ``d = d^π``, the policy gradient of ``F(d^π)`` equals the ordinary policy
     gradient with reward ``r̃`` held fixed (chain rule; Zhang et al. 2020, §3).
 
+    Raises
+    ------
+    ValueError
+        ``d`` not of shape ``F.shape``, not finite, or with an entry below ``−1e-8`` (an occupancy is
+        non-negative; entries of round-off size are read as 0, as the built-in gradients do); the
+        first offending pair is named.
+
     Examples
     --------
     >>> import numpy as np
@@ -371,4 +378,13 @@ def shadow_reward(F: OccupancyFunction, d: Any) -> np.ndarray:
     """
     if not isinstance(F, OccupancyFunction):
         raise TypeError(f"F must be an OccupancyFunction; got {type(F).__name__}")
-    return F.gradient(_as_table(d, "d", F.shape))
+    d = _as_table(d, "d", F.shape)
+    # a clearly negative entry was taken as it came: the entropy's shadow reward at d(0, 0) = −0.1
+    # read +inf there (as at 0) and the linear one r, with no sign that d is no occupancy
+    neg = np.argwhere(d < -PROB_ATOL)
+    if neg.size:
+        s, a = (int(i) for i in neg[0])
+        raise ValueError(
+            f"d must be an occupancy (non-negative, atol={PROB_ATOL:g}); d[s={s}, a={a}] = {d[s, a]:.6g}"
+        )
+    return F.gradient(d)

@@ -17,6 +17,7 @@ from rltheory.mdp.utility_functions import (
     linear_utility,
     neg_kl_utility,
     quadratic_utility,
+    shadow_reward,
 )
 
 mp.mp.dps = 50
@@ -169,3 +170,13 @@ def test_builtin_values_and_gradients_take_nested_lists_as_tables(i):
     d = [[0.1, 0.2], [0.3, 0.4]]
     assert F.value(d) == F.value(np.array(d))
     np.testing.assert_array_equal(F.gradient(d), F.gradient(np.array(d)))
+
+
+@pytest.mark.parametrize("i", range(6))
+def test_shadow_reward_refuses_a_negative_occupancy_and_reads_round_off_as_zero(i):
+    # d(1, 0) = −0.1 gave the entropy's shadow reward +inf there and the linear one r, silently
+    F = _builtins()[i]
+    with pytest.raises(ValueError, match=r"d must be an occupancy .*; d\[s=1, a=0\] = -0\.1$"):
+        shadow_reward(F, [[0.4, 0.3], [-0.1, 0.4]])
+    noisy = np.array([[0.5, 0.5], [-1e-17, 0.0]])
+    np.testing.assert_array_equal(shadow_reward(F, noisy), F.gradient(noisy))
