@@ -143,7 +143,7 @@ def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
     range (costs 1e307 at ``γ = 0.999``) failed inside policy iteration with its "values of this
     model left the float64 range" error instead of this diagnosis.
     """
-    parts = []
+    parts, edge = [], []
     horizon = 1.0 if cmdp.gamma is None else 1.0 / (1.0 - cmdp.gamma)
     for i in range(cmdp.m):
         Ci = to_numpy(cmdp.C[i, ...])
@@ -162,7 +162,20 @@ def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
                 else f"{low:.6g}·2^{k} (beyond the float range)"
             )
             parts.append(f"min_π V_C{i}(μ) = {shown} > b[{i}] = {float(cmdp.b[i]):.6g}")
-    why = "; ".join(parts) if parts else "each constraint is satisfiable alone, but not all at once"
+        elif low > bs - 1e-9 * size:
+            # (within round-off of b_i: with one constraint at b = min V_C − 1e-9 the message said
+            # "each constraint is satisfiable alone, but not all at once")
+            with np.errstate(over="ignore"):
+                full = float(np.ldexp(low, k))
+            edge.append(
+                f"min_π V_C{i}(μ) = {full:.12g} equals b[{i}] = {float(cmdp.b[i]):.12g} "
+                "to within round-off (1e-9 of its scale): that constraint alone is at the edge of feasibility"
+            )
+    why = (
+        "; ".join(parts or edge)
+        if parts or edge
+        else "each constraint is satisfiable alone, but not all at once"
+    )
     return f"the CMDP is infeasible (HiGHS status {res.status}: {res.message}): {why}"
 
 
