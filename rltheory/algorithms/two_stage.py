@@ -159,14 +159,21 @@ def two_stage_calibrated(
     ------
     ValueError
         ``tau`` or ``w_max`` not a finite number ``> 0``, ``bisections`` not an integer
-        ``≥ 1`` (all checked before the first solve); even ``w_max`` leaves a constraint
-        violated.
+        ``≥ 1`` (all checked before the first solve); a CMDP without constraints (``m = 0``);
+        even ``w_max`` leaves a constraint violated.
     """
     cmdp = _host_cmdp(cmdp, "two_stage_calibrated")
     _cmdp(cmdp, "two_stage_calibrated")
     tau = _positive(tau, "tau")
     w_max = _positive(w_max, "w_max")
     bisections = _count(bisections, "bisections")
+    if cmdp.m == 0:
+        # (the first solve refused weights the caller never passed: "weights must be 0 finite
+        # non-negative numbers with a positive sum (shape (0,)); got array([], dtype=float64)")
+        raise ValueError(
+            "two_stage_calibrated needs at least one constraint (the CMDP has m = 0): the stage-2 "
+            "temperature is the sum of the KL weights, and there is no weight to calibrate"
+        )
     b = np.asarray(to_numpy(cmdp.b), dtype=float)
     hi = two_stage_constrained_ac(cmdp, weights=np.full(cmdp.m, w_max), tau=tau)
     if np.any(hi.costs > b):
