@@ -6,13 +6,17 @@ import math
 import warnings
 from typing import Any
 
-__all__ = ["HIGHS_OPTIONS", "contraction_steps", "higham_gamma", "highs_linprog", "subnormal_spacing", "unit_range"]
+__all__ = ["HIGHS_OPTIONS", "HIGHS_TIME_LIMIT", "contraction_steps", "higham_gamma", "highs_linprog", "subnormal_spacing", "unit_range"]
 
 # small_matrix_value: HiGHS treats |entries| below it as zero (default 1e-9; 1e-12 is the least it
 # accepts). Transition probabilities of 1e-10 are legitimate model entries, and dropping them
 # moved an LP value by 2.5e-4 at γ = 0.999 (tests/mdp/test_discounted.py)
+# time_limit: seconds per HiGHS call. A 3-state CMDP LP at γ = 1 − 2^-34 ran for over ten minutes
+# inside HiGHS (deaf to SIGINT); at the limit HiGHS stops with scipy status 1 ("Time limit
+# reached"), which the callers report as a located SolverError.
+HIGHS_TIME_LIMIT = 300.0
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
-                 "small_matrix_value": 1e-12}
+                 "small_matrix_value": 1e-12, "time_limit": HIGHS_TIME_LIMIT}
 _HIGHS_TROUBLE = 4  # scipy's status for "numerical difficulties" (HiGHS model status Unknown and the like)
 
 
@@ -72,6 +76,10 @@ def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
     both methods, where HiGHS's default drop reports *Infeasible*; met by a bisection for the
     first feasible threshold of a CMDP): only then are both methods run once more at HiGHS's
     default ``1e-9``, the setting the solvers used before.
+
+    Each call stops after ``HIGHS_OPTIONS["time_limit"]`` seconds (:data:`HIGHS_TIME_LIMIT`,
+    300): scipy status 1, "Time limit reached", returned like any other status for the caller
+    to report.
     """
     from scipy.optimize import OptimizeWarning, linprog  # noqa: PLC0415
 
