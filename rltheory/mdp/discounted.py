@@ -169,6 +169,7 @@ def policy_iteration(
     ar = xp.arange(A, device=mdp.P.device)
     rec = TraceRecorder()
     roundoff = _Roundoff(mdp)
+    flow_form = (1.0 + g) > 64.0 * (1.0 - g)  # the flow-form certificate only near γ = 1 (below)
     it = 0
     prev = None
     while True:
@@ -205,20 +206,24 @@ def policy_iteration(
         # The same certificate from Q − V in flow form (flow_advantages), whose round-off has the
         # size of r and of V's spread, not of ‖V‖∞: the direct form's ε‖V‖∞/(1−γ) made the bound
         # 2.7 % of V at γ = 1 − 1e-12 where V itself is right to a few ulps. Both are valid: min.
+        # Only where (1 + γ)/(1 − γ) > 64 (as evaluate_policy's refined solve): below, the direct
+        # form's ε‖V‖∞/(1−γ) is already within 64ε‖V‖∞, and the flow form doubled the batched
+        # PI benchmark's time (1000 MDPs, S = 20, γ = 0.95: 0.041 → 0.077 s).
         with np.errstate(over="ignore", invalid="ignore"):
             D = qmax - V
             res = xp.max(xp.abs(q_cur - V), axis=-1)
             hi = xp.max(D, axis=-1)
             eps_d = roundoff.sweep(V) + 2.0 * roundoff.u * xp.maximum(xp.abs(hi), res)
             bound = (xp.maximum(hi, 0.0) + res + 2.0 * eps_d) / (1.0 - g)
-            Df, ef = roundoff.flow_advantages(mdp, V)
-            res_f = xp.max(
-                xp.abs(xp.sum(xp.where(onehot, Df, xp.zeros_like(Df)), axis=-1)), axis=-1
-            )
-            hi_f = xp.max(Df, axis=(-2, -1))
-            bound_f = (xp.maximum(hi_f, 0.0) + res_f + 2.0 * ef) / (1.0 - g)
-            bound_f = xp.where(xp.isnan(bound_f), xp.full_like(bound_f, float("inf")), bound_f)
-            bound = xp.minimum(bound, bound_f)
+            if flow_form:
+                Df, ef = roundoff.flow_advantages(mdp, V)
+                res_f = xp.max(
+                    xp.abs(xp.sum(xp.where(onehot, Df, xp.zeros_like(Df)), axis=-1)), axis=-1
+                )
+                hi_f = xp.max(Df, axis=(-2, -1))
+                bound_f = (xp.maximum(hi_f, 0.0) + res_f + 2.0 * ef) / (1.0 - g)
+                bound_f = xp.where(xp.isnan(bound_f), xp.full_like(bound_f, float("inf")), bound_f)
+                bound = xp.minimum(bound, bound_f)
         rec.record(it, changed=changed, bound=bound)
         n_changed = int(xp.max(changed)) if changed.ndim else int(changed)
         if n_changed == 0 or it >= max_iter:
