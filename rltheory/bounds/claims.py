@@ -322,7 +322,7 @@ class ClaimCheck:
     @property
     def measured(self) -> float:
         """The measured number: the fitted rate (rate kinds), or the bound's worst ratio
-        (``"bound"``); NaN where the claim's kind has no such evidence (a placeholder
+        (``"bound"``); NaN where the claim's kind has no such evidence (the stand-in
         BoundCheck of a rate claim that could not be fitted measured no rate)."""
         evidence = self.bound_check if self.claim.kind == "bound" else self.fit
         if evidence is None:

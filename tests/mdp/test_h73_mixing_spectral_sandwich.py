@@ -56,8 +56,12 @@ def test_eps_doubling_bound(seed):
     if seed % 3 == 0:  # dyadic rows: exact ties, absorbing states, multichain chains
         P = np.round(P * 8) / 8
         P[:, 0] += 1 - P.sum(1)
-    if not _structures(P)[0].aperiodic or (P < 0).any():
-        pytest.skip("periodic draw")
+    assert not (P < 0).any()
+    # a periodic draw (seed 3: a deterministic 2-cycle) is replaced by its lazy version, exact in
+    # dyadics, instead of being skipped
+    if not _structures(P)[0].aperiodic:
+        P = (np.eye(S) + P) / 2
+    assert _structures(P)[0].aperiodic
     t4 = int(mixing_time(P, 0.25))
     for eps in (0.5, 0.2, 0.125, 0.124999, 0.01, 1 / 1024, float(np.nextafter(0.25, 0))):
         assert int(mixing_time(P, eps)) <= mixing_time_eps_bound(t4, eps)
