@@ -172,7 +172,7 @@ def solve_general_utility(
     region, say, where ``d*(s,a) ≈ 1e-20`` is returned as ``1e-13`` and the log gradient
     there is off by ``O(1)`` while the answer is not.
 
-    The residual is at least ``|⟨ν, M d − c⟩| + Σ_i |λ_i (G_i(d) − b_i)|/ρ_i`` (:func:`_certified`),
+    The residual is at least ``|⟨ν, M d − c⟩| + Σ_i |λ_i (G_i(d) − b_i)|/ρ_i`` (:func:`~rltheory.mdp.utility_kkt._certify`),
     the violations weighted by their multipliers: the first-order value error ``|F(d) − F*|/ρ``
     (the remainder, ``λ`` times a Bregman divergence, is second order: at most 0.3% of it in the
     trust regions below). ``ν ~ λ/(1 − γ)`` where ``∇G_i`` has a constant part (KL: ``log(d/d_E) + 1``),
@@ -337,11 +337,11 @@ def solve_general_utility(
             np.asarray(flow.dual_value, dtype=float).reshape(-1),
             np.array([max(float(k.dual_value), 0.0) for k in gcons]),
         )
-        out = _certified(*point, cons, objective, M, c, S, A, rho, rhos)
+        out = _certify(*point, cons, objective, M, c, S, A, rho, rhos)
         if solver is None and out["kkt_residual"] > 1e-7:
             polished = _polish(*point, cons, objective, M, c, S, A, rho, rhos)
             if polished is not None:
-                refined = _certified(*polished, cons, objective, M, c, S, A, rho, rhos)
+                refined = _certify(*polished, cons, objective, M, c, S, A, rho, rhos)
                 if refined["kkt_residual"] < out["kkt_residual"]:
                     out = refined
         out["status"] = prob.status
@@ -378,40 +378,6 @@ def solve_general_utility(
                 f"{cs.describe()}; no stationary policy attains them from every start"
             )
     return GeneralUtilitySolution(**out)
-
-
-def _certified(
-    x: np.ndarray,
-    nu: np.ndarray,
-    lam: np.ndarray,
-    cons: list,
-    objective: OccupancyFunction,
-    M: np.ndarray,
-    c: np.ndarray,
-    S: int,
-    A: int,
-    rho: float,
-    rhos: Sequence[float],
-) -> dict[str, Any]:
-    r""":func:`~rltheory.mdp.utility_kkt._certify` with ``kkt_residual`` at least the weighted violations
-    ``w = |⟨ν, M d − c⟩| + Σ_i |λ_i (G_i(d) − b_i)|/ρ_i`` (solved scale, ``d = max(x, 0)``; ``inf`` if not finite).
-
-    For concave ``F``, convex ``G_i``, ``λ ≥ 0`` and the optimum ``d*``, exactly
-    ``(F(d) − F*)/ρ = ⟨g, d − d*⟩ + Σ_i λ_i ((G_i(d) − b_i) + D_i)/ρ_i + ⟨ν, M d − c⟩`` where the ``G_i``
-    are active (``g`` the reduced gradient, ``D_i ≥ 0`` the Bregman divergence of ``G_i`` between
-    ``d*`` and ``d``, second order; a concave ``F`` adds its own): ``w`` is the first-order value error
-    that the unweighted violations miss when the multipliers are large.
-    """
-    out = _certify(x, nu, lam, cons, objective, M, c, S, A, rho, rhos)
-    d = np.clip(np.asarray(x, dtype=float), 0.0, None)
-    viol = (
-        np.asarray(out["constraint_values"], dtype=float) - [float(b) for _, b in cons]
-    ) / np.asarray(rhos)
-    with np.errstate(over="ignore", invalid="ignore"):
-        w = abs(float(np.dot(np.asarray(nu, dtype=float).reshape(-1), M @ d - c)))
-        w += float(np.sum(np.abs(np.maximum(np.asarray(lam, dtype=float), 0.0) * viol)))
-    out["kkt_residual"] = max(out["kkt_residual"], w if math.isfinite(w) else math.inf)
-    return out
 
 
 SLATER_TOL = 1e-8

@@ -44,7 +44,16 @@ def _certify(
     The program was solved for ``F/ρ`` and ``G_i/ρ_i ≤ b_i/ρ_i``: ``x`` is ``d[S*A]``, ``nu`` and ``lam``
     are that program's multipliers of the flow equalities and of the ``G_i`` (``lam`` clipped at 0);
     the multipliers are scaled back to the original units, and the residual is measured in the
-    solved (unit) scale."""
+    solved (unit) scale.
+
+    Besides the sign, flow and constraint residuals, ``kkt_residual`` is at least the weighted
+    violations ``w = |⟨ν, M d − c⟩| + Σ_i |λ_i (G_i(d) − b_i)|/ρ_i`` (``d = max(x, 0)``; ``inf`` if not
+    finite). For concave ``F``, convex ``G_i``, ``λ ≥ 0`` and the optimum ``d*``, exactly
+    ``(F(d) − F*)/ρ = ⟨g, d − d*⟩ + Σ_i λ_i ((G_i(d) − b_i) + D_i)/ρ_i + ⟨ν, M d − c⟩`` where the ``G_i``
+    are active (``g`` the reduced gradient, ``D_i ≥ 0`` the Bregman divergence of ``G_i`` between
+    ``d*`` and ``d``, second order; a concave ``F`` adds its own): ``w`` is the first-order value error
+    that the unweighted violations miss when the multipliers are large (a KL trust region just
+    above the Slater cut-off read a residual 30–300× below the value error without it)."""
     x = np.clip(np.asarray(x, dtype=float), 0.0, None)
     D = x.reshape(S, A)
     mass = D.sum(-1)
@@ -93,6 +102,10 @@ def _certify(
         np.max(viol, initial=0.0),
         np.max(np.abs(lam_u * viol), initial=0.0),
     ]
+    with np.errstate(over="ignore", invalid="ignore"):  # (weighted violations: docstring)
+        w = abs(float(np.dot(np.asarray(nu, dtype=float).reshape(-1), M @ x - c)))
+        w += float(np.sum(np.abs(lam_u * viol)))
+    parts.append(w if math.isfinite(w) else math.inf)
     return dict(
         occupancy=D,
         policy=pi,
