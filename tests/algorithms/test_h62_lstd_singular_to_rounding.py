@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms.critics import lstd_estimate
+from rltheory.testing import exact_solve
 
 
 def test_off_policy_singular_sample_is_refused():
@@ -53,18 +54,5 @@ def test_cycle_near_gamma_one_is_solved_exactly(gamma, lam):
             A[i][s[t]] += z[i]
             A[i][s[t + 1]] -= G * z[i]
             b[i] += z[i] * Fraction(r[t])
-    ref = np.array([float(x) for x in _solve(A, b)])
+    ref = np.array([float(x) for x in exact_solve(A, b)])
     np.testing.assert_allclose(theta, ref, rtol=1e-6)
-
-
-def _solve(A, b):
-    n = len(b)
-    M = [row[:] + [bi] for row, bi in zip(A, b, strict=True)]
-    for c in range(n):
-        p = next(i for i in range(c, n) if M[i][c] != 0)
-        M[c], M[p] = M[p], M[c]
-        M[c] = [x / M[c][c] for x in M[c]]
-        for i in range(n):
-            if i != c and M[i][c] != 0:
-                M[i] = [x - M[i][c] * y for x, y in zip(M[i], M[c], strict=True)]
-    return [M[i][n] for i in range(n)]

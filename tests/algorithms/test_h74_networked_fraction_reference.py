@@ -27,23 +27,11 @@ from rltheory.algorithms.networked import (
     truncated_policy_gradient,
 )
 from rltheory.algorithms.networked_joint import local_softmax
+from rltheory.testing import exact_solve
 
 
 def _ball(G, i, r):
     return tuple(j for j in sorted(G) if nx.shortest_path_length(G, i, j) <= r)
-
-
-def _solve(M, b):
-    n = len(M)
-    A = [list(row) + [b[k]] for k, row in enumerate(M)]
-    for c in range(n):
-        p = next(r for r in range(c, n) if A[r][c] != 0)
-        A[c], A[p] = A[p], A[c]
-        for r in range(n):
-            if r != c and A[r][c] != 0:
-                f = A[r][c] / A[c][c]
-                A[r] = [x - f * y for x, y in zip(A[r], A[c], strict=True)]
-    return [A[k][n] / A[k][k] for k in range(n)]
 
 
 def _reference(net, thetas, kappa, weights):
@@ -83,13 +71,15 @@ def _reference(net, thetas, kappa, weights):
     M = [[int(s == t) - g * Ppi[s, t] for t in X] for s in X]
     m0 = [np.prod([Fr(float(mu[i, s[i]])) for i in range(n)], dtype=object) for s in X]
     rho = dict(
-        zip(X, _solve([[int(s == t) - g * Ppi[t, s] for t in X] for s in X], m0), strict=True)
+        zip(X, exact_solve([[int(s == t) - g * Ppi[t, s] for t in X] for s in X], m0), strict=True)
     )
     d = {(s, a): (1 - g) * rho[s] * pi[s, a] for s in X for a in U}
     Qt = []
     for j in range(n):
         r = {(s, a): Fr(float(R[j, s[j], a[j]])) for s in X for a in U}
-        V = dict(zip(X, _solve(M, [sum(pi[s, a] * r[s, a] for a in U) for s in X]), strict=True))
+        V = dict(
+            zip(X, exact_solve(M, [sum(pi[s, a] * r[s, a] for a in U) for s in X]), strict=True)
+        )
         Q = {(s, a): r[s, a] + g * sum(T[s, a, t] * V[t] for t in X) for s in X for a in U}
         num, den, tot, cnt = {}, {}, {}, {}
         for (s, a), q in Q.items():

@@ -22,21 +22,14 @@ import numpy as np
 import pytest
 
 from rltheory.games.bimatrix import DegenerateGameWarning, nash_equilibria
+from rltheory.testing import exact_solve
 
 
 def _solve(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
-    n = len(b)
-    T = [list(r) + [v] for r, v in zip(M, b, strict=True)]
-    for c in range(n):
-        p = max(range(c, n), key=lambda r: abs(T[r][c]))
-        if T[p][c] == 0:
-            return None
-        T[c], T[p] = T[p], T[c]
-        for r in range(n):
-            if r != c and T[r][c] != 0:
-                f = T[r][c] / T[c][c]
-                T[r] = [a - f * t for a, t in zip(T[r], T[c], strict=True)]
-    return [T[r][n] / T[r][r] for r in range(n)]
+    try:
+        return exact_solve(M, b)
+    except StopIteration:  # (a singular system: no vertex)
+        return None
 
 
 def _vertices(M: list[list[Fraction]]) -> dict[tuple[Fraction, ...], frozenset[int]]:

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from rltheory.mdp.mixing import mixing_time, tv_distances
+from rltheory.testing import exact_solve
 
 _PREC = 80
 
@@ -25,15 +26,8 @@ _PREC = 80
 def _stationary(P):
     """μᵀ(I − P + 11ᵀ) = 1ᵀ in rationals (a unichain P)."""
     S = len(P)
-    A = [[Fraction(int(i == j)) - P[j][i] + 1 for j in range(S)] + [Fraction(1)] for i in range(S)]
-    for c in range(S):
-        p = next(r for r in range(c, S) if A[r][c] != 0)
-        A[c], A[p] = A[p], A[c]
-        A[c] = [x / A[c][c] for x in A[c]]
-        for r in range(S):
-            if r != c and A[r][c] != 0:
-                A[r] = [x - A[r][c] * y for x, y in zip(A[r], A[c], strict=True)]
-    return [A[i][S] for i in range(S)]
+    M = [[Fraction(int(i == j)) - P[j][i] + 1 for j in range(S)] for i in range(S)]
+    return exact_solve(M, [Fraction(1)] * S)
 
 
 def _dec(q):
