@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_finite
+from .._validate import _source_atol, check_finite
 from ..backend import require_host
 from ..mdp.average import gain_bias
 from ..mdp.bellman import policy_transition_matrix
@@ -111,8 +111,7 @@ def _prob_atol(x: Any) -> float:
     to float64 first, so float32 rows (``7 · fl32(1/7) = 1 + 4.5e-8``) were held to float64's
     ``1e-8`` and refused. Rows accepted at a coarser tolerance are renormalised by the callers.
     """
-    dt = np.asarray(x).dtype
-    return max(1e-8, 16.0 * float(np.finfo(dt).eps)) if dt.kind == "f" else 1e-8
+    return _source_atol(np.asarray(x), np)
 
 
 def _cdf(p: np.ndarray) -> np.ndarray:

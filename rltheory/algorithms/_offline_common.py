@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import PROB_ATOL, _where, check_finite, real_scalar
+from .._validate import _source_atol, _where, check_finite, real_scalar
 from ..backend import to_numpy
 from ..errors import InvalidModelError
 from ..mdp._dataset_checks import _real_host
@@ -173,9 +173,7 @@ def _row_sum_tol(x: Any, n: int) -> float:
     """Row-sum tolerance of a length-``n`` distribution given as ``x``: check_probability's
     ``max(1e-8, 16 eps of x's dtype)·(1 + √n)``; a float32 uniform row over 7 actions sums to
     1 − 4.5e-8 and an absolute 1e-8 refused it."""
-    dt = np.asarray(to_numpy(x)).dtype
-    atol = max(PROB_ATOL, 16.0 * float(np.finfo(dt).eps) if dt.kind == "f" else 0.0)
-    return atol * (1.0 + n**0.5)
+    return _source_atol(np.asarray(to_numpy(x)), np) * (1.0 + n**0.5)
 
 
 def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: str = "policy") -> np.ndarray:

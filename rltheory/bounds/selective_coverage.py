@@ -74,7 +74,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_probability, check_real, real_scalar
+from .._validate import _source_atol, check_probability, check_real, real_scalar
 from ..backend import as_float, require_host
 
 __all__ = [
@@ -101,9 +101,7 @@ def _sum_tol(x: Any, n: int) -> float:
     """Tolerance on the sum of a length-``n`` distribution given as ``x`` (check_probability's rule,
     ``max(1e-8, 16 eps of x's dtype)·(1 + √n)``): an absolute 1e-8 refused float32 rows, whose
     uniform row over 7 actions sums to 1 − 4.5e-8."""
-    dt = np.asarray(x).dtype
-    atol = max(1e-8, 16.0 * float(np.finfo(dt).eps) if dt.kind == "f" else 0.0)
-    return atol * (1.0 + n**0.5)
+    return _source_atol(np.asarray(x), np) * (1.0 + n**0.5)
 
 
 def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) -> tuple:
