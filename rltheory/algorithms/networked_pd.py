@@ -78,6 +78,7 @@ import numpy as np
 
 from .._validate import check_real
 from ..backend import require_host
+from ..mdp.sample import _rng
 from ..mdp.utility import OccupancyFunction, shadow_reward
 from ..trace import Trace, TraceRecorder
 from .constrained import _pd_settings, fosp_residual
@@ -318,7 +319,10 @@ def networked_primal_dual(
         Initial logits (uniform local policies by default).
     samples : int, optional
         Sample-based mode; needs ``rng``.
-    rng : numpy.random.Generator or int
+    rng : numpy.random.Generator or int, optional
+        The roll-outs' generator (sample-based mode). The exact mode draws nothing: ``rng`` is
+        checked as in sample mode (a Generator or an int seed ``>= 0``) and otherwise unused, a
+        Generator is not advanced, and the result is the same for every ``rng``.
     max_length : float ≥ 1, optional
         Sample-based mode: the largest expected roll-out segment length ``1/(1−γ)``
         accepted (:func:`sample_rollouts`; ``None``: 10⁴).
@@ -331,7 +335,10 @@ def networked_primal_dual(
     ------
     ValueError
         Non-positive steps or ``Lambda``, negative ``delta`` or ``kappa``, sample mode without ``rng``,
-        sample mode with ``1/(1−γ) > max_length`` (refused before the first iteration).
+        sample mode with ``1/(1−γ) > max_length`` (refused before the first iteration), a negative
+        seed ``rng`` (either mode).
+    TypeError
+        ``rng`` neither a Generator, an int seed nor None (either mode).
 
     Notes
     -----
@@ -373,8 +380,12 @@ def networked_primal_dual(
     kappa = _check_radius(kappa, "kappa")
     if gen is not None:
         _check_rollout_length(net.gamma, max_length, K)
-    elif max_length is not None:  # unused without samples, but not accepted silently
-        check_real(max_length, "max_length", low=1.0)
+    else:  # max_length and rng are unused without samples, but not accepted silently:
+        # rng='abc' or -1 used to run the exact mode without a word (the sample mode refuses them)
+        if max_length is not None:
+            check_real(max_length, "max_length", low=1.0)
+        if rng is not None:
+            _rng(rng)  # checks only: no draw, a Generator's state is unchanged
     thetas = (
         [np.zeros(s) for s in net.theta_shapes()]
         if thetas0 is None
