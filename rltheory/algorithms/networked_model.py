@@ -48,12 +48,16 @@ def _check_radius(value: Any, name: str) -> int:
 def _check_graph(graph: Any, *, model: bool) -> int:
     """Number of agents of a networkx graph on the nodes ``0..n−1``; located errors otherwise.
 
-    ``model=True`` (a :class:`NetworkedMDP` graph): also undirected, non-empty and connected,
-    and every failure is an :class:`InvalidModelError`. Other node labels used to fail inside
+    Always undirected; ``model=True`` (a :class:`NetworkedMDP` graph): also non-empty and
+    connected, and every failure is an :class:`InvalidModelError`. Other node labels used to fail inside
     networkx ("Source 0 is not in G") or, mixed with integers, in ``sorted`` ("'<' not supported").
     """
-    if not isinstance(graph, nx.Graph) or (model and graph.is_directed()):
-        msg = f"graph must be {'an undirected' if model else 'a'} networkx.Graph; got {type(graph).__name__}"
+    # ``neighborhoods`` too refuses a directed graph: networkx's distances there follow out-edges, so
+    # N_i^1 of the DiGraph 0->1->2 was (1, 2) for agent 1, dropping its in-neighbour 0, whose state
+    # is what enters P_i; the model, the kernels' axes and the truncation all assume dist(i, j) = dist(j, i)
+    if not isinstance(graph, nx.Graph) or graph.is_directed():
+        kind = "an undirected" if model or isinstance(graph, nx.Graph) else "a"
+        msg = f"graph must be {kind} networkx.Graph; got {type(graph).__name__}"
         raise InvalidModelError(msg) if model else TypeError(msg)
     n = graph.number_of_nodes()
     if model and n < 1:
@@ -80,10 +84,12 @@ def _check_graph(graph: Any, *, model: bool) -> int:
 def neighborhoods(graph: nx.Graph, radius: int) -> list[tuple[int, ...]]:
     """``N_i^κ = {j : dist(i, j) ≤ κ}`` for every node ``i = 0..n−1`` (sorted tuples).
 
+    ``dist`` is the hop distance of the undirected graph (symmetric: ``j ∈ N_i^κ`` iff ``i ∈ N_j^κ``).
+
     Raises
     ------
     TypeError
-        ``graph`` not a ``networkx.Graph``.
+        ``graph`` not an undirected ``networkx.Graph`` (a ``DiGraph`` or ``MultiDiGraph`` included).
     ValueError
         ``radius`` negative or not an integer; nodes not labelled ``0..n−1``.
     """
