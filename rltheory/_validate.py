@@ -9,7 +9,10 @@ numbers) and raise ``ValueError``.
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -82,20 +85,39 @@ def check_probability(
 
 
 def check_discount(gamma: Any, field: str = "gamma", allow_none: bool = True) -> float | None:
-    """gamma must be a real number in [0, 1) (or ``None`` for average reward)."""
+    """gamma must be a real number in [0, 1) (or ``None`` for average reward).
+
+    Any real scalar :func:`real_scalar` reads is accepted (Python, numpy, ``Fraction``,
+    ``Decimal``, a 0-d real array of any array library); bools, text, complex numbers and
+    arrays with an axis raise :class:`InvalidModelError` naming ``field``. The value is
+    judged after its rounding to the nearest double, which the message shows.
+    """
     if gamma is None:
         if allow_none:
             return None
         raise InvalidModelError(f"{field} must be a number in [0, 1); got None")
-    if isinstance(gamma, np.ndarray) and gamma.shape == () and gamma.dtype.kind in "iuf":
-        # a 0-d real array, as check_real accepts (a 0-d bool array is still refused)
-        gamma = gamma[()]
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.floating, np.integer)):
+    # (np.array(0.9) passed but array_api_strict's 0-d array and Fraction(9, 10) were refused as
+    # 'not a number', and a Python int beyond the float range raised an unlocated OverflowError)
+    g = _real_value(gamma)
+    if g is None:
         raise InvalidModelError(f"{field} must be a number in [0, 1); got {gamma!r}")
-    g = float(gamma)
     if not (0.0 <= g < 1.0):
-        raise InvalidModelError(f"{field} must lie in [0, 1); got {g}")
+        raise InvalidModelError(f"{field} must lie in [0, 1); got {g}{_rounded_from(gamma, g)}")
     return g
+
+
+def _rounded_from(x: Any, g: float) -> str:
+    """``" (Fraction(…) rounds to 1.0 in floating point)"`` when the exact ``x`` (an int, Fraction or
+    Decimal) is not the double ``g``, ``" (… is beyond the float range)"`` when it overflows, else ``""``."""
+    if not isinstance(x, (int, fractions.Fraction, decimal.Decimal)) or isinstance(x, bool):
+        return ""
+    if isinstance(x, decimal.Decimal) and not x.is_finite():
+        return ""
+    if math.isinf(g):
+        return f" ({x!r:.60} is beyond the float range)"
+    if x != fractions.Fraction(g):
+        return f" ({x!r} rounds to {g!r} in floating point)"
+    return ""
 
 
 def check_int(value: Any, name: str, minimum: int = 1) -> int:
@@ -124,18 +146,49 @@ def check_tolerance(tol: Any, name: str = "tol") -> float:
 
 
 def real_scalar(x: Any) -> float:
-    """``float(x)`` for a real number (Python or numpy scalar, or a 0-d real array; not a
-    bool), ``inf`` for an int beyond the float range, and NaN for anything else."""
-    if isinstance(x, bool):
+    """``float(x)`` for a real number (:func:`_real_value`: Python, numpy, ``Fraction`` or
+    ``Decimal`` scalars and 0-d real arrays of any array library; not a bool), ``±inf`` for
+    one beyond the float range, and NaN for anything else."""
+    v = _real_value(x)
+    return math.nan if v is None else v
+
+
+def _real_value(x: Any) -> float | None:
+    """``x`` as the nearest double when it is a real scalar, else ``None``.
+
+    Real scalars: Python ``int``/``float``, ``fractions.Fraction``, ``decimal.Decimal``, numpy
+    integer and floating scalars (any ``numbers.Real``), and 0-d arrays of integer or real
+    floating dtype from numpy or any array-API library (a device array is read with one host
+    sync). Bools (Python, numpy, 0-d bool arrays), text, complex numbers and arrays with an
+    axis are not. A value beyond the float range becomes ``±inf``; a signalling NaN ``Decimal``
+    is NaN.
+    """
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if not isinstance(x, (numbers.Real, decimal.Decimal)):
+        if getattr(x, "shape", None) != () or not hasattr(x, "dtype"):
+            return None
+        if isinstance(x, np.ndarray):
+            if x.dtype.kind not in "iuf":
+                return None
+            x = x.item()
+        else:  # a 0-d array of another library (array_api_strict, cupy): its namespace says the kind
+            try:
+                xp = array_namespace(x)
+                if xp.isdtype(x.dtype, "integral"):
+                    x = int(x)
+                elif xp.isdtype(x.dtype, "real floating"):
+                    x = float(x)
+                else:
+                    return None
+            except (TypeError, ValueError):
+                return None
+    try:
+        return float(x)
+    except OverflowError:  # an int or Fraction beyond the float range
+        return math.inf if x > 0 else -math.inf
+    except (TypeError, ValueError):  # Decimal('sNaN'), or a Real subclass that cannot convert
         return math.nan
-    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iuf":
-        x = x.item()
-    if isinstance(x, (int, float, np.integer, np.floating)):
-        try:
-            return float(x)
-        except OverflowError:
-            return math.inf
-    return math.nan
 
 
 def check_real(
