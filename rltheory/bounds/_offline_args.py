@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import real_scalar
+from .._validate import _source_atol, real_scalar
 from ..backend import as_float, to_numpy
 
 
@@ -43,3 +43,30 @@ def _real(x: Any, field: str, *, allow_bool: bool = False, keep_dtype: bool = Fa
 def _exp_log(x: float) -> float:
     """``exp(x)``, ``inf`` past the float range: the log-space fallback of the rates for Python ints beyond it."""
     return math.exp(x) if x < 709.78 else math.inf
+
+
+def _at_least_one(x: Any, name: str) -> float:
+    """A concentrability coefficient ``x ≥ 1`` as a float; values below 1 by its dtype's rounding count as 1.
+
+    ``C ≥ 1`` by definition (the ratio of two distributions has maximum ``≥ Σ d_target/Σ d_data = 1``),
+    but a coefficient computed in floating point from occupancies whose sums are 1 only to their
+    dtype's tolerance ``a = max(1e-8, 16 eps)`` (the rule of ``check_occupancy``) can fall below 1 by up
+    to ``(1 − a)/(1 + a) ≈ 1 − 2a``: ``0.99999988`` from float32 arrays was refused. The slack
+    ``2a`` is that of ``x``'s own dtype (a numpy scalar or 0-d array; Python numbers are float64:
+    ``2e-8``; float32: ``3.8e-6``), and such a value is returned as exactly 1 (the conservative
+    reading: the rate grows with ``C``). NaN (text, bools, None, complex) and anything lower raise.
+    """
+    v = real_scalar(x)
+    dt = (
+        np.asarray(x).dtype
+        if isinstance(x, (np.floating, np.ndarray)) and not math.isnan(v)
+        else None
+    )
+    slack = 2.0 * _source_atol(np.asarray(0.0, dtype=dt if dt is not None else np.float64), np)
+    if not v >= 1.0 - slack:
+        where = np.dtype(dt if dt is not None else np.float64).name
+        raise ValueError(
+            f"{name} must be >= 1 (a concentrability coefficient); got {x!r} (values down to "
+            f"1 - {slack:.2g}, the rounding of {where} occupancies, count as 1)"
+        )
+    return max(v, 1.0)

@@ -128,6 +128,9 @@ def single_policy_concentrability(d_target: Any, d_data: Any) -> float:
     discounted occupancies). With ``d_target = d^{π*}`` this is the single-policy
     concentrability ``C*`` of Rashidinejad et al. (2021); ``C* ≥ 1`` whenever both are
     distributions over the same set, with equality iff ``d_data = d^{π*}`` on the support.
+    The result is at least 1: a computed ratio below 1 is the rounding of occupancy sums
+    accepted to their dtype's tolerance (float32 arrays one ulp apart gave ``0.99999994``),
+    and 1 is returned for it.
 
     Raises
     ------
@@ -153,7 +156,7 @@ def single_policy_concentrability(d_target: Any, d_data: Any) -> float:
         )
     check_occupancy(t, "d_target")
     check_occupancy(d, "d_data")
-    return _concentrability(t, d)
+    return _at_least_one(_concentrability(t, d))
 
 
 def _concentrability(t: Any, d: Any) -> float:
@@ -171,6 +174,19 @@ def _concentrability(t: Any, d: Any) -> float:
     with np.errstate(over="ignore"):  # t/d beyond the float range (a subnormal d): the ratio is inf
         ratio = xp.where(support, t / xp.where(d > 0, d, xp.ones_like(d)), xp.zeros_like(t))
     return float(xp.max(ratio))
+
+
+def _at_least_one(C: float) -> float:
+    """``max(C, 1)`` for the ratio of a target that dominates a law to a data occupancy.
+
+    Exactly, ``max_x t(x)/d(x) ≥ Σ_x t(x)/Σ_x d(x) ≥ 1`` when each step of ``t`` has mass
+    ``≥ 1`` and each step of ``d`` mass 1; a computed ratio falls below 1 only by the rounding
+    of sums that ``check_occupancy`` accepts (float32 occupancies one ulp apart gave
+    ``C* = 0.99999994``, which :func:`rltheory.bounds.offline.lcb_vi_rate` refused as a
+    coefficient below 1). The floor is the theorem's, and it is the conservative side for
+    every rate in ``C``.
+    """
+    return max(C, 1.0)
 
 
 def _reach(fh: FiniteHorizonMDP) -> Any:
@@ -277,7 +293,7 @@ def all_policy_concentrability(model: FiniteHorizonMDP | FiniteMDP, d_data: Any)
     if tuple(d.shape) != tuple(sup.shape):
         raise ValueError(f"d_data must have shape {tuple(sup.shape)}; got {tuple(d.shape)}")
     check_occupancy(d, "d_data")
-    return _concentrability(sup, d)
+    return _at_least_one(_concentrability(sup, d))  # sup ≥ d^π for every π: a step's mass is ≥ 1
 
 
 def _others_weight(
@@ -450,4 +466,4 @@ def discounted_concentrability(mdp: FiniteMDP, target: Any, behaviour: Any) -> f
                 f"discounted_concentrability needs a single {name} policy of shape (S,) or (S, A) = "
                 f"({mdp.S}, {mdp.A}); got a batch of shape {tuple(x.shape[:-2])} (one coefficient per call)"
             )
-    return _concentrability(occupancy_measure(mdp, t), occupancy_measure(mdp, b))
+    return _at_least_one(_concentrability(occupancy_measure(mdp, t), occupancy_measure(mdp, b)))

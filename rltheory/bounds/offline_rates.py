@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import real_scalar
-from ._offline_args import _exp_log, _pos, _prob, _real
+from ._offline_args import _at_least_one, _exp_log, _pos, _prob, _real
 
 __all__ = ["lcb_vi_rate", "offline_game_gap_rate", "hybrid_npg_bound"]
 
@@ -45,7 +45,9 @@ def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> 
     Parameters
     ----------
     C_star : float ≥ 1
-        Single-policy concentrability of the comparator (``inf`` gives ``inf``).
+        Single-policy concentrability of the comparator (``inf`` gives ``inf``). A value below 1
+        by at most its dtype's rounding of occupancy sums, ``2·max(1e-8, 16 eps)`` (Python floats
+        and float64: ``2e-8``; numpy float32: ``3.8e-6``), is read as exactly 1; lower values raise.
     S, A, H, K : int
     delta : float in (0, 1)
 
@@ -58,10 +60,9 @@ def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> 
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
     d = _prob(delta)
-    # NaN (refused below) for text, bools, None, complex; float("2") parsed text
-    C = real_scalar(C_star)
-    if not C >= 1.0 - 1e-12:
-        raise ValueError(f"C_star must be >= 1 (a concentrability coefficient); got {C_star!r}")
+    # NaN (refused) for text, bools, None, complex; float("2") parsed text. Within its dtype's
+    # rounding below 1 it is 1: a float32 C* = 0.99999988 was refused (the slack was 1e-12)
+    C = _at_least_one(C_star, "C_star")
     S, A, H, K = int(S), int(A), int(H), int(K)  # Python ints: numpy's int64 products wrap around
     Kh = K // H
     if Kh < 1 or math.isinf(C):

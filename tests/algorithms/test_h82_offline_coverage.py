@@ -1,0 +1,107 @@
+"""Coverage coefficients at their floor C ≥ 1 and the rates that take them (helper-82).
+
+Every coefficient of a target occupancy against a data occupancy is ≥ 1
+(``max_x t(x)/d(x) ≥ Σ t/Σ d = 1``); floating-point occupancies sum to 1 only to their dtype's
+tolerance, so a computed coefficient can fall just below 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rltheory.bounds import (
+    all_policy_concentrability,
+    discounted_concentrability,
+    lcb_vi_rate,
+    single_policy_concentrability,
+)
+from rltheory.mdp import FiniteHorizonMDP, FiniteMDP
+
+# two float32 occupancies one ulp apart, each a valid float32 law (sums 1 − 5.2e-8 and 1 + 4.1e-8)
+T32 = np.array([0.6720976233482361, 0.28466862440109253, 0.04323370009660721], dtype=np.float32)
+D32 = np.nextafter(T32, np.float32(1.0))
+
+
+class TestConcentrabilityFloor:
+    def test_single_policy_coefficient_of_float32_laws_is_one(self):
+        # Bug fixed: the ratio max t/d = 0.99999994 (every entry of d one ulp above t's) was returned,
+        # below the C* ≥ 1 of the definition, and lcb_vi_rate refused it.
+        assert float(np.max(T32.astype(np.float64) / D32)) < 1.0  # the raw ratio is below 1
+        C = single_policy_concentrability(T32, D32)
+        assert C == 1.0
+        # the pipeline coefficient -> rate works and gives the C* = 1 rate H(H+1)√(S C* ln(2HSA/δ)/K) = 2√(ln(60)/100)
+        assert lcb_vi_rate(C, 1, 3, 1, 100, 0.1) == pytest.approx(
+            2 * math.sqrt(math.log(60.0) / 100), rel=1e-14
+        )
+
+    def test_floor_keeps_coefficients_above_one(self):
+        # closed form: t = (1/2, 1/2, 0), d = (1/4, 1/4, 1/2): C = 2 (the floor changes nothing above 1)
+        assert (
+            single_policy_concentrability(np.array([0.5, 0.5, 0.0]), np.array([0.25, 0.25, 0.5]))
+            == 2.0
+        )
+        assert single_policy_concentrability(np.array([1.0, 0.0]), np.array([0.0, 1.0])) == math.inf
+
+    def test_all_policy_and_discounted_coefficients_are_at_least_one(self):
+        # one state, one action: every occupancy is 1 and C_all = C* = 1 exactly; in float32 the data
+        # occupancy 1 + eps32 (accepted) gave a ratio 1/(1 + eps) < 1
+        fh = FiniteHorizonMDP.stationary(
+            np.ones((1, 1, 1), dtype=np.float32), np.zeros((1, 1), dtype=np.float32), H=1
+        )
+        d = np.array([[[1.0 + np.finfo(np.float32).eps]]], dtype=np.float32)
+        assert all_policy_concentrability(fh, d) == 1.0
+        mdp = FiniteMDP(np.ones((1, 2, 1)), np.zeros((1, 2)), gamma=0.5)
+        # target action 0, behaviour uniform: d* = (1, 0), d_b = (1/2, 1/2): C = 2
+        assert discounted_concentrability(mdp, np.array([0]), np.array([[0.5, 0.5]])) == 2.0
+
+
+class TestLcbViRateCoefficient:
+    # C* = 1, S = A = H = 2, K = 100: H(H+1)√(S ln(2HSA/δ)/⌊K/H⌋)
+    RATE1 = 2 * 3 * math.sqrt(2 * math.log(2 * 2 * 2 * 2 / 0.1) / 50)
+
+    @pytest.mark.parametrize(
+        "C",
+        [
+            # 0.99999988, the reported value, as float32
+            np.float32(1.0) - np.finfo(np.float32).eps,
+            np.array(np.float32(1.0) - np.finfo(np.float32).eps),  # as a 0-d float32 array
+            np.float32(1.0 - 3e-6),  # within float32's slack 2·16·eps = 3.8e-6
+            1.0 - 1e-9,  # a Python float within float64's slack 2e-8 (refused before: slack 1e-12)
+        ],
+    )
+    def test_rounding_below_one_reads_as_one(self, C):
+        # Bug fixed: each raised 'C_star must be >= 1'; now exactly the C* = 1 rate
+        assert lcb_vi_rate(C, 2, 2, 2, 100, 0.1) == pytest.approx(self.RATE1, rel=1e-15)
+
+    def test_value_just_below_one_is_not_a_smaller_rate(self):
+        # Bug fixed: 1 − 1e-13 passed the old check and gave a rate below the C* = 1 one (C* < 1 is
+        # no coefficient); it is now read as 1
+        assert lcb_vi_rate(1.0 - 1e-13, 2, 2, 2, 100, 0.1) == lcb_vi_rate(1.0, 2, 2, 2, 100, 0.1)
+
+    @pytest.mark.parametrize(
+        ("C", "slack", "dtype"),
+        [
+            # the float32 value passed as a Python float is judged at float64's slack
+            (0.99999988, "2e-08", "float64"),
+            (np.float32(0.99999), "3.8e-06", "float32"),
+            (np.float64(0.5), "2e-08", "float64"),
+        ],
+    )
+    def test_values_below_the_slack_are_refused_with_it(self, C, slack, dtype):
+        with pytest.raises(
+            ValueError,
+            match=rf"C_star must be >= 1 \(a concentrability coefficient\); got .* \(values down to 1 - {slack}, "
+            rf"the rounding of {dtype} occupancies, count as 1\)",
+        ):
+            lcb_vi_rate(C, 2, 2, 2, 100, 0.1)
+
+    @pytest.mark.parametrize("C", [math.nan, True, "1", None, np.array([1.0]), -math.inf])
+    def test_non_coefficients_are_refused(self, C):
+        with pytest.raises(ValueError, match=r"C_star must be >= 1"):
+            lcb_vi_rate(C, 2, 2, 2, 100, 0.1)
+
+    def test_infinite_coefficient_is_infinite_rate(self):
+        assert lcb_vi_rate(np.float32(np.inf), 2, 2, 2, 100, 0.1) == math.inf
