@@ -255,11 +255,12 @@ def as_policy_array(
     """
     if isinstance(pi, (list, tuple)):
         pi = _rectangular(pi, field)  # a ragged list is named, not numpy's unlocated error
-    pi = xp.asarray(pi)
-    if xp.isdtype(pi.dtype, "integral"):
+    pi = _carried(pi, xp)
+    if array_namespace(pi).isdtype(pi.dtype, "integral"):
+        pi = xp.asarray(pi)
         check_action_indices(pi, S, n, field)
         return one_hot(pi, n, xp, dtype)
-    atol = _source_atol(pi, xp)
+    atol = _source_atol(pi)
     pi = as_float(pi, xp, dtype, field)
     if pi.ndim < 2 or tuple(pi.shape[-2:]) != (S, n):
         raise ValueError(
@@ -278,12 +279,31 @@ def _renormalised(x: Any, atol: float, xp: Any) -> Any:
     return x
 
 
-def _source_atol(x: Any, xp: Any) -> float:
+def _source_atol(x: Any, xp: Any = None) -> float:
     """The row-sum tolerance for ``x`` before any up-cast: a float32 row given to a float64
-    model was rounded in float32, so it is judged at float32's ``16·eps``."""
-    if xp.isdtype(x.dtype, "real floating"):
-        return max(PROB_ATOL, 16.0 * float(xp.finfo(x.dtype).eps))
+    model was rounded in float32, so it is judged at float32's ``16·eps`` (float16's: 0.0156).
+
+    The dtype is read in ``x``'s own namespace (``xp`` is not needed and is ignored): a numpy
+    float16 array bound for array_api_strict, which has no float16, is judged as float16.
+    """
+    own = array_namespace(x)
+    if own.isdtype(x.dtype, "real floating"):
+        return max(PROB_ATOL, 16.0 * float(own.finfo(x.dtype).eps))
     return PROB_ATOL
+
+
+def _carried(x: Any, xp: Any) -> Any:
+    """``x`` ready for :func:`as_float` into ``xp``: a numpy array or scalar stays as it is
+    (``as_float`` carries it across under the dtype rule, float16 and long double becoming
+    float64), anything else is ``xp.asarray(x)``.
+
+    ``xp.asarray`` first sent a numpy float16 policy, ``μ`` or table to array_api_strict as it
+    was, and it was refused without a name: "The array_api_strict namespace does not support
+    the dtype 'float16'" (a float32 one was accepted).
+    """
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x
+    return xp.asarray(x)
 
 
 def as_real_array(
@@ -298,7 +318,7 @@ def as_real_array(
     """
     if isinstance(x, (list, tuple)):
         x = _rectangular(x, field)  # own dtype: as_float names text, complex and non-numbers
-    x = as_float(xp.asarray(x), xp, dtype, field=field)
+    x = as_float(_carried(x, xp), xp, dtype, field=field)
     k = len(tail)
     if x.ndim < k or tuple(x.shape[x.ndim - k :]) != tuple(tail):
         axes = ", ".join(["..."] + [n.upper() for n in names])
@@ -316,8 +336,8 @@ def as_distribution(x: Any, field: str, n: int, xp: Any, dtype: Any = None, name
     """
     if isinstance(x, (list, tuple)):
         x = _rectangular(x, field)  # own dtype: as_float names text, complex and non-numbers
-    x = xp.asarray(x)
-    atol = _source_atol(x, xp)
+    x = _carried(x, xp)
+    atol = _source_atol(x)
     x = as_real_array(x, field, (n,), (name,), xp, dtype)
     check_probability(x, field, (name,), f"{field}[:]", atol=atol)
     return _renormalised(x, atol, xp)
@@ -334,7 +354,7 @@ def as_action_table(x: Any, field: str, xp: Any = None) -> Any:
         x = _rectangular(x, field)  # own dtype: as_float names text, complex and non-numbers
     if xp is None:
         xp = array_namespace(x)
-    x = as_float(xp.asarray(x), xp, field=field)
+    x = as_float(_carried(x, xp), xp, field=field)
     check_ndim(x, field, 2, "(..., S, A)")
     if x.shape[-2] == 0 or x.shape[-1] == 0:
         raise InvalidModelError(

@@ -5,8 +5,12 @@ uses only the Python array API standard, so the same code runs on numpy,
 cupy and any array-API library (the test-suite runs the kernels under
 ``array_api_strict``). This is the only module that may know about cupy.
 
-dtype policy: real floating arrays keep their dtype (float64 or float32);
-integer and boolean inputs to a float computation become ``float64``.
+dtype policy: float32 and float64 are the working dtypes, and real floating arrays
+of those keep their dtype; every other real input to a float computation (integers,
+booleans, and the floating dtypes rltheory does not compute in: float16, long double)
+becomes ``float64``, in every namespace and for arrays and numpy scalars alike
+(:func:`as_float`). Probability rows given in float16 are judged at float16's rounding
+before that cast (:func:`rltheory._validate._source_atol`).
 """
 
 from __future__ import annotations
@@ -123,6 +127,10 @@ def float_dtype(xp: Any, x: Any = None, dtype: Any = None) -> Any:
 def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") -> Any:
     """``x`` as a floating array of the namespace ``xp`` (numpy for lists).
 
+    The dtype is :func:`float_dtype`'s: ``dtype`` when given, float32 and float64 kept, and
+    anything else (integers, booleans, float16, long double) promoted to float64: the
+    same for an array, a numpy scalar or a list, and in every namespace.
+
     Complex, string, date/duration and record arrays raise ``TypeError`` naming ``field``: a cast
     would drop the imaginary part (numpy only warns), parse text as numbers, read a date as a
     count of days or drop a record's field names. A ragged list
@@ -155,12 +163,14 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
                 raise TypeError(f"{field} must hold real numbers; {field}[{at}] = {v!r}")
     if (
         isinstance(x, (list, tuple, int, float))
-        or isinstance(x, np.ndarray)
+        or isinstance(x, (np.ndarray, np.generic))
         and not is_numpy_namespace(xp)
     ):
         # a numpy float32 array keeps float32 in the other namespace, as float_dtype's rule says
-        # (it was cast to float64 on the way)
-        keep = isinstance(x, np.ndarray) and x.dtype in (np.float32, np.float64)
+        # (it was cast to float64 on the way); a numpy scalar takes the same road as an array (a
+        # float16 or long-double scalar went to the other namespace as it was, and
+        # array_api_strict refused it: "does not support the dtype 'float16'")
+        keep = isinstance(x, (np.ndarray, np.generic)) and x.dtype in (np.float32, np.float64)
         x = xp.asarray(np.asarray(x, dtype=x.dtype if keep else np.float64))
     else:
         x = xp.asarray(x)
