@@ -24,6 +24,9 @@ methods. JMLR 22(98). §2 (normalised occupancy measures).
 
 Policies, ``P_π``, ``r_π``, :func:`greedy` and the shared argument and range checks live in
 :mod:`rltheory.mdp.policy_chain` and are re-exported here.
+The difference-form kernels that keep evaluation and advantages accurate as γ → 1 (the
+leave-rate diagonal, the refined solve, the flow-form advantages) live in
+:mod:`rltheory.mdp.difference_form`.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import numpy as np
 
 from .._validate import as_distribution, as_real_array, check_real
 from ..backend import array_namespace, as_float
+from .difference_form import _evaluation_matrix, _eye, _flow_advantages, _policy_values
 from .model import FiniteMDP
 
 # split out of this module (policies, P_π, r_π, the shared checks); importable from here as before
@@ -182,76 +186,6 @@ def bellman_operator(mdp: FiniteMDP, V: Any, pi: Any) -> Any:
     )
 
 
-def _eye(xp: Any, n: int, like: Any) -> Any:
-    return xp.eye(n, dtype=like.dtype, device=like.device)
-
-
-def _evaluation_matrix(xp: Any, g: float, Ppi: Any) -> tuple[Any, Any]:
-    """``(I − γP_π, P_π with a zero diagonal)``, the diagonal formed as ``(1−γ) + γ Σ_{j≠s} P_π(s, j)``.
-
-    ``1 − γP_π(s, s)`` rounds ``γP_π(s, s)`` first, an error of ``ε`` against a difference that
-    may be as small as ``1 − γ``; the leave-rate form has only sums of non-negative terms (GTH's
-    rule, as :func:`rltheory.mdp.stationary_distribution` uses for ``I − P``). A stored row that
-    sums to ``1 ± ε`` is read with the self-loop ``1 − Σ_{j≠s} P_π(s, j)``.
-    """
-    eye = _eye(xp, Ppi.shape[-1], Ppi)
-    off = Ppi * (1.0 - eye)
-    return eye * ((1.0 - g) + g * xp.sum(off, axis=-1))[..., None] - g * off, off
-
-
-def _policy_values(xp: Any, g: float, Ppi: Any, B: Any, *, max_refine: int = 30) -> Any:
-    r"""``X = (I − γP_π)^{-1} B`` for ``B[..., S, K]`` (``K`` reward columns), accurate to a few
-    ``ε·max|B|/(1−γ)`` however close γ is to 1; ``B``'s batch may be broader than ``P_π``'s.
-
-    Where ``(1+γ)/(1−γ) ≤ 64`` this is one plain solve of ``I − γP_π`` (error ``≤ 64ε‖X‖``, as
-    before). Else ``I − γP_π`` comes from :func:`_evaluation_matrix` (no cancellation on the
-    diagonal), and a plain solve would err by ``ε·‖(I − γP_π)^{-1}‖·‖X‖ ~ ε‖X‖/(1−γ)`` (``V^π``:
-    7e-5 relative at γ = 1 − 10⁻¹² in float64, 2 % at γ = 1 − 2⁻²⁰ in float32), mostly along the
-    slow directions of ``P_π``, where the residual ``B − (I − γP_π)X`` formed directly loses the
-    same ``ε‖X‖``. So the solve is refined with the residual in difference form
-    ``B(s, k) − (1−γ)X(s, k) − γ Σ_{j≠s} P_π(s, j)(X(s, k) − X(j, k))``, whose terms have the size
-    of the rewards and of the spread of a column, not of ``X``: per instance until the correction
-    is at the rounding of ``X`` (``2ε max|X|``), stops shrinking by half, or after ``max_refine``
-    steps (Higham 2002, §12.1, fixed-precision refinement). A correction larger than the previous
-    one is not applied. The residual takes ``O(S²K)`` per instance,
-    formed for blocks of columns of about 2²² entries.
-    """
-    S, K = B.shape[-2], B.shape[-1]
-    batch = tuple(np.broadcast_shapes(tuple(Ppi.shape[:-2]), tuple(B.shape[:-2])))
-    B = xp.broadcast_to(B, batch + (S, K))
-    if (1.0 + g) <= 64.0 * (1.0 - g):  # well conditioned (γ ≤ 63/65): one plain solve
-        return xp.linalg.solve(xp.broadcast_to(_eye(xp, S, Ppi) - g * Ppi, batch + (S, S)), B)
-    M, off = _evaluation_matrix(xp, g, Ppi)
-    M = xp.broadcast_to(M, batch + (S, S))
-    X = xp.linalg.solve(M, B)
-    if not bool(xp.all(xp.isfinite(X))):
-        return X  # (beyond the float range, which the caller refuses)
-    off = off[..., None]  # (..., S, S, 1)
-    width = max(1, (1 << 22) // (S * S))
-
-    def flow(X: Any) -> Any:
-        blocks = []
-        for k in range(0, K, width):
-            Xk = X[..., k : min(k + width, K)]
-            blocks.append(xp.sum(off * (Xk[..., :, None, :] - Xk[..., None, :, :]), axis=-2))
-        return blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=-1)
-
-    u = float(xp.finfo(X.dtype).eps) / 2.0
-    done = xp.zeros(batch, dtype=xp.bool, device=X.device)
-    prev = xp.full(batch, float("inf"), dtype=X.dtype, device=X.device)
-    for _ in range(max_refine):
-        dX = xp.linalg.solve(M, B - (1.0 - g) * X - g * flow(X))
-        step = xp.max(xp.abs(dX), axis=(-2, -1))
-        take = ~done & (step < prev)
-        X = xp.where(take[..., None, None], X + dX, X)
-        big = xp.max(xp.abs(X), axis=(-2, -1))
-        done = done | ~take | (step <= 2.0 * u * big) | (step > 0.5 * prev)
-        prev = xp.where(take, step, prev)
-        if bool(xp.all(done)):
-            break
-    return X
-
-
 def evaluate_policy(mdp: FiniteMDP, pi: Any) -> Any:
     r"""Exact discounted value ``V^π = (I − γ P_π)^{-1} r_π`` by one linear solve.
 
@@ -316,13 +250,70 @@ def q_function(mdp: FiniteMDP, pi: Any) -> Any:
 
 
 def advantage(mdp: FiniteMDP, pi: Any) -> Any:
-    r"""``A^π(s, a) = Q^π(s, a) − V^π(s)``; satisfies ``Σ_a π(a|s) A^π(s, a) = 0``."""
-    V = evaluate_policy(mdp, pi)
-    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
-        A = _q_values(mdp, V) - V[..., None]
+    r"""``A^π(s, a) = Q^π(s, a) − V^π(s)``; satisfies ``Σ_a π(a|s) A^π(s, a) = 0``.
+
+    Raises ``ValueError`` (located, with ``max|R|`` and ``γ``) when ``V^π`` or ``A^π`` lies beyond
+    the float range of the model's dtype.
+
+    Notes
+    -----
+    ``V^π`` comes from :func:`evaluate_policy`, and ``A^π`` from it in flow form,
+    ``r(s, a) − (1−γ)V^π(s) + γ Σ_j P(j|s, a)(V^π(j) − V^π(s))``, corrected by one more solve for
+    the rounding of the stored ``V^π`` (:func:`_values_and_advantages`). The terms have the size
+    of the rewards and of ``J = max_{P(j|s,a) > 0} |V^π(j) − V^π(s)|``, not of ``V^π``, and the
+    entries are within a few ``ε·(max|r| + J)`` of the exact ones (``J`` reaches
+    ``max|r|/(1−γ)`` only where ``A^π`` does, a pair leading into another closed class): on
+    dyadic models against a rational reference at γ from 0 to ``1 − 10⁻¹²`` (float64) and
+    ``1 − 2⁻²⁰`` (float32), at most ``0.7·ε·(max|r| + J)``. The direct ``Q^π − V^π``
+    subtracts two numbers of size ``max|r|/(1−γ)`` and erred by up to ``0.7·ε·max|r|/(1−γ)``
+    (150 on rewards of size 10⁶ at γ = 1 − 10⁻¹²). Cost: two solves (``O(S³)``) plus
+    ``O(S²A)`` per instance.
+    """
+    _, A = _values_and_advantages(mdp, pi)
     return _check_in_range(
         mdp, A, "advantage", "Q^pi or A^pi", ("s", "a"), _discounted_scale(float(mdp.gamma))
     )
+
+
+def _values_and_advantages(mdp: FiniteMDP, pi: Any) -> tuple[Any, Any]:
+    r"""``(V^π, A^π)`` with ``A^π`` in flow form and corrected for the rounding of ``V^π``.
+
+    A stored ``V`` is off the exact ``V^π`` by its rounding, ``ε‖V^π‖∞`` per entry and different
+    from entry to entry, and any advantage formed from it inherits that in its differences
+    ``V(j) − V(s)``. The correction ``δ = (I − γP_π)^{-1} ρ`` of the residual
+    ``ρ = Σ_a π(a|s)(Q_V − V)(s, a)`` (flow form: of the size of the rewards and of ``V``'s
+    differences, not of ``V``) is kept apart instead of being added to ``V``, where it would
+    round away again: ``A^π = D(V) + D₀(δ)`` with ``D`` the flow advantages and ``D₀`` their
+    linear part (:func:`_flow_advantages`). ``δ``'s own solve error lies mostly along the
+    constant vector, which ``D₀`` scales by ``1 − γ``. Non-finite entries (values spanning more
+    than the float range) skip the correction; the callers refuse what is left non-finite.
+    """
+    xp = mdp.xp
+    g = float(mdp.gamma)
+    V = evaluate_policy(mdp, pi)
+    A = _advantages_of(mdp, V)
+    if not bool(xp.all(xp.isfinite(A))):
+        return V, A
+    pi_s = as_stochastic_policy(mdp, pi)
+    zero = xp.zeros((), dtype=mdp.dtype, device=mdp.P.device)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rho = xp.sum(xp.where(pi_s != 0, pi_s * A, zero), axis=-1)
+        delta = _policy_values(xp, g, policy_transition_matrix(mdp, pi_s), rho[..., None])[..., 0]
+        if bool(xp.all(xp.isfinite(delta))):
+            A = A + _flow_advantages(mdp, delta, rewards=False)
+    return V, A
+
+
+def _advantages_of(mdp: FiniteMDP, V: Any) -> Any:
+    """``Q_V − V`` in flow form (:func:`_flow_advantages`), with the direct ``Q_V − V`` where a
+    difference ``V(j) − V(s)`` left the float range (``V`` spanning more than the largest float);
+    non-finite where both are (the callers refuse it, located)."""
+    xp = mdp.xp
+    with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused by the callers)
+        A = _flow_advantages(mdp, V)
+        if not bool(xp.all(xp.isfinite(A))):
+            A = xp.where(xp.isfinite(A), A, _q_values(mdp, V) - V[..., None])
+    return A
 
 
 def state_occupancy(mdp: FiniteMDP, pi: Any, mu: Any = None) -> Any:
@@ -422,7 +413,12 @@ def performance_difference(mdp: FiniteMDP, pi_new: Any, pi_old: Any, mu: Any = N
     ``V^{π'}(μ) − V^{π}(μ) = 1/(1−γ) Σ_s d^{π'}_μ(s) Σ_a π'(a|s) A^{π}(s, a)``
 
     Returns the right-hand side computed from ``d^{π'}_μ`` and ``A^π``; the test
-    suite checks it equals the left-hand side computed by two policy evaluations.
+    suite checks it equals the left-hand side computed by two policy evaluations. ``A^π`` is
+    :func:`advantage`'s (flow form, corrected), so the result is within a few
+    ``ε·(max|r| + J)/(1−γ)`` of the exact difference, ``J`` the largest ``|V^π(j) − V^π(s)|``
+    along a transition (at most ``0.33`` of it on the rational-reference models of
+    :func:`advantage`): the error of the values themselves, not less. With ``Q^π − V^π`` formed
+    directly it was up to ``3·10¹¹·ε·max|r|/(1−γ)`` at γ = 1 − 10⁻¹², i.e. ``ε·max|r|/(1−γ)²``.
     The sum runs over the pairs with ``d^{π'}_μ(s, a) ≠ 0``: an advantage beyond the float
     range at a pair ``π'`` never visits from ``μ`` does not matter. ``V^π`` and a result
     beyond the range are located ``ValueError``\ s.
@@ -438,12 +434,11 @@ def performance_difference(mdp: FiniteMDP, pi_new: Any, pi_old: Any, mu: Any = N
         ("the model", mdp.batch_shape),
     )
     d = occupancy_measure(mdp, pn, mu)
-    V = evaluate_policy(mdp, po)
+    _, adv = _values_and_advantages(mdp, po)  # (flow form, corrected: no ε·max|r|/(1−γ) loss)
     zero = xp.zeros((), dtype=mdp.dtype, device=mdp.P.device)
     # A^pi at a pair pi' never visits from mu may overflow while the sum is finite: advantage()
     # refused it (and 0 * inf = nan would have too); only the visited pairs enter the sum
     with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is refused below, located)
-        adv = _q_values(mdp, V) - V[..., None]
         out = xp.sum(xp.where(d != 0, d * adv, zero), axis=(-2, -1)) / (1.0 - g)
     return _check_in_range(
         mdp, out, "performance_difference", "the value difference", (), _discounted_scale(g)
