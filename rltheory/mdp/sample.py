@@ -83,6 +83,8 @@ def _check_rollout_length(
     ``γ → 1`` (``γ = 1 − 1e-12`` did not finish). A discount is accepted when
     ``γ ≤ 1 − 1/max_length`` in floating point, so ``max_length = 10ᵏ`` accepts ``γ = 1 − 10⁻ᵏ`` as
     written (``None``: 10⁴, i.e. ``γ ≤ 0.9999``); ``max_length`` must be a finite number ``≥ 1``.
+    ``γ`` outside ``[0, 1)`` (or NaN) is refused whatever ``max_length``: beyond ``2⁵³`` the bound
+    ``1 − 1/max_length`` rounds to 1, and every ``γ < 1`` (expected length at most ``2⁵³``) passes.
     ``segments`` is the number of independent geometric segments each of the ``n_samples``
     samples draws (named in the message). Returns the accepted cap. Used by
     :func:`rltheory.algorithms.networked_critics.sample_rollouts`, the LSTD/TD critics of
@@ -93,7 +95,15 @@ def _check_rollout_length(
         _MAX_ROLLOUT_LENGTH if max_length is None else check_real(max_length, "max_length", low=1.0)
     )
     g = float(gamma)
-    length = 1.0 / (1.0 - g) if g < 1.0 else float("inf")
+    if not 0.0 <= g < 1.0:
+        # (γ = 1 passed under max_length = 1e300, whose 1 − 1/cap rounds to 1.0: a segment
+        # τ ~ Geom(1 − γ) that never ends, or numpy's "p <= 0" at the first draw; NaN passed too)
+        raise ValueError(
+            f"gamma = {g!r}: a geometric-horizon sampler needs gamma in [0, 1) (a segment "
+            f"τ ~ Geom(1 - gamma) has expected length 1/(1-gamma), infinite at gamma = 1), "
+            f"whatever max_length = {cap:g} allows"
+        )
+    length = 1.0 / (1.0 - g)
     # γ against 1 − 1/cap, both rounded: the double nearest 0.9999 lies above 0.9999, so its
     # 1/(1−γ) = 10000.0000000011 > 10⁴ and γ = 0.9999 was refused at the default cap (γ = 0.9 under
     # max_length = 10 likewise), although the cap stands for γ ≤ 1 − 1/max_length
