@@ -30,15 +30,45 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_finite, check_probability
-from ..mdp.sample import _count, _rng
+from ..mdp.sample import _count
 from ._average_reward_base import _prob_atol, _real_array
 
 __all__ = ["mlmc_level", "mlmc_combine", "mlmc_expectation"]
 
 
 def mlmc_level(rng: np.random.Generator) -> int:
-    """``J ~ Geom(1/2)`` on ``{1, 2, ...}``: ``P(J = j) = 2^{-j}``."""
-    return int(_rng(rng).geometric(0.5))
+    """``J ~ Geom(1/2)`` on ``{1, 2, ...}``: ``P(J = j) = 2^{-j}``, one draw per call.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Advanced by the draw; pass the same Generator to every call. Unlike the library's
+        samplers that draw a whole sample per call (``sample_transitions``, ``rollout``), this one
+        refuses an int seed: a seed makes a fresh Generator on every call, so a loop of
+        ``mlmc_level(0)`` returned the same level (2) forever instead of a Geom(1/2) sequence.
+
+    Raises
+    ------
+    TypeError
+        ``rng`` is not a ``numpy.random.Generator`` (an int seed, ``None``, a bool, ...); the message
+        says to build one with ``numpy.random.default_rng(seed)`` once and reuse it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> [mlmc_level(gen) for _ in range(6)]
+    [2, 1, 1, 1, 3, 4]
+    """
+    if not isinstance(rng, np.random.Generator):
+        is_seed = isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)
+        seed = "an int seed would re-seed on every call and draw the same level each time; "
+        raise TypeError(
+            "mlmc_level draws one level per call and needs a numpy.random.Generator, advanced by "
+            f"each draw ({seed if is_seed else ''}create one with numpy.random.default_rng(seed) "
+            f"and reuse it); got {repr(rng) if is_seed or rng is None else type(rng).__name__}"
+        )
+    return int(rng.geometric(0.5))
 
 
 def mlmc_combine(x: Any, J: int, T_max: int) -> np.ndarray:
