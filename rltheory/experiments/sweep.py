@@ -8,11 +8,20 @@ on SLURM). With ``results_path`` every finished point is appended at once as one
 JSON line (flushed and fsynced), so an interrupted sweep, rerun with the same
 arguments, computes only the points that are missing.
 
-Results file format (JSON lines)::
+Results file format (JSON lines, strict JSON)::
 
-    {"format": "rltheory.sweep", "version": 1, "fn": "package.module.function"}
+    {"format": "rltheory.sweep", "version": 2, "fn": "package.module.function"}
     {"key": ..., "config": {...}, "seed": 0, "result": ..., "wall_time": 0.12}
+    {"key": ..., "config": {...}, "seed": 1, "result": [1.0, "nan"], "wall_time": 0.1,
+     "nonfinite": [["result", 1]]}
     ...
+
+JSON has no NaN or infinity, so a non-finite float in a config or a result is written as the text
+``"nan"``, ``"inf"`` or ``"-inf"`` and its place is listed in the record's ``"nonfinite"`` (paths
+of keys and indices from the record down; :mod:`rltheory.experiments._sweep_json`), and is read
+back as the float. Version-1 files (written before; non-finite floats as the non-standard tokens
+``NaN``/``Infinity``) are still read, and a sweep resumed on one appends version-1 records, so
+that the file stays readable by the rltheory that wrote it.
 
 A final line cut off by an interruption (no trailing newline) is dropped and
 recomputed, with a warning; any other malformed line, a missing or foreign
@@ -21,8 +30,6 @@ header, or a header naming another function raises :class:`ResultFileError`.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import itertools
 import json
 import math
@@ -40,11 +47,13 @@ import numpy as np
 
 from .._atomic_write import _discard, _stage, _sync_directory
 from ..trace import ResultFileError
+from ._sweep_json import decode_nonfinite, encode_nonfinite, strict_loads
+from ._sweep_names import _check_named, _fn_name, _json_default
 
 __all__ = ["SweepPoint", "sweep", "grid_product", "load_results"]
 
 _FORMAT = "rltheory.sweep"
-_VERSION = 1
+_VERSION = 2  # version 1: non-finite floats as NaN/Infinity tokens (still read and appended to)
 
 
 @dataclass(frozen=True)
@@ -86,80 +95,47 @@ def grid_product(**axes: Sequence[Any]) -> list[dict]:
     ]
 
 
-def _json_default(x: Any) -> Any:
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"{type(x).__name__} is not JSON-serialisable")
+def _dumps(x: Any, *, allow_nan: bool = False) -> str:
+    """Compact sorted JSON; NaN/Infinity tokens only where ``allow_nan`` (in-memory round trips
+    and version-1 files), a ``ValueError`` otherwise."""
+    return json.dumps(
+        x, default=_json_default, sort_keys=True, separators=(",", ":"), allow_nan=allow_nan
+    )
 
 
-def _dumps(x: Any) -> str:
-    return json.dumps(x, default=_json_default, sort_keys=True, separators=(",", ":"))
+def _as_json(x: Any) -> Any:
+    """``x`` after a JSON round trip (tuples -> lists, numpy -> Python, keys -> text), floats kept."""
+    return json.loads(_dumps(x, allow_nan=True))
 
 
-def _key(config: Mapping, seed: int) -> str:
-    return _dumps({"config": dict(config), "seed": int(seed)})
+def _key(config: Mapping, seed: int, version: int = _VERSION) -> str:
+    """The point's identity: its config as the results file holds it, and its seed.
+
+    The config is taken after its JSON round trip, so that the writer (given ``{10: 1, 2: 2}``)
+    and a reader of the file (``{"10": 1, "2": 2}``) sort its keys alike."""
+    c = _as_json(dict(config))
+    if version == 1:
+        return _dumps({"config": c, "seed": int(seed)}, allow_nan=True)
+    c, paths = encode_nonfinite(c)
+    return _dumps({"config": c, "seed": int(seed), **({"nonfinite": paths} if paths else {})})
 
 
-def _owner(base: Any) -> Any:
-    """The object whose state a callable computes with: ``self`` of a bound method, the callable
-    object itself (an instance with ``__call__``), else ``None`` (a plain function or class)."""
-    if inspect.ismethod(base):
-        return base.__self__
-    if inspect.isroutine(base) or isinstance(base, type):
-        return None
-    return base
-
-
-def _fn_name(fn: Callable) -> str:
-    """``module.qualname`` of ``fn``; for a bound method or a callable object, with the ``repr``
-    of its object (``Scaled(k=2)`` and ``Scaled(k=3)`` compute different things); for a
-    :func:`functools.partial`, with its bound arguments (as JSON, else their ``repr``), so that
-    two partials of one function never share results."""
-    base = fn.func if isinstance(fn, functools.partial) else fn
-    owner = _owner(base)
-    named = base if owner is not base else type(base)  # an instance: its class names it
-    mod = getattr(named, "__module__", None) or "?"
-    name = f"{mod}.{getattr(named, '__qualname__', type(named).__name__)}"
-    if owner is not None:
-        name += f" of {owner!r}"
-    if isinstance(fn, functools.partial) and (fn.args or fn.keywords):
-        try:
-            bound = _dumps({"args": list(fn.args), "keywords": dict(fn.keywords)})
-        except (TypeError, ValueError):
-            bound = repr((fn.args, fn.keywords))
-        name += f" with {bound}"
-    return name
-
-
-def _check_named(fn: Callable) -> None:
-    """Refuse a results file for a function that its name does not identify (located
-    ``ValueError``): every lambda of a module is ``module.<lambda>``, every closure made by
-    ``make`` is ``module.make.<locals>.f``, so a second one read the first one's points from the
-    file as its own; an object with the default ``repr`` (``<... object at 0x...>``) is named
-    by its address, which no rerun finds again."""
-    base = fn.func if isinstance(fn, functools.partial) else fn
-    qualname = getattr(base, "__qualname__", "")
-    if "<lambda>" in qualname or "<locals>" in qualname:
-        raise ValueError(
-            f"results_path needs a function that its name identifies; fn is "
-            f"{_fn_name(fn).split(' with ', 1)[0]!r}, a name that other lambdas or closures share "
-            "(their points would be read as its own): use a module-level function, with "
-            "functools.partial for bound arguments"
-        )
-    owner = _owner(base)
-    if (
-        owner is not None
-        and not isinstance(owner, type)
-        and type(owner).__repr__ is object.__repr__
-    ):
-        raise ValueError(
-            f"results_path needs a function that its name identifies; fn computes with "
-            f"{owner!r}, whose default repr names an address, not its state: give "
-            f"{type(owner).__qualname__} a repr of its state (a dataclass has one), or use a "
-            "module-level function with functools.partial"
-        )
+def _record(key: str, config: Any, seed: int, result: Any, wall: float, version: int) -> dict:
+    """A results-file record; for version 2 with non-finite floats as text listed in ``nonfinite``."""
+    rec = {
+        "key": key,
+        "config": _as_json(config),
+        "seed": seed,
+        "result": result,
+        "wall_time": wall,
+    }
+    if version == 1:
+        return rec
+    body, paths = encode_nonfinite({"config": rec["config"], "result": result})
+    rec.update(body)
+    if paths:
+        rec["nonfinite"] = paths
+    return rec
 
 
 def _create_header(path: Path, header: str) -> bool:
@@ -208,9 +184,15 @@ def load_results(
     ------
     ResultFileError
         Missing/foreign header, another function's file, or a malformed line
-        other than a cut-off last line; the message gives the file and line number.
+        other than a cut-off last line (in a version-2 file also a ``NaN``/``Infinity`` token or
+        a ``nonfinite`` path that leads to no ``"nan"``/``"inf"``/``"-inf"``); the message gives
+        the file and line number.
     """
-    path = Path(path)
+    return _load(Path(path), fn=fn, repair=repair)[1]
+
+
+def _load(path: Path, *, fn: Callable | None, repair: bool) -> tuple[int, dict[str, SweepPoint]]:
+    """:func:`load_results`, with the file's format version."""
     raw = path.read_bytes()
     if not raw:
         raise ResultFileError(
@@ -234,7 +216,7 @@ def load_results(
         )
     version = header.get("version")
     # exactly the integer the writer writes: true or 1.0 are not version 1
-    if isinstance(version, bool) or not isinstance(version, int) or version != _VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or version not in (1, _VERSION):
         raise ResultFileError(f"{path}: unsupported sweep file version {header.get('version')!r}")
     if fn is not None and header.get("fn") != _fn_name(fn):
         raise ResultFileError(
@@ -243,9 +225,11 @@ def load_results(
     out: dict[str, SweepPoint] = {}
     for i, line in enumerate(lines[1:], start=2):
         try:
-            rec = json.loads(line)
+            rec = json.loads(line) if version == 1 else strict_loads(line)
             if not isinstance(rec, dict):
                 raise ValueError(f"a record is a JSON object; got {type(rec).__name__}")
+            if version != 1 and "nonfinite" in rec:
+                decode_nonfinite(rec, rec["nonfinite"])
             key, config, seed, wall = rec["key"], rec["config"], rec["seed"], rec["wall_time"]
             # as the writer writes them: nothing is cast (seed 0.9 is not seed 0, "1" is no time)
             if isinstance(seed, bool) or not isinstance(seed, int):
@@ -258,7 +242,7 @@ def load_results(
                 or not 0 <= wall < math.inf
             ):
                 raise ValueError(f"wall_time = {wall!r:.40} is not a finite number of seconds >= 0")
-            if key != _key(config, seed):
+            if key != _key(config, seed, version):
                 raise ValueError("key does not match config and seed")
             point = SweepPoint(
                 config=config, seed=seed, result=rec["result"], wall_time=float(wall), cached=True
@@ -278,11 +262,12 @@ def load_results(
                 fh.truncate(len(raw) - len(tail))
                 fh.flush()
                 os.fsync(fh.fileno())
-    return out
+    return version, out
 
 
 def _append(fh: Any, record: dict) -> None:
-    fh.write((_dumps(record) + "\n").encode("utf-8"))
+    # strict JSON; a version-1 record (no nonfinite field) keeps its NaN/Infinity tokens
+    fh.write((_dumps(record, allow_nan="nonfinite" not in record) + "\n").encode("utf-8"))
     fh.flush()
     os.fsync(fh.fileno())
 
@@ -397,14 +382,16 @@ def sweep(
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
             raise ValueError(f"seeds[{i}] must be an integer; got {s!r}")
     seeds = [int(s) for s in seeds]
-    points: list[tuple[str, dict, int]] = []
     for i, c in enumerate(configs):
         try:
-            for s in seeds:
-                points.append((_key(c, s), c, s))
-        except TypeError as exc:
-            raise ValueError(f"grid[{i}] = {c!r} is not a dict of JSON values ({exc})") from exc
+            _key(c, 0)
+        # ValueError: a circular config; RecursionError: one nested too deeply
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(
+                f"grid[{i}] = {c!r:.200} is not a dict of JSON values ({exc})"
+            ) from exc
 
+    version = _VERSION
     done: dict[str, SweepPoint] = {}
     fh = None
     if results_path is not None:
@@ -419,8 +406,10 @@ def sweep(
         # complete header, never an empty/cut header that a rerun must reject; and only where no
         # file is: a sweep that created it since the check above keeps its file and its points
         if path.exists() or not _create_header(path, header):
-            done = load_results(path, fn=fn, repair=True)
+            version, done = _load(path, fn=fn, repair=True)
         fh = open(path, "ab")
+    # keyed as the file keys them (versions differ only for configs with non-finite floats)
+    points = [(_key(c, s, version), c, s) for c in configs for s in seeds]
 
     todo = [(k, c, s) for k, c, s in points if k not in done]
     todo = list({k: (k, c, s) for k, c, s in todo}.values())  # a config listed twice runs once
@@ -446,7 +435,7 @@ def sweep(
                 result, secs = fut.result() if exc is None else (None, 0.0)
                 if exc is None:
                     try:
-                        result = json.loads(_dumps(result))
+                        result = _as_json(result)
                     # ValueError: a circular result; RecursionError: one nested too deeply
                     except (TypeError, ValueError, RecursionError) as err:
                         exc = ValueError(
@@ -463,19 +452,10 @@ def sweep(
                 # the config as the results file holds it (tuples -> lists, ...), so a point reads
                 # the same whether computed now or on a rerun; fn itself got the grid entry as given
                 done[k] = SweepPoint(
-                    config=json.loads(_dumps(c)), seed=s, result=result, wall_time=float(secs)
+                    config=_as_json(c), seed=s, result=result, wall_time=float(secs)
                 )
                 if fh is not None:
-                    _append(
-                        fh,
-                        {
-                            "key": k,
-                            "config": c,
-                            "seed": s,
-                            "result": result,
-                            "wall_time": float(secs),
-                        },
-                    )
+                    _append(fh, _record(k, c, s, result, float(secs), version))
                 if bar is not None:
                     bar.update(1)
     finally:
