@@ -213,19 +213,7 @@ def double_q_learning(
         s, a, s1 = run.transition(t)
         r = run.reward(t)
         pick_a = run.gen.random(run.n_runs) < 0.5
-        amaxA = QA[run.runs, s1].argmax(-1)
-        amaxB = QB[run.runs, s1].argmax(-1)
-        tA = r + run.g * QB[run.runs, s1, amaxA]
-        tB = r + run.g * QA[run.runs, s1, amaxB]
-        iA, iB = run.runs[pick_a], run.runs[~pick_a]
-        QA[iA, s[iA], a[iA]] += _alpha(step_size, nA[iA, s[iA], a[iA]]) * (
-            tA[iA] - QA[iA, s[iA], a[iA]]
-        )
-        nA[iA, s[iA], a[iA]] += 1
-        QB[iB, s[iB], a[iB]] += _alpha(step_size, nB[iB, s[iB], a[iB]]) * (
-            tB[iB] - QB[iB, s[iB], a[iB]]
-        )
-        nB[iB, s[iB], a[iB]] += 1
+        _double_q_step(QA, QB, nA, nB, (run.runs, s, a, r, s1), pick_a, run.g, step_size)
         rec(t + 1)
     return QLearningResult(
         Q=run.out(0.5 * (QA + QB)),
@@ -264,14 +252,29 @@ def va_learning(
 
     Notes
     -----
-    Expected updates vanish exactly when ``V(s) = Σ_a μ(a|s)(T Q)(s, a)`` and
+    *Expected update.* With ``(T Q)(s, a) = r(s, a) + γ Σ_s' P(s'|s, a) max_b Q(s', b)``, a visit
+    to ``s`` under the behaviour ``μ`` moves, in expectation over ``a ~ μ(·|s)`` and ``s'``,
+    ``V(s)`` by ``α_{n(s)} (Σ_a μ(a|s) (T Q)(s, a) − V(s))`` and ``A(s, a)`` by
+    ``μ(a|s) α_{n(s,a)} ((T Q)(s, a) − V(s) − A(s, a))``; nothing else moves (checked by exact
+    enumeration in the test-suite). Both vanish exactly when ``V(s) = Σ_a μ(a|s)(T Q)(s, a)`` and
     ``A = T Q − V`` with ``Q = V + A``, i.e. ``Q = T Q = Q*``, ``V = Σ_a μ(a|·) Q*(·, a)``
-    and ``A = Q* − V``: the unique fixed point gives ``V + A = Q*`` (checked by the
-    test-suite). ``V(s)`` is updated by every action taken in ``s``, so information
-    is shared across actions — the source of the sample-efficiency gain reported by
-    Tang et al. (2023, §3–4). This is the tabular update as read from that paper's
-    description (value and advantage bootstrapped without an explicit Q-table);
-    its exact step-size coupling could not be checked against the paper's text.
+    and ``A = Q* − V`` (so ``Σ_a μ(a|s) A(s, a) = 0``): for a behaviour with full support the
+    unique fixed point gives ``V + A = Q*`` (checked in exact rational arithmetic).
+    ``V(s)`` is updated by every action taken in ``s``, so information is shared across
+    actions — the source of the sample-efficiency gain reported by Tang et al. (2023).
+
+    *Unit steps.* Taken at every state at once, the update is the operator
+    ``(V, A) ↦ (Σ_a μ(a|·)(T Q)(·, a), T Q − V)``; with one action ``Q_{k+1} = 2 T Q_k − T Q_{k−1}``,
+    which is not a contraction: on a deterministic 2-cycle the error grows by
+    ``γ + √(γ² + γ)`` per sweep, ``> 1`` exactly when ``γ > 1/3`` (Q-learning's unit step there is
+    value iteration, error ``× γ``).
+
+    *Relation to the paper.* This is rltheory's reading of the update from the paper's abstract
+    (value and advantage bootstrapped without an explicit Q-table, learned off-policy); the
+    paper's own update equations and step-size coupling were not available to compare it with,
+    equation by equation. The abstract states that VA-learning "enjoys similar theoretical
+    guarantees as Q-learning"; the rule here does not (the unit-step operator above, and the
+    instabilities below), so treat it as an adaptation, not a transcription of Tang et al. (2023).
 
     *Stability (derived here; the update is not a convex combination).* A visit moves
     ``Q(s, a) = V(s) + A(s, a)`` by ``α(y − Q(s, a)) + α(y − V(s))``: with ``α = 1`` it sets
@@ -291,8 +294,7 @@ def va_learning(
       20-cycle at ``γ = 0.95`` with ``α = 0.05`` the error grows from 20 to ``~1e2`` in ``2·10⁴``
       steps while Q-learning's falls to 1.6).
 
-    Whether the paper's own update (its step-size coupling) has these instabilities could not be
-    checked. A run whose table stops being finite raises ``ValueError`` naming the step (the first
+    A run whose table stops being finite raises ``ValueError`` naming the step (the first
     recorded one), the run and the entry; a run that grows but stays finite is returned as it is
     (its trace's ``error`` shows the growth).
 
@@ -328,14 +330,7 @@ def va_learning(
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(run.steps):
             s, a, s1 = run.transition(t)
-            y = run.reward(t) + run.g * (V[run.runs, s1] + Adv[run.runs, s1].max(-1))
-            v_old = V[run.runs, s].copy()
-            V[run.runs, s] += _alpha(step_size, nV[run.runs, s]) * (y - v_old)
-            Adv[run.runs, s, a] += _alpha(step_size, nA[run.runs, s, a]) * (
-                y - v_old - Adv[run.runs, s, a]
-            )
-            nV[run.runs, s] += 1
-            nA[run.runs, s, a] += 1
+            _va_step(V, Adv, nV, nA, (run.runs, s, a, run.reward(t), s1), run.g, step_size)
             run.record(t + 1, V[..., None] + Adv)
     return QLearningResult(
         Q=run.out(V[..., None] + Adv),
@@ -344,3 +339,59 @@ def va_learning(
         trace=run.rec.finish(),
         extra={"V": run.out(V, "V"), "A": run.out(Adv, "A")},
     )
+
+
+# -- one-step updates (pure functions of the tables, in place; tested against their operators) ----
+
+_Batch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""``(runs, s, a, r, s')``: one transition per entry; the ``(run, s, a)`` triples must be distinct."""
+
+
+def _double_q_step(
+    QA: np.ndarray,
+    QB: np.ndarray,
+    nA: np.ndarray,
+    nB: np.ndarray,
+    batch: _Batch,
+    pick_a: np.ndarray,
+    g: float,
+    step_size: StepSize,
+) -> None:
+    r"""One double Q-learning update per entry of ``batch``, in place (:func:`double_q_learning`).
+
+    Where ``pick_a``: ``Q_A(s, a) += α_{n_A(s,a)} (r + γ Q_B(s', argmax_b Q_A(s', b)) − Q_A(s, a))``,
+    ``n_A(s, a) += 1``; elsewhere the same with ``A ↔ B``. All targets are formed before any entry
+    moves, so a batch of distinct pairs is one synchronous sweep.
+    """
+    runs, s, a, r, s1 = batch
+    tA = r + g * QB[runs, s1, QA[runs, s1].argmax(-1)]
+    tB = r + g * QA[runs, s1, QB[runs, s1].argmax(-1)]
+    for Q, n, tgt, pick in ((QA, nA, tA, pick_a), (QB, nB, tB, ~pick_a)):
+        i, si, ai = runs[pick], s[pick], a[pick]
+        Q[i, si, ai] += _alpha(step_size, n[i, si, ai]) * (tgt[pick] - Q[i, si, ai])
+        n[i, si, ai] += 1
+
+
+def _va_step(
+    V: np.ndarray,
+    Adv: np.ndarray,
+    nV: np.ndarray,
+    nA: np.ndarray,
+    batch: _Batch,
+    g: float,
+    step_size: StepSize,
+) -> None:
+    r"""One VA-learning update per entry of ``batch``, in place (:func:`va_learning`).
+
+    ``y = r + γ (V(s') + max_b A(s', b))``; ``V(s) += α_{n(s)} (y − V(s))``,
+    ``A(s, a) += α_{n(s,a)} (y − V(s) − A(s, a))`` with the ``V(s)`` from before the step; then
+    ``n(s) += 1``, ``n(s, a) += 1``. All targets are formed before any entry moves, so a batch of
+    distinct states is one synchronous sweep.
+    """
+    runs, s, a, r, s1 = batch
+    y = r + g * (V[runs, s1] + Adv[runs, s1].max(-1))
+    v_old = V[runs, s].copy()
+    V[runs, s] += _alpha(step_size, nV[runs, s]) * (y - v_old)
+    Adv[runs, s, a] += _alpha(step_size, nA[runs, s, a]) * (y - v_old - Adv[runs, s, a])
+    nV[runs, s] += 1
+    nA[runs, s, a] += 1
