@@ -16,6 +16,9 @@ import pytest
 
 from rltheory.mdp import spectral_gap
 
+# abs=0.0 throughout: pytest.approx's default abs=1e-12 exceeds every gap here from k = 40 on, which
+# made those cases pass for any value within 1e-12 (helper-81 tightened them; they pass as stated)
+
 
 @pytest.mark.parametrize("n", [5, 16])
 @pytest.mark.parametrize("k", [10, 30, 40, 60])
@@ -26,9 +29,9 @@ def test_lazy_cycle_gap_is_accurate(k, n):
     exact = 4.0 * b * math.sin(math.pi / n) ** 2
     sg = spectral_gap(P)
     assert sg.reversible
-    assert sg.gap == pytest.approx(exact, rel=8 * n * 2.0**-53)
-    assert sg.absolute_gap == pytest.approx(exact, rel=8 * n * 2.0**-53)
-    assert sg.relaxation_time == pytest.approx(1.0 / exact, rel=8 * n * 2.0**-53)
+    assert sg.gap == pytest.approx(exact, rel=8 * n * 2.0**-53, abs=0.0)
+    assert sg.absolute_gap == pytest.approx(exact, rel=8 * n * 2.0**-53, abs=0.0)
+    assert sg.relaxation_time == pytest.approx(1.0 / exact, rel=8 * n * 2.0**-53, abs=0.0)
 
 
 @pytest.mark.parametrize("k", [10, 30, 40])
@@ -45,9 +48,9 @@ def test_lazy_biased_cycle_gap_is_accurate(k):
     sg = spectral_gap(P)
     assert not sg.reversible
     assert sg.gap == pytest.approx(
-        ell.real, rel=16 * n * 2.0**-53
+        ell.real, rel=16 * n * 2.0**-53, abs=0.0
     )  # a circulant is normal: eigenvalues to u·‖I − P‖
     exact_abs = (2.0 * ell.real - abs(ell) ** 2) / (1.0 + abs(1.0 - ell))
     assert sg.absolute_gap == pytest.approx(
-        exact_abs, rel=16 * n * 2.0**-53
+        exact_abs, rel=16 * n * 2.0**-53, abs=0.0
     )  # a circulant is normal: eigenvalues to u·‖I − P‖
