@@ -43,7 +43,14 @@ from .gridworlds import GRID_ACTIONS as GRID_ACTIONS
 from .gridworlds import GridWorld, cliff_walking, gridworld
 from .model import FiniteMDP
 
+#: Largest dense transition array ``P[..., S, A, S]`` (float64 bytes, as built on the host, batch
+#: included) that :func:`garnet`, :func:`random_mdp`, :func:`chain` and :func:`riverswim` build:
+#: ``2**36`` bytes (64 GiB). A larger model is a located ``ValueError`` before any draw;
+#: ``garnet(10**6, 1, 1001)`` (an 8e12-byte P) drew successor sets for hours before numpy refused P.
+MAX_ZOO_P_BYTES = 2**36
+
 __all__ = [
+    "MAX_ZOO_P_BYTES",
     "GridWorld",
     "garnet",
     "random_mdp",
@@ -55,6 +62,19 @@ __all__ = [
 ]
 
 # -- random models -------------------------------------------------------------------
+
+
+def _check_dense_size(what: str, lead: tuple[int, ...], S: int) -> int:
+    """Rows ``Π lead`` of a model whose dense float64 ``P[*lead, S]`` fits :data:`MAX_ZOO_P_BYTES`
+    (Python integers: ``np.prod`` of a large ``batch_shape`` wrapped around in int64)."""
+    n_rows = math.prod(lead)
+    nbytes = n_rows * S * 8
+    if nbytes > MAX_ZOO_P_BYTES:
+        raise ValueError(
+            f"{what}: the dense transition array P of shape {lead + (S,)} would need {nbytes:.3g} "
+            f"bytes, more than MAX_ZOO_P_BYTES = 2**36 (rltheory.mdp.zoo); rltheory's models are dense"
+        )
+    return n_rows
 
 
 def _distinct_subsets(gen: np.random.Generator, n: int, S: int, b: int) -> np.ndarray:
@@ -138,7 +158,8 @@ def garnet(
     Raises
     ------
     ValueError
-        ``S``, ``A`` or ``b`` not positive integers, or ``b > S``.
+        ``S``, ``A`` or ``b`` not positive integers, ``b > S``, or a dense ``P`` (batch included)
+        beyond :data:`MAX_ZOO_P_BYTES`.
     TypeError
         ``rng`` is neither a Generator nor an int.
 
@@ -165,7 +186,7 @@ def garnet(
         raise ValueError(f"branching factor b must satisfy 1 <= b <= S = {S}; got b={b}")
     gen = _generator(rng)
     lead = _batch_shape(batch_shape) + (S, A)
-    n_rows = int(np.prod(lead, dtype=np.int64))
+    n_rows = _check_dense_size("garnet", lead, S)
     succ = _distinct_subsets(gen, n_rows, S, b)
     cuts = np.sort(gen.random((n_rows, b - 1)), axis=1)
     edges = np.concatenate([np.zeros((n_rows, 1)), cuts, np.ones((n_rows, 1))], axis=1)
@@ -209,6 +230,14 @@ def random_mdp(
     FiniteMDP
         Batched model with ``P`` of shape ``batch_shape + (S, A, S)``, uniform ``μ``.
 
+    Raises
+    ------
+    ValueError
+        ``S`` or ``A`` not positive integers, ``alpha`` not a positive finite number (or too large
+        for the Dirichlet sampler), or a dense ``P`` (batch included) beyond :data:`MAX_ZOO_P_BYTES`.
+    TypeError
+        ``rng`` is neither a Generator nor an int.
+
     Notes
     -----
     Every row has full support almost surely, so every policy's chain is
@@ -247,6 +276,7 @@ def random_mdp(
         )
     gen = _generator(rng)
     lead = _batch_shape(batch_shape) + (S, A)
+    _check_dense_size("random_mdp", lead, S)
     P = gen.dirichlet(np.full(S, float(alpha)), size=lead)
     R = gen.random(lead)
     return _build(P, R, gamma, None, xp, dtype)
@@ -309,6 +339,7 @@ def chain(
     [20.0, 65.61]
     """
     n = check_int(n, "n", 2)
+    _check_dense_size("chain", (n, 2), n)
     slip = _probability(slip, "slip")
     small, large = check_real(small, "small"), check_real(large, "large")
     P = np.zeros((n, 2, n))
@@ -370,6 +401,7 @@ def riverswim(
     (3000.0, 5.0)
     """
     n = check_int(n, "n", 3)
+    _check_dense_size("riverswim", (n, 2), n)
     small, large = check_real(small, "small"), check_real(large, "large")
     P = np.zeros((n, 2, n))
     R = np.zeros((n, 2))

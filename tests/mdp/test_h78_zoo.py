@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from rltheory.mdp import garnet
+from rltheory.mdp import chain, garnet, random_mdp, riverswim
+from rltheory.mdp.zoo import MAX_ZOO_P_BYTES
 
 # ---- garnet's key branch (b² > S): the successors' order is the seed's alone -------------------
 
@@ -66,3 +67,46 @@ def test_garnet_is_the_same_model_without_numpy_simd_dispatch():
     )
     here = np.asarray(garnet(10, 3, 7, gamma=0.9, rng=1, batch_shape=(2,)).P).tobytes().hex()
     assert out.stdout == here
+
+
+# ---- dense-size cap: refused before any draw ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        # old: drew successor sets one row at a time (1e6 rows, about 15 ms each: ~4 h) before numpy's
+        # MemoryError for the 7.28 TiB P
+        (
+            lambda: garnet(10**6, 1, 1001, gamma=0.9, rng=0),
+            r"^garnet: .* shape \(1000000, 1, 1000000\) would need 8e\+12 bytes",
+        ),
+        # old: int64 np.prod of the batch wrapped around; numpy's 'array is too big' named nothing
+        (
+            lambda: garnet(3, 2, 2, gamma=0.9, rng=0, batch_shape=(2**32, 2**32)),
+            r"^garnet: .* shape \(4294967296, 4294967296, 3, 2, 3\) would need 2\.66e\+21 bytes",
+        ),
+        (
+            lambda: random_mdp(3, 2, gamma=0.9, rng=0, batch_shape=(2**40,)),
+            r"^random_mdp: .* would need 1\.58e\+14 bytes",
+        ),
+        (
+            lambda: chain(10**6),
+            r"^chain: .* shape \(1000000, 2, 1000000\) would need 1\.6e\+13 bytes",
+        ),
+        (
+            lambda: riverswim(10**6),
+            r"^riverswim: .* shape \(1000000, 2, 1000000\) would need 1\.6e\+13 bytes",
+        ),
+    ],
+)
+def test_a_dense_model_beyond_the_cap_is_refused_at_once(make, match):
+    assert MAX_ZOO_P_BYTES == 2**36
+    with pytest.raises(ValueError, match=match + r", more than MAX_ZOO_P_BYTES = 2\*\*36"):
+        make()
+
+
+def test_the_cap_admits_the_largest_models_in_use():
+    # the benchmarks' largest zoo models (bench_gpu: random_mdp(3000, 8), garnet(2000, 10, 5)) and a
+    # batch of a thousand small models stay far below the cap
+    for lead, S in (((3000, 8), 3000), ((2000, 10), 2000), ((1000, 100, 4), 100)):
+        assert 8 * np.prod(lead) * S < MAX_ZOO_P_BYTES
+    assert random_mdp(2, 1, gamma=0.5, rng=0, batch_shape=(1000,)).batch_shape == (1000,)
