@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import functools
 import math
+import os
+import sys
+import threading
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["HIGHS_OPTIONS", "HIGHS_TIME_LIMIT", "contraction_steps", "higham_gamma", "highs_linprog", "subnormal_spacing", "unit_range"]
+__all__ = [
+    "HIGHS_OPTIONS",
+    "HIGHS_TIME_LIMIT",
+    "contraction_steps",
+    "higham_gamma",
+    "highs_linprog",
+    "highs_console_silenced",
+    "subnormal_spacing",
+    "unit_range",
+]
 
 # small_matrix_value: HiGHS treats |entries| below it as zero (default 1e-9; 1e-12 is the least it
 # accepts). Transition probabilities of 1e-10 are legitimate model entries, and dropping them
@@ -15,9 +31,14 @@ __all__ = ["HIGHS_OPTIONS", "HIGHS_TIME_LIMIT", "contraction_steps", "higham_gam
 # inside HiGHS (deaf to SIGINT); at the limit HiGHS stops with scipy status 1 ("Time limit
 # reached"), which the callers report as a located SolverError.
 HIGHS_TIME_LIMIT = 300.0
-HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
-                 "small_matrix_value": 1e-12, "time_limit": HIGHS_TIME_LIMIT}
-_HIGHS_TROUBLE = 4  # scipy's status for "numerical difficulties" (HiGHS model status Unknown and the like)
+HIGHS_OPTIONS = {
+    "primal_feasibility_tolerance": 1e-10,
+    "dual_feasibility_tolerance": 1e-10,
+    "small_matrix_value": 1e-12,
+    "time_limit": HIGHS_TIME_LIMIT,
+}
+# scipy's status for "numerical difficulties" (HiGHS model status Unknown and the like)
+_HIGHS_TROUBLE = 4
 
 
 def higham_gamma(n: int, u: float) -> float:
@@ -80,19 +101,95 @@ def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
     Each call stops after ``HIGHS_OPTIONS["time_limit"]`` seconds (:data:`HIGHS_TIME_LIMIT`,
     300): scipy status 1, "Time limit reached", returned like any other status for the caller
     to report.
+
+    HiGHS's console text is discarded (:func:`highs_console_silenced`: it prints some messages,
+    e.g. at model status *Not Set*, with a bare ``printf`` that its options do not reach); the
+    result's ``status`` and ``message`` carry what it reports.
     """
     from scipy.optimize import OptimizeWarning, linprog  # noqa: PLC0415
 
     res = None
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Unrecognized options detected", category=OptimizeWarning)
+        warnings.filterwarnings(
+            "ignore", message="Unrecognized options detected", category=OptimizeWarning
+        )
         for small in (HIGHS_OPTIONS["small_matrix_value"], 1e-9):
             options = {**HIGHS_OPTIONS, "small_matrix_value": small}
-            for how in dict.fromkeys((method, "highs-ipm")):  # the simplex first, then interior point
-                res = linprog(c, method=how, options=options, **kwargs)
+            # the simplex first, then interior point
+            for how in dict.fromkeys((method, "highs-ipm")):
+                with highs_console_silenced():
+                    res = linprog(c, method=how, options=options, **kwargs)
                 if res.status != _HIGHS_TROUBLE:
                     return res
     return res
+
+
+_CONSOLE_LOCK = threading.Lock()
+_console = {"depth": 0, "saved": -1}  # HiGHS calls in progress, and the real fd 1 while silenced
+
+
+@functools.cache
+def _c_library() -> Any:
+    """The C library of this process (``None`` where it cannot be loaded, e.g. on Windows)."""
+    try:
+        return ctypes.CDLL(None)
+    except (OSError, TypeError):
+        return None
+
+
+def _flush_c_stdout() -> None:
+    """``fflush(NULL)``: C's buffered standard output (HiGHS's ``printf``) goes out to the file
+    descriptor it is meant for before fd 1 changes. A no-op where no C library is found."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        _c_library().fflush(None)
+
+
+@contextlib.contextmanager
+def highs_console_silenced() -> Iterator[None]:
+    """Run HiGHS with its console text discarded: file descriptor 1 points to ``os.devnull``
+    while the block runs, and back to the real standard output after it (also on an error).
+
+    HiGHS (inside scipy) prints some messages with a bare ``printf``, which neither scipy's
+    ``disp=False`` (its default) nor HiGHS's ``output_flag``/``log_to_console`` options reach:
+    e.g. ``Highs::returnFromOptimizeModel: return_status = -1 != 0 = run_return_status For
+    model_status_ = Not Set`` when an LP ends with model status *Not Set* (scipy status 4, met by
+    the CMDP LP at ``γ = 1 − 2^-33`` of ``tests/mdp/test_h71_cmdp_near_one.py``). What the caller
+    needs of it is in the result: ``status`` and ``message``.
+
+    Pending Python and C output is flushed before fd 1 is switched and C output again before it
+    is switched back, so nothing printed before the block is lost or lands in ``os.devnull``.
+    Calls from several threads at once nest (a counter under a lock: the first switches, the last
+    switches back); text that *other* threads write to standard output while a HiGHS call runs
+    is discarded with HiGHS's. Where fd 1 cannot be duplicated (no standard output), the block
+    runs as it is.
+    """
+    with _CONSOLE_LOCK:
+        if _console["depth"] == 0:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                sys.stdout.flush()
+            _flush_c_stdout()
+            try:
+                saved = os.dup(1)
+            except OSError:
+                saved = -1
+            if saved >= 0:
+                null = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(null, 1)
+                finally:
+                    os.close(null)
+            _console["saved"] = saved
+        _console["depth"] += 1
+    try:
+        yield
+    finally:
+        with _CONSOLE_LOCK:
+            _console["depth"] -= 1
+            if _console["depth"] == 0 and _console["saved"] >= 0:
+                _flush_c_stdout()  # HiGHS's buffered text goes to os.devnull, not to stdout later
+                os.dup2(_console["saved"], 1)
+                os.close(_console["saved"])
+                _console["saved"] = -1
 
 
 def unit_range(*arrays: Any) -> tuple[Any, ...]:
