@@ -31,7 +31,9 @@ Rates in the coverage coefficients (state the exact form used):
 * **LCB-VI, Hoeffding bonus, split data** (:func:`lcb_vi_rate`): on ``E`` and the
   count event ``n_h(s,a) ≥ K_h ρ_h(s,a)/2`` on the support of ``d^{π*}``,
   ``SubOpt ≤ 2 Σ_h (H−h) Σ_{s,a} d*_h √(ln(2HSA/δ)/(K_h ρ_h))
-  ≤ H(H+1) √(S C* ln(2HSA/δ)/K_h)`` with ``K_h = ⌊K/H⌋``, i.e.
+  ≤ H(H+1) √(S C* ln(2HSA/δ)/K_h)`` with ``K_h = ⌊K/H⌋`` for a deterministic ``π*``
+  (Cauchy–Schwarz over the ``≤ S`` pairs each ``d*_h`` charges; ``S A`` for a stochastic
+  comparator, ``lcb_vi_rate(..., support=S*A)``), i.e.
   ``Õ(√(C* S H^5 / K))`` — the finite-horizon analogue of Rashidinejad et al.
   (2021)'s ``Õ(√(S C*/((1−γ)^5 N)))`` for VI-LCB, and ``√H`` above the Bernstein
   rate ``Õ(√(H^4 S C*/K))`` of Xie et al. (2021) because of the split and Hoeffding.

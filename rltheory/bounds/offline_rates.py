@@ -34,13 +34,22 @@ from ._offline_args import _at_least_one, _exp_log, _pos, _prob, _real
 __all__ = ["lcb_vi_rate", "offline_game_gap_rate", "hybrid_npg_bound"]
 
 
-def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> float:
-    r"""``H (H + 1) √(S C* ln(2HSA/δ) / ⌊K/H⌋)`` — LCB-VI's suboptimality in the single-policy concentrability.
+def lcb_vi_rate(
+    C_star: float, S: int, A: int, H: int, K: int, delta: float, *, support: int | None = None
+) -> float:
+    r"""``H (H + 1) √(M C* ln(2HSA/δ) / ⌊K/H⌋)`` — LCB-VI's suboptimality in the single-policy concentrability.
 
     The exact form bounded for tabular LCB-VI with the Hoeffding bonus and
     per-step sample splitting (module docstring), ``Õ(√(C* S H^5 / K))``; it holds
     with probability ``≥ 1 − 2δ`` once ``⌊K/H⌋ ρ_h(s,a) ≥ 8 ln(HSA/δ)`` on the
     support of the comparator's occupancy (so that ``n_h(s,a) ≥ ⌊K/H⌋ρ_h(s,a)/2``).
+    ``M`` bounds the number of pairs each ``d*_h`` charges: the step
+    ``Σ_{s,a} d*_h √(1/ρ_h) ≤ √C* Σ_{s,a} √d*_h ≤ √(M C*)`` is Cauchy–Schwarz over that support.
+    ``M = S`` (the default) for a deterministic comparator such as an optimal policy
+    (Rashidinejad et al. 2021 compare with a deterministic ``π*``); a stochastic comparator
+    needs ``support=S*A``: with ``M = S`` the rate was below the data-dependent bound it is
+    meant to dominate, by up to ``√A`` (uniform comparator over ``A = 4`` actions, one state,
+    counts at ``⌊K/H⌋ρ/2``: ``2Σ E Γ = 0.821 > 0.419``).
 
     Parameters
     ----------
@@ -50,6 +59,9 @@ def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> 
         and float64: ``2e-8``; numpy float32: ``3.8e-6``), is read as exactly 1; lower values raise.
     S, A, H, K : int
     delta : float in (0, 1)
+    support : int ≥ 1, optional
+        ``M``, the most state-action pairs a step of the comparator's occupancy charges
+        (default ``S``: a deterministic comparator; ``S*A`` for any comparator).
 
     Examples
     --------
@@ -59,27 +71,34 @@ def lcb_vi_rate(C_star: float, S: int, A: int, H: int, K: int, delta: float) -> 
     for v, nm in ((S, "S"), (A, "A"), (H, "H"), (K, "K")):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
+    if support is not None and (
+        isinstance(support, bool) or not isinstance(support, (int, np.integer)) or support < 1
+    ):
+        raise ValueError(
+            f"support must be a positive integer (the pairs a step of d* charges); got {support!r}"
+        )
     d = _prob(delta)
     # NaN (refused) for text, bools, None, complex; float("2") parsed text. Within its dtype's
     # rounding below 1 it is 1: a float32 C* = 0.99999988 was refused (the slack was 1e-12)
     C = _at_least_one(C_star, "C_star")
     S, A, H, K = int(S), int(A), int(H), int(K)  # Python ints: numpy's int64 products wrap around
+    M = S if support is None else int(support)
     Kh = K // H
     if Kh < 1 or math.isinf(C):
         return float("inf")
     # not ln(2HSA/δ): the quotient overflows for a subnormal δ
     iota = math.log(2 * H * S * A) - math.log(d)
     try:
-        rate = H * (H + 1) * math.sqrt(S * C * iota / Kh)
-    except OverflowError:  # S, K or H(H+1) beyond the float range (Python ints)
+        rate = H * (H + 1) * math.sqrt(M * C * iota / Kh)
+    except OverflowError:  # M, K or H(H+1) beyond the float range (Python ints)
         rate = math.inf
     if math.isfinite(rate):
         return rate
-    # S C or H(H+1) past the range though the rate is not (C* = 1e308, S = 10): the same product in log space
+    # M C or H(H+1) past the range though the rate is not (C* = 1e308, S = 10): the same product in log space
     return _exp_log(
         math.log(H)
         + math.log(H + 1)
-        + 0.5 * (math.log(S) + math.log(C) + math.log(iota) - math.log(Kh))
+        + 0.5 * (math.log(M) + math.log(C) + math.log(iota) - math.log(Kh))
     )
 
 

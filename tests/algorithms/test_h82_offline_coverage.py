@@ -15,7 +15,9 @@ import pytest
 from rltheory.bounds import (
     all_policy_concentrability,
     discounted_concentrability,
+    hoeffding_radius,
     lcb_vi_rate,
+    pessimism_suboptimality_bound,
     single_policy_concentrability,
 )
 from rltheory.mdp import FiniteHorizonMDP, FiniteMDP
@@ -105,3 +107,41 @@ class TestLcbViRateCoefficient:
 
     def test_infinite_coefficient_is_infinite_rate(self):
         assert lcb_vi_rate(np.float32(np.inf), 2, 2, 2, 100, 0.1) == math.inf
+
+
+class TestLcbViRateSupport:
+    """The C*-form rate bounds 2 Σ_h E_{d*}[Γ_h] by Cauchy–Schwarz over the pairs d*_h charges."""
+
+    @staticmethod
+    def _data_bound(A: int, K: int, delta: float) -> float:
+        # H = S = 1, comparator uniform over A actions, data uniform (ρ = 1/A, so C* = 1), counts at the
+        # smallest the count event allows, n = ⌈K ρ/2⌉; LCB-VI's Hoeffding bonus with δ' = δ/(HSA)
+        n = math.ceil(K / A / 2)
+        bonus = hoeffding_radius(np.full((1, 1, A), n), 1.0, delta / A)
+        return pessimism_suboptimality_bound(np.full((1, 1, A), 1.0 / A), bonus)
+
+    def test_stochastic_comparator_needs_support_sa(self):
+        # Bug fixed: the rate took M = S always, valid only for a deterministic comparator; here
+        # 2 Σ d* Γ = 2 √(ln 80/26) = 0.821 exceeds the M = S rate 2 √(ln 80/100) = 0.419.
+        A, K, delta = 4, 100, 0.1
+        data = self._data_bound(A, K, delta)
+        assert data == pytest.approx(2 * math.sqrt(math.log(80.0) / 26), rel=1e-14)
+        assert data > lcb_vi_rate(1.0, 1, A, 1, K, delta)  # the default (deterministic) form
+        rate = lcb_vi_rate(1.0, 1, A, 1, K, delta, support=A)  # M = S A = 4: 2 √(4 ln 80/100)
+        assert rate == pytest.approx(2 * math.sqrt(4 * math.log(80.0) / 100), rel=1e-14)
+        assert data <= rate
+
+    def test_deterministic_comparator_default(self):
+        # the same data, comparator on action 0 only: 2 Γ(0) = 2 √(ln 80/26) ≤ 2 √(C* ln 80/100) with
+        # C* = 1/(1/4) = 4 and M = S = 1 (the default)
+        bonus = hoeffding_radius(np.full((1, 1, 4), 13), 1.0, 0.1 / 4)
+        d_star = np.array([[[1.0, 0.0, 0.0, 0.0]]])
+        C = single_policy_concentrability(d_star, np.full((1, 1, 4), 0.25))
+        assert C == 4.0
+        assert pessimism_suboptimality_bound(d_star, bonus) <= lcb_vi_rate(C, 1, 4, 1, 100, 0.1)
+        assert lcb_vi_rate(C, 1, 4, 1, 100, 0.1) == lcb_vi_rate(C, 1, 4, 1, 100, 0.1, support=1)
+
+    @pytest.mark.parametrize("M", [0, -1, True, 2.0, "4", np.array(4)])
+    def test_bad_support_is_refused(self, M):
+        with pytest.raises(ValueError, match=r"support must be a positive integer .*; got"):
+            lcb_vi_rate(1.0, 1, 4, 1, 100, 0.1, support=M)
