@@ -147,9 +147,23 @@ class EpisodeDataset:
         return (self.A,) if self.actions.ndim == 2 else tuple(self.A)
 
     def joint_actions(self) -> np.ndarray:
-        """Flat joint-action index ``[K, H]`` (row-major over players; the action itself for n = 1)."""
+        """Flat joint-action index ``[K, H]`` (row-major over players; the action itself for n = 1).
+
+        The index runs over ``J = Π_i A_i`` joint actions and is int64: a ``ValueError`` names
+        the action sizes when ``J`` exceeds ``2**63 − 1`` (the players' own actions remain in
+        ``actions[..., i]``).
+        """
         if self.actions.ndim == 2:
             return self.actions
+        J = math.prod(self.action_shape)  # Python ints: no wrap-around
+        # (numpy's ravel_multi_index said only 'invalid dims: array size defined by dims is larger
+        # than the maximum possible size')
+        if J > np.iinfo(np.intp).max:
+            raise ValueError(
+                f"joint_actions: the joint action space J = {'·'.join(map(str, self.action_shape))} "
+                f"= {J:.3g} is beyond the int64 index range (2**63 - 1); the per-player actions "
+                f"are EpisodeDataset.actions[..., i]"
+            )
         return np.ravel_multi_index(tuple(np.moveaxis(self.actions, -1, 0)), self.action_shape)
 
     def subset(self, episodes: Any) -> EpisodeDataset:

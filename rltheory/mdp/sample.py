@@ -30,15 +30,20 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import PROB_ATOL, check_real, real_scalar
+from .._validate import PROB_ATOL, _source_atol, check_real, real_scalar
 from .._validate import check_int as _count
 from ..backend import require_host
-from ._dataset_checks import _real_host
+from ..errors import InvalidModelError
+from ._dataset_checks import _check_finite_host, _int_array, _real_host, _reward_host
 from .bellman import as_stochastic_policy
 from .model import FiniteMDP
 from .zoo import _generator as _rng
 
-__all__ = ["Trajectories", "sample_transitions", "empirical_mdp", "rollout"]
+__all__ = ["Trajectories", "sample_transitions", "empirical_mdp", "rollout", "MAX_ROLLOUT_BYTES"]
+
+MAX_ROLLOUT_BYTES = 2**33
+"""Largest :class:`Trajectories` (int64 states and actions, float64 rewards: ``8·K·(H+1) +
+16·K·H`` bytes for ``K`` episodes of horizon ``H``) that :func:`rollout` allocates, 8 GiB."""
 
 
 def _clip_rounding(p: np.ndarray) -> np.ndarray:
@@ -193,11 +198,38 @@ class Trajectories:
 
     ``states`` has ``horizon + 1`` columns (the last state reached is kept);
     ``actions`` and ``rewards`` have ``horizon``. Rewards are ``r(s_t, a_t)``.
+
+    Checked on construction (lists are read as arrays): ``states`` an integer array
+    ``(K, H+1)``, ``actions`` an integer array ``(K, H)``, ``rewards`` finite real numbers
+    ``(K, H)`` (stored as float64); otherwise a located
+    :class:`~rltheory.errors.InvalidModelError` (text, complex or boolean rewards: ``TypeError``).
     """
 
     states: np.ndarray
     actions: np.ndarray
     rewards: np.ndarray
+
+    def __post_init__(self) -> None:
+        # (nothing was checked: rewards of shape (2, 5) with actions (2, 2) reached
+        # discounted_returns as numpy's 'matmul: Input operand 1 has a mismatch in its core
+        # dimension 0', and a list of states had no .shape)
+        cls = "Trajectories"
+        st = _int_array(self.states, "states", cls)
+        ac = _int_array(self.actions, "actions", cls)
+        rw = _reward_host(self.rewards, f"{cls}.rewards")
+        if st.ndim != 2 or st.shape[1] < 1:
+            raise InvalidModelError(f"{cls}.states must have shape (K, H+1); got {st.shape}")
+        want = (st.shape[0], st.shape[1] - 1)
+        for name, a in (("actions", ac), ("rewards", rw)):
+            if a.shape != want:
+                raise InvalidModelError(
+                    f"{cls}.{name} must have shape (K, H) = {want} to match states {st.shape}; "
+                    f"got {a.shape}"
+                )
+        _check_finite_host(rw, "rewards", cls, ("k", "t"))
+        object.__setattr__(self, "states", st)
+        object.__setattr__(self, "actions", ac)
+        object.__setattr__(self, "rewards", rw)
 
     @property
     def n_episodes(self) -> int:
@@ -243,7 +275,8 @@ def _initial_distribution(mu: Any, S: int) -> np.ndarray:
 
     The rule is :class:`FiniteMDP`'s for ``μ`` (:func:`rltheory._validate.check_probability`):
     entries ``≥ −atol`` (rounding negatives, never drawn) and a sum within ``atol·(1 + √S)`` of 1,
-    ``atol = max(1e-8, 16·eps)`` of a float32 or float64 input, so a model's own ``μ`` passes.
+    ``atol = max(1e-8, 16·eps)`` of the input's floating dtype (float16 too, as
+    :func:`rltheory._validate.as_distribution` judges it), so a model's own ``μ`` passes.
     """
     what = f"mu must be a probability vector of shape ({S},)"
     try:
@@ -255,8 +288,9 @@ def _initial_distribution(mu: Any, S: int) -> np.ndarray:
     mu0 = _real_host(given, "mu")
     if mu0.shape != (S,):
         raise ValueError(f"{what}; got shape {mu0.shape}: {mu!r}")
-    eps = np.finfo(given.dtype if given.dtype == np.float32 else np.float64).eps
-    atol = max(PROB_ATOL, 16.0 * float(eps))
+    # (a float16 μ was judged at float64's 1e-8: the uniform law over 7 states, whose float16
+    # entries sum to 0.99976, was refused, while as_distribution accepts it at 16·eps = 0.0156)
+    atol = _source_atol(given) if given.dtype.kind == "f" else PROB_ATOL
     bad = np.flatnonzero(~np.isfinite(mu0) | (mu0 < -atol))
     if bad.size:
         i = int(bad[0])
@@ -313,6 +347,13 @@ def rollout(
     """
     H = _count(horizon, "horizon")
     n = _count(n_episodes, "n_episodes")
+    nbytes = 8 * n * (H + 1) + 16 * n * H  # Python ints: no wrap-around
+    if nbytes > MAX_ROLLOUT_BYTES:  # (numpy's unlocated 'array is too big', or swapping)
+        raise ValueError(
+            f"rollout stores n_episodes·(horizon+1) states and n_episodes·horizon actions and "
+            f"rewards: {n}·{H + 1} entries, {nbytes:.3g} bytes, above MAX_ROLLOUT_BYTES = "
+            f"{MAX_ROLLOUT_BYTES} (rltheory.mdp.sample.MAX_ROLLOUT_BYTES)"
+        )
     gen = _rng(rng)
     if mdp.batch_shape:
         raise ValueError(
