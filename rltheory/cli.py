@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import sys
 import tempfile
@@ -39,19 +38,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# the solve command lives in _cli_solve; its cap and size check stay importable from here
+from ._cli_solve import (  # noqa: F401
+    SOLVE_MAX_P_BYTES,
+    _cell,
+    _cmd_solve,
+    _gridworld_size_error,
+    _tolerance,
+)
 
 __all__ = ["main"]
 
 #: Exit status when standard output is closed before the command is done (128 + SIGPIPE).
 EXIT_BROKEN_PIPE = 141
-
-#: Cap on the bytes of the dense transition array ``P`` (``S·A·S`` float64 entries, ``A = 4``)
-#: that ``rltheory solve gridworld`` builds: 1 GiB, ``--size 76`` without walls (``S = 5776``).
-#: Larger grids are refused with status 2 before anything is built. The peak memory of a solve is
-#: about twice ``P`` (measured at ``--size 40``, above the interpreter's own: vi 1.3x, mpi 1.3x,
-#: lp 1.8x, pi 2.1x), so the cap keeps a solve under about 2.5 GB.
-SOLVE_MAX_P_BYTES = 2**30
 
 
 def _fmt(x: Any) -> str:
@@ -230,118 +229,6 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
     return 0
 
 
-_ARROWS = {0: "↑", 1: "→", 2: "↓", 3: "←"}
-
-
-def _gridworld_size_error(size: int, walls: Sequence[tuple[int, int]]) -> str | None:
-    """The message refusing a ``size × size`` gridworld whose dense ``P`` exceeds the cap, else
-    ``None`` (also for sizes below 1, which :func:`rltheory.mdp.gridworld` refuses itself).
-
-    ``S`` counts the cells that are not walls (walls off the grid are left to ``gridworld``)."""
-    from .mdp.gridworlds import _dense_p_size  # noqa: PLC0415
-
-    if size < 1:
-        return None
-    S, n_bytes = _dense_p_size(size, size, walls)
-    if n_bytes <= SOLVE_MAX_P_BYTES:
-        return None
-    largest = 1
-    while 8 * 4 * (largest + 1) ** 4 <= SOLVE_MAX_P_BYTES:
-        largest += 1
-    return (
-        f"--size {size} gives S = {S} states and a dense transition array P of S*A*S = "
-        f"{S * 4 * S:.3g} float64 entries ({n_bytes:.3g} bytes), more than the cap of "
-        f"{SOLVE_MAX_P_BYTES} bytes (rltheory.cli.SOLVE_MAX_P_BYTES); the largest --size without "
-        f"walls is {largest}"
-    )
-
-
-def _solve_option(message: str, size: int) -> str:
-    """``gridworld``'s message prefixed with the option it is about: its fields are ``size``,
-    ``slip``, ``gamma`` and (from ``--wall``) ``walls``; ``start``/``goals`` are fixed by the
-    command, so a wall on them is named with those cells."""
-    for field, option in (("size", "--size"), ("slip", "--slip"), ("gamma", "--gamma")):
-        if message.startswith(f"{field} "):
-            return f"{option}: {message}"
-    if message.startswith(("start[", "goals[")):
-        return (
-            f"--wall: {message} (solve gridworld starts at (0, 0) and has its goal at "
-            f"({size - 1}, {size - 1}); neither may be a wall)"
-        )
-    if message.startswith("walls[") or "wall" in message:
-        return f"--wall: {message}"
-    return message
-
-
-def _cmd_solve(args: argparse.Namespace) -> int:
-    from .mdp import (  # noqa: PLC0415
-        gridworld,
-        linear_program,
-        modified_policy_iteration,
-        policy_iteration,
-        value_iteration,
-    )
-
-    too_big = _gridworld_size_error(args.size, args.wall)
-    if too_big is not None:  # before building: P alone would not fit in memory
-        print(f"rltheory solve: {too_big}", file=sys.stderr)
-        return 2
-    try:
-        world = gridworld(args.size, slip=args.slip, gamma=args.gamma, walls=args.wall)
-    except ValueError as exc:
-        print(f"rltheory solve: {_solve_option(str(exc), args.size)}", file=sys.stderr)
-        return 2
-    mdp = world.mdp
-    solvers = {
-        "vi": lambda: value_iteration(mdp, tol=args.tol),
-        "pi": lambda: policy_iteration(mdp),
-        "mpi": lambda: modified_policy_iteration(mdp, tol=args.tol),
-        "lp": lambda: linear_program(mdp),
-    }
-    t0 = time.perf_counter()
-    res = solvers[args.method]()
-    elapsed = time.perf_counter() - t0
-    V = np.asarray(res.V)
-    start = world.state_of(0, 0)
-    print(
-        f"gridworld {args.size}x{args.size}, slip={args.slip}, gamma={args.gamma}: S={mdp.S}, A={mdp.A}"
-    )
-    print(f"method:      {res.method}")
-    print(f"iterations:  {res.iterations}")
-    print(f"converged:   {res.converged}")
-    print(f"certificate: ||V* - V^pi||_inf <= {float(np.max(np.asarray(res.bound))):.3e}")
-    print(f"time:        {elapsed:.3f} s")
-    print(
-        f"V:           min {V.min():.6f}  mean {V.mean():.6f}  max {V.max():.6f}  V(start=(0, 0)) {V[start]:.6f}"
-    )
-    pol = np.asarray(res.policy)
-    goals = {world.state_of(*g) for g in world.goals}
-    print("greedy policy (G = goal):")
-    rows, cols = world.shape
-    for r in range(rows):
-        line = []
-        for c in range(cols):
-            if (r, c) in world.walls:
-                line.append("#")
-                continue
-            s = world.state_of(r, c)
-            line.append("G" if s in goals else _ARROWS[int(pol[s])])
-        print("  " + " ".join(line))
-    return 0
-
-
-def _cell(text: str) -> tuple[int, int]:
-    """``"ROW,COL"`` → ``(row, col)`` for ``--wall``."""
-    parts = text.split(",")
-    try:
-        row, col = (int(x) for x in parts)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"a wall is ROW,COL (two integers); got {text!r}"
-        ) from None
-    return row, col
-
-
 def _seed(text: str) -> int:
     """``--seed``: an integer ``≥ 0`` (numpy's generators take no negative seeds)."""
     try:
@@ -351,17 +238,6 @@ def _seed(text: str) -> int:
     if seed < 0:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {seed}")
     return seed
-
-
-def _tolerance(text: str) -> float:
-    """``solve --tol``: a positive finite number (the solvers' own rule, checked before solving)."""
-    try:
-        tol = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
-    if not 0 < tol < math.inf:  # NaN fails too
-        raise argparse.ArgumentTypeError(f"must be a positive finite number; got {text}")
-    return tol
 
 
 def _out_dir(path: str) -> Path | None:
