@@ -280,6 +280,9 @@ def spectral_gap(P: Any) -> SpectralGap:
     agap = float(np.min((2.0 * ell.real - np.abs(ell) ** 2) / (1.0 + np.abs(1.0 - ell))))
     if agap > 0.5:
         agap = float(1.0 - np.max(np.abs(others)))
+    # |λ| ≤ 1 for a stochastic P, so 0 ≤ γ* ≤ gap ≤ 2: round-off outside moves back towards the truth
+    # (the 3-cycle's |λ| = 1 gave γ* = −8.9e-16)
+    gap, agap = min(max(gap, 0.0), 2.0), min(max(agap, 0.0), 1.0)
     return SpectralGap(
         np.asarray(lam), gap, agap, 1.0 / agap if agap > 0 else float("inf"), reversible
     )

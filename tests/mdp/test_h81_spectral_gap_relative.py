@@ -107,3 +107,14 @@ def test_sticky_two_state_chain_at_1e_300():
     sg = spectral_gap(np.array([[1 - a, a], [a, 1 - a]]))
     assert sg.gap == pytest.approx(2 * a, rel=8 * U, abs=0.0)
     assert sg.relaxation_time == pytest.approx(1 / (2 * a), rel=8 * U, abs=0.0)
+
+
+@pytest.mark.parametrize("n, step", [(3, 1), (5, 1), (7, 2), (4, 1)])
+def test_periodic_cycle_absolute_gap_is_zero(n, step):
+    # a deterministic cycle (gcd(n, step) = 1): eigenvalues e^{2πij/n}, all of modulus 1, so γ* = 0
+    # and t_rel = inf; gap = 1 − cos(2π/n). Old: γ* = −8.9e-16 (n = 3), −6.7e-16 (n = 7, step 2)
+    P = np.roll(np.eye(n), step, axis=1)
+    sg = spectral_gap(P)
+    assert sg.absolute_gap == 0.0
+    assert sg.relaxation_time == float("inf")
+    assert sg.gap == pytest.approx(1 - np.cos(2 * np.pi / n), rel=8 * n * U, abs=0.0)
