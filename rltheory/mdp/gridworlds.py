@@ -65,6 +65,15 @@ class GridWorld:
         Cells that send the agent back to ``start`` (the cliff in :func:`cliff_walking`).
     start : (int, int) or None
         Start cell (``mdp.mu`` is its indicator), or None for a uniform start.
+
+    Raises
+    ------
+    TypeError
+        ``mdp`` not a :class:`~rltheory.mdp.FiniteMDP`.
+    ValueError
+        ``shape`` not two positive ints; a cell that is not a pair of ints or is off the grid (field
+        and index named); a goal, hazard or start on a wall; a repeated goal; ``mdp`` without
+        ``A = 4`` actions or one state per non-wall cell.
     """
 
     mdp: FiniteMDP
@@ -73,6 +82,38 @@ class GridWorld:
     goals: tuple
     hazards: frozenset = frozenset()
     start: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        # the geometry was taken as given: walls=[(1, 1), (1, 1)] made state_of(2, 2) on a 3x3 grid
+        # return 6 while coords(6) was (2, 1), and a shape whose cells did not match mdp.S drew
+        # heatmaps on the wrong cells
+        if not isinstance(self.mdp, FiniteMDP):
+            raise TypeError(f"mdp must be a FiniteMDP; got {type(self.mdp).__name__}")
+        try:
+            rows, cols = self.shape
+        except (TypeError, ValueError):
+            raise ValueError(f"shape must be a (rows, cols) pair; got {self.shape!r}") from None
+        rows, cols = check_int(rows, "shape[0]"), check_int(cols, "shape[1]")
+        walls = frozenset(_cells_arg(self.walls, "walls", rows, cols))
+        goals = _cells_arg(self.goals, "goals", rows, cols)
+        hazards = frozenset(_cells_arg(self.hazards, "hazards", rows, cols))
+        start = None if self.start is None else _cells_arg([self.start], "start", rows, cols)[0]
+        _check_cells(walls, goals, tuple(hazards), start)
+        n_cells = rows * cols - len(walls)
+        if (self.mdp.S, self.mdp.A) != (n_cells, len(GRID_ACTIONS)):
+            raise ValueError(
+                f"mdp must have one state per non-wall cell and the {len(GRID_ACTIONS)} grid actions: "
+                f"(S, A) = ({n_cells}, {len(GRID_ACTIONS)}) for the {rows}x{cols} grid with "
+                f"{len(walls)} walls; got ({self.mdp.S}, {self.mdp.A})"
+            )
+        for field, value in (
+            ("shape", (rows, cols)),
+            ("walls", walls),
+            ("goals", goals),
+            ("hazards", hazards),
+            ("start", start),
+        ):
+            object.__setattr__(self, field, value)
 
     @property
     def cells(self) -> list[tuple[int, int]]:
@@ -137,6 +178,26 @@ def _cells_arg(cells: Any, field: str, rows: int, cols: int) -> tuple[tuple[int,
     return tuple(out)
 
 
+def _check_cells(
+    walls: frozenset, goals: tuple, hazards: tuple, start: tuple[int, int] | None
+) -> None:
+    """Goals, hazards and the start are not walls; no goal repeats (it would silently take the last
+    of its rewards)."""
+    for field, group in (
+        ("goals", goals),
+        ("hazards", hazards),
+        ("start", () if start is None else (start,)),
+    ):
+        for i, cell in enumerate(group):
+            if cell in walls:
+                raise ValueError(f"{field}[{i}] = {cell} is also a wall")
+    seen: dict[tuple[int, int], int] = {}
+    for k, g in enumerate(goals):
+        if g in seen:
+            raise ValueError(f"goals[{k}] = {g} repeats goals[{seen[g]}]")
+        seen[g] = k
+
+
 def _dense_p_size(rows: int, cols: int, walls: Any) -> tuple[int, int]:
     """``(S, bytes)`` of a grid's dense float64 ``P[S, 4, S]``: ``S`` counts the cells that are
     not walls (walls off the grid are not cells). Also used by the CLI's tighter ``solve`` cap."""
@@ -181,19 +242,8 @@ def _grid_model(
     S = len(cells)
     if S == 0:
         raise ValueError("every cell is a wall: the grid has no states")
-    for field, group in (
-        ("goals", goals),
-        ("hazards", hazards),
-        ("start", () if start is None else (start,)),
-    ):
-        for i, cell in enumerate(group):
-            if cell in wall_set:
-                raise ValueError(f"{field}[{i}] = {cell} is also a wall")
-    goal_of: dict[tuple[int, int], int] = {}
-    for k, g in enumerate(goals):  # a repeated goal would silently take the last of its rewards
-        if g in goal_of:
-            raise ValueError(f"goals[{k}] = {g} repeats goals[{goal_of[g]}]")
-        goal_of[g] = k
+    _check_cells(wall_set, goals, hazards, start)
+    goal_of = {g: k for k, g in enumerate(goals)}
     hazard_set = frozenset(hazards)
     s0 = None if start is None else index[start]
     # deterministic effect of each move: destination state and reward

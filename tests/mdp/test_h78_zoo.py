@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from rltheory.mdp import chain, garnet, random_mdp, riverswim
+from rltheory.mdp import chain, cliff_walking, garnet, gridworld, random_mdp, riverswim
+from rltheory.mdp.gridworlds import GridWorld
 from rltheory.mdp.zoo import MAX_ZOO_P_BYTES
 
 # ---- garnet's key branch (b² > S): the successors' order is the seed's alone -------------------
@@ -110,3 +111,54 @@ def test_the_cap_admits_the_largest_models_in_use():
     for lead, S in (((3000, 8), 3000), ((2000, 10), 2000), ((1000, 100, 4), 100)):
         assert 8 * np.prod(lead) * S < MAX_ZOO_P_BYTES
     assert random_mdp(2, 1, gamma=0.5, rng=0, batch_shape=(1000,)).batch_shape == (1000,)
+
+
+# ---- GridWorld checks the geometry it is given -------------------------------------------------
+def test_a_gridworld_built_directly_is_checked_and_normalised():
+    g = gridworld(3, walls=[(1, 1)])
+    # old: the walls list was kept as given, and its repeated wall was counted twice by state_of:
+    # state_of(2, 2) = 6 while coords(6) = (2, 1); now the walls are a frozenset and the two agree
+    same = GridWorld(g.mdp, (3, 3), [(1, 1), (1, 1)], g.goals)
+    assert same.walls == frozenset({(1, 1)})
+    assert [same.state_of(*same.coords(s)) for s in range(g.mdp.S)] == list(range(g.mdp.S))
+    assert same.state_of(2, 2) == g.state_of(2, 2) == 7
+    # old: all accepted; a 3x3 grid without walls drew the 8 states' values on 9 cells
+    bad = [
+        (
+            dict(shape=(3, 3), walls=()),
+            ValueError,
+            r"^mdp must have one state per non-wall cell .* \(S, A\) = \(9, 4\) for the 3x3 grid with 0 walls; got \(8, 4\)",
+        ),
+        (
+            dict(walls=[(1, 1)], start=(5, 5)),
+            ValueError,
+            r"^start\[0\] = \(5, 5\) is off the 3x3 grid",
+        ),
+        (
+            dict(walls=[(1, 1)], goals=((1, 1),)),
+            ValueError,
+            r"^goals\[0\] = \(1, 1\) is also a wall",
+        ),
+        (
+            dict(walls=[(1, 1)], goals=((2, 2), (2, 2))),
+            ValueError,
+            r"^goals\[1\] = \(2, 2\) repeats goals\[0\]",
+        ),
+        (
+            dict(walls=[(1, 1)], hazards=[(1, 1.5)]),
+            ValueError,
+            r"^hazards\[0\] must be a cell \(row, col\) of two ints",
+        ),
+        (dict(shape=3, walls=()), ValueError, r"^shape must be a \(rows, cols\) pair; got 3"),
+        (dict(shape=(3, 0), walls=()), ValueError, r"^shape\[1\] must be an integer >= 1; got 0"),
+    ]
+    for change, exc, match in bad:
+        kw = dict(shape=(3, 3), goals=g.goals) | change
+        with pytest.raises(exc, match=match):
+            GridWorld(g.mdp, **kw)
+    with pytest.raises(TypeError, match=r"^mdp must be a FiniteMDP; got str"):
+        GridWorld("grid", (3, 3), (), ())
+    # the generators' own worlds pass unchanged
+    c = cliff_walking(gamma=0.9)
+    assert (c.shape, c.start, len(c.hazards), c.goals) == ((4, 12), (3, 0), 10, ((3, 11),))
+    assert gridworld(1).mdp.S == 1 and gridworld(1).goals == ((0, 0),)
