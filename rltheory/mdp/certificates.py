@@ -50,9 +50,11 @@ class MDPSolution:
     Q : array, shape (..., S, A)
         ``Q = r + γ P V``.
     iterations : int
-        Sweeps (VI, MPI), improvement steps (PI) or 1 (LP).
+        Sweeps (VI, MPI), improvement steps (PI), or the policies the LP's policy-improvement
+        check evaluated (1 where the LP's policy is optimal).
     converged : bool
-        Whether the stopping rule held for every instance before ``max_iter``.
+        Whether the stopping rule held for every instance before ``max_iter`` (the LP: that of
+        its policy-improvement check).
     bound : array, shape (...)
         Certified ``‖V* − V^policy‖∞ ≤ bound`` per instance.
     trace : Trace
