@@ -60,10 +60,13 @@ def check_probability(
     ``≥ −atol`` and rows must sum to 1 within ``atol·(1 + √n)`` for rows of length
     ``n``, where ``atol`` is at least ``16·eps`` of the dtype (float32 rows round).
     """
-    check_finite(x, field, names)
     xp = array_namespace(x)
-    # never demand more than the dtype can hold (float32: eps ≈ 1.2e-7)
-    atol = max(atol, 16.0 * float(xp.finfo(x.dtype).eps))
+    # never demand more than the dtype can hold (float32: eps ≈ 1.2e-7); integer and boolean
+    # rows are exact, and are compared as float64 (xp.finfo of an integer dtype raised an
+    # unlocated AttributeError, and array_api_strict refuses int-array-with-float comparisons)
+    atol = max(atol, _source_atol(x))
+    x = _as_real_floating(x, xp)
+    check_finite(x, field, names)
     if not bool(xp.all(x >= -atol)):
         h = to_numpy(x)
         idx = tuple(int(i) for i in np.unravel_index(np.argmin(h), h.shape))
@@ -271,6 +274,13 @@ def as_policy_array(
     return _renormalised(pi, atol, xp)
 
 
+def _as_real_floating(x: Any, xp: Any) -> Any:
+    """``x`` itself when it has a real floating dtype, else ``x`` as float64 (integers, booleans)."""
+    if xp.isdtype(x.dtype, "real floating"):
+        return x
+    return xp.astype(x, xp.float64)
+
+
 def _renormalised(x: Any, atol: float, xp: Any) -> Any:
     """Rows of ``x`` divided by their sums when they came in at a coarser precision than
     ``x`` now has (a float32 row summing to 1 + 3e-8 is valid, and stays valid downstream)."""
@@ -382,6 +392,7 @@ def check_occupancy(x: Any, field: str, *, sums: bool = True) -> None:
     is located as ``field(h=.., s=.., a=..) = value``; a bad sum names the step.
     """
     xp = array_namespace(x)
+    x = _as_real_floating(x, xp)  # (an integer or boolean occupancy: xp.finfo failed on it)
     names = _occupancy_names(x.ndim)
     bad = ~xp.isfinite(x) | (x < 0)
     if bool(xp.any(bad)):
@@ -398,7 +409,7 @@ def check_occupancy(x: Any, field: str, *, sums: bool = True) -> None:
         return
     rows = xp.reshape(x, (1, -1)) if x.ndim <= 2 else xp.reshape(x, (x.shape[0], -1))
     n = rows.shape[-1]
-    atol = max(PROB_ATOL, 16.0 * float(xp.finfo(x.dtype).eps))
+    atol = _source_atol(x)
     sums = xp.sum(rows, axis=-1)
     if not bool(xp.all(xp.abs(sums - 1.0) <= atol * (1.0 + max(1, n) ** 0.5))):
         s = to_numpy(sums)
