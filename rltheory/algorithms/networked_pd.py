@@ -126,7 +126,8 @@ class SafeNetworkedProblem:
     Raises
     ------
     TypeError, ValueError
-        Wrong types, lengths or shapes (agent named).
+        Wrong types, lengths or shapes (agent named); a convex objective or a concave constraint
+        (``ValueError``, agent and function named).
     """
 
     net: NetworkedMDP
@@ -158,6 +159,15 @@ class SafeNetworkedProblem:
                 if tuple(f.shape) != shape:
                     raise ValueError(
                         f"{field}[{i}] has shape {f.shape}; local (S_l, A_l) = {shape}"
+                    )
+                # as general_utility_primal_dual: a convex objective or a concave constraint was run
+                # as if the method's guarantee (concave f_i, convex g_i) applied
+                want = ("affine", "concave") if field == "objectives" else ("affine", "convex")
+                if f.curvature not in want:
+                    raise ValueError(
+                        f"{field}[{i}] ({f.name!r}) must be {want[1]} or affine "
+                        f"({'f_i to maximise' if field == 'objectives' else 'g_i <= b_i'}); "
+                        f"it is {f.curvature}"
                     )
             object.__setattr__(self, field, fs)
         object.__setattr__(self, "b", _real_vector(self.b, "b", n))

@@ -10,7 +10,7 @@ import pytest
 
 from rltheory.algorithms.networked import neighborhoods, sis_network
 from rltheory.algorithms.networked_pd import SafeNetworkedProblem, networked_primal_dual
-from rltheory.mdp.utility import linear_utility
+from rltheory.mdp.utility import OccupancyFunction, entropy_utility, linear_utility
 
 
 def _problem() -> SafeNetworkedProblem:
@@ -92,3 +92,32 @@ def test_neighborhoods_are_symmetric_balls_of_the_undirected_graph():
     # an undirected multigraph has the same distances as its simple graph
     M = nx.MultiGraph([(0, 1), (0, 1), (1, 2)])
     assert neighborhoods(M, 1) == neighborhoods(nx.path_graph(3), 1)
+
+
+def test_safe_problem_refuses_the_wrong_curvature_as_general_utility_primal_dual_does():
+    # old: a convex objective or a concave constraint was accepted and run as if Ying et al.'s
+    # guarantee (concave f_i, convex g_i) applied; general_utility_primal_dual refuses both
+    net = sis_network(nx.path_graph(2), gamma=0.6)
+    lin = linear_utility(np.zeros((2, 2)))
+    H = entropy_utility(2, 2)  # concave
+    neg_H = OccupancyFunction(
+        "-entropy",
+        "convex",
+        lambda d: -H.expression(d),
+        lambda d: -H.value(d),
+        lambda d: -H.gradient(d),
+        (2, 2),
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^objectives\[1\] \('-entropy'\) must be concave or affine .* it is convex",
+    ):
+        SafeNetworkedProblem(net, [lin, neg_H], [lin, lin], np.zeros(2))
+    with pytest.raises(
+        ValueError,
+        match=r"^constraints\[0\] \('entropy'\) must be convex or affine .* it is concave",
+    ):
+        SafeNetworkedProblem(net, [lin, lin], [H, lin], np.zeros(2))
+    # the right curvatures pass: concave / affine objectives, convex / affine constraints
+    pb = SafeNetworkedProblem(net, [H, lin], [neg_H, lin], np.zeros(2))
+    assert [f.curvature for f in pb.objectives] == ["concave", "affine"]
