@@ -15,6 +15,7 @@ before that cast (:func:`rltheory._validate._source_atol`).
 
 from __future__ import annotations
 
+import decimal
 import numbers
 from typing import Any
 
@@ -141,8 +142,8 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     if xp is None:
         xp = array_namespace(x, names=(field,))
     kind = getattr(getattr(x, "dtype", None), "kind", None)
-    if kind is None and isinstance(x, (list, tuple, complex, str)):
-        kind = _rectangular(x, field).dtype.kind
+    if kind is None and isinstance(x, (list, tuple, complex, str, int)):
+        kind = _rectangular(x, field).dtype.kind  # (an int beyond int64 is an object: 'O')
     # a dtype object without numpy's .kind (array_api_strict)
     if kind is None and hasattr(x, "dtype"):
         kind = "c" if _compat_namespace(x).isdtype(x.dtype, "complex floating") else None
@@ -152,15 +153,7 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
         what = {"c": "complex", "m": "timedelta64", "M": "datetime64", "V": "record (void)"}
         raise TypeError(f"{field} must hold real numbers; got a {what.get(kind, 'string')} array")
     if kind == "O":  # an object array of text was parsed ('4' read as 4.0) and complex entries cast
-        obj = np.asarray(x, dtype=object)
-        for i in np.ndindex(obj.shape):
-            v = obj[i]
-            if isinstance(v, np.ndarray) and v.ndim == 0:
-                v = v[()]
-            # (Fraction counts: it is a real number)
-            if not isinstance(v, (numbers.Real, np.bool_)):
-                at = ", ".join(map(str, i))
-                raise TypeError(f"{field} must hold real numbers; {field}[{at}] = {v!r}")
+        x = _object_reals(x, field)
     if (
         isinstance(x, (list, tuple, int, float))
         or isinstance(x, (np.ndarray, np.generic))
@@ -175,6 +168,37 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     else:
         x = xp.asarray(x)
     return xp.astype(x, float_dtype(xp, x, dtype), copy=False)
+
+
+def _object_reals(x: Any, field: str) -> np.ndarray:
+    """An object array (or list) of real numbers as float64, entry by entry.
+
+    Real numbers are ``numbers.Real`` (Python and numpy numbers, ``Fraction``), ``Decimal`` and
+    booleans, also inside 0-d arrays; anything else (text: numpy's cast read '4' as 4.0;
+    complex numbers, ``None``) is a ``TypeError`` naming ``field`` and the index. An integer
+    beyond the float range is a ``ValueError`` naming them (the cast raised an unlocated
+    ``OverflowError: int too large to convert to float``); a signalling-NaN ``Decimal`` is NaN.
+    """
+    obj = np.asarray(x, dtype=object)
+    out = np.empty(obj.shape, dtype=np.float64)
+    for i in np.ndindex(obj.shape):
+        v = obj[i]
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v[()]
+        at = f"{field}[{', '.join(map(str, i))}]" if i else field
+        # (Fraction and Decimal count: they are real numbers)
+        if not isinstance(v, (numbers.Real, decimal.Decimal, np.bool_)):
+            raise TypeError(f"{field} must hold real numbers; {at} = {v!r}")
+        try:
+            out[i] = float(v)
+        except OverflowError:
+            raise ValueError(
+                f"{field} must hold numbers within the float range; {at} = {v!r:.40} "
+                f"is beyond it (|x| > {np.finfo(np.float64).max:.4g})"
+            ) from None
+        except ValueError:  # Decimal('sNaN'): float() refuses a signalling NaN
+            out[i] = np.nan
+    return out
 
 
 def to_numpy(x: Any) -> np.ndarray:
