@@ -32,7 +32,9 @@ __all__ = ["feature_covariance", "relative_condition_number"]
 def feature_covariance(features: Any, d: Any) -> Any:
     r"""``Σ_d = Σ_{s,a} d(s, a) φ(s, a) φ(s, a)ᵀ`` for ``φ[..., S, A, k]`` and weights ``d[..., S, A]``.
 
-    Leading axes broadcast (e.g. a step axis ``h``), giving ``[..., k, k]``.
+    Leading axes broadcast (e.g. a step axis ``h``), giving ``[..., k, k]``, in the features'
+    dtype. Each ``d[..., :, :]`` must be a law, summing to 1 to the tolerance of the coarser of
+    its own dtype and the features' (``check_occupancy``'s rule).
 
     Examples
     --------
@@ -42,7 +44,12 @@ def feature_covariance(features: Any, d: Any) -> Any:
     """
     xp = array_namespace(features, d)
     phi = as_float(features, xp)
-    w = as_float(d, xp, phi.dtype)
+    # the weights are checked in the coarser of their own dtype and the features', then cast to the
+    # features': a float32 law (sum 1 − 6.9e-8) with float64 features was refused at float64's
+    # tolerance 1e-8 after the cast (a float64 d with float32 features is still judged in float32)
+    w = as_float(d, xp)
+    if float(xp.finfo(w.dtype).eps) < float(xp.finfo(phi.dtype).eps):
+        w = xp.astype(w, phi.dtype)
     if phi.ndim < 3 or tuple(w.shape[-2:]) != tuple(phi.shape[-3:-1]):
         raise ValueError(
             f"features must be (..., S, A, k) and d (..., S, A) with matching S, A; got {tuple(phi.shape)}, {tuple(w.shape)}"
@@ -53,6 +60,8 @@ def feature_covariance(features: Any, d: Any) -> Any:
     else:  # check_occupancy reads one step axis: (H, B, S, A) was summed over (B, S, A) and refused
         for idx in np.ndindex(*tuple(w.shape[:-2])):
             check_occupancy(w[idx + (...,)], f"d[{', '.join(map(str, idx))}]")
+    if w.dtype != phi.dtype:
+        w = xp.astype(w, phi.dtype)
     k = phi.shape[-1]
     try:  # the longer lead alone was taken before: (H, S, A, k) with (1, S, A) failed in broadcast_to
         lead = tuple(np.broadcast_shapes(tuple(phi.shape[:-3]), tuple(w.shape[:-2])))

@@ -15,9 +15,11 @@ import pytest
 from rltheory.bounds import (
     all_policy_concentrability,
     discounted_concentrability,
+    feature_covariance,
     hoeffding_radius,
     lcb_vi_rate,
     pessimism_suboptimality_bound,
+    relative_condition_number,
     single_policy_concentrability,
 )
 from rltheory.mdp import FiniteHorizonMDP, FiniteMDP
@@ -145,3 +147,39 @@ class TestLcbViRateSupport:
     def test_bad_support_is_refused(self, M):
         with pytest.raises(ValueError, match=r"support must be a positive integer .*; got"):
             lcb_vi_rate(1.0, 1, 4, 1, 100, 0.1, support=M)
+
+
+class TestFeatureCovarianceWeightsDtype:
+    def _law(self) -> np.ndarray:
+        # a float32 law over 21 pairs whose float32 normalisation leaves the sum 1 − 6.9e-8
+        rng = np.random.default_rng(0)
+        rng.random((7, 3))
+        d = rng.random((7, 3)).astype(np.float32)
+        d /= d.sum()
+        assert abs(float(d.astype(np.float64).sum()) - 1.0) > 1e-8  # beyond float64's tolerance
+        return d
+
+    def test_float32_weights_with_float64_features(self):
+        # Bug fixed: the weights were cast to the features' float64 and then refused ('d must sum to 1
+        # over all its entries; it sums to 0.999999931082'); they are judged in float32 now.
+        d = self._law()
+        phi = np.eye(21).reshape(7, 3, 21)  # one-hot: Σ_d = diag(d) exactly
+        sigma = feature_covariance(phi, d)
+        assert sigma.dtype == np.float64
+        np.testing.assert_array_equal(np.diag(sigma), d.reshape(-1).astype(np.float64))
+        # one-hot consistency: κ(Σ_target, Σ_d) = C(target, d) (uniform target)
+        target = np.full((7, 3), 1 / 21)
+        kappa = relative_condition_number(feature_covariance(phi, target), sigma)
+        assert kappa == pytest.approx(single_policy_concentrability(target, d), rel=1e-12)
+
+    def test_float64_weights_keep_float64_tolerance(self):
+        d = self._law().astype(np.float64)
+        with pytest.raises(
+            ValueError, match=r"d must sum to 1 over all its entries; it sums to 0\.99999993"
+        ):
+            feature_covariance(np.eye(21).reshape(7, 3, 21), d)
+        # with float32 features the same weights are judged in float32 (as before)
+        assert (
+            feature_covariance(np.eye(21, dtype=np.float32).reshape(7, 3, 21), d).dtype
+            == np.float32
+        )
