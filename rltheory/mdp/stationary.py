@@ -42,7 +42,10 @@ def _check_chain(P: Any, what: str) -> tuple[Any, Any]:
     if P.ndim < 2 or P.shape[-1] != P.shape[-2] or P.shape[-1] < 1:
         raise InvalidModelError(f"{what}: P must have shape (..., S, S); got {tuple(P.shape)}")
     check_probability(P, "P", ("s", "s'"), "P[s, :]")
-    return xp, P
+    # entries in [−atol, 0) pass as round-off and the class structure reads them as 0 (P > 0): the
+    # kernels must too. Kept, a −1e-9 on a transient row's edge to a class it cannot reach made
+    # limiting_matrix put −0.001 and 1.001 on the two absorbing states (truth: 1 and 0)
+    return xp, xp.where(P > 0, P, xp.zeros_like(P))
 
 
 def _structures(P: Any) -> list[ChainStructure]:
@@ -92,6 +95,7 @@ def _gth(P: np.ndarray) -> np.ndarray:
     however weakly the chain's parts are coupled (O'Cinneide 1993).
     """
     P = np.array(P, dtype=np.float64, copy=True)
+    P[~(P > 0)] = 0.0  # accepted round-off < 0 is no transition (as in the class structure)
     S = P.shape[-1]
     for n in range(S - 1, 0, -1):
         P[:n, n] /= np.sum(P[n, :n])  # > 0: from n the censored chain reaches 0..n-1 (irreducible)
@@ -214,6 +218,8 @@ def _relative_values(P: np.ndarray, b: np.ndarray, fixed: np.ndarray) -> np.ndar
     extra column).
     """
     S = P.shape[0]
+    # accepted round-off < 0 is no transition (as in the class structure)
+    P = np.where(P > 0, P, 0.0)
     keep = np.flatnonzero(~np.isin(np.arange(S), fixed))
     n = keep.size
     W = np.zeros((n, n + 2))
