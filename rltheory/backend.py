@@ -16,6 +16,7 @@ before that cast (:func:`rltheory._validate._source_atol`).
 from __future__ import annotations
 
 import decimal
+import fractions
 import numbers
 from typing import Any
 
@@ -45,8 +46,9 @@ __all__ = [
 def array_namespace(*arrays: Any, names: tuple[str, ...] | None = None) -> Any:
     """Return the array-API namespace shared by ``arrays``.
 
-    Python scalars and ``None`` are ignored; plain lists/tuples (and text, which the
-    reader of the argument refuses by name, :func:`as_float`) are treated as numpy input.
+    Python scalars (``Fraction`` and ``Decimal`` too) and ``None`` are ignored; plain
+    lists/tuples (and text, which the reader of the argument refuses by name,
+    :func:`as_float`) are treated as numpy input.
     ``names`` (one per argument) name the arguments in messages.
 
     Raises
@@ -59,7 +61,8 @@ def array_namespace(*arrays: Any, names: tuple[str, ...] | None = None) -> Any:
     kept = [
         (k, _list_array(a) if isinstance(a, (list, tuple, str, bytes)) else a)
         for k, a in enumerate(arrays)
-        if a is not None and not isinstance(a, (int, float, bool))
+        if a is not None
+        and not isinstance(a, (int, float, bool, fractions.Fraction, decimal.Decimal))
     ]
     if not kept:
         return _compat_namespace(np.empty(0))
@@ -139,6 +142,10 @@ def as_float(x: Any, xp: Any = None, dtype: Any = None, field: str = "input") ->
     """
     if x is None:  # (it became the 0-d array nan: 'R must be finite; R() = nan')
         raise TypeError(f"{field} must be an array of real numbers; got None")
+    if isinstance(x, (fractions.Fraction, decimal.Decimal)):
+        # a number like 0.5 (array_namespace took Fraction(1, 3) for a non-array, and
+        # array_api_strict refused the object array numpy made of it)
+        x = _object_reals(x, field)
     if xp is None:
         xp = array_namespace(x, names=(field,))
     kind = getattr(getattr(x, "dtype", None), "kind", None)

@@ -12,7 +12,7 @@ import array_api_strict as xps
 import numpy as np
 import pytest
 
-from rltheory.backend import as_float, to_numpy
+from rltheory.backend import array_namespace, as_float, to_numpy
 from rltheory.mdp import FiniteMDP, value_iteration
 
 
@@ -47,3 +47,13 @@ def test_non_numbers_in_object_arrays_are_still_named():
         as_float(np.array([0.5, None], dtype=object), field="R")
     with pytest.raises(TypeError, match=r"^R must hold real numbers; R\[0\] = '4'$"):
         as_float(np.array(["4"], dtype=object), field="R")
+
+
+@pytest.mark.parametrize("ns", [None, xps], ids=["numpy", "array_api_strict"])
+def test_fraction_and_decimal_scalars_are_numbers_like_floats(ns):
+    # as_float(Fraction(1, 3)) raised 'input must be an array ... got Fraction', and into
+    # array_api_strict 'does not support the dtype object'; as_float(0.5) was always accepted
+    for v, want in ((Fraction(1, 3), 1 / 3), (Decimal("0.5"), 0.5)):
+        x = as_float(v, ns)
+        assert x.shape == () and float(x) == want
+    assert array_namespace(xps.asarray(1.0), Fraction(1, 2)) is xps  # ignored like 0.5
