@@ -145,9 +145,16 @@ class GridWorld:
     def to_grid(self, values: Any, fill: float = float("nan")) -> np.ndarray:
         """Host array ``[..., rows, cols]`` holding ``values[..., s]`` at each state's cell, ``fill`` at walls.
 
-        Ready for ``matplotlib.pyplot.imshow`` (a value-function heatmap).
+        Ready for ``matplotlib.pyplot.imshow`` (a value-function heatmap). ``values`` must be real
+        numbers and ``fill`` a real number (``ValueError`` otherwise: text used to reach numpy's
+        "could not convert string to float" or its dtype promotion, naming neither argument).
         """
+        fill = _scalar(fill)
+        if isinstance(fill, bool) or not isinstance(fill, (int, float, np.integer, np.floating)):
+            raise ValueError(f"fill must be a real number (nan by default); got {fill!r}")
         v = to_numpy(values)
+        if v.dtype.kind not in "biuf":
+            raise ValueError(f"values must be real numbers; got dtype {v.dtype}")
         S = len(self.cells)
         if v.ndim < 1 or v.shape[-1] != S:
             raise ValueError(f"values must have shape (..., S) = (..., {S}); got {v.shape}")

@@ -162,3 +162,18 @@ def test_a_gridworld_built_directly_is_checked_and_normalised():
     c = cliff_walking(gamma=0.9)
     assert (c.shape, c.start, len(c.hazards), c.goals) == ((4, 12), (3, 0), 10, ((3, 11),))
     assert gridworld(1).mdp.S == 1 and gridworld(1).goals == ((0, 0),)
+
+
+def test_to_grid_names_text_values_and_fill():
+    g = gridworld(3, walls=[(1, 1)])
+    # reference: the 8 states in row-major order around the wall, nan (or fill) on the wall
+    want = np.array([[0.0, 1.0, 2.0], [3.0, np.nan, 4.0], [5.0, 6.0, 7.0]])
+    np.testing.assert_array_equal(g.to_grid(np.arange(8)), want)
+    np.testing.assert_array_equal(g.to_grid(np.arange(8), fill=np.array(-1.0))[1, 1], -1.0)
+    # old: numpy's "could not convert string to float: np.str_('x')" and a DType promotion error
+    with pytest.raises(
+        ValueError, match=r"^fill must be a real number \(nan by default\); got 'x'"
+    ):
+        g.to_grid(np.arange(8), fill="x")
+    with pytest.raises(ValueError, match=r"^values must be real numbers; got dtype <U1"):
+        g.to_grid(["a"] * 8)
