@@ -215,6 +215,14 @@ def spectral_gap(P: Any) -> SpectralGap:
     the coupling (1e-12 to 1e-300 in the tests). Each ``ℓ`` is taken from the route with the
     smaller first-order error bound.
 
+    Nearly periodic chains are the exception: when the eigenvalue of largest modulus lies near
+    another root of unity (``λ ≈ −1 + ε``), ``γ* = 1 − |λ|`` carries an absolute error of about
+    ``u`` (relative ``u/γ*``: 1.6e-2 at ``γ* = 2.4e-14`` on a 6-state nearly bipartite chain). That
+    is the conditioning of ``γ*`` in this convention, not the solver's: the diagonal
+    ``1 − Σ_{j≠s} P(s, j)`` moves by ``u`` under relative perturbations ``u`` of the ``O(1)`` cyclic
+    entries, and so does ``γ*`` (2u relative perturbations of the off-diagonal entries moved that
+    ``γ*`` by 5e-3 relative, 50-digit arithmetic).
+
     The absolute gap governs geometric convergence: ``‖P^t(s,·) − μ‖`` decays like
     ``(1 − γ*)^t`` (LPW Thm 12.4 for reversible chains; the second-largest
     eigenvalue modulus in general).
