@@ -167,3 +167,36 @@ def test_joint_actions_beyond_the_int64_range_are_named():
     # J = 2**62 fits: the row-major index a1·A2 + a2
     ja = _game_data((2**31, 2**31)).joint_actions()
     np.testing.assert_array_equal(ja, [[1, 2**31], [2**31 + 1, 0]])
+
+
+def test_empirical_model_matches_a_brute_force_count_on_random_datasets():
+    # consistency: the bincount model against a per-cell loop, on 60 seeded datasets that
+    # include one-episode and one-step data (K = 1, H = 1) and one- and two-player actions
+    from rltheory.mdp.episodes import empirical_model
+
+    rng = np.random.default_rng(77)
+    for _ in range(60):
+        K, H, S = (int(v) for v in rng.integers(1, 5, size=3))
+        A = tuple(int(a) for a in rng.integers(1, 3, size=int(rng.integers(1, 3))))
+        st = rng.integers(0, S, (K, H + 1))
+        ac = np.stack([rng.integers(0, a, (K, H)) for a in A], -1)
+        rw = rng.normal(size=(K, H, len(A)))
+        d = EpisodeDataset(st, ac, rw, S=S, A=A)
+        m, ja = empirical_model(d), d.joint_actions()
+        for h in range(H):
+            for s in range(S):
+                for j in range(math.prod(A)):
+                    k = np.flatnonzero((st[:, h] == s) & (ja[:, h] == j))
+                    assert m.counts[h, s, j] == k.size
+                    if k.size:
+                        np.testing.assert_allclose(
+                            m.P[h, s, j], np.bincount(st[k, h + 1], minlength=S) / k.size
+                        )
+                        np.testing.assert_allclose(
+                            m.R[:, h, s, j], rw[k, h].mean(0), rtol=1e-14, atol=1e-15
+                        )
+                    else:  # unvisited: zero rows, as documented
+                        assert not m.P[h, s, j].any() and not m.R[:, h, s, j].any()
+                n_s = int((st[:, h] == s).sum())
+                if n_s:
+                    np.testing.assert_allclose(m.behaviour[h, s], m.counts[h, s] / n_s)
