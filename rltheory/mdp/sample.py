@@ -332,6 +332,14 @@ def rollout(
     -------
     Trajectories
 
+    Raises
+    ------
+    ValueError
+        A count below 1, a batched model or policy, a ``mu`` off the simplex (located), or
+        trajectories above :data:`MAX_ROLLOUT_BYTES` (``8·K·(H+1) + 16·K·H`` bytes), before any draw.
+    TypeError
+        A device model, an ``rng`` that is neither a Generator nor an int seed, non-real ``mu``.
+
     Notes
     -----
     ``E[Σ_{t<H} γ^t r_t] = μᵀ Σ_{t<H} (γP_π)^t r_π = V^π(μ) − γ^H μᵀ P_π^H V^π``, so
