@@ -275,10 +275,11 @@ def as_policy_array(
 
 
 def _as_real_floating(x: Any, xp: Any) -> Any:
-    """``x`` itself when it has a real floating dtype, else ``x`` as float64 (integers, booleans)."""
-    if xp.isdtype(x.dtype, "real floating"):
-        return x
-    return xp.astype(x, xp.float64)
+    """An integer or boolean ``x`` as float64 (exact laws, compared as floats); any other ``x``
+    (floating, or a complex one the caller refuses) unchanged."""
+    if xp.isdtype(x.dtype, ("integral", "bool")):
+        return xp.astype(x, xp.float64)
+    return x
 
 
 def _renormalised(x: Any, atol: float, xp: Any) -> Any:
