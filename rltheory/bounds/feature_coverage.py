@@ -91,7 +91,9 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     ``diag(1, 1e-11)`` gives ``∞`` (exactly: ``100``); pass a smaller ``rtol`` to resolve such
     scales. The cut is never below ``k·eps`` of the dtype: the computed eigenvalues of an
     exactly singular ``Σ_data`` are rounding noise of that size (in float32, ``~1e-9·max w``,
-    above the default ``rtol``, gave ``κ ≈ 8e8`` for ``∞`` and ``6.4`` for ``2``).
+    above the default ``rtol``, gave ``κ ≈ 8e8`` for ``∞`` and ``6.4`` for ``2``). Each matrix
+    is judged at its own dtype's ``eps`` (``Σ_data``'s rank and sign, ``Σ_target``'s sign; the
+    null-space block at the coarser of the two) and the algebra runs in the promoted dtype.
 
     ``κ(cΣ_target, c'Σ_data) = (c/c')·κ(Σ_target, Σ_data)``: each matrix is scaled by a power of
     two to ``max|entry| ∈ [1/2, 1)`` first (exact) and the ratio scaled back, ``∞`` beyond the
@@ -123,7 +125,13 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
     rtol = check_real(rtol, "rtol", low=0.0)  # NaN or < 0 kept no eigenvalue (or a zero one): 0.0
     xp = array_namespace(sigma_target, sigma_data)
     T = as_float(sigma_target, xp)
-    D = as_float(sigma_data, xp, T.dtype)
+    D = as_float(sigma_data, xp)
+    # each matrix's rounding is judged in its own dtype and the algebra runs in the promoted one:
+    # D was cast to T's dtype and judged at T's eps, so a float32 rank-3 covariance against a
+    # float64 target was 'not positive semidefinite' (eigenvalue -1.1e-8, below float64's cut)
+    eps_T, eps_D = float(xp.finfo(T.dtype).eps), float(xp.finfo(D.dtype).eps)
+    dt = xp.result_type(T.dtype, D.dtype)
+    T, D = xp.astype(T, dt, copy=False), xp.astype(D, dt, copy=False)
     if tuple(T.shape) != tuple(D.shape) or T.ndim < 2 or T.shape[-1] != T.shape[-2]:
         raise ValueError(
             f"sigma_target and sigma_data must be square (..., k, k) of equal shape; got {tuple(T.shape)}, {tuple(D.shape)}"
@@ -137,7 +145,8 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
         )
     Tb = xp.reshape(T, (-1, k, k))
     Db = xp.reshape(D, (-1, k, k))
-    cut = max(rtol, k * float(xp.finfo(T.dtype).eps))
+    cut_T, cut_D = max(rtol, k * eps_T), max(rtol, k * eps_D)
+    cut = max(cut_T, cut_D)  # T's block in D's null space carries both matrices' rounding
     worst = 0.0
     for b in range(Tb.shape[0]):
         tmax, dmax = float(xp.max(xp.abs(Tb[b, ...]))), float(xp.max(xp.abs(Db[b, ...])))
@@ -149,14 +158,14 @@ def relative_condition_number(sigma_target: Any, sigma_data: Any, *, rtol: float
         Tn, Dn = _pow2_scale(Tb[b, ...], -et), _pow2_scale(Db[b, ...], -ed)
         w, U = xp.linalg.eigh((Dn + xp.matrix_transpose(Dn)) / 2)
         scale = float(xp.max(xp.abs(w)))
-        keep = w > cut * max(scale, 1e-300)
+        keep = w > cut_D * max(scale, 1e-300)
         Tsym = (Tn + xp.matrix_transpose(Tn)) / 2
         M = xp.matrix_transpose(U) @ Tsym @ U
         tscale = float(xp.max(xp.abs(Tsym)))
-        _check_psd(w, scale, cut * k, "sigma_data", b, tuple(T.shape[:-2]), ed)
+        _check_psd(w, scale, cut_D * k, "sigma_data", b, tuple(T.shape[:-2]), ed)
         wt = xp.linalg.eigvalsh(Tsym)
         _check_psd(
-            wt, float(xp.max(xp.abs(wt))), cut * k, "sigma_target", b, tuple(T.shape[:-2]), et
+            wt, float(xp.max(xp.abs(wt))), cut_T * k, "sigma_target", b, tuple(T.shape[:-2]), et
         )
         null = ~keep
         if bool(xp.any(null)):

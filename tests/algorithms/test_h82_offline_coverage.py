@@ -183,3 +183,37 @@ class TestFeatureCovarianceWeightsDtype:
             feature_covariance(np.eye(21, dtype=np.float32).reshape(7, 3, 21), d).dtype
             == np.float32
         )
+
+
+class TestRelativeConditionNumberMixedDtypes:
+    """Each covariance is judged at its own dtype's rounding; the algebra runs in the promoted dtype."""
+
+    @staticmethod
+    def _rank3() -> tuple[np.ndarray, np.ndarray]:
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((3, 5))
+        Y = rng.standard_normal((2, 3))
+        return X.T @ X / 3, (Y @ X).T @ (
+            Y @ X
+        )  # Σ_data of rank 3 in R^5; Σ_target inside its range
+
+    def test_float32_data_against_float64_target(self):
+        # Bug fixed: Σ_data was cast to the target's float64 and its float32 rounding (eigenvalue
+        # -1.1e-8 of an exactly rank-3 matrix) refused as 'not positive semidefinite'
+        D, T_in = self._rank3()
+        ref = relative_condition_number(T_in, D)  # all float64
+        got = relative_condition_number(T_in, D.astype(np.float32))
+        assert got == pytest.approx(ref, rel=1e-6)  # float32 rounding of Σ_data
+        # the identity has mass outside range(Σ_data): ∞ in every dtype combination
+        assert relative_condition_number(np.eye(5), D.astype(np.float32)) == math.inf
+
+    def test_float64_data_against_float32_target(self):
+        # Bug fixed: Σ_data = diag(1, 1e-9) given in float64 was cast to the float32 target's dtype and
+        # its eigenvalue 1e-9 cut at float32's 2·eps = 2.4e-7: κ = ∞; exactly κ = 1e9 (the float64 answer)
+        D = np.diag([1.0, 1e-9])
+        assert relative_condition_number(np.eye(2), D) == pytest.approx(1e9, rel=1e-12)
+        assert relative_condition_number(np.eye(2, dtype=np.float32), D) == pytest.approx(
+            1e9, rel=1e-12
+        )
+        # float32 data keep float32's cut (documented): 1e-9 relative is rounding noise there
+        assert relative_condition_number(np.eye(2), D.astype(np.float32)) == math.inf
