@@ -548,8 +548,9 @@ def test_load_results_header_errors(tmp_path):
     p.write_bytes(b'{"format": "rltheory.sweep", "version": 1')  # header cut off before its newline
     with pytest.raises(ResultFileError, match=r"r\.jsonl: no complete header line"):
         load_results(p)
-    p.write_text('{"format": "rltheory.sweep", "version": 2, "fn": "m.f"}\n')
-    with pytest.raises(ResultFileError, match=r"r\.jsonl: unsupported sweep file version 2"):
+    # version 3: the first unknown one (version 2, the strict-JSON format, is the current one)
+    p.write_text('{"format": "rltheory.sweep", "version": 3, "fn": "m.f"}\n')
+    with pytest.raises(ResultFileError, match=r"r\.jsonl: unsupported sweep file version 3"):
         load_results(p)
 
 
