@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import is_numpy
 from .model import FiniteMDP
 
 
@@ -64,23 +65,35 @@ def _batch_shape(batch_shape: Any) -> tuple[int, ...]:
     return tuple(int(n) for n in shape)
 
 
+def _dtype(dtype: Any, xp: Any) -> Any:
+    """``dtype`` as a float32/float64 dtype of ``xp`` (numpy's for ``xp=None``), or ``None``.
+
+    Accepted: the namespace's own ``float32``/``float64`` objects, and every numpy spelling of
+    them (``np.float32``, ``"float32"``, ``np.dtype("f8")``), which is mapped to the namespace's
+    dtype of that name. ``TypeError`` otherwise. (``xp=numpy`` with ``dtype="float32"`` was
+    refused as "got 'float32'", and ``np.float32`` with array_api_strict warned on the
+    comparison of a numpy type with the namespace's dtype.)
+    """
+    if dtype is None:
+        return None
+    if xp is not None and any(dtype is d for d in (xp.float32, xp.float64)):
+        return dtype
+    try:
+        nd = np.dtype(dtype)
+    except TypeError:
+        nd = None
+    if nd is None or nd not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64; got {dtype!r}")
+    return nd if xp is None or is_numpy(xp) else getattr(xp, nd.name)
+
+
 def _build(P: np.ndarray, R: np.ndarray, gamma: float, mu: Any, xp: Any, dtype: Any) -> FiniteMDP:
     """Validate on the host, then move to ``xp`` once (in ``dtype``, default float64).
 
     ``dtype`` must be float32 or float64 (``TypeError`` otherwise): ``dtype=np.int64`` cast the
     probabilities to 0 and was reported as 'each P[s, a, :] must sum to 1 ... sums to 0', float16
     as a row summing to 0.99976."""
-    if dtype is not None:
-        try:
-            good = (
-                np.dtype(dtype) in (np.float32, np.float64)
-                if xp is None
-                else dtype in (xp.float32, xp.float64)
-            )
-        except TypeError:
-            good = False
-        if not good:
-            raise TypeError(f"dtype must be float32 or float64; got {dtype!r}")
+    dtype = _dtype(dtype, xp)
     # R stays float64 here: the model casts it to P's dtype and names a reward the cast sends to
     # inf (gridworld(3, rewards=1e39, dtype=np.float32) read 'R must be finite; R(s=5, a=2) = inf'
     # after numpy's 'overflow encountered in cast', a value nobody passed)
