@@ -67,11 +67,12 @@ def _stage(path: Path, data: bytes | str) -> str:
     """The first half of :func:`write_atomic`: ``data`` in a fsynced temporary file next to
     ``path`` (its name is returned; renaming it onto ``path`` completes the write). Nothing is
     left behind when it fails."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
         # bytes(5) is five NUL bytes and bytes([104, 105]) is b"hi": neither is what was meant
         raise TypeError(f"write_atomic: data must be bytes or str; got {type(data).__name__}")
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    # after the checks: a refused write creates no folders either
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:  # owns fd from here: closed on any failure below

@@ -82,7 +82,7 @@ def _decode_array(d: Any, where: str) -> np.ndarray:
         finite_in = np.asarray([isinstance(v, int) or math.isfinite(v) for v in data], dtype=bool)
         over = finite_in & ~np.isfinite(out)  # a finite number past the dtype's range is not inf
         if not np.any(over):
-            return out.reshape(shape)
+            return _reshaped(out, shape, where)
         bad = int(np.flatnonzero(over)[0])
         raise ValueError(
             f"{where}: data[{bad}] = {d['data'][bad]!r:.60} is too large for {dtype.name}"
@@ -95,7 +95,18 @@ def _decode_array(d: Any, where: str) -> np.ndarray:
                 f"({_entry_problem(data[bad], dtype)})"
             )
         raise ValueError(f"{where}: data[{bad}] = {v!r:.60} is {_entry_problem(v, dtype)}")
-    return np.asarray(data, dtype=dtype).reshape(shape)
+    return _reshaped(np.asarray(data, dtype=dtype), shape, where)
+
+
+def _reshaped(a: np.ndarray, shape: list, where: str) -> np.ndarray:
+    """``a.reshape(shape)``, with a located ``ValueError`` for a shape NumPy cannot hold (an empty
+    array whose other axes multiply past its index range, such as ``[0, 2**62, 2**62]``)."""
+    try:
+        return a.reshape(shape)
+    except (ValueError, OverflowError) as exc:
+        raise ValueError(
+            f"{where}: shape {shape!r:.80} is not a NumPy array shape ({exc})"
+        ) from None
 
 
 def _entry_problem(v: Any, dtype: np.dtype) -> str | None:

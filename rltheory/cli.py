@@ -242,6 +242,9 @@ def _seed(text: str) -> int:
 
 def _out_dir(path: str) -> Path | None:
     """The ``--out`` folder, created when missing; ``None`` (after a message) when it cannot be."""
+    if not path:  # Path("") is ".": the files went to the working folder unasked
+        print(f"rltheory reproduce: --out {path!r} names no folder", file=sys.stderr)
+        return None
     out = Path(path)
     if out.exists() and not out.is_dir():
         print(f"rltheory reproduce: --out {path!r} is a file, not a folder", file=sys.stderr)

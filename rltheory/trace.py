@@ -185,6 +185,11 @@ class Trace:
                 f"iteration and wall_time must be 1-D of equal length; got {self.iteration.shape} and {self.wall_time.shape}"
             )
         for k, v in self.metrics.items():
+            if v.ndim == 0 and v.dtype == object:  # Trace(metrics={"a": {"b": ...}}): a 0-d object
+                raise ValueError(
+                    f"metric {k!r} holds a {type(v.item()).__name__}, not an array of numbers "
+                    "(nested metrics: give each array its own name, such as 'a/b')"
+                )
             if v.ndim == 0 or v.shape[0] != K:
                 raise ValueError(
                     f"metric {k!r} has shape {v.shape}; its first axis must have length {K}"
@@ -270,6 +275,11 @@ class Trace:
                 d = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise ResultFileError(f"{path}: corrupt or truncated JSON ({exc})") from exc
+            except RecursionError:  # arrays nested deeper than the parser's stack: never a trace
+                raise ResultFileError(
+                    f"{path}: corrupt JSON (nested too deeply to parse; save() writes arrays "
+                    "as flat lists)"
+                ) from None
             except _DuplicateKey as exc:
                 raise ResultFileError(
                     f"{path}: {exc}; save() never writes one (a corrupt or merged file)"

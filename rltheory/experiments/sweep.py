@@ -206,7 +206,8 @@ def _load(path: Path, *, fn: Callable | None, repair: bool) -> tuple[int, dict[s
         )
     try:
         header = json.loads(lines[0])
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    # RecursionError: arrays nested deeper than the parser's stack
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ResultFileError(
             f"{path}: line 1 is not a JSON header ({exc}); not an rltheory sweep results file"
         ) from exc
@@ -247,7 +248,14 @@ def _load(path: Path, *, fn: Callable | None, repair: bool) -> tuple[int, dict[s
             point = SweepPoint(
                 config=config, seed=seed, result=rec["result"], wall_time=float(wall), cached=True
             )
-        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as exc:
+        except (
+            json.JSONDecodeError,
+            UnicodeDecodeError,
+            KeyError,
+            TypeError,
+            ValueError,
+            RecursionError,  # nested deeper than the parser's stack: never a record
+        ) as exc:
             raise ResultFileError(f"{path}: line {i} is corrupt ({exc}): {line[:80]!r}") from exc
         out.setdefault(key, point)
     if tail:

@@ -1,0 +1,82 @@
+"""Trace/sweep readers and the CLI on hostile input: located errors, nothing written or created.
+
+Each case failed differently before: a deeply nested JSON file escaped ``Trace.load`` and
+``load_results`` as a ``RecursionError``; a JSON trace whose empty array had an impossible shape
+raised NumPy's message without the field; a nested metric was reported as "shape ()"; a refused
+``write_atomic`` created the missing folders; ``reproduce --out ''`` wrote into the working folder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from rltheory.cli import main
+from rltheory.experiments.sweep import load_results
+from rltheory.trace import ResultFileError, Trace, write_atomic
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_deeply_nested_json_trace_is_a_result_file_error(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text('{"format": "rltheory.trace", "version": 1, "metrics": ' + DEEP + "}")
+    with pytest.raises(
+        ResultFileError, match=re.escape(f"{path}: corrupt JSON (nested too deeply")
+    ):
+        Trace.load(path)
+
+
+@pytest.mark.parametrize("where", ["header", "record"])
+def test_a_deeply_nested_sweep_line_is_a_result_file_error(tmp_path, where):
+    path = tmp_path / "r.jsonl"
+    header = json.dumps({"format": "rltheory.sweep", "version": 2, "fn": "m.f"})
+    path.write_text((DEEP if where == "header" else header + "\n" + DEEP) + "\n")
+    line = 1 if where == "header" else 2
+    message = "line 1 is not a JSON header" if line == 1 else "line 2 is corrupt"
+    with pytest.raises(ResultFileError, match=re.escape(f"{path}: {message}")):
+        load_results(path)
+
+
+def test_an_impossible_shape_of_an_empty_array_is_located(tmp_path):
+    empty = {"dtype": "<f8", "shape": [0], "data": []}
+    d = {
+        "format": "rltheory.trace",
+        "version": 1,
+        "iteration": {"dtype": "<i8", "shape": [0], "data": []},
+        "wall_time": empty,
+        "metrics": {"a": {"dtype": "<f8", "shape": [0, 2**62, 2**62], "data": []}},
+        "final": {},
+    }
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(d))
+    # NumPy's "array is too big; `arr.size * arr.dtype.itemsize` is larger than ..." named no field
+    with pytest.raises(
+        ResultFileError, match=re.escape("metrics['a']: shape [0, 4611686018427387904")
+    ):
+        Trace.load(path)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+def test_a_nested_metric_is_named_as_such_and_nothing_is_written(tmp_path, suffix):
+    t = Trace(metrics={"a": {"b": np.arange(2.0)}}, iteration=np.arange(2), wall_time=np.zeros(2))
+    path = tmp_path / f"t{suffix}"
+    with pytest.raises(ValueError, match=r"metric 'a' holds a dict, not an array of numbers"):
+        t.save(path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refused_atomic_write_creates_no_folders(tmp_path):
+    with pytest.raises(TypeError, match="write_atomic: data must be bytes or str; got int"):
+        write_atomic(tmp_path / "new" / "deeper" / "f.json", 5)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reproduce_refuses_an_empty_out(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["reproduce", "vi-rates", "--out", ""]) == 2
+    assert capsys.readouterr().err == "rltheory reproduce: --out '' names no folder\n"
+    assert list(tmp_path.iterdir()) == []
