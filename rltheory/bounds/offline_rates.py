@@ -135,6 +135,15 @@ def offline_game_gap_rate(
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{nm} must be a positive integer; got {v!r}")
     d = _prob(delta)
+    # tuple(2) raised 'int' object is not iterable, naming no argument; a set dropped repeated sizes
+    if not (
+        isinstance(actions, (tuple, list))
+        or (isinstance(actions, np.ndarray) and actions.ndim == 1)
+    ):
+        raise TypeError(
+            "actions must be a sequence (tuple, list or 1-d array) of each player's number of "
+            f"actions, e.g. (2, 3); got {actions!r}"
+        )
     acts = tuple(actions)
     if not acts:
         raise ValueError(

@@ -18,6 +18,7 @@ from rltheory.bounds import (
     feature_covariance,
     hoeffding_radius,
     lcb_vi_rate,
+    offline_game_gap_rate,
     pessimism_suboptimality_bound,
     relative_condition_number,
     single_policy_concentrability,
@@ -217,3 +218,22 @@ class TestRelativeConditionNumberMixedDtypes:
         )
         # float32 data keep float32's cut (documented): 1e-9 relative is rounding noise there
         assert relative_condition_number(np.eye(2), D.astype(np.float32)) == math.inf
+
+
+class TestOfflineGameGapRateActions:
+    @pytest.mark.parametrize("actions", [2, None, "22", {2, 3}, np.array(2)])
+    def test_non_sequences_are_refused_by_name(self, actions):
+        # Bug fixed: tuple(actions) raised "'int' object is not iterable" (no argument named) for 2 and
+        # None, and a set {2, 2} would have dropped a player
+        with pytest.raises(
+            TypeError, match=r"actions must be a sequence \(tuple, list or 1-d array\)"
+        ):
+            offline_game_gap_rate(1.0, 1, actions, 1, 100, 0.1)
+
+    def test_sequences_agree(self):
+        # 2 n H (H+1) √(S J C ι/⌊K/H⌋) with n = 2, J = 4, ι = ln(4·2·1·1·4/0.1) = ln 320
+        want = 2 * 2 * 1 * 2 * math.sqrt(4 * math.log(320.0) / 100)
+        for acts in ((2, 2), [2, 2], np.array([2, 2])):
+            assert offline_game_gap_rate(1.0, 1, acts, 1, 100, 0.1) == pytest.approx(
+                want, rel=1e-14
+            )
