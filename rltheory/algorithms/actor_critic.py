@@ -344,7 +344,8 @@ def natural_actor_critic(
     critic : ExactCritic, LSTDCritic or TDCritic
         Default :class:`ExactCritic`.
     rng : numpy.random.Generator or int
-        Required by sample-based critics.
+        Required by sample-based critics. With :class:`ExactCritic` nothing is drawn: ``rng`` is
+        checked (a Generator or an int seed ``>= 0``) and otherwise unused.
     rho : array (S,), optional
         Start distribution of the objective and of the critic's samples.
     theta0 : array (d,), optional
@@ -407,7 +408,10 @@ def natural_actor_critic(
             f"critic must have a fit method (ExactCritic, LSTDCritic, TDCritic); got {critic!r}"
         )
     gen = None
-    if not isinstance(critic, ExactCritic):
+    if isinstance(critic, ExactCritic):
+        if rng is not None:  # unused by the exact critic, but checked: rng='abc' or -1 ran silently
+            _rng(rng)  # (no draw; a Generator's state is unchanged)
+    else:
         if rng is None:
             raise TypeError(
                 f"{type(critic).__name__} samples transitions: pass rng (a Generator or an int seed)"

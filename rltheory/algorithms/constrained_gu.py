@@ -113,6 +113,8 @@ def _pd_settings(
     )
     _check_delta(delta)
     if samples is None:
+        if rng is not None:  # unused without samples, but checked as in sample mode: rng='abc'
+            _rng(rng)  # or -1 ran the exact mode without a word (no draw; a Generator is unchanged)
         return T, et, em, Lam, float(delta), 0, None
     K = _count(samples, samples_name)
     if rng is None:
@@ -206,7 +208,8 @@ def general_utility_primal_dual(
     reference : float, optional
         Optimal ``F*`` (default :func:`rltheory.mdp.utility.solve_general_utility`).
     rollouts, rng
-        Sample-based mode.
+        Sample-based mode. Without ``rollouts`` the run draws nothing: ``rng`` is checked as in
+        sample mode (a Generator or an int seed ``>= 0``) and otherwise unused.
     max_length : float, optional
         Sample-based mode: cap on the expected roll-out length ``1/(1−γ)``; a discount above
         ``1 − 1/max_length`` (default 10⁴, i.e. ``γ ≤ 0.9999``) is a ``ValueError`` before any
