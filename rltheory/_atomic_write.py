@@ -36,6 +36,9 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
     TypeError
         ``data`` is not ``bytes``/``bytearray``/``memoryview`` or ``str`` (text is written as
         UTF-8); nothing is written.
+    OSError
+        The write failed (a full disk, a file size limit); its message names ``path``, the
+        previous file at ``path`` is unchanged and no temporary file remains.
     """
     path = Path(path)
     tmp = _stage(path, data)
@@ -81,8 +84,10 @@ def _stage(path: Path, data: bytes | str) -> str:
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
-    except BaseException:
+    except BaseException as exc:
         _discard(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)  # a full disk's "[Errno 28] No space left" named no file
         raise
     return tmp
 

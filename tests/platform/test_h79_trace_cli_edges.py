@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -80,3 +82,30 @@ def test_reproduce_refuses_an_empty_out(tmp_path, capsys, monkeypatch):
     assert main(["reproduce", "vi-rates", "--out", ""]) == 2
     assert capsys.readouterr().err == "rltheory reproduce: --out '' names no folder\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_that_fails_for_space_names_the_file_and_keeps_the_old_one(tmp_path):
+    # RLIMIT_FSIZE stands in for a full disk: the write fails with EFBIG ("[Errno 27] File too
+    # large", which named no file); the previous trace stays complete and no temporary file stays
+    code = (
+        "import resource, signal, sys, numpy as np\n"
+        "from rltheory.trace import Trace\n"
+        "path = sys.argv[1]\n"
+        "Trace(metrics={'a': np.arange(3.0)}, iteration=np.arange(3), wall_time=np.zeros(3)).save(path)\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (100, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))\n"
+        "big = Trace(metrics={'a': np.arange(5000.0)}, iteration=np.arange(5000), wall_time=np.zeros(5000))\n"
+        "try:\n"
+        "    big.save(path)\n"
+        "except OSError as exc:\n"
+        "    print(exc)\n"
+    )
+    for suffix in (".json", ".npz"):
+        path = tmp_path / f"t{suffix}"
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert proc.stdout.strip().endswith(f"File too large: {str(path)!r}"), proc.stdout
+        assert len(Trace.load(path)) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json", "t.npz"]
