@@ -113,38 +113,61 @@ def _game(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, what: str) 
     acts = tuple(int(a) for a in Pf.shape[2:-1])
     n, J = len(acts), int(np.prod(acts))
     if Pf.shape[-1] != S or 0 in Pf.shape:
-        raise ValueError(f"P must have shape (H, S, A_1, ..., A_n, S) with every axis non-empty; got {Pf.shape}")
+        raise ValueError(
+            f"P must have shape (H, S, A_1, ..., A_n, S) with every axis non-empty; got {Pf.shape}"
+        )
     # a NaN or a row off the simplex went through every value, ratio and comparison unnoticed
     # in P's own dtype: a float32 row summing to 1 − 3e-8 was refused at float64's tolerance 1e-8
-    check_probability(Pf, "P", ("h", "s") + tuple(f"a{i + 1}" for i in range(n)) + ("s'",), "P[h, s, a_1, ..., a_n, :]")
+    check_probability(
+        Pf,
+        "P",
+        ("h", "s") + tuple(f"a{i + 1}" for i in range(n)) + ("s'",),
+        "P[h, s, a_1, ..., a_n, :]",
+    )
     Pf = Pf.astype(np.float64)
     Rf = _host(R, what, "R")
     if Rf.shape != (n, H, S) + acts:
-        raise ValueError(f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {Rf.shape}")
+        raise ValueError(
+            f"R must have shape (n, H, S, A_1, ..., A_n) = {(n, H, S) + acts}; got {Rf.shape}"
+        )
     bad = (Rf < 0) | (Rf > 1) | ~np.isfinite(Rf)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"rewards must lie in [0, 1] (the completions use the range H − h); R{list(idx)} = {Rf[idx]:.6g}")
+        raise ValueError(
+            f"rewards must lie in [0, 1] (the completions use the range H − h); R{list(idx)} = {Rf[idx]:.6g}"
+        )
     rho = _host(d_data, what, "d_data")
     if rho.shape != (H, S) + acts:
-        raise ValueError(f"d_data must have shape (H, S, A_1, ..., A_n) = {(H, S) + acts}; got {rho.shape}")
+        raise ValueError(
+            f"d_data must have shape (H, S, A_1, ..., A_n) = {(H, S) + acts}; got {rho.shape}"
+        )
     if np.any(rho < 0) or not np.all(np.isfinite(rho)):
         idx = tuple(int(i) for i in np.argwhere((rho < 0) | ~np.isfinite(rho))[0])
         raise ValueError(f"d_data must be finite and non-negative; d_data{list(idx)} = {rho[idx]}")
     if len(policies) != n:
-        raise ValueError(f"policies must list {n} per-player policies (H, S, A_i); got {len(policies)}")
+        raise ValueError(
+            f"policies must list {n} per-player policies (H, S, A_i); got {len(policies)}"
+        )
     pols = []
     for i, p in enumerate(policies):
         pi = _host(p, what, f"policies[{i}]")
         if pi.shape != (H, S, acts[i]):
-            raise ValueError(f"policies[{i}] must have shape (H, S, A_{i}) = {(H, S, acts[i])}; got {pi.shape}")
-        bad_hs = ~(np.abs(pi.sum(-1) - 1.0) <= _sum_tol(p, acts[i])) | np.any(pi < -1e-12, axis=-1)  # NaN is bad
+            raise ValueError(
+                f"policies[{i}] must have shape (H, S, A_{i}) = {(H, S, acts[i])}; got {pi.shape}"
+            )
+        bad_hs = ~(np.abs(pi.sum(-1) - 1.0) <= _sum_tol(p, acts[i])) | np.any(
+            pi < -1e-12, axis=-1
+        )  # NaN is bad
         if np.any(bad_hs):
             h, s = (int(v) for v in np.argwhere(bad_hs)[0])
-            raise ValueError(f"policies[{i}][h={h}, s={s}] must be a distribution over A_{i}; got {pi[h, s].tolist()}")
+            raise ValueError(
+                f"policies[{i}][h={h}, s={s}] must be a distribution over A_{i}; got {pi[h, s].tolist()}"
+            )
         pols.append(pi)
     m = np.full(S, 1.0 / S) if mu is None else _host(mu, what, "mu")
-    if m.shape != (S,) or np.any(m < 0) or not abs(m.sum() - 1.0) <= _sum_tol(mu, S):  # `not <=`: NaN is rejected
+    if (
+        m.shape != (S,) or np.any(m < 0) or not abs(m.sum() - 1.0) <= _sum_tol(mu, S)
+    ):  # `not <=`: NaN is rejected
         raise ValueError(f"mu must be a distribution over the S = {S} states; got {m}")
     return Pf.reshape(H, S, J, S), Rf.reshape(n, H, S, J), pols, rho.reshape(H, S, J), m, acts
 
@@ -163,7 +186,9 @@ def _others(pols: list[np.ndarray], i: int, acts: tuple[int, ...]) -> np.ndarray
     return (W[:, :, None] * sel[None, None]).reshape(H, S, acts[i], -1)
 
 
-def _completion_q(Pj: np.ndarray, Ri: np.ndarray, rho: np.ndarray, h: int, v_next: np.ndarray, fill: float) -> np.ndarray:
+def _completion_q(
+    Pj: np.ndarray, Ri: np.ndarray, rho: np.ndarray, h: int, v_next: np.ndarray, fill: float
+) -> np.ndarray:
     """Joint ``Q[s, a] = r + P V`` on covered pairs, ``fill`` elsewhere."""
     return np.where(rho[h] > 0, Ri[h] + Pj[h] @ v_next, fill)
 
@@ -176,12 +201,16 @@ def _player_tables(Pj, Rj, pols, rho, acts, i):  # noqa: ANN001, ANN202 - privat
     Vbar = np.zeros((H + 1, S))
     Vdag = np.zeros((H + 1, S))
     for h in range(H - 1, -1, -1):
-        Qbar[h] = (W[h] * _completion_q(Pj, Rj[i], rho, h, Vbar[h + 1], float(H - h))[:, None, :]).sum(-1)
+        Qbar[h] = (
+            W[h] * _completion_q(Pj, Rj[i], rho, h, Vbar[h + 1], float(H - h))[:, None, :]
+        ).sum(-1)
         Vbar[h] = Qbar[h].max(-1)
         Qtrue = (W[h] * (Rj[i, h] + Pj[h] @ Vdag[h + 1])[:, None, :]).sum(-1)
         Vdag[h] = Qtrue.max(-1)
     cov = (rho > 0).astype(np.float64)
-    Pbar = np.stack([np.stack([(W[h, s] * cov[h, s]) @ Pj[h, s] for s in range(S)]) for h in range(H)])  # killed [H, S, A_i, S]
+    Pbar = np.stack(
+        [np.stack([(W[h, s] * cov[h, s]) @ Pj[h, s] for s in range(S)]) for h in range(H)]
+    )  # killed [H, S, A_i, S]
     return Qbar, Vbar, Pbar, Vdag, W
 
 
@@ -222,7 +251,9 @@ def _joint(pols: list[np.ndarray]) -> np.ndarray:
     return joint
 
 
-def _prepare(P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, tol: float, what: str) -> tuple:
+def _prepare(
+    P: Any, R: Any, policies: list[Any], d_data: Any, mu: Any, tol: float, what: str
+) -> tuple:
     """Validated arrays and the candidate's part ``C_cov(π)`` (``∞`` if its pessimistic completion is not exact)."""
     Pj, Rj, pols, rho, m, acts = _game(P, R, policies, d_data, mu, what)
     tol = check_real(tol, "tol", low=0.0)  # NaN failed every comparison: no condition could fail
@@ -295,7 +326,9 @@ def selective_concentrability(
     >>> selective_concentrability(P, R, pi, rho)
     1.0
     """
-    Pj, Rj, pols, rho, m, acts, worst = _prepare(P, R, policies, d_data, mu, tol, "selective_concentrability")
+    Pj, Rj, pols, rho, m, acts, worst = _prepare(
+        P, R, policies, d_data, mu, tol, "selective_concentrability"
+    )
     H, S, J = rho.shape
     if math.isinf(worst):
         return worst
@@ -332,7 +365,9 @@ def selective_concentrability_bruteforce(
     >>> selective_concentrability_bruteforce(P, R, pi, np.full((1, 1, 2, 2), 0.25))
     2.0
     """
-    Pj, Rj, pols, rho, m, acts, worst = _prepare(P, R, policies, d_data, mu, tol, "selective_concentrability_bruteforce")
+    Pj, Rj, pols, rho, m, acts, worst = _prepare(
+        P, R, policies, d_data, mu, tol, "selective_concentrability_bruteforce"
+    )
     H, S, J = rho.shape
     if math.isinf(worst):
         return worst
