@@ -108,10 +108,10 @@ def _killed_green(P: np.ndarray, k: int, scale: float = 1.0) -> np.ndarray:
     for m in range(n - 1, -1, -1):
         piv[m] = np.sum(W[m, :m]) + leak[m]  # > 0: the censored chain leaves m towards 0..m-1 or k
         if m:
-            c = W[:m, m] / piv[m]
-            W[:m, :m] += c[:, None] * W[m, :m][None, :]
-            leak[:m] += c * leak[m]
-            R[:m] += c[:, None] * R[m][None, :]
+            # W(i, m)·(W(m, j)/piv) ≤ W(i, m): W(i, m)/piv would overflow for piv ≲ 1e-308
+            W[:m, :m] += W[:m, m][:, None] * (W[m, :m] / piv[m])[None, :]
+            leak[:m] += W[:m, m] * (leak[m] / piv[m])
+            R[:m] += W[:m, m][:, None] * (R[m] / piv[m])[None, :]
     G = np.zeros((n, n))
     for m in range(n):
         G[m] = (R[m] + W[m, :m] @ G[:m]) / piv[m]
@@ -144,34 +144,37 @@ def _small_generator_eigenvalues(P: np.ndarray, rec: tuple[int, ...], norm_a: fl
     mu[idx] = _gth(P[np.ix_(idx, idx)])
     k = int(np.argmax(mu))
     keep = np.flatnonzero(np.arange(S) != k)
-    scale = 1.0
+    ex = 0  # G is held as 2^ex·G (an exponent, not a factor: 2^-1075 rounds to 0)
     with np.errstate(over="ignore", invalid="ignore"):
         G = _killed_green(P, k)
     if not np.all(np.isfinite(G)):  # hitting times beyond 1.8e308: scaled by 2^-1000 (exact)
-        scale = 2.0**-1000
-        G = _killed_green(P, k, scale)
+        ex = -1000
+        G = _killed_green(P, k, 2.0**ex)
         if not np.all(np.isfinite(G)):
             return np.zeros(0, dtype=complex)
     # largest entry of G near 1 (a power of 2, exact): its norms and |ν|² cannot overflow; entries
     # that underflow lie far below u‖G‖
-    p2 = 2.0 ** -float(np.frexp(np.max(G))[1])
-    G, scale = G * p2, scale * p2
-    Cinv = G - np.sum(G, axis=1)[:, None] * mu[keep][None, :]  # scale·C^{-1}
+    p2 = int(np.frexp(np.max(G))[1])
+    G, ex = np.ldexp(G, -p2), ex - p2
+    Cinv = G - np.sum(G, axis=1)[:, None] * mu[keep][None, :]  # 2^ex·C^{-1}
     nu, yl, xr = eig(Cinv, left=True, right=True)
     kappa = np.linalg.norm(yl, axis=0) * np.linalg.norm(xr, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         kappa = kappa / np.abs(np.sum(np.conj(yl) * xr, axis=0))
     u = np.finfo(np.float64).eps / 2.0
-    e = 8.0 * u * np.linalg.norm(Cinv)  # absolute error of scale·C^{-1}
+    e = 8.0 * u * np.linalg.norm(Cinv)  # absolute error of 2^ex·C^{-1}
     out = []
     for i in np.argsort(-np.abs(nu), kind="stable"):
-        a = abs(nu[i])  # scale/|ℓ|
-        # relative error κe/a of ℓ = scale/ν below 1/2, and below the direct route's κu‖I − P‖/|ℓ|
+        a = abs(nu[i])  # 2^ex/|ℓ|
+        # relative error κe/a of ℓ = 2^ex/ν below 1/2, and below the direct route's κu‖I − P‖/|ℓ|
         if not (
-            np.isfinite(kappa[i]) and 2.0 * kappa[i] * e < a and e * scale <= u * norm_a * a * a
+            np.isfinite(kappa[i])
+            and 2.0 * kappa[i] * e < a
+            and np.ldexp(e, ex) <= u * norm_a * a * a
         ):
             break
-        out.append(scale / nu[i])
+        w = 1.0 / nu[i]  # 2^ex·ℓ, rounded once into the subnormals by ldexp
+        out.append(complex(np.ldexp(w.real, ex), np.ldexp(w.imag, ex)))
     return np.asarray(out, dtype=complex)
 
 

@@ -97,13 +97,22 @@ def _gth(P: np.ndarray) -> np.ndarray:
     P = np.array(P, dtype=np.float64, copy=True)
     P[~(P > 0)] = 0.0  # accepted round-off < 0 is no transition (as in the class structure)
     S = P.shape[-1]
+    leave = np.zeros(S)
     for n in range(S - 1, 0, -1):
-        P[:n, n] /= np.sum(P[n, :n])  # > 0: from n the censored chain reaches 0..n-1 (irreducible)
-        P[:n, :n] += np.outer(P[:n, n], P[n, :n])
+        leave[n] = np.sum(P[n, :n])  # > 0: from n the censored chain reaches 0..n-1 (irreducible)
+        # P(i, n)·(P(n, j)/L(n)) ≤ P(i, n): the ratio P(i, n)/L(n) overflowed for a leave rate L(n)
+        # below ~1e-308 (5e-324 gave μ = NaN)
+        P[:n, :n] += np.outer(P[:n, n], P[n, :n] / leave[n])
     mu = np.zeros(S)
     mu[0] = 1.0
     for n in range(1, S):
-        mu[n] = mu[:n] @ P[:n, n]
+        v = mu[:n] @ P[:n, n]  # ≤ Σ μ[:n]
+        # μ(n) beyond 1e300·max μ[:n]: rescale to μ(n) = 1 (μ[:n] underflows)
+        if v > leave[n] * 1e300:
+            mu[:n] *= leave[n] / v
+            mu[n] = 1.0
+        else:
+            mu[n] = v / leave[n]
     return mu / np.sum(mu)
 
 
@@ -365,16 +374,17 @@ def _absorption(xp: Any, P: Any, cs: ChainStructure) -> Any:
         L = xp.sum(row[:k]) + xp.sum(row[n:])  # > 0: a transient state of the censored chain leaves
         leave.append(L)
         if k:
-            c = W[:k, k] / L
-            W[:k, :k] = W[:k, :k] + c[:, None] * row[None, :k]
-            W[:k, n:] = W[:k, n:] + c[:, None] * row[None, n:]
+            # W(i, k)·(row/L) with row/L ≤ 1: W(i, k)/L overflowed for a leave rate L ≲ 1e-308 (a
+            # transient state leaving with probability 5e-324 made every entry of P* NaN)
+            W[:k, :k] = W[:k, :k] + W[:k, k][:, None] * (row[:k] / L)[None, :]
+            W[:k, n:] = W[:k, n:] + W[:k, k][:, None] * (row[n:] / L)[None, :]
     leave = leave[::-1]
     F = []
     for k in range(n):
-        acc = W[k, n:]
+        acc = W[k, n:] / leave[k]  # each ratio ≤ 1, and F(k) sums to 1
         if k:
-            acc = acc + W[k, :k] @ xp.stack(F)
-        F.append(acc / leave[k])
+            acc = acc + (W[k, :k] / leave[k]) @ xp.stack(F)
+        F.append(acc)
     return xp.stack(F) if n else xp.zeros((0, K), dtype=P.dtype, device=P.device)
 
 
