@@ -15,6 +15,7 @@ import pytest
 from rltheory.bounds import (
     all_policy_concentrability,
     discounted_concentrability,
+    empirical_bernstein_radius,
     feature_covariance,
     hoeffding_radius,
     lcb_vi_rate,
@@ -237,3 +238,28 @@ class TestOfflineGameGapRateActions:
             assert offline_game_gap_rate(1.0, 1, acts, 1, 100, 0.1) == pytest.approx(
                 want, rel=1e-14
             )
+
+
+def test_rates_and_radii_are_monotone_in_samples_and_confidence():
+    # Stated monotonicity: every radius and rate is non-increasing in the sample size (n, K) and in δ
+    # (−ln δ grows as δ shrinks), non-decreasing in the coverage coefficient; radii never exceed B.
+    rng = np.random.default_rng(82)
+    for _ in range(400):
+        C = 1.0 + float(rng.exponential(3.0))
+        S, A, H = (int(v) for v in rng.integers(1, 6, 3))
+        K = int(rng.integers(1, 5000))
+        d = float(rng.uniform(1e-6, 0.9))
+        r = lcb_vi_rate(C, S, A, H, K, d)
+        assert lcb_vi_rate(C, S, A, H, K + 1, d) <= r <= lcb_vi_rate(C * 1.1, S, A, H, K, d)
+        assert lcb_vi_rate(C, S, A, H, K, d * 1.1) <= r
+        g = offline_game_gap_rate(C, S, (A, 2), H, K, d)
+        assert offline_game_gap_rate(C, S, (A, 2), H, K + 1, d) <= g
+        assert offline_game_gap_rate(C, S, (A, 2), H, K, d * 1.1) <= g
+        n, B = float(rng.integers(0, 100)), float(rng.uniform(0.0, 5.0))
+        v = float(rng.uniform(0.0, B * B / 4))
+        h = float(hoeffding_radius(n, B, d))
+        assert float(hoeffding_radius(n + 1, B, d)) <= h <= B
+        assert float(hoeffding_radius(n, B, d * 1.1)) <= h
+        e = float(empirical_bernstein_radius(n, v, B, d))
+        assert float(empirical_bernstein_radius(n + 1, v, B, d)) <= e <= B
+        assert float(empirical_bernstein_radius(n, v, B, d * 1.1)) <= e
