@@ -118,7 +118,9 @@ def _killed_green(P: np.ndarray, k: int, scale: float = 1.0) -> np.ndarray:
     return G
 
 
-def _small_generator_eigenvalues(P: np.ndarray, rec: tuple[int, ...], norm_a: float) -> np.ndarray:
+def _small_generator_eigenvalues(
+    P: np.ndarray, rec: tuple[int, ...], direct_err: float
+) -> np.ndarray:
     r"""The eigenvalues ``ℓ ≠ 0`` of ``I − P`` of smallest modulus, to high relative accuracy.
 
     With ``k`` the recurrent state of largest stationary mass, ``G = (I − P)_{−k,−k}^{-1}``
@@ -127,12 +129,13 @@ def _small_generator_eigenvalues(P: np.ndarray, rec: tuple[int, ...], norm_a: fl
     (``i, j ≠ k``) is ``I − P`` on the quotient by ``1``, and Sherman–Morrison with
     ``μ_{−k}ᵀ = μ(k) P(k, ·)G`` and ``1 + P(k, ·)G1 = 1/μ(k)`` gives its inverse. Its eigenvalues are
     ``ν = 1/ℓ`` for the ``S − 1`` eigenvalues ``ℓ ≠ 0``. ``C^{-1}`` is formed with absolute error
-    ``e ≈ 4u‖C^{-1}‖_F`` (a subtraction of two accurately known non-negative matrices), so, to first
+    ``e ≈ 8u‖C^{-1}‖_F`` (a subtraction of two accurately known non-negative matrices), so, to first
     order, ``|Δν| ≤ κ_ν e`` (``κ_ν = ‖x‖‖y‖/|yᴴx|``, right and left eigenvectors) and ``ℓ`` carries
-    the relative error ``κ_ν e|ℓ|``, where a general eigen-solver on ``I − P`` (absolute error about
-    ``u‖I − P‖``, ``norm_a``) keeps only ``κ u‖I − P‖/|ℓ|`` (4.7e-5 for a gap of 1e-12). The
-    eigenvalues are taken by decreasing ``|ν|`` while that route is the more accurate one
-    (``e|ℓ|² ≤ u‖I − P‖``) and its bound stays below 1/2; the prefix taken is returned (possibly empty).
+    the relative error ``κ_ν e|ℓ|``, where a general eigen-solver on ``I − P`` in ``P``'s dtype
+    (absolute error ``direct_err`` ≈ ``u‖I − P‖``) keeps ``κ·direct_err/|ℓ|`` (4.7e-5 for a gap of
+    1e-12). The eigenvalues are taken by decreasing ``|ν|`` while that route is the more accurate
+    one (``e|ℓ|² ≤ direct_err``) and its bound stays below 1/2; the prefix taken is returned
+    (possibly empty).
     """
     from scipy.linalg import eig  # left eigenvectors for the condition numbers
 
@@ -170,7 +173,7 @@ def _small_generator_eigenvalues(P: np.ndarray, rec: tuple[int, ...], norm_a: fl
         if not (
             np.isfinite(kappa[i])
             and 2.0 * kappa[i] * e < a
-            and np.ldexp(e, ex) <= u * norm_a * a * a
+            and np.ldexp(e, ex) <= direct_err * a * a
         ):
             break
         w = 1.0 / nu[i]  # 2^ex·ℓ, rounded once into the subnormals by ldexp
@@ -278,7 +281,10 @@ def spectral_gap(P: Any) -> SpectralGap:
         # an absolute u·‖I − P‖ only (4.7e-5 relative at a gap of 1e-12, symmetric path included);
         # they replace as many of the smallest-modulus ℓ computed above
         small = _small_generator_eigenvalues(
-            to_numpy(P).astype(np.float64), _structures(P)[0].recurrent_classes[0], 2.0
+            to_numpy(P).astype(np.float64),
+            _structures(P)[0].recurrent_classes[0],
+            # the solvers above ran in P's dtype: float32 kept only 1.6e-7 relative at a gap of 0.2
+            2.0 * float(np.finfo(to_numpy(P).dtype).eps) / 2.0,
         )
         if reversible:
             # C^{-1} is similar to a symmetric matrix: the imaginary parts are rounding's

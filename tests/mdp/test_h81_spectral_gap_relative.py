@@ -118,3 +118,21 @@ def test_periodic_cycle_absolute_gap_is_zero(n, step):
     assert sg.absolute_gap == 0.0
     assert sg.relaxation_time == float("inf")
     assert sg.gap == pytest.approx(1 - np.cos(2 * np.pi / n), rel=8 * n * U, abs=0.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_float32_chain_small_gap_to_float64_accuracy(seed):
+    # float32 entries are exact data; the eigen-solvers run in float32 (absolute error ~6e-8), the
+    # deflated-inverse route in float64 on the host, and whichever bound is smaller wins.
+    # Old (before the route compared against float32's u): 1.6e-7 relative at coupling 0.1
+    rng = np.random.default_rng(seed)
+    S = 5
+    W = rng.dirichlet(np.ones(S), size=S)
+    W[:2, 2:] *= 0.1
+    W[2:, :2] *= 0.1
+    P = (W / W.sum(1, keepdims=True)).astype(np.float32)
+    sg = spectral_gap(P)
+    gap, agap = _exact_gaps(P.astype(np.float64))
+    assert gap < 0.5  # the small-gap regime
+    assert sg.gap == pytest.approx(gap, rel=32 * S * U, abs=0.0)
+    assert sg.absolute_gap == pytest.approx(agap, rel=32 * S * U, abs=0.0)
