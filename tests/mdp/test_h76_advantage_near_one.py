@@ -145,3 +145,22 @@ def test_advantage_with_values_spanning_beyond_the_float_range():
     R = np.array([[-0.5e308, -1.5e308], [0.5e308, 0.5e308]])
     Adv = advantage(FiniteMDP(P, R, gamma=0.5), np.array([0, 0]))
     np.testing.assert_array_equal(Adv, np.zeros((2, 2)))
+
+
+def test_flow_advantages_on_sparse_successor_lists_equal_the_dense_backup():
+    # S ≥ 64 with K ≤ S/8 successors: the flow form gathers V through the padded successor
+    # lists; it equals r + γPV − V (dense einsum) to the rounding of values of size ~3, and a
+    # V batch (5, 1) broadcasts against the model batch (2,)
+    from rltheory.mdp.difference_form import _flow_advantages
+    from rltheory.mdp.zoo import garnet
+
+    mdp = garnet(80, 3, 4, gamma=0.9, rng=7, batch_shape=(2,))
+    assert mdp.successors is not None
+    P, R = np.asarray(mdp.P), np.asarray(mdp.R)
+    V = np.random.default_rng(0).standard_normal((5, 1, 80))
+    dense = R + 0.9 * np.einsum("bsap,nbp->nbsa", P, V) - V[..., None]
+    np.testing.assert_allclose(np.asarray(_flow_advantages(mdp, V)), dense, rtol=0, atol=1e-14)
+    # and advantage() on this model: Σ_a π(a|s) A^π(s, a) = 0 (values ≤ 10 max|r|)
+    Adv = np.asarray(advantage(mdp, np.zeros(80, dtype=int)))
+    assert Adv.shape == (2, 80, 3)
+    assert np.abs(Adv[..., 0]).max() <= 1e-14
