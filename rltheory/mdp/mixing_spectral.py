@@ -16,6 +16,7 @@ Kelly, F. P. (1979). *Reversibility and Stochastic Networks*. Wiley. Ch. 1 (Kolm
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,16 +129,19 @@ def _small_generator_eigenvalues(
     inverse of ``I − P`` deflated of its null vector ``1``: ``C(i, j) = (I − P)(i, j) − (I − P)(k, j)``
     (``i, j ≠ k``) is ``I − P`` on the quotient by ``1``, and Sherman–Morrison with
     ``μ_{−k}ᵀ = μ(k) P(k, ·)G`` and ``1 + P(k, ·)G1 = 1/μ(k)`` gives its inverse. Its eigenvalues are
-    ``ν = 1/ℓ`` for the ``S − 1`` eigenvalues ``ℓ ≠ 0``. ``C^{-1}`` is formed with absolute error
-    ``e ≈ 8u‖C^{-1}‖_F`` (a subtraction of two accurately known non-negative matrices), so, to first
-    order, ``|Δν| ≤ κ_ν e`` (``κ_ν = ‖x‖‖y‖/|yᴴx|``, right and left eigenvectors) and ``ℓ`` carries
-    the relative error ``κ_ν e|ℓ|``, where a general eigen-solver on ``I − P`` in ``P``'s dtype
-    (absolute error ``direct_err`` ≈ ``u‖I − P‖``) keeps ``κ·direct_err/|ℓ|`` (4.7e-5 for a gap of
-    1e-12). The eigenvalues are taken by decreasing ``|ν|`` while that route is the more accurate
-    one (``e|ℓ|² ≤ direct_err``) and its bound stays below 1/2; the prefix taken is returned
-    (possibly empty).
+    ``ν = 1/ℓ`` for the ``S − 1`` eigenvalues ``ℓ ≠ 0``. ``G`` is accurate entrywise, so ``C^{-1}``
+    carries the entrywise error ``E ≈ 4(S + 1)u(G + (G1)μᵀ)``. Its columns are graded like ``μ``
+    (1 down to 1e-170 in the tests), which makes Euclidean eigenvalue condition numbers meaningless
+    (1e61 for an eigenvalue computed to ``u``), so the bound is taken after the diagonal balancing
+    ``M = D^{-1}C^{-1}D`` the eigen-solver applies anyway: to first order ``|Δν| ≤ κ_ν e`` with
+    ``e = ‖D^{-1}ED‖_F + 8u‖M‖_F`` and ``κ_ν = ‖x‖‖y‖/|yᴴx|`` (right and left eigenvectors of ``M``),
+    and ``ℓ`` carries the relative error ``κ_ν e|ℓ|``, where a general eigen-solver on ``I − P`` in
+    ``P``'s dtype (absolute error ``direct_err`` ≈ ``u‖I − P‖``) keeps ``κ·direct_err/|ℓ|`` (4.7e-5
+    for a gap of 1e-12). The eigenvalues are taken by decreasing ``|ν|`` while that route is the more
+    accurate one (``e|ℓ|² ≤ direct_err``) and its bound stays below 1/2; the prefix taken is returned
+    (possibly empty). Slow modes at several scales resolve only down to ``e``: the top scale's.
     """
-    from scipy.linalg import eig  # left eigenvectors for the condition numbers
+    from scipy.linalg import eig, matrix_balance  # left eigenvectors for the condition numbers
 
     from .stationary import _gth
 
@@ -159,13 +163,17 @@ def _small_generator_eigenvalues(
     # that underflow lie far below u‖G‖
     p2 = int(np.frexp(np.max(G))[1])
     G, ex = np.ldexp(G, -p2), ex - p2
-    Cinv = G - np.sum(G, axis=1)[:, None] * mu[keep][None, :]  # 2^ex·C^{-1}
-    nu, yl, xr = eig(Cinv, left=True, right=True)
+    flow = np.sum(G, axis=1)[:, None] * mu[keep][None, :]
+    Cinv = G - flow  # 2^ex·C^{-1}
+    u = np.finfo(np.float64).eps / 2.0
+    with np.errstate(invalid="ignore"):  # scipy casts its unused permutation output (NaN) to int
+        M, (d, _) = matrix_balance(Cinv, permute=False, separate=True)
+    E = 4.0 * (S + 1) * u * (G + flow) * d[None, :] / d[:, None]  # entrywise error, balanced
+    nu, yl, xr = eig(M, left=True, right=True)
     kappa = np.linalg.norm(yl, axis=0) * np.linalg.norm(xr, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         kappa = kappa / np.abs(np.sum(np.conj(yl) * xr, axis=0))
-    u = np.finfo(np.float64).eps / 2.0
-    e = 8.0 * u * np.linalg.norm(Cinv)  # absolute error of 2^ex·C^{-1}
+    e = float(np.linalg.norm(E)) + 8.0 * u * float(np.linalg.norm(M))  # absolute error of M
     out = []
     for i in np.argsort(-np.abs(nu), kind="stable"):
         a = abs(nu[i])  # 2^ex/|ℓ|
@@ -179,6 +187,33 @@ def _small_generator_eigenvalues(
         w = 1.0 / nu[i]  # 2^ex·ℓ, rounded once into the subnormals by ldexp
         out.append(complex(np.ldexp(w.real, ex), np.ldexp(w.imag, ex)))
     return np.asarray(out, dtype=complex)
+
+
+def _drop_unresolved(rest: np.ndarray, small: np.ndarray, noise: float, real: bool) -> np.ndarray:
+    """The solvers' ``ℓ`` above their noise level ``noise`` (≈ 16·S·u‖I − P‖), warning about the rest.
+
+    An eigenvalue far below the solvers' resolution whose scale the deflated inverse does not reach
+    either (chains with slow modes at several scales: 1e-140 and 1e-110 and 1e-25) is read as
+    round-off of either sign, which decided the gap (0.0 where it is 6.2e-140). With the smallest
+    ``|ℓ|`` resolved (``small`` non-empty, first) the others have larger moduli; a real spectrum
+    (reversible chains) then has its gap among the resolved ones, and a complex one is assumed to.
+    """
+    bad = np.abs(rest) <= noise
+    if not bad.any() or (small.size and real):
+        return rest[~bad] if small.size else rest
+    warnings.warn(
+        f"spectral_gap: {int(bad.sum())} eigenvalue(s) of I − P lie below the eigen-solver's "
+        f"resolution ({noise:.2g}) at scales the deflated inverse does not resolve; "
+        + (
+            f"the gaps assume none has a real part below the smallest resolved ℓ = "
+            f"{float(np.min(small.real)):.6g} (true for real eigenvalues)"
+            if small.size
+            else "they are taken as computed (round-off)"
+        ),
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return rest[~bad] if small.size else rest
 
 
 def spectral_gap(P: Any) -> SpectralGap:
@@ -219,7 +254,11 @@ def spectral_gap(P: Any) -> SpectralGap:
     (GTH), on the host: ``ℓ`` then has relative error about ``κ u|ℓ|‖G‖`` (``κ`` its eigenvalue
     condition number), a few ``u`` for the slow modes of nearly decomposable chains however weak
     the coupling (1e-12 to 1e-300 in the tests). Each ``ℓ`` is taken from the route with the
-    smaller first-order error bound.
+    smaller first-order error bound (condition numbers after diagonal balancing). Slow modes at
+    several scales (1e-140, 1e-110, 1e-25): only the smallest scale is resolved, and the solvers'
+    estimates of the others are round-off; they are left out, since their moduli exceed the
+    resolved ones — which settles the gaps for a real spectrum (reversible chains) and is an
+    assumption, stated in a ``RuntimeWarning``, for a complex one.
 
     Nearly periodic chains are the exception: when the eigenvalue of largest modulus lies near
     another root of unity (``λ ≈ −1 + ε``), ``γ* = 1 − |λ|`` carries an absolute error of about
@@ -232,6 +271,12 @@ def spectral_gap(P: Any) -> SpectralGap:
     The absolute gap governs geometric convergence: ``‖P^t(s,·) − μ‖`` decays like
     ``(1 − γ*)^t`` (LPW Thm 12.4 for reversible chains; the second-largest
     eigenvalue modulus in general).
+
+    Warns
+    -----
+    RuntimeWarning
+        A non-reversible chain has eigenvalues ``ℓ`` below the solvers' resolution at scales the
+        deflated inverse does not resolve (see Accuracy above).
 
     Raises
     ------
@@ -278,18 +323,19 @@ def spectral_gap(P: Any) -> SpectralGap:
     ell = np.delete(ell, int(np.argmin(np.abs(ell))))  # the Perron root λ = 1 is ℓ = 0
     if np.min(np.abs(ell)) < 0.5:
         # the smallest ℓ to high relative accuracy from the deflated inverse: the solvers above keep
-        # an absolute u·‖I − P‖ only (4.7e-5 relative at a gap of 1e-12, symmetric path included);
-        # they replace as many of the smallest-modulus ℓ computed above
+        # an absolute u‖I − P‖ only (4.7e-5 relative at a gap of 1e-12, symmetric path included), in
+        # P's dtype (float32 kept 1.6e-7 at a gap of 0.2); they replace as many of the smallest ℓ
+        direct_err = float(np.finfo(to_numpy(P).dtype).eps) * float(np.max(to_numpy(leave)))
         small = _small_generator_eigenvalues(
-            to_numpy(P).astype(np.float64),
-            _structures(P)[0].recurrent_classes[0],
-            # the solvers above ran in P's dtype: float32 kept only 1.6e-7 relative at a gap of 0.2
-            2.0 * float(np.finfo(to_numpy(P).dtype).eps) / 2.0,
+            to_numpy(P).astype(np.float64), _structures(P)[0].recurrent_classes[0], direct_err
         )
         if reversible:
             # C^{-1} is similar to a symmetric matrix: the imaginary parts are rounding's
             small = small.real
-        ell = np.concatenate([small, ell[np.argsort(np.abs(ell), kind="stable")][small.size :]])
+        rest = ell[np.argsort(np.abs(ell), kind="stable")][small.size :]
+        ell = np.concatenate(
+            [small, _drop_unresolved(rest, small, 16.0 * S * direct_err, reversible)]
+        )
     gap = float(np.min(ell.real))
     if gap > 0.5:
         gap = float(1.0 - np.max(others.real))

@@ -8,6 +8,7 @@ not, and a gap of 8.3e-21 came out as 1.1e-16. The reference is the exact spectr
 entries in the convention ``spectral_gap`` documents: ``P(s, s) = 1 − Σ_{j≠s} P(s, j)``.
 """
 
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -136,3 +137,52 @@ def test_float32_chain_small_gap_to_float64_accuracy(seed):
     assert gap < 0.5  # the small-gap regime
     assert sg.gap == pytest.approx(gap, rel=32 * S * U, abs=0.0)
     assert sg.absolute_gap == pytest.approx(agap, rel=32 * S * U, abs=0.0)
+
+
+def _with_leave_rate_diagonal(off):
+    P = np.array(off, dtype=np.float64)
+    np.fill_diagonal(P, 0.0)
+    np.fill_diagonal(P, 1.0 - P.sum(1))  # rounds to 1 for the slow rows; the leave rates keep them
+    return P
+
+
+def test_multiscale_reversible_chain_gap():
+    # a symmetric (so reversible) path 0 − 1 − 2 − 3 with edge probabilities 1e-20, 1e-60, 0.3: slow
+    # modes at two scales (~1e-60, ~2e-20), both below the eigen-solvers' resolution (~4e-15).
+    # The deflated inverse resolves the smallest; the spectrum is real, so it is the gap (no warning).
+    # Before e552a47 (symmetric solver only): 2.0e-20 where the gap is 1.0e-60
+    P = _with_leave_rate_diagonal(
+        [[0, 1e-20, 0, 0], [1e-20, 0, 1e-60, 0], [0, 1e-60, 0, 0.3], [0, 0, 0.3, 0]]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a real spectrum needs no assumption
+        sg = spectral_gap(P)
+    assert sg.reversible
+    gap, agap = _exact_gaps(P, dps=200)
+    assert sg.gap == pytest.approx(gap, rel=32 * 4 * U, abs=0.0)
+    assert sg.absolute_gap == pytest.approx(agap, rel=32 * 4 * U, abs=0.0)
+
+
+def test_multiscale_non_reversible_chain_gap_warns():
+    # leave rates 4e-113, 7e-110, 6e-168, 4e-139, 0.89, 3e-25 (a seeded draw's structure): slow modes
+    # at several scales. The smallest (6.2e-140) is resolved and is the gap; the unresolved ones could
+    # in principle be complex with a smaller real part, which the warning says. Old: 0.0 (the
+    # deflated inverse's top eigenvalue had a Euclidean condition number of 1e61 and was refused,
+    # and the solvers' round-off for the unresolved modes decided the gap)
+    P = _with_leave_rate_diagonal(
+        [
+            [0, 0, 0, 0, 4.121e-113, 0],
+            [0, 0, 4.042e-111, 2.145e-110, 0, 1.504e-110],
+            [0, 2.037e-169, 0, 2.528e-168, 0, 3.224e-168],
+            [2.338e-139, 1.545e-139, 0, 0, 0, 0],
+            [5.459e-1, 0, 0, 0, 0, 3.426e-1],
+            [1.039e-27, 3.108e-25, 0, 0, 0, 0],
+        ]
+    )
+    with pytest.warns(RuntimeWarning, match="below the eigen-solver's resolution"):
+        sg = spectral_gap(P)
+    assert not sg.reversible
+    gap, agap = _exact_gaps(P, dps=450)
+    assert 1e-141 < gap < 1e-138
+    assert sg.gap == pytest.approx(gap, rel=32 * 6 * U, abs=0.0)
+    assert sg.absolute_gap == pytest.approx(agap, rel=32 * 6 * U, abs=0.0)
