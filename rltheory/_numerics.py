@@ -106,13 +106,10 @@ def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
     e.g. at model status *Not Set*, with a bare ``printf`` that its options do not reach); the
     result's ``status`` and ``message`` carry what it reports.
     """
-    from scipy.optimize import OptimizeWarning, linprog  # noqa: PLC0415
+    from scipy.optimize import linprog  # noqa: PLC0415
 
     res = None
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message="Unrecognized options detected", category=OptimizeWarning
-        )
+    with _options_warning_ignored():
         for small in (HIGHS_OPTIONS["small_matrix_value"], 1e-9):
             options = {**HIGHS_OPTIONS, "small_matrix_value": small}
             # the simplex first, then interior point
@@ -122,6 +119,43 @@ def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
                 if res.status != _HIGHS_TROUBLE:
                     return res
     return res
+
+
+_WARNING_LOCK = threading.Lock()
+_warning = {"depth": 0, "entry": None}  # calls in progress, and the filter they installed
+
+
+@contextlib.contextmanager
+def _options_warning_ignored() -> Iterator[None]:
+    """Ignore scipy's ``OptimizeWarning`` "Unrecognized options detected" (it passes
+    ``small_matrix_value`` to HiGHS verbatim) while any thread runs :func:`highs_linprog`.
+
+    ``warnings.catch_warnings`` saves and restores the process-wide filter list, so threads
+    that entered and left it out of order removed each other's filter (the warning reached
+    users) or left one installed for good. Here the first call in installs one filter and the
+    last call out removes that same entry, under a lock."""
+    from scipy.optimize import OptimizeWarning  # noqa: PLC0415
+
+    with _WARNING_LOCK:
+        if _warning["depth"] == 0:
+            warnings.filterwarnings(
+                "ignore", message="Unrecognized options detected", category=OptimizeWarning
+            )
+            _warning["entry"] = warnings.filters[0]
+        _warning["depth"] += 1
+    try:
+        yield
+    finally:
+        with _WARNING_LOCK:
+            _warning["depth"] -= 1
+            if _warning["depth"] == 0:
+                with contextlib.suppress(ValueError):  # removed by resetwarnings() meanwhile
+                    warnings.filters.remove(_warning["entry"])
+                # what filterwarnings does after a change (a private hook; absent: nothing cached
+                # needs it, as ignored warnings are not recorded in the registries)
+                with contextlib.suppress(AttributeError):
+                    warnings._filters_mutated()  # type: ignore[attr-defined]
+                _warning["entry"] = None
 
 
 _CONSOLE_LOCK = threading.Lock()

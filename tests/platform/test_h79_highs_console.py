@@ -107,3 +107,34 @@ def test_calls_from_several_threads_leave_standard_output_where_it_was(capfd):
     assert capfd.readouterr().out == "still here\n"
     after = os.fstat(1)
     assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+
+
+def test_threads_neither_see_the_options_warning_nor_leave_a_filter_behind():
+    # warnings.catch_warnings saves and restores the process-wide filter list: threads leaving it
+    # out of order removed each other's filter (OptimizeWarning "Unrecognized options detected"
+    # reached the caller) or left an "ignore" filter installed after every call had returned
+    code = (
+        "import threading, warnings, numpy as np\n"
+        "from scipy.optimize import OptimizeWarning\n"
+        "from rltheory._numerics import highs_linprog\n"
+        "warnings.simplefilter('error', OptimizeWarning)\n"
+        "before = list(warnings.filters)\n"
+        "c, A, b = np.array([1.0, 2.0, 3.0]), np.ones((1, 3)), np.array([2.0])\n"
+        "errors, leaks = [], 0\n"
+        "def work():\n"
+        "    for _ in range(40):\n"
+        "        try:\n"
+        "            highs_linprog(c, A_eq=A, b_eq=b)\n"
+        "        except OptimizeWarning as exc:\n"
+        "            errors.append(exc)\n"
+        "for _ in range(5):\n"
+        "    ts = [threading.Thread(target=work) for _ in range(6)]\n"
+        "    for t in ts: t.start()\n"
+        "    for t in ts: t.join()\n"
+        "    leaks += warnings.filters != before\n"
+        "    warnings.filters[:] = before\n"
+        "print(len(errors), leaks)\n"
+    )
+    proc = _run(code)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "0 0\n"
