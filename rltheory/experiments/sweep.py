@@ -304,7 +304,8 @@ def sweep(
     ----------
     fn : callable
         ``fn(config: dict, seed: int) -> JSON-serialisable result`` (numbers, lists,
-        dicts; numpy arrays/scalars are converted). It must be importable by name
+        dicts; numpy arrays/scalars are converted; NaN and infinities are kept, see the
+        module docstring for their strict-JSON form). It must be importable by name
         (a module-level function) to run in worker processes, and it should take all
         its randomness from ``seed``. The results file is tied to ``fn``'s module and
         qualified name (with the ``repr`` of the object of a bound method or a callable object,
@@ -312,7 +313,8 @@ def sweep(
         must not be a lambda, a closure, or the method of an object with the default ``repr``.
     grid : sequence of dict, or dict of sequences
         The configurations; a dict of sequences is expanded with :func:`grid_product`.
-        Values must be JSON-serialisable (they form the point's key).
+        Values must be JSON-serialisable (they form the point's key; non-finite floats
+        included).
     seeds : iterable of int
     executor : concurrent.futures.Executor, optional
         Where to run. Default: a local :class:`~concurrent.futures.ProcessPoolExecutor`
