@@ -178,6 +178,25 @@ def _flush_c_stdout() -> None:
         _c_library().fflush(None)
 
 
+def _switch_to_devnull() -> int:
+    """Point fd 1 to ``os.devnull``; the duplicate of the real fd 1 to switch back to, or -1
+    (fd 1 left as it is) where there is no fd 1 or no ``os.devnull`` to open."""
+    try:
+        saved = os.dup(1)
+    except OSError:
+        return -1
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 1)
+        finally:
+            os.close(null)
+    except OSError:
+        os.close(saved)
+        return -1
+    return saved
+
+
 @contextlib.contextmanager
 def highs_console_silenced() -> Iterator[None]:
     """Run HiGHS with its console text discarded: file descriptor 1 points to ``os.devnull``
@@ -194,25 +213,15 @@ def highs_console_silenced() -> Iterator[None]:
     is switched back, so nothing printed before the block is lost or lands in ``os.devnull``.
     Calls from several threads at once nest (a counter under a lock: the first switches, the last
     switches back); text that *other* threads write to standard output while a HiGHS call runs
-    is discarded with HiGHS's. Where fd 1 cannot be duplicated (no standard output), the block
-    runs as it is.
+    is discarded with HiGHS's. Where fd 1 cannot be duplicated (no standard output) or
+    ``os.devnull`` cannot be opened, the block runs as it is.
     """
     with _CONSOLE_LOCK:
         if _console["depth"] == 0:
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 sys.stdout.flush()
             _flush_c_stdout()
-            try:
-                saved = os.dup(1)
-            except OSError:
-                saved = -1
-            if saved >= 0:
-                null = os.open(os.devnull, os.O_WRONLY)
-                try:
-                    os.dup2(null, 1)
-                finally:
-                    os.close(null)
-            _console["saved"] = saved
+            _console["saved"] = _switch_to_devnull()
         _console["depth"] += 1
     try:
         yield

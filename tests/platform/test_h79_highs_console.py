@@ -138,3 +138,19 @@ def test_threads_neither_see_the_options_warning_nor_leave_a_filter_behind():
     proc = _run(code)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout == "0 0\n"
+
+
+def test_without_a_devnull_to_open_the_lp_is_solved_with_fd_1_as_it_was(
+    monkeypatch, tmp_path, capfd
+):
+    # os.open(os.devnull) failing (a sandbox without /dev/null) raised out of highs_linprog and
+    # left the duplicate of fd 1 open; the LP is now solved with the console as it is
+    before = os.fstat(1)
+    monkeypatch.setattr(os, "devnull", str(tmp_path / "missing" / "null"))
+    res = highs_linprog(np.array([1.0, 1.0]), A_eq=np.array([[1.0, 1.0]]), b_eq=np.array([1.0]))
+    monkeypatch.undo()
+    assert res.status == 0 and res.fun == pytest.approx(1.0, abs=1e-12)
+    after = os.fstat(1)
+    assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+    print("shown")
+    assert capfd.readouterr().out == "shown\n"
