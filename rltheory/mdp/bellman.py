@@ -288,13 +288,20 @@ def _values_and_advantages(mdp: FiniteMDP, pi: Any) -> tuple[Any, Any]:
     constant vector, which ``D₀`` scales by ``1 − γ``. Non-finite entries (values spanning more
     than the float range) skip the correction; the callers refuse what is left non-finite.
     """
-    xp = mdp.xp
-    g = float(mdp.gamma)
     V = evaluate_policy(mdp, pi)
     A = _advantages_of(mdp, V)
-    if not bool(xp.all(xp.isfinite(A))):
+    if not bool(mdp.xp.all(mdp.xp.isfinite(A))):
         return V, A
-    pi_s = as_stochastic_policy(mdp, pi)
+    return V, _corrected_advantages(mdp, as_stochastic_policy(mdp, pi), A)
+
+
+def _corrected_advantages(mdp: FiniteMDP, pi_s: Any, A: Any) -> Any:
+    """``A + D₀(δ)``: the flow advantages ``A`` of a computed ``V ≈ V^π`` (finite; ``π`` as a
+    stochastic ``pi_s``) corrected by the solve ``δ`` of their residual
+    ``ρ = Σ_a π(a|s) A(s, a)`` (:func:`_values_and_advantages`); ``A`` unchanged where ``δ``
+    is not finite."""
+    xp = mdp.xp
+    g = float(mdp.gamma)
     zero = xp.zeros((), dtype=mdp.dtype, device=mdp.P.device)
     with np.errstate(over="ignore", invalid="ignore"):
         rho = xp.sum(xp.where(pi_s != 0, pi_s * A, zero), axis=-1)
@@ -305,7 +312,7 @@ def _values_and_advantages(mdp: FiniteMDP, pi: Any) -> tuple[Any, Any]:
         delta = _policy_values(xp, g, Ppi, rho[..., None], max_refine=0)[..., 0]
         if bool(xp.all(xp.isfinite(delta))):
             A = A + _flow_advantages(mdp, delta, rewards=False)
-    return V, A
+    return A
 
 
 def _advantages_of(mdp: FiniteMDP, V: Any) -> Any:
