@@ -32,6 +32,7 @@ from .._validate import as_real_array
 from ..backend import to_numpy
 from ..trace import Trace
 from .bellman import _discounted_scale, _q_values
+from .difference_form import _flow_sums
 from .model import FiniteMDP
 
 __all__ = ["MDPSolution", "bellman_certificate"]
@@ -243,12 +244,13 @@ class _Roundoff:
         certificates divide by ``1 − γ`` again. With ``t = |r| + (1−γ)|v| + γΣ_j P|v(j) − v(s)|``:
         ``e = γ_{S+6}·max t + δ/(1−δ)·γ max Σ_j P|v(j) − v(s)| + η`` (``S + 5`` roundings per
         entry; ``P/σ`` differs from ``P`` by a factor within ``δ/(1−δ)`` of 1, and the exact
-        ``Σ_j P(j)/σ = 1`` makes ``(P/σ)v − v = Σ_j (P(j)/σ)(v(j) − v(s))``). ``O(S²A)``, as ``Q``.
+        ``Σ_j P(j)/σ = 1`` makes ``(P/σ)v − v = Σ_j (P(j)/σ)(v(j) − v(s))``). ``O(S²A)``, as ``Q``,
+        in blocks of states (:func:`rltheory.mdp.difference_form._flow_sums`), or ``O(SAK)`` on
+        the successor lists of a sparse ``P``.
         """
         xp, g = self.xp, self.gamma
-        pw = mdp.P * (v[..., None, None, :] - v[..., :, None, None])
-        apw = xp.sum(xp.abs(pw), axis=-1)
-        D = mdp.R - (1.0 - g) * v[..., None] + g * xp.sum(pw, axis=-1)
+        flow, apw = _flow_sums(mdp, v, absolute=True)  # (blocked, or on the successor lists)
+        D = mdp.R - (1.0 - g) * v[..., None] + g * flow
         t = xp.abs(mdp.R) + (1.0 - g) * xp.abs(v)[..., None] + g * apw
         a = higham_gamma(mdp.S + 6, self.u)
         e = (
