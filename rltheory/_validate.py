@@ -124,19 +124,41 @@ def _rounded_from(x: Any, g: float) -> str:
 
 
 def check_int(value: Any, name: str, minimum: int = 1) -> int:
-    """``value`` must be an integer (Python or numpy, not bool) ``≥ minimum``; returned as ``int``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    """``value`` must be an integer ``≥ minimum`` (:func:`_int_value`: Python or numpy, or a 0-d
+    integer array of any array library; not a bool); returned as ``int``."""
+    v = _int_value(value)
+    if v is None or v < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
+    return v
 
 
 def check_positive_int(value: Any, name: str, allow_none: bool = False) -> int | None:
-    """``value`` must be an integer ``≥ 1`` (``None`` passes through when ``allow_none``)."""
+    """``value`` must be an integer ``≥ 1`` (:func:`_int_value`; ``None`` passes through when
+    ``allow_none``)."""
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+    v = _int_value(value)
+    if v is None or v < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
+    return v
+
+
+def _int_value(x: Any) -> int | None:
+    """``int(x)`` for an integer (Python or numpy scalar, or a 0-d integer array of numpy or any
+    array-API library, as :func:`real_scalar` reads a 0-d real array), ``None`` otherwise (bools,
+    floats, even integral ones: a count 3.7 is not truncated)."""
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    # (np.array(3) was refused as a count while np.array(0.5) was accepted as a real setting)
+    if getattr(x, "shape", None) == () and hasattr(x, "dtype"):
+        try:
+            if array_namespace(x).isdtype(x.dtype, "integral"):
+                return int(x)
+        except (TypeError, ValueError):
+            return None
+    return None
 
 
 def check_tolerance(tol: Any, name: str = "tol") -> float:
