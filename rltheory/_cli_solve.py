@@ -8,7 +8,7 @@
 
 Status 2 with a message naming the option for a model :func:`rltheory.mdp.gridworld` refuses,
 or whose dense transition array would exceed :data:`SOLVE_MAX_P_BYTES` (refused before it is
-built).
+built), or when the external LP solver fails (``--method lp``; its message and status).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+
+from .errors import SolverError
 
 __all__ = ["SOLVE_MAX_P_BYTES"]
 
@@ -100,7 +102,15 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         "lp": lambda: linear_program(mdp),
     }
     t0 = time.perf_counter()
-    res = solvers[args.method]()
+    try:
+        res = solvers[args.method]()
+    except SolverError as exc:  # e.g. HiGHS's verdict on the LP near gamma = 1: no traceback
+        print(
+            f"rltheory solve: --method {args.method}: {exc} (status {exc.status!r}); "
+            "the other methods (vi, pi, mpi) need no external solver",
+            file=sys.stderr,
+        )
+        return 2
     elapsed = time.perf_counter() - t0
     V = np.asarray(res.V)
     start = world.state_of(0, 0)

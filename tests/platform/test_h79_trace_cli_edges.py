@@ -109,3 +109,49 @@ def test_a_write_that_fails_for_space_names_the_file_and_keeps_the_old_one(tmp_p
         assert proc.stdout.strip().endswith(f"File too large: {str(path)!r}"), proc.stdout
         assert len(Trace.load(path)) == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json", "t.npz"]
+
+
+def test_solve_reports_an_lp_solver_failure_without_a_traceback(monkeypatch, capsys):
+    import rltheory.mdp  # noqa: PLC0415
+    from rltheory.errors import SolverError  # noqa: PLC0415
+
+    def failing(mdp):
+        raise SolverError("HiGHS failed on the LP: forced by the test", status=4)
+
+    monkeypatch.setattr(rltheory.mdp, "linear_program", failing)
+    assert main(["solve", "gridworld", "--size", "3", "--method", "lp"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "rltheory solve: --method lp: HiGHS failed on the LP: forced by the test (status 4); "
+        "the other methods (vi, pi, mpi) need no external solver\n"
+    )
+
+
+def test_solve_lp_near_gamma_one_ends_with_an_answer_or_a_message():
+    # at gamma = 1 - 1e-12 linear_program raised SolverError on this 4x4 gridworld (HiGHS: "The
+    # problem is unbounded") and the CLI showed a traceback; whichever way the LP ends, the
+    # command ends with a certificate (status 0) or a message (status 2)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from rltheory.cli import main; sys.exit(main())",
+            "solve",
+            "gridworld",
+            "--size",
+            "4",
+            "--gamma",
+            "0.999999999999",
+            "--method",
+            "lp",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    if proc.returncode == 2:
+        assert proc.stderr.startswith("rltheory solve: --method lp: HiGHS failed on the LP")
+    else:
+        assert proc.returncode == 0 and "certificate:" in proc.stdout
