@@ -268,6 +268,27 @@ def policy_iteration(
         prev, pi = pi, new
 
 
+def _relative_value_lp(P: np.ndarray, r: np.ndarray, w: np.ndarray, g: float) -> Any:
+    r"""The discounted LP in relative values, for one instance (``P`` ``(S·A, S)``, ``r`` ``(S·A,)``
+    scaled to ``max|r| ≤ 1``, weights ``w``): ``V = k/(1−γ)·1 + h`` with ``h(0) = 0``, so that
+
+        min_{k, h} k + (1−γ) Σ_{j≥1} w(j)h(j)  s.t.  k + h(s) − γ Σ_j P(j|s, a)h(j) ≥ r(s, a)
+
+    is the LP of :func:`linear_program` after an invertible change of variables (same rows, so the
+    same duals, here without the factor ``1 − γ``: ``d = −marginals``). ``k`` is of the size of
+    ``r`` and ``h`` of the values' spread, where ``u = (1−γ)V`` has rows that sum to ``1 − γ``;
+    as γ → 1 it tends to the average-reward LP (Puterman 1994, §8.8), well posed for unichain
+    models. HiGHS's result (``x = (k, h(1), ..., h(S−1))``).
+    """
+    from scipy.sparse import csr_matrix, hstack  # noqa: PLC0415
+
+    SA, S = P.shape
+    rows = csr_matrix(np.repeat(np.eye(S), SA // S, axis=0) - g * P)
+    A_ub = -hstack([csr_matrix(np.ones((SA, 1))), rows[:, 1:]]).tocsr()
+    c = np.concatenate([[1.0], (1.0 - g) * w[1:]])
+    return highs_linprog(c, A_ub=A_ub, b_ub=-r, bounds=[(None, None)] * S, method="highs")
+
+
 def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     r"""Solve the MDP by its linear program (scipy HiGHS); host only.
 
@@ -303,9 +324,11 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
     within about ``1e-10·max|r|/(1−γ)`` of ``V*``, and its advantages, which choose the policy,
     within that over ``1 − γ``: at γ = 1 − 10⁻⁹ (rewards in ``[0, 1]``) the LP's greedy policy was
     up to 4.7e8 below ``V*`` and was returned with ``converged=True`` and a bound of 1e9; the
-    check recovers the optimal policy there. From about γ = 1 − 10⁻⁹ on, HiGHS may also report
-    no optimal solution at all (``SolverError``: one of four random 4-state models at
-    γ = 1 − 10⁻⁹, status 4); :func:`policy_iteration` needs no LP.
+    check recovers the optimal policy there. Near γ = 1 HiGHS may also end without an optimal
+    solution of that LP (status 4 on one of four random 4-state models at γ = 1 − 10⁻⁹, on all
+    of them at 1 − 10⁻¹²): where ``(1+γ)/(1−γ) > 64`` the same LP is then solved in relative
+    values ``V = k/(1−γ) + h``, ``h(0) = 0`` (:func:`_relative_value_lp`, well posed as γ → 1 for
+    unichain models), and a ``SolverError`` is raised only when both fail.
 
     Raises
     ------
@@ -313,7 +336,8 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
         On device (GPU) arrays — this solver runs on the host.
     SolverError
         When HiGHS does not report an optimal solution (its status is attached), also after
-        the retries of :func:`rltheory._numerics.highs_linprog`.
+        the retries of :func:`rltheory._numerics.highs_linprog` (and, near γ = 1, on the
+        relative-value form too).
     """
     from scipy.sparse import csr_matrix, eye, kron  # noqa: PLC0415
 
@@ -344,18 +368,34 @@ def linear_program(mdp: FiniteMDP, *, weights: Any = None) -> MDPSolution:
             bounds=[(None, None)] * S,
             method="highs",
         )
-        if res.status != 0:
+        if res.status == 0:
+            # V = ρ·(u/(1−γ)): the factor u/(1−γ) = V/ρ is at most 1/(1−γ), while ρ/(1−γ)
+            # overflowed for R = ±2^1023 at γ = 0.5 although V* = (1.5, 0.5)·2^1023 is in range
+            with np.errstate(over="ignore"):  # (values beyond the float range: refused below)
+                Vs.append(rho * (res.x / (1.0 - g)))
+            Ds.append(-(1.0 - g) * res.ineqlin.marginals)
+            continue
+        # near γ = 1 the rows of the u-form sum to 1 − γ and its right-hand sides are of size
+        # 1 − γ: at γ = 1 − 1e-9 HiGHS failed (status 4) on one of four random 4-state models;
+        # the same LP in relative values solves (_relative_value_lp)
+        rel = (
+            _relative_value_lp(Pf[i], Rf[i] / rho, Wf[i], g)
+            if (1.0 + g) > 64.0 * (1.0 - g)
+            else None
+        )
+        if rel is None or rel.status != 0:
             where = (
                 f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})"
                 if batch
                 else ""
             )
-            raise SolverError(f"HiGHS failed on the LP{where}: {res.message}", status=res.status)
-        # V = ρ·(u/(1−γ)): the factor u/(1−γ) = V/ρ is at most 1/(1−γ), while ρ/(1−γ) overflowed
-        # for R = ±2^1023 at γ = 0.5 although V* = (1.5, 0.5)·2^1023 is in range
+            also = "" if rel is None else f"; on its relative-value form: {rel.message}"
+            raise SolverError(
+                f"HiGHS failed on the LP{where}: {res.message}{also}", status=res.status
+            )
         with np.errstate(over="ignore"):  # (values beyond the float range: refused below)
-            Vs.append(rho * (res.x / (1.0 - g)))
-        Ds.append(-(1.0 - g) * res.ineqlin.marginals)
+            Vs.append(rho * (rel.x[0] / (1.0 - g) + np.concatenate([[0.0], rel.x[1:]])))
+        Ds.append(-rel.ineqlin.marginals)
     xp = mdp.xp
     with np.errstate(over="ignore"):  # (rho/(1−γ)·x beyond the range: refused below)
         V = from_host(np.stack(Vs).reshape(batch + (S,)), mdp.P, mdp.dtype)

@@ -25,6 +25,7 @@ G = 1.0 - 1e-9
 
 
 def _model(seed, gamma=G):
+    """Random 4-state, 2-action model (Dirichlet rows, rewards uniform in [0, 1])."""
     rng = np.random.default_rng(seed)
     P = rng.dirichlet(np.ones(4), size=(4, 2))
     R = rng.uniform(0.0, 1.0, size=(4, 2))
@@ -99,3 +100,20 @@ def test_lp_result_is_unchanged_where_the_lp_was_accurate():
     np.testing.assert_array_equal(lp.policy, pi.policy)
     np.testing.assert_array_equal(lp.V, pi.V)
     assert float(lp.bound) == float(pi.bound)
+
+
+@pytest.mark.parametrize(("seed", "gamma"), [(3, G), (0, 1.0 - 1e-12), (3, 1.0 - 1e-12)])
+def test_lp_solves_where_highs_failed_on_the_scaled_form(seed, gamma):
+    # HiGHS ended with status 4 on the LP for u = (1−γ)V/max|r| (rows summing to 1 − γ, right-hand
+    # sides of size 1 − γ): SolverError. The same LP in relative values V = k/(1−γ) + h solves, and
+    # the checked policy is optimal (exact rational reference) with its certificate
+    P, R, mdp = _model(seed, gamma=gamma)
+    lp = linear_program(mdp)
+    g = float(mdp.gamma)
+    v_star = exact_optimal_values(P, R, g)
+    assert exact_policy_values(P, R, g, _one_hot(np.asarray(lp.policy))) == v_star
+    assert lp.converged
+    err = max(abs(Fraction(float(x)) - y) for x, y in zip(lp.V, v_star, strict=True))
+    assert err <= Fraction(float(lp.bound))
+    d = np.asarray(lp.occupancy)
+    assert np.all(d >= 0.0) and abs(d.sum() - 1.0) <= 1e-12
