@@ -164,13 +164,24 @@ class _ArrayModel:
         return idx
 
 
+def _input_atol(x: Any) -> float:
+    """:func:`_source_atol` of an input before :func:`as_float` touches it (``PROB_ATOL`` for
+    lists and non-float arrays): ``as_float`` promotes float16 to float64, after which a float16
+    row summing to 1.00024 was judged at 1e-8 and refused."""
+    if not (hasattr(x, "dtype") and hasattr(x, "shape")):
+        return _source_atol(np.zeros(0))  # (plain Python numbers and lists: float64's rule)
+    try:
+        return _source_atol(x)
+    except (TypeError, ValueError):  # a dtype no namespace knows: as_float names it
+        return _source_atol(np.zeros(0))
+
+
 def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:
     if mu is None:
         return None
     # a float32 mu in a float64 model was rounded in float32: judge it at float32's tolerance and
     # divide its rows by their sums, as every other distribution argument is (as_distribution)
-    mu = as_float(mu, xp, field="mu")
-    atol = _source_atol(mu, xp)
+    atol = _input_atol(mu)
     mu = as_float(mu, xp, dtype, field="mu")
     if (
         mu.shape[-1:] != (S,)
@@ -255,6 +266,9 @@ class FiniteMDP(_ArrayModel):
 
     def __post_init__(self) -> None:
         xp = array_namespace(self.P, self.R, self.mu, names=("P", "R", "mu"))
+        p_atol = _input_atol(
+            self.P
+        )  # (a float16 P is judged at float16's rounding, then renormalised)
         P = as_float(self.P, xp, field="P")
         R = _rewards_in(xp, as_float(self.R, xp, field="R"), P, "R", ("s", "a", "s'"))
         check_ndim(P, "P", 3, "(..., S, A, S)")
@@ -268,7 +282,8 @@ class FiniteMDP(_ArrayModel):
             raise InvalidModelError(
                 f"P needs at least one state and one action; got shape {tuple(P.shape)}"
             )
-        check_probability(P, "P", ("s", "a", "s'"), "P[s, a, :]")
+        check_probability(P, "P", ("s", "a", "s'"), "P[s, a, :]", atol=p_atol)
+        P = _renormalised(P, p_atol, xp)
         R = _prepare_rewards(xp, P, R, "R", ("s", "a", "s'"))
         gamma = _discount_in_dtype(xp, check_discount(self.gamma), P.dtype)
         mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-3]), P.dtype)
@@ -389,6 +404,9 @@ class FiniteHorizonMDP(_ArrayModel):
 
     def __post_init__(self) -> None:
         xp = array_namespace(self.P, self.R, self.mu, names=("P", "R", "mu"))
+        p_atol = _input_atol(
+            self.P
+        )  # (a float16 P is judged at float16's rounding, then renormalised)
         P = as_float(self.P, xp, field="P")
         R = _rewards_in(xp, as_float(self.R, xp, field="R"), P, "R", ("h", "s", "a", "s'"))
         check_ndim(P, "P", 4, "(..., H, S, A, S)")
@@ -399,7 +417,8 @@ class FiniteHorizonMDP(_ArrayModel):
                 f"got {tuple(P.shape)}"
             )
         names = ("h", "s", "a", "s'")
-        check_probability(P, "P", names, "P[h, s, a, :]")
+        check_probability(P, "P", names, "P[h, s, a, :]", atol=p_atol)
+        P = _renormalised(P, p_atol, xp)
         R = _prepare_rewards(xp, P, R, "R", names, layout="(…, H, S, A)")
         mu = _prepare_mu(xp, self.mu, S, tuple(P.shape[:-4]), P.dtype)
         object.__setattr__(self, "P", P)
