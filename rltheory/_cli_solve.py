@@ -17,6 +17,7 @@ import argparse
 import math
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -102,11 +103,20 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         "lp": lambda: linear_program(mdp),
     }
     t0 = time.perf_counter()
-    try:
-        res = solvers[args.method]()
-    except SolverError as exc:  # e.g. HiGHS's verdict on the LP near gamma = 1: no traceback
+    failure = None
+    # a solver's warnings (ConvergenceWarning: tol below the round-off floor) are printed as the
+    # command's own lines, not with the source line of this module that called the solver
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        try:
+            res = solvers[args.method]()
+        except SolverError as exc:  # e.g. HiGHS's verdict on the LP near gamma = 1: no traceback
+            failure = exc
+    for w in caught:
+        print(f"rltheory solve: warning: {w.message}", file=sys.stderr)
+    if failure is not None:
         print(
-            f"rltheory solve: --method {args.method}: {exc} (status {exc.status!r}); "
+            f"rltheory solve: --method {args.method}: {failure} (status {failure.status!r}); "
             "the other methods (vi, pi, mpi) need no external solver",
             file=sys.stderr,
         )

@@ -155,3 +155,17 @@ def test_solve_lp_near_gamma_one_ends_with_an_answer_or_a_message():
         assert proc.stderr.startswith("rltheory solve: --method lp: HiGHS failed on the LP")
     else:
         assert proc.returncode == 0 and "certificate:" in proc.stdout
+
+
+def test_solve_prints_a_solver_warning_as_its_own_line(capsys):
+    # tol = 1e-300 is below the certificate's round-off floor: value_iteration stops with
+    # converged=False and a ConvergenceWarning, which was shown with this module's source line
+    # ('"vi": lambda: value_iteration(mdp, tol=args.tol),')
+    assert main(["solve", "gridworld", "--size", "3", "--tol", "1e-300"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "rltheory solve: warning: value_iteration stopped after"
+    )
+    assert "is below the round-off floor" in lines[0]
+    assert "converged:   False" in captured.out
