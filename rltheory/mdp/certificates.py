@@ -128,10 +128,11 @@ def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
     r"""Span certificate of ``v``: returns ``(Q_v, Tv, Δ, bound)``.
 
     ``Q_v = r + γPv``, ``Tv = max_a Q_v``, ``Δ = Tv − v`` and
-    ``bound = γ/(1−γ)·sp(Δ)`` bounds ``‖V* − V^π‖∞`` for ``π = greedy(Q_v)``
-    (Puterman 1994, Thm 6.6.6). Shapes ``[..., S, A]``, ``[..., S]``, ``[..., S]``, ``[...]``;
-    ``bound`` is ``inf`` where it exceeds the float range (the solvers' own round-off allowance
-    is not included: see :class:`_Roundoff`).
+    ``bound = γ/(1−γ)·sp(Δ) + f`` bounds ``‖V* − V^π‖∞`` for ``π = greedy(Q_v)``
+    (Puterman 1994, Thm 6.6.6), with ``f`` the round-off allowance of the computed ``Q_v``,
+    ``Tv`` and ``Δ`` (:class:`_Roundoff`, as the solvers add it): without it a float32 ``v`` at
+    a rounding tie certified 0 for a policy ``1.2e-4`` below ``V*``. Shapes ``[..., S, A]``,
+    ``[..., S]``, ``[..., S]``, ``[...]``; ``bound`` is ``inf`` where it exceeds the float range.
 
     Raises
     ------
@@ -144,18 +145,20 @@ def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
     Examples
     --------
     Staying in state 1 pays 1 forever, so ``V* = (9, 10)`` at ``γ = 0.9``: at ``v = V*`` the
-    certificate is 0; at ``v = 0``, ``Δ = Tv = (0, 1)`` and the bound is ``9·sp(Δ) = 9``.
+    certificate is its round-off allowance alone; at ``v = 0``, ``Δ = Tv = (0, 1)`` and the
+    bound is ``9·sp(Δ) = 9`` plus that allowance.
 
     >>> import numpy as np
     >>> from rltheory.mdp import FiniteMDP
     >>> P = np.array([[[1., 0.], [0., 1.]], [[0., 1.], [0., 1.]]])
     >>> mdp = FiniteMDP(P, np.array([[0., 0.], [1., 1.]]), gamma=0.9)
-    >>> float(bellman_certificate(mdp, np.array([9., 10.]))[3]), float(bellman_certificate(mdp, np.zeros(2))[3])
-    (0.0, 9.0)
+    >>> at_v_star = float(bellman_certificate(mdp, np.array([9., 10.]))[3])
+    >>> at_zero = float(bellman_certificate(mdp, np.zeros(2))[3])
+    >>> 0.0 < at_v_star < 1e-12, 9.0 < at_zero < 9.0 + 1e-12
+    (True, True)
     """
     _require_discounted(mdp, "bellman_certificate")
     xp = mdp.xp
-    g = float(mdp.gamma)
     v = as_real_array(v, "v", (mdp.S,), ("s",), xp, mdp.dtype)
     try:  # (a (4, S) v on a (3,)-batch failed inside numpy's matmul)
         np.broadcast_shapes(tuple(v.shape[:-1]), mdp.batch_shape)
@@ -164,6 +167,18 @@ def bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
             f"v's batch shape {tuple(v.shape[:-1])} does not broadcast against the model's "
             f"batch shape {mdp.batch_shape}"
         ) from None
+    Q, Tv, D, _ = _bellman_certificate(mdp, v)
+    with np.errstate(over="ignore", invalid="ignore"):  # (beyond the float range: inf)
+        bound = _Roundoff(mdp).span_bounds(v, Tv, D)[1]
+    return Q, Tv, D, bound
+
+
+def _bellman_certificate(mdp: FiniteMDP, v: Any) -> tuple[Any, Any, Any, Any]:
+    """:func:`bellman_certificate` without the checks of ``v`` and without the round-off
+    allowance (``bound = γ/(1−γ)·sp(Δ)``): the sweeps' kernel, which adds the allowance itself
+    (:meth:`_Roundoff.span_bounds`) from a :class:`_Roundoff` built once per run."""
+    xp = mdp.xp
+    g = float(mdp.gamma)
     Q = _q_values(mdp, v)
     Tv = xp.max(Q, axis=-1)
     D = Tv - v

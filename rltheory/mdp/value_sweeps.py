@@ -31,11 +31,11 @@ from ..trace import TraceRecorder
 from .bellman import _check_in_range, _discounted_scale, _greedy, _q_values
 from .certificates import (
     MDPSolution,
+    _bellman_certificate,
     _certificate_overflow,
     _check_batch,
     _require_discounted,
     _Roundoff,
-    bellman_certificate,
 )
 from .model import FiniteMDP
 
@@ -313,7 +313,7 @@ def _certified_sweeps(
     while True:
         # (an overflow is refused below, located)
         with np.errstate(over="ignore", invalid="ignore"):
-            Q, Tv, D, _ = bellman_certificate(ms, v)
+            Q, Tv, D, _ = _bellman_certificate(ms, v)
             V_s, bound, floor = roundoff.span_bounds(v, Tv, D)
         it += 1
         # (NaN or inf: the values or the certificate overflowed)
