@@ -213,7 +213,8 @@ def highs_console_silenced() -> Iterator[None]:
     is switched back, so nothing printed before the block is lost or lands in ``os.devnull``.
     Calls from several threads at once nest (a counter under a lock: the first switches, the last
     switches back); text that *other* threads write to standard output while a HiGHS call runs
-    is discarded with HiGHS's. Where fd 1 cannot be duplicated (no standard output) or
+    is discarded with HiGHS's. A process forked meanwhile starts with its real fd 1 and no call
+    in progress. Where fd 1 cannot be duplicated (no standard output) or
     ``os.devnull`` cannot be opened, the block runs as it is.
     """
     with _CONSOLE_LOCK:
@@ -233,6 +234,27 @@ def highs_console_silenced() -> Iterator[None]:
                 os.dup2(_console["saved"], 1)
                 os.close(_console["saved"])
                 _console["saved"] = -1
+
+
+def _reset_in_child() -> None:
+    """After ``fork``: no HiGHS call runs in the child (only the forking thread is copied), so
+    fd 1 goes back to the real standard output, the filter comes off and the locks are new (one
+    held by another thread of the parent would never be released in the child)."""
+    global _CONSOLE_LOCK, _WARNING_LOCK
+    _CONSOLE_LOCK, _WARNING_LOCK = threading.Lock(), threading.Lock()
+    if _console["depth"] and _console["saved"] >= 0:
+        with contextlib.suppress(OSError):
+            os.dup2(_console["saved"], 1)
+            os.close(_console["saved"])
+    _console.update(depth=0, saved=-1)
+    if _warning["depth"]:
+        with contextlib.suppress(ValueError):
+            warnings.filters.remove(_warning["entry"])
+    _warning.update(depth=0, entry=None)
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_reset_in_child)
 
 
 def unit_range(*arrays: Any) -> tuple[Any, ...]:

@@ -154,3 +154,30 @@ def test_without_a_devnull_to_open_the_lp_is_solved_with_fd_1_as_it_was(
     assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
     print("shown")
     assert capfd.readouterr().out == "shown\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_a_process_forked_during_a_highs_call_has_its_standard_output(tmp_path):
+    # the child of a fork made while another thread was inside a HiGHS call inherited fd 1 on
+    # os.devnull and a count of one call in progress that no thread of the child would end
+    code = (
+        "import os, sys, threading, numpy as np\n"
+        "from rltheory._numerics import highs_console_silenced, highs_linprog\n"
+        "inside, leave = threading.Event(), threading.Event()\n"
+        "def hold():\n"
+        "    with highs_console_silenced():\n"
+        "        inside.set(); leave.wait()\n"
+        "t = threading.Thread(target=hold); t.start(); inside.wait()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.write(1, b'child fd 1\\n')\n"
+        "    res = highs_linprog(np.array([1.0, 1.0]), A_eq=np.ones((1, 2)), b_eq=np.ones(1))\n"
+        "    os.write(1, f'child lp {res.status} {res.fun:g}\\n'.encode())\n"
+        "    os._exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+        "leave.set(); t.join()\n"
+        "print('parent', flush=True)\n"
+    )
+    proc = _run(code)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "child fd 1\nchild lp 0 1\nparent\n"
