@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import rltheory.mdp.discounted as discounted
-from rltheory.errors import ConvergenceWarning
+from rltheory.errors import ConvergenceWarning, SolverError
 from rltheory.mdp import FiniteMDP, linear_program, policy_iteration
 from rltheory.testing import exact_optimal_values, exact_policy_values
 
@@ -117,3 +117,38 @@ def test_lp_solves_where_highs_failed_on_the_scaled_form(seed, gamma):
     assert err <= Fraction(float(lp.bound))
     d = np.asarray(lp.occupancy)
     assert np.all(d >= 0.0) and abs(d.sum() - 1.0) <= 1e-12
+
+
+def test_relative_value_form_agrees_with_the_scaled_form(monkeypatch):
+    # γ = 0.999, where both forms solve: the u-form made to fail (status 4) on every instance of
+    # a batch, the relative-value form gives the same policy and V (policy iteration's check) and
+    # the same duals d* to HiGHS's tolerances
+    rng = np.random.default_rng(11)
+    P = rng.dirichlet(np.ones(5), size=(3, 5, 3))
+    R = rng.uniform(0.0, 1.0, size=(3, 5, 3))
+    mdp = FiniteMDP(P, R, gamma=0.999)
+    ref = linear_program(mdp)
+    real = discounted.highs_linprog
+
+    def scaled_form_fails(c, **kwargs):
+        res = real(c, **kwargs)
+        if c.shape[0] == 5 and c[0] != 1.0:  # the u-form's objective is w (uniform 0.2)
+            res.status, res.message = 4, "numerical difficulties (forced by the test)"
+        return res
+
+    monkeypatch.setattr(discounted, "highs_linprog", scaled_form_fails)
+    rel = linear_program(mdp)
+    np.testing.assert_array_equal(rel.policy, ref.policy)
+    np.testing.assert_array_equal(rel.V, ref.V)
+    np.testing.assert_allclose(rel.occupancy, ref.occupancy, rtol=0, atol=1e-9)
+    # and where both fail, the error names both
+    monkeypatch.setattr(
+        discounted,
+        "highs_linprog",
+        lambda c, **kw: type("R", (), {"status": 4, "message": "forced"})(),
+    )
+    with pytest.raises(
+        SolverError,
+        match=r"HiGHS failed on the LP \(batch index \(0,\)\): forced; on its relative-value form: forced",
+    ):
+        linear_program(mdp)
