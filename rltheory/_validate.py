@@ -444,3 +444,15 @@ def check_occupancy(x: Any, field: str, *, sums: bool = True) -> None:
         raise InvalidModelError(
             f"each {field}[h] must sum to 1 (an occupancy per step); worst step h={i} sums to {s[i]:.12g}"
         )
+
+
+def _input_atol(x: Any) -> float:
+    """:func:`_source_atol` of an input before :func:`as_float` touches it (``PROB_ATOL`` for
+    lists and non-float arrays): ``as_float`` promotes float16 to float64, after which a float16
+    row summing to 1.00024 was judged at 1e-8 and refused."""
+    if not (hasattr(x, "dtype") and hasattr(x, "shape")):
+        return _source_atol(np.zeros(0))  # (plain Python numbers and lists: float64's rule)
+    try:
+        return _source_atol(x)
+    except (TypeError, ValueError):  # a dtype no namespace knows: as_float names it
+        return _source_atol(np.zeros(0))

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import (
-    _source_atol,
+    _input_atol,
     _where,
     as_policy_array,
     check_discount,
@@ -405,8 +405,9 @@ class MarkovGame(_ArrayModel):
         xp = self.xp
         if isinstance(pi, (list, tuple)):
             pi = np.asarray(pi)
-        # a float32 policy is judged at float32's 16·eps ...
-        atol = _source_atol(xp.asarray(pi), xp)
+        # a float32 policy is judged at float32's 16·eps (read before any cast: xp.asarray of a
+        # numpy float16 pi failed for array_api_strict, naming nothing) ...
+        atol = _input_atol(pi)
         pi = as_float(pi, xp, self.dtype, field=field)
         want = (self.S,) + self.actions
         if tuple(pi.shape) != want:

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import _renormalised, _source_atol, _where, check_probability
+from .._validate import _input_atol, _renormalised, _where, check_probability
 from ..backend import as_float, one_hot, to_numpy
 from .bellman import _check_in_range, _greedy
 from .model import FiniteHorizonMDP, FiniteMDP
+from .policy_chain import _integral
 
 __all__ = ["FiniteHorizonSolution", "backward_induction", "evaluate_finite_horizon"]
 
@@ -146,9 +147,11 @@ def evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
     xp = fh.xp
     if isinstance(pi, (list, tuple)):
         pi = np.asarray(pi)
-    pi = xp.asarray(pi)
     H, S, A = fh.H, fh.S, fh.A
-    if xp.isdtype(pi.dtype, "integral"):
+    # only integer tables move to the model's namespace as they are (xp.asarray of a numpy
+    # float16 pi failed for array_api_strict, naming nothing)
+    if _integral(pi):
+        pi = xp.asarray(pi)
         if tuple(pi.shape[-2:]) != (H, S):
             raise ValueError(
                 f"deterministic policy pi must have shape (..., H, S) = (..., {H}, {S}); got {tuple(pi.shape)}"
@@ -163,8 +166,7 @@ def evaluate_finite_horizon(fh: FiniteHorizonMDP, pi: Any) -> Any:
     else:
         # a float32 policy given to a float64 model was rounded in float32: judged at float32's
         # tolerance and divided by its row sums, as evaluate_policy does (as_policy_array)
-        pi = as_float(pi, xp, field="pi")
-        atol = _source_atol(pi, xp)
+        atol = _input_atol(pi)  # (before as_float promotes a float16 pi to float64)
         pi = as_float(pi, xp, fh.dtype, field="pi")
         if tuple(pi.shape[-3:]) != (H, S, A):
             raise ValueError(

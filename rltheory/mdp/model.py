@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from .._validate import (
+    _input_atol,
     _renormalised,
-    _source_atol,
     _where,
     check_discount,
     check_finite,
@@ -162,18 +162,6 @@ class _ArrayModel:
                 "cannot be indexed"
             )
         return idx
-
-
-def _input_atol(x: Any) -> float:
-    """:func:`_source_atol` of an input before :func:`as_float` touches it (``PROB_ATOL`` for
-    lists and non-float arrays): ``as_float`` promotes float16 to float64, after which a float16
-    row summing to 1.00024 was judged at 1e-8 and refused."""
-    if not (hasattr(x, "dtype") and hasattr(x, "shape")):
-        return _source_atol(np.zeros(0))  # (plain Python numbers and lists: float64's rule)
-    try:
-        return _source_atol(x)
-    except (TypeError, ValueError):  # a dtype no namespace knows: as_float names it
-        return _source_atol(np.zeros(0))
 
 
 def _prepare_mu(xp: Any, mu: Any, S: int, batch: tuple[int, ...], dtype: Any) -> Any:

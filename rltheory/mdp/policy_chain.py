@@ -127,11 +127,21 @@ def _validated_policy(mdp: FiniteMDP, pi: Any, field: str = "pi") -> tuple[bool,
     """Validate ``pi`` once: ``(True, int[..., S])`` if deterministic, else ``(False, π[..., S, A])``."""
     if isinstance(pi, (list, tuple)):
         pi = np.asarray(pi)
-    pi = mdp.xp.asarray(pi)
-    if mdp.xp.isdtype(pi.dtype, "integral"):
+    if _integral(pi):  # (only integer tables move to the model's namespace here: a numpy float16
+        pi = mdp.xp.asarray(pi)  # policy bound for array_api_strict failed in xp.asarray, unnamed)
         check_action_indices(pi, mdp.S, mdp.A, field)
         return True, pi
     return False, as_stochastic_policy(mdp, pi, field=field)
+
+
+def _integral(pi: Any) -> bool:
+    """Whether ``pi`` is an integer (deterministic) policy table, read in its own namespace."""
+    if not hasattr(pi, "dtype"):
+        return isinstance(pi, (int, np.integer)) and not isinstance(pi, bool)
+    try:
+        return bool(array_namespace(pi).isdtype(pi.dtype, "integral"))
+    except (TypeError, ValueError):  # a dtype no namespace knows: as_stochastic_policy names it
+        return False
 
 
 def _policy_batch(mdp: FiniteMDP, pi: Any, k: int) -> tuple[int, ...]:
