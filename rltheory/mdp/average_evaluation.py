@@ -117,7 +117,9 @@ def _bias_single(
         h[C] = w - Pstar[C[0], C] @ w
     if cs.transient:
         R = np.flatnonzero(~np.isin(np.arange(P.shape[0]), cs.transient))
-        b = r - g + P[:, R] @ h[R]
+        # accepted round-off < 0 is no transition, as in _relative_values and the class structure
+        # (P(2, 1) = −1e-9 with h(1) = 1/2 moved h(2) ≈ −5e11 by 500, a 1e-9 relative error)
+        b = r - g + np.where(P[:, R] > 0, P[:, R], 0.0) @ h[R]
         h = h + _relative_values(P, b, R)
     return h
 

@@ -45,6 +45,6 @@ def test_bias_of_rarely_left_transient_state_ignores_negative_round_off():
     P = np.array([[[0.5, 0.5, 0]], [[0.5, 0.5, 0]], [[1e-12, -1e-9, 1 - 1e-12 + 1e-9]]])
     gb = gain_bias(FiniteMDP(P, np.array([[0.0], [1.0], [0.0]]), gamma=None), np.ones((3, 1)))
     assert float(gb.g) == pytest.approx(0.5, rel=8 * U, abs=0.0)
-    # rtol 2e-9, not a few u: average_evaluation forms the right-hand side b = r − g + P[:, R] h_R
-    # with the unclipped P, so P(2, 1) h(1) = −5e-10 adds −500 to h(2) (outside this test's modules)
-    np.testing.assert_allclose(gb.h, [-0.5, 0.5, -0.5e12 - 0.5], rtol=2e-9, atol=0)
+    # (this was rtol 2e-9: average_evaluation formed b = r − g + P[:, R] h_R with the unclipped P,
+    # so P(2, 1) h(1) = −5e-10 added −500 to h(2); it now reads the −1e-9 as 0 as well)
+    np.testing.assert_allclose(gb.h, [-0.5, 0.5, -0.5e12 - 0.5], rtol=16 * U, atol=0)
