@@ -125,6 +125,11 @@ def offline_game_gap_rate(
     when ``π*`` is pure). ``Σ_h (H − h) = H(H+1)/2``; ``n`` players, ``J = Π_j A_j``.
     Probability ``≥ 1 − 2δ`` once ``⌊K/H⌋ ρ_h ≥ 8 ln(HSJ/δ)`` on the relevant supports.
 
+    ``C_uni ≥ 1`` (``∞`` allowed: the rate is then ``∞``), as for every data law ``ρ_h`` that
+    sums to 1, which the derivation uses; a value in ``[0, 1)`` can only come from weights that
+    do not, and is a ``ValueError`` (it returned a rate below the ``C_uni = 1`` one, and 0 for
+    ``C_uni = 0``). Values below 1 by their dtype's rounding count as 1 (as in :func:`lcb_vi_rate`).
+
     Examples
     --------
     >>> r = offline_game_gap_rate(1.0, 1, (1, 1), 1, 100, 0.5)
@@ -170,16 +175,12 @@ def offline_game_gap_rate(
         int(n_candidates),
     )
     Kh = K // H
-    # NaN (refused below) for text, bools, None, complex; float("1") parsed text
-    C = real_scalar(C_uni)
-    if not C >= 0.0:
-        raise ValueError(
-            f"C_uni must be >= 0 (a concentrability coefficient, inf allowed); got {C_uni!r}"
-        )
+    # C_uni >= 1 for data laws that sum to 1 per step, which the derivation needs; a value in
+    # [0, 1) came from unnormalised weights and gave a false rate (0 for C_uni = 0: "NashConv <= 0").
+    # Values below 1 by their dtype's rounding count as 1; NaN (text, bools, None, complex) raises.
+    C = _at_least_one(C_uni, "C_uni")
     if Kh < 1 or math.isinf(C):
         return float("inf")
-    if C == 0.0:
-        return 0.0
     # the quotient overflows for a subnormal δ
     iota = math.log(4 * n * H * S * J * n_candidates) - math.log(d)
     try:

@@ -277,7 +277,8 @@ class TestRateArguments:
 
     @pytest.mark.parametrize("C", ["1", True, None, 1j])
     def test_offline_game_gap_rate_refuses_non_numbers(self, C):
-        with pytest.raises(ValueError, match=rf"C_uni must be >= 0 .*; got {re.escape(repr(C))}"):
+        # (">= 1" since C_uni in [0, 1) is refused too, as lcb_vi_rate refuses C_star < 1)
+        with pytest.raises(ValueError, match=rf"C_uni must be >= 1 .*; got {re.escape(repr(C))}"):
             offline_game_gap_rate(C, 1, (1, 1), 1, 100, 0.1)
 
     def test_large_coverage_gives_the_finite_rate(self):

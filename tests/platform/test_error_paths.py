@@ -274,8 +274,9 @@ def test_offline_game_gap_rate_counts_and_vacuous_cases():
 @pytest.mark.parametrize("C", [math.nan, -1.0])
 def test_offline_game_gap_rate_rejects_nan_and_negative_coverage(C):
     """Bug found here: ``C_uni = nan`` returned ``nan`` and ``C_uni < 0`` raised a bare
-    ``math domain error``; now the argument and value are named."""
-    with pytest.raises(ValueError, match=rf"C_uni must be >= 0 .*; got {C!r}"):
+    ``math domain error``; now the argument and value are named. (The message says ">= 1" since
+    C_uni in [0, 1) is refused too: it returned a rate below the C_uni = 1 one.)"""
+    with pytest.raises(ValueError, match=rf"C_uni must be >= 1 .*; got {C!r}"):
         offline_game_gap_rate(C, 1, (1, 1), 1, 100, 0.5)
 
 
