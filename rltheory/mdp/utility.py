@@ -94,6 +94,10 @@ class GeneralUtilitySolution:
         (counted as unvisited, as in the average-reward recurrence check).
     value : float
         ``F(d*)``.
+    value_bound : float
+        An upper bound on the optimum ``F*`` by weak duality (valid for any multipliers, with no
+        constraint qualification; :func:`~rltheory.mdp.utility_dual._dual_bound`), up to an
+        allowance for rounding that it includes; ``inf`` where it could not be evaluated.
     constraint_values : numpy.ndarray (m,)
         ``G_i(d*)``.
     duals : numpy.ndarray (m,)
@@ -105,7 +109,8 @@ class GeneralUtilitySolution:
         with this reward.
     kkt_residual : float
         Largest violation among stationarity, primal/dual feasibility and
-        complementary slackness (see :func:`solve_general_utility`); ``inf`` where
+        complementary slackness, and the weak-duality gap ``(value_bound − value)/ρ``, so that
+        ``F* − value ≤ ρ·kkt_residual`` (see :func:`solve_general_utility`); ``inf`` where
         Slater's condition fails (``slater_slack <= SLATER_TOL``), since then it certifies nothing.
     status : str
         cvxpy's status.
@@ -118,6 +123,7 @@ class GeneralUtilitySolution:
     occupancy: np.ndarray
     policy: np.ndarray
     value: float
+    value_bound: float
     constraint_values: np.ndarray
     duals: np.ndarray
     shadow_reward: np.ndarray
@@ -180,6 +186,19 @@ def solve_general_utility(
     (slack ``ξ = 1.1e-8``, just above the cut-off below) the unweighted residual read ``6.1e-10``
     while the value was ``2.3e-8`` above the exact optimum (a 60-digit solve of the dual), with
     ``Σ d = 1 − 4e-11`` and ``|ν| = 1.2e4``; it now reads ``4.7e-8`` (``ρ = 1/2``).
+
+    What it certifies. The residual also contains the weak-duality gap ``(value_bound − F(d))/ρ``
+    (:func:`~rltheory.mdp.utility_dual._dual_bound`: the Lagrangian with the solver's multipliers,
+    bounded above over the simplex by concavity), and ``value_bound ≥ F*`` holds for any multipliers
+    without a constraint qualification. So, up to rounding in evaluating ``F``, ``G_i`` and their
+    gradients (the bound adds an allowance for the rest), ``d`` satisfies every constraint to
+    ``kkt_residual`` (flow rows, and ``G_i ≤ b_i`` in unit scale) and ``F* − F(d) ≤ ρ·kkt_residual``.
+    The other side, ``F(d) − F*`` for a ``d`` that violates a constraint, is bounded only to first order
+    (by the weighted violations above). The first-order parts alone were not a bound on the shortfall:
+    a linear objective in a KL trust region of radius ``1e-6`` around an occupancy with an entry ``1e-12``
+    left ``d = 0`` on that pair, ``8.3e-11`` below the optimum (a 40-digit solve of the dual), while the
+    natural residual there is the missing mass ``3.8e-13`` (the value lost is ``λ`` times it,
+    ``λ = 217``); it now reads ``8.6e-11``.
 
     The residual certifies ``d*`` only where KKT multipliers exist, which for non-affine constraints
     needs a strictly feasible point (Slater's condition; Boyd & Vandenberghe 2004, §5.2.3, §5.5.3).

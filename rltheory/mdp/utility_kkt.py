@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .utility_dual import _dual_bound, _over
 from .utility_functions import OccupancyFunction
 
 
@@ -53,7 +54,10 @@ def _certify(
     are active (``g`` the reduced gradient, ``D_i ≥ 0`` the Bregman divergence of ``G_i`` between
     ``d*`` and ``d``, second order; a concave ``F`` adds its own): ``w`` is the first-order value error
     that the unweighted violations miss when the multipliers are large (a KL trust region just
-    above the Slater cut-off read a residual 30–300× below the value error without it)."""
+    above the Slater cut-off read a residual 30–300× below the value error without it). Those parts are
+    first order only; the residual also contains the weak-duality gap ``(ub − F(d)/ρ)⁺`` with ``ub`` from
+    :func:`~rltheory.mdp.utility_dual._dual_bound`, an exact bound on the shortfall ``(F* − F(d))/ρ``
+    (returned as ``value_bound = ρ·ub``)."""
     x = np.clip(np.asarray(x, dtype=float), 0.0, None)
     D = x.reshape(S, A)
     mass = D.sum(-1)
@@ -106,10 +110,15 @@ def _certify(
         w = abs(float(np.dot(np.asarray(nu, dtype=float).reshape(-1), M @ x - c)))
         w += float(np.sum(np.abs(lam_u * viol)))
     parts.append(w if math.isfinite(w) else math.inf)
+    # weak-duality gap: F*/ρ ≤ ub for any multipliers, so F* − F(d) ≤ ρ·(ub − F(d)/ρ) exactly
+    ub = _dual_bound(x, nu, lam_u, cons, objective, M, c, S, A, rho, rhos)
+    value = float(objective.value(D))
+    parts.append(max(ub - _over(value, rho), 0.0) if math.isfinite(ub) else math.inf)
     return dict(
         occupancy=D,
         policy=pi,
-        value=float(objective.value(D)),
+        value=value,
+        value_bound=ub * rho if math.isfinite(ub) else math.inf,
         constraint_values=gvals,
         duals=lam,
         shadow_reward=grad,
