@@ -17,9 +17,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rltheory.mdp import FiniteMDP, advantage, performance_difference
-from rltheory.testing import exact_policy_values
+from rltheory.mdp import FiniteMDP, advantage, evaluate_policy, performance_difference
+from rltheory.testing import discounts, exact_policy_values, finite_mdps, policies
 
 CASES = [
     (np.float64, 0.0),
@@ -164,3 +166,27 @@ def test_flow_advantages_on_sparse_successor_lists_equal_the_dense_backup():
     Adv = np.asarray(advantage(mdp, np.zeros(80, dtype=int)))
     assert Adv.shape == (2, 80, 3)
     assert np.abs(Adv[..., 0]).max() <= 1e-14
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_performance_difference_identity_near_gamma_one(data):
+    # Kakade & Langford (2002), Lemma 6.1 on hypothesis-drawn models (S = 1 and A = 1 included,
+    # {0, 1} rewards with exact ties) at γ ∈ [0.999, 1 − 1e-9]: the right-hand side from
+    # d^{π'} and A^π equals V^{π'}(μ) − V^π(μ) from two evaluations to the values' own accuracy,
+    # a few ε·(max|r| + J)/(1−γ); and Σ_a π(a|s) A^π(s, a) = 0 to a few ε·(max|r| + J). With
+    # Q − V formed directly the identity was off by ~ε·max|r|/(1−γ)².
+    mdp = data.draw(finite_mdps(max_states=4, max_actions=3, gamma=discounts(0.999, 1 - 1e-9)))
+    pi_new = data.draw(policies(mdp.S, mdp.A))
+    pi_old = data.draw(policies(mdp.S, mdp.A))
+    g = float(mdp.gamma)
+    V_old = np.asarray(evaluate_policy(mdp, pi_old))
+    P = np.asarray(mdp.P)
+    J = float(np.max(np.where(P > 0, np.abs(V_old[None, None, :] - V_old[:, None, None]), 0.0)))
+    scale = np.finfo(np.float64).eps * (float(np.abs(np.asarray(mdp.R)).max()) + J)
+    mu = np.asarray(mdp.initial_distribution())
+    lhs = float(mu @ (np.asarray(evaluate_policy(mdp, pi_new)) - V_old))
+    rhs = float(performance_difference(mdp, pi_new, pi_old))
+    assert abs(rhs - lhs) <= 16.0 * scale / (1.0 - g), abs(rhs - lhs) * (1.0 - g) / scale
+    Adv = np.asarray(advantage(mdp, pi_old))
+    assert np.abs((pi_old * Adv).sum(-1)).max() <= 8.0 * scale
