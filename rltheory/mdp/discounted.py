@@ -280,10 +280,12 @@ def _relative_value_lp(P: np.ndarray, r: np.ndarray, w: np.ndarray, g: float) ->
     as γ → 1 it tends to the average-reward LP (Puterman 1994, §8.8), well posed for unichain
     models. HiGHS's result (``x = (k, h(1), ..., h(S−1))``).
     """
-    from scipy.sparse import csr_matrix, hstack  # noqa: PLC0415
+    from scipy.sparse import csr_matrix, eye, hstack, kron  # noqa: PLC0415
 
     SA, S = P.shape
-    rows = csr_matrix(np.repeat(np.eye(S), SA // S, axis=0) - g * P)
+    rows = (
+        kron(eye(S, format="csr"), np.ones((SA // S, 1)), format="csr") - g * csr_matrix(P)
+    ).tocsr()
     A_ub = -hstack([csr_matrix(np.ones((SA, 1))), rows[:, 1:]]).tocsr()
     c = np.concatenate([[1.0], (1.0 - g) * w[1:]])
     return highs_linprog(c, A_ub=A_ub, b_ub=-r, bounds=[(None, None)] * S, method="highs")
