@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import highs_console_silenced
 from .._validate import check_positive_int, check_real
 from ..errors import ConvergenceWarning, SolverError
 from ..mdp.offline_data import EpisodeDataset, PreferenceDataset
@@ -273,15 +274,16 @@ def _separated(Z: np.ndarray, counts: np.ndarray, wins: np.ndarray) -> bool:
 
     A = Z[pure] * np.where(wins[pure] > 0, 1.0, -1.0)[:, None]  # rows s_g Z_g
     k = A.shape[0]
-    res = linprog(
-        -A.sum(axis=0),
-        A_ub=np.vstack([-A, A]),
-        b_ub=np.concatenate([np.zeros(k), np.ones(k)]),
-        A_eq=mixed if mixed.shape[0] else None,
-        b_eq=np.zeros(mixed.shape[0]) if mixed.shape[0] else None,
-        bounds=[(None, None)] * Z.shape[1],
-        method="highs",
-    )
+    with highs_console_silenced():  # (HiGHS prints some statuses with a bare printf)
+        res = linprog(
+            -A.sum(axis=0),
+            A_ub=np.vstack([-A, A]),
+            b_ub=np.concatenate([np.zeros(k), np.ones(k)]),
+            A_eq=mixed if mixed.shape[0] else None,
+            b_eq=np.zeros(mixed.shape[0]) if mixed.shape[0] else None,
+            bounds=[(None, None)] * Z.shape[1],
+            method="highs",
+        )
     if res.status != 0:
         raise SolverError(
             f"bradley_terry_mle's separation LP failed (HiGHS status {res.status}: {res.message})",

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from .._numerics import unit_range
+from .._numerics import highs_console_silenced, unit_range
 from .._validate import as_distribution, check_finite, check_probability
 from ..errors import SolverError
 from ..games.bimatrix import lemke_howson
@@ -120,15 +120,16 @@ def _stage_lp(concept: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         c = np.concatenate([-lo.reshape(n, J).sum(0), np.ones(n_t)])
     A_eq = np.concatenate([np.ones(J), np.zeros(n_t + n_g)])[None]
     bounds = [(0, None)] * J + [(None, None)] * n_t + [(0, None)] * n_g
-    res = linprog(
-        c,
-        A_ub=A_ub,
-        b_ub=np.zeros(len(rows) + n_g),
-        A_eq=A_eq,
-        b_eq=[1.0],
-        bounds=bounds,
-        method="highs",
-    )
+    with highs_console_silenced():  # (HiGHS prints some statuses with a bare printf)
+        res = linprog(
+            c,
+            A_ub=A_ub,
+            b_ub=np.zeros(len(rows) + n_g),
+            A_eq=A_eq,
+            b_eq=[1.0],
+            bounds=bounds,
+            method="highs",
+        )
     if res.status != 0:
         raise SolverError(f"stage gap LP failed: {res.message}", status=res.status)
     sig = np.clip(res.x[:J], 0.0, None)
