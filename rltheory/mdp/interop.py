@@ -393,7 +393,9 @@ def _env_class() -> type:
             self._state: int | None = None
             self._t = 0
             if seed is not None:
-                self.np_random = np.random.default_rng(seed)
+                # as reset(seed=seed) seeds it (the same PCG64 stream as default_rng(seed)), so that
+                # np_random_seed reads the seed (set directly it read -1, "unknown")
+                self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
 
         def reset(
             self, *, seed: int | None = None, options: dict | None = None
@@ -466,6 +468,8 @@ def to_gymnasium(
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise TypeError(f"seed must be an int or None; got {seed!r}")
+    if seed is not None and seed < 0:  # (gymnasium's spaces raised their own Error class)
+        raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
     return _env_class()(
         mdp,
         P.astype(np.float64),
