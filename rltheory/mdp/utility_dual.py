@@ -125,7 +125,7 @@ def _dual_bound(
                 row = row + lam[i] * np.abs(gG)
             j = int(np.argmax(g))
             ub = base + nuc + float(g[j])
-            ub += slack * (mag + mag_nuc + float(row[j]))
+            ub += slack * (mag + mag_nuc + float(np.max(row)))  # (any pair may be the true max)
         return (ub if math.isfinite(ub) and np.all(np.isfinite(g)) else math.inf), g
 
     dh = np.where(allowed, x, 0.0)
