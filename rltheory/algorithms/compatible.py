@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import as_distribution, check_finite
-from ..backend import as_float, to_numpy
+from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.bellman import (
     _q_values,
     _state_occupancy,
@@ -80,7 +80,8 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     ``1e300`` (tested); solved through the SVD of the weighted design ``√(d⊗π)·ψ``, never through
     ``F`` (which squares its condition number), and directions with singular value below
     ``16·max(SA, d)·ε·max|ψ|`` — the rounding level, where the centring of compatible
-    features leaves one null direction per state — are dropped. With tabular features
+    features leaves one null direction per state — are dropped (``ε`` of the dtype ``psi`` is
+    given in: float32 features on a float64 model are known only to float32's). With tabular features
     the weighted residual stays at ~1e-13·max|A^π| even for policies with probabilities
     down to ``e^{-200}`` (tested). The targets are ``A^π(s, a) = Σ_{b≠a} π(b|s)(Q^π(s, a) −
     Q^π(s, b))``, so ``Σ_a π(a|s)A^π(s, a) = 0`` holds to round-off relative to each term even
@@ -114,7 +115,31 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     check_finite(P_, "psi", ("s", "a", "j"))
     if rho is not None:
         rho = as_distribution(rho, "rho", mdp.S, xp, mdp.dtype)
-    return _compatible_critic(mdp, p, P_, rho)
+    # ψ given in a coarser float than the model's (float32 features for a float64 model) is known
+    # only to its own ε: the centring's null direction per state, exact in the model's precision,
+    # sits at ε32·|ψ| and was kept by a cut at ε64, so the "minimum-norm" critic took a component
+    # ~‖A^π‖ along it (w = (0.083, 0.640, 1.330) where the float64 and float32 answers are both
+    # (0.366, −0.276, 0.372), one state, three actions and three features)
+    ratio = _source_eps(psi) / float(xp.finfo(P_.dtype).eps)
+    scale = None
+    if ratio > 1.0 and math.prod(P_.shape):
+        scale = float(xp.max(xp.abs(P_))) * ratio
+    return _compatible_critic(mdp, p, P_, rho, scale=scale)
+
+
+def _source_eps(x: Any) -> float:
+    """The machine ``ε`` of ``x``'s own floating dtype before any cast (float64's for lists,
+    Python numbers and integer arrays), read in ``x``'s own namespace."""
+    dt = getattr(x, "dtype", None)
+    if dt is None or not hasattr(x, "shape"):
+        return float(np.finfo(np.float64).eps)
+    try:
+        own = array_namespace(x)
+        if own.isdtype(dt, "real floating"):
+            return float(own.finfo(dt).eps)
+    except (TypeError, ValueError):  # a dtype no namespace knows: as_float has named it
+        pass
+    return float(np.finfo(np.float64).eps)
 
 
 def _compatible_critic(
