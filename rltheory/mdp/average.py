@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import higham_gamma, highs_linprog, subnormal_spacing
+from .._numerics import highs_linprog
 from .._validate import as_real_array, check_positive_int, check_tolerance, real_scalar
 from ..backend import from_host, require_host, to_numpy
 from ..errors import ConvergenceWarning, SolverError
@@ -57,9 +57,8 @@ from .average_evaluation import (
     _roundoff,
     gain_bias,
 )
+from .average_lp_residual import _multichain_lp_residual
 from .average_pi import (
-    _centered,
-    _centred_error,
     _gain_rtol,
     _gain_step,
     _policy_gap,
@@ -274,42 +273,25 @@ def _reach_actions(supp: np.ndarray, target: np.ndarray) -> np.ndarray:
     return act
 
 
-def _multichain_lp_residual(xp: Any, mdp: FiniteMDP, g: Any, h: Any, x: Any, alpha: Any) -> Any:
-    r"""Certified optimality residual of the multichain LP at the returned ``(g, h)`` and ``x``.
+#: scipy's status for an LP that HiGHS declares unbounded.
+_UNBOUNDED = 3
 
-    The larger of the primal infeasibilities ``max_{s,a} (P g − g)(s, a)``,
-    ``max_{s,a} (r + P h − h − g)(s, a)`` (when positive) and the objective gap
-    ``|Σ_j α_j g(j) − Σ_{s,a} r(s,a) x(s,a)|`` of the row-normalised model ``P/σ``, each an upper
-    bound on the exact one: the differences are formed centred (:func:`_centered`: rounding
-    relative to ``sp(g)``, ``sp(h)`` rather than to ``|h|``, within :func:`_centred_error`), ``x − g``
-    is rounded by ``u``, the two sums by Higham's ``γ_{SA}`` and ``γ_{S+1}`` (the latter also covers
-    ``α`` rounded to the model's dtype), and their ``SA + S`` products by the underflow term
-    ``2(SA + S + 2)s`` (``s`` the subnormal spacing; a product with a subnormal result errs by up
-    to ``s/2`` absolutely). Without the allowances the computed residual was 0 while the
-    exact one was 0.031 (float32, rewards ~1e6) and 2.9e-11 (float64).
+
+def _multichain_with_sum_row(c: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray, n: int) -> Any:
+    r"""The multichain LP again, with its implied row ``Σ_{s,a} x(s, a) = 1`` added.
+
+    The second block's rows sum to ``Σx + Σ_{s,a} y(s,a)(1 − Σ_j P(j|s,a)) = Σ_j α_j = 1``, so the
+    row is implied for a stochastic ``P``; stated, it bounds the ``x`` part of the polytope, and the
+    objective depends on ``x`` only, so no ray can improve it. HiGHS's presolve declared the LP
+    *unbounded* (never true: ``Σ r x ≤ max r``) when a transition had probability ``1e-7``, e.g.
+    ``P(0|1, 0) = 1e-7`` on a communicating two-state model, with every method and drop setting.
+    Its multiplier ``z`` enters the dual constraints of ``x`` only, as ``g(s) + h(s) − (P h)(s, a) + z
+    ≥ r(s, a)``, while those of ``y``, ``g(s) ≥ (P g)(s, a)``, are blind to a constant: the gains
+    of the original LP are the second block's duals plus ``z``.
     """
-    ro = _roundoff(mdp)
-    u = ro.u
-    S, A = mdp.S, mdp.A
-    D = _centered(xp, mdp.P, g)
-    inf1 = xp.max(D, axis=(-2, -1)) + _centred_error(xp, ro, g)
-    y = mdp.R + _centered(xp, mdp.P, h) - g[..., None]
-    inf2 = (
-        xp.max(y, axis=(-2, -1))
-        + 2.0 * u * xp.max(xp.abs(y), axis=(-2, -1))
-        + _centred_error(xp, ro, h)
-    )
-    value = xp.sum(x * mdp.R, axis=(-2, -1))
-    wg = xp.sum(alpha * g, axis=-1)
-    gap = (
-        xp.abs(wg - value) * (1.0 + 2.0 * u)
-        + higham_gamma(S * A, u) * xp.sum(xp.abs(x * mdp.R), axis=(-2, -1))
-        + higham_gamma(S + 1, u) * xp.sum(xp.abs(alpha * g), axis=-1)
-        + 2.0 * (S * A + S + 2) * subnormal_spacing(mdp.dtype, xp)
-    )
-    zero = xp.zeros_like(gap)
-    return xp.maximum(xp.maximum(xp.maximum(inf1, zero), xp.maximum(inf2, zero)), gap) * (
-        1.0 + 4.0 * u
+    row = np.concatenate([np.ones(n), np.zeros(n)])
+    return highs_linprog(
+        c, A_eq=np.vstack([A_eq, row]), b_eq=np.concatenate([b_eq, [1.0]]), bounds=(0, None)
     )
 
 
@@ -334,7 +316,9 @@ def average_linear_program(
     ``Σ_a x(j,a) − Σ P(j|s,a) x(s,a) = 0`` and
     ``Σ_a x(j,a) + Σ_a y(j,a) − Σ P(j|s,a) y(s,a) = α_j``; value ``Σ_j α_j g*(j)``. The
     duals of the second block are ``g*``. Policy: argmax of ``x*(s,·)`` on ``S_x``,
-    of ``y*(s,·)`` elsewhere.
+    of ``y*(s,·)`` elsewhere. An *unbounded* verdict (never true: ``Σx = 1`` is implied; HiGHS's
+    presolve gave it for transition probabilities ``~1e-7``) is re-solved with the row ``Σx = 1``
+    stated (:func:`_multichain_with_sum_row`).
 
     Parameters
     ----------
@@ -411,16 +395,27 @@ def average_linear_program(
             c = -Ri
         rho = float(np.max(np.abs(Ri))) or 1.0  # solved for r/ρ: the duals (g, h) scale by ρ
         res = highs_linprog(c / rho, A_eq=A_eq, b_eq=b_eq, bounds=(0, None))
+        first = None
+        if multichain and res.status == _UNBOUNDED:
+            first, res = res, _multichain_with_sum_row(c / rho, A_eq, b_eq, S * A)
         if res.status != 0:
             where = (
                 f" (batch index {tuple(int(j) for j in np.unravel_index(i, batch))})"
                 if batch
                 else ""
             )
+            also = (
+                f"; re-solved with the implied row Σx = 1 after its first verdict ({first.message}): "
+                if first is not None
+                else ": "
+            )
             raise SolverError(
-                f"HiGHS failed on the average-reward LP{where}: {res.message}", status=res.status
+                f"HiGHS failed on the average-reward LP{where}{also}{res.message}",
+                status=res.status,
             )
         y_dual = -rho * res.eqlin.marginals
+        if first is not None:  # the Σx row's multiplier z: the gains are g + z (see below)
+            y_dual = y_dual[: 2 * S] + np.concatenate([np.zeros(S), np.full(S, y_dual[2 * S])])
         x = np.clip(res.x[: S * A], 0.0, None).reshape(S, A)
         visited = x.sum(-1) > 1e-10
         pi = np.argmax(x, axis=-1)
