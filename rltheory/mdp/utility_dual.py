@@ -172,4 +172,4 @@ def _dual_bound(
             best = min(best, ub)
             break
         best = ub
-    return best
+    return float(best)

@@ -118,7 +118,7 @@ def _certify(
         occupancy=D,
         policy=pi,
         value=value,
-        value_bound=ub * rho if math.isfinite(ub) else math.inf,
+        value_bound=float(ub * rho) if math.isfinite(ub) else math.inf,
         constraint_values=gvals,
         duals=lam,
         shadow_reward=grad,

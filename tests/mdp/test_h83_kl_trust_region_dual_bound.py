@@ -122,3 +122,15 @@ def test_weak_duality_holds_for_arbitrary_multipliers_and_points(seed):
         assert ub * rho >= exact, (x, nu, lam, ub * rho, exact)
     sol = solve_general_utility(mdp, F, [(G, b)])
     assert abs(sol.value_bound - exact) <= 1e-12 + rho * sol.kkt_residual
+
+
+def test_value_bound_is_a_python_float_and_holds_without_slater():
+    # KL ball of radius 0 around d_E = (1/2, 1/2) on one state: the feasible set is {d_E}, F* = 1/2.
+    # Slater fails (kkt_residual inf) but weak duality needs no constraint qualification
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=0.5)
+    sol = solve_general_utility(
+        mdp, linear_utility(mdp.R), [(kl_divergence(np.array([[0.5, 0.5]])), 0.0)]
+    )
+    assert type(sol.value_bound) is float  # (was numpy.float64)
+    assert sol.kkt_residual == float("inf")
+    assert 0.5 <= sol.value_bound <= 0.5 + 1e-5
