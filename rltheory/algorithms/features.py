@@ -42,6 +42,12 @@ def _host_float(x: Any, field: str) -> np.ndarray:
     return np.asarray(as_float(x, np, field=field), dtype=np.float64)
 
 
+def _at_least_one(n: int, field: str, what: str, shape: tuple[int, ...]) -> None:
+    """``ValueError`` naming ``field`` and its shape when it holds no ``what``."""
+    if n < 1:
+        raise ValueError(f"{field} must hold at least one {what}; got shape {shape}")
+
+
 def tabular_features(S: int) -> np.ndarray:
     """One-hot features ``Φ = I_S`` (the tabular case: every ``V`` is representable).
 
@@ -73,8 +79,9 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
     Parameters
     ----------
     coords : array (S, k)
-        State coordinates (e.g. grid cells ``GridWorld.cells``).
+        State coordinates (e.g. grid cells ``GridWorld.cells``), ``S ≥ 1``.
     centers : array (m, k)
+        ``m ≥ 1`` unless ``bias`` (``ValueError`` for a feature map with no rows or no columns).
     width : float > 0
     bias : bool
         Append the constant feature (``True``/``False`` or a numpy bool; ``ValueError`` otherwise).
@@ -94,6 +101,10 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
     check_finite(c, "centers", ("m", "i"))
     if not isinstance(bias, (bool, np.bool_)):  # "False", None or 0 would pick a layout silently
         raise ValueError(f"bias must be True or False; got {bias!r}")
+    # an (0, d) or (S, 0) feature matrix came back without a word, and failed later far from here
+    _at_least_one(x.shape[0], "coords", "state (row)", x.shape)
+    if not bias:
+        _at_least_one(c.shape[0], "centers", "center (row) when bias=False", c.shape)
     w = real_scalar(width)  # Python or numpy real; NaN (failing the test) for anything else
     if not w > 0:
         raise ValueError(f"width must be > 0; got {width!r}")
@@ -116,7 +127,8 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     every row of the result has exactly ``n_tilings`` ones. Columns of tiles that
     no state activates are dropped.
 
-    Coordinates must lie in ``[low, high]`` (``ValueError`` naming the first one outside). Tiling 0
+    Coordinates must lie in ``[low, high]`` (``ValueError`` naming the first one outside), with
+    ``S, k ≥ 1`` (``ValueError`` naming ``coords`` and its shape otherwise). Tiling 0
     is the ``n_tiles`` tiles ``[low + i w, low + (i + 1) w)``, ``w = (high − low)/n_tiles``, the last
     one closed at ``high``; an offset tiling needs ``n_tiles + 1`` tiles to cover the range.
 
@@ -129,6 +141,9 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     if x.ndim != 2:
         raise ValueError(f"coords must have shape (S, k); got {x.shape}")
     check_finite(x, "coords", ("s", "i"))
+    # no states: a (0, 0) matrix; no coordinates (k = 0): n_tilings identical constant columns
+    _at_least_one(x.shape[0], "coords", "state (row)", x.shape)
+    _at_least_one(x.shape[1], "coords", "coordinate (column)", x.shape)
     bounds = []
     for name, b in (("low", low), ("high", high)):
         b = _host_float(b, name)
@@ -178,6 +193,8 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
 def state_action_features(phi: Any, A: int) -> np.ndarray:
     r"""``φ(s, a) = e_a ⊗ φ(s)``: shape ``(S, A, A·d)`` (one block of weights per action).
 
+    ``phi`` must be a finite ``(S, d)`` array with ``S, d ≥ 1`` (``ValueError`` naming it otherwise).
+
     Examples
     --------
     >>> state_action_features([[1.0], [2.0]], 2)[1].tolist()
@@ -187,6 +204,8 @@ def state_action_features(phi: Any, A: int) -> np.ndarray:
     if f.ndim != 2:
         raise ValueError(f"phi must have shape (S, d); got {f.shape}")
     check_finite(f, "phi", ("s", "j"))
+    _at_least_one(f.shape[0], "phi", "state (row)", f.shape)
+    _at_least_one(f.shape[1], "phi", "feature (column)", f.shape)
     A = _int(A, "A")
     S, d = f.shape
     out = np.zeros((S, A, A * d))

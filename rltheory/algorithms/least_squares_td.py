@@ -108,6 +108,10 @@ def lstd_estimate(
         raise ValueError(
             f"phi, phi_next and rewards must hold at least one transition; got n={f0.shape[0]}"
         )
+    if f0.shape[1] < 1:  # IndexError ("index -1 is out of bounds") inside the rank test before
+        raise ValueError(
+            f"phi and phi_next must hold at least one feature (d >= 1); got {f0.shape}"
+        )
     g, lm, rd = (
         real_scalar(gamma),
         real_scalar(lam),

@@ -89,8 +89,11 @@ def _weighted_norm(x: Any, d: Any) -> Any:
 def _features(mdp: FiniteMDP, Phi: Any) -> Any:
     xp = mdp.xp
     F = as_float(Phi, xp, mdp.dtype, field="Phi")
-    if F.ndim != 2 or F.shape[0] != mdp.S:
-        raise ValueError(f"Phi must have shape (S, d) = ({mdp.S}, d); got {tuple(F.shape)}")
+    if F.ndim != 2 or F.shape[0] != mdp.S or F.shape[1] < 1:
+        # d = 0 failed with IndexError ("index -1 is out of bounds") inside the rank test
+        raise ValueError(
+            f"Phi must have shape (S, d) = ({mdp.S}, d) with d >= 1 features; got {tuple(F.shape)}"
+        )
     check_finite(F, "Phi", ("s", "j"))
     return F
 
