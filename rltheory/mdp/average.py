@@ -61,6 +61,7 @@ from .average_lp_residual import _multichain_lp_residual
 from .average_pi import (
     _gain_rtol,
     _gain_step,
+    _per_instance,
     _policy_gap,
     average_policy_iteration,
 )
@@ -216,7 +217,9 @@ def relative_value_iteration(
     v = (
         xp.zeros(shape, dtype=mdp.dtype, device=mdp.P.device)
         if v0 is None
-        else xp.broadcast_to(as_real_array(v0, "v0", (mdp.S,), ("s",), xp, mdp.dtype), shape)
+        else _per_instance(
+            xp, as_real_array(v0, "v0", (mdp.S,), ("s",), xp, mdp.dtype), mdp, "v0", "start vector"
+        )
     )
     ro = _roundoff(mdp)
     rec = TraceRecorder()

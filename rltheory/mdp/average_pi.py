@@ -42,6 +42,23 @@ def _select(xp: Any, Q: Any, pi: Any) -> Any:
     return xp.sum(xp.where(onehot, Q, xp.zeros_like(Q)), axis=-1)
 
 
+def _per_instance(xp: Any, x: Any, mdp: FiniteMDP, field: str, what: str) -> Any:
+    """``x[..., S]`` broadcast to the model's ``batch_shape + (S,)``, or a ``ValueError`` naming ``field``.
+
+    (numpy's ``broadcast_to`` said only "input operand has more dimensions than allowed by the axis
+    remapping" or "operands could not be broadcast together", naming neither the argument nor the
+    model's batch shape.)"""
+    lead, batch = tuple(x.shape[:-1]), mdp.batch_shape
+    if len(lead) > len(batch) or any(
+        n not in (1, b) for n, b in zip(lead[::-1], batch[::-1], strict=False)
+    ):
+        raise ValueError(
+            f"{field}'s batch shape {lead} does not broadcast to the model's batch shape {batch} "
+            f"(one {what} per instance)"
+        )
+    return xp.broadcast_to(x, batch + (mdp.S,))
+
+
 def _centered(xp: Any, P: Any, v: Any) -> Any:
     """``Σ_j P(j|s,a) (v(j) − v(s))`` of shape ``[..., S, A]``: ``(P v)(s, a) − v(s)`` without forming ``P v``.
 
@@ -244,7 +261,7 @@ def average_policy_iteration(
         if not xp.isdtype(pi.dtype, "integral"):
             raise ValueError("pi0 must be a deterministic policy (integer array of shape (..., S))")
         as_stochastic_policy(mdp, pi, field="pi0")
-        pi = xp.broadcast_to(pi, mdp.batch_shape + (S,))
+        pi = _per_instance(xp, pi, mdp, "pi0", "start policy")
     rscale = xp.max(xp.abs(mdp.R), axis=(-2, -1))  # the model's size, for the tie tolerances
     ro = _roundoff(mdp)
     rtol = _tie_rtol(ro.u)
