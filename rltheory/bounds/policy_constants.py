@@ -45,7 +45,11 @@ def mismatch_coefficient(
 ) -> np.ndarray:
     r"""Distribution mismatch ``‖d^{π*}_ρ/μ‖∞`` (``μ = ρ`` by default), exactly.
 
-    Returns ``inf`` where ``μ(s) = 0 < d^{π*}_ρ(s)``. Shape: the model's batch shape.
+    Returns ``inf`` where ``μ(s) = 0 < d^{π*}_ρ(s)``. Shape: the model's batch shape. The value
+    is at least 1 (``d^{π*}_ρ`` and ``μ`` are distributions, so the largest ratio is at least
+    ``Σ d/Σ μ = 1``); one computed below 1 by rounding is returned as 1 (a float32 model with
+    ``ρ`` stationary under ``π*``, where ``d^{π*}_ρ = ρ``, gave ``0.99999992``, which the bounds
+    taking a mismatch then refused).
     ``rho`` and ``mu`` must be probability vectors over states and ``pi_star`` a policy
     (``ValueError`` naming the argument otherwise).
 
@@ -69,7 +73,7 @@ def mismatch_coefficient(
     ref = np.broadcast_to(np.asarray(ref, float), d.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(d > 0, d / ref, 0.0)
-    return np.max(ratio, axis=-1)
+    return np.maximum(np.max(ratio, axis=-1), 1.0)
 
 
 def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.ndarray:
@@ -77,7 +81,10 @@ def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.nda
 
     ``weights`` ``ν[..., S]`` must be finite and non-negative (``ValueError`` naming the
     offending entry otherwise). A state of weight 0 contributes 0, even where its KL is
-    ``inf`` (the expectation over ``ν`` does not see it).
+    ``inf`` (the expectation over ``ν`` does not see it). Each state's KL is at least 0 (Gibbs'
+    inequality); one computed below 0 by rounding counts as 0: policies equal up to rounding
+    (one action, ``π* = π_0 = 1 − 1e-16``) gave ``D_0 = −4.7e-17``, which
+    :func:`~rltheory.bounds.npg_bound` and :func:`~rltheory.bounds.pmd_sublinear_bound` refuse.
 
     Examples
     --------
@@ -100,7 +107,8 @@ def kl_to_policy(mdp: FiniteMDP, pi_star: Any, pi0: Any, weights: Any) -> np.nda
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * (np.log(np.where(p > 0, p, 1.0)) - np.log(q)), 0.0)
         # a state of weight 0 contributes 0 even where its KL is inf (0·inf would be NaN)
-        return np.sum(np.where(w > 0, w * terms.sum(-1), 0.0), axis=-1)
+        kl = np.maximum(terms.sum(-1), 0.0)  # Gibbs: KL >= 0; a rounding below 0 is 0
+        return np.sum(np.where(w > 0, w * kl, 0.0), axis=-1)
 
 
 def entropy_npg_constant(

@@ -46,7 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from ._argcheck import _constant, _count, _gamma, _pos, _times, _where
+from ._argcheck import _constant, _count, _gamma, _pos, _times
+from ._policy_args import _as_float_count, _at_least, _mismatch, _probability_floor
 from .policy_constants import entropy_npg_constant, kl_to_policy, mismatch_coefficient
 from .td_q_learning import q_learning_bound, td_fixed_point_bound, tvr_fixed_point_bound
 
@@ -151,9 +152,18 @@ def softmax_pg_bound(
         ``a* = greedy(Q*)`` (smallest index among ties), which under ties can differ from the policy of
         :func:`rltheory.mdp.policy_iteration`.
     mismatch : float or array
-        ``‖d^{π*}_ρ/ρ‖∞`` (:func:`mismatch_coefficient`).
+        ``‖d^{π*}_ρ/ρ‖∞ ≥ 1`` (:func:`mismatch_coefficient`).
     inv_rho : float or array
-        ``‖1/ρ‖∞ = 1/min_s ρ(s)``.
+        ``‖1/ρ‖∞ = 1/min_s ρ(s) ≥ S``.
+
+    Raises
+    ------
+    ValueError
+        ``mismatch < 1`` or ``inv_rho < n_states`` (below by more than float32 rounding: a
+        distribution over ``S`` states has ``min_s ρ(s) ≤ 1/S``, and two distributions a largest
+        ratio ``≥ 1``), ``c ∉ (0, 1]``, NaN constants.
+    TypeError
+        ``c`` holding bools, text or complex numbers.
 
     Notes
     -----
@@ -168,10 +178,19 @@ def softmax_pg_bound(
     """
     t = _times(t)
     g = _gamma(gamma)
-    _count(n_states, "n_states")
+    n_states = _as_float_count(_count(n_states, "n_states"))
     c = _probability_floor(c)
-    mismatch = _constant(mismatch, "mismatch")
+    mismatch = _mismatch(mismatch, "mismatch")
+    inv_rho_in = inv_rho
     inv_rho = _constant(inv_rho, "inv_rho", minimum=1.0)  # 1/min_s ρ(s) >= 1
+    # and >= S: some state has ρ(s) <= 1/S (inv_rho = 1 with S = 2 halved the bound)
+    inv_rho = _at_least(
+        inv_rho_in,
+        inv_rho,
+        "inv_rho",
+        n_states,
+        "1/min_s rho(s) of a distribution over n_states states",
+    )
     with np.errstate(over="ignore"):  # c² below the float range: the bound is inf
         return 16.0 * n_states * mismatch**2 * inv_rho / ((1.0 - g) ** 6 * t) / c / c
 
@@ -186,6 +205,7 @@ def projected_pg_bound(
     Agarwal et al. (2021), Theorem 5: rewards in ``[0, 1]``, ``γ > 0``, step
     ``η = (1−γ)^3/(2γ|A|)`` on ``V^π(μ)``: ``min_{t<T} V*(ρ) − V^{(t)}(ρ) ≤ ε`` whenever
     ``T > 64γ|S||A| ‖d^{π*}_ρ/μ‖∞²/((1−γ)^6 ε²)``; solving for ``ε`` gives this function.
+    ``mismatch ≥ 1`` (a ``ValueError`` below that, float32 rounding aside).
 
     Examples
     --------
@@ -194,10 +214,11 @@ def projected_pg_bound(
     """
     T = _times(T, "T")
     g = _gamma(gamma, positive=True)
-    n_states, n_actions = _count(n_states, "n_states"), _count(n_actions, "n_actions")
-    return _constant(mismatch, "mismatch") * np.sqrt(
-        64.0 * g * n_states * n_actions / ((1.0 - g) ** 6 * T)
-    )
+    n_states = _as_float_count(_count(n_states, "n_states"))
+    n_actions = _as_float_count(_count(n_actions, "n_actions"))
+    mismatch = _mismatch(mismatch, "mismatch")
+    with np.errstate(over="ignore"):  # |S||A| beyond the float range: the bound is inf
+        return mismatch * np.sqrt(64.0 * g * n_states * n_actions / ((1.0 - g) ** 6 * T))
 
 
 def entropy_npg_bound(
@@ -292,7 +313,7 @@ def entropy_pg_bound(
         the trace metric ``min_prob`` up to ``t − 1`` suffices (the proof contracts
         ``δ_{k+1} ≤ (1 − C_k) δ_k`` with ``C_k`` built from iterate ``k`` only).
     mismatch : float or array
-        ``‖d^{π*_τ}_μ/μ‖∞`` for the soft-optimal ``π*_τ``
+        ``‖d^{π*_τ}_μ/μ‖∞ ≥ 1`` for the soft-optimal ``π*_τ``
         (:func:`mismatch_coefficient` with ``rho = mu``).
     inv_mu : float or array
         ``‖1/μ‖∞ = 1/min_s μ(s)``.
@@ -305,7 +326,7 @@ def entropy_pg_bound(
     Raises
     ------
     ValueError
-        ``t < 1``, ``γ ∉ [0, 1)``, ``τ ≤ 0``, ``c ≤ 0``, ``n_actions < 1``.
+        ``t < 1``, ``γ ∉ [0, 1)``, ``τ ≤ 0``, ``c ∉ (0, 1]``, ``n_actions < 1``, ``mismatch < 1``.
 
     Notes
     -----
@@ -342,7 +363,7 @@ def entropy_pg_bound(
     tau = _pos(tau, "tau")
     n_actions = _count(n_actions, "n_actions")
     c = _probability_floor(c)
-    mismatch = _constant(mismatch, "mismatch", strict=True)  # ‖d/μ‖∞ >= 1 in exact arithmetic
+    mismatch = _mismatch(mismatch, "mismatch", strict=True)  # ‖d/μ‖∞ >= 1
     inv_mu = _constant(inv_mu, "inv_mu", minimum=1.0)  # 1/min_s μ(s) >= 1
     logA = math.log(n_actions)
     C = (1.0 - g) ** 4 / (8.0 / tau + 4.0 + 8.0 * logA) * c**2 / (inv_mu * mismatch)
@@ -467,14 +488,3 @@ def pmd_linear_bound(k: Any, *, rate: float, eta0: float, gap0: Any, kl0: Any) -
     if np.any(np.isinf(const)):  # an inf constant times q^k that underflowed to 0: keep inf
         out = np.where(np.isinf(const), np.inf, out)
     return out
-
-
-def _probability_floor(c: Any) -> np.ndarray:
-    """``c = inf_t min π_t(·|s)``: a probability in ``(0, 1]`` (located error otherwise)."""
-    c = np.asarray(c, dtype=float)
-    bad = ~((c > 0) & (c <= 1))
-    if np.any(bad):
-        raise ValueError(
-            f"c must be > 0 (the bound is vacuous otherwise) and <= 1 (a probability); {_where(c, bad, 'c')}"
-        )
-    return c
