@@ -4,9 +4,10 @@ Consistency: ``ψ`` rounded to float32 spans, to float32's rounding, the same sp
 ``ψ``; the minimum-norm critic ``w*`` (Sutton et al. 2000, Thm 2; Kakade 2001) for the float32
 ``ψ`` must be the float64 one to float32 accuracy, as on a float32 model. The centring
 ``Σ_a π(a|s) ψ(s, a) = 0`` leaves a null direction per state; rounded to float32 it sits at
-``ε32·|ψ|``, and a rounding cut at float64's ``ε`` kept it: before the fix the critic was
-``(0.083, 0.640, 1.330)`` where both the float64 answer and the float32 model's answer are
-``(0.366, −0.276, 0.372)`` (one state, three actions, three features; seed 0 below).
+``ε32·|ψ|``, and a rounding cut at float64's ``ε`` kept it: before the fix the critic for
+``_case(0, 1, 3, 3)`` below (one state, three actions, three features) was
+``(−0.078, −0.455, −0.156)`` where both the float64 answer and the float32 model's answer are
+``(−0.214, −0.129, 0.059)``.
 """
 
 from __future__ import annotations
