@@ -134,11 +134,20 @@ def regret_matching_gap_bound(t: Any, m: int, n: int, payoff_range: float) -> np
     0.0
     """
     tt = _times(t)
-    return (
-        _pos(payoff_range, "payoff_range", allow_zero=True)
-        * (math.sqrt(_count(m, "m")) + math.sqrt(_count(n, "n")))
-        / np.sqrt(tt)
-    )
+    R = _pos(payoff_range, "payoff_range", allow_zero=True)
+    root = _sqrt_count(_count(m, "m")) + _sqrt_count(_count(n, "n"))
+    return (R * root if R > 0.0 else 0.0) / np.sqrt(
+        tt
+    )  # R = 0: 0 even for k beyond the float range
+
+
+def _sqrt_count(k: int) -> float:
+    """``√k`` for a validated count; ``inf`` beyond the float range (``math.sqrt(10**400)`` raised
+    a bare ``OverflowError``, naming no argument)."""
+    try:
+        return math.sqrt(k)
+    except OverflowError:
+        return math.inf
 
 
 def optimistic_max_step(lipschitz: float) -> float:
@@ -264,5 +273,8 @@ def shapley_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
     """
     g = float(check_discount(gamma, allow_none=False))  # type: ignore[arg-type]
     kk = _times(k, "k", minimum=0.0)
+    frac = kk != np.floor(kk)
+    if np.any(frac):  # V_k exists for whole k only: k = 2.5 gave 0.177, a bound on no iterate
+        raise ValueError(f"k must hold integers (iteration counts); {_where(kk, frac, 'k')}")
     e0 = _nonneg(initial_error, "initial_error")
     return g**kk * e0

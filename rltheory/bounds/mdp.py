@@ -29,7 +29,7 @@ import numpy as np
 
 from .._numerics import contraction_steps
 from .._validate import check_discount, real_scalar
-from ._argcheck import _real_entries
+from ._argcheck import _real_entries, _where
 from .mdp_roundoff import vi_certificate_floor, vi_sweep_error  # split out; re-exported here
 
 __all__ = [
@@ -169,11 +169,14 @@ def vi_error_bound(k: Any, gamma: float, initial_error: Any) -> np.ndarray:
         k = _object_counts(k, given)
     elif not np.issubdtype(k.dtype, np.integer):
         kf = np.asarray(k, dtype=float)
-        if np.any(~np.isfinite(kf) | (kf != np.round(kf))):
-            raise ValueError(f"k must hold finite integers; got {k!r}")
+        bad = ~np.isfinite(kf) | (kf != np.round(kf))
+        if np.any(bad):  # the first bad entry named: a long k was printed whole (or elided)
+            at = f" ({_where(kf, bad, 'k')})" if kf.ndim else ""
+            raise ValueError(f"k must hold finite integers; got {k!r}{at}")
         k = kf  # integral floats: an int64 cast would wrap inf and k >= 2**63 to negative counts
     if np.any(k < 0):
-        raise ValueError(f"k must be non-negative; got min k = {int(np.min(k))}")
+        at = f" ({_where(k, k < 0, 'k')})" if k.ndim else ""
+        raise ValueError(f"k must be non-negative; got min k = {int(np.min(k))}{at}")
     e0 = _nonneg(initial_error, "initial_error")
     try:
         np.broadcast_shapes(k.shape, e0.shape)
