@@ -175,6 +175,13 @@ def tile_features(coords: Any, *, low: Any, high: Any, n_tiles: int, n_tilings: 
     ):  # a range wider than the largest float: quarter everything (exact)
         x, lo, hi = x / 4.0, lo / 4.0, hi / 4.0
         span = hi - lo
+    # a span below 1 is scaled up, per dimension, by the power of 2 that brings it into [1, 2)
+    # (exact, and no overflow: |x| <= max(|low|, |high|) <= span/eps). Near the bottom of the range
+    # the width span/n_tiles was subnormal or 0: low = 0, high = 1e-320, n_tiles = 4096 put every
+    # interior state in the last tile (u = inf) and the state at low in a NaN tile
+    up = np.minimum(np.frexp(span)[1] - 1, 0)
+    x, lo, hi = np.ldexp(x, -up), np.ldexp(lo, -up), np.ldexp(hi, -up)
+    span = hi - lo
     width = span / n_tiles
     blocks = []
     for j in range(n_tilings):
