@@ -57,6 +57,7 @@ from ._occupancy_lp import occupancy_constraints
 from .mixing import _structures
 from .model import FiniteMDP
 from .structure import require_weakly_communicating
+from .utility_dual import _feasible_value
 from .utility_functions import (
     OccupancyFunction,
     entropy_utility,
@@ -118,6 +119,11 @@ class GeneralUtilitySolution:
         ``ξ = max_{d ∈ 𝒟} min_i (b_i − G_i(d))/ρ_i`` over the non-affine constraints, in their unit
         scales (capped at 1; ``inf`` when every constraint is affine, where no strict feasibility is
         needed). Slater's condition holds iff ``ξ > 0``.
+    value_lower_bound : float
+        ``F`` at an occupancy that meets every constraint (the exact occupancy of ``policy``, mixed
+        with the Slater program's point where ``policy`` overshoots a ``G_i``;
+        :func:`~rltheory.mdp.utility_dual._feasible_value`), so ``value_lower_bound ≤ F* ≤ value_bound``
+        up to rounding; ``−inf`` for average reward or where no such point was found.
     """
 
     occupancy: np.ndarray
@@ -131,6 +137,7 @@ class GeneralUtilitySolution:
     kkt_residual: float
     status: str
     slater_slack: float = math.inf
+    value_lower_bound: float = -math.inf
 
 
 def _clarabel_tolerances(e: int) -> dict[str, float]:
@@ -194,11 +201,13 @@ def solve_general_utility(
     gradients (the bound adds an allowance for the rest), ``d`` satisfies every constraint to
     ``kkt_residual`` (flow rows, and ``G_i ≤ b_i`` in unit scale) and ``F* − F(d) ≤ ρ·kkt_residual``.
     The other side, ``F(d) − F*`` for a ``d`` that violates a constraint, is bounded only to first order
-    (by the weighted violations above). The first-order parts alone were not a bound on the shortfall:
+    by the weighted violations above; for discounted models ``value_lower_bound`` (``F`` at an occupancy
+    that meets every constraint, with rounding margins) brackets ``F*`` from below, so
+    ``|F(d) − F*| ≤ max(value_bound − F(d), F(d) − value_lower_bound)``. The first-order parts alone were not a bound on the shortfall:
     a linear objective in a KL trust region of radius ``1e-6`` around an occupancy with an entry ``1e-12``
     left ``d = 0`` on that pair, ``8.3e-11`` below the optimum (a 40-digit solve of the dual), while the
     natural residual there is the missing mass ``3.8e-13`` (the value lost is ``λ`` times it,
-    ``λ = 217``); it now reads ``8.6e-11``.
+    ``λ = 217``); it now reads ``9.1e-11``.
 
     The residual certifies ``d*`` only where KKT multipliers exist, which for non-affine constraints
     needs a strictly feasible point (Slater's condition; Boyd & Vandenberghe 2004, §5.2.3, §5.5.3).
@@ -376,6 +385,11 @@ def solve_general_utility(
         )
     out = best[1]
     out["slater_slack"] = _slater_slack(d, flow, nonneg, cons, gcons, extra, rhos)
+    # (d now holds the Slater program's point where it was solved: strictly feasible, for the mixing)
+    slater_point = None if d.value is None else np.asarray(d.value, dtype=float)
+    out["value_lower_bound"] = _feasible_value(
+        mdp, [out["occupancy"], slater_point], cons, objective
+    )
     if out["slater_slack"] <= SLATER_TOL:
         out["kkt_residual"] = math.inf
     if mdp.gamma is None:

@@ -28,6 +28,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..backend import to_numpy
+from .bellman import occupancy_measure
+from .model import FiniteMDP
 from .utility_functions import OccupancyFunction
 
 _FLOOR = 2.0**-1000  # stand-in for d̂(s,a) = 0 on an allowed pair (a log gradient is +inf at 0)
@@ -173,3 +176,76 @@ def _dual_bound(
             break
         best = ub
     return float(best)
+
+
+def _feasible_value(
+    mdp: FiniteMDP,
+    points: Sequence[np.ndarray | None],
+    cons: list,
+    objective: OccupancyFunction,
+) -> float:
+    r"""``F`` at an occupancy that meets every constraint: a lower bound on ``F*`` (``−inf`` if none found).
+
+    Discounted models only (``−inf`` for average reward). Each of ``points`` (``d[S, A]`` or ``d[S*A]``:
+    the solver's answer, then a strictly feasible point such as the Slater program's) is replaced by
+    the occupancy ``d^π`` of its policy ``π(a|s) ∝ d(s, a)`` (the flow equalities hold to the rounding
+    of one linear solve), with ``π = 0`` on the pairs a domain forbids (``∂F = −inf`` or ``∂G_i = +inf``;
+    a solver's ``1e-13`` there is outside the KL's support). The first is used if it meets every
+    ``G_i ≤ b_i − m_i``, ``m_i`` a rounding margin; else it is mixed with the first later one ``s`` that
+    meets the violated ones strictly, at ``θ = max_i (G_i(a) − b_i + m_i)/(G_i(a) − G_i(s))`` (convexity
+    gives ``G_i((1−θ)a + θs) ≤ b_i − m_i``; the mixture is checked, and is an occupancy as the flow
+    equalities are linear). The margins, and the allowance subtracted from ``F``, cover the occupancy's
+    rounding ``‖δd‖₁ ≤ c = 4(SA + S)·ε·(1 + γ)/(1 − γ)`` (the condition number of ``I − γP_π``) times the
+    largest finite gradient, plus ``(SA + 4)·ε`` times the magnitudes summed.
+    """
+    if mdp.gamma is None:
+        return -math.inf
+    S, A = mdp.S, mdp.A
+    eps = float(np.finfo(float).eps)
+    c_occ = 4 * (S * A + S) * eps * (1 + float(mdp.gamma)) / (1 - float(mdp.gamma))
+
+    def allowance(f: OccupancyFunction, x: np.ndarray, b: float = 0.0) -> float:
+        with np.errstate(all="ignore"):
+            g = np.asarray(f.gradient(x), dtype=float)
+            fin = np.isfinite(g)
+            mag = abs(float(f.value(x))) + abs(b) + float(np.sum(np.abs(g[fin]) * x[fin]))
+        return c_occ * float(np.max(np.abs(g[fin]), initial=0.0)) + (S * A + 4) * eps * mag
+
+    def repaired(x: np.ndarray) -> np.ndarray | None:
+        x = np.clip(np.asarray(x, dtype=float).reshape(S, A), 0.0, None)
+        with np.errstate(all="ignore"):
+            bad = np.asarray(objective.gradient(x), dtype=float) == -np.inf
+            for G, _ in cons:
+                bad |= np.asarray(G.gradient(x), dtype=float) == np.inf
+        x = np.where(bad, 0.0, x)
+        mass = x.sum(-1, keepdims=True)
+        pi = np.where(mass > 0, x / np.where(mass > 0, mass, 1.0), np.where(bad, 0.0, 1.0))
+        rows = pi.sum(-1, keepdims=True)
+        if np.any(rows <= 0):
+            return None
+        d = np.asarray(to_numpy(occupancy_measure(mdp, pi / rows)), dtype=float)
+        return d if np.all(np.isfinite(d)) else None
+
+    def excess(x: np.ndarray) -> np.ndarray:  # G_i(x) − b_i + m_i
+        return np.array([float(G.value(x)) - float(b) + allowance(G, x, float(b)) for G, b in cons])
+
+    def value(x: np.ndarray) -> float:
+        v = float(objective.value(x)) - allowance(objective, x)
+        return v if math.isfinite(v) else -math.inf
+
+    cands = [c for c in (repaired(p) for p in points if p is not None) if c is not None]
+    if not cands:
+        return -math.inf
+    a, ea = cands[0], excess(cands[0])
+    if np.all(ea <= 0):
+        return value(a)
+    over = ea > 0
+    for s in cands[1:]:
+        es = excess(s)
+        if not np.all(es[over] < 0):
+            continue
+        theta = float(np.max(ea[over] / (ea[over] - es[over])))
+        mix = (1.0 - theta) * a + theta * s
+        if np.all(excess(mix) <= 0):
+            return value(mix)
+    return -math.inf

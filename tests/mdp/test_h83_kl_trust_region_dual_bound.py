@@ -98,6 +98,10 @@ def test_value_bound_is_an_upper_bound_and_tight(seed, b):
     exact = _trust_region_optimum(mdp, dE, b)
     rho = _scale(F, 2, 2)
     assert float(mp.mpf(sol.value_bound) - exact) >= 0.0
+    # a feasible occupancy's value brackets F* from below, so the returned value's error either way is
+    # at most max(value_bound − value, value − value_lower_bound), both tiny here
+    assert float(exact - mp.mpf(sol.value_lower_bound)) >= 0.0
+    assert sol.value_bound - sol.value_lower_bound <= 1e-9
     # tight: the bound is within the certificate of the optimum (it is part of it)
     assert (sol.value_bound - sol.value) / rho <= sol.kkt_residual
     assert float(exact - mp.mpf(sol.value)) / rho <= sol.kkt_residual
@@ -134,3 +138,13 @@ def test_value_bound_is_a_python_float_and_holds_without_slater():
     assert type(sol.value_bound) is float  # (was numpy.float64)
     assert sol.kkt_residual == float("inf")
     assert 0.5 <= sol.value_bound <= 0.5 + 1e-5
+
+
+def test_value_lower_bound_is_minus_inf_for_average_reward():
+    # (only discounted occupancies are repaired by a policy evaluation)
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.0]]), gamma=None)
+    sol = solve_general_utility(
+        mdp, linear_utility(mdp.R), [(kl_divergence(np.array([[0.5, 0.5]])), 0.1)]
+    )
+    assert sol.value_lower_bound == -float("inf")
+    assert sol.value_bound >= sol.value - 1e-12
