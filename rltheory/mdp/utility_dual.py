@@ -1,4 +1,4 @@
-r"""A weak-duality upper bound on the optimum of a general-utility program.
+r"""Bounds on the optimum of a general-utility program: weak duality above, a feasible point below.
 
 For ``max F(d)`` s.t. ``M d = c``, ``d ≥ 0``, ``G_i(d) ≤ b_i`` (``F`` concave, ``G_i`` convex), every
 feasible ``d`` lies in the simplex ``Δ = {d ≥ 0, Σ d = 1}`` (the flow equalities sum to ``Σ d = 1``
@@ -13,7 +13,9 @@ vertex of ``Δ``: the Frank–Wolfe gap, Jaggi 2013, §2). The bound needs no op
 and no constraint qualification; it equals ``F*`` at a KKT point, and :func:`_dual_bound` chooses
 ``d̂`` by diagonal Newton steps on ``L`` over ``Δ`` in log-occupancy coordinates (one step is exact
 when ``L`` is a linear function plus a multiple of ``Σ d log d``: entropy, KL). Used by
-:func:`rltheory.mdp.utility_kkt._certify`.
+:func:`rltheory.mdp.utility_kkt._certify`. Below, :func:`_feasible_value` evaluates ``F`` at an
+occupancy that meets every constraint (``F* ≥`` its value), for
+:func:`rltheory.mdp.solve_general_utility`'s ``value_lower_bound``.
 
 References
 ----------
