@@ -38,6 +38,7 @@ Odoni, A. R. (1969). On finding the maximal gain for Markov decision processes.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from typing import Any
 
@@ -57,7 +58,7 @@ from .average_evaluation import (
     _roundoff,
     gain_bias,
 )
-from .average_lp_residual import _multichain_lp_residual
+from .average_lp_residual import _UNBOUNDED, _multichain_lp_residual, _multichain_with_sum_row
 from .average_pi import (
     _gain_rtol,
     _gain_step,
@@ -157,7 +158,9 @@ def relative_value_iteration(
     allowance and the row-sum defect of the stored ``P``, plus ``2u|gain|``); then
     ``|gain − g*| ≤ bound/2`` and ``g* − g^policy ≤ bound`` for the row-normalised model. Without
     the allowance a float32 model with rewards 1e6 was certified with bound 0 while the gain was off
-    by 0.0015. A ``tol`` below that floor ends with ``converged=False`` and a warning naming it.
+    by 0.0015. A ``tol`` below that floor ends with ``converged=False`` and a warning naming it, and
+    so does an iterate equal to an earlier one (the sweep is deterministic: a cycle, e.g. ``tau=1``
+    on a periodic chain, which ran to ``max_iter`` before).
 
     Convergence: ``sp(Δ_k) → 0`` for weakly communicating models and ``τ < 1`` (all
     transformed chains aperiodic; Puterman §8.5.4, §9.5.3), geometrically with the
@@ -223,8 +226,14 @@ def relative_value_iteration(
     )
     ro = _roundoff(mdp)
     rec = TraceRecorder()
+    seen: dict[
+        bytes, int
+    ] = {}  # digests of the iterates: the map is deterministic, so a repeat is a cycle
     it = 0
     while True:
+        key = hashlib.blake2b(to_numpy(v).tobytes(), digest_size=16).digest()
+        cycle = seen.get(key)
+        seen[key] = it
         Q, lo, hi, eps = _odoni(xp, mdp, v, ro)
         gain = 0.5 * (lo + hi)
         # certified lo ≤ g^π ≤ g* ≤ hi; the midpoint is rounded by u|gain|, the sum by ~4u
@@ -236,7 +245,7 @@ def relative_value_iteration(
         # an instance whose round-off allowance alone reaches tol and whose span part is down to
         # that level (bound ≤ 2·floor) cannot be certified by more sweeps: stop, unconverged
         stuck = bool(xp.all((bound <= tol) | ((floor >= tol) & (bound <= 2.0 * floor))))
-        if done or stuck or it >= max_iter:
+        if done or stuck or it >= max_iter or cycle is not None:
             if not done:
                 floor_max = float(xp.max(floor))
                 where = f"at max_iter={max_iter}" if it >= max_iter else f"after {it} sweeps"
@@ -245,6 +254,12 @@ def relative_value_iteration(
                     if floor_max >= tol
                     else ""
                 )
+                if cycle is not None and floor_max < tol:  # (tau=1 on a 2-cycle: 100000 sweeps)
+                    why = (
+                        f": v_{it} = v_{cycle}, a cycle of period {it - cycle} that no further sweep "
+                        "leaves"
+                        + (" (tau=1 on a periodic chain: use tau < 1)" if tau == 1.0 else "")
+                    )
                 warnings.warn(
                     f"relative_value_iteration stopped {where} with bound "
                     f"{float(xp.max(bound)):.3g} > tol={tol:g}{why}",
@@ -274,28 +289,6 @@ def _reach_actions(supp: np.ndarray, target: np.ndarray) -> np.ndarray:
         act[layer] = np.argmax(hits[layer], axis=-1)
         done = done | layer
     return act
-
-
-#: scipy's status for an LP that HiGHS declares unbounded.
-_UNBOUNDED = 3
-
-
-def _multichain_with_sum_row(c: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray, n: int) -> Any:
-    r"""The multichain LP again, with its implied row ``Σ_{s,a} x(s, a) = 1`` added.
-
-    The second block's rows sum to ``Σx + Σ_{s,a} y(s,a)(1 − Σ_j P(j|s,a)) = Σ_j α_j = 1``, so the
-    row is implied for a stochastic ``P``; stated, it bounds the ``x`` part of the polytope, and the
-    objective depends on ``x`` only, so no ray can improve it. HiGHS's presolve declared the LP
-    *unbounded* (never true: ``Σ r x ≤ max r``) when a transition had probability ``1e-7``, e.g.
-    ``P(0|1, 0) = 1e-7`` on a communicating two-state model, with every method and drop setting.
-    Its multiplier ``z`` enters the dual constraints of ``x`` only, as ``g(s) + h(s) − (P h)(s, a) + z
-    ≥ r(s, a)``, while those of ``y``, ``g(s) ≥ (P g)(s, a)``, are blind to a constant: the gains
-    of the original LP are the second block's duals plus ``z``.
-    """
-    row = np.concatenate([np.ones(n), np.zeros(n)])
-    return highs_linprog(
-        c, A_eq=np.vstack([A_eq, row]), b_eq=np.concatenate([b_eq, [1.0]]), bounds=(0, None)
-    )
 
 
 def average_linear_program(

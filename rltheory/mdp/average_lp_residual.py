@@ -1,6 +1,7 @@
-r"""Certified optimality residual of the multichain average-reward LP (Puterman 1994, §9.3).
+r"""The multichain average-reward LP's certified optimality residual and its re-solve with the
+implied row ``Σx = 1`` (Puterman 1994, §9.3).
 
-Used by :func:`rltheory.mdp.average.average_linear_program` (``multichain=True``), which re-exports it.
+Used by :func:`rltheory.mdp.average.average_linear_program` (``multichain=True``), which re-exports them.
 
 References
 ----------
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._numerics import higham_gamma, subnormal_spacing
+import numpy as np
+
+from .._numerics import higham_gamma, highs_linprog, subnormal_spacing
 from .average_evaluation import _roundoff
 from .average_pi import _centered, _centred_error
 from .model import FiniteMDP
@@ -56,4 +59,26 @@ def _multichain_lp_residual(xp: Any, mdp: FiniteMDP, g: Any, h: Any, x: Any, alp
     zero = xp.zeros_like(gap)
     return xp.maximum(xp.maximum(xp.maximum(inf1, zero), xp.maximum(inf2, zero)), gap) * (
         1.0 + 4.0 * u
+    )
+
+
+#: scipy's status for an LP that HiGHS declares unbounded.
+_UNBOUNDED = 3
+
+
+def _multichain_with_sum_row(c: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray, n: int) -> Any:
+    r"""The multichain LP again, with its implied row ``Σ_{s,a} x(s, a) = 1`` added.
+
+    The second block's rows sum to ``Σx + Σ_{s,a} y(s,a)(1 − Σ_j P(j|s,a)) = Σ_j α_j = 1``, so the
+    row is implied for a stochastic ``P``; stated, it bounds the ``x`` part of the polytope, and the
+    objective depends on ``x`` only, so no ray can improve it. HiGHS's presolve declared the LP
+    *unbounded* (never true: ``Σ r x ≤ max r``) when a transition had probability ``1e-7``, e.g.
+    ``P(0|1, 0) = 1e-7`` on a communicating two-state model, with every method and drop setting.
+    Its multiplier ``z`` enters the dual constraints of ``x`` only, as ``g(s) + h(s) − (P h)(s, a) + z
+    ≥ r(s, a)``, while those of ``y``, ``g(s) ≥ (P g)(s, a)``, are blind to a constant: the gains
+    of the original LP are the second block's duals plus ``z``.
+    """
+    row = np.concatenate([np.ones(n), np.zeros(n)])
+    return highs_linprog(
+        c, A_eq=np.vstack([A_eq, row]), b_eq=np.concatenate([b_eq, [1.0]]), bounds=(0, None)
     )

@@ -76,6 +76,7 @@ def test_multichain_lp_rare_transition_in_a_batch_and_in_float32():
 def test_multichain_lp_failure_after_the_retry_names_both_verdicts(monkeypatch):
     # if the re-solve fails too, the error says that the LP was retried and why
     from rltheory.mdp import average as avg
+    from rltheory.mdp import average_lp_residual as avg_lp
 
     calls = []
     real = avg.highs_linprog
@@ -88,6 +89,7 @@ def test_multichain_lp_failure_after_the_retry_names_both_verdicts(monkeypatch):
         return res
 
     monkeypatch.setattr(avg, "highs_linprog", fake)
+    monkeypatch.setattr(avg_lp, "highs_linprog", fake)  # (the re-solve lives there)
     with pytest.raises(SolverError, match=r"implied row Σx = 1 .*unbounded.*infeasible\. \(fake\)"):
         average_linear_program(_door_model(1e-7), multichain=True)
     assert calls[0] == 3
