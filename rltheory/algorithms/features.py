@@ -112,9 +112,16 @@ def rbf_features(coords: Any, centers: Any, *, width: float, bias: bool = True) 
         raise ValueError(f"width must be finite; got {width!r}")
     # exp(−½ Σ_i ((x_i − c_i)/w)²): dividing before squaring keeps w² out of the computation, which
     # underflowed to 0 for w < 1e-162 (0/0 = NaN at a centre) and raised OverflowError for w > 1e154;
-    # a distance beyond the float range gives inf and exp(−inf) = 0, its limit.
-    with np.errstate(over="ignore"):
-        z = (x[:, None, :] - c[None, :, :]) / w
+    # A difference x_i − c_i beyond the float range (|x_i|, |c_i| near 1e308) is formed from the
+    # halves instead, (x_i/2 − c_i/2)/w·2 (exact halving there): its inf gave φ = 0 even where
+    # w is as large (x = 1e308, c = −1e308, w = 1e308: exp(−2) = 0.135). A z² beyond the range
+    # gives inf and exp(−inf) = 0, the value's own underflow.
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = x[:, None, :] - c[None, :, :]
+        z = diff / w
+        far = ~np.isfinite(diff)
+        if np.any(far):
+            z = np.where(far, (x[:, None, :] / 2.0 - c[None, :, :] / 2.0) / w * 2.0, z)
         phi = np.exp(-0.5 * (z * z).sum(-1))
     return np.concatenate([phi, np.ones((x.shape[0], 1))], axis=1) if bias else phi
 
