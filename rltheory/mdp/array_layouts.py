@@ -8,7 +8,8 @@ r"""Array layouts of other MDP libraries: mdptoolbox's ``(A, S, S)`` and QuantEc
 =================================  ============================================
 
 The converters run on the host (numpy); device models raise ``TypeError``. Arrays keep
-their floating dtype both ways (float32 stays float32); other inputs become float64.
+their floating dtype both ways (float32 stays float32); other inputs become float64, and
+complex or text arrays raise ``TypeError`` naming the argument.
 Layouts are converted, never guessed: a wrong shape raises
 :class:`~rltheory.errors.InvalidModelError` naming the argument, the layout expected and
 the shape received, and the result is validated as every :class:`~rltheory.mdp.FiniteMDP`
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import require_host
+from ..backend import as_float, require_host
 from ..errors import InvalidModelError
 from .model import FiniteMDP
 
@@ -47,10 +48,14 @@ def _single_host(mdp: FiniteMDP, what: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(require_host(mdp.P, what)), np.array(require_host(mdp.R, what))
 
 
-def _dense(x: Any) -> np.ndarray:
-    """numpy array from a dense array or a scipy sparse matrix; float32 stays float32, else float64."""
+def _dense(x: Any, field: str) -> np.ndarray:
+    """numpy array from a dense array or a scipy sparse matrix; float32 stays float32, else float64.
+
+    Complex, string, date and record arrays raise ``TypeError`` naming ``field``
+    (:func:`rltheory.backend.as_float`): the cast dropped an imaginary part with only numpy's
+    warning (``R + 1j`` became ``R``) and parsed text as numbers (``R.astype(str)`` was accepted)."""
     a = np.asarray(x.toarray() if hasattr(x, "toarray") else x)
-    return a.astype(a.dtype if a.dtype in (np.float32, np.float64) else np.float64, copy=False)
+    return np.asarray(as_float(a, np, field=field))
 
 
 # -- mdptoolbox ---------------------------------------------------------------------
@@ -73,14 +78,14 @@ def to_mdptoolbox(mdp: FiniteMDP) -> tuple[np.ndarray, np.ndarray]:
 def _stacked(x: Any, field: str) -> np.ndarray:
     """numpy array from an array, or from a list / object array of per-action (sparse) matrices."""
     if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.dtype == np.object_):
-        mats = [_dense(e) for e in x]
+        mats = [_dense(e, f"{field}[{k}]") for k, e in enumerate(x)]
         if not mats or len({m.shape for m in mats}) != 1:
             raise InvalidModelError(
                 f"{field} given as a sequence needs A >= 1 per-action matrices of one shape; "
                 f"got shapes {[m.shape for m in mats]}"
             )
         return np.stack(mats)
-    return _dense(x)
+    return _dense(x, field)
 
 
 def from_mdptoolbox(P: Any, R: Any, gamma: float, *, mu: Any = None) -> FiniteMDP:
@@ -196,8 +201,8 @@ def from_quantecon(
         s_indices, a_indices = getattr(ddp, "s_indices", None), getattr(ddp, "a_indices", None)
     if Q is None or beta is None:
         raise ValueError("from_quantecon needs a DiscreteDP, or arrays R, Q and beta")
-    Rq = _dense(R)
-    Qq = _dense(Q)
+    Rq = _dense(R, "R")
+    Qq = _dense(Q, "Q")
     if s_indices is None and a_indices is None:  # product form
         if Rq.ndim != 2 or Qq.shape != Rq.shape + (Rq.shape[0],):
             raise InvalidModelError(
