@@ -136,7 +136,10 @@ def _check_logit_range(
     q_bar = (r_max + tau * log_a) / (1.0 - g)
     step = eta / (1.0 - g) * q_bar
     s0 = float(xp.max(xp.max(logits, axis=-1) - xp.min(logits, axis=-1)))
-    reach = s0 + log_a + step + min(max(iterations, 1) * 2.0 * step, 2.0 * q_bar / tau)
+    # a count beyond the float range is an unbounded run (t·2ηq̄/(1−γ) = ∞ there, so the spread's
+    # bound is 2q̄/τ): float(10**400) failed with a bare "OverflowError: int too large to convert to float"
+    t = float(max(iterations, 1)) if iterations < 2**1023 else math.inf
+    reach = s0 + log_a + step + min(t * 2.0 * step if step > 0.0 else 0.0, 2.0 * q_bar / tau)
     limit = float(xp.finfo(mdp.dtype).max) / 8.0
     if not reach <= limit:
         raise ValueError(
