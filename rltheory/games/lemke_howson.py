@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import higham_gamma
 from .._validate import check_positive_int
 from ..errors import SolverError
 from ._bimatrix_common import _payoffs, _positive
@@ -78,6 +79,51 @@ def _lex_ratio_row(T: np.ndarray, col: int, rhs: int, slack: slice) -> tuple[int
     size = max(1.0, float(np.max(np.abs(c))))
     small = (c != 0.0) & (np.abs(c) <= _NEAR * size) & (T[:, rhs] <= margin * size)
     return int(rows[best]), tie or bool(np.any(small))
+
+
+def _certified_choice(
+    T: np.ndarray, T0: np.ndarray, basis: list[int], col: int, rhs: int, slack: slice, r: int
+) -> bool:
+    r"""Whether row ``r`` is, provably, the exact ratio test's choice in column ``col``.
+
+    The exact tableau at the basis is ``T* = B*⁻¹ T0*``, ``B* = T0*[:, basis]``, where ``T0*`` is the
+    initial tableau on the payoffs mapped exactly into ``[1, 2]`` and ``T0`` its float copy (each
+    entry within ``5u`` of it, ``u`` the unit roundoff; the slack and right-hand-side columns are
+    exact). With the float tableau ``T`` and ``S = T[:, slack]`` (the float ``B⁻¹``), the residuals
+    ``B·T − T0`` computed in float bound ``|B*·T − T0*|`` entrywise by
+    ``ρ = |fl(B·T − T0)| + (γ_{k+1} + 8u)(|B||T| + |T0|)`` (Higham 2002, Lemma 3.1 and eq. (3.4)
+    for the products, ``8u`` for the payoffs' rounding). From the slack columns, ``F = I − B*·S``
+    has ``‖F‖∞ ≤ f = ‖ρ_S‖∞``; if ``f < 1/2`` then ``‖B*⁻¹‖∞ ≤ ‖S‖∞/(1 − f)`` (``B*⁻¹ = S(I − F)⁻¹``),
+    and every entry of the column ``col`` and of the right-hand side is within
+    ``e = ‖B*⁻¹‖∞‖ρ_col‖∞`` of the exact one (doubled here for the rounding of the bound's own
+    arithmetic). The choice is certified when ``T[r, col] − e_c > 0`` and the largest exact ratio
+    row ``r`` can have, ``(T[r, rhs] + e_b)/(T[r, col] − e_c)``, is below the least ratio of every
+    other row whose entry can be positive, ``max(T[i, rhs] − e_b, 0)/(T[i, col] + e_c)`` (exact
+    right-hand sides are ``≥ 0`` on the exact path, which the float path is on so far). An exact
+    tie (a degenerate game), ``f ≥ 1/2`` or intervals that overlap are not certified.
+    """
+    k = T.shape[0]
+    u = float(np.finfo(np.float64).eps) / 2.0
+    g = higham_gamma(k + 1, u) + 8.0 * u
+    Bm = T0[:, basis]
+    aB = np.abs(Bm)
+    S = T[:, slack]
+    rho_s = np.abs(Bm @ S - np.eye(k)) + g * (aB @ np.abs(S) + np.eye(k))
+    f = float(np.max(np.sum(rho_s, axis=1)))
+    if not f < 0.5:
+        return False
+    inv_norm = float(np.max(np.sum(np.abs(S), axis=1))) / (1.0 - f)
+    cols, cols0 = T[:, [col, rhs]], T0[:, [col, rhs]]
+    rho = np.abs(Bm @ cols - cols0) + g * (aB @ np.abs(cols) + np.abs(cols0))
+    e_c, e_b = 2.0 * inv_norm * np.max(rho, axis=0)
+    c, b = T[:, col], T[:, rhs]
+    if not c[r] - e_c > 0.0:
+        return False
+    hi = max(b[r] + e_b, 0.0) / (c[r] - e_c)
+    others = np.flatnonzero(c + e_c > 0.0)
+    others = others[others != r]
+    lo = np.maximum(b[others] - e_b, 0.0) / (c[others] + e_c)
+    return bool(np.all(lo > hi))
 
 
 def lemke_howson(
@@ -153,9 +199,14 @@ def lemke_howson(
     (29 of 899 (game, label) pairs of ulp-perturbed 2–4 × 2–4 integer games, 36 of 902 with
     ``1e-14`` noise). So the exact path also runs when some float ratio test was a *near tie*:
     two least ratios within ``1e-9`` (relative), or a pivot-column entry within ``1e-9`` of 0
-    whose row could have had the least ratio (:func:`_lex_ratio_row`). Every other float pivot
-    is decided by a margin far above the tableau's round-off, so it is the exact path's pivot;
-    this is a margin, not a proof. Degenerate games (exact ties) always take the exact path,
+    whose row could have had the least ratio (:func:`_lex_ratio_row`), or a choice that a bound on
+    the float tableau's error does not certify (:func:`_certified_choice`: residuals of the basis
+    against the initial tableau and a bound on the basis inverse from its slack columns, ``O(k³)``
+    per pivot, ``k`` the tableau's rows). The fixed margin alone was not a bound: on a 7×8 game of
+    integers in ``{0, …, 3}`` plus ``1e-7`` noise the float ratios at pivot 36 of the path from
+    label 0 were ``1.34e-9`` off the exact ones, which differed by ``1.27e-9``, and the path was
+    trusted. Every other float pivot is the exact path's pivot (up to the rounding of the
+    bound's own arithmetic, covered by a factor 2). Degenerate games (exact ties) always take the exact path,
     which pivots in integers (:func:`_exact_path`): a 40×40 game of payoffs in ``{0, …, 3}``
     took 0.08 s (0.05 s by the float path alone), a 100×100 game of payoffs in ``{0, …, 99}``
     1.2 s (0.4 s); a 100×100 game in ``{0, …, 3}`` whose float path ended off an equilibrium
@@ -257,10 +308,14 @@ def _float_path(
     # the basis pair as two bit masks over the labels 0..m+n-1, updated at each pivot
     maskP, maskQ = sum(1 << k for k in basisP), sum(1 << k for k in basisQ)
     seen = {(maskP, maskQ)}
+    T0P, T0Q = TP.copy(), TQ.copy()
     near_tie = False
     for _ in range(max_pivots):
         T, basis, slack = (TP, basisP, slackP) if in_P else (TQ, basisQ, slackQ)
         r, near = _lex_ratio_row(T, entering, rhs, slack)
+        if not (near or near_tie):  # once flagged the exact path runs anyway: no bound needed
+            T0 = T0P if in_P else T0Q
+            near = not _certified_choice(T, T0, basis, entering, rhs, slack, r)
         near_tie = near_tie or near
         T[r] /= T[r, entering]
         for i in range(T.shape[0]):
