@@ -48,6 +48,7 @@ from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
 from ._policy_opt import discount
 from .temperature import (
+    _check_soft_range,
     _soft_max,
     _soft_policy,
     _soft_sweep_error,
@@ -183,7 +184,10 @@ def soft_bellman_operator(mdp: FiniteMDP, Q: Any, *, tau: float) -> Any:
         ) from None
     # (NaN / inf gave a NaN result without a word; T v refuses them too)
     check_finite(Q, "Q", ("s", "a"))
-    return _q_values(mdp, _soft_max(Q, tau, xp))
+    with np.errstate(over="ignore", invalid="ignore"):  # (named below)
+        out = _q_values(mdp, _soft_max(Q, tau, xp))
+    _check_soft_range(mdp, out, "soft_bellman_operator", tau, Q)
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -441,6 +445,8 @@ def soft_value_iteration(
         rec.record(k, residual=res, bound=bound)
         Q = Qn
         worst = float(xp.max(bound))
+        if not math.isfinite(worst):  # (a NaN certificate and Q after max_iter sweeps, before)
+            _check_soft_range(mdp, Q, "soft_value_iteration", tau)
         if worst <= tol:
             converged = True
             break

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import subnormal_spacing
+from ..backend import array_namespace, to_numpy
 from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ._policy_opt import check_positive, discount
@@ -175,4 +176,45 @@ def _soft_policy(Q: Any, tau: float, mdp: FiniteMDP) -> tuple[Any, Any]:
     limit = float(xp.finfo(mdp.dtype).max) / 4.0
     return V, xp.where(
         d < -min(tau * limit, 4.0 * limit), -math.inf, _clip_ratio(d, tau, limit, xp)
+    )
+
+
+def _check_soft_range(mdp: FiniteMDP, Q: Any, name: str, tau: float, Q_in: Any = None) -> None:
+    r"""``ValueError`` where a computed soft Bellman sweep ``r + γP·τ log Σ_a exp(Q/τ)`` left the float range.
+
+    ``Q`` (trailing axes ``(S, A)``, leading axes the model's batch or one broadcast with it) comes
+    from finite data, so a non-finite entry means the exact sweep is not representable in the
+    model's dtype: soft value iteration on ``r = (−1e308, 1e308)``, ``γ = 0.5``, ``τ = 1`` (``Q*_τ``
+    about ``2e308``) ran 1066 sweeps to its cap and returned ``Q = V = NaN`` with the certificate NaN,
+    and :func:`~rltheory.algorithms.soft.soft_bellman_operator` returned ``inf`` entries without a word
+    (``bellman_optimality_operator`` refuses such a sweep). The message quotes the a-priori scale:
+    ``(max|r| + τ log|A|)/(1−γ) ≥ ‖Q*_τ‖∞``, or for one sweep of a given ``Q_in``,
+    ``max|r| + γ(‖Q_in‖∞ + τ log|A|)``. Host syncs only when an entry is not finite.
+    Soft values scale with ``r`` and ``τ`` together, which is the remedy named.
+    """
+    xp = array_namespace(Q)
+    if bool(xp.all(xp.isfinite(Q))):
+        return
+    h = np.asarray(to_numpy(Q))
+    idx = tuple(int(i) for i in np.argwhere(~np.isfinite(h))[0])
+    nb = len(idx) - 2
+    where = f" (batch index {idx[:nb]})" if nb else ""
+    dt = mdp.dtype
+    r_max = (
+        float(np.max(np.abs(np.asarray(to_numpy(mdp.R), dtype=np.float64)))) if mdp.R.size else 0.0
+    )
+    g, ent = float(mdp.gamma), tau * math.log(max(mdp.A, 1))
+    with np.errstate(over="ignore"):
+        q_norm = (
+            (r_max + ent) / (1.0 - g)
+            if Q_in is None
+            else r_max
+            + g * (float(np.max(np.abs(np.asarray(to_numpy(Q_in), dtype=np.float64)))) + ent)
+        )
+    raise ValueError(
+        f"{name}: the soft values r + gamma P tau log sum_a exp(Q/tau) left the {dt} range{where}: max|r| = "
+        f"{r_max:.4g}, tau={tau!r}, gamma = {g:g} (|Q| up to {q_norm:.4g}); largest {dt} "
+        f"number {float(xp.finfo(dt).max):.4g}; first non-finite entry (s={idx[nb]}, a={idx[nb + 1]}) = "
+        f"{h[idx]}. Soft values scale with r and tau together: divide both (and Q) by a power of 2 and "
+        "scale the result back (the soft-optimal policy is unchanged)"
     )

@@ -20,7 +20,7 @@ from rltheory.algorithms.policy_mirror_descent import (
     policy_mirror_descent,
 )
 from rltheory.algorithms.regularized_npg import entropy_regularized_npg
-from rltheory.algorithms.soft import soft_value_iteration
+from rltheory.algorithms.soft import soft_bellman_operator, soft_value_iteration
 from rltheory.bounds import entropy_npg_bound, entropy_npg_constant, pmd_linear_bound
 from rltheory.mdp import FiniteMDP, policy_iteration
 
@@ -185,3 +185,32 @@ def test_entropy_npg_takes_an_iteration_count_beyond_the_float_range():
     assert res.converged
     again = entropy_regularized_npg(mdp, eta=1.0, tau=0.05, iterations=int(res.iterations))
     np.testing.assert_array_equal(res.policy, again.policy)
+
+
+def test_soft_value_iteration_names_soft_values_beyond_the_float_range():
+    # r = (−1e308, 1e308), γ = 0.5, τ = 1: Q*_τ(s, 1) ≈ 2e308 is not a float64 number; the iteration ran
+    # 1066 sweeps to its cap and returned Q = V = NaN with the certificate NaN (value_iteration refuses)
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[-1e308, 1e308]]), gamma=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(
+            ValueError,
+            match=r"soft_value_iteration: the soft values .* left the float64 range.*\(s=0, a=1\)",
+        ):
+            soft_value_iteration(mdp, tau=1.0)
+
+
+def test_soft_bellman_operator_names_a_sweep_beyond_the_float_range():
+    # r + γ·τ log Σ exp(Q/τ) = 1e308 + 0.9·1.7e308 overflows: it returned inf without a word
+    # (bellman_optimality_operator refuses the same sweep); the batch index of a batched Q is named
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[-1e308, 1e308]]), gamma=0.9)
+    Q = np.array([[[0.0, 1.0]], [[1.7e308, 1.7e308]]])
+    with pytest.raises(
+        ValueError,
+        match=r"soft_bellman_operator: .* float64 range \(batch index \(1,\)\).*\(s=0, a=1\) = inf",
+    ):
+        soft_bellman_operator(mdp, Q, tau=1.0)
+    # finite sweeps are unchanged: per instance as the single calls
+    np.testing.assert_array_equal(
+        soft_bellman_operator(mdp, Q[:1], tau=1.0)[0], soft_bellman_operator(mdp, Q[0], tau=1.0)
+    )
