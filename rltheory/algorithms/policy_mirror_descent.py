@@ -116,7 +116,11 @@ def _kl_logits(phi: Any, c: float, Q: Any, eta: float, xp: Any) -> tuple[Any, fl
     zero = xp.zeros_like(Q)
     m = xp.max(xp.where(pos, Q, neg), axis=-1, keepdims=True)
     c_new = max(c, eta)
-    z = xp.where(pos, (c / c_new) * xp.where(pos, phi, zero) + (eta / c_new) * xp.where(pos, Q - m, zero), neg)
+    z = xp.where(
+        pos,
+        (c / c_new) * xp.where(pos, phi, zero) + (eta / c_new) * xp.where(pos, Q - m, zero),
+        neg,
+    )
     return z - xp.max(z, axis=-1, keepdims=True), c_new
 
 
@@ -310,7 +314,13 @@ def policy_mirror_descent(
     True
     """
     _, iterations, tol, rho, cert, pi, loop = prepare_certified(
-        mdp, "policy_mirror_descent", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
+        mdp,
+        "policy_mirror_descent",
+        iterations=iterations,
+        tol=tol,
+        rho=rho,
+        V_star=V_star,
+        pi0=pi0,
     )
     rule = _step_rule(step_sizes, iterations)
     xp = mdp.xp
@@ -327,8 +337,12 @@ def policy_mirror_descent(
         sub = expected_value(gap, rho)
         floor, bound = cert(mdp, pi, V, rho, sub, Q)
         eta = check_positive(float(rule(k)), f"step_sizes({k})")
-        metrics = {"suboptimality": sub, "suboptimality_inf": xp.max(gap, axis=-1),
-                   "suboptimality_bound": bound, "step_size": eta}
+        metrics = {
+            "suboptimality": sub,
+            "suboptimality_inf": xp.max(gap, axis=-1),
+            "suboptimality_bound": bound,
+            "step_size": eta,
+        }
         if loop.record_certified(k, bound, floor, **metrics):
             break
         if kl:
@@ -338,4 +352,3 @@ def policy_mirror_descent(
             pi = update(mdp, pi, eta=eta)
         k += 1
     return loop.result(pi)
-
