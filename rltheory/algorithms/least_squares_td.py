@@ -33,6 +33,7 @@ from .._validate import check_int as _int
 from ..backend import require_host
 from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
+from ._column_scales import _column_exponents
 from ._q_common import _rng
 from .features import _host_float
 from .td_fixed_point import TDFixedPoint, _d_basis, _features, projected_fixed_point
@@ -146,14 +147,16 @@ def _lstd_estimate(
     n = f0.shape[0]
     e = _exponent(r)
     r = np.ldexp(r, -e)
-    k = max(_exponent(f0), _exponent(f1))
+    # per column: k_j at max(|φ_j|, |φ'_j|) (one k for all columns made a column of 1e-160 next to
+    # one of 1e160 subnormal, and the SVD of the design failed)
+    k = np.asarray(_column_exponents(f0, f1, default=0))
     g0, g1 = np.ldexp(f0, -k), np.ldexp(f1, -k)
     Z = _traces(g0, gamma * lam)  # the traces of φ/2^k (the recursion is linear)
     As = Z.T @ (g0 - gamma * g1) / n
     with np.errstate(
         over="ignore", under="ignore"
     ):  # Â in the coordinates of φ may leave the range
-        A = np.ldexp(np.ldexp(As, k), k)
+        A = np.ldexp(np.ldexp(As, k[:, None]), k[None, :])
         b = np.ldexp(Z.T @ r / n, k)
     if ridge != 0.0:
         if not np.all(np.isfinite(A)):  # the Tikhonov system lives in the coordinates of φ
@@ -222,13 +225,14 @@ def _scaled_b(b: np.ndarray, e: int) -> np.ndarray:
         return np.ldexp(b, e)
 
 
-def _unscaled(theta: np.ndarray, e: int, k: int) -> np.ndarray:
-    """``2^{e−k}·θ`` for the estimate ``θ`` of the rewards ``r/2^e`` on the features ``φ/2^k``; a
-    located error where it leaves the float range."""
+def _unscaled(theta: np.ndarray, e: int, k: Any) -> np.ndarray:
+    """``2^{e−k_j}·θ_j`` for the estimate ``θ`` of the rewards ``r/2^e`` on the features ``φ_j/2^{k_j}``
+    (``k`` one int or one per column); a located error where it leaves the float range."""
     with np.errstate(over="ignore", under="ignore"):
-        out = np.ldexp(theta, e - k)
+        out = np.ldexp(theta, e - np.asarray(k))
     if not np.all(np.isfinite(out)):
         j = int(np.argmax(~np.isfinite(out)))
+        k = int(np.broadcast_to(k, theta.shape)[j])
         raise ValueError(
             f"the LSTD estimate is beyond the float range: theta[{j}] = {float(theta[j])!r} * "
             f"2^{e - k} (the estimate for the rewards divided by 2^{e} on the features divided by "

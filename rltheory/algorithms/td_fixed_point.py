@@ -33,6 +33,7 @@ from ..mdp.bellman import (
 from ..mdp.mixing import stationary_distribution
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
+from ._column_scales import _column_exponents, _exponent, _pow2, _pow2_both, _pow2_cols
 
 __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point", "expected_td"]
 
@@ -302,9 +303,10 @@ def _fixed_point(
     for the features ``Φ/2^e`` with ``2^e ≤ max|Φ| < 2^{e+1}``: ``(fp, A_s, b_s, θ*_s, e)`` with
     ``A = 4^e A_s``, ``b = 2^e b_s``, ``θ* = 2^{−e} θ*_s`` (exact powers of 2).
 
-    Solved at the unit scale and scaled back: ``A``, ``b`` are ``±inf`` with the right sign where
-    they leave the float range (at ``|φ| = 1e300`` the products overflowed with numpy's warning
-    and infinities of the wrong sign); ``A_s``, ``b_s`` stay in range.
+    Solved with every column at unit scale and scaled back: ``A``, ``b`` are ``±inf`` with the right
+    sign where they leave the float range (``|φ| = 1e300``: wrong signs before), and columns of
+    ``1e-160`` next to ``1e160`` keep their sizes (``Φ/2^e`` made the small one subnormal and the
+    SVD failed); ``A_s``, ``b_s`` (``θ*_s``) are ``0`` (``inf``) where such columns leave them.
     """
     if not isinstance(mdp, FiniteMDP) or mdp.gamma is None or mdp.batch_shape:
         got = (
@@ -321,7 +323,9 @@ def _fixed_point(
     g = float(mdp.gamma)
     F0 = _features(mdp, Phi)
     e = _exponent(F0, xp)
-    F = _pow2(F0, -e)  # max|F| in [1, 2): A = 4^e A_s cannot overflow in the solve
+    # solved for F = Φ·diag(2^{−E_j}) (each column's max in [1, 2)) and scaled back (_column_scales)
+    E = _column_exponents(F0, default=e)
+    F = _pow2_cols(F0, [-v for v in E], xp)
     Ppi = policy_transition_matrix(mdp, pi)
     r = policy_reward(mdp, pi)
     if d is None:
@@ -350,38 +354,30 @@ def _fixed_point(
         At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp
     )
     w = xp.linalg.solve(At, bt[:, None])
-    theta_s = (T @ w)[:, 0]
+    theta_c = (T @ w)[:, 0]
     values = (Psi @ w)[:, 0]
     V = evaluate_policy(mdp, pi)
     err = float(_weighted_norm(values - V, d))
     proj = (Psi @ (xp.matrix_transpose(sdU) @ V[:, None]))[:, 0]  # Π_D V = Ψ Ψᵀ D V
     perr = float(_weighted_norm(proj - V, d))
     with np.errstate(over="ignore", under="ignore"):  # A, b: ±inf (or 0) out of the range
-        theta = _pow2(theta_s, -e)
-        fp = TDFixedPoint(theta, _pow2(A, 2 * e), _pow2(b, e), d, values, V, err, perr)
-    if not bool(xp.all(xp.isfinite(theta))):  # θ* scales as 1/|Φ|: inf for subnormal features
+        theta = _pow2_cols(theta_c, [-v for v in E], xp)
+        fp = TDFixedPoint(
+            theta, _pow2_both(A, E, xp), _pow2_cols(b, E, xp), d, values, V, err, perr
+        )
+        rel = [v - e for v in E]  # the system for Φ/2^e (expected_td's coordinates)
+        A_s, b_s, theta_s = (
+            _pow2_both(A, rel, xp),
+            _pow2_cols(b, rel, xp),
+            _pow2_cols(theta_c, [-v for v in rel], xp),
+        )
+    if not bool(xp.all(xp.isfinite(theta))):  # θ*_j scales as 1/|Φ_j|: inf for subnormal features
         j = int(np.argmax(~np.isfinite(np.asarray(to_numpy(theta)))))
         raise ValueError(
-            f"{who}: theta*[{j}] = {float(theta_s[j])!r} * 2^{-e} is beyond the float range "
-            f"(theta* scales as 1/|Phi|, max|Phi| < 2^{e + 1}); scale the features up"
+            f"{who}: theta*[{j}] = {float(theta_c[j])!r} * 2^{-E[j]} is beyond the float range "
+            f"(theta*[{j}] scales as 1/|Phi[:, {j}]|, max|Phi[:, {j}]| < 2^{E[j] + 1}); scale the features up"
         )
-    return fp, A, b, theta_s, e
-
-
-def _exponent(x: Any, xp: Any) -> int:
-    """``e`` with ``2^e ≤ max|x| < 2^{e+1}`` (0 for an all-zero ``x``). Host sync."""
-    m = float(xp.max(xp.abs(x))) if math.prod(x.shape) else 0.0
-    return math.frexp(m)[1] - 1 if m > 0 else 0
-
-
-def _pow2(x: Any, e: int) -> Any:
-    """``x·2^e`` by factors of at most ``2^±60`` (within float32's range; exact unless the result
-    leaves the float range)."""
-    while e:
-        k = max(-60, min(60, e))
-        x = x * math.ldexp(1.0, k)
-        e -= k
-    return x
+    return fp, A_s, b_s, theta_s, e
 
 
 def _check_td_matrix(At: Any, level: Any, S: int, xp: Any) -> None:
@@ -450,6 +446,12 @@ def expected_td(
     # itself does not (|φ| = 1e300 in float64, 1e±30 in float32: A was inf or 0, and the run
     # failed inside numpy or was refused with "rho(I − αA) = 1 > 1")
     F = _pow2(_features(mdp, Phi), -e)
+    if not bool(xp.all(xp.isfinite(theta_star))):  # columns of sizes beyond one scale's range
+        j = int(np.argmax(~np.isfinite(np.asarray(to_numpy(theta_star)))))
+        raise ValueError(
+            f"expected_td: theta*[{j}] * 2^{e} is beyond the float range (column {j} of Phi is too "
+            f"small next to max|Phi| < 2^{e + 1} for one scale); scale the columns to similar sizes"
+        )
     try:
         alpha = math.ldexp(step_size, 2 * e)
     except OverflowError:
