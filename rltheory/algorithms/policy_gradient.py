@@ -48,6 +48,7 @@ from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.bellman import (
     _q_values,
     _state_occupancy,
+    advantage,
     as_stochastic_policy,
     evaluate_policy,
     expected_value,
@@ -193,9 +194,8 @@ def softmax_gradient(mdp: FiniteMDP, theta: Any, *, rho: Any = None, tau: float 
     theta = _theta(mdp, theta)
     rho = initial_distribution(mdp, rho)
     pi = softmax(theta, xp)
-    if tau == 0.0:
-        V = evaluate_policy(mdp, pi)
-        adv = _q_values(mdp, V) - V[..., None]
+    if tau == 0.0:  # (A^π without subtracting Q^π − V^π, both of size max|r|/(1−γ): see advantage)
+        adv = advantage(mdp, pi)
     else:
         # (regularized_values refused a batch of logits on an unbatched model naming "pi")
         _check_leading_axes(theta, mdp.batch_shape, "theta (with tau > 0)")
