@@ -187,8 +187,10 @@ def check_euclidean_step(mdp: FiniteMDP, eta: Any) -> float:
 def geometric_step_sizes(eta0: float, ratio: float) -> Callable[[int], float]:
     r"""Step-size rule ``η_k = η_0 · ratio^k`` (``ratio = 1/γ`` gives the PMD linear rate).
 
-    Capped at ``e^{700} ≈ 1e304`` (``η_0·ratio^k`` beyond it would overflow to ``inf``, which the
-    drivers refuse): from there on the steps are constant.
+    Capped at ``max(η_0, e^{700})`` (``e^{700} ≈ 1e304``; ``η_0·ratio^k`` beyond it would overflow to
+    ``inf``, which the drivers refuse): from there on the steps are constant. ``η_0`` itself is returned
+    at ``k = 0`` and no step is below it: the cap at ``e^{700}`` alone made ``η_0 = 1e305`` a rule of
+    constant steps ``1.01e304``, and ``exp(log η_0)`` returned ``0.10000000000000002`` for ``η_0 = 0.1``.
 
     Examples
     --------
@@ -203,7 +205,9 @@ def geometric_step_sizes(eta0: float, ratio: float) -> Callable[[int], float]:
     log0, logr = math.log(eta0), math.log(ratio)
 
     def rule(k: int) -> float:
-        return math.exp(min(log0 + k * logr, 700.0))
+        if k <= 0 or log0 >= 700.0:
+            return eta0
+        return max(eta0, math.exp(min(log0 + k * logr, 700.0)))
 
     return rule
 

@@ -214,3 +214,20 @@ def test_soft_bellman_operator_names_a_sweep_beyond_the_float_range():
     np.testing.assert_array_equal(
         soft_bellman_operator(mdp, Q[:1], tau=1.0)[0], soft_bellman_operator(mdp, Q[0], tau=1.0)
     )
+
+
+def test_geometric_step_sizes_start_at_eta0_and_never_below_it():
+    # η_0 = 1e305 (a finite step above the e^700 cap) gave the constant steps 1.01e304 < η_0, and
+    # η_0 = 0.1 came back as exp(log 0.1) = 0.10000000000000002 at k = 0
+    big = geometric_step_sizes(1e305, 2.0)
+    assert [big(k) for k in range(3)] == [1e305, 1e305, 1e305]
+    rule = geometric_step_sizes(0.1, 1.0 / 0.9)
+    assert rule(0) == 0.1
+    steps = [
+        geometric_step_sizes(0.1, 2.0)(k) for k in range(1100)
+    ]  # 0.1·2^k passes e^700 at k = 1014
+    assert min(steps) == 0.1 and steps[-1] == pytest.approx(np.exp(700.0), rel=1e-12)
+    assert np.all(np.diff(steps) >= 0.0)
+    mdp = _random_mdp(0, 2, 2, 0.9)
+    res = policy_mirror_descent(mdp, step_sizes=rule, iterations=2)
+    assert float(res.trace["step_size"][0]) == 0.1
