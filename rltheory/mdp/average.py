@@ -58,6 +58,7 @@ from .average_evaluation import (
     _roundoff,
     gain_bias,
 )
+from .average_lp_completion import _fastest_reach_actions, _reach_actions  # noqa: F401 (re-exported)
 from .average_lp_residual import _UNBOUNDED, _multichain_lp_residual, _multichain_with_sum_row
 from .average_pi import (
     _gain_rtol,
@@ -276,21 +277,6 @@ def relative_value_iteration(
         it += 1
 
 
-def _reach_actions(supp: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Actions moving every state outside ``target`` one BFS layer closer to it (−1 if unreachable)."""
-    S = supp.shape[0]
-    act = np.full(S, -1, dtype=np.int64)
-    done = target.copy()
-    while not done.all():
-        hits = np.any(supp & done[None, None, :], axis=-1) & ~done[:, None]  # [S, A]
-        layer = np.any(hits, axis=-1)
-        if not layer.any():
-            break
-        act[layer] = np.argmax(hits[layer], axis=-1)
-        done = done | layer
-    return act
-
-
 def average_linear_program(
     mdp: FiniteMDP, *, multichain: bool = False, weights: Any = None
 ) -> AverageRewardSolution:
@@ -304,9 +290,9 @@ def average_linear_program(
     stationary frequency of an optimal policy and its value is ``g*``. The primal
     ``min g s.t. g + h(s) ≥ r(s,a) + Σ_j P(j|s,a) h(j)`` gives ``(g*, h)`` as LP duals.
     Policy: on ``S_x = {s : Σ_a x*(s,a) > 0}`` (closed under the support of ``x*``)
-    the action with the largest ``x*(s,·)``; elsewhere an action that moves one
-    breadth-first layer closer to ``S_x``, so those states are transient and the
-    policy's gain is ``g*`` everywhere.
+    the action with the largest ``x*(s,·)``; elsewhere the actions minimising the expected time
+    to reach ``S_x`` (:func:`~rltheory.mdp.average_lp_completion._fastest_reach_actions`), so
+    those states are transient and the policy's gain is ``g*`` everywhere.
 
     *Multichain* (Puterman §9.3, Thm 9.3.8): variables ``x, y ≥ 0`` with
     ``Σ_a x(j,a) − Σ P(j|s,a) x(s,a) = 0`` and
@@ -328,9 +314,9 @@ def average_linear_program(
     Returns
     -------
     AverageRewardSolution
-        ``occupancy = x*``. Unichain: ``gain = min(Σ r x*, min_s g^policy(s))`` (the two agree up to
-        round-off when HiGHS returns a feasible ``x*``; the second is a lower bound on ``g*`` even
-        when a flow below its 1e-10 feasibility tolerance was ignored) and
+        ``occupancy = x*``. Unichain: ``gain = min_s g^policy(s)`` (equal to ``Σ r x*`` up to
+        round-off when HiGHS returns a feasible ``x*``; a lower bound on ``g*`` even when a flow
+        below its 1e-10 feasibility tolerance was ignored) and
         ``bound`` = the Odoni gap of the policy's bias ``h^π`` plus its round-off
         (:func:`_policy_gap`), so that ``|g* − gain| ≤ bound`` and ``g* − g^policy(s) ≤ bound``
         (Odoni) for the row-normalised model ``P/σ``, which is also the one the LP is built from.
@@ -423,7 +409,7 @@ def average_linear_program(
             pi = np.where(visited, pi, np.argmax(y, axis=-1))
         else:
             g, h = y_dual[S], y_dual[:S]
-            reach = _reach_actions(Pi > 0, visited)
+            reach = _fastest_reach_actions(Pi, visited)
             pi = np.where(visited, pi, reach)
         pis.append(pi)
         gains.append(g)
@@ -469,9 +455,10 @@ def average_linear_program(
         # constraints to 1e-10 only, so a flow δ·x(s, a) below that (a leak with probability
         # δ ≈ 1e-12) can be ignored and Σ r x* exceed g*; the gain of the returned policy is a lower
         # bound on g* whatever the solver did, and equals Σ r x* (up to round-off) when x* is feasible.
-        gain = xp.sum(occ * mdp.R, axis=(-2, -1))
+        # It alone is the gain (min(Σ r x*, g^π) was 2.1e-8 below g* = g^π = 1/2 on the two-state
+        # chain switching w.p. 1e-10, whose x* = (0.49999998, 0.50000002) meets its flow rows to 4e-18)
         g_pi, h_pi = _evaluate(xp, policy_transition_matrix(mdp, pi), policy_reward(mdp, pi), True)
-        gain = xp.minimum(gain, xp.min(g_pi, axis=-1))
+        gain = xp.min(g_pi, axis=-1)
         # certified from the policy's own bias (the LP's duals may be those of a float64 copy, or
         # of an infeasible x*): the Odoni gap of h^π plus its round-off (_policy_gap). The gap
         # max(T h − h) − gain of the LP's duals was −0.55 with |gain − g*| = 0.357 (float32) and 0
