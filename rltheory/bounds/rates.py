@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_positive_int, real_scalar
+from .._validate import _int_value, check_positive_int, real_scalar
 from ._real_input import _real_array
 from .claims import CLAIM_KINDS as CLAIM_KINDS
 from .claims import BoundCheck, Claim, ClaimCheck, check_bound
@@ -76,6 +76,12 @@ def _prepare(
             raise ValueError(f"window must be a pair (t_lo, t_hi) of numbers; got {window!r}")
         # NaN for text or bools: refused below
         lo, hi = real_scalar(window[0]), real_scalar(window[1])
+        if math.isnan(lo) or math.isnan(hi):  # text, bools, None or NaN: say which end
+            end = "t_lo" if math.isnan(lo) else "t_hi"
+            raise ValueError(
+                f"window must satisfy t_lo <= t_hi; got {window!r} ({end} = "
+                f"{window[0 if end == 't_lo' else 1]!r} is not a number)"
+            )
         if not lo <= hi:
             raise ValueError(f"window must satisfy t_lo <= t_hi; got {window}")
         keep = (t >= lo) & (t <= hi)
@@ -148,10 +154,15 @@ def _fit(
     if not 0 < real_scalar(level) < 1:  # NaN for text and bools
         raise ValueError(f"level must lie in (0, 1); got {level!r}")
     n_boot = check_positive_int(n_boot, "n_boot")  # 2.7 was truncated to 2, True read as 1
-    if not isinstance(seed, np.random.Generator) and (
-        isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
-    ):
-        raise ValueError(f"seed must be an integer >= 0 or a numpy.random.Generator; got {seed!r}")
+    if not isinstance(seed, np.random.Generator):
+        s_int = _int_value(
+            seed
+        )  # a 0-d integer array is an integer, as for n_boot (it was refused)
+        if s_int is None or s_int < 0:
+            raise ValueError(
+                f"seed must be an integer >= 0 or a numpy.random.Generator; got {seed!r}"
+            )
+        seed = s_int
     t, x, e = _prepare(t, err, window, log_t=(kind == "algebraic"))
     n = x.shape[0]
     # Centre x once on the full sample, so that the fits below see x − x̄ exact to round-off of
