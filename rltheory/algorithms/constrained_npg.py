@@ -188,7 +188,7 @@ def _logit_step(
         what,
         "the logit step eta1 A_L/(1-gamma)",
         ("s", "a"),
-        lambda M: f"at gamma = {g:g}, eta1 = {eta1:g} (|A_L| <= 2 max|r - lam·c|/(1-gamma))",
+        lambda M: f"at gamma = {g!r}, eta1 = {eta1:g} (|A_L| <= 2 max|r - lam·c|/(1-gamma))",
     )
     floor = -0.5 * float(np.finfo(np.float64).max)
     with np.errstate(over="ignore"):

@@ -121,7 +121,7 @@ def two_stage_constrained_ac(
             f"the soft-value bound of {stage}",
             (),
             lambda M: (
-                f"at gamma = {g:g}, temperature {temp:g} (|Q| <= (max|R| + tau log A)/(1-gamma));"
+                f"at gamma = {g!r}, temperature {temp:g} (|Q| <= (max|R| + tau log A)/(1-gamma));"
                 " soft values scale with R, tau and the weights together"
             ),
         )

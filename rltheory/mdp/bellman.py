@@ -97,7 +97,7 @@ def q_values(mdp: FiniteMDP, V: Any, *, gamma: float | None = None) -> Any:
         Q = _q_values(mdp, V, gamma)
     g = (mdp.gamma if mdp.gamma is not None else 1.0) if gamma is None else gamma
     return _check_in_range(
-        mdp, Q, "q_values", "Q_V = r + gamma P V", ("s", "a"), lambda M: f"at gamma = {g:g}"
+        mdp, Q, "q_values", "Q_V = r + gamma P V", ("s", "a"), lambda M: f"at gamma = {g!r}"
     )
 
 
@@ -182,7 +182,7 @@ def bellman_operator(mdp: FiniteMDP, V: Any, pi: Any) -> Any:
         out = xp.sum(xp.where(pi != 0, pi * _q_values(mdp, V), zero), axis=-1)
     g = mdp.gamma if mdp.gamma is not None else 1.0
     return _check_in_range(
-        mdp, out, "bellman_operator", "T^pi V", ("s",), lambda M: f"at gamma = {g:g}"
+        mdp, out, "bellman_operator", "T^pi V", ("s",), lambda M: f"at gamma = {g!r}"
     )
 
 

@@ -82,7 +82,7 @@ def _check_in_range(
 
 
 def _discounted_scale(g: float) -> Any:
-    return lambda M: f"at gamma = {g:g} (|V| <= max|R|/(1-gamma) = {M / (1.0 - g):.4g})"
+    return lambda M: f"at gamma = {g!r} (|V| <= max|R|/(1-gamma) = {M / (1.0 - g):.4g})"
 
 
 def as_stochastic_policy(mdp: FiniteMDP, pi: Any, *, field: str = "pi") -> Any:
