@@ -38,9 +38,10 @@ def _pow2(x: Any, e: int) -> Any:
 
 
 def _column_exponents(*xs: Any, default: int = 0) -> list[int]:
-    """``E_j`` with ``2^{E_j} ≤ max|x[:, j]| < 2^{E_j+1}`` over all the ``(n, k)`` arrays ``xs``
+    """``E_j`` with ``2^{E_j} ≤ max|x[..., j]| < 2^{E_j+1}`` over all the ``(..., k)`` arrays ``xs``
     together (``default`` for a column that is 0 in all of them). Host sync."""
-    m = np.max(np.stack([np.max(np.abs(np.asarray(to_numpy(x))), axis=0) for x in xs]), axis=0)
+    flat = [np.abs(np.asarray(to_numpy(x))).reshape(-1, x.shape[-1]) for x in xs]
+    m = np.max(np.stack([np.max(f, axis=0) for f in flat]), axis=0)
     return [int(np.frexp(v)[1]) - 1 if v > 0 else default for v in np.asarray(m, dtype=np.float64)]
 
 

@@ -37,6 +37,7 @@ from ..mdp.bellman import (
     evaluate_policy,
 )
 from ..mdp.model import FiniteMDP
+from ._column_scales import _column_exponents, _pow2_cols
 from .td_fixed_point import _weighted_norm
 
 __all__ = ["compatible_critic"]
@@ -81,7 +82,10 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     ``F`` (which squares its condition number), and directions with singular value below
     ``16·max(SA, d)·ε·max|ψ|`` — the rounding level, where the centring of compatible
     features leaves one null direction per state — are dropped (``ε`` of the dtype ``psi`` is
-    given in: float32 features on a float64 model are known only to float32's). With tabular features
+    given in: float32 features on a float64 model are known only to float32's). Columns more than
+    ``2^24`` apart in size are first scaled to unit size where that design has full column rank
+    (the critic is then unique and covariant under column scaling); a rank-deficient design with
+    such columns is solved as is, and its columns below ``~1e-13`` of the largest are cut. With tabular features
     the weighted residual stays at ~1e-13·max|A^π| even for policies with probabilities
     down to ``e^{-200}`` (tested). The targets are ``A^π(s, a) = Σ_{b≠a} π(b|s)(Q^π(s, a) −
     Q^π(s, b))``, so ``Σ_a π(a|s)A^π(s, a) = 0`` holds to round-off relative to each term even
@@ -118,12 +122,30 @@ def compatible_critic(mdp: FiniteMDP, pi: Any, psi: Any, *, rho: Any = None) -> 
     # ψ given in a coarser float than the model's (float32 features for a float64 model) is known
     # only to its own ε: the centring's null direction per state, exact in the model's precision,
     # sits at ε32·|ψ| and was kept by a cut at ε64, so the "minimum-norm" critic took a component
-    # ~‖A^π‖ along it (w = (0.083, 0.640, 1.330) where the float64 and float32 answers are both
-    # (0.366, −0.276, 0.372), one state, three actions and three features)
+    # ~‖A^π‖ along it (tests/algorithms/test_h88_compatible_float32.py)
     ratio = _source_eps(psi) / float(xp.finfo(P_.dtype).eps)
-    scale = None
-    if ratio > 1.0 and math.prod(P_.shape):
-        scale = float(xp.max(xp.abs(P_))) * ratio
+    cols = _column_exponents(P_, default=0) if math.prod(P_.shape) else []
+    if cols and max(cols) - min(cols) > 24:  # columns of sizes 2^24 apart or more
+        # One rounding cut at ε·max|ψ| dropped every column smaller than ~1e-13 of the largest, a
+        # needed direction (ψ·diag(2^-100, 1, 2^100): residual 0.188 where the fit's is 0.128). Solved
+        # with every column at unit scale where that design has full column rank (the least-squares
+        # w is then unique, so w_j = 2^{−E_j}·w_c,j exactly); a rank-deficient one keeps the
+        # minimum-norm solve in the coordinates of ψ below.
+        Pc = _pow2_cols(P_, [-v for v in cols], xp)
+        sc = float(xp.max(xp.abs(Pc))) * ratio if ratio > 1.0 else None
+        got = _compatible_critic(mdp, p, Pc, rho, scale=sc, full_rank_only=True)
+        if got is not None:
+            wc, res = got
+            with np.errstate(over="ignore", under="ignore"):
+                w = _pow2_cols(wc, [-v for v in cols], xp)
+            if not bool(xp.all(xp.isfinite(w))):
+                j = int(np.argmax(~np.isfinite(np.asarray(to_numpy(w)))))
+                raise ValueError(
+                    f"compatible_critic: w*[{j}] = {float(wc[j])!r} * 2^{-cols[j]} is beyond the "
+                    f"float range (w*[{j}] scales as 1/|psi[..., {j}]|); scale that feature up"
+                )
+            return w, res
+    scale = float(xp.max(xp.abs(P_))) * ratio if ratio > 1.0 and math.prod(P_.shape) else None
     return _compatible_critic(mdp, p, P_, rho, scale=scale)
 
 
@@ -150,8 +172,12 @@ def _compatible_critic(
     scale: float | None = None,
     err: Any = None,
     one_hot: Any = None,
-) -> tuple[Any, Any]:
+    full_rank_only: bool = False,
+) -> tuple[Any, Any] | None:
     """:func:`compatible_critic` on a validated policy ``p``, features ``P_`` and ``rho`` (loops).
+
+    ``full_rank_only``: return ``None`` instead where the weighted design has a singular value at
+    or below the rounding cut of :func:`_unit_min_norm` (``scale`` or ``max|P_|``, unit-scale ``P_``).
 
     ``scale``: what the entries of ``P_`` are known to up to a few ``ε`` (default ``max|P_|``;
     for ``P_ = φ − E_πφ`` it is ``2·max|φ|``, see :func:`_weighted_min_norm`); ``err``
@@ -170,6 +196,12 @@ def _compatible_critic(
     X = xp.reshape(P_, (mdp.S * mdp.A, k))
     wts = xp.reshape(dsa, (mdp.S * mdp.A,))
     y = xp.reshape(adv, (mdp.S * mdp.A,))
+    if full_rank_only:
+        sv = xp.linalg.svdvals(xp.sqrt(wts)[:, None] * X)
+        eps = float(xp.finfo(X.dtype).eps)
+        sc = float(xp.max(xp.abs(X))) if scale is None else scale
+        if sv.shape[0] < k or not bool(xp.all(sv > 16.0 * max(X.shape) * eps * sc)):
+            return None
     if one_hot is not None:
         w = _one_hot_critic(one_hot, dsa, adv, xp)
     else:
