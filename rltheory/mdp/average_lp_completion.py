@@ -45,17 +45,22 @@ def _fastest_reach_actions(P: np.ndarray, target: np.ndarray, max_iter: int = 10
     into ``target`` over a sure two-step route (expected times 1e11 and 4): on a weakly communicating
     model whose ``S_x`` leaked to that state with probability 1e-11, the LP returned a policy of gain
     0.5, ``g* = 1 − 3e-11``. Actions are kept within a relative ``1e-9`` of the minimum (the solve of
-    ``I − P_π`` loses digits as ``T`` grows); states that cannot reach ``target`` keep ``−1``.
+    ``I − P_π`` loses digits as ``T`` grows). Where a state cannot reach ``target`` (``−1``), the
+    breadth-first choice is returned as it is.
     """
     act = _reach_actions(P > 0, target)
-    out = np.flatnonzero(~target & (act >= 0))
+    out = np.flatnonzero(~target)
     n = out.size
-    if n == 0:
+    if n == 0 or np.any(act[out] < 0):  # (a state that cannot reach target: no proper policy)
         return act
     Q = P[out][:, :, out]  # [n, A, n]: moves that stay outside the target
     rows = np.arange(n)
     for _ in range(max_iter):
-        T = np.linalg.solve(np.eye(n) - Q[rows, act[out]], np.ones(n))
+        # (singular to working precision: the last proper choice is kept)
+        try:
+            T = np.linalg.solve(np.eye(n) - Q[rows, act[out]], np.ones(n))
+        except np.linalg.LinAlgError:
+            break
         cost = 1.0 + Q @ T  # [n, A]
         best = np.min(cost, axis=-1)
         keep = cost[rows, act[out]] <= best * (1.0 + 1e-9)

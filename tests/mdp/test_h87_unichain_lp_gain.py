@@ -12,11 +12,14 @@ HiGHS's tolerance, the two shared a recurrent class and the policy's gain was 1/
 The completion now minimises the expected time to reach ``S_x``.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.average import average_linear_program, average_policy_iteration
+from rltheory.mdp.average_lp_completion import _fastest_reach_actions
 
 U = 2.0**-53
 
@@ -58,3 +61,30 @@ def test_policy_outside_the_lp_support_reaches_it_fastest(eps):
     assert float(lp.gain) == pytest.approx(float(pi.gain), rel=8 * U, abs=0)
     assert float(lp.gain) > 1 - 10 * eps
     assert float(lp.bound) <= 1e-12
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fastest_reach_actions_minimise_the_expected_hitting_time(seed):
+    # SSP optimality (Bertsekas & Tsitsiklis 1991): the returned completion's expected times to reach
+    # the target are the componentwise minimum over every proper deterministic completion (brute force)
+    rng = np.random.default_rng(seed)
+    S, A = int(rng.integers(2, 5)), int(rng.integers(1, 4))
+    P = rng.random((S, A, S)) * (rng.random((S, A, S)) < 0.5)
+    P[..., 0] += 1e-3 * rng.random((S, A))  # every state reaches state 0 (in the target)
+    P /= P.sum(-1, keepdims=True)
+    target = rng.random(S) < 0.4
+    target[0] = True
+    out = np.flatnonzero(~target)
+    if out.size == 0:
+        return
+
+    def times(actions):
+        Q = P[out][:, :, out][np.arange(out.size), actions]
+        return np.linalg.solve(np.eye(out.size) - Q, np.ones(out.size))
+
+    best = np.min(
+        [times(np.array(a)) for a in itertools.product(range(A), repeat=out.size)], axis=0
+    )
+    act = _fastest_reach_actions(P, target)
+    assert np.all(act[out] >= 0)
+    np.testing.assert_allclose(times(act[out]), best, rtol=1e-9)
