@@ -164,7 +164,8 @@ def _infeasibility_message(cmdp: ConstrainedMDP, res: Any) -> str:
         k = int(np.frexp(float(np.max(np.abs(Ci))))[1])
         with np.errstate(over="ignore"):
             bs = float(np.ldexp(float(cmdp.b[i]), -k))  # (may be inf: then no minimum exceeds it)
-        low = -_optimal_value(cmdp, from_host(np.ldexp(-Ci, -k), cmdp.mdp.P, cmdp.mdp.dtype))
+        # (0.0 − …: a zero minimum read −0 in the message, 'min_π V_C0(μ) = -0 > b[0] = -1e-300')
+        low = 0.0 - _optimal_value(cmdp, from_host(np.ldexp(-Ci, -k), cmdp.mdp.P, cmdp.mdp.dtype))
         # relative to the constraint's own scale (an absolute 1e-9 hid min V_C = 2e-12 > b = 1e-12)
         size = max(abs(low), abs(bs), horizon * float(np.max(np.abs(np.ldexp(Ci, -k)))))
         if low > bs + 1e-9 * size:
