@@ -60,3 +60,21 @@ def _pow2_cols(x: Any, exps: list[int], xp: Any) -> Any:
 def _pow2_both(A: Any, exps: list[int], xp: Any) -> Any:
     """``diag(2^{exps})·A·diag(2^{exps})`` for a square ``A`` (exact unless it leaves the range)."""
     return xp.matrix_transpose(_pow2_cols(xp.matrix_transpose(_pow2_cols(A, exps, xp)), exps, xp))
+
+
+def _batch_column_exponents(x: Any) -> np.ndarray:
+    """``E[..., j]`` with ``2^E ≤ max_s |x[..., s, j]| < 2^{E+1}`` for each batch entry and column
+    of an ``(..., S, k)`` array (0 for a zero column). Host sync."""
+    m = np.max(np.abs(np.asarray(to_numpy(x), dtype=np.float64)), axis=-2)
+    return np.where(m > 0, np.frexp(m)[1] - 1, 0)
+
+
+def _pow2_arr(x: Any, ex: Any, xp: Any) -> Any:
+    """``x·2^{ex}`` for an integer array ``ex`` broadcasting against ``x``, by factors of at most
+    ``2^±60`` (exact unless the result leaves the float range)."""
+    ex = np.asarray(ex, dtype=np.int64)
+    while np.any(ex):
+        step = np.clip(ex, -60, 60)
+        x = x * xp.asarray(np.ldexp(1.0, step), dtype=x.dtype, device=x.device)
+        ex = ex - step
+    return x

@@ -19,7 +19,12 @@ import warnings
 import numpy as np
 import pytest
 
-from rltheory.algorithms.critics import expected_td, lstd_estimate, projected_fixed_point
+from rltheory.algorithms.critics import (
+    expected_td,
+    lstd_estimate,
+    projected_fixed_point,
+    projection,
+)
 from rltheory.mdp import FiniteMDP
 from rltheory.mdp.zoo import random_mdp
 
@@ -79,3 +84,24 @@ def test_expected_td_names_columns_too_far_apart_for_one_scale():
         expected_td(
             CYCLE, np.array([0, 0]), np.diag([1e-160, 1e160]), step_size=1e-300, iterations=2
         )
+
+
+@pytest.mark.parametrize("s", [(1e-320, 1.0), (5e-324, 1e308), (2.0**-1060, 2.0**1000)])
+def test_projection_with_a_subnormal_column(s):
+    # Π_D depends on span Φ only: Φ = [[s0, 0], [0, s1], [s0, s1]] spans R^3's plane of (1,0,1)
+    # and (0,1,1), which holds V = (1, 2, 3) (= 1·(1,0,1) + 2·(0,1,1)), so Π_D V = V
+    Phi = np.array([[s[0], 0.0], [0.0, s[1]], [s[0], s[1]]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # overflow in the basis transform, then NaN, before
+        got = projection(Phi, np.full(3, 1 / 3), np.array([1.0, 2.0, 3.0]))
+    # an orthogonal projection is accurate to a few ε relative to max|V| = 3
+    np.testing.assert_allclose(got, [1.0, 2.0, 3.0], rtol=0, atol=8 * 2.2e-16 * 3)
+
+
+def test_batched_projection_scales_each_batch_entry():
+    # column 0 is subnormal in the first entry only: a scale common to the batch kept it subnormal
+    Phi = np.array(
+        [[[1e-320, 0.0], [0.0, 1.0], [1e-320, 1.0]], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]
+    )
+    got = projection(Phi, np.full(3, 1 / 3), np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(got, [[1.0, 2.0, 3.0]] * 2, rtol=0, atol=8 * 2.2e-16 * 3)
