@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import highs_linprog
 from ..errors import SolverError
 from .correlated import (
     CorrelatedEquilibrium,
@@ -39,17 +40,19 @@ def _ce_support(Gn: np.ndarray) -> np.ndarray:
     ``max Σ_a z_a`` s.t. ``0 ≤ z_a ≤ 1``, ``z_a ≤ ν_a``. The cone is convex and closed under
     scaling, so one ``ν`` is positive on every joint action any CE uses, scaled until those
     entries are ``≥ 1``: at the optimum ``z`` is the indicator of that maximal support (an
-    entry ``> 1/2`` is in it; HiGHS's tolerances are ``1e-7``).
+    entry ``> 1/2`` is in it). Solved by :func:`rltheory._numerics.highs_linprog` (tolerances
+    ``1e-10``, entries down to ``1e-12`` kept, interior point on numerical trouble): with
+    ``linprog``'s defaults HiGHS stopped with model status *Unknown* (scipy status 4) on the
+    cone of a 2×2×3 game of integers in ``{0, 1, 2}`` plus ``1e-9`` noise, which is feasible
+    (``z = ν = 0``), and :func:`max_entropy_ce` raised :class:`~rltheory.errors.SolverError`.
     """
-    from scipy.optimize import linprog  # noqa: PLC0415
-
     R, K = Gn.shape
     if not R:
         return np.ones(K, dtype=bool)
     c = np.concatenate([np.zeros(K), -np.ones(K)])
     A_ub = np.block([[-np.eye(K), np.eye(K)], [Gn, np.zeros((R, K))]])
     bounds = [(0.0, None)] * K + [(0.0, 1.0)] * K
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(K + R), bounds=bounds, method="highs")
+    res = highs_linprog(c, A_ub=A_ub, b_ub=np.zeros(K + R), bounds=bounds)
     if res.status != 0:
         raise SolverError(
             f"max_entropy_ce: HiGHS failed on the support LP: {res.message}", status=res.status
@@ -144,7 +147,10 @@ def _entropy_kkt(G: np.ndarray, mu0: np.ndarray) -> np.ndarray | None:
     row is added and a row whose multiplier must be negative dropped, until the conditions hold:
     ``Gμ ≤ 16 K u`` on every row and a non-negative ``λ`` (``scipy.optimize.nnls``) fits
     ``log μ`` within ``1e-12(1 + max|log μ|)`` (accepted fits measured ~1e-15). None when no
-    active set passes within ``R + 1`` tries.
+    active set passes within ``R + 1`` tries, or when Newton's point has an entry that underflowed
+    to 0 (its multipliers diverge: on a 2×3 game of integers plus ``1e-12`` noise, where incentive
+    rows of size ``1e-13`` pin joint actions to 0, ``log 0`` reached ``nnls``, which raised numpy's
+    unlocated "array must not contain infs or NaNs").
     """
     from scipy.optimize import nnls  # noqa: PLC0415
 
@@ -158,6 +164,8 @@ def _entropy_kkt(G: np.ndarray, mu0: np.ndarray) -> np.ndarray | None:
             active[int(np.argmax(np.where(active, -np.inf, slack)))] = True
             continue
         if np.any(slack[active] > eps):  # Newton did not reach the active rows
+            return None
+        if not np.all(mu > 0.0):  # mass below the float range: no log-linear fit, no KKT point
             return None
         rows = np.flatnonzero(active)
         logmu = np.log(mu)
