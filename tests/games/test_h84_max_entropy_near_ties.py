@@ -98,3 +98,20 @@ def test_near_tie_games_get_a_certified_correlated_equilibrium(U):
     # payoff range (2): measured 6.3e-14 (2x3) and 9.8e-15 (2x2x3)
     assert Fraction(ce.gap) >= exact and ce.gap == ce_gap(U, mu)
     assert ce.gap <= 1e-12 * float(np.ptp(U))
+
+
+def test_newton_point_with_an_underflowed_entry_is_no_kkt_point():
+    # the 2x3 game on the joint actions (0, 1), (1, 0), (1, 1) (the support the LP at linprog's
+    # defaults gave; rows of size 3e-12 and 1.2e-13 there pin the first two to 0): from
+    # Clarabel's point Newton's multipliers diverge and its point underflows to exactly 0 on
+    # (0, 1) and (1, 0). Before, log 0 reached scipy's nnls, which raised numpy's unlocated
+    # "array must not contain infs or NaNs"; now no KKT point (None), and max_entropy_ce goes on
+    # to its L-BFGS-B start
+    import sys
+
+    from rltheory.games.correlated import _row_normalised, ce_constraints
+
+    entropy = sys.modules["rltheory.games.correlated_entropy"]
+    Gs = _row_normalised(ce_constraints(U_2x3))[:, [1, 3, 4]]
+    mu0 = np.array([2.89451489e-12, 4.86755217e-10, 1.0])
+    assert entropy._entropy_kkt(Gs, mu0 / mu0.sum()) is None
