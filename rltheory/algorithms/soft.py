@@ -47,8 +47,9 @@ from ..mdp.discounted import _Roundoff
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
 from ._policy_opt import discount
-from .temperature import (
+from .temperature import (  # (_reachable_tol: imported from here by two_stage)
     _check_soft_range,
+    _reachable_tol,
     _soft_max,
     _soft_policy,
     _soft_sweep_error,
@@ -314,37 +315,6 @@ def soft_reference(mdp: FiniteMDP, *, tau: float) -> SoftSolution:
     return soft_value_iteration(mdp, tau=tau, tol=_reachable_tol(mdp, tau, 1e-12))
 
 
-def _reachable_tol(mdp: FiniteMDP, tau: float, at_least: float) -> float:
-    """``max(at_least·min(1, r̄), 16ε·γ/(1−γ)·q̄ + 2f)``, ``r̄ = ‖r‖∞ + τ log|A| = (1−γ)q̄``: the
-    target ``at_least`` (meant for rewards of unit size), relative to the problem's scale below
-    it, and never below what :func:`soft_value_iteration` can certify on ``mdp`` without meeting
-    its round-off floor (see :func:`soft_reference`)."""
-    tau = check_temperature(
-        mdp, tau
-    )  # (a τ whose entropy bonus overflows: named as such, before the target)
-    g = float(mdp.gamma)
-    xp = mdp.xp
-    r_max = float(xp.max(xp.abs(mdp.R))) if mdp.R.size else 0.0
-    r_bar = r_max + tau * math.log(mdp.A)
-    q_max = r_bar / (1.0 - g)
-    floor = 16.0 * float(xp.finfo(mdp.dtype).eps) * g / (1.0 - g) * q_max
-    ro = _Roundoff(mdp)
-    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp) / (1.0 - g) + g * temperature_error(
-        mdp, tau
-    )
-    f_max = float(xp.max(f)) if getattr(f, "ndim", 0) else float(f)
-    target = max(at_least * min(1.0, r_bar), floor + 2.0 * f_max)
-    if not math.isfinite(target):
-        # (the drivers then failed with "tol must be a positive finite number; got inf", about no argument
-        # of theirs: rewards 1e307 or tau = 1e307 with |A| = 10 and gamma = 0.5)
-        raise ValueError(
-            f"the soft values' scale (max|r| + tau*log|A|)/(1 - gamma) = {q_max:.3g} (max|r| = {r_max:.3g}, "
-            f"tau={tau!r}) leaves no room for their round-off certificate, which overflows: scale the rewards "
-            "and tau down together (the soft-optimal policy is unchanged and the values scale with them)"
-        )
-    return target
-
-
 def soft_value_iteration(
     mdp: FiniteMDP, *, tau: float, tol: float = 1e-10, max_iter: int | None = None, Q0: Any = None
 ) -> SoftSolution:
@@ -429,62 +399,70 @@ def soft_value_iteration(
     d_tau = temperature_error(mdp, tau)  # Q*_τ against the Q*_τ̂ of the rounded τ, over γ
     k, converged = 0, False
     bound = xp.full(mdp.batch_shape, math.inf, dtype=mdp.dtype, device=mdp.P.device)
-    while True:
-        V = _soft_max(Q, tau, xp)
-        Qn = _q_values(mdp, V)  # = soft_bellman_operator(mdp, Q, tau=tau)
-        res = xp.max(xp.abs(Qn - Q), axis=red)
-        k += 1
-        # ‖Q_{k+1} − Q*‖ ≤ (γ‖Q_{k+1} − Q_k‖ + e_k)/(1−γ) with e_k the round-off of the computed
-        # T_τ Q_k; the computed difference is within 2u of the exact one
-        floor = (
-            _soft_sweep_error(ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp)
-            / (1.0 - g)
-            + g * d_tau
-        )
-        bound = (g * (1.0 + 2.0 * ro.u) / (1.0 - g)) * res + floor
-        rec.record(k, residual=res, bound=bound)
-        Q = Qn
-        worst = float(xp.max(bound))
-        if not math.isfinite(worst):  # (a NaN certificate and Q after max_iter sweeps, before)
-            _check_soft_range(mdp, Q, "soft_value_iteration", tau)
-        if worst <= tol:
-            converged = True
-            break
-        if max_iter is None:
-            r0 = float(xp.max(res))
-            # γ^k·γ/(1−γ)·‖Q_1 − Q_0‖∞ below what the round-off allowance leaves of tol; the
-            # allowance grows with ‖Q_k‖∞ ≤ ‖Q_1‖∞ + 2γ/(1−γ)‖Q_1 − Q_0‖∞ (for the cap only)
-            q_hat = xp.max(xp.abs(Qn), axis=red) + (2.0 * g / (1.0 - g)) * res
-            f_hat = (
-                _soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp)
+    # values near the float range: an overflow of the sweep is named (_check_soft_range), one of the
+    # certificate or of the a-priori cap is an honest inf (numpy's RuntimeWarnings leaked from them)
+    with np.errstate(over="ignore", invalid="ignore"):
+        while True:
+            V = _soft_max(Q, tau, xp)
+            Qn = _q_values(mdp, V)  # = soft_bellman_operator(mdp, Q, tau=tau)
+            res = xp.max(xp.abs(Qn - Q), axis=red)
+            k += 1
+            # ‖Q_{k+1} − Q*‖ ≤ (γ‖Q_{k+1} − Q_k‖ + e_k)/(1−γ) with e_k the round-off of the computed
+            # T_τ Q_k; the computed difference is within 2u of the exact one
+            floor = (
+                _soft_sweep_error(
+                    ro, xp.max(xp.abs(Q), axis=red), xp.max(xp.abs(V), axis=-1), tau, mdp
+                )
                 / (1.0 - g)
                 + g * d_tau
             )
-            room = tol - float(xp.max(f_hat))
-            need = contraction_steps(
-                g, g * (1.0 + 2.0 * ro.u) / (1.0 - g) * r0, room if room > 0 else tol
-            )
-            max_iter = int(min(10**6, max(need, 1) + 10))
-        # an instance whose round-off allowance alone reaches tol cannot be certified by more
-        # sweeps once its contraction part is down to that level: stop, unconverged
-        stuck = bool(xp.all((bound <= tol) | ((floor >= tol) & (bound <= 2.0 * floor))))
-        if k >= max_iter or stuck:
-            floor_max = float(xp.max(floor))
-            where = (
-                f"stopped at max_iter={max_iter}" if k >= max_iter else f"stopped after {k} sweeps"
-            )
-            hint = (
-                f"; tol is at or below the certificate's round-off floor (about {floor_max:.2g}, the "
-                f"rounding of the computed T_τ Q over 1−γ) in this dtype: ask for a larger tol"
-                if floor_max >= tol
-                else ""
-            )
-            warnings.warn(
-                f"soft_value_iteration {where} with certificate {worst:.3g} > tol={tol:g}" + hint,
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-            break
+            bound = (g * (1.0 + 2.0 * ro.u) / (1.0 - g)) * res + floor
+            rec.record(k, residual=res, bound=bound)
+            Q = Qn
+            worst = float(xp.max(bound))
+            if not math.isfinite(worst):  # (a NaN certificate and Q after max_iter sweeps, before)
+                _check_soft_range(mdp, Q, "soft_value_iteration", tau)
+            if worst <= tol:
+                converged = True
+                break
+            if max_iter is None:
+                r0 = float(xp.max(res))
+                # γ^k·γ/(1−γ)·‖Q_1 − Q_0‖∞ below what the round-off allowance leaves of tol; the
+                # allowance grows with ‖Q_k‖∞ ≤ ‖Q_1‖∞ + 2γ/(1−γ)‖Q_1 − Q_0‖∞ (for the cap only)
+                q_hat = xp.max(xp.abs(Qn), axis=red) + (2.0 * g / (1.0 - g)) * res
+                f_hat = (
+                    _soft_sweep_error(ro, q_hat, q_hat + tau * math.log(max(mdp.A, 1)), tau, mdp)
+                    / (1.0 - g)
+                    + g * d_tau
+                )
+                room = tol - float(xp.max(f_hat))
+                need = contraction_steps(
+                    g, g * (1.0 + 2.0 * ro.u) / (1.0 - g) * r0, room if room > 0 else tol
+                )
+                max_iter = int(min(10**6, max(need, 1) + 10))
+            # an instance whose round-off allowance alone reaches tol cannot be certified by more
+            # sweeps once its contraction part is down to that level: stop, unconverged
+            stuck = bool(xp.all((bound <= tol) | ((floor >= tol) & (bound <= 2.0 * floor))))
+            if k >= max_iter or stuck:
+                floor_max = float(xp.max(floor))
+                where = (
+                    f"stopped at max_iter={max_iter}"
+                    if k >= max_iter
+                    else f"stopped after {k} sweeps"
+                )
+                hint = (
+                    f"; tol is at or below the certificate's round-off floor (about {floor_max:.2g}, the "
+                    f"rounding of the computed T_τ Q over 1−γ) in this dtype: ask for a larger tol"
+                    if floor_max >= tol
+                    else ""
+                )
+                warnings.warn(
+                    f"soft_value_iteration {where} with certificate {worst:.3g} > tol={tol:g}"
+                    + hint,
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+                break
     V, logpi = _soft_policy(Q, tau, mdp)
     return SoftSolution(
         Q=Q,

@@ -218,3 +218,34 @@ def _check_soft_range(mdp: FiniteMDP, Q: Any, name: str, tau: float, Q_in: Any =
         f"{h[idx]}. Soft values scale with r and tau together: divide both (and Q) by a power of 2 and "
         "scale the result back (the soft-optimal policy is unchanged)"
     )
+
+
+def _reachable_tol(mdp: FiniteMDP, tau: float, at_least: float) -> float:
+    """``max(at_least·min(1, r̄), 16ε·γ/(1−γ)·q̄ + 2f)``, ``r̄ = ‖r‖∞ + τ log|A| = (1−γ)q̄``: the
+    target ``at_least`` (meant for rewards of unit size), relative to the problem's scale below
+    it, and never below what :func:`~rltheory.algorithms.soft.soft_value_iteration` can certify on ``mdp`` without meeting
+    its round-off floor (see :func:`~rltheory.algorithms.soft.soft_reference`)."""
+    tau = check_temperature(
+        mdp, tau
+    )  # (a τ whose entropy bonus overflows: named as such, before the target)
+    g = float(mdp.gamma)
+    xp = mdp.xp
+    r_max = float(xp.max(xp.abs(mdp.R))) if mdp.R.size else 0.0
+    r_bar = r_max + tau * math.log(mdp.A)
+    q_max = r_bar / (1.0 - g)
+    floor = 16.0 * float(xp.finfo(mdp.dtype).eps) * g / (1.0 - g) * q_max
+    ro = _Roundoff(mdp)
+    f = _soft_sweep_error(ro, q_max, q_max, float(tau), mdp) / (1.0 - g) + g * temperature_error(
+        mdp, tau
+    )
+    f_max = float(xp.max(f)) if getattr(f, "ndim", 0) else float(f)
+    target = max(at_least * min(1.0, r_bar), floor + 2.0 * f_max)
+    if not math.isfinite(target):
+        # (the drivers then failed with "tol must be a positive finite number; got inf", about no argument
+        # of theirs: rewards 1e307 or tau = 1e307 with |A| = 10 and gamma = 0.5)
+        raise ValueError(
+            f"the soft values' scale (max|r| + tau*log|A|)/(1 - gamma) = {q_max:.3g} (max|r| = {r_max:.3g}, "
+            f"tau={tau!r}) leaves no room for their round-off certificate, which overflows: scale the rewards "
+            "and tau down together (the soft-optimal policy is unchanged and the values scale with them)"
+        )
+    return target

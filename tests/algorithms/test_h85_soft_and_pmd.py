@@ -231,3 +231,15 @@ def test_geometric_step_sizes_start_at_eta0_and_never_below_it():
     mdp = _random_mdp(0, 2, 2, 0.9)
     res = policy_mirror_descent(mdp, step_sizes=rule, iterations=2)
     assert float(res.trace["step_size"][0]) == 0.1
+
+
+def test_soft_value_iteration_near_the_float_range_without_numpy_warnings():
+    # Q*_τ = (0.9·1.7e308, 1.7e308) is finite; the a-priori sweep count overflowed (to an honest inf)
+    # and leaked "RuntimeWarning: overflow encountered in scalar multiply"
+    mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[0.0, 1.7e307]]), gamma=0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        sol = soft_value_iteration(mdp, tau=1.0, tol=1e300)
+    assert sol.converged
+    # (tol = 1e300: bound 9.9e299, error 9.9e299 from Q*_τ; exact Q*_τ up to τ log 2 ≪ 1 ulp)
+    assert float(np.max(np.abs(sol.Q - np.array([[0.9 * 1.7e308, 1.7e308]])))) <= float(sol.bound)
