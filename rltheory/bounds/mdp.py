@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import contraction_steps
-from .._validate import check_discount, real_scalar
+from .._validate import _int_value, check_discount, real_scalar
 from ._argcheck import _real_entries, _where
 from .mdp_roundoff import vi_certificate_floor, vi_sweep_error  # split out; re-exported here
 
@@ -448,9 +448,13 @@ def pi_iteration_bound(S: int, A: int, gamma: float) -> int:
     >>> pi_iteration_bound(10, 4, 0.9)
     720
     """
+    counts = []
     for name, v in (("S", S), ("A", A)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        n = _int_value(v)  # a 0-d integer array too (np.array(2) was refused; bools still are)
+        if n is None or n < 1:
             raise ValueError(f"{name} must be a positive integer; got {v!r}")
+        counts.append(n)
+    S, A = counts
     g = _gamma(gamma)
     per_action = max(1, math.ceil(math.log(1.0 / (1.0 - g)) / (1.0 - g)))
     return int((S * A - S) * per_action)

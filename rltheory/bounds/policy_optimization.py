@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import _int_value
 from ._argcheck import _constant, _count, _gamma, _pos, _times
 from ._policy_args import _as_float_count, _at_least, _mismatch, _probability_floor
 from .policy_constants import entropy_npg_constant, kl_to_policy, mismatch_coefficient
@@ -118,15 +119,14 @@ def npg_bound(
     g = _gamma(gamma)
     span = _pos(reward_span, "reward_span", allow_zero=True)
     if kl0 is None:
-        if (
-            isinstance(n_actions, bool)
-            or not isinstance(n_actions, (int, np.integer))
-            or n_actions < 1
-        ):
+        k = _int_value(
+            n_actions
+        )  # a 0-d integer array too, as _count reads counts (it was refused)
+        if k is None or k < 1:
             raise ValueError(
                 f"give kl0 or n_actions (an integer >= 1); got n_actions={n_actions!r}"
             )
-        kl0 = math.log(n_actions)
+        kl0 = math.log(k)
     kl0 = _constant(kl0, "kl0")  # a KL divergence: >= 0, inf when π_0 misses the support of π*
     with np.errstate(over="ignore"):  # a tiny eta: the bound is inf
         return kl0 / (eta * T) + span / ((1.0 - g) ** 2 * T)
