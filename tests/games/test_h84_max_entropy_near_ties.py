@@ -115,3 +115,22 @@ def test_newton_point_with_an_underflowed_entry_is_no_kkt_point():
     Gs = _row_normalised(ce_constraints(U_2x3))[:, [1, 3, 4]]
     mu0 = np.array([2.89451489e-12, 4.86755217e-10, 1.0])
     assert entropy._entropy_kkt(Gs, mu0 / mu0.sum()) is None
+
+
+def test_support_lp_falls_back_to_highs_defaults_then_no_presolve(monkeypatch):
+    # where the tight-tolerance solve reports trouble (scipy status 4) the support LP is solved
+    # at HiGHS's defaults, and then without presolve, which is what solves the 2x2x3 game's LP
+    # (its default solve stops with model status Unknown): a certified CE still comes back
+    import sys
+    from types import SimpleNamespace
+
+    entropy = sys.modules["rltheory.games.correlated_entropy"]
+    calls = []
+
+    def trouble(*args, **kwargs):
+        calls.append(1)
+        return SimpleNamespace(status=4, message="forced trouble", x=None)
+
+    monkeypatch.setattr(entropy, "highs_linprog", trouble)
+    ce = max_entropy_ce(U_2x2x3)
+    assert calls and ce.gap <= 1e-12 * float(np.ptp(U_2x2x3))
