@@ -37,14 +37,22 @@ def occupancy_constraints(
     Discounted: ``c = (1 − γ) μ`` for the normalised occupancy (sums to 1), or ``c = μ`` with
     ``normalised=False`` (the unnormalised ``Σ_t γ^t Pr(s_t, a_t)``, sums to ``1/(1 − γ)``,
     the CMDP convention). ``what`` names the caller in the host-only error.
+
+    The constraints are those of the row-normalised model ``P/σ`` (``σ`` the stored rows' sums),
+    in float64 whatever the model's dtype: the model every certificate is about. Built from a
+    float32 ``P`` in its own dtype, ``γP`` was rounded to float32 (the polytope of
+    ``γ = float32(0.999) = 0.99900001``): :func:`rltheory.algorithms.constrained.slater_slack`
+    gave ``ξ = 49.995`` for an exact 50 (:func:`rltheory.mdp.solve_cmdp` had the same flaw).
     """
-    P = require_host(mdp.P, what)
+    P = np.asarray(require_host(mdp.P, what), dtype=np.float64)
+    P = P / P.sum(-1, keepdims=True)
     S, A = mdp.S, mdp.A
     if mdp.gamma is None:
         M = np.vstack([flow_matrix(P, 1.0), np.ones((1, S * A))])
         return M, np.concatenate([np.zeros(S), [1.0]])
-    mu = to_numpy(mdp.initial_distribution())
-    return flow_matrix(P, mdp.gamma), (1.0 - mdp.gamma) * mu if normalised else mu
+    g = float(mdp.gamma)
+    mu = np.asarray(to_numpy(mdp.initial_distribution()), dtype=np.float64)
+    return flow_matrix(P, g), (1.0 - g) * mu if normalised else mu
 
 
 def state_weights(mdp: FiniteMDP, weights: Any) -> np.ndarray:

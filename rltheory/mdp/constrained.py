@@ -54,7 +54,7 @@ import numpy as np
 from .._numerics import highs_linprog
 from ..backend import from_host, to_numpy
 from ..errors import InvalidModelError, SolverError
-from ._occupancy_lp import flow_matrix, occupancy_constraints
+from ._occupancy_lp import occupancy_constraints
 from .bellman import _check_in_range, _discounted_scale
 from .cmdp_lagrangian import _optimal_value, dual_function, evaluate_cmdp, lagrangian
 from .cmdp_model import ConstrainedMDP, _check_cmdp
@@ -117,22 +117,14 @@ class CMDPSolution:
 
 
 def _lp_data(cmdp: ConstrainedMDP) -> tuple[np.ndarray, ...]:
-    # host-only check first; CMDP values are unnormalised discounted sums (DESIGN.md)
-    occupancy_constraints(cmdp.mdp, "solve_cmdp", normalised=False)
+    # host-only check first; CMDP values are unnormalised discounted sums (DESIGN.md). The LP is
+    # about the row-normalised model P/σ in float64 (occupancy_constraints): built from P in its own
+    # dtype, a float32 model got γP rounded to float32, i.e. the LP of γ = float32(0.999) =
+    # 0.99900001: V* and the costs 1.3e-5 too large relative, a returned policy whose true cost
+    # exceeded b by 2.6e-3 (b = 287.494, γ = 0.999), and at γ = 1 − 1e-7 values 13% off (float32
+    # rounds γ to 1 − 1.19e-7; V = 1.089e7 for 1.25e7).
+    A_eq, b_eq = occupancy_constraints(cmdp.mdp, "solve_cmdp", normalised=False)
     S, A = cmdp.S, cmdp.A
-    # The LP is about the row-normalised model P/σ in float64 (the model every certificate is about).
-    # Built from P in its own dtype, a float32 model got γP rounded to float32, i.e. the LP of
-    # γ = float32(0.999) = 0.99900001: V* and the costs 1.3e-5 too large relative, a returned policy
-    # whose true cost exceeded b by 2.6e-3 (b = 287.494, γ = 0.999), and at γ = 1 − 1e-7 values 13%
-    # off (float32 rounds γ to 1 − 1.19e-7; V = 1.089e7 for 1.25e7).
-    P = np.asarray(to_numpy(cmdp.mdp.P), dtype=np.float64)
-    P = P / P.sum(-1, keepdims=True)
-    if cmdp.gamma is None:
-        A_eq = np.vstack([flow_matrix(P, 1.0), np.ones((1, S * A))])
-        b_eq = np.concatenate([np.zeros(S), [1.0]])
-    else:
-        A_eq = flow_matrix(P, float(cmdp.gamma))
-        b_eq = np.asarray(to_numpy(cmdp.mdp.initial_distribution()), dtype=np.float64)
     if cmdp.gamma is None:
         # Average reward: the S flow rows sum to Σ_{s,a} x(s,a)(1 − Σ_j P(j|s,a)), zero for a stochastic
         # P, so one is redundant and is dropped (its dual, the bias at state S−1, is then 0: h is fixed
@@ -419,7 +411,7 @@ def _check_range(
     dt = cmdp.mdp.dtype
     R = np.abs(np.asarray(to_numpy(cmdp.mdp.R), dtype=np.float64))
     sizes = f"max|R| = {R.max():.4g}" + (
-        "" if cmdp.gamma is None else f" at gamma = {cmdp.gamma:g}"
+        "" if cmdp.gamma is None else f" at gamma = {cmdp.gamma!r}"
     )
     for i in range(cmdp.m):
         ci = float(np.max(np.abs(to_numpy(cmdp.C[i, ...]))))
