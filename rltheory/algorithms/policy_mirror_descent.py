@@ -340,7 +340,9 @@ def policy_mirror_descent(
         gap = cert.V_star - V
         sub = expected_value(gap, rho)
         floor, bound = cert(mdp, pi, V, rho, sub, Q)
-        eta = check_positive(float(rule(k)), f"step_sizes({k})")
+        # (float() first: a rule returning [1.0] or None failed with "float() argument must be ...", True
+        # was read as 1.0 and 10**400 raised OverflowError, naming no argument)
+        eta = check_positive(rule(k), f"step_sizes({k})")
         metrics = {
             "suboptimality": sub,
             "suboptimality_inf": xp.max(gap, axis=-1),

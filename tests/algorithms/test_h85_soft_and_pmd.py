@@ -243,3 +243,23 @@ def test_soft_value_iteration_near_the_float_range_without_numpy_warnings():
     assert sol.converged
     # (tol = 1e300: bound 9.9e299, error 9.9e299 from Q*_τ; exact Q*_τ up to τ log 2 ≪ 1 ulp)
     assert float(np.max(np.abs(sol.Q - np.array([[0.9 * 1.7e308, 1.7e308]])))) <= float(sol.bound)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[1.0], None, "1", True, np.array([1.0, 2.0]), 10**400],
+    ids=["list", "None", "str", "True", "array", "int-beyond-float"],
+)
+def test_pmd_names_a_step_rule_value_that_is_not_a_number(value):
+    # a rule k -> eta_k returning these failed in float() ("float() argument must be a string or a real
+    # number, not 'list'", "only 0-dimensional arrays ...", OverflowError) or took True as 1.0
+    mdp = _random_mdp(0, 2, 2, 0.9)
+    with pytest.raises(ValueError, match=r"step_sizes\(0\) must be a finite number > 0"):
+        policy_mirror_descent(mdp, step_sizes=lambda k: value, iterations=2)
+
+
+def test_pmd_takes_numpy_scalars_from_a_step_rule():
+    mdp = _random_mdp(0, 2, 2, 0.9)
+    a = policy_mirror_descent(mdp, step_sizes=lambda k: np.float32(2.0), iterations=3)
+    b = policy_mirror_descent(mdp, step_sizes=2.0, iterations=3)
+    np.testing.assert_array_equal(a.policy, b.policy)
