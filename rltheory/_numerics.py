@@ -77,7 +77,7 @@ def contraction_steps(g: float, start: float, tol: float, *, strict: bool = Fals
     return int(math.floor(x)) + 1 if strict else max(1, math.ceil(x))
 
 
-def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
+def highs_linprog(c: Any, *, method: str = "highs-ds", presolve: bool = True, **kwargs: Any) -> Any:
     r"""``scipy.optimize.linprog`` by HiGHS at the tolerances the exact LP solvers need, with retries.
 
     The simplex (``method``, default the dual simplex) runs with primal and dual feasibility
@@ -98,6 +98,10 @@ def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
     first feasible threshold of a CMDP): only then are both methods run once more at HiGHS's
     default ``1e-9``, the setting the solvers used before.
 
+    ``presolve=False`` switches HiGHS's presolve off for every attempt (for callers whose LP the
+    presolve misjudges: the multichain average-reward LP with transitions of ``1e-7``, which it
+    called *unbounded* and, with the implied row ``Σx = 1`` stated, *Unknown*).
+
     Each call stops after ``HIGHS_OPTIONS["time_limit"]`` seconds (:data:`HIGHS_TIME_LIMIT`,
     300): scipy status 1, "Time limit reached", returned like any other status for the caller
     to report.
@@ -112,6 +116,8 @@ def highs_linprog(c: Any, *, method: str = "highs-ds", **kwargs: Any) -> Any:
     with _options_warning_ignored():
         for small in (HIGHS_OPTIONS["small_matrix_value"], 1e-9):
             options = {**HIGHS_OPTIONS, "small_matrix_value": small}
+            if not presolve:
+                options["presolve"] = False
             # the simplex first, then interior point
             for how in dict.fromkeys((method, "highs-ipm")):
                 with highs_console_silenced():
