@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import higham_gamma, subnormal_spacing, unit_range
+from .._numerics import higham_gamma, highs_linprog, subnormal_spacing, unit_range
 from .._validate import _renormalised, _source_atol, _where, check_finite
 from ..backend import _rectangular, as_float, require_host
 from ..errors import InvalidModelError, SolverError
@@ -314,9 +314,28 @@ def _finish(U: np.ndarray, mu: np.ndarray, coarse: bool) -> CorrelatedEquilibriu
     )
 
 
-def _max_welfare(U: np.ndarray, coarse: bool, what: str) -> CorrelatedEquilibrium:
+def _highs_chain(c: np.ndarray, **kwargs: Any) -> Any:
+    """``linprog`` by :func:`rltheory._numerics.highs_linprog` (tolerances ``1e-10``, entries down to
+    ``1e-12`` kept, interior point on numerical trouble), then HiGHS at its defaults, then without
+    presolve, until one reports success; the last result otherwise.
+
+    On incentive rows with entries of ``1e-10`` next to entries of 1 (small integer payoffs plus
+    ``1e-9`` noise) HiGHS at its defaults called the welfare LP of a 3×3 game, whose feasible set
+    is a polytope in the simplex, unbounded (the same from the dual simplex and interior point),
+    and the tight solve is the one that keeps those entries. Each fallback is the setting the
+    solvers used before, so no LP that solved fails now.
+    """
     from scipy.optimize import linprog  # noqa: PLC0415
 
+    res = highs_linprog(c, **kwargs)
+    for options in ({}, {"presolve": False}):
+        if res.status == 0:
+            break
+        res = linprog(c, method="highs", options=options, **kwargs)
+    return res
+
+
+def _max_welfare(U: np.ndarray, coarse: bool, what: str) -> CorrelatedEquilibrium:
     Us, c = _scaled_payoffs(U)
     # the same welfare maximisers, with an objective of size one: one common factor for all players
     # (welfare weights stay equal), then one common affine map
@@ -326,14 +345,8 @@ def _max_welfare(U: np.ndarray, coarse: bool, what: str) -> CorrelatedEquilibriu
     K = Gn.shape[1]
     cost = -Un.reshape(Un.shape[0], -1).sum(0)
     A_ub, b_ub = (Gn, np.zeros(Gn.shape[0])) if Gn.shape[0] else (None, None)
-    res = linprog(
-        cost,
-        A_ub=A_ub,
-        b_ub=b_ub,
-        A_eq=np.ones((1, K)),
-        b_eq=[1.0],
-        bounds=(0, None),
-        method="highs",
+    res = _highs_chain(
+        cost, A_ub=A_ub, b_ub=b_ub, A_eq=np.ones((1, K)), b_eq=[1.0], bounds=(0, None)
     )
     if res.status != 0:
         raise SolverError(f"{what}: HiGHS failed: {res.message}", status=res.status)

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import highs_linprog
 from ..errors import SolverError
 from .correlated import (
     CorrelatedEquilibrium,
     _finish,
+    _highs_chain,
     _row_normalised,
     _scaled_payoffs,
     as_normal_form,
@@ -40,9 +40,8 @@ def _ce_support(Gn: np.ndarray) -> np.ndarray:
     ``max Σ_a z_a`` s.t. ``0 ≤ z_a ≤ 1``, ``z_a ≤ ν_a``. The cone is convex and closed under
     scaling, so one ``ν`` is positive on every joint action any CE uses, scaled until those
     entries are ``≥ 1``: at the optimum ``z`` is the indicator of that maximal support (an
-    entry ``> 1/2`` is in it). Solved by :func:`rltheory._numerics.highs_linprog` (tolerances
-    ``1e-10``, entries down to ``1e-12`` kept, interior point on numerical trouble; where that
-    fails too, HiGHS at its defaults, then without presolve): with
+    entry ``> 1/2`` is in it). Solved by :func:`rltheory.games.correlated._highs_chain` (tight
+    tolerances first, then HiGHS at its defaults, then without presolve): with
     ``linprog``'s defaults HiGHS stopped with model status *Unknown* (scipy status 4) on the
     cone of a 2×2×3 game of integers in ``{0, 1, 2}`` plus ``1e-9`` noise, which is feasible
     (``z = ν = 0``), and :func:`max_entropy_ce` raised :class:`~rltheory.errors.SolverError`.
@@ -53,14 +52,7 @@ def _ce_support(Gn: np.ndarray) -> np.ndarray:
     c = np.concatenate([np.zeros(K), -np.ones(K)])
     A_ub = np.block([[-np.eye(K), np.eye(K)], [Gn, np.zeros((R, K))]])
     bounds = [(0.0, None)] * K + [(0.0, 1.0)] * K
-    res = highs_linprog(c, A_ub=A_ub, b_ub=np.zeros(K + R), bounds=bounds)
-    if res.status != 0:  # trouble at those tolerances: HiGHS's defaults, then without presolve
-        from scipy.optimize import linprog  # noqa: PLC0415
-
-        for options in ({}, {"presolve": False}):
-            res = linprog(c, A_ub=A_ub, b_ub=np.zeros(K + R), bounds=bounds, options=options)
-            if res.status == 0:
-                break
+    res = _highs_chain(c, A_ub=A_ub, b_ub=np.zeros(K + R), bounds=bounds)
     if res.status != 0:
         raise SolverError(
             f"max_entropy_ce: HiGHS failed on the support LP: {res.message}", status=res.status

@@ -127,14 +127,14 @@ def test_support_lp_falls_back_to_highs_defaults_then_no_presolve(monkeypatch):
     import sys
     from types import SimpleNamespace
 
-    entropy = sys.modules["rltheory.games.correlated_entropy"]
+    correlated = sys.modules["rltheory.games.correlated"]  # where _highs_chain finds it
     calls = []
 
     def trouble(*args, **kwargs):
         calls.append(1)
         return SimpleNamespace(status=4, message="forced trouble", x=None)
 
-    monkeypatch.setattr(entropy, "highs_linprog", trouble)
+    monkeypatch.setattr(correlated, "highs_linprog", trouble)
     ce = max_entropy_ce(U_2x2x3)
     assert calls and Fraction(ce.gap) >= _exact_ce_gap(U_2x2x3, ce.distribution)
     assert ce.gap <= 1e-9 * float(np.ptp(U_2x2x3))
