@@ -38,6 +38,7 @@ import numpy as np
 from .._validate import PROB_ATOL, check_discount
 from ..backend import require_host
 from ..errors import InvalidModelError
+from ._gym_table import _beyond, _discrete_n, _entry
 from .array_layouts import (
     _single_host,
     from_mdptoolbox,
@@ -59,25 +60,6 @@ __all__ = [
 
 
 # -- gymnasium ----------------------------------------------------------------------
-
-
-def _discrete_n(space: Any, field: str) -> int:
-    n = getattr(space, "n", None)
-    if n is None or type(space).__name__ != "Discrete" or int(getattr(space, "start", 0)) != 0:
-        raise TypeError(
-            f"{field} must be gymnasium.spaces.Discrete(n) starting at 0; got {space!r}"
-        )
-    return int(n)
-
-
-def _entry(table: Any, i: int) -> Any:
-    """``table[i]`` of a dict (toy-text) or a sequence (``P[s][a]`` as lists); None when absent."""
-    if hasattr(table, "get"):
-        return table.get(i)
-    try:
-        return table[i]
-    except (IndexError, KeyError, TypeError):
-        return None
 
 
 def from_gymnasium(
@@ -200,10 +182,24 @@ def from_gymnasium(
     R_direct = np.zeros((n, A))  # Σ p r, where r − r_ref overflows (rewards near ±1.8e308)
     ends: list[tuple[int, int]] = []  # terminal entries (s, s') with p > 0
     live: list[tuple[int, int, int, int]] = []  # non-terminal entries (s, a, k, s') with p > 0
+    # entries the spaces do not declare were dropped without a word (a state S of a table with
+    # S + 1 rows, an action A): the model was not the table's
+    extra_s = _beyond(table, S)
+    if extra_s is not None:
+        raise InvalidModelError(
+            f"env.P has an entry for state {extra_s!r}, outside env.observation_space "
+            f"(S={S} states 0..{S - 1})"
+        )
     for s in range(S):
         row = _entry(table, s)
         if row is None:
             raise InvalidModelError(f"env.P has no entry for state s={s} (S={S})")
+        extra_a = _beyond(row, A)
+        if extra_a is not None:
+            raise InvalidModelError(
+                f"env.P[{s}] has an entry for action {extra_a!r}, outside env.action_space "
+                f"(A={A} actions 0..{A - 1})"
+            )
         for a in range(A):
             entries = _entry(row, a)
             if entries is None:
