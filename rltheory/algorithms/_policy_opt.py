@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from .._numerics import higham_gamma, subnormal_spacing
-from .._validate import as_distribution, as_real_array, check_int, check_real
-from ..backend import array_namespace, is_numpy
+from .._validate import _where, as_distribution, as_real_array, check_int, check_real
+from ..backend import array_namespace, is_numpy, to_numpy
 from ..errors import ConvergenceWarning
 from ..mdp.bellman import _q_values, as_stochastic_policy
 from ..mdp.discounted import _Roundoff, policy_iteration
@@ -120,8 +120,11 @@ def initial_policy(mdp: FiniteMDP, pi0: Any, *, positive: bool = False, field: s
     except ValueError:
         raise ValueError(f"{field} must broadcast to {shape}; got {tuple(pi.shape)}") from None
     if positive and not bool(xp.all(pi > 0)):
+        h = to_numpy(pi)
+        idx = tuple(int(i) for i in np.argwhere(~(h > 0))[0])
         raise ValueError(
-            f"{field} must have full support (every {field}[s, a] > 0): the update takes log pi"
+            f"{field} must have full support (every {field}[s, a] > 0): the update takes log pi; "
+            f"{field}{_where(idx, ('s', 'a'))} = {float(h[idx])!r}"
         )
     return pi
 
@@ -273,7 +276,8 @@ def evaluation_error(
     e = ro.sweep(V)
     q_max = xp.max(xp.reshape(xp.abs(Q), tuple(Q.shape[:-2]) + (-1,)), axis=-1)
     e = e + (gA * (1.0 + nu) + 2.0 * nu) * (q_max + e)
-    e = e + 2.0 * u * (xp.max(xp.abs(TV), axis=-1) + xp.max(xp.abs(V), axis=-1))
+    # (two terms: max|TV| + max|V| overflowed for values ~1.3e308, with numpy's RuntimeWarning)
+    e = e + 2.0 * u * xp.max(xp.abs(TV), axis=-1) + 2.0 * u * xp.max(xp.abs(V), axis=-1)
     e = e + underflow_error(2 * mdp.S + mdp.A + 8, mdp.dtype, xp)
     return (res + e) * (1.0 + 8.0 * u) / (1.0 - g)
 
