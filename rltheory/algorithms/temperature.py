@@ -213,7 +213,7 @@ def _check_soft_range(mdp: FiniteMDP, Q: Any, name: str, tau: float, Q_in: Any =
         )
     raise ValueError(
         f"{name}: the soft values r + gamma P tau log sum_a exp(Q/tau) left the {dt} range{where}: max|r| = "
-        f"{r_max:.4g}, tau={tau!r}, gamma = {g:g} (|Q| up to {q_norm:.4g}); largest {dt} "
+        f"{r_max:.4g}, tau={tau!r}, gamma = {g!r} (|Q| up to {q_norm:.4g}); largest {dt} "
         f"number {float(xp.finfo(dt).max):.4g}; first non-finite entry (s={idx[nb]}, a={idx[nb + 1]}) = "
         f"{h[idx]}. Soft values scale with r and tau together: divide both (and Q) by a power of 2 and "
         "scale the result back (the soft-optimal policy is unchanged)"

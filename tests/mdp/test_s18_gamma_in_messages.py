@@ -23,3 +23,11 @@ def test_the_discount_is_printed_in_full():
         q_values(big, np.array([1.7e308]))
     with pytest.raises(ValueError, match=r"at gamma = 0\.999999999\b"):
         bellman_operator(big, np.array([1.7e308]), np.ones((1, 1)))
+
+
+def test_soft_range_message_prints_the_discount_in_full():
+    from rltheory.algorithms.soft import soft_value_iteration
+
+    m = FiniteMDP(np.ones((1, 2, 1)), np.array([[-1e308, 1e308]]), gamma=1 - 1e-9)
+    with pytest.raises(ValueError, match=r"tau=1\.0, gamma = 0\.999999999 \("):
+        soft_value_iteration(m, tau=1.0)
