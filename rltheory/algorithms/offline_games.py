@@ -65,10 +65,13 @@ from typing import Any
 import numpy as np
 
 from .._validate import (
+    PROB_ATOL,
+    _source_atol,
     as_distribution,
     check_int,
     real_scalar,
 )
+from ..backend import to_numpy
 from ..errors import InvalidModelError
 from ..mdp.offline_data import EpisodeDataset
 from ._offline_common import _policy_array
@@ -321,6 +324,13 @@ def gap_relaxation_equilibrium(
     True
     """
     data = _check_game_data(data, "gap_relaxation_equilibrium")
+    try:  # a generator failed with "object of type 'generator' has no len()", unlocated
+        candidates = list(candidates)
+    except TypeError:
+        raise TypeError(
+            f"candidates must be a list of joint policies (H, S, A_1, ..., A_n); got "
+            f"{type(candidates).__name__}"
+        ) from None
     if len(candidates) < 1:
         raise ValueError("candidates must hold at least one joint policy")
     # checked like equilibrium_gap's mu: an unchecked one of the wrong length reached numpy's bare
@@ -333,8 +343,12 @@ def gap_relaxation_equilibrium(
         else as_distribution(mu, "mu", data.S, np, np.float64)
     )
     # checked here under their own names: interval_gap_bound's message said 'policy' for any of them
+    # a low-precision candidate (float32 rows 1 ± 1.2e-7, within float32's tolerance) has its rows
+    # divided by their sums: its float64 copy was refused by interval_gap_bound at 1e-8, as 'policy'
     candidates = [
-        _policy_array(p, data.H, data.S, data.action_shape, f"candidates[{j}]")
+        _renormalised_low_precision(
+            _policy_array(p, data.H, data.S, data.action_shape, f"candidates[{j}]"), p
+        )
         for j, p in enumerate(candidates)
     ]
     results = [
@@ -357,3 +371,12 @@ def gap_relaxation_equilibrium(
     return GameOfflineResult(
         r.policy, r.lower, r.upper, r.gap_bound, r.concept, r.delta, r.counts, j, vals
     )
+
+
+def _renormalised_low_precision(pol: np.ndarray, source: Any) -> np.ndarray:
+    """``pol`` (a validated float64 copy of ``source``) with its rows divided by their sums when
+    ``source``'s dtype is judged at a looser tolerance than float64's (float32, float16)."""
+    if _source_atol(np.asarray(to_numpy(source)), np) <= PROB_ATOL:
+        return pol
+    n = pol.ndim - 2
+    return pol / pol.sum(axis=tuple(range(2, 2 + n)), keepdims=True)
