@@ -76,7 +76,14 @@ def _steps(data: EpisodeDataset, split: bool) -> list[_Step]:
     k = np.arange(data.K)
     for h in range(H):
         idx = k[k % H == h] if split else k
-        out.append(_Step(data.states[idx, h], data.actions[idx, h], data.rewards[idx, h], data.states[idx, h + 1]))
+        out.append(
+            _Step(
+                data.states[idx, h],
+                data.actions[idx, h],
+                data.rewards[idx, h],
+                data.states[idx, h + 1],
+            )
+        )
     return out
 
 
@@ -84,7 +91,16 @@ def _check_data(data: Any, what: str, unit_rewards: bool) -> EpisodeDataset:
     if not isinstance(data, EpisodeDataset):
         raise TypeError(f"{what} needs an EpisodeDataset; got {type(data).__name__}")
     if data.n_players != 1:
-        raise InvalidModelError(f"{what} is single-agent; the dataset has {data.n_players} players' joint actions")
+        raise InvalidModelError(
+            f"{what} is single-agent; the dataset has {data.n_players} players' joint actions"
+        )
+    if data.actions.ndim == 3:
+        # a one-player game dataset (A = (A_1,), actions and rewards [K, H, 1]) is a single-agent one;
+        # its [K, H, 1] actions met the [K] states in s·A + a and numpy's "object too deep for desired
+        # array" came from bincount
+        data = EpisodeDataset(
+            data.states, data.actions[..., 0], data.rewards[..., 0], S=data.S, A=int(data.A[0])
+        )
     if unit_rewards:
         bad = (data.rewards < 0) | (data.rewards > 1)
         if bad.any():
@@ -97,7 +113,8 @@ def _check_data(data: Any, what: str, unit_rewards: bool) -> EpisodeDataset:
 
 
 def _prob(delta: Any) -> float:
-    d = real_scalar(delta)  # Python or numpy real scalar (not bool); NaN otherwise, which fails below
+    # Python or numpy real scalar (not bool); NaN otherwise, which fails below
+    d = real_scalar(delta)
     if not 0.0 < d < 1.0:
         raise ValueError(f"delta must be a probability in (0, 1); got {delta!r}")
     return d
@@ -114,12 +131,17 @@ def _group(step: _Step, S: int, A: int, y: np.ndarray) -> tuple[np.ndarray, np.n
     """Per-pair count, mean and unbiased sample variance (two-pass) of targets ``y``."""
     sa = step.s * A + step.a
     n = np.bincount(sa, minlength=S * A).astype(np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):  # targets near the float range (certainty equivalence)
+    # targets near the float range (certainty equivalence)
+    with np.errstate(over="ignore", invalid="ignore"):
         mean = np.where(n > 0, np.bincount(sa, weights=y, minlength=S * A) / np.maximum(n, 1), 0.0)
         if not np.all(np.isfinite(mean)) and np.all(np.isfinite(y)):
             # Σ y overflowed though every y is finite (two targets 1e308 gave the mean inf); Σ y/n stays
             # within max|y|. Only such pairs change: the others keep Σ y / n bit for bit.
-            mean = np.where(np.isfinite(mean), mean, np.bincount(sa, weights=y / np.maximum(n, 1)[sa], minlength=S * A))
+            mean = np.where(
+                np.isfinite(mean),
+                mean,
+                np.bincount(sa, weights=y / np.maximum(n, 1)[sa], minlength=S * A),
+            )
         # two-pass Σ (y − ȳ)²: the one-pass (Σ y² − n ȳ²) cancelled to 0 for targets ~3 whose sample
         # variance is ~1e-15, and the Bernstein bonus (its only user) fell below its stated radius
         ss = np.bincount(sa, weights=(y - mean[sa]) ** 2, minlength=S * A)
@@ -131,9 +153,14 @@ def _features(features: Any, H: int, S: int, A: int) -> np.ndarray:
     phi = _real_host(features, "features")  # a float cast parsed text and dropped imaginary parts
     stationary = phi.ndim == 3 and phi.shape[:2] == (S, A)
     if not stationary and (phi.ndim != 4 or phi.shape[:3] != (H, S, A)):
-        raise ValueError(f"features must have shape (S, A, d) = ({S}, {A}, d) or (H, S, A, d); got {phi.shape}")
-    if phi.shape[-1] == 0:  # numpy's "cannot reshape array of size 0 into shape (0)" came from the ridge solve
-        raise ValueError(f"features must have at least one dimension (d >= 1); got shape {phi.shape}")
+        raise ValueError(
+            f"features must have shape (S, A, d) = ({S}, {A}, d) or (H, S, A, d); got {phi.shape}"
+        )
+    # numpy's "cannot reshape array of size 0 into shape (0)" came from the ridge solve
+    if phi.shape[-1] == 0:
+        raise ValueError(
+            f"features must have at least one dimension (d >= 1); got shape {phi.shape}"
+        )
     if not np.all(np.isfinite(phi)):  # located in the array as given, before any broadcast over h
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(phi))[0])
         raise ValueError(f"features must be finite; features{list(idx)} = {phi[idx]}")
@@ -146,12 +173,16 @@ def _ridge(step: _Step, phi: np.ndarray, ridge: float, h: int) -> tuple[np.ndarr
     with np.errstate(over="ignore"):
         Lam = X.T @ X + ridge * np.eye(phi.shape[-1])
     if not np.all(np.isfinite(Lam)):  # an inf Λ would give Λ⁻¹ = 0: silent zero bonuses and radii
-        raise ValueError(f"Λ_{h} = Σ φφᵀ + ridge·I overflows at step h={h}; rescale the features "
-                         f"(max |features| = {float(np.max(np.abs(phi))):.3g})")
+        raise ValueError(
+            f"Λ_{h} = Σ φφᵀ + ridge·I overflows at step h={h}; rescale the features "
+            f"(max |features| = {float(np.max(np.abs(phi))):.3g})"
+        )
     return Lam, X
 
 
-def _recursion(H: int, S: int, A: int, backup: Any, clip: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _recursion(
+    H: int, S: int, A: int, backup: Any, clip: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``Q̂_h = clip(B̂_h V̂_{h+1} − Γ_h)`` backwards; ``backup(h, V_next) -> (est, bonus, visited)``."""
     Q = np.zeros((H, S, A))
     V = np.zeros((H + 1, S))
@@ -176,7 +207,9 @@ def _row_sum_tol(x: Any, n: int) -> float:
     return _source_atol(np.asarray(to_numpy(x)), np) * (1.0 + n**0.5)
 
 
-def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: str = "policy") -> np.ndarray:
+def _policy_array(
+    policy: Any, H: int, S: int, shape: tuple[int, ...], field: str = "policy"
+) -> np.ndarray:
     pol = _real_host(policy, field)  # a float cast parsed text and dropped imaginary parts
     want = (H, S) + shape
     if pol.shape != want:
@@ -185,11 +218,15 @@ def _policy_array(policy: Any, H: int, S: int, shape: tuple[int, ...], field: st
     check_finite(pol, field, names)
     if np.any(pol < -1e-12):
         idx = tuple(int(i) for i in np.unravel_index(np.argmin(pol), pol.shape))
-        raise ValueError(f"{field} must be non-negative; most negative entry {field}{_where(idx, names)} = {pol[idx]:.6g}")
+        raise ValueError(
+            f"{field} must be non-negative; most negative entry {field}{_where(idx, names)} = {pol[idx]:.6g}"
+        )
     flat = pol.reshape(H * S, -1)
     dev = np.abs(flat.sum(-1) - 1.0)
     if np.any(dev > _row_sum_tol(policy, flat.shape[-1])):
         row = int(np.argmax(dev))
-        raise ValueError(f"{field}[h={row // S}, s={row % S}] must be a distribution over joint actions; "
-                         f"it sums to {float(flat[row].sum()):.12g}")
+        raise ValueError(
+            f"{field}[h={row // S}, s={row % S}] must be a distribution over joint actions; "
+            f"it sums to {float(flat[row].sum()):.12g}"
+        )
     return pol
