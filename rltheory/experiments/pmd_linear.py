@@ -3,7 +3,7 @@ r"""Policy mirror descent: linear rate with geometrically increasing steps, ``O(
 Figure (semilog): ``Δ_k = E_{s∼ν}[V*(s) − V^{π_k}(s)]`` for KL and Euclidean PMD with
 ``η_k = η_0 γ^{-k}`` on a garnet, where ``ν`` is the stationary distribution of
 ``P_{π*}``, with the bound ``γ^k(Δ_0 + D_0/(γη_0))`` overlaid; and the constant-step
-KL run (``ρ`` uniform) against ``(D_0/((1−γ)η) + 1/(1−γ)^2)/k``.
+KL run (``ρ`` uniform) against ``(D_0/((1−γ)η) + span(r)/(1−γ)^2)/k``.
 
 Claims checked:
 
@@ -12,8 +12,10 @@ Claims checked:
    (Lan 2022 linear rate, constant derived in :func:`rltheory.bounds.pmd_linear_bound`).
 2. *kl-rate*, *euclid-rate* — the fitted geometric rate over the measurable range is
    ``≤ γ`` (+1e-6).
-3. *constant-bound* — constant ``η``: ``V*(ρ) − V^{π_k}(ρ) ≤ (D_0/((1−γ)η) + 1/(1−γ)^2)/k``
-   at every ``k ≥ 1`` (Xiao 2022, Thm 8).
+3. *constant-bound* — constant ``η``: ``V*(ρ) − V^{π_k}(ρ) ≤ (D_0/((1−γ)η) + span(r)/(1−γ)^2)/k``
+   at every ``k ≥ 1`` (Xiao 2022, Thm 8, stated there for rewards in ``[0, 1]``; the
+   reward span ``span(r) = max r − min r`` rescales it), with ``D_0`` the KL from ``π*``
+   to ``π_0`` averaged over ``d^{π*}_ρ`` (:func:`rltheory.bounds.pmd_sublinear_bound`).
 
 References
 ----------
@@ -79,7 +81,9 @@ class Config:
         check_positive(self.eta0, "eta0")
         check_count(self.iterations, "iterations", 2)  # the rate fit needs 3 iterates
         check_positive(self.constant_eta, "constant_eta")
-        check_count(self.constant_iterations, "constant_iterations")  # (the O(1/k) bound from k = 1)
+        check_count(
+            self.constant_iterations, "constant_iterations"
+        )  # (the O(1/k) bound from k = 1)
 
     @classmethod
     def quick(cls) -> Config:
@@ -113,33 +117,70 @@ def run(config: Config, *, seed: int = 0, progress: bool = False) -> ExperimentR
     fits = {}
     k = np.arange(config.iterations + 1)
     for name, (update, div) in divergences.items():
-        res = policy_mirror_descent(mdp, step_sizes=geometric_step_sizes(config.eta0, 1.0 / g),
-                                    iterations=config.iterations, update=update, rho=nu, V_star=V_star)
+        res = policy_mirror_descent(
+            mdp,
+            step_sizes=geometric_step_sizes(config.eta0, 1.0 / g),
+            iterations=config.iterations,
+            update=update,
+            rho=nu,
+            V_star=V_star,
+        )
         gap = res.trace["suboptimality"]
         bound = pmd_linear_bound(k, rate=g, eta0=config.eta0, gap0=gap[0], kl0=div(nu))
         curves[name] = {"k": k.tolist(), "gap": gap.tolist(), "bound": bound.tolist()}
         src = "Lan (2022), Math. Programming 198 (linear rate of PMD); constant derived in pmd_linear_bound"
-        checks.append(Claim(f"{name}-bound", f"{name} PMD, η_k = η_0/γ^k: Δ_k(ν) ≤ γ^k (Δ_0 + D_0/(γη_0))",
-                            src, None, "bound").check(check_bound(gap, bound, atol=1e-12 * scale)))
+        checks.append(
+            Claim(
+                f"{name}-bound",
+                f"{name} PMD, η_k = η_0/γ^k: Δ_k(ν) ≤ γ^k (Δ_0 + D_0/(γη_0))",
+                src,
+                None,
+                "bound",
+            ).check(check_bound(gap, bound, atol=1e-12 * scale))
+        )
         ok = np.flatnonzero(gap > FLOOR * scale)
         fit = fit_linear_rate(k, gap, window=(0, int(ok.max())), seed=seed)
         fits[name] = fit.to_dict()
-        checks.append(Claim(f"{name}-rate", f"{name} PMD: fitted contraction of Δ_k(ν) ≤ γ = {g}", src, g,
-                            "rate_at_most", RATE_TOL).check(fit))
+        checks.append(
+            Claim(
+                f"{name}-rate",
+                f"{name} PMD: fitted contraction of Δ_k(ν) ≤ γ = {g}",
+                src,
+                g,
+                "rate_at_most",
+                RATE_TOL,
+            ).check(fit)
+        )
     rho = np.asarray(mdp.initial_distribution())
     d_star = np.asarray(state_occupancy(mdp, sol.policy, rho))
-    const = policy_mirror_descent(mdp, step_sizes=config.constant_eta, iterations=config.constant_iterations,
-                                  V_star=V_star)
+    const = policy_mirror_descent(
+        mdp, step_sizes=config.constant_eta, iterations=config.constant_iterations, V_star=V_star
+    )
     kc = np.arange(1, config.constant_iterations + 1)
-    bc = pmd_sublinear_bound(kc, eta=config.constant_eta, gamma=g, kl0=float(kl_to_policy(mdp, sol.policy, pi0, d_star)),
-                             reward_span=float(np.ptp(np.asarray(mdp.R))))
+    bc = pmd_sublinear_bound(
+        kc,
+        eta=config.constant_eta,
+        gamma=g,
+        kl0=float(kl_to_policy(mdp, sol.policy, pi0, d_star)),
+        reward_span=float(np.ptp(np.asarray(mdp.R))),
+    )
     gc = const.trace["suboptimality"]
     curves["constant"] = {"k": kc.tolist(), "gap": gc[1:].tolist(), "bound": bc.tolist()}
-    checks.append(Claim("constant-bound", f"KL PMD, η = {config.constant_eta}: V*(ρ) − V^(k)(ρ) ≤ "
-                        "(D_0/((1−γ)η) + span(r)/(1−γ)²)/k for k ≥ 1", "Xiao (2022), JMLR 23(282), Theorem 8",
-                        None, "bound").check(check_bound(gc[1:], bc, atol=1e-12 * scale)))
+    checks.append(
+        Claim(
+            "constant-bound",
+            f"KL PMD, η = {config.constant_eta}: V*(ρ) − V^(k)(ρ) ≤ "
+            "(D_0/((1−γ)η) + span(r)/(1−γ)²)/k for k ≥ 1",
+            "Xiao (2022), JMLR 23(282), Theorem 8",
+            None,
+            "bound",
+        ).check(check_bound(gc[1:], bc, atol=1e-12 * scale))
+    )
     return ExperimentResult(
-        name="pmd-linear", config=config_to_dict(config), curves=curves, checks=checks,
+        name="pmd-linear",
+        config=config_to_dict(config),
+        curves=curves,
+        checks=checks,
         meta={"seed": seed, "fits": fits, "wall_time_s": time.perf_counter() - t0},
     )
 
@@ -149,25 +190,42 @@ def plot(result: ExperimentResult) -> Any:
     fig, axes = figure(1, 2, width=4.8, height=3.6)
     for i, name in enumerate(("kl", "euclid")):
         c = result.curves[name]
-        series(axes[0, 0], i, c["k"], c["gap"], label=f"{name} PMD", bound=c["bound"],
-               bound_label=f"{name}: γ^k(Δ_0 + D_0/(γη_0))", fit=RateFit.from_dict(result.meta["fits"][name]),
-               logx=False)
+        series(
+            axes[0, 0],
+            i,
+            c["k"],
+            c["gap"],
+            label=f"{name} PMD",
+            bound=c["bound"],
+            bound_label=f"{name}: γ^k(Δ_0 + D_0/(γη_0))",
+            fit=RateFit.from_dict(result.meta["fits"][name]),
+            logx=False,
+        )
     axes[0, 0].set_title("η_k = η_0 γ^{-k}: linear rate")
     axes[0, 0].set_xlabel("iteration k")
     axes[0, 0].legend(fontsize=6)
     c = result.curves["constant"]
-    series(axes[0, 1], 0, c["k"], c["gap"], label="KL PMD, constant η", bound=c["bound"],
-           bound_label="Xiao Thm 8: O(1/k)")
+    series(
+        axes[0, 1],
+        0,
+        c["k"],
+        c["gap"],
+        label="KL PMD, constant η",
+        bound=c["bound"],
+        bound_label="Xiao Thm 8: O(1/k)",
+    )
     axes[0, 1].set_title("constant step: O(1/k) bound")
     axes[0, 1].set_xlabel("iteration k")
     fig.suptitle("Policy mirror descent on a garnet")
     return fig
 
 
-EXPERIMENT = register(Experiment(
-    name="pmd-linear",
-    title="PMD with geometrically increasing steps: linear rate ≤ γ (Lan/Xiao); constant step O(1/k)",
-    config_cls=Config,
-    run=run,
-    plot=plot,
-))
+EXPERIMENT = register(
+    Experiment(
+        name="pmd-linear",
+        title="PMD with geometrically increasing steps: linear rate ≤ γ (Lan/Xiao); constant step O(1/k)",
+        config_cls=Config,
+        run=run,
+        plot=plot,
+    )
+)
