@@ -9,6 +9,7 @@ they can be made in worker processes and saved with ``fig.savefig``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,14 @@ from .backend import to_numpy
 from .bounds.rates import RateFit
 from .mdp.zoo import GRID_ACTIONS, GridWorld
 
-__all__ = ["figure", "png_bytes", "convergence_plot", "value_heatmap", "occupancy_heatmap"]
+__all__ = [
+    "figure",
+    "png_bytes",
+    "save_figure",
+    "convergence_plot",
+    "value_heatmap",
+    "occupancy_heatmap",
+]
 
 
 def figure(
@@ -38,6 +46,53 @@ def png_bytes(fig: Figure, *, dpi: int = 110) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     return buf.getvalue()
+
+
+def save_figure(fig: Figure, path: Any, *, dpi: int = 110) -> Path:
+    """Write ``fig`` to ``path`` atomically, in the format its suffix names (``.png``, ``.pdf``, ``.svg``, ...).
+
+    The figure is rendered in memory first and then written to a temporary file in the same
+    folder that replaces ``path`` (:func:`rltheory._atomic_write.write_atomic`), so a reader
+    sees the old file or the complete new one, and a figure that fails to render leaves no file.
+
+    Raises
+    ------
+    ValueError
+        ``path`` has no suffix or one that matplotlib cannot write (the supported formats are
+        listed); nothing is written.
+    """
+    import io  # noqa: PLC0415
+
+    from ._atomic_write import write_atomic  # noqa: PLC0415
+
+    path = Path(path)
+    fmt = path.suffix[1:].lower()
+    formats = fig.canvas.get_supported_filetypes()
+    if fmt not in formats:
+        raise ValueError(
+            f"save_figure: path {str(path)!r} must end in one of "
+            f"{', '.join('.' + f for f in sorted(formats))}; got suffix {path.suffix!r}"
+        )
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=dpi)
+    return write_atomic(path, buf.getvalue())
+
+
+def _finite_series(name: str, x: np.ndarray, *, allow_nan: bool) -> None:
+    """Refuse ``±inf`` anywhere in ``x`` (and NaN unless ``allow_nan``): matplotlib drops such
+    points without a word, so a diverged run (an error of inf) looked like a shorter curve.
+    With ``allow_nan`` a NaN is a gap in the curve, but a series with no value at all is refused
+    (it drew a blank figure)."""
+    bad = np.isinf(x) if allow_nan else ~np.isfinite(x)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name}[{i}] = {x[i].item()!r} is not finite ({int(bad.sum())} of {x.shape[0]} "
+            f"entries are not); {name} must hold finite numbers"
+            + (" (NaN marks a gap in the curve)" if allow_nan else "")
+        )
+    if allow_nan and x.shape[0] and np.all(np.isnan(x)):
+        raise ValueError(f"{name} is NaN at all {x.shape[0]} points: there is no curve to draw")
 
 
 def _positive(x: np.ndarray) -> np.ndarray:
@@ -91,7 +146,9 @@ def convergence_plot(
     Raises
     ------
     ValueError
-        ``t``, ``err`` and ``bound`` lengths differ.
+        ``t``, ``err`` and ``bound`` lengths differ or are empty; an entry of ``t`` is not
+        finite, or one of ``err``/``bound`` is ``±inf`` (NaN is a gap in the curve, but a curve
+        that is NaN everywhere is refused): each message names the series and the index.
     """
     t = np.asarray(to_numpy(t), dtype=float).reshape(-1)
     err = np.asarray(to_numpy(err), dtype=float).reshape(-1)
@@ -99,6 +156,10 @@ def convergence_plot(
         raise ValueError(
             f"t and err must have the same length; got {t.shape[0]} and {err.shape[0]}"
         )
+    if t.shape[0] == 0:  # drew an empty figure, with a note about log axes
+        raise ValueError(f"convergence_plot({label!r}): t and err are empty; nothing to draw")
+    _finite_series("t", t, allow_nan=False)
+    _finite_series("err", err, allow_nan=True)
     tt = _positive(t) if logx else t
     marker = "o" if t.shape[0] <= 80 else None
     ax.plot(
@@ -117,6 +178,7 @@ def convergence_plot(
             raise ValueError(
                 f"bound must have the same length as t; got {b.shape[0]} and {t.shape[0]}"
             )
+        _finite_series("bound", b, allow_nan=True)
         # drawn on top of the measured curve so that a tight bound stays visible
         ax.plot(
             tt,
@@ -259,7 +321,8 @@ def value_heatmap(
     Raises
     ------
     ValueError
-        Sizes do not match the grid, a ``(rows, cols)`` grid that is not two integers
+        Sizes do not match the grid, ``V`` has a non-finite entry (named by index), a
+        ``(rows, cols)`` grid that is not two integers
         ``≥ 1``, ``moves`` missing or not a sequence of pairs, or a
         policy entry that is not an action index of ``moves`` (negative, too large,
         fractional or NaN).
@@ -268,6 +331,9 @@ def value_heatmap(
     """
     v = np.asarray(to_numpy(V), dtype=float).reshape(-1)
     img, r, c = _on_grid(v, grid, "V")
+    # an inf stretched the colour scale to nothing (every cell one colour), a NaN was a blank
+    # cell indistinguishable from a wall
+    _finite_series("V", v, allow_nan=False)
     im = ax.imshow(img, cmap=cmap, origin="upper")
     ax.figure.colorbar(im, ax=ax, shrink=0.8, label="V(s)")
     if policy is not None:
@@ -371,13 +437,15 @@ def occupancy_heatmap(
     Raises
     ------
     ValueError
-        ``d`` is not 1-D/2-D, has negative or non-finite entries, or does not fit ``grid`` (a
+        ``d`` is not 1-D/2-D, is empty, has negative or non-finite entries, or does not fit ``grid`` (a
         ``(rows, cols)`` grid must be two integers ``≥ 1``);
         ``action_names`` does not name each action column once (a string is one name).
     """
     arr = np.asarray(to_numpy(d), dtype=float)
     if arr.ndim not in (1, 2):
         raise ValueError(f"d must have shape (S, A) or (S,); got {arr.shape}")
+    if arr.size == 0:  # drew an empty image with matplotlib's singular-limits warning
+        raise ValueError(f"d is empty (shape {arr.shape}); an occupancy needs S >= 1 and A >= 1")
     bad = ~np.isfinite(arr) | (arr < 0)
     if np.any(bad):
         i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape))
