@@ -13,7 +13,9 @@ Claims checked:
    run's replay error differs from its plain error. Before that both tables still hold
    ``Q_0`` on the pairs not yet sampled and every run's sup-norm error is attained there,
    the same for both: the ratio 1 it gives (at ``t = 100`` on the quick preset, every
-   seed) was the worst ratio reported, hiding the margin (0.62–0.82 at ``t = 200``).
+   seed) was the worst ratio reported, hiding the margin: on the quick preset at seeds 0–3
+   the worst ratios, all at ``t = 200``, are 0.62–0.80 (``K = 1, F = 1``), 0.37–0.62
+   (``K = 4, F = 1``) and 0.61–0.82 (``K = 4, F = 4``).
    ``meta["replay_first_checked"]`` gives that checkpoint. Replay reuses genuine
    transitions, so it is a stochastic approximation of the same ``Q*`` with more updates
    per sample. It speeds up the phase where the error is dominated by the initial
