@@ -202,3 +202,23 @@ def test_q_replay_docstring_quotes_the_replay_margins_it_measures():
         check = next(c for c in res.checks if c.claim.name == f"replay-{K}-{F}").bound_check
         assert res.meta["replay_first_checked"][f"K={K},F={F}"] == 200
         assert lo - 0.005 <= check.worst_ratio <= hi + 0.005
+
+
+def test_td_linear_docstring_describes_the_figure_it_draws():
+    # regression: the docstring described an older figure (RMS against t; right panel a curve in t
+    # settling at the fixed point); the plot draws RMS and geometric mean against t + t_0 and,
+    # right, errors and bounds against λ with TD(0)'s final error as a star at λ = 0
+    figure_text = " ".join(td_linear.__doc__.split("Claims checked:")[0].split())
+    for phrase in ("against ``t + t_0``", "geometric mean", "against ``λ``", "star at ``λ = 0``"):
+        assert phrase in figure_text, phrase
+    res = td_linear.run(td_linear.Config.quick(), seed=0)
+    fig = td_linear.plot(res)
+    left, right = fig.axes[0], fig.axes[1]
+    assert left.get_xlabel() == "t + t₀" and right.get_xlabel() == "λ"
+    labels = [t.get_text() for t in left.get_legend().get_texts()]
+    assert "RMS over runs" in labels and "geometric mean over runs" in labels
+    lam = list(td_linear.Config.quick().lams)
+    curves = [ln for ln in right.get_lines() if list(ln.get_xdata()) == lam]
+    assert len(curves) == 3  # the exact error and its two bounds, one point per λ
+    star = [ln for ln in right.get_lines() if ln.get_marker() == "*"]
+    assert len(star) == 1 and list(star[0].get_xdata()) == [0.0]
