@@ -68,7 +68,10 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class MARLHFResult:
-    """Output of :func:`marlhf_equilibrium`: the chosen candidate, every candidate's gap UCB, the reward fit."""
+    """Output of :func:`marlhf_equilibrium`: the chosen candidate, every candidate's gap UCB, the reward fit.
+
+    ``policy`` is the chosen candidate as the float64 array that was certified (a float32
+    candidate's rows divided by their sums)."""
 
     policy: np.ndarray
     candidate: int
@@ -413,4 +416,7 @@ def marlhf_equilibrium(
                     total += max(0.0, float(np.max(vals)))  # the deviation π_i' = π_i gives 0
                 ucb[c0 + k] = total
     j = int(np.argmin(ucb))
-    return MARLHFResult(np.asarray(candidates[j], dtype=np.float64), j, ucb, fit)
+    # the policy certified (pols[j]: a float32 candidate's rows divided by their sums); its float64
+    # copy as given, rows 1 - 1.2e-7, was refused by equilibrium_gap and every float64 consumer.
+    # A copy: a float64 candidate came back as the caller's own array, which later edits changed
+    return MARLHFResult(np.array(pols[j], dtype=np.float64), j, ucb, fit)
