@@ -212,7 +212,10 @@ def interval_gap_bound(
     dl = _prob(delta)
     n_candidates = check_int(n_candidates, "n_candidates")
     shape = data.action_shape
-    pol = _policy_array(policy, data.H, data.S, shape)
+    # a copy (the result's policy was the caller's own array), a float32 one's rows divided by their sums
+    pol = np.array(
+        _renormalised_low_precision(_policy_array(policy, data.H, data.S, shape), policy)
+    )
     est = _estimator(data, dl, n_candidates, features, beta, ridge, split)
     _, lo_V, hi_V = _backward(data.H, data.S, shape, est.q_bounds, c, pol)
     gap = np.sum(np.maximum(0.0, hi_V[:, 0] - lo_V[:, 0]), axis=0)
