@@ -22,6 +22,10 @@ What a miss means depends on the claim's kind (:class:`rltheory.bounds.Claim`):
 * ``"rate_at_most"`` / ``"rate_at_least"`` — judged on the point estimate with an
   allowance; no nominal miss rate, so no ``p``.
 
+A claim that a run does not check at all (an experiment may leave one out where its data
+admit no check) is *absent* at that seed: its record covers only the seeds that checked it,
+and the report's JSON lists the others as the claim's ``absent_seeds``.
+
 The command-line form is ``rltheory reproduce NAME --seeds 0:20`` (``--all`` for every
 experiment), which writes ``NAME.seeds.json``.
 """
@@ -213,8 +217,19 @@ class SeedReport:
             f"no claim named {name!r} in {self.name!r}; claims: {[c.name for c in self.claims]}"
         )
 
+    def absent_seeds(self, name: str) -> tuple[int, ...]:
+        """The seeds whose run did not check the claim ``name`` at all (in run order).
+
+        An experiment may leave a claim out where its data admit no check (entropy-npg's rate
+        claims where the error reaches the floor within 5 iterates); the claim's own record
+        then covers fewer seeds than the report, and its pass count is over those only.
+        """
+        checked = set(self.claim(name).seeds)
+        return tuple(s for s in self.seeds if s not in checked)
+
     def to_json_dict(self) -> dict:
-        """JSON-ready record (``pass`` is true iff every run passed)."""
+        """JSON-ready record (``pass`` is true iff every run passed); each claim's entry adds
+        ``absent_seeds`` (:meth:`absent_seeds`)."""
         return {
             "name": self.name,
             "preset": self.preset,
@@ -223,7 +238,10 @@ class SeedReport:
             "run_passed": list(self.run_passed),
             "failed_seeds": list(self.failed_seeds),
             "elapsed_s": list(self.elapsed_s),
-            "claims": [jsonable(c.to_dict()) for c in self.claims],
+            "claims": [
+                jsonable({**c.to_dict(), "absent_seeds": list(self.absent_seeds(c.name))})
+                for c in self.claims
+            ],
             "versions": versions(),
         }
 
