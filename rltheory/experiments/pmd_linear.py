@@ -1,9 +1,10 @@
 r"""Policy mirror descent: linear rate with geometrically increasing steps, ``O(1/k)`` with constant steps.
 
-Figure (semilog): ``Δ_k = E_{s∼ν}[V*(s) − V^{π_k}(s)]`` for KL and Euclidean PMD with
+Figure, left (semilog): ``Δ_k = E_{s∼ν}[V*(s) − V^{π_k}(s)]`` for KL and Euclidean PMD with
 ``η_k = η_0 γ^{-k}`` on a garnet, where ``ν`` is the stationary distribution of
-``P_{π*}``, with the bound ``γ^k(Δ_0 + D_0/(γη_0))`` overlaid; and the constant-step
-KL run (``ρ`` uniform) against ``(D_0/((1−γ)η) + span(r)/(1−γ)^2)/k``.
+``P_{π*}``, with the bound ``γ^k(Δ_0 + D_0/(γη_0))`` and the fitted rate overlaid; right
+(log–log): the constant-step KL run (``ρ`` uniform) against
+``(D_0/((1−γ)η) + span(r)/(1−γ)^2)/k``.
 
 Claims checked:
 

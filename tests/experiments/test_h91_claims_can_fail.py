@@ -245,3 +245,15 @@ def test_vi_rates_rate_tolerance_covers_the_recorded_roundoff():
     assert np.exp(slope) - 0.9 <= vi_rates.rate_roundoff(k, tilted, delta, 0.9)
     assert np.exp(slope) - 0.9 >= 0.5 * vi_rates.rate_roundoff(k, tilted, delta, 0.9)
     assert vi_rates.rate_roundoff(k, e, e.min() / 2, 0.9) == float("inf")
+
+
+def test_pmd_linear_docstring_gives_each_panel_its_axes():
+    # regression: the docstring called the whole figure semilog; the constant-step panel is log–log
+    assert "left (semilog)" in pmd_linear.__doc__ and "right\n(log–log)" in pmd_linear.__doc__
+    config = dataclasses.replace(pmd_linear.Config.quick(), states=20, constant_iterations=20)
+    fig = pmd_linear.plot(pmd_linear.run(config, seed=0))
+    left, right = fig.axes[0], fig.axes[1]
+    assert (left.get_xscale(), left.get_yscale()) == ("linear", "log")
+    assert (right.get_xscale(), right.get_yscale()) == ("log", "log")
+    labels = [t.get_text() for t in left.get_legend().get_texts()]
+    assert any("γ^k(Δ_0 + D_0/(γη_0))" in s for s in labels)  # the overlaid bound
