@@ -78,6 +78,16 @@ def save_figure(fig: Figure, path: Any, *, dpi: int = 110) -> Path:
     return write_atomic(path, buf.getvalue())
 
 
+def _series(name: str, x: Any) -> np.ndarray:
+    """``x`` as a 1-D float array; a column or row vector is accepted, but an array with two
+    non-trivial axes is refused (flattening a (2, 2) ``t`` against a length-4 ``err`` drew a
+    curve that zig-zagged through both rows without a word)."""
+    arr = np.asarray(to_numpy(x), dtype=float)
+    if sum(d != 1 for d in arr.shape) > 1:
+        raise ValueError(f"{name} must be one series (shape (n,)); got shape {arr.shape}")
+    return arr.reshape(-1)
+
+
 def _finite_series(name: str, x: np.ndarray, *, allow_nan: bool) -> None:
     """Refuse ``±inf`` anywhere in ``x`` (and NaN unless ``allow_nan``): matplotlib drops such
     points without a word, so a diverged run (an error of inf) looked like a shorter curve.
@@ -146,12 +156,13 @@ def convergence_plot(
     Raises
     ------
     ValueError
-        ``t``, ``err`` and ``bound`` lengths differ or are empty; an entry of ``t`` is not
+        ``t``, ``err`` or ``bound`` has two non-trivial axes, their lengths differ, or they
+        are empty; an entry of ``t`` is not
         finite, or one of ``err``/``bound`` is ``±inf`` (NaN is a gap in the curve, but a curve
         that is NaN everywhere is refused): each message names the series and the index.
     """
-    t = np.asarray(to_numpy(t), dtype=float).reshape(-1)
-    err = np.asarray(to_numpy(err), dtype=float).reshape(-1)
+    t = _series("t", t)
+    err = _series("err", err)
     if t.shape != err.shape:
         raise ValueError(
             f"t and err must have the same length; got {t.shape[0]} and {err.shape[0]}"
@@ -173,7 +184,7 @@ def convergence_plot(
         zorder=2,
     )
     if bound is not None:
-        b = np.asarray(to_numpy(bound), dtype=float).reshape(-1)
+        b = _series("bound", bound)
         if b.shape != t.shape:
             raise ValueError(
                 f"bound must have the same length as t; got {b.shape[0]} and {t.shape[0]}"

@@ -109,3 +109,35 @@ def test_save_figure_refuses_an_unknown_suffix_and_writes_nothing(tmp_path):
     with pytest.raises(ValueError, match=r"got suffix ''"):
         save_figure(fig, tmp_path / "fig")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("t", "err", "bound", "message"),
+    [
+        (
+            [[1, 2], [3, 4]],
+            [1.0, 0.5, 0.25, 0.1],
+            None,
+            "t must be one series (shape (n,)); got shape (2, 2)",
+        ),
+        (
+            [1, 2, 3, 4],
+            np.ones((2, 2)),
+            None,
+            "err must be one series (shape (n,)); got shape (2, 2)",
+        ),
+        ([1, 2, 3, 4], [1.0, 0.5, 0.25, 0.1], np.ones((2, 2)), "bound must be one series"),
+    ],
+)
+def test_two_dimensional_series_are_refused(t, err, bound, message):
+    # they were flattened: a (2, 2) t against a length-4 err drew one zig-zag curve
+    _, ax = _ax()
+    with pytest.raises(ValueError, match=re.escape(message)):
+        convergence_plot(ax, t, err, bound=bound, label="gap")
+
+
+def test_column_and_row_vectors_are_one_series():
+    fig, ax = _ax()
+    convergence_plot(ax, np.array([[1], [2], [4]]), np.array([[1.0, 0.5, 0.25]]), label="gap")
+    png_bytes(fig)
+    assert list(ax.get_lines()[0].get_xdata()) == [1.0, 2.0, 4.0]
