@@ -43,8 +43,8 @@ def _check_range(q: np.ndarray, B: np.ndarray, pen: np.ndarray, where: np.ndarra
 
 def _model(data_or_model: Any, what: str) -> EmpiricalModel:
     if isinstance(data_or_model, EpisodeDataset):
-        _check_data(data_or_model, what, unit_rewards=False)
-        return empirical_model(data_or_model)
+        # (the checked dataset: a one-player game dataset is read as a single-agent one)
+        return empirical_model(_check_data(data_or_model, what, unit_rewards=False))
     if isinstance(data_or_model, EmpiricalModel):
         if len(data_or_model.action_shape) != 1:
             raise InvalidModelError(f"{what} is single-agent; the model has joint actions {data_or_model.action_shape}")

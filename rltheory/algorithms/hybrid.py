@@ -75,7 +75,8 @@ def _hybrid_args(
     eta: Any,
     ridge: Any,
     what: str,
-) -> np.ndarray:
+) -> tuple[np.ndarray, Any]:
+    """``(features, offline)`` checked; ``offline`` as the single-agent dataset it is read as."""
     if not isinstance(fh, FiniteHorizonMDP) or fh.batch_shape:
         got = (
             f"batch_shape={fh.batch_shape}"
@@ -97,7 +98,9 @@ def _hybrid_args(
             f"fh.R[h={h}, s={s}, a={a}] = {R[h, s, a]:.6g}"
         )
     if offline is not None:
-        _check_data(offline, f"{what} offline data", unit_rewards=True)
+        # (the checked dataset: a one-player game dataset, actions [K, H, 1], is read as a
+        # single-agent one; the unchecked one failed in the fit with numpy's broadcast error)
+        offline = _check_data(offline, f"{what} offline data", unit_rewards=True)
         offline.check_compatible(S=fh.S, A=fh.A, H=fh.H)
     for v, nm in ((iterations, "iterations"), (n_online, "n_online")):
         # numpy integers too
@@ -116,7 +119,7 @@ def _hybrid_args(
         )
     # complex or text features: numpy's cast dropped the imaginary part (a ComplexWarning only) or
     # failed with "could not convert string to float"
-    return _features(as_float(features, np, None, field="features"), fh.H, fh.S, fh.A)
+    return _features(as_float(features, np, None, field="features"), fh.H, fh.S, fh.A), offline
 
 
 def _restart_episodes(
@@ -396,7 +399,9 @@ def hybrid_npg(
     >>> bool(res.trace["suboptimality"][-1] < res.trace["suboptimality"][0])
     True
     """
-    phi = _hybrid_args(fh, features, offline, iterations, n_online, eta, ridge, "hybrid_npg")
+    phi, offline = _hybrid_args(
+        fh, features, offline, iterations, n_online, eta, ridge, "hybrid_npg"
+    )
     # numpy scalars and 0-d arrays; NaN (refused) for bools and text
     w = real_scalar(offline_weight)
     if not w >= 0:
@@ -458,7 +463,7 @@ def hybrid_actor_critic(
     >>> bool(res.trace["suboptimality"][-1] < res.trace["suboptimality"][0])
     True
     """
-    phi = _hybrid_args(
+    phi, offline = _hybrid_args(
         fh, features, offline, iterations, n_online, eta, ridge, "hybrid_actor_critic"
     )
     tol = check_tol(tol)
