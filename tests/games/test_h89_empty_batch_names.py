@@ -1,4 +1,4 @@
-"""Empty batches are refused by the game routine the caller named (helper-89, session 18).
+"""Empty batches and undiscounted games are refused by the routine the caller named (helper-89, session 18).
 
 ``exploitability`` and ``best_response`` of a zero-sum Markov game with an empty batch (the
 game's, or a policy's broadcast against it) raised ``policy_iteration: the batch is empty``,
@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rltheory.games.exploit import best_response, exploitability
+from rltheory.games.exploit import best_response, exploitability, nash_conv
+from rltheory.games.markov import MarkovGame
 from rltheory.games.zoo import random_zero_sum_markov_game
 
 
@@ -48,3 +49,29 @@ def test_nonempty_batches_are_unchanged() -> None:
     gap = exploitability(g, mu, nu).gap
     R = np.asarray(g.R)[:, 0]  # (2, A, B), γ = 0: gap = max_a R[a, 0] − min_b R[0, b]
     np.testing.assert_allclose(gap, R[:, :, 0].max(-1) - R[:, 0, :].min(-1), rtol=0, atol=1e-15)
+
+
+# An undiscounted general-sum game (gamma=None) was refused with "this routine needs a
+# discounted game", naming no routine; best_response and nash_conv now name themselves.
+def _undiscounted_dilemma() -> MarkovGame:
+    U = np.array([[[3.0, 0.0], [5.0, 1.0]], [[3.0, 5.0], [0.0, 1.0]]])
+    return MarkovGame(np.ones((1, 2, 2, 1)), U[:, None], None)
+
+
+def test_best_response_names_itself_on_an_undiscounted_game() -> None:
+    with pytest.raises(ValueError, match=r"^best_response needs a discounted game .*gamma=None"):
+        best_response(_undiscounted_dilemma(), [np.array([0]), np.array([0])], player=0)
+
+
+def test_nash_conv_names_itself_on_an_undiscounted_game() -> None:
+    with pytest.raises(ValueError, match=r"^nash_conv needs a discounted game .*gamma=None"):
+        nash_conv(_undiscounted_dilemma(), [np.array([0]), np.array([0])])
+
+
+def test_discounted_general_sum_is_unchanged() -> None:
+    # prisoner's dilemma at γ = 0.9, both cooperating: each gains (5 − 3)/(1 − 0.9) = 20
+    g = MarkovGame(np.ones((1, 2, 2, 1)), _undiscounted_dilemma().R, 0.9)
+    assert float(nash_conv(g, [np.array([0]), np.array([0])])) == pytest.approx(40.0, rel=1e-14)
+    assert best_response(g, [np.array([0]), np.array([0])], player=1).V.tolist() == pytest.approx(
+        [50.0], rel=1e-14
+    )
