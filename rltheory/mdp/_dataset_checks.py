@@ -11,8 +11,34 @@ from ..backend import _rectangular, as_float, require_host, to_numpy
 from ..errors import InvalidModelError
 
 
+def _nested(x: Any, at: tuple[int, ...]) -> Any:
+    for i in at:
+        x = x[i]
+    return x
+
+
+def _first_bool(x: Any, at: tuple[int, ...] = ()) -> tuple[int, ...] | None:
+    """Index of the first ``bool`` in nested lists/tuples ``x`` (None if there is none)."""
+    if isinstance(x, (bool, np.bool_)):
+        return at
+    if isinstance(x, (list, tuple)):
+        for i, v in enumerate(x):
+            hit = _first_bool(v, at + (i,))
+            if hit is not None:
+                return hit
+    return None
+
+
 def _int_array(x: Any, field: str, cls: str) -> np.ndarray:
     if isinstance(x, (list, tuple)):  # a ragged list failed in numpy's asarray, naming nothing
+        # a bool among ints made an int array (True read as index 1); a list of bools alone made a
+        # bool array, refused below
+        hit = _first_bool(x)
+        if hit is not None:
+            raise InvalidModelError(
+                f"{cls}.{field} must hold integer indices; {cls}.{field}"
+                f"[{', '.join(map(str, hit))}] is the bool {bool(_nested(x, hit))}"
+            )
         x = _rectangular(x, f"{cls}.{field}")
     a = np.asarray(to_numpy(x))
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
