@@ -201,7 +201,8 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
             f"{name}: {ok}/{len(seeds)} seeds pass ({len(rep.claims)} claims, {sum(rep.elapsed_s):.1f} s) -> {js}"
         )
         for c in rep.claims:
-            if args.quiet and all(c.passed):
+            absent = rep.absent_seeds(c.name)
+            if args.quiet and all(c.passed) and not absent:
                 continue
             d = c.to_dict()
             line = (
@@ -213,6 +214,8 @@ def _reproduce_seeds(args: argparse.Namespace, todo: list[str], seeds: tuple[int
             unmeasured = c.unmeasured_seeds
             if unmeasured:
                 line += f" ({list(unmeasured)} unmeasured)"
+            if absent:  # (the count [k/n] is over the seeds that checked the claim only)
+                line += f"; not checked at seeds {list(absent)}"
             p = c.miss_p_value
             misses = len(c.failed_seeds) - len(unmeasured)
             if p is not None and misses:  # the screen counts the seeds with an interval only

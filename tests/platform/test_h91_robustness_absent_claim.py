@@ -48,3 +48,16 @@ def test_the_report_lists_the_seeds_that_did_not_check_a_claim(toy):
     assert by["sometimes"]["absent_seeds"] == [1, 3] and by["always"]["absent_seeds"] == []
     with pytest.raises(KeyError, match="no claim named 'never'"):
         rep.absent_seeds("never")
+
+
+def test_reproduce_seeds_prints_the_seeds_that_did_not_check_a_claim(toy, tmp_path, capsys):
+    # (lead, session 18) the summary line read "[3/3] sometimes" although 2 of 5 runs never
+    # checked it; it now says so, also under --quiet
+    from rltheory.cli import main
+
+    for quiet in ([], ["--quiet"]):
+        rc = main(["reproduce", "toy-absent", "--seeds", "0:5", "--out", str(tmp_path), *quiet])
+        out = capsys.readouterr().out
+        assert rc == 0
+        assert "  [3/3] sometimes: measured" in out and "; not checked at seeds [1, 3]" in out
+        assert "not checked" not in "".join(ln for ln in out.splitlines() if "] always:" in ln)
