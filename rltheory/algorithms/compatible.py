@@ -160,7 +160,7 @@ def _source_eps(x: Any) -> float:
         if own.isdtype(dt, "real floating"):
             return float(own.finfo(dt).eps)
     except (TypeError, ValueError):  # a dtype no namespace knows: as_float has named it
-        pass
+        return float(np.finfo(np.float64).eps)
     return float(np.finfo(np.float64).eps)
 
 
