@@ -192,6 +192,10 @@ def q_learning_bound(
     [1.0]
     """
     t = _times(t, "t", minimum=0.0)
+    # the statement is about iterations 0..T: t = 0.5 returned an interpolation it never makes
+    frac = t != np.floor(t)
+    if np.any(frac):
+        raise ValueError(f"t must hold whole iteration counts; {_where(t, frac, 't')}")
     g = _gamma(gamma)
     alpha = _pos(alpha, "alpha")
     if alpha > 1.0:
