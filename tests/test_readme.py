@@ -36,65 +36,75 @@ def _json(name: str) -> dict:
     return json.loads((RESULTS / name).read_text(encoding="utf-8"))
 
 
-def _quoted(expected: str) -> None:
-    assert expected in TEXT, f"README.md should say {expected!r} (the number in benchmarks/results)"
+def _missing(want: list[str]) -> list[str]:
+    """The expected phrases the README does not contain (each test asserts this is empty)."""
+    return [w for w in want if w not in TEXT]
 
 
 def test_readme_quotes_the_mdp_benchmark():
+    want: list[str] = []
     cases = _json("mdp.json")["cases"]
     for i in (0, 1):
         warm = cases[i]["summary"]["warm_s"]["ratio_vs_quantecon_fastest"]
         cold = cases[i]["summary"]["cold_s"]["ratio_vs_quantecon_fastest"]
         sep = " (model built)," if i == 0 else ","
-        _quoted(f"{warm:.1f}× solve{sep} {cold:.{1 if cold >= 1 else 2}f}× from raw arrays")
+        want.append(f"{warm:.1f}× solve{sep} {cold:.{1 if cold >= 1 else 2}f}× from raw arrays")
     s = cases[2]["summary"]
-    _quoted(
+    want.append(
         f"{s['ratio_batched_vs_quantecon_loop']:.1f}× on the current machine, session 17 "
         f"({s['ratio_batched_vs_rltheory_loop']:.1f}× vs an rltheory loop"
     )
     pi = {r["library"]: r["iterations"] for r in cases[0]["rows"] if r["method"] == "PI"}
-    _quoted(
+    want.append(
         f"PI: {pi['rltheory']} iterations, QuantEcon's PI {pi['quantecon']}, "
         f"mdptoolbox's {pi['mdptoolbox']} (cap)"
     )
+    missing = _missing(want)
+    assert not missing, f"README.md should say {missing!r} (the numbers in benchmarks/results)"
 
 
 def test_readme_quotes_the_games_benchmark():
+    want: list[str] = []
     zero_sum, bimatrix, shapley = _json("games.json")["cases"]
-    _quoted(f"| {zero_sum['ratios']['HiGHS loop / rltheory']:.0f}× on the current machine")
+    want.append(f"| {zero_sum['ratios']['HiGHS loop / rltheory']:.0f}× on the current machine")
     r = bimatrix["ratios"]
-    _quoted(
+    want.append(
         f"{r['nashpy support_enumeration / rltheory']:.0f}× on the current machine "
         f"(session 17; {r['pygambit enummixed / rltheory']:.1f}× pygambit's enummixed)"
     )
     r = shapley["ratios"]
-    _quoted(
+    want.append(
         f"{r['HiGHS loop / rltheory (per sweep)']:.0f}× per sweep (measured side by side); "
         f"{r['HiGHS loop / rltheory (full solve)']:.0f}× for the full solve "
         f"(HiGHS time extrapolated to the same {shapley['accuracy']['sweeps']} sweeps)"
     )
+    missing = _missing(want)
+    assert not missing, f"README.md should say {missing!r} (the numbers in benchmarks/results)"
 
 
 def test_readme_quotes_the_npg_benchmark():
+    want: list[str] = []
     sections = _json("npg.json")["sections"]
     r = sections["local_cpu"]["results"]
     us = r["per_instance_iteration_us"]
-    _quoted(f"{r['speedup_batched_vs_fastest_loop']:.1f}× wall and CPU time in the headline run")
-    _quoted(
+    want.append(
+        f"{r['speedup_batched_vs_fastest_loop']:.1f}× wall and CPU time in the headline run"
+    )
+    want.append(
         f"{us['batched']:.1f} µs per instance-iteration vs {us['loop']:.1f} for the library's "
         f"per-instance loop and {us['textbook_loop']:.1f} for the hand-written one"
     )
     # the features list quotes the same two numbers (it said 4.6 vs 33.5 µs, no JSON's)
-    _quoted(f"({us['batched']:.1f} vs {us['loop']:.1f} µs per instance-iteration on 2 cores")
-    _quoted(f"certified to ≤ {r['max_evaluation_bound']:.2g} counting")
+    want.append(f"({us['batched']:.1f} vs {us['loop']:.1f} µs per instance-iteration on 2 cores")
+    want.append(f"certified to ≤ {r['max_evaluation_bound']:.2g} counting")
     p = r["paired_repeats_vs_textbook_loop"]
-    _quoted(
+    want.append(
         f"median {p['median_ratio_vs_loop']:.1f}× vs the library's loop and "
         f"{p['median_ratio']:.1f}× vs the hand-written loop"
     )
-    _quoted(f"answers agree to {r['max_abs_diff_textbook_vs_batched']:.2g}")
+    want.append(f"answers agree to {r['max_abs_diff_textbook_vs_batched']:.2g}")
     st = r["settled"]
-    _quoted(
+    want.append(
         f"({st['instances']} of {st['of']} settle, median iteration "
         f"{st['median_settling_iteration']:.0f}; "
         f"{100 * st['skipped_instance_iterations_share']:.0f} % of instance-iterations skipped)"
@@ -106,54 +116,64 @@ def test_readme_quotes_the_npg_benchmark():
     def span(xs):
         return f"{min(xs):.2f}–{max(xs):.2f}×"
 
-    _quoted(
+    want.append(
         f"saves {span(p['settling_gain'])} on the batched run and {span(p['loop_settling_gain'])} "
         f"on the per-instance loop (paired, in the same benchmark; "
         f"{span(native['settling_gain'])} and {span(native['loop_settling_gain'])} "
         "with the native kernels)"
     )
     nat = sections["local_cpu_native_blas_kernels"]["results"]
-    _quoted(
+    want.append(
         f"gives {nat['speedup_batched_vs_fastest_loop']:.1f}× and "
         f"{native['median_ratio']:.1f}× (`npg.json`, section `local_cpu_native_blas_kernels`)"
     )
     sweep = r["eta_sweep"]["by_eta"]
     faster = [min(e["median_ratio_vs_loop"], e["median_ratio_vs_textbook_loop"]) for e in sweep]
-    _quoted(
+    want.append(
         "against the faster loop "
         + ", ".join(
             f"{f:.1f}× at {'η=' if i == 0 else ''}{e['eta']:g}"
             for i, (f, e) in enumerate(zip(faster, sweep, strict=True))
         )
     )
-    _quoted(f"({sweep[-1]['median_ratio_vs_textbook_loop']:.1f}× at η=10)")
-    _quoted(f"is {r['floor_per_instance_iteration']['floor_us']:.1f} µs")
+    want.append(f"({sweep[-1]['median_ratio_vs_textbook_loop']:.1f}× at η=10)")
+    want.append(f"is {r['floor_per_instance_iteration']['floor_us']:.1f} µs")
     dev = sections["device"]["results"]
-    _quoted(f"the same benchmark gives {dev['speedup_batched_vs_fastest_loop']:.1f}× (`npg.json`")
+    want.append(
+        f"the same benchmark gives {dev['speedup_batched_vs_fastest_loop']:.1f}× (`npg.json`"
+    )
     sync = sections["device_sync_per_iteration"]["results"]
-    _quoted(
+    want.append(
         f"{dev['batched_cupy_s']:.2f} s: {dev['speedup_cupy_vs_loop']:.0f}× the faster CPU loop, "
         f"{dev['speedup_cupy_vs_batched_numpy']:.1f}× batched numpy on the same host"
     )
-    _quoted(f"({sync['batched_cupy_s']:.2f} s with a host copy per iteration")
+    want.append(f"({sync['batched_cupy_s']:.2f} s with a host copy per iteration")
+    missing = _missing(want)
+    assert not missing, f"README.md should say {missing!r} (the numbers in benchmarks/results)"
 
 
 def test_readme_quotes_the_gpu_benchmark():
+    want: list[str] = []
     rows = {r["case"].split(":")[0]: r["speedup"] for r in _json("gpu.json")["rows"]}
-    _quoted(
+    want.append(
         f"{rows['batched VI']:.0f}× / {rows['batched PI']:.0f}× / {rows['batched MPI(m=20)']:.0f}×; "
         f"{rows['dense PI']:.0f}×; {rows['batched zero-sum value']:.0f}× (`gpu.json`"
     )
     log = (RESULTS / "gpu_tests_h100.log").read_text(encoding="utf-8")
     n = int(re.search(r"(\d+) passed", log).group(1))
     assert "failed" not in log.splitlines()[-1]
-    _quoted(f"{n} of {n} cupy-parametrised tests pass there")
+    want.append(f"{n} of {n} cupy-parametrised tests pass there")
+    missing = _missing(want)
+    assert not missing, f"README.md should say {missing!r} (the numbers in benchmarks/results)"
 
 
 def test_readme_counts_the_registered_experiments():
+    want: list[str] = []
     from rltheory import experiments  # noqa: PLC0415
 
     n = len(experiments.names())
-    _quoted(f"All {n} pass.")
+    want.append(f"All {n} pass.")
     rows = re.findall(r"^\| `([a-z0-9-]+)` \|", README.read_text(encoding="utf-8"), flags=re.M)
     assert len(rows) == n, f"the gallery table has {len(rows)} rows for {n} experiments"
+    missing = _missing(want)
+    assert not missing, f"README.md should say {missing!r} (the numbers in benchmarks/results)"
