@@ -39,6 +39,7 @@ __all__ = [
     "constrained_mdps",
     "networked_mdps",
     "exact_solve",
+    "dyadic_model",
     "exact_policy_values",
     "exact_optimal_values",
 ]
@@ -277,6 +278,28 @@ def networked_mdps(
 
 
 # -- exact references (rational arithmetic) -------------------------------------------------------
+
+
+def dyadic_model(
+    seed: int, S: int = 4, A: int = 2, *, sticky: bool = False, scale: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, R)`` with transition entries ``k/64``: the stored rows sum to 1 exactly, so exact
+    rational references (:func:`exact_policy_values`) are the values of the stored model.
+
+    ``sticky``: ``P(s, s) ≥ 63/64`` (slow mixing; some seeds split into closed classes).
+    ``R = scale·N(0, 1)``. Seeded by ``numpy.random.default_rng(seed)``, the same draws for the
+    same arguments. Used by the near-``γ = 1`` accuracy tests of evaluation and advantages.
+    """
+    rng = np.random.default_rng(seed)
+    if sticky:
+        cnt = np.zeros((S, A, S))
+        for s in range(S):
+            for a in range(A):
+                cnt[s, a, s] = 63
+                cnt[s, a, rng.integers(S)] += 1
+    else:
+        cnt = rng.multinomial(64, np.full(S, 1.0 / S), size=(S, A)).astype(float)
+    return cnt / 64.0, scale * rng.standard_normal((S, A))
 
 
 def exact_solve(M: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:

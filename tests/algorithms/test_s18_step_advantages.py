@@ -16,15 +16,13 @@ import numpy as np
 from rltheory.algorithms import npg_step
 from rltheory.algorithms.policy_gradient import softmax_gradient
 from rltheory.mdp import FiniteMDP, state_occupancy
-from rltheory.testing import exact_policy_values
+from rltheory.testing import dyadic_model, exact_policy_values
 
 GAMMA = 1.0 - 1e-12
 
 
 def _model(seed, S=4, A=2):
-    rng = np.random.default_rng(seed)
-    P = rng.multinomial(64, np.full(S, 1.0 / S), size=(S, A)).astype(float) / 64.0
-    return P, 1e6 * rng.standard_normal((S, A))
+    return dyadic_model(seed, S, A, scale=1e6)
 
 
 def _exact_advantage(P, R, pi):

@@ -16,24 +16,14 @@ import pytest
 
 from rltheory.mdp import FiniteMDP, evaluate_policy, policy_iteration, state_occupancy
 from rltheory.mdp.certificates import _Roundoff
-from rltheory.testing import exact_solve
+from rltheory.testing import dyadic_model, exact_solve
 
 G64 = 1.0 - 1e-12
 G32 = 1.0 - 2.0**-20  # exactly representable in float32
 
 
 def _dyadic_model(seed, S=4, A=2, sticky=False):
-    """P with entries k/64 (rows sum to 1 exactly); sticky: P(s, s) ≥ 63/64."""
-    rng = np.random.default_rng(seed)
-    if sticky:
-        cnt = np.zeros((S, A, S))
-        for s in range(S):
-            for a in range(A):
-                cnt[s, a, s] = 63
-                cnt[s, a, rng.integers(S)] += 1
-    else:
-        cnt = rng.multinomial(64, np.full(S, 1.0 / S), size=(S, A)).astype(float)
-    return cnt / 64.0, rng.standard_normal((S, A))
+    return dyadic_model(seed, S, A, sticky=sticky)
 
 
 def _exact_values(P_pi, r_pi, gamma):

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rltheory.mdp import FiniteMDP, advantage, evaluate_policy, performance_difference
-from rltheory.testing import discounts, exact_policy_values, finite_mdps, policies
+from rltheory.testing import discounts, dyadic_model, exact_policy_values, finite_mdps, policies
 
 CASES = [
     (np.float64, 0.0),
@@ -34,18 +34,7 @@ CASES = [
 
 
 def _dyadic_model(seed, S=4, A=2, sticky=False, scale=1e6):
-    """P with entries k/64 (rows sum to 1 exactly); sticky: P(s, s) ≥ 63/64 (slow mixing, and
-    seed 0 has two closed classes under the policies below)."""
-    rng = np.random.default_rng(seed)
-    if sticky:
-        cnt = np.zeros((S, A, S))
-        for s in range(S):
-            for a in range(A):
-                cnt[s, a, s] = 63
-                cnt[s, a, rng.integers(S)] += 1
-    else:
-        cnt = rng.multinomial(64, np.full(S, 1.0 / S), size=(S, A)).astype(float)
-    return cnt / 64.0, scale * rng.standard_normal((S, A))
+    return dyadic_model(seed, S, A, sticky=sticky, scale=scale)
 
 
 def _one_hot(pi, A=2):
