@@ -75,3 +75,50 @@ def _check_td_finite(trace: Trace, A: Any, alpha: float, step_size: float, e: in
         f"theta <- theta + alpha (b - A theta) has spectral radius rho(I - alpha A) = {rho:.6g} > 1 at "
         f"step_size = {step_size!r} (it converges iff rho < 1: take a smaller step_size)"
     )
+
+
+def _td_divergence_reason(A_s: Any, e: int, alpha: float, scale: str) -> str:
+    r"""Why a TD(λ) run with step ``alpha`` overflowed, from the stability limit of its mean path.
+
+    The mean path ``θ ← θ + α(b − Aθ)`` converges iff every eigenvalue ``μ`` of ``αA`` lies in the
+    disc ``|1 − μ| < 1``, i.e. ``α < α_max = min_i 2 Re λ_i/|λ_i|²`` over the eigenvalues ``λ_i`` of
+    ``A`` (none with ``Re λ ≤ 0``). ``A = 4^e A_s`` for the features ``Φ/2^e`` (``A_s`` in range), so
+    ``log2 α_max = log2 α_max(A_s) − 2e`` is computed even where ``A`` itself (``|φ|² ≳ 1e308``) or
+    ``α_max`` (``|φ|² ≳ 1e324``) leaves the float range. ``scale`` locates ``max|Φ|``. At features
+    ``1e200`` the run was told to "use smaller steps", where the limit ``≈ 1e-400`` lies below the
+    smallest positive float and no step size is stable.
+    """
+    Ah = np.asarray(to_numpy(A_s), dtype=np.float64)
+    lam = np.linalg.eigvals(Ah) if np.all(np.isfinite(Ah)) else np.array([np.nan])
+    if not np.all(np.isfinite(lam)) or np.any(lam.real <= 0):
+        return (
+            "the mean path theta <- theta + alpha (b - A theta) is unstable for every step size: "
+            "A has an eigenvalue with real part <= 0 for this weighting d (on-policy it is positive "
+            "definite)"
+        )
+    lg = math.log2(float(np.min(2.0 * lam.real / np.abs(lam) ** 2))) - 2 * e
+    tenths = lg * math.log10(2.0)
+    ex = math.floor(tenths)
+    limit = f"{10.0 ** (tenths - ex):.3g}e{ex:+d}"
+    la = math.log10(float(np.max(np.abs(Ah)))) + 2 * e * math.log10(2.0)
+    size = f"max|A| = {10.0 ** (la - math.floor(la)):.3g}e{math.floor(la):+d}"
+    tiny = math.ulp(0.0)  # the smallest positive float (4.9e-324)
+    if lg < math.log2(tiny):
+        return (
+            f"no step size is stable at this feature scale: {scale} makes the TD matrix A = Phi^T D "
+            f"(I - gamma lam P_pi)^(-1) (I - gamma P_pi) Phi of size {size} (beyond the float "
+            f"range when over 1.8e+308), and its mean path "
+            f"theta <- theta + alpha (b - A theta) is stable only for step_size < "
+            f"min 2 Re(eig A)/|eig A|^2 = {limit}, below the smallest positive float {tiny!r}; "
+            f"divide Phi by a power of 2 (theta* scales inversely, Phi theta* is unchanged)"
+        )
+    if alpha >= 2.0**lg:
+        return (
+            f"the step {alpha!r} is beyond the stability limit of the mean path theta <- theta + "
+            f"alpha (b - A theta), step_size < min 2 Re(eig A)/|eig A|^2 = {limit} ({scale}); use "
+            f"smaller steps"
+        )
+    return (
+        f"the step {alpha!r} is below the mean path's stability limit {limit} ({scale}), but the "
+        f"sampled updates alpha z_t (phi_t - gamma phi_(t+1))^T overflowed; use smaller steps"
+    )

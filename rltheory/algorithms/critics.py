@@ -57,6 +57,7 @@ from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
 from ..trace import Trace, TraceRecorder
 from ._q_common import _rng
+from ._td_checks import _td_divergence_reason
 from .compatible import compatible_critic
 from .features import (
     compatible_features,
@@ -70,6 +71,7 @@ from .least_squares_td import lstd, lstd_estimate
 from .td_fixed_point import (
     TDFixedPoint,
     _features,
+    _fixed_point,
     _weighted_norm,
     expected_td,
     projected_fixed_point,
@@ -195,8 +197,11 @@ def td_linear(
     Raises
     ------
     ValueError
-        Bad arguments (located); the iterates overflowing (steps too large for the features'
-        scale), naming the step ``t``, the run and ``α_t``.
+        Bad arguments (located); the iterates or their values ``Φθ`` overflowing, naming the step
+        ``t``, the run and ``α_t``, and why: ``α_t`` beyond the mean path's stability limit
+        ``min_i 2 Re λ_i/|λ_i|²`` (``λ_i`` the eigenvalues of ``A``; the message gives it), or
+        features so large (``|φ| ≳ 1e162``) that this limit lies below the smallest positive float
+        and no step size is stable (the message names ``max|Φ|`` and its entry).
 
     Notes
     -----
@@ -220,7 +225,8 @@ def td_linear(
     record_every = _int(record_every, "record_every")
     alpha = _steps(step_size)
     gen = _rng(rng)
-    fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
+    # A_s = A/4^e (the TD matrix of Phi/2^e) is in range where A is not: the divergence message
+    fp, A_s, _, _, e = _fixed_point(mdp, pi, Phi, lam, d, "projected_fixed_point")
     F = require_host(_features(mdp, Phi), "td_linear")
     dd = require_host(fp.d, "td_linear")
     theta_star = require_host(fp.theta, "td_linear")
@@ -235,9 +241,20 @@ def td_linear(
     rec = TraceRecorder()
 
     def err(th: np.ndarray) -> np.ndarray:
-        return _weighted_norm(
-            (th - theta_star) @ F.T, dd
-        )  # scaled: no overflow of diff² at large values
+        with np.errstate(over="ignore"):  # Phi theta beyond the range: refused below
+            return _weighted_norm(
+                (th - theta_star) @ F.T, dd
+            )  # scaled: no overflow of diff² at large values
+
+    def diverged(t: int, run: int, what: str) -> ValueError:
+        i, j = np.unravel_index(int(np.argmax(np.abs(F))), F.shape)
+        scale = f"max|Phi| = {float(np.abs(F[i, j]))!r} at Phi(s={i}, j={j})"
+        # "use smaller steps" also where no float step is stable (features 1e200)
+        return ValueError(
+            f"td_linear diverged: theta overflowed{what} at step t={t} of run {run} "
+            f"(step_size({t}) = {alpha(t)!r}, lam={lam!r}): "
+            + _td_divergence_reason(A_s, e, alpha(t), scale)
+        )
 
     rec.record(0, error=err(theta), error_avg=err(theta))
     for t in range(steps):
@@ -249,12 +266,11 @@ def td_linear(
             theta = theta + alpha(t) * delta[:, None] * z
         if not np.all(np.isfinite(theta)):
             # NaN iterates and errors with numpy's overflow warnings before (as TDCritic reports)
-            run = int(np.argmax(~np.all(np.isfinite(theta), axis=1)))
-            raise ValueError(
-                f"td_linear diverged: theta overflowed at step t={t} of run {run} "
-                f"(step_size({t}) = {alpha(t)!r}, lam={lam!r}); use smaller steps"
-            )
+            raise diverged(t, int(np.argmax(~np.all(np.isfinite(theta), axis=1))), "")
         total += theta
         if (t + 1) % record_every == 0 or t + 1 == steps:
-            rec.record(t + 1, error=err(theta), error_avg=err(total / (t + 1)))
+            e_t, e_avg = err(theta), err(total / (t + 1))
+            if not np.all(np.isfinite(e_t)):  # theta finite, Phi theta not (an inf error before)
+                raise diverged(t, int(np.argmax(~np.isfinite(e_t))), " (its values Phi theta)")
+            rec.record(t + 1, error=e_t, error_avg=e_avg)
     return TDResult(theta=theta, theta_avg=total / steps, fixed_point=fp, trace=rec.finish())
