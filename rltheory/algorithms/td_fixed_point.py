@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_distribution, as_real_array, check_finite, real_scalar
+from .._validate import as_distribution, as_real_array, real_scalar
 from .._validate import check_int as _int
 from ..backend import array_namespace, as_float, to_numpy
 from ..mdp.bellman import (
@@ -43,6 +43,7 @@ from ._column_scales import (
     _pow2_cols,
 )
 from ._td_checks import _check_td_finite, _check_td_matrix
+from ._td_features import _features
 from ._td_refine import _refine_fixed_point
 
 __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point", "expected_td"]
@@ -95,18 +96,6 @@ def _weighted_norm(x: Any, d: Any) -> Any:
     safe = xp.where((m > 0) & (m < xp.inf), m, xp.ones_like(m))
     y = x / safe
     return safe[..., 0] * xp.sqrt(xp.sum(d * y * y, axis=-1))
-
-
-def _features(mdp: FiniteMDP, Phi: Any) -> Any:
-    xp = mdp.xp
-    F = as_float(Phi, xp, mdp.dtype, field="Phi")
-    if F.ndim != 2 or F.shape[0] != mdp.S or F.shape[1] < 1:
-        # d = 0 failed with IndexError ("index -1 is out of bounds") inside the rank test
-        raise ValueError(
-            f"Phi must have shape (S, d) = ({mdp.S}, d) with d >= 1 features; got {tuple(F.shape)}"
-        )
-    check_finite(F, "Phi", ("s", "j"))
-    return F
 
 
 def projection(Phi: Any, d: Any, V: Any) -> Any:
@@ -273,7 +262,8 @@ def projected_fixed_point(
     ValueError
         Bad shapes, a non-finite ``Phi``, ``d`` off the simplex, ``lam`` outside ``[0, 1]``,
         multichain ``P_π`` with default ``d``; a ``θ*`` beyond the float range (features of
-        subnormal size; its index).
+        subnormal size; its index); a ``Phi`` of a wider dtype than the model's with an entry beyond
+        the model dtype's range, or a column that rounds to 0 there (the entry or column and value).
     numpy.linalg.LinAlgError
         Singular ``A``: ``Φ`` rank deficient on the support of ``d`` (more columns than states,
         a column vanishing where ``d > 0``, or a singular value of the column-equilibrated
