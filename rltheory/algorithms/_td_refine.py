@@ -27,10 +27,24 @@ __all__: list[str] = []
 
 
 def _bellman_difference(xp: Any, g: float, Ppi: Any, v: Any) -> Any:
-    """``(I − γP_π)v`` as ``(1−γ)v(s) + γ Σ_{j≠s} P_π(s, j)(v(s) − v(j))`` for ``v[S]``."""
-    S = Ppi.shape[-1]
-    off = Ppi * (1.0 - xp.eye(S, dtype=Ppi.dtype, device=Ppi.device))
-    return (1.0 - g) * v + g * xp.sum(off * (v[:, None] - v[None, :]), axis=1)
+    """``(I − γP_π)v`` as ``(1−γ)v(s) + γ Σ_{j≠s} P_π(s, j)(v(s) − v(j))`` for ``v[S]`` or ``v[S, K]``.
+
+    Every term has the size of ``(1−γ)|v|`` or of the differences of ``v`` along the transitions;
+    ``v − γP_πv`` formed directly rounds to ``ε·max|v|`` (for the constant ``v = 1``, whose exact
+    image is ``(1−γ)·1``, a relative error ``ε/(1−γ)``: the returned ``A`` was off by 7e-5 relative
+    at ``γ = 1 − 1e-12``). Blocks of columns of about ``2^22`` entries.
+    """
+    if v.ndim == 1:
+        return _bellman_difference(xp, g, Ppi, v[:, None])[:, 0]
+    S, K = v.shape
+    off = (Ppi * (1.0 - xp.eye(S, dtype=Ppi.dtype, device=Ppi.device)))[:, :, None]
+    width = max(1, (1 << 22) // (S * S))
+    blocks = []
+    for c in range(0, K, width):
+        vc = v[:, c : min(c + width, K)]
+        blocks.append(xp.sum(off * (vc[:, None, :] - vc[None, :, :]), axis=1))
+    flow = blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=1)
+    return (1.0 - g) * v + g * flow
 
 
 def _refine_fixed_point(

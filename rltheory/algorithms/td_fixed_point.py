@@ -44,7 +44,7 @@ from ._column_scales import (
 )
 from ._td_checks import _check_td_finite, _check_td_matrix
 from ._td_features import _features
-from ._td_refine import _refine_fixed_point
+from ._td_refine import _bellman_difference, _refine_fixed_point
 
 __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point", "expected_td"]
 
@@ -284,7 +284,8 @@ def projected_fixed_point(
     ``cond(√DΦ)²`` on top, where a direct solve of ``Aθ = b`` was off by more than ``max|V^π|``
     for nearly collinear features. For ``γ > 63/65`` the solve is refined with the residual
     ``ΨᵀD M^{-1}(r_π − (I − γP_π)Ψw)`` in difference form (:mod:`._td_refine`), and for
-    ``λ = 1`` ``w = ΨᵀD V^π`` (``Φθ* = Π_D V^π``) from the accurate :func:`evaluate_policy`: ``values``
+    ``λ = 1`` ``w = ΨᵀD V^π`` (``Φθ* = Π_D V^π``; ``A = ΦᵀDΦ``, ``b = ΦᵀD V^π``) from the accurate
+    :func:`evaluate_policy`, and ``(I − γP_π)Φ`` is formed in difference form: ``values``
     is within about ``cond(√DΦ)·ε·max|V^π|/(1−γλ)`` of the exact fixed point however close γ is to
     1 (measured against exact rationals on dyadic models for γ up to ``1 − 1e-12``, with a margin of
     ten), and so is ``error``. One solve erred by ``ε·max|V^π|/(1−γ)`` on top: ``error`` was 14.5
@@ -355,9 +356,11 @@ def _fixed_point(
     DF = d[:, None] * F
     left = xp.linalg.solve(xp.matrix_transpose(M), xp.concat([DF, sdU], axis=1))  # M^{-T} [DΦ, √DU]
     IgP = eye - g * Ppi
-    A = xp.matrix_transpose(left[:, :k]) @ (IgP @ F)
+    # (I − γP)Φ in difference form: formed directly, A was off by ε/(1−γ) relative (7e-5 at
+    # γ = 1 − 1e-12 with a constant feature, whose exact image is (1−γ)·1)
+    A = xp.matrix_transpose(left[:, :k]) @ _bellman_difference(xp, g, Ppi, F)
     b = xp.matrix_transpose(left[:, :k]) @ r
-    At = xp.matrix_transpose(left[:, k:]) @ (IgP @ Psi)
+    At = xp.matrix_transpose(left[:, k:]) @ _bellman_difference(xp, g, Ppi, Psi)
     bt = xp.matrix_transpose(left[:, k:]) @ r
     _check_td_matrix(
         At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp
@@ -365,8 +368,11 @@ def _fixed_point(
     V = evaluate_policy(mdp, pi)
     if lam == 1.0:
         # M^{-1}(I − γP) = I: Φθ* = Π_D V^π, w = ΨᵀD V^π from the accurate V^π (the solve through
-        # M^{-1} = (I − γP)^{-1} erred by ε‖Ψw‖/(1−γ): values off by 8 at γ = 1 − 1e-9)
+        # M^{-1} = (I − γP)^{-1} erred by ε‖Ψw‖/(1−γ): values off by 8 at γ = 1 − 1e-9), and
+        # likewise A = ΦᵀDΦ, b = ΦᵀD V^π (off by ε/(1−γ) relative through M^{-1})
         w = xp.matrix_transpose(sdU) @ V[:, None]
+        A = xp.matrix_transpose(DF) @ F
+        b = xp.matrix_transpose(DF) @ V
     else:
         w = xp.linalg.solve(At, bt[:, None])
         # γ near 1: one solve erred by ε‖V‖/(1−γ) (error 14.5 for an exact 0.139 at γ = 1 − 1e-9)

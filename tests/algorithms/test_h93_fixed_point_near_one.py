@@ -64,3 +64,25 @@ def test_fixed_point_and_its_error_match_exact_rationals_near_gamma_one(gamma, l
     # Tsitsiklis & Van Roy (1997), Lemma 6: error ≤ projection error/√(1 − κ²), κ = γ(1−λ)/(1−γλ)
     kappa = gamma * (1 - lam) / (1 - gamma * lam)
     assert fp.error <= fp.projection_error / np.sqrt(1 - kappa**2) + 2 * tol
+
+
+@pytest.mark.parametrize("gamma", [1 - 1e-6, 1 - 1e-9, 1 - 1e-12])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_returned_A_and_b_near_gamma_one(gamma, seed):
+    P, R = dyadic_model(seed, S=3, A=1)
+    Phi = np.c_[np.ones(3), np.arange(3.0)]
+    mdp = FiniteMDP(P, R, gamma=gamma)
+    eps = np.finfo(float).eps
+    # λ = 0, the constant feature: A[0, 0] = 1ᵀD(I − γP)1 = (1 − γ)·Σ_s d(s) = 1 − γ exactly
+    # (it came out 1.7e-5 relative off at γ = 1 − 1e-12: I − γP formed directly rounds to ε)
+    A0 = np.asarray(projected_fixed_point(mdp, np.ones((3, 1)), Phi, lam=0.0).A)
+    assert abs(A0[0, 0] - (1 - gamma)) <= 16 * eps * (1 - gamma)
+    # λ = 1: M^{-1}(I − γP) = I, so A = ΦᵀDΦ and b = ΦᵀD V^π (b was 9e-6 relative off at
+    # γ = 1 − 1e-12, through the ill-conditioned M = I − γP); d is the chain's stationary law
+    fp = projected_fixed_point(mdp, np.ones((3, 1)), Phi, lam=1.0)
+    _, V, _ = _exact(P, R, gamma, Phi, 1.0)
+    d = np.asarray(fp.d)
+    A_ref = Phi.T @ (d[:, None] * Phi)
+    b_ref = Phi.T @ (d * V)
+    np.testing.assert_allclose(np.asarray(fp.A), A_ref, rtol=16 * eps, atol=0)
+    np.testing.assert_allclose(np.asarray(fp.b), b_ref, rtol=16 * eps, atol=0)
