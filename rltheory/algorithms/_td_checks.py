@@ -99,7 +99,7 @@ def _td_divergence_reason(A_s: Any, e: int, alpha: float, scale: str) -> str:
     lg = math.log2(float(np.min(2.0 * lam.real / np.abs(lam) ** 2))) - 2 * e
     tenths = lg * math.log10(2.0)
     ex = math.floor(tenths)
-    limit = f"{10.0 ** (tenths - ex):.3g}e{ex:+d}"
+    limit = f"{2.0**lg:.3g}" if -1000 < lg < 1000 else f"{10.0 ** (tenths - ex):.3g}e{ex:+d}"
     la = math.log10(float(np.max(np.abs(Ah)))) + 2 * e * math.log10(2.0)
     size = f"max|A| = {10.0 ** (la - math.floor(la)):.3g}e{math.floor(la):+d}"
     tiny = math.ulp(0.0)  # the smallest positive float (4.9e-324)

@@ -249,11 +249,19 @@ def td_linear(
     def diverged(t: int, run: int, what: str) -> ValueError:
         i, j = np.unravel_index(int(np.argmax(np.abs(F))), F.shape)
         scale = f"max|Phi| = {float(np.abs(F[i, j]))!r} at Phi(s={i}, j={j})"
-        # "use smaller steps" also where no float step is stable (features 1e200)
+        # "use smaller steps" also where no float step is stable (features 1e200). The samples
+        # follow P_pi from s_0 ~ d, so the mean path is the stationary law's: for a given d its own
+        # A (possibly not positive definite) is used only where P_pi has no unique stationary law
+        A_m, e_m = A_s, e
+        if d is not None:
+            try:
+                _, A_m, _, _, e_m = _fixed_point(mdp, pi, Phi, lam, None, "td_linear")
+            except ValueError:  # (multichain P_pi; LinAlgError is a ValueError)
+                pass
         return ValueError(
             f"td_linear diverged: theta overflowed{what} at step t={t} of run {run} "
             f"(step_size({t}) = {alpha(t)!r}, lam={lam!r}): "
-            + _td_divergence_reason(A_s, e, alpha(t), scale)
+            + _td_divergence_reason(A_m, e_m, alpha(t), scale)
         )
 
     rec.record(0, error=err(theta), error_avg=err(theta))

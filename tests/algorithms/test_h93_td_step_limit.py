@@ -85,3 +85,20 @@ def test_a_stable_run_at_large_features_is_unchanged():
         warnings.simplefilter("error")
         res = td_linear(mdp, pi, np.ldexp(Phi, 498), steps=50, step_size=1e-300, rng=0)
     assert np.all(np.isfinite(res.trace["error"]))
+
+
+def test_a_given_off_policy_d_quotes_the_limit_of_the_sampled_chain():
+    # Tsitsiklis & Van Roy (1997), §IX (θ → 2θ): φ = 1, 2, both states move to state 1, γ = 0.9.
+    # For d = (1/2, 1/2), A = ½·1·(1 − 1.8) + ½·2·(2 − 1.8) = −0.2 < 0, but the samples follow P_π,
+    # whose stationary law (0, 1) gives A = 2·(2 − 1.8) = 0.4 and the limit 2/0.4 = 5: α = 50
+    # diverges because the step is too large, not because "every step size" is unstable
+    mdp = FiniteMDP(np.array([[[0.0, 1.0]], [[0.0, 1.0]]]), np.array([[1.0], [1.0]]), gamma=0.9)
+    pi, Phi, d = np.zeros(2, int), np.array([[1.0], [2.0]]), np.array([0.5, 0.5])
+    assert np.asarray(projected_fixed_point(mdp, pi, Phi, d=d).A)[0, 0] == pytest.approx(-0.2)
+    with pytest.raises(ValueError) as info:
+        td_linear(mdp, pi, Phi, steps=400, step_size=50.0, rng=0, d=d)
+    msg = str(info.value)
+    assert "unstable for every step size" not in msg
+    assert re.search(
+        r"the step 50\.0 is beyond the stability limit .* = 5 \(max\|Phi\| = 2\.0", msg
+    ), msg
