@@ -73,8 +73,20 @@ def weighted_norm(x: Any, d: Any) -> Any:
         raise ValueError(f"x must have shape (..., S); got {tuple(x.shape)}")
     x = as_real_array(x, "x", (x.shape[-1],), ("s",), xp)
     _agree("x (..., S)", x, "d (..., S)", d, -1)
-    d = as_distribution(d, "d", x.shape[-1], xp, x.dtype)
+    d = as_distribution(d, "d", x.shape[-1], xp)
+    x, d = _promoted(xp, x, d)
     return _weighted_norm(x, d)
+
+
+def _promoted(xp: Any, *arrays: Any) -> tuple[Any, ...]:
+    """The floating ``arrays`` in their promoted dtype (float32 with float64: float64, exactly).
+
+    ``Phi``'s or ``x``'s dtype was imposed on the others: float32 features rounded a float64 ``V``
+    to float32 (``projection`` of ``V = (1 + 1e-9, 1)`` on the constant feature returned 1.0 in
+    float32 where the exact value is ``1 + 5e-10``).
+    """
+    dt = xp.result_type(*arrays)
+    return tuple(a if a.dtype == dt else as_float(a, xp, dt) for a in arrays)
 
 
 def _agree(what: str, x: Any, other: str, y: Any, axis: int) -> None:
@@ -116,9 +128,9 @@ def projection(Phi: Any, d: Any, V: Any) -> Any:
     Phi = as_real_array(Phi, "Phi", (S, k), ("s", "j"), xp)
     _agree("Phi (..., S, k)", Phi, "d (..., S)", d, -2)
     _agree("Phi (..., S, k)", Phi, "V (..., S)", V, -2)
-    d = as_distribution(d, "d", S, xp, Phi.dtype)
-    V = as_real_array(V, "V", (S,), ("s",), xp, Phi.dtype)
-    return _projection(Phi, d, V)
+    d = as_distribution(d, "d", S, xp)
+    V = as_real_array(V, "V", (S,), ("s",), xp)
+    return _projection(*_promoted(xp, Phi, d, V))
 
 
 def _projection(Phi: Any, d: Any, V: Any) -> Any:

@@ -14,7 +14,13 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from rltheory.algorithms.critics import lstd, projected_fixed_point, td_linear
+from rltheory.algorithms.critics import (
+    lstd,
+    projected_fixed_point,
+    projection,
+    td_linear,
+    weighted_norm,
+)
 from rltheory.mdp import FiniteMDP
 from rltheory.testing import dyadic_model, exact_solve
 
@@ -91,3 +97,22 @@ def test_float32_features_on_a_float64_model_give_the_stored_values_fixed_point(
     theta = np.array([float(x) for x in exact_solve(A, b)])
     assert fp.theta.dtype == np.float64
     np.testing.assert_allclose(np.asarray(fp.theta), theta, rtol=0, atol=64 * np.finfo(float).eps)
+
+
+def test_projection_and_weighted_norm_compute_in_the_promoted_dtype():
+    # Π_D V for the constant feature is the d-average of V: (1 + 1e-9 + 1)/2 = 1 + 5e-10. float32
+    # features rounded the float64 V to float32 and returned 1.0 (float32); promotion (float32 with
+    # float64 is float64, as in the array API) keeps V, and the float32 features are exact in it
+    Phi = np.ones((2, 1), dtype=np.float32)
+    V = np.array([1.0 + 1e-9, 1.0])
+    got = projection(Phi, np.array([0.5, 0.5]), V)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, [0.5 * (V[0] + V[1])] * 2, rtol=4 * np.finfo(float).eps)
+    # ‖x‖_D of a float32 x under a float64 d: √(0.3·1 + 0.7·(1 + 2^-20)²), in float64
+    x = np.array([1.0, 1.0 + 2.0**-20], dtype=np.float32)
+    d = np.array([0.3, 0.7])
+    ref = np.sqrt(0.3 + 0.7 * (1.0 + 2.0**-20) ** 2)
+    got = weighted_norm(x, d)
+    assert got.dtype == np.float64 and abs(float(got) - ref) <= 4 * np.finfo(float).eps
+    # all float32: stays float32
+    assert projection(Phi, d.astype(np.float32), V.astype(np.float32)).dtype == np.float32
