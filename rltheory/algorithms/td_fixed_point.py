@@ -65,6 +65,7 @@ def weighted_norm(x: Any, d: Any) -> Any:
     ``x[..., S]`` must be finite and ``d[..., S]`` a probability vector (``ValueError``
     naming the argument, and the offending entry, otherwise). Computed as ``m·‖x/m‖_D`` with
     ``m = max_s |x(s)|``: no overflow or underflow of ``x²`` anywhere in the float range.
+    Computed in the promoted dtype of ``x`` and ``d`` (float32 with float64: float64).
     """
     x, d = _host(x, "x"), _host(d, "d")
     xp = array_namespace(x, d)
@@ -117,7 +118,9 @@ def projection(Phi: Any, d: Any, V: Any) -> Any:
     vector (``ValueError`` naming the argument, and the offending entry, otherwise);
     ``numpy.linalg.LinAlgError`` naming the column (and batch index) when ``ΦᵀDΦ`` is
     singular, i.e. ``√DΦ`` is rank deficient to rounding. Computed in a ``D``-orthonormal
-    basis from the SVD of ``√DΦ`` (never through ``ΦᵀDΦ``, which squares its condition number).
+    basis from the SVD of ``√DΦ`` (never through ``ΦᵀDΦ``, which squares its condition number),
+    in the promoted dtype of ``Phi``, ``d`` and ``V`` (float32 features with a float64 ``V``:
+    float64; ``V`` was rounded to float32 before).
     """
     Phi, d, V = _host(Phi, "Phi"), _host(d, "d"), _host(V, "V")
     xp = array_namespace(Phi, d, V)
