@@ -30,6 +30,7 @@ from ..mdp.bellman import (
     policy_reward,
     policy_transition_matrix,
 )
+from ..mdp.difference_form import _policy_values
 from ..mdp.mixing import stationary_distribution
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, TraceRecorder
@@ -305,7 +306,9 @@ def projected_fixed_point(
     1 (measured against exact rationals on dyadic models for γ up to ``1 − 1e-12``, with a margin of
     ten), and so is ``error``. One solve erred by ``ε·max|V^π|/(1−γ)`` on top: ``error`` was 14.5
     where the exact value is 0.139 at ``γ = 1 − 1e-9``. ``A`` and ``b`` are returned in the
-    coordinates of ``Φ`` (``±inf`` where they leave the float range). ``Phi`` is read in the
+    coordinates of ``Φ`` (``±inf`` where they leave the float range). Everything linear in the
+    rewards is computed for ``r_π/2^e`` (``max|r_π|`` in ``[1, 2)``) and scaled back, so subnormal
+    rewards keep their digits (the error was 2.95e-321 for an exact 1.39e-321). ``Phi`` is read in the
     model's dtype: float32 features on a float64 model are promoted exactly, and the result is
     the fixed point of those stored values, to float64 accuracy.
 
@@ -352,7 +355,12 @@ def _fixed_point(
     E = _column_exponents(F0, default=e)
     F = _pow2_cols(F0, [-v for v in E], xp)
     Ppi = policy_transition_matrix(mdp, pi)
-    r = policy_reward(mdp, pi)
+    r0 = policy_reward(mdp, pi)
+    # solved for r/2^er (max|r| in [1, 2)) and scaled back, as θ*, b, the values and the errors are
+    # linear in r: subnormal rewards (1e-320) lost digits in every product, and the certified error
+    # came out 2.95e-321 where the stored model's is 1.39e-321
+    er = _exponent(r0, xp)
+    r = _pow2(r0, -er)
     if d is None:
         d = stationary_distribution(Ppi)
     else:
@@ -380,7 +388,8 @@ def _fixed_point(
     _check_td_matrix(
         At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp
     )
-    V = evaluate_policy(mdp, pi)
+    V0 = evaluate_policy(mdp, pi)  # the model's values (a located error beyond the float range)
+    V = V0 if er == 0 else _policy_values(xp, g, Ppi, r[:, None])[:, 0]  # for r/2^er
     if lam == 1.0:
         # M^{-1}(I − γP) = I: Φθ* = Π_D V^π, w = ΨᵀD V^π from the accurate V^π (the solve through
         # M^{-1} = (I − γP)^{-1} erred by ε‖Ψw‖/(1−γ): values off by 8 at γ = 1 − 1e-9), and
@@ -398,9 +407,11 @@ def _fixed_point(
     proj = (Psi @ (xp.matrix_transpose(sdU) @ V[:, None]))[:, 0]  # Π_D V = Ψ Ψᵀ D V
     perr = float(_weighted_norm(proj - V, d))
     with np.errstate(over="ignore", under="ignore"):  # A, b: ±inf (or 0) out of the range
+        theta_c, b, values = _pow2(theta_c, er), _pow2(b, er), _pow2(values, er)
+        err, perr = float(np.ldexp(err, er)), float(np.ldexp(perr, er))
         theta = _pow2_cols(theta_c, [-v for v in E], xp)
         fp = TDFixedPoint(
-            theta, _pow2_both(A, E, xp), _pow2_cols(b, E, xp), d, values, V, err, perr
+            theta, _pow2_both(A, E, xp), _pow2_cols(b, E, xp), d, values, V0, err, perr
         )
         rel = [v - e for v in E]  # the system for Φ/2^e (expected_td's coordinates)
         A_s, b_s, theta_s = (

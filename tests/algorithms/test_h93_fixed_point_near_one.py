@@ -86,3 +86,55 @@ def test_the_returned_A_and_b_near_gamma_one(gamma, seed):
     b_ref = Phi.T @ (d * V)
     np.testing.assert_allclose(np.asarray(fp.A), A_ref, rtol=16 * eps, atol=0)
     np.testing.assert_allclose(np.asarray(fp.b), b_ref, rtol=16 * eps, atol=0)
+
+
+def _sqrt_fraction(q: Fr) -> float:
+    """``√q`` for a tiny or huge rational (``float(q)`` would underflow or overflow first)."""
+    k = 0
+    while q < 1:
+        q, k = q * 4, k + 1
+    while q > 4:
+        q, k = q / 4, k - 1
+    return float(np.ldexp(np.sqrt(float(q)), -k))
+
+
+@pytest.mark.parametrize("scale", [1e-320, 1e-310, 1e-300, 1.5e305])
+@pytest.mark.parametrize("lam", [0.0, 0.5, 1.0])
+def test_rewards_at_the_ends_of_the_float_range_keep_their_digits(scale, lam):
+    # θ*, the values and the errors are linear in r: computed for r/2^e and scaled back. With
+    # subnormal rewards (1e-320, three significant digits stored) every product lost digits and the
+    # certified error came out 2.95e-321 where the stored model's exact error is 1.39e-321
+    P, R = dyadic_model(0, S=3, A=1, scale=scale)
+    Phi = np.c_[np.ones(3), np.arange(3.0)]
+    g = 0.999
+    fp = projected_fixed_point(FiniteMDP(P, R, gamma=g), np.ones((3, 1)), Phi, lam=lam)
+    # the exact fixed point of the stored model, and its error, in rationals (not via floats)
+    S = 3
+    G, L = Fr(g), Fr(lam)
+    Pp = [[Fr(float(P[s, 0, t])) for t in range(S)] for s in range(S)]
+    r = [Fr(float(R[s, 0])) for s in range(S)]
+    eye = [[Fr(int(s == t)) for t in range(S)] for s in range(S)]
+    stat = [[eye[s][t] - Pp[s][t] for s in range(S)] for t in range(S)]
+    stat[-1] = [Fr(1)] * S
+    d = exact_solve(stat, [Fr(0)] * (S - 1) + [Fr(1)])
+    F = [[Fr(float(Phi[s, j])) for j in range(2)] for s in range(S)]
+    M = [[eye[s][t] - G * L * Pp[s][t] for t in range(S)] for s in range(S)]
+    LF = [
+        [F[s][j] - G * sum(Pp[s][t] * F[t][j] for t in range(S)) for j in range(2)]
+        for s in range(S)
+    ]
+    cols = [exact_solve(M, [LF[s][j] for s in range(S)]) for j in range(2)]
+    y = exact_solve(M, r)
+    A = [[sum(F[s][i] * d[s] * cols[j][s] for s in range(S)) for j in range(2)] for i in range(2)]
+    th = exact_solve(A, [sum(F[s][i] * d[s] * y[s] for s in range(S)) for i in range(2)])
+    vals = [sum(F[s][j] * th[j] for j in range(2)) for s in range(S)]
+    V = exact_solve([[eye[s][t] - G * Pp[s][t] for t in range(S)] for s in range(S)], r)
+    err = _sqrt_fraction(sum(d[s] * (vals[s] - V[s]) ** 2 for s in range(S)))
+    tiny = np.finfo(float).smallest_subnormal
+    # relative accuracy at γ = 0.999 (cond·ε·max|V|/((1−γλ)·error) < 1e-12 here), then one rounding
+    # to the output's grid (absolute 4.9e-324 for subnormal results)
+    assert abs(fp.error - err) <= 1e-12 * err + 2 * tiny
+    vmax = max(abs(float(v)) for v in vals)
+    assert (
+        np.max(np.abs(np.asarray(fp.values) - [float(v) for v in vals])) <= 1e-15 * vmax + 2 * tiny
+    )
