@@ -237,7 +237,9 @@ def td_linear(
     g = float(mdp.gamma)
     theta = np.zeros((n_runs, F.shape[1]))
     z = np.zeros_like(theta)
-    total = np.zeros_like(theta)
+    # the running average (1/t) Σ θ_s itself, as avg·(t−1)/t + θ/t: the sum Σ θ_s overflowed for
+    # values near 1e306 (theta_avg = inf, error_avg = NaN, with numpy's warnings) while θ converged
+    avg = np.zeros_like(theta)
     rec = TraceRecorder()
 
     def err(th: np.ndarray) -> np.ndarray:
@@ -275,10 +277,10 @@ def td_linear(
         if not np.all(np.isfinite(theta)):
             # NaN iterates and errors with numpy's overflow warnings before (as TDCritic reports)
             raise diverged(t, int(np.argmax(~np.all(np.isfinite(theta), axis=1))), "")
-        total += theta
+        avg = avg * (t / (t + 1)) + theta / (t + 1)
         if (t + 1) % record_every == 0 or t + 1 == steps:
-            e_t, e_avg = err(theta), err(total / (t + 1))
+            e_t, e_avg = err(theta), err(avg)
             if not np.all(np.isfinite(e_t)):  # theta finite, Phi theta not (an inf error before)
                 raise diverged(t, int(np.argmax(~np.isfinite(e_t))), " (its values Phi theta)")
             rec.record(t + 1, error=e_t, error_avg=e_avg)
-    return TDResult(theta=theta, theta_avg=total / steps, fixed_point=fp, trace=rec.finish())
+    return TDResult(theta=theta, theta_avg=avg, fixed_point=fp, trace=rec.finish())
