@@ -77,6 +77,8 @@ _REFRESH = 0.002  # first-step contraction worse than this -> refresh W for the 
 _MAX_STEPS = 4
 _NEWTON = 0.5  # last step contracted by at most this: Newton–Schulz update of W, else a fresh inverse
 _GATHER_BELOW = 4  # fewer than 1/4 of the instances stepping: gather them
+MIXED = True
+COLD = 10  # the first calls solve by LU without forming W: the policy moves too fast for W to pay off
 WARM_MIN_BATCH = 8  # below this many instances the per-step overhead exceeds an LU solve: solve every call
 
 
@@ -101,14 +103,19 @@ class WarmEvaluator:
     at every call.
     """
 
-    def __init__(self, P: Any, R: Any, gamma: float, xp: Any) -> None:
+    def __init__(self, P: Any, R: Any, gamma: float, xp: Any, *, cold: int = COLD) -> None:
         B, S, A = P.shape[0], P.shape[1], P.shape[2]
         self.xp, self.B, self.S, self.A, self.gamma = xp, B, S, A, float(gamma)
-        eye = xp.eye(S, dtype=P.dtype, device=P.device)
-        K = eye[:, None, :] - gamma * P  # [b, s, a, s']
-        # action-major copies: K4[b, a, s, s'] (flat view Kf[b, a·S + s, s']) and R[b, a, s]
-        self.K4 = action_major(xp, K)
+        # action-major copies: K4[b, a, s, s'] = (I − γP)[b, s, a, s'] (flat view Kf[b, a·S + s, s']) and R[b, a, s]
+        if is_numpy(xp):  # one pass: −γP written transposed, then 1 added on the diagonal (the same roundings)
+            self.K4 = np.empty((B, A, S, S), dtype=P.dtype)
+            np.multiply(np.moveaxis(P, 2, 1), -gamma, out=self.K4)
+            np.reshape(self.K4, (B, A, S * S))[:, :, :: S + 1] += 1.0
+        else:
+            eye = xp.eye(S, dtype=P.dtype, device=P.device)
+            self.K4 = action_major(xp, eye[:, None, :] - gamma * P)  # [b, s, a, s'] -> [b, a, s, s']
         self.Kf = xp.reshape(self.K4, (B, A * S, S))
+        self.rows_shape: tuple[int, ...] = (A, S)  # the per-instance shape of advantages and policies
         self.R = action_major(xp, R)
         self.r_max = xp.max(xp.abs(xp.reshape(self.R, (B, -1))), axis=-1)
         self.c_eps = _RESIDUAL_FACTOR * float(xp.finfo(P.dtype).eps)
@@ -124,12 +131,18 @@ class WarmEvaluator:
         s_sub = subnormal_spacing(P.dtype, xp)
         self.under = (2.0 * (2 * S + A + 8) * s_sub, 2.0 * S * s_sub)
         self.W: Any = None
+        # float64 models: the steps apply a float32 copy of W to the residual scaled by ‖V‖∞ + ‖r‖∞
+        # (mixed-precision iterative refinement: W is only a preconditioner, the certificate is the
+        # float64 residual; the step's error is ~1e-7 of the residual, far below the contraction needed)
+        self.W32: Any = None
+        self.scale: Any = None  # (B, 1): ‖V‖∞ + ‖r‖∞ of the last evaluation
         self.history: list[tuple[Any, Any]] = []
         self.residual: Any = None  # ‖r_π − M_π V‖∞ per instance, of the last evaluation
         self.nu: Any = None  # the last evaluated policy's action-sum defect (scalar, or per instance)
         self._coef: Any = None  # (ν, c₁, c₂) of _allowance for the last scalar ν
         self._fold: Any = None  # (ν, k, k₁, k₂) of _certificate
         self.exact_solves = 0  # instances solved by LU so far (for diagnostics)
+        self.calls, self.cold = 0, int(cold)  # calls so far; the first `cold` solve by LU and form no W
         # warm steps pay off on a CPU with enough instances; on a GPU the batched LU solve is
         # one library call while every masked decision of the warm steps is a device sync
         self._np = is_numpy(xp)
@@ -140,13 +153,13 @@ class WarmEvaluator:
         """``A_V[b, a, s] = r(s, a) + γ (P V)(s, a) − V(s)``: one product with ``P``."""
         Kf = self.Kf if Kf is None else Kf
         R = self.R if R is None else R
-        KV = self.xp.reshape(Kf @ V[..., None], (V.shape[0], self.A, self.S))
+        KV = self.xp.reshape(Kf @ V[..., None], (V.shape[0],) + self.rows_shape)
         if self._np:  # subtract into the product's own (fresh) buffer
             return np.subtract(R, KV, out=KV)
         return R - KV
 
-    def _residual(self, pi: Any, Adv: Any) -> Any:
-        """``r_π − M_π V = Σ_a π(a|s) A_V(s, a)`` (action-major arrays)."""
+    def _residual(self, pi: Any, Adv: Any, idx: Any = None) -> Any:
+        """``r_π − M_π V = Σ_a π(a|s) A_V(s, a)`` (action-major arrays of the instances ``idx``)."""
         if self._np:
             return np.einsum("bas,bas->bs", pi, Adv)
         return self.xp.sum(pi * Adv, axis=1)
@@ -219,8 +232,8 @@ class WarmEvaluator:
     def _matrix(self, pi: Any, idx: Any = None) -> Any:
         """``M_π = Σ_a π(a|s) K(s, a, ·) = I − γ P_π`` for the instances ``idx`` (all by default)."""
         K4 = self.K4 if idx is None else self.K4[idx]
-        if self._np:
-            return np.einsum("bas,bast->bst", pi, K4)
+        if self._np:  # a (1 × A)·(A × S') product per state: BLAS, twice as fast as the einsum
+            return (np.swapaxes(pi, 1, 2)[:, :, None, :] @ np.swapaxes(K4, 1, 2))[:, :, 0, :]
         return self.xp.sum(pi[..., None] * K4, axis=1)
 
     def _solve(self, pi: Any, idx: Any = None) -> tuple[Any, Any]:
@@ -268,21 +281,32 @@ class WarmEvaluator:
         The returned arrays must not be modified (they are the history of the prediction).
         """
         xp = self.xp
-        if self.warm and self.history:
+        self.calls += 1
+        if self.warm and self.history and self.W is not None:
             V, Adv, r, v = self._steps(pi)
         else:
             V, M = self._solve(pi)
-            if self.warm:
+            if self.warm and self.calls > self.cold:
                 self.W = xp.linalg.inv(M)
+                if self._np and self.W.dtype == np.float64 and MIXED:
+                    self.W32 = self.W.astype(np.float32)
             Adv = self._advantage(V)
             if self._np:  # (ndarray methods: no dispatch overhead, which single instances feel)
                 r, v = np.abs(self._residual(pi, Adv)).max(axis=-1), np.abs(V).max(axis=-1)
             else:
                 r, v = xp.max(xp.abs(self._residual(pi, Adv)), axis=-1), xp.max(xp.abs(V), axis=-1)
+        r = self._with_unlisted(r, v)
+        if self.warm:
+            self.scale = np.reshape(v + self.r_max, (-1, 1))
+            self.scale[self.scale == 0.0] = 1.0
         self.history = (self.history + [(V, Adv)])[-3:]
         self.residual = r
         self.nu = self._sum_defect(pi) if nu is None else float(nu)
         return V, Adv, self._certificate(r, v, self.nu)
+
+    def _with_unlisted(self, r: Any, v: Any) -> Any:
+        """The residual norm ``r`` plus a bound on what entries left out of the arrays add (none here)."""
+        return r
 
     # -- settled instances (numpy) -----------------------------------------------------
     def settled(self, open_actions: Any = None) -> tuple[Any, Any]:
@@ -334,9 +358,7 @@ class WarmEvaluator:
         the caller's per-instance arrays (:func:`compact`).
         """
         holes, movers, n = compact_plan(done)
-        self.K4 = compact(self.K4, holes, movers, n)
-        self.Kf = np.reshape(self.K4, (n, self.A * self.S, self.S))
-        self.R = compact(self.R, holes, movers, n)
+        self._retire_rows(holes, movers, n)
         self.r_max = compact(self.r_max, holes, movers, n)
         self.residual = compact(self.residual, holes, movers, n)
         if not isinstance(self.nu, float):
@@ -345,9 +367,17 @@ class WarmEvaluator:
         self.delta = compact(self.delta, holes, movers, n)
         if self.W is not None:
             self.W = compact(self.W, holes, movers, n)
+        if self.W32 is not None:
+            self.W32, self.scale = compact(self.W32, holes, movers, n), compact(self.scale, holes, movers, n)
         self.history = [(compact(V, holes, movers, n), compact(A, holes, movers, n)) for V, A in self.history]
         self.B = n  # (a warm evaluator stays warm: its inverses and history are in place, one step is cheap)
         return holes, movers, n
+
+    def _retire_rows(self, holes: Any, movers: Any, n: int) -> None:
+        """Compact the per-row arrays (``P``'s rows and the rewards) of :meth:`retire`."""
+        self.K4 = compact(self.K4, holes, movers, n)
+        self.Kf = np.reshape(self.K4, (n, self.A * self.S, self.S))
+        self.R = compact(self.R, holes, movers, n)
 
     def _steps(self, pi: Any) -> tuple[Any, Any, Any, Any]:
         """Extrapolated start, then masked Richardson steps / LU solves until every instance is certified.
@@ -365,18 +395,18 @@ class WarmEvaluator:
         steps = 0
         while True:
             if idx is None:
-                V += (self.W @ res[..., None])[..., 0]
+                V += self._precondition(res)
                 Adv = self._advantage(V)
                 res = self._residual(pi, Adv)
             else:
                 if idx.shape[0] * _GATHER_BELOW > B:  # most instances step: products over the batch
-                    V[idx] += (self.W @ res[..., None])[idx, :, 0]
+                    V[idx] += self._precondition(res)[idx]
                     Adv = self._advantage(V)  # (unchanged V elsewhere: the same advantage there)
                     res = self._residual(pi, Adv)
                 else:  # few: products with their (gathered) W and P only
-                    V[idx] += (self.W[idx] @ res[idx][..., None])[..., 0]
+                    V[idx] += self._precondition(res[idx], idx)
                     Adv[idx] = self._advantage(V[idx], self.Kf[idx], self.R[idx])
-                    res[idx] = self._residual(pi[idx], Adv[idx])
+                    res[idx] = self._residual(pi[idx], Adv[idx], idx)
             r1 = np.max(np.abs(res), axis=-1)
             steps += 1
             v = np.max(np.abs(V), axis=-1)
@@ -401,8 +431,10 @@ class WarmEvaluator:
                 j = np.flatnonzero(slow)
                 V[j], M = self._solve(pi[j], j)
                 self.W[j] = self._new_inverse(j, M, ratio[j])
+                if self.W32 is not None:
+                    self.W32[j] = self.W[j]
                 Adv[j] = self._advantage(V[j], self.Kf[j], self.R[j])
-                res[j] = self._residual(pi[j], Adv[j])
+                res[j] = self._residual(pi[j], Adv[j], j)
                 r1[j] = np.max(np.abs(res[j]), axis=-1)
                 v[j] = np.max(np.abs(V[j]), axis=-1)
                 refresh &= ~slow
@@ -413,7 +445,19 @@ class WarmEvaluator:
         if refresh is not None and refresh.any():
             j = np.flatnonzero(refresh)
             self.W[j] = self._new_inverse(j, self._matrix(pi[j], j))
+            if self.W32 is not None:
+                self.W32[j] = self.W[j]
         return V, Adv, r1, v
+
+    def _precondition(self, res: Any, idx: Any = None) -> Any:
+        """``W·res`` for the instances ``idx`` (all by default); in float32 where ``W32`` is kept."""
+        if self.W32 is None:
+            W = self.W if idx is None else self.W[idx]
+            return (W @ res[..., None])[..., 0]
+        W, s = (self.W32, self.scale) if idx is None else (self.W32[idx], self.scale[idx])
+        r = np.empty(res.shape, dtype=np.float32)
+        np.divide(res, s, out=r, casting="same_kind")
+        return np.multiply((W @ r[..., None])[..., 0], s)
 
     def _new_inverse(self, idx: Any, M: Any, ratio: Any = None) -> Any:
         """Preconditioners for the instances ``idx`` whose matrices ``M`` were just formed.

@@ -36,6 +36,7 @@ from ..errors import ConvergenceWarning
 from ..mdp.bellman import advantage, as_stochastic_policy
 from ..mdp.model import FiniteMDP
 from ..trace import Trace, stack_rows
+from ._live_rows import SWITCH, LiveRows, live_counts
 from ._policy_opt import (
     PolicyOptimizationResult,
     check_iterations,
@@ -278,8 +279,9 @@ def natural_policy_gradient(
                                     converged=converged, trace=trace)
 
 
-_CHUNK_BYTES = 8 * 2**20
+_CHUNK_BYTES = 32 * 2**20
 _SETTLE = True  # settled instances leave the run (switched off only to measure what that saves)
+_ROWS = True  # the live-row layout (switched off only to measure what it saves)
 _SETTLE_EVERY = 4  # iterations between checks (each costs ~ a tenth of an iteration; settling later by < 4 is free)
 
 
@@ -322,6 +324,10 @@ class _NPGChunk:
         n = P.shape[0]
         self.n = n
         self.freeze = _SETTLE and is_numpy(xp)  # host-side decisions only (a device would sync every iteration)
+        # live-row layout (numpy, warm evaluator): rows with log π < −50 leave the arrays (_live_rows)
+        self.rowwise = self.freeze and _ROWS and self.ev.warm
+        self.live: LiveRows | None = None
+        self.bound: Any = None  # the active instances' evaluation bound of the last iterate
         if self.freeze:
             self.V_star, self.rho = np.array(V_star, copy=True), np.array(rho, copy=True)  # compacted in place
             self.slot = np.arange(n)  # chunk position of each active row
@@ -364,6 +370,7 @@ class _NPGChunk:
         full = {k: v.copy() for k, v in self.f_rows.items()}  # the settled rows' constant values
         if self.slot.shape[0]:
             V, self.adv, bound = self.ev.evaluate(self.pi, self._nu())
+            self.bound = bound
             last = gap_metrics(np, self.V_star, V, self.rho) | {"evaluation_bound": bound}
             if full:
                 for k, v in last.items():
@@ -371,9 +378,11 @@ class _NPGChunk:
             else:  # none settled yet: the active rows are the chunk in order
                 full = {k: np.asarray(v, dtype=float) for k, v in last.items()}
             if self.t % _SETTLE_EVERY == 0:
-                done, f_bound = self.ev.settled(self.open_actions)
+                done, f_bound = self.ev.settled(self.open_actions if self.live is None else self.live.dead_top())
                 if done.any():
                     self._retire(done, last | {"evaluation_bound": f_bound})
+            if self.rowwise and self.slot.shape[0]:
+                self._rows()
         for k, v in full.items():
             self.rows.setdefault(k, []).append(v)
         if self.stopping or not self.slot.shape[0]:  # (the trace's rows are formed at the end: trace_rows)
@@ -387,18 +396,48 @@ class _NPGChunk:
         """The action-sum defect of the evaluated policy: measured on ``π_0``, a priori afterwards."""
         return None if self.t == 0 else self.nu_step
 
+    def _rows(self) -> None:
+        """Switch to the live-row layout once few rows are live, rebuild it when it is due (_live_rows)."""
+        if self.live is None:
+            if self.t == 0 or self.t % _SETTLE_EVERY:
+                return
+            A, S = self.theta.shape[1:]
+            if int(np.max(live_counts(self.theta))) > SWITCH * A * S:
+                return
+            theta = self.theta
+        elif self.live.needs_rebuild(self.t):
+            theta = self.live.full_theta(self.t)
+        else:
+            return
+        self._rebuild(theta, self.t)
+
+    def _rebuild(self, theta: np.ndarray, t: int) -> None:
+        """A new live-row layout from the full logits ``theta`` of iterate ``t``."""
+        self.live = LiveRows(self.ev, theta, self.step, t)
+        self.ev, self.theta, self.pi = self.live.ev, self.live.theta, self.live.pi
+        self.adv, self.open_actions = self.ev.history[-1][1], None
+
     def _retire(self, done: np.ndarray, last: dict[str, np.ndarray]) -> None:
         """Move the settled rows ``done`` out of the active arrays (see the class docstring)."""
         j, at = np.flatnonzero(done), self.slot[done]
         self.frozen[at] = True
-        self.f_theta[at] = self.theta[j]
-        self.f_score[at] = self.step * self.adv[j]
+        if self.live is None:
+            self.f_theta[at] = self.theta[j]
+            self.f_score[at] = self.step * self.adv[j]
+        else:  # the full logits and advantages, dead rows in closed form
+            self.f_theta[at] = self.live.full_theta(self.t, j)
+            self.f_score[at] = self.step * self.live.full_advantage(j)
         self.f_t[at] = self.t
         for k, v in last.items():
             self.f_rows.setdefault(k, np.zeros(self.n))[at] = v[j]
         holes, movers, n = self.ev.retire(done)
-        self.theta, self.pi, self.V_star, self.rho, self.slot = (
-            compact(x, holes, movers, n) for x in (self.theta, self.pi, self.V_star, self.rho, self.slot))
+        self.V_star, self.rho, self.slot, self.bound = (
+            compact(x, holes, movers, n) for x in (self.V_star, self.rho, self.slot, self.bound))
+        if self.live is None:
+            self.theta, self.pi = (compact(x, holes, movers, n) for x in (self.theta, self.pi))
+        else:
+            self.live.retire(holes, movers, n)
+            self.theta, self.pi = self.live.theta, self.live.pi
         if self.open_actions is not None:
             self.open_actions = compact(self.open_actions, holes, movers, n)
         self.adv = self.ev.history[-1][1]
@@ -422,7 +461,10 @@ class _NPGChunk:
         if not self.freeze:
             return self.pi
         out = np.empty_like(self.f_theta)
-        out[self.slot] = self.pi
+        if self.live is None:
+            out[self.slot] = self.pi
+        elif self.slot.shape[0]:  # the full policy of the live logits and the dead rows' closed form
+            out[self.slot] = logit_step(self.live.full_theta(self.t), 0.0, np)[0]
         at = np.flatnonzero(self.frozen)
         if at.shape[0]:
             k = (self.t - self.f_t[at]).astype(self.f_theta.dtype)[:, None, None]
@@ -439,7 +481,11 @@ class _NPGChunk:
         if self.stopping and self.last is not None and "suboptimality_bound" not in self.last:
             self._certify(self.last)
         while self.t < T and not (tol is not None and float(xp.max(self.last["suboptimality_bound"])) <= tol):
-            if not self.freeze or self.slot.shape[0]:
+            if self.live is not None and self.slot.shape[0]:
+                self.pi, self.theta = self.live.step(self.adv, self.bound)
+                if self.live.reviving():  # a dead row may be back: rebuild before it is evaluated
+                    self._rebuild(self.live.full_theta(self.t + 1), self.t + 1)
+            elif not self.freeze or self.slot.shape[0]:
                 self.pi, self.theta = logit_step(self.theta, self.step * self.adv, xp)
             self.t += 1
             self.elapsed += time.perf_counter() - t0
