@@ -15,7 +15,10 @@ What each side does:
   softmax update of the (max-shifted) logits; instances whose value is certified for
   every later iterate leave the run (their logits advance in closed form) — the
   benchmark records how many settled, when, and (paired repeats) the same batched run
-  with settling switched off;
+  with settling switched off; rows ``(s, a)`` with ``log π(a|s) < −50`` leave the arrays
+  (:mod:`rltheory.algorithms._live_rows`: their logits in closed form, their share of the
+  residual bounded in the certificate) — recorded: the layout builds and the live rows
+  per instance, and (paired repeats) the same batched run with the full layout;
 * ``loop``    — the same public function called on ``mdp[i]`` for each instance (it
   settles converged instances the same way);
 * ``textbook loop`` — a plain per-instance numpy NPG: ``np.linalg.solve`` of
@@ -108,6 +111,32 @@ def _textbook_npg(P: np.ndarray, R: np.ndarray, gamma: float, eta: float, T: int
 
 
 @contextlib.contextmanager
+def _live_record() -> Iterator[dict[str, Any]]:
+    """Record the live-row layouts the batched run built: (iteration, rows per instance, instances).
+
+    Benchmark-only instrumentation of :class:`rltheory.algorithms._live_rows.LiveRows`.
+    """
+    from rltheory.algorithms import _live_rows  # noqa: PLC0415 - benchmark only
+
+    builds: list[tuple[int, int, int]] = []
+    cls = _live_rows.LiveRows
+    init = cls.__init__
+
+    def spy(self: Any, ev: Any, theta: Any, step: float, t: int) -> None:
+        init(self, ev, theta, step, t)
+        builds.append((int(t), int(self.lay.K), int(self.lay.B)))
+
+    out: dict[str, Any] = {}
+    cls.__init__ = spy  # type: ignore[method-assign]
+    try:
+        yield out
+    finally:
+        cls.__init__ = init  # type: ignore[method-assign]
+    out |= {"builds": len(builds), "first_build_iteration": builds[0][0] if builds else None,
+            "rows_per_instance_at_builds": [k for _, k, _ in builds], "build_iterations": [t for t, _, _ in builds]}
+
+
+@contextlib.contextmanager
 def _settling_record() -> Iterator[dict[str, Any]]:
     """Record which instances settled (left the run, certified for every later iterate) and when.
 
@@ -137,12 +166,13 @@ def _settling_record() -> Iterator[dict[str, Any]]:
 
 
 def _floor(mdp: FiniteMDP, reps: int = 200) -> dict[str, float]:
-    """Per instance-iteration microseconds of the work no exact batched NPG iteration can skip.
+    """Per instance-iteration microseconds of the work no full-layout batched NPG iteration can skip.
 
     One product ``K V`` with ``K = I − γP`` (the advantage; read in the chunks the driver
     uses, so from cache where they fit) and one fused log-space policy update over the
-    batch. Their sum is a floor for the batched side; the textbook loop's time divided by
-    it bounds the achievable ratio.
+    batch. Their sum is a floor for an iteration on all ``S·A`` rows; the live-row layout
+    reads only the rows with ``log π ≥ −50`` (a fifth of them late in the run) and goes
+    below it.
     """
     from rltheory.algorithms._policy_opt import logit_step  # noqa: PLC0415 - benchmark only
     from rltheory.algorithms.npg import _CHUNK_BYTES  # noqa: PLC0415
@@ -241,11 +271,12 @@ def main() -> None:
     rows: dict[str, Any] = {}
 
     t0, c0 = time.perf_counter(), time.process_time()
-    with _settling_record() as settled:
+    with _settling_record() as settled, _live_record() as live:
         batched = natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
     rows["batched_numpy_s"] = time.perf_counter() - t0
     rows["batched_numpy_cpu_s"] = time.process_time() - c0
     rows["settled"] = settled
+    rows["live_rows"] = live | {"rows_per_instance_full": args.states * args.actions}
     print(f"batched numpy : {rows['batched_numpy_s']:8.2f} s ({settled['instances']} instances settled, "
           f"{100 * settled['skipped_instance_iterations_share']:.0f} % of instance-iterations skipped)", flush=True)
 
@@ -294,6 +325,7 @@ def main() -> None:
 
     pairs: dict[str, list[float]] = {"batched_s": [], "textbook_loop_s": [], "ratio": [],
                                      "batched_without_settling_s": [], "settling_gain": [],
+                                     "batched_full_layout_s": [], "live_rows_gain": [],
                                      "loop_s": [], "loop_without_settling_s": [], "loop_settling_gain": []}
     n_loop = min(args.batch, args.loop_settling_instances)
     for _ in range(args.repeat):  # paired: each ratio from runs taken one right after the other
@@ -308,6 +340,14 @@ def main() -> None:
         finally:
             npg_module._SETTLE = True
         pairs["settling_gain"].append(pairs["batched_without_settling_s"][-1] / pairs["batched_s"][-1])
+        npg_module._ROWS = False  # the same batched run on the full (B, A, S) layout
+        try:
+            t0 = time.perf_counter()
+            natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
+            pairs["batched_full_layout_s"].append(time.perf_counter() - t0)
+        finally:
+            npg_module._ROWS = True
+        pairs["live_rows_gain"].append(pairs["batched_full_layout_s"][-1] / pairs["batched_s"][-1])
         for key, settle in (("loop_s", True), ("loop_without_settling_s", False)):  # the library's own loop
             npg_module._SETTLE = settle
             try:
@@ -327,6 +367,7 @@ def main() -> None:
         rows["paired_repeats_vs_textbook_loop"] = pairs | {
             "median_ratio": float(np.median(pairs["ratio"])),
             "median_settling_gain": float(np.median(pairs["settling_gain"])),
+            "median_live_rows_gain": float(np.median(pairs["live_rows_gain"])),
             "loop_settling_instances": n_loop,
             "median_loop_settling_gain": float(np.median(pairs["loop_settling_gain"])),
             "median_ratio_vs_loop": float(np.median(np.asarray(pairs["loop_s"]) / np.asarray(pairs["batched_s"]))),
@@ -337,7 +378,8 @@ def main() -> None:
               f"x{rows['paired_repeats_vs_textbook_loop']['median_ratio_vs_loop']:.1f}; settling saves "
               f"x{', x'.join(f'{r:.2f}' for r in pairs['settling_gain'])} (batched), "
               f"x{', x'.join(f'{r:.2f}' for r in pairs['loop_settling_gain'])} (per-instance loop, "
-              f"{n_loop} instances)", flush=True)
+              f"{n_loop} instances); the live-row layout saves "
+              f"x{', x'.join(f'{r:.2f}' for r in pairs['live_rows_gain'])}", flush=True)
 
     if args.eta_sweep:
         rows["eta_sweep"] = _eta_sweep(mdp, V_star, [float(e) for e in args.eta_sweep.split(",")], T,
