@@ -11,7 +11,9 @@ The driver checks its inputs once and then runs unchecked kernels. It evaluates 
 iterate with the certified warm-started evaluator of
 :mod:`rltheory.algorithms._warm_eval` (extrapolated start, Richardson steps
 preconditioned by a stored inverse, LU solves only where needed; on a host the batch
-runs in cache-sized chunks). Re-exported by
+runs in cache-sized chunks). On a host, once most rows ``(s, a)`` have ``log π(a|s) < −50``,
+the arrays keep only the live rows (:mod:`rltheory.algorithms._live_rows`: dead logits in
+closed form, their share of the residual in the certificate). Re-exported by
 :mod:`rltheory.algorithms.policy_gradient`; the bounds are in
 :mod:`rltheory.bounds.policy_optimization`.
 
@@ -207,9 +209,11 @@ def natural_policy_gradient(
     any ``η > 0``: ``V*(ρ) − V^{π_T}(ρ) ≤ log|A|/(ηT) + 1/((1−γ)^2 T)`` for every
     ``ρ`` and ``T ≥ 1`` — no distribution-mismatch factor, no dependence on ``S``.
     Cost per iteration: one product with ``P`` per instance once the policy settles (more
-    while it moves fast: further Richardson steps, Newton–Schulz refreshes of the stored
-    inverse, and an ``S×S`` LU solve where the steps would be too many, mostly in the
-    first few iterations) — see :mod:`rltheory.algorithms._warm_eval`. Batched and
+    while it moves fast: an ``S×S`` LU solve in each of the first ten iterations, then
+    further Richardson steps, Newton–Schulz refreshes of the stored inverse, and LU solves
+    where the steps would be too many) — see :mod:`rltheory.algorithms._warm_eval`. On
+    numpy the product reads only the live rows (``log π ≥ −50``; on the NPG benchmark 55 of
+    250 per instance from iteration 200 on; :mod:`rltheory.algorithms._live_rows`). Batched and
     single-instance runs agree to round-off (single instances solve by LU every iteration).
     On numpy an instance whose value ``V`` stays certified for every later iterate leaves
     the run and costs nothing more: with ``A`` fixed, the residual
@@ -299,6 +303,11 @@ class _NPGChunk:
     constant (with the bound that holds for all later iterates) and its logits are advanced
     in closed form, ``θ_T = θ_t + (T − t)·η A/(1−γ)`` shifted to maximum 0, when the policy
     is read — the same policy as ``T − t`` further steps, without their cost.
+
+    Live rows (numpy, warm evaluator): every ``_SETTLE_EVERY`` iterations a chunk on the
+    full ``(B, A, S)`` layout checks how many rows have ``log π ≥ −50``; once no instance
+    has more than ``SWITCH`` of them it moves to a :class:`~rltheory.algorithms._live_rows.LiveRows`
+    layout (rebuilt as rows die, and before any dead row that may revive is evaluated).
     """
 
     def __init__(self, P: Any, R: Any, pi: Any, V_star: Any, rho: Any, fixed: Any, c_rho: Any, *, gamma: float,
