@@ -39,10 +39,10 @@ instances share its batch.
 Costs (numpy): the first ``cold`` calls (default ``COLD = 10``) solve by LU and form no
 ``W`` — the policy moves so fast there that a stored inverse would be stale at once (on the
 NPG benchmark this halves the first twenty iterations' time); ``M_π`` is formed by a BLAS
-product per state; for float64 models ``W`` is applied in float32 to the residual scaled by
-``‖V‖∞ + ‖r‖∞`` (mixed-precision iterative refinement: the step's own error is ~1e-7 of the
-residual, far below the ~1e-3 contraction the stored ``W`` gives, and the certificate is
-still the float64 residual).
+product per state; for float64 models ``W`` is kept, refreshed and applied in float32, to the
+residual scaled by ``‖V‖∞ + ‖r‖∞`` (mixed-precision iterative refinement: ``W``'s own error,
+~1e-6, is far below the ~1e-3 contraction a stored ``W`` gives, and the certificate is still
+the float64 residual).
 
 Settled instances (numpy, :meth:`WarmEvaluator.settled`): for a fixed advantage ``A``
 the residual ``Σ_a π_k(a|s) A(s, a)`` along the NPG policies ``π_k ∝ exp(θ + k·c·A)`` is
@@ -111,7 +111,7 @@ class WarmEvaluator:
     at every call.
     """
 
-    def __init__(self, P: Any, R: Any, gamma: float, xp: Any, *, cold: int = COLD) -> None:
+    def __init__(self, P: Any, R: Any, gamma: float, xp: Any, *, cold: int = COLD, mixed: bool = MIXED) -> None:
         B, S, A = P.shape[0], P.shape[1], P.shape[2]
         self.xp, self.B, self.S, self.A, self.gamma = xp, B, S, A, float(gamma)
         # action-major copies: K4[b, a, s, s'] = (I − γP)[b, s, a, s'] (flat view Kf[b, a·S + s, s']) and R[b, a, s]
@@ -139,10 +139,11 @@ class WarmEvaluator:
         s_sub = subnormal_spacing(P.dtype, xp)
         self.under = (2.0 * (2 * S + A + 8) * s_sub, 2.0 * S * s_sub)
         self.W: Any = None
-        # float64 models: the steps apply a float32 copy of W to the residual scaled by ‖V‖∞ + ‖r‖∞
-        # (mixed-precision iterative refinement: W is only a preconditioner, the certificate is the
-        # float64 residual; the step's error is ~1e-7 of the residual, far below the contraction needed)
-        self.W32: Any = None
+        # float64 models on numpy (`mixed`): W is kept, refreshed and applied in float32, to the
+        # residual scaled by ‖V‖∞ + ‖r‖∞ (mixed-precision iterative refinement: W is only a
+        # preconditioner, the certificate is the float64 residual; W's own error, ~1e-6, is far
+        # below the ~1e-3 contraction a stored W gives)
+        self.mixed = bool(mixed) and is_numpy(xp) and P.dtype == np.float64
         self.scale: Any = None  # (B, 1): ‖V‖∞ + ‖r‖∞ of the last evaluation
         self.history: list[tuple[Any, Any]] = []
         self.residual: Any = None  # ‖r_π − M_π V‖∞ per instance, of the last evaluation
@@ -295,16 +296,14 @@ class WarmEvaluator:
         else:
             V, M = self._solve(pi)
             if self.warm and self.calls > self.cold:
-                self.W = xp.linalg.inv(M)
-                if self._np and self.W.dtype == np.float64 and MIXED:
-                    self.W32 = self.W.astype(np.float32)
+                self.W = xp.linalg.inv(M.astype(np.float32) if self.mixed else M)
             Adv = self._advantage(V)
             if self._np:  # (ndarray methods: no dispatch overhead, which single instances feel)
                 r, v = np.abs(self._residual(pi, Adv)).max(axis=-1), np.abs(V).max(axis=-1)
             else:
                 r, v = xp.max(xp.abs(self._residual(pi, Adv)), axis=-1), xp.max(xp.abs(V), axis=-1)
         r = self._with_unlisted(r, v)
-        if self.warm:
+        if self.mixed:
             self.scale = np.reshape(v + self.r_max, (-1, 1))
             self.scale[self.scale == 0.0] = 1.0
         self.history = (self.history + [(V, Adv)])[-3:]
@@ -375,8 +374,8 @@ class WarmEvaluator:
         self.delta = compact(self.delta, holes, movers, n)
         if self.W is not None:
             self.W = compact(self.W, holes, movers, n)
-        if self.W32 is not None:
-            self.W32, self.scale = compact(self.W32, holes, movers, n), compact(self.scale, holes, movers, n)
+        if self.scale is not None:
+            self.scale = compact(self.scale, holes, movers, n)
         self.history = [(compact(V, holes, movers, n), compact(A, holes, movers, n)) for V, A in self.history]
         self.B = n  # (a warm evaluator stays warm: its inverses and history are in place, one step is cheap)
         return holes, movers, n
@@ -439,8 +438,6 @@ class WarmEvaluator:
                 j = np.flatnonzero(slow)
                 V[j], M = self._solve(pi[j], j)
                 self.W[j] = self._new_inverse(j, M, ratio[j])
-                if self.W32 is not None:
-                    self.W32[j] = self.W[j]
                 Adv[j] = self._advantage(V[j], self.Kf[j], self.R[j])
                 res[j] = self._residual(pi[j], Adv[j], j)
                 r1[j] = np.max(np.abs(res[j]), axis=-1)
@@ -453,16 +450,14 @@ class WarmEvaluator:
         if refresh is not None and refresh.any():
             j = np.flatnonzero(refresh)
             self.W[j] = self._new_inverse(j, self._matrix(pi[j], j))
-            if self.W32 is not None:
-                self.W32[j] = self.W[j]
         return V, Adv, r1, v
 
     def _precondition(self, res: Any, idx: Any = None) -> Any:
-        """``W·res`` for the instances ``idx`` (all by default); in float32 where ``W32`` is kept."""
-        if self.W32 is None:
+        """``W·res`` for the instances ``idx`` (all by default); in float32 for ``mixed`` evaluators."""
+        if not self.mixed:
             W = self.W if idx is None else self.W[idx]
             return (W @ res[..., None])[..., 0]
-        W, s = (self.W32, self.scale) if idx is None else (self.W32[idx], self.scale[idx])
+        W, s = (self.W, self.scale) if idx is None else (self.W[idx], self.scale[idx])
         r = np.empty(res.shape, dtype=np.float32)
         np.divide(res, s, out=r, casting="same_kind")
         return np.multiply((W @ r[..., None])[..., 0], s)
@@ -475,6 +470,7 @@ class WarmEvaluator:
         ``ratio=None``: a Newton–Schulz step for all (refreshes: their ratio is ``≤ _SLOW``).
         """
         W = self.W[idx]
+        M = M.astype(W.dtype, copy=False)  # (float32 for mixed evaluators)
         ns = np.ones(idx.shape[0], dtype=bool) if ratio is None else ratio <= _NEWTON
         if ns.any():
             Wn, Mn = W[ns], M[ns]

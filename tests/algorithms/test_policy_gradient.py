@@ -876,8 +876,9 @@ def test_newton_schulz_refresh_squares_the_contraction():
     from rltheory.algorithms._warm_eval import WarmEvaluator
 
     mdp = random_mdp(9, 3, gamma=0.9, rng=22, batch_shape=(8,))
-    # cold=0: W is formed at the first call (drivers start with `COLD` LU-only calls, which form no W)
-    ev = WarmEvaluator(np.asarray(mdp.P), np.asarray(mdp.R), 0.9, mdp.xp, cold=0)
+    # cold=0: W is formed at the first call (drivers start with `COLD` LU-only calls, which form no W);
+    # mixed=False: W in float64, so the identity holds to float64 round-off (drivers keep it in float32)
+    ev = WarmEvaluator(np.asarray(mdp.P), np.asarray(mdp.R), 0.9, mdp.xp, cold=0, mixed=False)
     pis = _npg_policies(mdp, 0.3, 2)
     old, new = (np.ascontiguousarray(np.swapaxes(p, -1, -2)) for p in (pis[0], pis[2]))
     ev.evaluate(old)  # W = inverse of the first policy's matrix
