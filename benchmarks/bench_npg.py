@@ -53,7 +53,7 @@ import numpy as np
 
 import rltheory
 from rltheory.algorithms import natural_policy_gradient
-from rltheory.algorithms import npg as npg_module
+from rltheory.algorithms import _npg_chunk as npg_module
 from rltheory.backend import cupy_available, to_numpy
 from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.zoo import random_mdp
@@ -144,7 +144,7 @@ def _settling_record() -> Iterator[dict[str, Any]]:
     fills the yielded dict when the run ends.
     """
     runs: list[Any] = []
-    cls = npg_module._NPGChunk
+    cls = npg_module.NPGChunk
     init = cls.__init__
 
     def spy(self: Any, *a: Any, **k: Any) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from rltheory.algorithms import _live_rows as live_rows
 from rltheory.algorithms import natural_policy_gradient
-from rltheory.algorithms import npg as npg_module
+from rltheory.algorithms import _npg_chunk as npg_module
 from rltheory.algorithms._warm_eval import WarmEvaluator, action_major
 from rltheory.mdp import FiniteMDP, evaluate_policy, policy_iteration
 from rltheory.mdp.zoo import random_mdp
@@ -181,3 +181,49 @@ def test_certificate_includes_the_dead_rows_share(monkeypatch):
     err = np.abs(gap - rows.trace["suboptimality_inf"][-1])
     assert np.all(err <= rows.trace["evaluation_bound"][-1])
     assert np.max(err) > 1e-12  # (the dead rows did change the values: the check is not vacuous)
+
+
+def test_chunks_merged_once_on_live_rows_equal_one_chunk(monkeypatch):
+    # Three cache-sized chunks run to iterate 40 on their own, then merge into one (per-instance
+    # arrays, trace rows, stored inverses, a fresh live-row layout): the run must equal the
+    # single-chunk run, settled instances included.
+    from rltheory.algorithms import npg as driver
+
+    merges = []
+    merge = driver.merge_chunks
+
+    def spy(runs):
+        out = merge(runs)
+        merges.append((len(runs), out is not None))
+        return out
+
+    mdp = random_mdp(20, 4, gamma=0.9, rng=3, batch_shape=(24,))
+    whole = natural_policy_gradient(mdp, eta=1.0, iterations=300)
+    monkeypatch.setattr(driver, "merge_chunks", spy)
+    monkeypatch.setattr(driver, "_CHUNK_BYTES", 20 * 4 * 20 * 8 * 8)  # chunks of 8 instances
+    monkeypatch.setattr(driver, "_MERGE_AT", 40)
+    chunked = natural_policy_gradient(mdp, eta=1.0, iterations=300)
+    assert merges == [(3, True)]
+    np.testing.assert_allclose(chunked.policy, whole.policy, rtol=0, atol=1e-12)
+    for name in ("suboptimality", "suboptimality_inf", "evaluation_bound", "suboptimality_bound"):
+        assert chunked.trace[name].shape == (301, 24)
+        np.testing.assert_allclose(chunked.trace[name], whole.trace[name], rtol=1e-9, atol=1e-12)
+    assert chunked.trace.wall_time.shape == (301,) and np.all(np.diff(chunked.trace.wall_time) >= 0)
+
+
+def test_chunks_stopping_apart_are_not_merged(monkeypatch):
+    # With tol, a chunk whose instances are done stops early; chunks at different iterates stay apart.
+    from rltheory.algorithms import npg as driver
+
+    merges = []
+    merge = driver.merge_chunks
+    monkeypatch.setattr(driver, "merge_chunks", lambda runs: merges.append(merge(runs)))
+    monkeypatch.setattr(driver, "_CHUNK_BYTES", 20 * 4 * 20 * 8 * 8)
+    monkeypatch.setattr(driver, "_MERGE_AT", 200)
+    mdp = random_mdp(20, 4, gamma=0.9, rng=3, batch_shape=(24,))
+    whole = natural_policy_gradient(mdp, eta=5.0, iterations=400, tol=1e-6)
+    assert merges == [None]
+    monkeypatch.setattr(driver, "_CHUNK_BYTES", 8 * 2**20)
+    one = natural_policy_gradient(mdp, eta=5.0, iterations=400, tol=1e-6)
+    assert whole.iterations == one.iterations and whole.converged and one.converged
+    np.testing.assert_allclose(whole.policy, one.policy, rtol=0, atol=1e-12)
