@@ -52,8 +52,8 @@ from typing import Any
 import numpy as np
 
 import rltheory
-from rltheory.algorithms import natural_policy_gradient
 from rltheory.algorithms import _npg_chunk as npg_module
+from rltheory.algorithms import natural_policy_gradient
 from rltheory.backend import cupy_available, to_numpy
 from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.zoo import random_mdp

@@ -730,8 +730,8 @@ def test_settled_instances_leave_the_run_and_stay_certified(monkeypatch):
     # their logits advance in closed form. Checks: some do settle; the final policies equal an
     # LU-every-iteration NPG and the same driver with settling switched off; the recorded
     # value of the final iterate is within its recorded bound of an exact evaluation.
-    import rltheory.algorithms._warm_eval as warm_module
     import rltheory.algorithms._npg_chunk as npg_module
+    import rltheory.algorithms._warm_eval as warm_module
 
     mdp = random_mdp(8, 3, gamma=0.8, rng=16, batch_shape=(10,))
     T, eta = 150, 3.0
@@ -762,8 +762,8 @@ def test_settling_respects_actions_outside_the_initial_support(monkeypatch):
     # Actions with probability 0 in π_0 keep it (logit −∞); settling must take the maximum
     # advantage over the other actions only, so instances whose best action is excluded
     # still settle, and the run equals the one without settling.
-    import rltheory.algorithms._warm_eval as warm_module
     import rltheory.algorithms._npg_chunk as npg_module
+    import rltheory.algorithms._warm_eval as warm_module
 
     mdp = random_mdp(6, 3, gamma=0.7, rng=18, batch_shape=(10,))
     pi0 = np.full((10, 6, 3), 0.5)

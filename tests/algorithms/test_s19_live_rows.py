@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from rltheory.algorithms import _live_rows as live_rows
-from rltheory.algorithms import natural_policy_gradient
 from rltheory.algorithms import _npg_chunk as npg_module
+from rltheory.algorithms import natural_policy_gradient
 from rltheory.algorithms._warm_eval import WarmEvaluator, action_major
 from rltheory.mdp import FiniteMDP, evaluate_policy, policy_iteration
 from rltheory.mdp.zoo import random_mdp
