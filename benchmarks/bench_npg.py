@@ -54,6 +54,7 @@ import numpy as np
 import rltheory
 from rltheory.algorithms import _npg_chunk as npg_module
 from rltheory.algorithms import natural_policy_gradient
+from rltheory.algorithms import npg as npg_driver
 from rltheory.backend import cupy_available, to_numpy
 from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.zoo import random_mdp
@@ -140,23 +141,31 @@ def _live_record() -> Iterator[dict[str, Any]]:
 def _settling_record() -> Iterator[dict[str, Any]]:
     """Record which instances settled (left the run, certified for every later iterate) and when.
 
-    Benchmark-only instrumentation: wraps the driver's chunk class for the duration and
-    fills the yielded dict when the run ends.
+    Benchmark-only instrumentation: wraps the driver's chunk class and its chunk merge for the
+    duration (a merged chunk replaces its parts) and fills the yielded dict when the run ends.
     """
     runs: list[Any] = []
     cls = npg_module.NPGChunk
-    init = cls.__init__
+    init, merge = cls.__init__, npg_driver.merge_chunks
 
     def spy(self: Any, *a: Any, **k: Any) -> None:
         init(self, *a, **k)
         runs.append(self)
 
+    def spy_merge(parts: list[Any]) -> Any:
+        merged = merge(parts)
+        if merged is not None:
+            runs[:] = [r for r in runs if all(r is not p for p in parts)] + [merged]
+        return merged
+
     out: dict[str, Any] = {}
     cls.__init__ = spy  # type: ignore[method-assign]
+    npg_driver.merge_chunks = spy_merge
     try:
         yield out
     finally:
         cls.__init__ = init  # type: ignore[method-assign]
+        npg_driver.merge_chunks = merge
     frozen = np.concatenate([r.frozen for r in runs])
     t_end = max(r.t for r in runs)
     f_t = np.concatenate([r.f_t for r in runs])[frozen]
