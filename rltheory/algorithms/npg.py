@@ -13,7 +13,8 @@ iterate with the certified warm-started evaluator of
 preconditioned by a stored inverse, LU solves only where needed; on a host the batch
 runs in cache-sized chunks). On a host, once most rows ``(s, a)`` have ``log π(a|s) < −50``,
 the arrays keep only the live rows (:mod:`rltheory.algorithms._live_rows`: dead logits in
-closed form, their share of the residual in the certificate). Re-exported by
+closed form, their share of the residual in the certificate), and at iterate 64 chunks that
+all did so merge into one (:mod:`rltheory.algorithms._npg_chunk`). Re-exported by
 :mod:`rltheory.algorithms.policy_gradient`; the bounds are in
 :mod:`rltheory.bounds.policy_optimization`.
 
