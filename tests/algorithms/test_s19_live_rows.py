@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rltheory.algorithms import _live_rows as live_rows
 from rltheory.algorithms import _npg_chunk as npg_module
@@ -17,6 +19,9 @@ from rltheory.algorithms import natural_policy_gradient
 from rltheory.algorithms._warm_eval import WarmEvaluator, action_major
 from rltheory.mdp import FiniteMDP, evaluate_policy, policy_iteration
 from rltheory.mdp.zoo import random_mdp
+from rltheory.testing import discounts, finite_mdps
+
+from .test_policy_gradient import _eval_level
 
 
 def _run(mdp, eta, T, rows, monkeypatch):
@@ -227,3 +232,36 @@ def test_chunks_stopping_apart_are_not_merged(monkeypatch):
     one = natural_policy_gradient(mdp, eta=5.0, iterations=400, tol=1e-6)
     assert whole.iterations == one.iterations and whole.converged and one.converged
     np.testing.assert_allclose(whole.policy, one.policy, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    finite_mdps(max_states=6, max_actions=4, gamma=discounts(0.0, 0.99), batch_shape=(9,)),
+    st.floats(0.5, 20.0),
+)
+def test_live_rows_equal_the_full_layout_on_random_batches(mdp, eta):
+    # Hypothesis-drawn batches (reward ties, γ up to 0.99, large steps): the live-row run and the
+    # full-layout run are both certified; they differ by round-off and by the dead rows' share,
+    # which the NPG step amplifies by at most c = η/(1−γ) per iteration in the logits.
+    from _pytest.monkeypatch import MonkeyPatch
+
+    T, g = 80, mdp.gamma
+    with MonkeyPatch.context() as mp:
+        full = _run(mdp, eta, T, False, mp)
+        rows = _run(mdp, eta, T, True, mp)
+    bound = max(np.max(full.trace["evaluation_bound"]), np.max(rows.trace["evaluation_bound"]))
+    # the a-priori ceiling: the full layout's (test_policy_gradient._eval_level) plus the dead
+    # rows' share 2(A − 1) e^U (‖r‖ + 2.01‖V‖) with U ≤ REVIVE, over 1 − γ
+    v, r = 1 / (1 - g), 1.0
+    dead = 2 * (mdp.A - 1) * np.exp(live_rows.REVIVE) * (r + 2.01 * v) / (1 - g) * (1 + 1e-12)
+    assert np.max(rows.trace["evaluation_bound"]) <= _eval_level(mdp.S, mdp.A, g, v, r) + dead
+    eps = np.finfo(float).eps
+    lu_err = 64 * eps * (v + 1) / (1 - g)
+    drift = 2 * (eta / (1 - g)) * T * (bound + lu_err)
+    np.testing.assert_allclose(rows.policy, full.policy, rtol=0, atol=4 * drift + 1e-12)
+    np.testing.assert_allclose(
+        rows.trace["suboptimality"],
+        full.trace["suboptimality"],
+        rtol=0,
+        atol=4 * drift / (1 - g) + 2 * lu_err,
+    )
