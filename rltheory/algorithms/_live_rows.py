@@ -301,7 +301,8 @@ class LiveRows:
         self.SM = np.zeros((B, S), dtype=theta_full.dtype)
         self.theta = lay.gather(theta_full)
         self.theta[lay.pad] = -np.inf
-        self.pi, self.theta, _ = row_softmax(lay, self.theta)
+        self.pi, self.theta, shift = row_softmax(lay, self.theta)
+        self.SM += shift  # (the dead rows take the live rows' shift: a row above the old reference moved them)
         # m plus the round-off of the two computed advantages in A_t − A_ref ≤ (1 + γ)‖V_t − V_ref‖∞
         # (each ≤ γ_{S+3}(‖r‖∞ + 2‖V‖∞), with ‖V‖∞ ≤ ‖r‖∞/(1 − γ) up to the evaluation's error)
         self.m_err = self.m + 2.0 * ev.a_S * ev.r_max * (1.0 + 4.04 / (1.0 - ev.gamma))

@@ -323,7 +323,10 @@ def merge_chunks(runs: list[NPGChunk]) -> NPGChunk | None:
     ev = object.__new__(type(first.ev))
     ev.__dict__.update(first.ev.__dict__)
     for name in ("K_full", "R_full", "W", "scale", "r_max", "delta", "residual", "U"):
-        setattr(ev, name, cat([getattr(e, name) for e in evs]))
+        parts = [getattr(e, name) for e in evs]
+        # None in every part (the chunks share their iterate and dtype): W before the first warm
+        # call (iterate <= COLD, e.g. iterations=8), scale for float32 models (no mixed precision)
+        setattr(ev, name, None if parts[0] is None else cat(parts))
     if not isinstance(ev.nu, float):
         ev.nu = cat([np.broadcast_to(e.nu, (e.B,)) for e in evs])
     ev.history = [(cat([e.history[i][0] for e in evs]), None) for i in range(len(ev.history))]

@@ -1,0 +1,95 @@
+"""Adversarial checks of batched NPG's live-row layout and chunk merge (rltheory.algorithms._live_rows).
+
+Each test pins a defect found by an audit: the run must equal the full-layout run
+(``_npg_chunk._ROWS = False``) or the single-chunk run, dead rows included (compared in log space),
+and must not fail where the full layout runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rltheory.algorithms import _npg_chunk as npg_module
+from rltheory.algorithms import natural_policy_gradient
+from rltheory.algorithms import npg as driver
+from rltheory.mdp import FiniteMDP
+from rltheory.mdp.zoo import random_mdp
+
+
+def _run(mdp, eta, T, monkeypatch, *, rows=True, chunk=None, **kw):
+    monkeypatch.setattr(npg_module, "_ROWS", rows)
+    if chunk is not None:
+        monkeypatch.setattr(driver, "_CHUNK_BYTES", chunk)
+    out = natural_policy_gradient(mdp, eta=eta, iterations=T, **kw)
+    monkeypatch.setattr(driver, "_CHUNK_BYTES", 8 * 2**20)
+    return out
+
+
+def _assert_same_log_policy(a, b, rtol=1e-9):
+    """Equal supports and log-probabilities within ``rtol`` (relative): the dead rows count too."""
+    pa, pb = np.asarray(a), np.asarray(b)
+    assert np.array_equal(pa > 0, pb > 0)
+    both = pa > 0
+    np.testing.assert_allclose(np.log(pa[both]), np.log(pb[both]), rtol=rtol, atol=1e-12)
+    return float(np.min(np.log(pb[both])))
+
+
+def _merges(monkeypatch):
+    out = []
+    merge = driver.merge_chunks
+
+    def spy(runs):
+        m = merge(runs)
+        out.append(m is not None)
+        return m
+
+    monkeypatch.setattr(driver, "merge_chunks", spy)
+    return out
+
+
+def test_dead_rows_follow_the_live_rows_shift_at_a_rebuild(monkeypatch):
+    # Seed 17 (S = 5, A = 6, γ = 0.8, η = 20): at the rebuild of iterate 12 a live row stands
+    # 23.75 above its state's old reference row, so the new layout shifts the live logits by it.
+    # The dead rows kept their unshifted logits: their log π came out 23.75 too high
+    # (e.g. −170 + 23.75), 0.14 relative, and at T = 20 a row the full layout rounds to 0 was
+    # positive. Now they take the same shift and agree with the full layout to round-off.
+    mdp = random_mdp(5, 6, gamma=0.8, rng=17, batch_shape=(8,))
+    for T in (12, 20):
+        full = _run(mdp, 20.0, T, monkeypatch, rows=False)
+        rows = _run(mdp, 20.0, T, monkeypatch)
+        assert _assert_same_log_policy(rows.policy, full.policy) < -100  # dead rows were compared
+        np.testing.assert_allclose(rows.policy, full.policy, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "T", "eta"),
+    [(np.float32, 100, 1.0), (np.float64, 8, 20.0), (np.float64, 8, 5.0)],
+)
+def test_chunk_merge_of_float32_models_and_of_short_runs(monkeypatch, dtype, T, eta):
+    # Three chunks of 8 instances (S = 20, A = 4) that all moved to live rows merge at
+    # min(_MERGE_AT, T). The merge concatenated every evaluator's W and scale, which are None
+    # for float32 models (no mixed precision) and before the first warm call (T ≤ COLD = 10):
+    # "ValueError: zero-dimensional arrays cannot be concatenated" — a float32 batch of a few
+    # hundred S = 50 instances crashed. The merged run must equal the single-chunk run, and at
+    # T = 8 the merged layout's rebuild shifted the dead rows (log π off by up to 2.2).
+    base = random_mdp(20, 4, gamma=0.9, rng=3, batch_shape=(24,))
+    mdp = FiniteMDP(base.P.astype(dtype), base.R.astype(dtype), gamma=0.9)
+    whole = _run(mdp, eta, T, monkeypatch)
+    merges = _merges(monkeypatch)
+    chunk = 20 * 4 * 20 * np.dtype(dtype).itemsize * 8  # 8 instances per chunk
+    chunked = _run(mdp, eta, T, monkeypatch, chunk=chunk)
+    assert merges == [True]
+    eps = float(np.finfo(dtype).eps)
+    tol = 1e-12 if dtype == np.float64 else 64 * eps
+    np.testing.assert_allclose(chunked.policy, whole.policy, rtol=0, atol=tol)
+    _assert_same_log_policy(
+        chunked.policy, whole.policy, rtol=1e-9 if dtype == np.float64 else 1e-4
+    )
+    # float32: both traces are within their certificates of the exact values of (nearly) one policy
+    cert = np.maximum(chunked.trace["evaluation_bound"], whole.trace["evaluation_bound"])
+    for name in ("suboptimality", "suboptimality_inf"):
+        assert chunked.trace[name].shape == (T + 1, 24)
+        err = np.abs(chunked.trace[name] - whole.trace[name])
+        assert np.all(err <= (1e-12 if dtype == np.float64 else 2 * cert))
+    assert np.all(np.diff(chunked.trace.wall_time) >= 0)
