@@ -284,9 +284,10 @@ def projected_fixed_point(
         Singular ``A``: ``Φ`` rank deficient on the support of ``d`` (more columns than states,
         a column vanishing where ``d > 0``, or a singular value of the column-equilibrated
         ``√DΦ`` below ``max(S, k)·ε·σ_max``; the message names the dependent column), or, for an
-        off-policy ``d``, a TD matrix singular to rounding (smallest singular value of its
-        ``D``-orthonormal form at or below ``max(S, k)·ε`` times the size of the products summed
-        into it; the message gives both).
+        off-policy ``d`` or ``λ < 1`` with γ within a few ``ε`` of 1 (``σ_min ≥ (1−γ)/(1−γλ)``),
+        a TD matrix singular to rounding (smallest singular value of its ``D``-orthonormal form at
+        or below ``max(S, k)·ε`` times the size of the products summed into it; the message gives
+        both). ``λ = 1`` has ``Ã = I`` and is never refused so.
 
     Notes
     -----
@@ -304,8 +305,10 @@ def projected_fixed_point(
     :func:`evaluate_policy`, and ``(I − γP_π)Φ`` is formed in difference form: ``values``
     is within about ``cond(√DΦ)·ε·max|V^π|/(1−γλ)`` of the exact fixed point however close γ is to
     1 (measured against exact rationals on dyadic models for γ up to ``1 − 1e-12``, with a margin of
-    ten), and so is ``error``. One solve erred by ``ε·max|V^π|/(1−γ)`` on top: ``error`` was 14.5
-    where the exact value is 0.139 at ``γ = 1 − 1e-9``. ``A`` and ``b`` are returned in the
+    ten), and so is ``error``; for ``λ = 1`` within ``cond(√DΦ)·ε·max|r_π|/(1−γ)``, the accuracy of
+    ``V^π``, up to ``γ = 1 − 2⁻⁵³`` (measured ≤ 0.97 of it). One solve erred by
+    ``ε·max|V^π|/(1−γ)`` on top: ``error`` was 14.5 where the exact value is 0.139 at
+    ``γ = 1 − 1e-9``. ``A`` and ``b`` are returned in the
     coordinates of ``Φ`` (``±inf`` where they leave the float range). Everything linear in the
     rewards is computed for ``r_π/2^e`` (``max|r_π|`` in ``[1, 2)``) and scaled back, so subnormal
     rewards keep their digits (the error was 2.95e-321 for an exact 1.39e-321). ``Phi`` is read in the
@@ -369,35 +372,37 @@ def _fixed_point(
         if shape != (mdp.S,):
             raise ValueError(f"d must have shape ({mdp.S},); got {shape}")
         d = as_distribution(d, "d", mdp.S, xp, mdp.dtype)
-    eye = xp.eye(mdp.S, dtype=mdp.dtype, device=F.device)
-    M = eye - (g * lam) * Ppi
     k = F.shape[1]
     # θ* is solved in a D-orthonormal basis Ψ = ΦT of span Φ (ΨᵀDΨ = I, ΨᵀD = Uᵀ√D): the
     # system Ã w = b̃, Ã = ΨᵀD M^{-1}(I − γP)Ψ, has the conditioning of the fixed point itself,
     # whereas A = Tᵀ^{-1} Ã T^{-1} carries cond(√DΦ)² on top (see _d_basis).
     Psi, sdU, T = _d_basis(F, d, xp)
     DF = d[:, None] * F
-    left = xp.linalg.solve(xp.matrix_transpose(M), xp.concat([DF, sdU], axis=1))  # M^{-T} [DΦ, √DU]
-    IgP = eye - g * Ppi
-    # (I − γP)Φ in difference form: formed directly, A was off by ε/(1−γ) relative (7e-5 at
-    # γ = 1 − 1e-12 with a constant feature, whose exact image is (1−γ)·1)
-    A = xp.matrix_transpose(left[:, :k]) @ _bellman_difference(xp, g, Ppi, F)
-    b = xp.matrix_transpose(left[:, :k]) @ r
-    At = xp.matrix_transpose(left[:, k:]) @ _bellman_difference(xp, g, Ppi, Psi)
-    bt = xp.matrix_transpose(left[:, k:]) @ r
-    _check_td_matrix(
-        At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp
-    )
-    V0 = evaluate_policy(mdp, pi)  # the model's values (a located error beyond the float range)
-    V = V0 if er == 0 else _policy_values(xp, g, Ppi, r[:, None])[:, 0]  # for r/2^er
     if lam == 1.0:
-        # M^{-1}(I − γP) = I: Φθ* = Π_D V^π, w = ΨᵀD V^π from the accurate V^π (the solve through
-        # M^{-1} = (I − γP)^{-1} erred by ε‖Ψw‖/(1−γ): values off by 8 at γ = 1 − 1e-9), and
-        # likewise A = ΦᵀDΦ, b = ΦᵀD V^π (off by ε/(1−γ) relative through M^{-1})
+        # M^{-1}(I − γP) = I: Ã = I, Φθ* = Π_D V^π, w = ΨᵀD V^π, A = ΦᵀDΦ, b = ΦᵀD V^π from the
+        # accurate V^π (through M^{-1}: values off by 8 at γ = 1 − 1e-9). No M^{-1}, no check of Ã:
+        # its rounding level carries |M^{-1}| ~ 1/(1−γ) and refused Ã = I at γ = 1 − 2^-53.
+        V0 = evaluate_policy(mdp, pi)  # the model's values (a located error beyond the range)
+        V = V0 if er == 0 else _policy_values(xp, g, Ppi, r[:, None])[:, 0]  # for r/2^er
         w = xp.matrix_transpose(sdU) @ V[:, None]
         A = xp.matrix_transpose(DF) @ F
         b = xp.matrix_transpose(DF) @ V
     else:
+        eye = xp.eye(mdp.S, dtype=mdp.dtype, device=F.device)
+        M = eye - (g * lam) * Ppi
+        left = xp.linalg.solve(xp.matrix_transpose(M), xp.concat([DF, sdU], axis=1))  # M^-T[DΦ,√DU]
+        IgP = eye - g * Ppi
+        # (I − γP)Φ in difference form: formed directly, A was off by ε/(1−γ) relative (7e-5 at
+        # γ = 1 − 1e-12 with a constant feature, whose exact image is (1−γ)·1)
+        A = xp.matrix_transpose(left[:, :k]) @ _bellman_difference(xp, g, Ppi, F)
+        b = xp.matrix_transpose(left[:, :k]) @ r
+        At = xp.matrix_transpose(left[:, k:]) @ _bellman_difference(xp, g, Ppi, Psi)
+        bt = xp.matrix_transpose(left[:, k:]) @ r
+        _check_td_matrix(
+            At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp
+        )
+        V0 = evaluate_policy(mdp, pi)  # the model's values (a located error beyond the range)
+        V = V0 if er == 0 else _policy_values(xp, g, Ppi, r[:, None])[:, 0]  # for r/2^er
         w = xp.linalg.solve(At, bt[:, None])
         # γ near 1: one solve erred by ε‖V‖/(1−γ) (error 14.5 for an exact 0.139 at γ = 1 − 1e-9)
         w = _refine_fixed_point(xp, g, lam, Ppi, r, Psi, sdU, At, w)
