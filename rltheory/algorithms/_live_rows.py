@@ -19,7 +19,7 @@ form; everything stays exact up to a certificate:
   ``V_ref`` (the value when the layout was built, at iteration ``t_ref``) and ``A_ref = r − K V_ref``,
   a row that skips its updates has ``θ_t = θ_{t_ref} + c((t − t_ref) A_ref − K Σ_{τ<t}(V_τ − V_ref))
   − Σ_{τ<t} m_τ(s)`` (``m_τ`` the per-state shifts of the max-shifted logits). The sums are kept
-  per instance (``S`` numbers each), and one product with the full ``K`` gives every dead logit
+  per instance (``S`` numbers each, ``c Σ_{τ<t}(V_τ − V_ref)`` kept on the logits' scale), and one product with the full ``K`` gives every dead logit
   whenever it is needed (a new layout, a settled instance, the returned policy).
 * **The bound U.** ``log π_{t+1}(a|s) − log π_t(a|s) = c A_t(s, a) − log Σ_b π_t(b|s) e^{c A_t(s, b)}``
   and, by Jensen, the log-sum is at least ``c Σ_b π_t(b|s) A_t(s, b) ≥ −c(r_t + e_t)`` (the certified
@@ -230,8 +230,13 @@ class RowEvaluator(WarmEvaluator):
         return np.linalg.solve(M, r[..., None])[..., 0], M
 
     def _with_unlisted(self, r: Any, v: Any) -> Any:
-        """``r + 2(A − 1) e^U (‖r‖∞ + 2.01‖V‖∞)``: the dead rows' share of the residual (module docstring)."""
-        return r + 2.0 * (self.A - 1) * np.exp(self.U) * (self.r_max + 2.01 * v)
+        """``r + 2(A − 1) e^U (‖r‖∞ + 2.01‖V‖∞)``: the dead rows' share of the residual (module docstring).
+
+        The small factor ``w = 2(A − 1) e^U`` multiplies each norm on its own: ``‖r‖∞ + 2.01‖V‖∞``
+        overflows for ``‖V‖∞ > 9e307`` (``inf``, or ``NaN`` where ``U = −∞``), where ``r`` is finite.
+        """
+        w = 2.0 * (self.A - 1) * np.exp(self.U)
+        return r + w * self.r_max + (2.01 * w) * v
 
     def settled(self, dead_top: Any = None) -> tuple[Any, Any]:
         """:meth:`WarmEvaluator.settled` with the dead rows' advantages bounded by ``dead_top`` (per instance).
@@ -324,8 +329,9 @@ class LiveRows:
         rise += (1.0 - self.gamma) * bound
         rise *= self.c
         self.ev.U += rise
-        self.SD += V
-        self.SD -= self.V_ref
+        d = np.subtract(V, self.V_ref)
+        d *= self.c  # (c·(V − V_ref): the logits' scale, which the driver keeps finite)
+        self.SD += d
         self.pi, self.theta, shift = row_softmax(self.lay, self.theta, self.c * adv)
         self.SM += shift
         return self.pi, self.theta
@@ -337,7 +343,13 @@ class LiveRows:
         n, A, S = base.shape
         K = np.reshape(self.ev.K_full[sel], (n, A * S, S))
         KS = np.reshape(K @ SD[..., None], (n, A, S))
-        theta = base + self.c * ((t - self.t_ref) * A_ref - KS) - SM[:, None, :]
+        # (t − t_ref)·(c A_ref) − K·SD with SD = c Σ(V_τ − V_ref): each term on the logits' scale,
+        # which the driver's range check keeps finite ((t − t_ref)·A_ref alone overflowed for
+        # rewards ~1e306 and left −inf dead logits where the full layout has finite ones)
+        theta = (t - self.t_ref) * (self.c * A_ref)
+        theta -= KS
+        theta += base
+        theta -= SM[:, None, :]
         self.lay.scatter(theta, self.theta[sel], idx)
         return theta
 

@@ -229,9 +229,17 @@ def natural_policy_gradient(
     (True, None)
     """
     eta = check_positive(eta, "eta")
-    _check_logit_range(mdp, eta, check_iterations(iterations), discount(mdp, "natural_policy_gradient"))
+    _check_logit_range(
+        mdp, eta, check_iterations(iterations), discount(mdp, "natural_policy_gradient")
+    )
     g, iterations, tol, rho, cert, pi, _ = prepare_certified(
-        mdp, "natural_policy_gradient", iterations=iterations, tol=tol, rho=rho, V_star=V_star, pi0=pi0
+        mdp,
+        "natural_policy_gradient",
+        iterations=iterations,
+        tol=tol,
+        rho=rho,
+        V_star=V_star,
+        pi0=pi0,
     )
     xp, S, A, batch = mdp.xp, mdp.S, mdp.A, mdp.batch_shape
     n = math.prod(batch)
@@ -240,18 +248,48 @@ def natural_policy_gradient(
     # the ρ-weighting's error is c_ρ·max|V* − V| (weighting_error) with |V| ≤ ‖R‖∞/(1−γ) + evaluation_bound
     c_rho = weighting_error(xp.ones_like(V_star), rho, cert.ro.u)
     r_max = xp.max(xp.reshape(xp.abs(mdp.R), batch + (-1,)), axis=-1)
-    fixed = (cert.e_star + c_rho * (xp.max(xp.abs(V_star), axis=-1) + r_max / (1.0 - g))
-             + underflow_error(S + 4, mdp.dtype, xp))  # (weighting_error's absolute part)
-    fixed, c_rho = (xp.reshape(xp.broadcast_to(xp.asarray(x, dtype=mdp.dtype, device=mdp.P.device), batch), (n,))
-                    for x in (fixed, c_rho))
-    flat = (xp.reshape(mdp.P, (n, S, A, S)), xp.reshape(mdp.R, (n, S, A)), xp.reshape(pi, (n, S, A)),
-            xp.reshape(V_star, (n, S)), xp.reshape(rho, (n, S)), fixed, c_rho)
+    # (c_ρ multiplies each norm on its own: their sum overflowed for ‖V*‖∞ near the largest float)
+    # (underflow_error: weighting_error's absolute part)
+    fixed = (
+        cert.e_star
+        + c_rho * xp.max(xp.abs(V_star), axis=-1)
+        + c_rho * (r_max / (1.0 - g))
+        + underflow_error(S + 4, mdp.dtype, xp)
+    )
+    fixed, c_rho = (
+        xp.reshape(
+            xp.broadcast_to(xp.asarray(x, dtype=mdp.dtype, device=mdp.P.device), batch), (n,)
+        )
+        for x in (fixed, c_rho)
+    )
+    flat = (
+        xp.reshape(mdp.P, (n, S, A, S)),
+        xp.reshape(mdp.R, (n, S, A)),
+        xp.reshape(pi, (n, S, A)),
+        xp.reshape(V_star, (n, S)),
+        xp.reshape(rho, (n, S)),
+        fixed,
+        c_rho,
+    )
     # On a host, run the batch in chunks whose copy of P stays in cache across iterations.
-    size = n if not is_host(xp) else max(1, min(n, _CHUNK_BYTES // (S * A * S * xp.finfo(mdp.dtype).bits // 8)))
+    size = (
+        n
+        if not is_host(xp)
+        else max(1, min(n, _CHUNK_BYTES // (S * A * S * xp.finfo(mdp.dtype).bits // 8)))
+    )
     size = -(-n // -(-n // size))  # equal chunks: ceil(n / number of chunks)
-    runs = [NPGChunk(*(x[lo:lo + size, ...] for x in flat), gamma=g, step=eta / (1.0 - g), u=cert.ro.u, xp=xp)
-            for lo in range(0, n, size)]
-    if len(runs) > 1 and is_numpy(xp):  # once the chunks keep only their live rows, one chunk holds them all
+    runs = [
+        NPGChunk(
+            *(x[lo : lo + size, ...] for x in flat),
+            gamma=g,
+            step=eta / (1.0 - g),
+            u=cert.ro.u,
+            xp=xp,
+        )
+        for lo in range(0, n, size)
+    ]
+    # once the chunks keep only their live rows, one chunk holds them all
+    if len(runs) > 1 and is_numpy(xp):
         for run in runs:
             run.advance(min(_MERGE_AT, iterations), tol)
         merged = merge_chunks(runs)
@@ -260,9 +298,15 @@ def natural_policy_gradient(
     for run in runs:  # chunks that met tol earlier continue to the common final iterate
         run.advance(t_end, None)
     rows, walls = zip(*(run.trace_rows() for run in runs), strict=True)
-    metrics = {k: np.concatenate([r[k] for r in rows], axis=1).reshape((t_end + 1,) + batch) for k in rows[0]}
-    trace = Trace(metrics=metrics, iteration=np.arange(t_end + 1, dtype=np.int64),
-                  wall_time=np.sum(walls, axis=0))
+    metrics = {
+        k: np.concatenate([r[k] for r in rows], axis=1).reshape((t_end + 1,) + batch)
+        for k in rows[0]
+    }
+    trace = Trace(
+        metrics=metrics,
+        iteration=np.arange(t_end + 1, dtype=np.int64),
+        wall_time=np.sum(walls, axis=0),
+    )
     converged = None
     if tol is not None:
         worst = float(np.max(metrics["suboptimality_bound"][-1]))
@@ -279,8 +323,12 @@ def natural_policy_gradient(
         elif not converged:
             warn_at_cap("natural_policy_gradient", iterations, worst, tol, stacklevel=3)
     policy = xp.permute_dims(xp.concat([run.policy() for run in runs], axis=0), (0, 2, 1))
-    return PolicyOptimizationResult(policy=xp.reshape(policy, batch + (S, A)), iterations=t_end,
-                                    converged=converged, trace=trace)
+    return PolicyOptimizationResult(
+        policy=xp.reshape(policy, batch + (S, A)),
+        iterations=t_end,
+        converged=converged,
+        trace=trace,
+    )
 
 
 _CHUNK_BYTES = 8 * 2**20  # the full (B, A, S, S) layout of a chunk stays in cache

@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rltheory.algorithms import _live_rows as live_rows
 from rltheory.algorithms import _npg_chunk as npg_module
 from rltheory.algorithms import natural_policy_gradient
 from rltheory.algorithms import npg as driver
-from rltheory.mdp import FiniteMDP
+from rltheory.mdp import FiniteMDP, policy_iteration
 from rltheory.mdp.zoo import random_mdp
 
 
@@ -93,3 +94,56 @@ def test_chunk_merge_of_float32_models_and_of_short_runs(monkeypatch, dtype, T, 
         err = np.abs(chunked.trace[name] - whole.trace[name])
         assert np.all(err <= (1e-12 if dtype == np.float64 else 2 * cert))
     assert np.all(np.diff(chunked.trace.wall_time) >= 0)
+
+
+def test_rewards_near_the_largest_float_keep_finite_bounds_and_dead_logits(monkeypatch):
+    # Rewards ~1e307 (γ = 0.9, η = 1e-307: steps c·A of order 1). The dead rows' share
+    # 2(A − 1)e^U(‖r‖ + 2.01‖V‖) summed the norms first: ‖r‖ + 2.01‖V‖ overflowed, giving
+    # evaluation_bound = inf (4633 entries at T = 800) and NaN (0·inf where an instance had no
+    # dead rows: 414 at T = 1500). The closed-form dead logits formed (t − t_ref)·A_ref before
+    # multiplying by c: it overflowed to −inf where the full layout keeps a positive probability.
+    # Now both match the full layout: the same supports, log π to 1e-9, and bounds under the
+    # a-priori ceiling of the full layout plus the dead rows' share.
+    from .test_policy_gradient import _eval_level
+
+    base = random_mdp(8, 4, gamma=0.9, rng=4, batch_shape=(9,))
+    mdp = FiniteMDP(base.P, np.asarray(base.R) * 1e307, gamma=0.9)
+    full = _run(mdp, 1e-307, 1500, monkeypatch, rows=False)
+    rows = _run(mdp, 1e-307, 1500, monkeypatch)
+    _assert_same_log_policy(rows.policy, full.policy)
+    bound = rows.trace["evaluation_bound"]
+    assert np.all(np.isfinite(bound))
+    # the ceiling is homogeneous in (‖V‖, ‖r‖): formed at 1e-300 times the norms, then scaled back
+    r = np.max(np.abs(np.asarray(mdp.R)), axis=(1, 2)) * 1e-300
+    v = r / (1 - 0.9)
+    dead = 2 * (mdp.A - 1) * np.exp(live_rows.REVIVE) * (r + 2.01 * v) / (1 - 0.9) * (1 + 1e-12)
+    assert np.all(bound <= (_eval_level(mdp.S, mdp.A, 0.9, v, r) + dead) * 1e300)
+    for name in ("suboptimality", "suboptimality_inf"):
+        err = np.abs(rows.trace[name] - full.trace[name])
+        assert np.all(err <= bound + full.trace["evaluation_bound"])
+
+
+@pytest.mark.parametrize("rows", [True, False])
+def test_suboptimality_bound_stays_finite_for_values_near_the_largest_float(monkeypatch, rows):
+    # Rewards ~5e307, γ = 0.5: ‖V*‖∞ = 9.4e307. The driver's fixed part c_ρ(‖V*‖∞ + ‖R‖∞/(1 − γ))
+    # summed the norms first (inf), so every suboptimality_bound was inf on either layout; the
+    # live rows' evaluation_bound was inf as well (the dead rows' share, above). Now both are
+    # finite and the bound holds for the final policy in exact rational arithmetic.
+    from fractions import Fraction
+
+    from rltheory.testing import exact_policy_values
+
+    base = random_mdp(6, 3, gamma=0.5, rng=1, batch_shape=(9,))
+    mdp = FiniteMDP(base.P, np.asarray(base.R) * 5e307, gamma=0.5)
+    res = _run(mdp, 1e-307, 60, monkeypatch, rows=rows)
+    assert np.all(np.isfinite(res.trace["evaluation_bound"]))
+    assert np.all(np.isfinite(res.trace["suboptimality_bound"]))
+    pi_star = np.asarray(policy_iteration(mdp).policy)
+    rho = np.asarray(mdp.initial_distribution())
+    P, R = np.asarray(mdp.P), np.asarray(mdp.R)
+    for b in range(3):
+        det = np.eye(mdp.A)[pi_star[b]]
+        V_star = exact_policy_values(P[b], R[b], 0.5, det)
+        V = exact_policy_values(P[b], R[b], 0.5, res.policy[b])
+        gap = sum(Fraction(float(w)) * (x - y) for w, x, y in zip(rho[b], V_star, V, strict=True))
+        assert gap <= Fraction(float(res.trace["suboptimality_bound"][-1, b]))
