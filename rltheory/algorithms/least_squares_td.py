@@ -35,6 +35,7 @@ from ..mdp.model import FiniteMDP
 from ..mdp.sample import rollout
 from ._column_scales import _column_exponents
 from ._q_common import _rng
+from ._td_min_norm import _min_norm_fixed_point
 from .features import _host_float
 from .td_fixed_point import TDFixedPoint, _d_basis, _features, projected_fixed_point
 
@@ -322,6 +323,18 @@ def lstd(
     exact ``θ*`` (:func:`projected_fixed_point`); ``‖θ̂ − θ*‖ = O_P(n^{-1/2})``
     (Lazaric, Ghavamzadeh & Munos 2012, Thm 1 for the β-mixing rate).
 
+    With ``ridge > 0``, ``theta_hat`` is the Tikhonov estimate ``(Â + ridge·I)^{-1} b̂``
+    (:func:`lstd_estimate`), defined for any features. For columns of ``Phi`` linearly dependent
+    on the support of ``d`` (duplicates, say) ``fixed_point`` is then the minimum-norm one
+    (:func:`._td_min_norm._min_norm_fixed_point`): its ``values``, ``V``, ``error`` and
+    ``projection_error`` are unique (those of any basis of ``span Phi``), ``theta`` is the
+    minimum-norm coefficient vector of those values on the support of ``d``, and ``A`` (singular)
+    and ``b`` are those of the full ``Phi``. Compare the values ``Phi @ theta_hat`` with
+    ``fixed_point.values`` there; ``theta_hat`` itself tends to ``fixed_point.theta`` only as the
+    ridge goes to 0 (duplicate columns share the coefficient equally in both). With ``ridge = 0``
+    such features are refused (``numpy.linalg.LinAlgError`` naming the dependent column): the
+    plain estimator does not exist.
+
     Examples
     --------
     >>> import numpy as np
@@ -333,7 +346,12 @@ def lstd(
     """
     steps = _int(steps, "steps")
     gen = _rng(rng)
-    fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
+    if real_scalar(ridge) > 0:  # (NaN for non-reals: refused by lstd_estimate below)
+        # the Tikhonov estimate is defined for any features: dependent columns get the
+        # minimum-norm fixed point (refused before, so no ridge estimate was returned at all)
+        fp = _min_norm_fixed_point(mdp, pi, Phi, lam=lam, d=d)
+    else:
+        fp = projected_fixed_point(mdp, pi, Phi, lam=lam, d=d)
     F = require_host(_features(mdp, Phi), "lstd")
     dd = np.clip(require_host(fp.d, "lstd"), 0.0, None)
     tr = rollout(mdp, pi, steps, 1, gen, mu=dd / dd.sum())
