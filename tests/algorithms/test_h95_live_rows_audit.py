@@ -147,3 +147,46 @@ def test_suboptimality_bound_stays_finite_for_values_near_the_largest_float(monk
         V = exact_policy_values(P[b], R[b], 0.5, res.policy[b])
         gap = sum(Fraction(float(w)) * (x - y) for w, x, y in zip(rho[b], V_star, V, strict=True))
         assert gap <= Fraction(float(res.trace["suboptimality_bound"][-1, b]))
+
+
+def test_every_traced_evaluation_bound_covers_its_iterate_with_revivals(monkeypatch):
+    # The dead rows' bound U (Jensen's rise per step, rebuilds before a revival) must hold at
+    # every iterate, not only the last. Thresholds raised to DEAD = 10, REVIVE = −6 make the dead
+    # rows' share large (bounds up to ~1e-2 instead of ~1e-15), so a bound U that fell behind the
+    # true log π would show against exact rational values of each iterate's policy (read by a spy
+    # after every evaluation). On the reviving chain 'stay' (action 0 of state 0) falls to 1e-43 at
+    # iterate 1 and is back at 0.73 by iterate 300 (bounds up to 0.02 on the way).
+    from fractions import Fraction
+
+    from rltheory.testing import exact_policy_values
+
+    from .test_s19_live_rows import _reviving_chain
+
+    monkeypatch.setattr(live_rows, "DEAD", 10.0)
+    monkeypatch.setattr(live_rows, "REVIVE", -6.0)
+    seen = {}
+    evaluate = npg_module.NPGChunk._evaluate
+
+    def spy(self):
+        evaluate(self)
+        seen[self.t] = np.swapaxes(self.policy(), 1, 2)
+
+    monkeypatch.setattr(npg_module.NPGChunk, "_evaluate", spy)
+    mdp = _reviving_chain()
+    P, R = np.asarray(mdp.P), np.asarray(mdp.R)
+    det = np.eye(mdp.A)[np.asarray(policy_iteration(mdp).policy)[0]]
+    V_exact = exact_policy_values(P[0], R[0], 0.9, det)  # (the copies are identical)
+    V_star = np.array([float(x) for x in V_exact])
+    res = natural_policy_gradient(
+        mdp, eta=3.0, iterations=300, V_star=np.broadcast_to(V_star, (8, mdp.S))
+    )
+    assert sorted(seen) == list(range(301))
+    bound, sub = res.trace["evaluation_bound"][:, 0], res.trace["suboptimality_inf"][:, 0]
+    assert np.max(bound) > 1e-6  # (the dead rows' share is far above round-off: not vacuous)
+    stay = [float(seen[t][0, 0, 0]) for t in range(301)]
+    assert min(stay) < np.exp(-50) and stay[-1] > 0.5  # 'stay' was dead and came back
+    ulp = Fraction(4 * float(np.spacing(np.max(np.abs(V_star)))))
+    for t in range(301):
+        V = exact_policy_values(P[0], R[0], 0.9, seen[t][0])
+        gap = max(Fraction(float(x)) - y for x, y in zip(V_star, V, strict=True))
+        assert abs(gap - Fraction(float(sub[t]))) <= Fraction(float(bound[t])) + ulp, t
