@@ -332,6 +332,7 @@ def merge_chunks(runs: list[NPGChunk]) -> NPGChunk | None:
     ev.history = [(cat([e.history[i][0] for e in evs]), None) for i in range(len(ev.history))]
     ev.B, ev._coef, ev._fold = int(new.slot.shape[0]), None, None
     ev.exact_solves = sum(e.exact_solves for e in evs)
+    ev.mixed = all(e.mixed for e in evs)  # (W in float64 once any part's float32 inverse failed)
     theta = cat([r.live.full_theta(r.t) for r in runs])
     new.live = LiveRows(ev, theta, first.step, first.t)
     new.ev, new.theta, new.pi = new.live.ev, new.live.theta, new.live.pi

@@ -42,7 +42,8 @@ NPG benchmark this halves the first twenty iterations' time); ``M_π`` is formed
 product per state; for float64 models ``W`` is kept, refreshed and applied in float32, to the
 residual scaled by ``‖V‖∞ + ‖r‖∞`` (mixed-precision iterative refinement: ``W``'s own error,
 ~1e-6, is far below the ~1e-3 contraction a stored ``W`` gives, and the certificate is still
-the float64 residual).
+the float64 residual; ``W`` goes back to float64 where a float32 matrix is singular, e.g.
+``γ > 1 − 3e-8``, which float32 rounds to 1 — :mod:`rltheory.algorithms._warm_precondition`).
 
 Settled instances (numpy, :meth:`WarmEvaluator.settled`): for a fixed advantage ``A``
 the residual ``Σ_a π_k(a|s) A(s, a)`` along the NPG policies ``π_k ∝ exp(θ + k·c·A)`` is
@@ -76,21 +77,25 @@ import numpy as np
 
 from .._numerics import higham_gamma, subnormal_spacing
 from ..backend import is_numpy
+from ._warm_arrays import action_major, compact, compact_plan
+from ._warm_precondition import Preconditioner
 
 __all__ = ["WarmEvaluator", "action_major", "compact", "compact_plan"]
 
-_RESIDUAL_FACTOR = 16.0  # c in the stopping rule: an LU solution's own residual is a few eps (‖V‖ + ‖r‖)
+# c in the stopping rule: an LU solution's own residual is a few eps (‖V‖ + ‖r‖)
+_RESIDUAL_FACTOR = 16.0
 _SLOW = 0.1  # a step contracting the residual by less than this factor -> exact LU solve
 _REFRESH = 0.002  # first-step contraction worse than this -> refresh W for the next call
 _MAX_STEPS = 4
-_NEWTON = 0.5  # last step contracted by at most this: Newton–Schulz update of W, else a fresh inverse
 _GATHER_BELOW = 4  # fewer than 1/4 of the instances stepping: gather them
 MIXED = True
-COLD = 10  # the first calls solve by LU without forming W: the policy moves too fast for W to pay off
-WARM_MIN_BATCH = 8  # below this many instances the per-step overhead exceeds an LU solve: solve every call
+# the first calls solve by LU without forming W: the policy moves too fast for W to pay off
+COLD = 10
+# below this many instances the per-step overhead exceeds an LU solve: solve every call
+WARM_MIN_BATCH = 8
 
 
-class WarmEvaluator:
+class WarmEvaluator(Preconditioner):
     r"""Certified exact evaluation of a sequence of policies of one (batched) model.
 
     Parameters
@@ -111,19 +116,28 @@ class WarmEvaluator:
     at every call.
     """
 
-    def __init__(self, P: Any, R: Any, gamma: float, xp: Any, *, cold: int = COLD, mixed: bool = MIXED) -> None:
+    def __init__(
+        self, P: Any, R: Any, gamma: float, xp: Any, *, cold: int = COLD, mixed: bool = MIXED
+    ) -> None:
         B, S, A = P.shape[0], P.shape[1], P.shape[2]
         self.xp, self.B, self.S, self.A, self.gamma = xp, B, S, A, float(gamma)
         # action-major copies: K4[b, a, s, s'] = (I − γP)[b, s, a, s'] (flat view Kf[b, a·S + s, s']) and R[b, a, s]
-        if is_numpy(xp):  # one pass: −γP written transposed, then 1 added on the diagonal (the same roundings)
+        if is_numpy(
+            xp
+        ):  # one pass: −γP written transposed, then 1 added on the diagonal (the same roundings)
             self.K4 = np.empty((B, A, S, S), dtype=P.dtype)
             np.multiply(np.moveaxis(P, 2, 1), -gamma, out=self.K4)
             np.reshape(self.K4, (B, A, S * S))[:, :, :: S + 1] += 1.0
         else:
             eye = xp.eye(S, dtype=P.dtype, device=P.device)
-            self.K4 = action_major(xp, eye[:, None, :] - gamma * P)  # [b, s, a, s'] -> [b, a, s, s']
+            self.K4 = action_major(
+                xp, eye[:, None, :] - gamma * P
+            )  # [b, s, a, s'] -> [b, a, s, s']
         self.Kf = xp.reshape(self.K4, (B, A * S, S))
-        self.rows_shape: tuple[int, ...] = (A, S)  # the per-instance shape of advantages and policies
+        self.rows_shape: tuple[int, ...] = (
+            A,
+            S,
+        )  # the per-instance shape of advantages and policies
         self.R = action_major(xp, R)
         self.r_max = xp.max(xp.abs(xp.reshape(self.R, (B, -1))), axis=-1)
         self.c_eps = _RESIDUAL_FACTOR * float(xp.finfo(P.dtype).eps)
@@ -147,11 +161,16 @@ class WarmEvaluator:
         self.scale: Any = None  # (B, 1): ‖V‖∞ + ‖r‖∞ of the last evaluation
         self.history: list[tuple[Any, Any]] = []
         self.residual: Any = None  # ‖r_π − M_π V‖∞ per instance, of the last evaluation
-        self.nu: Any = None  # the last evaluated policy's action-sum defect (scalar, or per instance)
+        self.nu: Any = (
+            None  # the last evaluated policy's action-sum defect (scalar, or per instance)
+        )
         self._coef: Any = None  # (ν, c₁, c₂) of _allowance for the last scalar ν
         self._fold: Any = None  # (ν, k, k₁, k₂) of _certificate
         self.exact_solves = 0  # instances solved by LU so far (for diagnostics)
-        self.calls, self.cold = 0, int(cold)  # calls so far; the first `cold` solve by LU and form no W
+        self.calls, self.cold = (
+            0,
+            int(cold),
+        )  # calls so far; the first `cold` solve by LU and form no W
         # warm steps pay off on a CPU with enough instances; on a GPU the batched LU solve is
         # one library call while every masked decision of the warm steps is a device sync
         self._np = is_numpy(xp)
@@ -209,7 +228,11 @@ class WarmEvaluator:
         else:
             k = self.a_S + (self.a_A * (1.0 + nu) + 2.0 * nu) * (1.0 + self.a_S)
             c1 = k * self.r_max + self.under[0]
-            c2 = k * (1.0 + self.gamma * (1.0 + self.delta)) + self.gamma * self.delta + self.under[1]
+            c2 = (
+                k * (1.0 + self.gamma * (1.0 + self.delta))
+                + self.gamma * self.delta
+                + self.under[1]
+            )
             if isinstance(nu, float):
                 self._coef = (nu, c1, c2)
         return c1 + c2 * v_norm
@@ -252,7 +275,9 @@ class WarmEvaluator:
         R = self.R if idx is None else self.R[idx]
         r = np.einsum("bas,bas->bs", pi, R) if self._np else xp.sum(pi * R, axis=1)
         self.exact_solves += int(M.shape[0])
-        solve = np.linalg.solve if self._np else xp.linalg.solve  # (numpy's own: no wrapper overhead)
+        solve = (
+            np.linalg.solve if self._np else xp.linalg.solve
+        )  # (numpy's own: no wrapper overhead)
         return solve(M, r[..., None])[..., 0], M
 
     def _predict(self) -> tuple[Any, Any]:
@@ -296,7 +321,7 @@ class WarmEvaluator:
         else:
             V, M = self._solve(pi)
             if self.warm and self.calls > self.cold:
-                self.W = xp.linalg.inv(M.astype(np.float32) if self.mixed else M)
+                self.W = self._inverse(M)
             Adv = self._advantage(V)
             if self._np:  # (ndarray methods: no dispatch overhead, which single instances feel)
                 r, v = np.abs(self._residual(pi, Adv)).max(axis=-1), np.abs(V).max(axis=-1)
@@ -352,9 +377,15 @@ class WarmEvaluator:
             np.maximum(top, Adv[:, a], out=top)
         F = np.max(np.abs(top, out=top), axis=-1)
         np.maximum(F, self.residual, out=F)
-        nu = max(self.nu, self.c_eps) if isinstance(self.nu, float) else np.maximum(self.nu, self.c_eps)
+        nu = (
+            max(self.nu, self.c_eps)
+            if isinstance(self.nu, float)
+            else np.maximum(self.nu, self.c_eps)
+        )
         v = np.max(np.abs(V), axis=-1)
-        return F <= self._tolerance(v, self.r_max), self._bound(F * (1.0 + self.c_eps), self._allowance(v, nu))
+        return F <= self._tolerance(v, self.r_max), self._bound(
+            F * (1.0 + self.c_eps), self._allowance(v, nu)
+        )
 
     def retire(self, done: Any) -> tuple[Any, Any, int]:
         """Drop the instances ``done`` (bool, (B,)) from the evaluator: ``(holes, movers, n)``.
@@ -370,13 +401,17 @@ class WarmEvaluator:
         self.residual = compact(self.residual, holes, movers, n)
         if not isinstance(self.nu, float):
             self.nu = compact(self.nu, holes, movers, n)
-        self._coef = self._fold = None  # per-instance coefficients of _allowance: recomputed for the kept rows
+        self._coef = self._fold = (
+            None  # per-instance coefficients of _allowance: recomputed for the kept rows
+        )
         self.delta = compact(self.delta, holes, movers, n)
         if self.W is not None:
             self.W = compact(self.W, holes, movers, n)
         if self.scale is not None:
             self.scale = compact(self.scale, holes, movers, n)
-        self.history = [(compact(V, holes, movers, n), compact(A, holes, movers, n)) for V, A in self.history]
+        self.history = [
+            (compact(V, holes, movers, n), compact(A, holes, movers, n)) for V, A in self.history
+        ]
         self.B = n  # (a warm evaluator stays warm: its inverses and history are in place, one step is cheap)
         return holes, movers, n
 
@@ -396,7 +431,10 @@ class WarmEvaluator:
         B = self.B
         V, Adv = self._predict()
         res = self._residual(pi, Adv)
-        res0, r0 = res, None  # the prediction's residual (its size is needed only if a step falls short)
+        res0, r0 = (
+            res,
+            None,
+        )  # the prediction's residual (its size is needed only if a step falls short)
         idx = None  # the instances still stepping (None: all)
         refresh = None
         steps = 0
@@ -451,61 +489,3 @@ class WarmEvaluator:
             j = np.flatnonzero(refresh)
             self.W[j] = self._new_inverse(j, self._matrix(pi[j], j))
         return V, Adv, r1, v
-
-    def _precondition(self, res: Any, idx: Any = None) -> Any:
-        """``W·res`` for the instances ``idx`` (all by default); in float32 for ``mixed`` evaluators."""
-        if not self.mixed:
-            W = self.W if idx is None else self.W[idx]
-            return (W @ res[..., None])[..., 0]
-        W, s = (self.W, self.scale) if idx is None else (self.W[idx], self.scale[idx])
-        r = np.empty(res.shape, dtype=np.float32)
-        np.divide(res, s, out=r, casting="same_kind")
-        return np.multiply((W @ r[..., None])[..., 0], s)
-
-    def _new_inverse(self, idx: Any, M: Any, ratio: Any = None) -> Any:
-        """Preconditioners for the instances ``idx`` whose matrices ``M`` were just formed.
-
-        A Newton–Schulz step ``W ← W (2I − M W)`` where the last step contracted by at most
-        ``_NEWTON`` (``I − M W' = (I − M W)²``, two ``S×S`` products), an inverse elsewhere;
-        ``ratio=None``: a Newton–Schulz step for all (refreshes: their ratio is ``≤ _SLOW``).
-        """
-        W = self.W[idx]
-        M = M.astype(W.dtype, copy=False)  # (float32 for mixed evaluators)
-        ns = np.ones(idx.shape[0], dtype=bool) if ratio is None else ratio <= _NEWTON
-        if ns.any():
-            Wn, Mn = W[ns], M[ns]
-            W[ns] = 2.0 * Wn - Wn @ (Mn @ Wn)
-        if not ns.all():
-            W[~ns] = np.linalg.inv(M[~ns])
-        return W
-
-
-def compact_plan(done: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(holes, movers, n)`` that keep the instances ``~done`` as the first ``n`` rows."""
-    n = int(done.shape[0] - np.count_nonzero(done))
-    holes = np.flatnonzero(done[:n])
-    movers = n + np.flatnonzero(~done[n:])
-    return holes, movers, n
-
-
-def compact(x: np.ndarray, holes: np.ndarray, movers: np.ndarray, n: int) -> np.ndarray:
-    """``x`` with rows ``movers`` copied into rows ``holes``, cut to its first ``n`` rows (in place, a view)."""
-    if holes.shape[0]:
-        x[holes] = x[movers]
-    return x[:n]
-
-
-def action_major(xp: Any, x: Any) -> Any:
-    """A C-contiguous copy of ``x[b, s, a, ...]`` laid out as ``[b, a, s, ...]``.
-
-    Reductions over actions then run over a leading axis of contiguous ``S``-blocks;
-    the flat reshape forces the copy (``permute_dims`` alone may return a view) except
-    where a singleton axis keeps it a view, which numpy arrays then copy (the evaluator
-    and the NPG driver update these arrays in place).
-    """
-    axes = (0, 2, 1) + tuple(range(3, x.ndim))
-    shape = (x.shape[0], x.shape[2], x.shape[1]) + tuple(x.shape[3:])
-    y = xp.reshape(xp.reshape(xp.permute_dims(x, axes), (-1,)), shape)
-    if isinstance(y, np.ndarray) and np.shares_memory(x, y):  # a singleton axis: the reshapes were views
-        y = y.copy()
-    return y

@@ -190,3 +190,37 @@ def test_every_traced_evaluation_bound_covers_its_iterate_with_revivals(monkeypa
         V = exact_policy_values(P[0], R[0], 0.9, seen[t][0])
         gap = max(Fraction(float(x)) - y for x, y in zip(V_star, V, strict=True))
         assert abs(gap - Fraction(float(sub[t]))) <= Fraction(float(bound[t])) + ulp, t
+
+
+def test_batched_npg_runs_where_float32_rounds_gamma_to_one():
+    # γ = 1 − 1e-8 rounds to 1.0 in float32, so the float32 copy of M = I − γP_π of a deterministic
+    # 2-cycle (rows e_0 − e_1, e_1 − e_0) is singular while M is not (det 1 − γ² ≈ 2e-8). The
+    # batch's mixed-precision preconditioner W = inv(float32(M)) raised LinAlgError('Singular
+    # matrix') at the first warm call (iterate 11); one instance alone, solved by LU, ran. Now W
+    # falls back to float64: every instance agrees with its single-instance run within the two
+    # certificates, and the final bound covers the exact rational values.
+    from fractions import Fraction
+
+    from rltheory.testing import exact_policy_values
+
+    g, B = 1 - 1e-8, 8
+    P = np.zeros((B, 2, 2, 2))
+    P[:, 0, :, 1] = P[:, 1, :, 0] = 1.0
+    R = np.random.default_rng(0).random((B, 2, 2))
+    V_star = np.stack(
+        [np.asarray(policy_iteration(FiniteMDP(P[b], R[b], gamma=g)).V) for b in range(B)]
+    )
+    batch = natural_policy_gradient(
+        FiniteMDP(P, R, gamma=g), eta=3e-8, iterations=30, V_star=V_star
+    )
+    for b in range(B):
+        one = natural_policy_gradient(
+            FiniteMDP(P[b], R[b], gamma=g), eta=3e-8, iterations=30, V_star=V_star[b]
+        )
+        err = np.abs(batch.trace["suboptimality"][:, b] - one.trace["suboptimality"])
+        assert np.all(err <= batch.trace["evaluation_bound"][:, b] + one.trace["evaluation_bound"])
+        V = exact_policy_values(P[b], R[b], g, batch.policy[b])
+        gap = max(Fraction(float(x)) - y for x, y in zip(V_star[b], V, strict=True))
+        sub, bound = batch.trace["suboptimality_inf"][-1, b], batch.trace["evaluation_bound"][-1, b]
+        ulp = Fraction(4 * float(np.spacing(np.max(np.abs(V_star[b])))))  # (V* ~ 1e8 as floats)
+        assert abs(gap - Fraction(float(sub))) <= Fraction(float(bound)) + ulp
