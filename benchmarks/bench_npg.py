@@ -347,22 +347,17 @@ def main() -> None:
         t0 = time.perf_counter()
         natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
         pairs["batched_s"].append(time.perf_counter() - t0)
-        npg_module._SETTLE = False  # the same batched run, every instance to the last iterate
-        try:
-            t0 = time.perf_counter()
-            natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
-            pairs["batched_without_settling_s"].append(time.perf_counter() - t0)
-        finally:
-            npg_module._SETTLE = True
-        pairs["settling_gain"].append(pairs["batched_without_settling_s"][-1] / pairs["batched_s"][-1])
-        npg_module._ROWS = False  # the same batched run on the full (B, A, S) layout
-        try:
-            t0 = time.perf_counter()
-            natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
-            pairs["batched_full_layout_s"].append(time.perf_counter() - t0)
-        finally:
-            npg_module._ROWS = True
-        pairs["live_rows_gain"].append(pairs["batched_full_layout_s"][-1] / pairs["batched_s"][-1])
+        # the same batched run with every instance to the last iterate, then on the full (B, A, S) layout
+        for key, gain, flag in (("batched_without_settling_s", "settling_gain", "_SETTLE"),
+                                ("batched_full_layout_s", "live_rows_gain", "_ROWS")):
+            setattr(npg_module, flag, False)
+            try:
+                t0 = time.perf_counter()
+                natural_policy_gradient(mdp, eta=args.eta, iterations=T, V_star=V_star)
+                pairs[key].append(time.perf_counter() - t0)
+            finally:
+                setattr(npg_module, flag, True)
+            pairs[gain].append(pairs[key][-1] / pairs["batched_s"][-1])
         for key, settle in (("loop_s", True), ("loop_without_settling_s", False)):  # the library's own loop
             npg_module._SETTLE = settle
             try:
