@@ -22,27 +22,47 @@ from ..trace import Trace
 __all__: list[str] = []
 
 
-def _check_td_matrix(At: Any, level: Any, S: int, xp: Any) -> None:
+def _check_td_matrix(At: Any, level: Any, S: int, xp: Any, *, T: Any = None) -> None:
     r"""Raise when the TD matrix ``Ã = ΨᵀD M^{-1}(I − γP_π)Ψ`` is singular to rounding.
 
-    ``level = |ΨᵀD M^{-1}|·|I − γP_π|·|Ψ|`` holds the magnitudes of the products summed into each
-    entry, so ``Ã`` is known to ``max(S, k)·ε·‖level‖_F``; a smallest singular value at or below
-    that is indistinguishable from 0. On-policy, ``Ã = I − ΨᵀD·γ(1−λ)M^{-1}P_π·Ψ`` with
-    ``‖γ(1−λ)M^{-1}P_π‖_D ≤ κ = γ(1−λ)/(1−γλ)``, so ``σ_min(Ã) ≥ 1 − κ = (1−γ)/(1−γλ)``
-    (Tsitsiklis & Van Roy 1997, Lemmas 4–6) and only ``γ`` within a few ``ε`` of 1 reaches the
-    cut; an off-policy ``d`` can make ``Ã`` singular (their θ → 2θ example, §IX), and a solve then
-    returned noise of either sign (``θ = 4e16`` where the exact fixed point of the stored model is
-    ``−2.8e16``).
+    ``level`` bounds the rounding of ``Ã`` as it is formed entrywise (``|Ã_formed − Ã| ≤
+    max(S, k)·ε·level``; :func:`._td_slow_basis._td_system`). With ``C = diag(‖level[:, j]‖)``,
+    ``ÃC^{-1} = Ã_formed C^{-1} − EC^{-1}`` and ``‖EC^{-1}‖₂ ≤ ‖EC^{-1}‖_F ≤ max(S, k)·ε·√k``: ``Ã`` is
+    certified nonsingular iff ``σ_min(Ã_formed C^{-1})`` exceeds that cut, and that is also the
+    condition for the refinement with ``Ã_formed`` to contract (``‖Ã_formed^{-1}E‖ < 1``). Scaling the
+    columns by their own levels matters as γ → 1: the slow column's level is about ``1 − γ``, the
+    others' about 1, and a single level ``‖level‖_F`` for the whole matrix refused the on-policy
+    ``σ_min(Ã) ≥ (1−γ)/(1−γλ)`` from ``γ ≈ 1 − 2⁻⁵⁰`` on. On-policy ``Ã = I − ΨᵀD·γ(1−λ)M^{-1}P_π·Ψ``
+    with ``‖γ(1−λ)M^{-1}P_π‖_D ≤ κ = γ(1−λ)/(1−γλ)``, so ``σ_min(Ã) ≥ 1 − κ = (1−γ)/(1−γλ)``
+    (Tsitsiklis & Van Roy 1997, Lemmas 4–6); an off-policy ``d`` can make ``Ã`` singular (their θ → 2θ
+    example, §IX), and a solve then returned noise of either sign (``θ = 4e16`` where the exact fixed
+    point of the stored model is ``−2.8e16``). The message gives both numbers and the nearly singular
+    direction of ``θ`` (``T`` maps ``Ψ``'s coordinates to those of the unit-scaled columns of ``Φ``).
     """
     k = At.shape[-1]
-    sv = xp.linalg.svdvals(At)
-    cut = max(S, k) * float(xp.finfo(At.dtype).eps) * float(xp.sqrt(xp.sum(level * level)))
+    eps = float(xp.finfo(At.dtype).eps)
+    cn = xp.sqrt(xp.sum(level * level, axis=0))  # (k,): each column's rounding level
+    cs = xp.where(cn > 0, cn, xp.ones_like(cn))
+    sv = xp.linalg.svdvals(At / cs[None, :])
+    cut = max(S, k) * eps * float(xp.sqrt(xp.sum((cn / cs) ** 2)))
     smin = float(sv[-1])
     if not smin > cut:
+        where = ""
+        if T is not None:
+            Ah = np.asarray(to_numpy(At / cs[None, :]), dtype=np.float64)
+            x = np.linalg.svd(Ah)[2][-1] / np.asarray(to_numpy(cs), dtype=np.float64)
+            th = np.asarray(to_numpy(T), dtype=np.float64) @ x
+            j = int(np.argmax(np.abs(th)))
+            th = th / th[j]
+            where = (
+                f"; the nearly singular direction is theta ~ {np.array2string(th, precision=3)} "
+                f"(columns of Phi at unit scale; column j={j} carries most of it)"
+            )
         raise np.linalg.LinAlgError(
             f"the TD matrix A = Phi^T D (I - gamma lam P_pi)^(-1) (I - gamma P_pi) Phi is singular to rounding "
-            f"for this weighting d: smallest singular value {smin:.3g} of its D-orthonormal form <= its "
-            f"rounding level {cut:.3g} (an off-policy d can make A singular; on-policy it is positive definite)"
+            f"for this weighting d: smallest singular value {smin:.3g} of its D-orthonormal form (columns "
+            f"scaled by their rounding levels) <= its rounding level {cut:.3g}{where} (an off-policy d "
+            f"can make A singular; on-policy it is positive definite)"
         )
 
 

@@ -45,7 +45,8 @@ from ._column_scales import (
 )
 from ._td_checks import _check_td_finite, _check_td_matrix
 from ._td_features import _features
-from ._td_refine import _bellman_difference, _refine_fixed_point
+from ._td_refine import _refine_fixed_point
+from ._td_slow_basis import _slow_first, _td_system
 
 __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point", "expected_td"]
 
@@ -283,11 +284,11 @@ def projected_fixed_point(
     numpy.linalg.LinAlgError
         Singular ``A``: ``Φ`` rank deficient on the support of ``d`` (more columns than states,
         a column vanishing where ``d > 0``, or a singular value of the column-equilibrated
-        ``√DΦ`` below ``max(S, k)·ε·σ_max``; the message names the dependent column), or, for an
-        off-policy ``d`` or ``λ < 1`` with γ within a few ``ε`` of 1 (``σ_min ≥ (1−γ)/(1−γλ)``),
-        a TD matrix singular to rounding (smallest singular value of its ``D``-orthonormal form at
-        or below ``max(S, k)·ε`` times the size of the products summed into it; the message gives
-        both). ``λ = 1`` has ``Ã = I`` and is never refused so.
+        ``√DΦ`` below ``max(S, k)·ε·σ_max``; the message names the dependent column), or a TD
+        matrix singular to rounding (an off-policy ``d``): the smallest singular value of its
+        ``D``-orthonormal form, columns scaled by their difference-form rounding levels, at or below
+        ``max(S, k)·ε·√k`` (:mod:`._td_slow_basis`; the message gives both and the direction of
+        ``θ``). On-policy (``σ_min ≥ (1−γ)/(1−γλ)``) this is not reached for γ up to ``1 − 2⁻⁵³``.
 
     Notes
     -----
@@ -304,9 +305,11 @@ def projected_fixed_point(
     ``λ = 1`` ``w = ΨᵀD V^π`` (``Φθ* = Π_D V^π``; ``A = ΦᵀDΦ``, ``b = ΦᵀD V^π``) from the accurate
     :func:`evaluate_policy`, and ``(I − γP_π)Φ`` is formed in difference form: ``values``
     is within about ``cond(√DΦ)·ε·max|V^π|/(1−γλ)`` of the exact fixed point however close γ is to
-    1 (measured against exact rationals on dyadic models for γ up to ``1 − 1e-12``, with a margin of
-    ten), and so is ``error``; for ``λ = 1`` within ``cond(√DΦ)·ε·max|r_π|/(1−γ)``, the accuracy of
-    ``V^π``, up to ``γ = 1 − 2⁻⁵³`` (measured ≤ 0.97 of it). One solve erred by
+    1 (measured ≤ 2.7 of it against exact rationals on dyadic models for γ up to ``1 − 2⁻⁵³``, the
+    basis reflected so that ``Π_D 1`` is one of its columns: :mod:`._td_slow_basis`), and ``error``
+    within that plus the accuracy ``1.3·ε·max|r_π|/(1−γ)`` of ``V^π``; for ``λ = 1`` within
+    ``cond(√DΦ)·ε·max|r_π|/(1−γ)``, the accuracy of ``V^π``, up to ``γ = 1 − 2⁻⁵³`` (measured
+    ≤ 0.97 of it). One solve erred by
     ``ε·max|V^π|/(1−γ)`` on top: ``error`` was 14.5 where the exact value is 0.139 at
     ``γ = 1 − 1e-9``. ``A`` and ``b`` are returned in the
     coordinates of ``Φ`` (``±inf`` where they leave the float range). Everything linear in the
@@ -372,7 +375,6 @@ def _fixed_point(
         if shape != (mdp.S,):
             raise ValueError(f"d must have shape ({mdp.S},); got {shape}")
         d = as_distribution(d, "d", mdp.S, xp, mdp.dtype)
-    k = F.shape[1]
     # θ* is solved in a D-orthonormal basis Ψ = ΦT of span Φ (ΨᵀDΨ = I, ΨᵀD = Uᵀ√D): the
     # system Ã w = b̃, Ã = ΨᵀD M^{-1}(I − γP)Ψ, has the conditioning of the fixed point itself,
     # whereas A = Tᵀ^{-1} Ã T^{-1} carries cond(√DΦ)² on top (see _d_basis).
@@ -388,19 +390,12 @@ def _fixed_point(
         A = xp.matrix_transpose(DF) @ F
         b = xp.matrix_transpose(DF) @ V
     else:
-        eye = xp.eye(mdp.S, dtype=mdp.dtype, device=F.device)
-        M = eye - (g * lam) * Ppi
-        left = xp.linalg.solve(xp.matrix_transpose(M), xp.concat([DF, sdU], axis=1))  # M^-T[DΦ,√DU]
-        IgP = eye - g * Ppi
-        # (I − γP)Φ in difference form: formed directly, A was off by ε/(1−γ) relative (7e-5 at
-        # γ = 1 − 1e-12 with a constant feature, whose exact image is (1−γ)·1)
-        A = xp.matrix_transpose(left[:, :k]) @ _bellman_difference(xp, g, Ppi, F)
-        b = xp.matrix_transpose(left[:, :k]) @ r
-        At = xp.matrix_transpose(left[:, k:]) @ _bellman_difference(xp, g, Ppi, Psi)
-        bt = xp.matrix_transpose(left[:, k:]) @ r
-        _check_td_matrix(
-            At, xp.matrix_transpose(xp.abs(left[:, k:])) @ (xp.abs(IgP) @ xp.abs(Psi)), mdp.S, xp
-        )
+        # the basis reflected so that one column is Π_D 1 (the slow direction of P_π), and Ã's
+        # singularity judged column by column at its difference-form rounding level (_td_slow_basis):
+        # γ = 1 − 2^-50 .. 1 − 2^-53 were refused, and without the test the values were off by 2e5
+        Psi, sdU, T = _slow_first(xp, Psi, sdU, T)
+        A, b, At, bt, level = _td_system(xp, g, lam, Ppi, r, F, DF, Psi, sdU)
+        _check_td_matrix(At, level, mdp.S, xp, T=T)
         V0 = evaluate_policy(mdp, pi)  # the model's values (a located error beyond the range)
         V = V0 if er == 0 else _policy_values(xp, g, Ppi, r[:, None])[:, 0]  # for r/2^er
         w = xp.linalg.solve(At, bt[:, None])
