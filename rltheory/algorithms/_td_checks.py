@@ -62,7 +62,8 @@ def _check_td_matrix(At: Any, level: Any, S: int, xp: Any, *, T: Any = None) -> 
             f"the TD matrix A = Phi^T D (I - gamma lam P_pi)^(-1) (I - gamma P_pi) Phi is singular to rounding "
             f"for this weighting d: smallest singular value {smin:.3g} of its D-orthonormal form (columns "
             f"scaled by their rounding levels) <= its rounding level {cut:.3g}{where} (an off-policy d "
-            f"can make A singular; on-policy it is positive definite)"
+            f"can make A singular, and near gamma = 1 so can a P_pi with several recurrent classes, "
+            f"each a slow direction; on-policy it is positive definite)"
         )
 
 

@@ -46,7 +46,7 @@ from ._column_scales import (
 from ._td_checks import _check_td_finite, _check_td_matrix
 from ._td_features import _features
 from ._td_refine import _refine_fixed_point
-from ._td_slow_basis import _slow_first, _td_system
+from ._td_slow_basis import _check_rounding_sensitivity, _slow_first, _td_system
 
 __all__ = ["weighted_norm", "projection", "TDFixedPoint", "projected_fixed_point", "expected_td"]
 
@@ -289,6 +289,8 @@ def projected_fixed_point(
         ``D``-orthonormal form, columns scaled by their difference-form rounding levels, at or below
         ``max(S, k)·ε·√k`` (:mod:`._td_slow_basis`; the message gives both and the direction of
         ``θ``). On-policy (``σ_min ≥ (1−γ)/(1−γλ)``) this is not reached for γ up to ``1 − 2⁻⁵³``.
+        Also where the values are decided by their own rounding (off-policy ``d`` near γ = 1: the
+        bound ``ε·|Ψ||Ã^{-1}ΨᵀDM^{-1}(I − γP_π)||Φθ*|`` over ``2⁻¹⁰·max|Φθ*|``; the state is named).
 
     Notes
     -----
@@ -395,13 +397,14 @@ def _fixed_point(
         # singularity judged column by column at its difference-form rounding level (_td_slow_basis):
         # γ = 1 − 2^-50 .. 1 − 2^-53 were refused, and without the test the values were off by 2e5
         Psi, sdU, T = _slow_first(xp, Psi, sdU, T)
-        A, b, At, bt, level = _td_system(xp, g, lam, Ppi, r, F, DF, Psi, sdU)
+        A, b, At, bt, level, Lt = _td_system(xp, g, lam, Ppi, r, F, DF, Psi, sdU)
         _check_td_matrix(At, level, mdp.S, xp, T=T)
         V0 = evaluate_policy(mdp, pi)  # the model's values (a located error beyond the range)
         V = V0 if er == 0 else _policy_values(xp, g, Ppi, r[:, None])[:, 0]  # for r/2^er
         w = xp.linalg.solve(At, bt[:, None])
         # γ near 1: one solve erred by ε‖V‖/(1−γ) (error 14.5 for an exact 0.139 at γ = 1 − 1e-9)
         w = _refine_fixed_point(xp, g, lam, Ppi, r, Psi, sdU, At, w)
+        _check_rounding_sensitivity(xp, g, Ppi, Psi, Lt, At, w, lam)
     theta_c = (T @ w)[:, 0]
     values = (Psi @ w)[:, 0]
     err = float(_weighted_norm(values - V, d))

@@ -164,3 +164,66 @@ def test_float32_fixed_point_matches_exact_rationals_at_the_edge_of_one(gamma, l
         scale = cond * eps32 * max(abs(float(v)) for v in V) / (1.0 - gamma * lam)
         got = max(abs(Fraction(float(x)) - y) for x, y in zip(fp.values, vals, strict=True))
         assert got <= 4 * Fraction(scale), (seed, float(got) / scale)
+
+
+def _off_policy_case():
+    # dyadic seed 1 (S = 3), features [1, φ], and the weighting d = (1/4, 1/4, 1/2), not stationary
+    P, R = dyadic_model(1, 3, 2)
+    rng = np.random.default_rng(1)
+    pi = rng.integers(2, size=3)
+    Phi = np.stack([np.ones(3), rng.standard_normal(3)], axis=1)
+    return P, R, pi, Phi, np.array([0.25, 0.25, 0.5])
+
+
+@pytest.mark.parametrize("gamma", [1.0 - 2.0**-50, 1.0 - 2.0**-53])
+def test_an_off_policy_fixed_point_decided_by_rounding_is_refused(gamma):
+    # an off-policy d does not cancel the slow direction 1 of P_π: rounding the values (ε|v|) moves
+    # the fixed point by about ε·max|v|/(1−γ). Here the returned values were 0.2 off relative at
+    # 1 − 2^-53 and 1e-2 at 1 − 2^-50 once Ã passed its check; before, Ã's own check refused them
+    P, R, pi, Phi, d = _off_policy_case()
+    for lam in (0.0, 0.5):
+        with pytest.raises(
+            np.linalg.LinAlgError,
+            match=r"fixed point is decided by rounding for this weighting d at gamma=.*: rounding its "
+            r"values .* by eps moves the fixed point by up to .* at state s=\d .* relative, over 2\^-10\): "
+            r"d does not cancel the slow directions of P_pi",
+        ):
+            projected_fixed_point(FiniteMDP(P, R, gamma=gamma), pi, Phi, lam=lam, d=d)
+
+
+def test_the_same_off_policy_fixed_point_at_a_moderate_gamma_is_exact():
+    # at γ = 0.99 the same weighting is answered to a few ε·max|v| (Lemma-free: exact rationals)
+    P, R, pi, Phi, d = _off_policy_case()
+    for lam in (0.0, 0.5):
+        fp = projected_fixed_point(FiniteMDP(P, R, gamma=0.99), pi, Phi, lam=lam, d=d)
+        vals, _, _ = _exact_fixed_point(P, R, pi, 0.99, lam, Phi, d)
+        vmax = max(abs(float(v)) for v in vals)
+        got = max(abs(Fraction(float(x)) - y) for x, y in zip(fp.values, vals, strict=True))
+        assert got <= 16 * Fraction(EPS * vmax)
+
+
+def test_a_second_recurrent_class_near_one_is_refused_with_its_direction():
+    # two closed classes {0, 1}, {2, 3}, d stationary in each; span Φ holds both class indicators,
+    # each an eigenvector of I − γP_π with eigenvalue 1 − γ. At γ = 1 − 2^-53 the direction
+    # 1_A − 1_B (θ ∝ (1, −1, 0)) is not resolved by Ã as formed, and the message names it
+    P = np.zeros((4, 1, 4))
+    P[0, 0, [0, 1]] = [0.5, 0.5]
+    P[1, 0, [0, 1]] = [0.25, 0.75]
+    P[2, 0, [2, 3]] = [0.5, 0.5]
+    P[3, 0, [2, 3]] = [0.75, 0.25]
+    R = np.array([[1.0], [0.5], [-1.0], [2.0]])
+    d = np.array([1 / 6, 1 / 3, 0.3, 0.2])
+    Phi = np.c_[[1, 1, 0, 0.0], [0, 0, 1, 1.0], [0, 1, 0, 1.0]]
+    mdp = FiniteMDP(P, R, gamma=1.0 - 2.0**-53)
+    with pytest.raises(
+        np.linalg.LinAlgError,
+        match=r"singular to rounding .*theta ~ \[ ?1\.000e\+00 -1\.000e\+00 .*several recurrent classes",
+    ):
+        projected_fixed_point(mdp, np.zeros(4, int), Phi, d=d)
+    # at 1 − 2^-50 it is resolved, and exact to a few ε·max|v| (both classes' d stationary)
+    g = 1.0 - 2.0**-50
+    fp = projected_fixed_point(FiniteMDP(P, R, gamma=g), np.zeros(4, int), Phi, d=d)
+    vals, _, _ = _exact_fixed_point(P, R, np.zeros(4, int), g, 0.0, Phi, d)
+    vmax = max(abs(float(v)) for v in vals)
+    got = max(abs(Fraction(float(x)) - y) for x, y in zip(fp.values, vals, strict=True))
+    assert got <= 16 * Fraction(EPS * vmax)
