@@ -76,14 +76,16 @@ def _td_system(
     ``Ã = Lᵗᵀ·B̃`` with ``Lᵗ = M^{-T}√D U`` (one LU solve) and ``B̃ = (I − γP_π)Ψ`` in difference form
     (:func:`._td_refine._bellman_difference`). The formed ``Ã`` is within ``max(S, k)·ε`` times
 
-        ``L = (|Lᵗ| + M^{-T}|M|ᵀ|Lᵗ|)ᵀ · ((1−γ)|Ψ| + γ Σ_{j≠s} P_π(s, j)|Ψ(s) − Ψ(j)|)``
+        ``L = |Lᵗ|ᵀ · ((1−γ)|Ψ| + γ Σ_{j≠s} P_π(s, j)|Ψ(s) − Ψ(j)| + |M|·|M^{-1}B̃|)``
 
-    entrywise: the second factor sums the sizes of the difference-form terms (rounded to
+    entrywise: the first terms sum the sizes of the difference-form terms (``B̃`` is within
     ``(S + 2)ε`` of them), the product adds ``S·ε·|Lᵗ|ᵀ|B̃|``, and the LU solve of the diagonally
-    dominant ``Mᵀ`` errs by ``ε·M^{-T}|M|ᵀ|Lᵗ|`` (backward error with growth ≤ 2; ``M^{-1} =
-    Σ(γλP_π)^n ≥ 0`` entrywise, so that bound is one more solve). The level of ``(I − γP_π)Ψ``
-    formed directly, ``|I − γP_π||Ψ|``, has the size of ``Ψ`` in every column; in difference form a
-    constant column's level is ``(1−γ)|Ψ|`` plus its rounding-level differences.
+    dominant ``Mᵀ`` solves ``(M + E)ᵀ Lᵗ = √D U`` with ``|E| ≲ ε|M|`` (growth ≤ 2), which moves ``Ã`` by
+    ``Lᵗᵀ E M^{-1}B̃`` (one more solve). Bounding that by ``M^{-T}|M|ᵀ|Lᵗ|·|B̃|`` instead ignored that
+    ``M^{-1}B̃`` is small on the slow column, and refused every model at ``γ = 1 − 1e-9`` with
+    ``λ = 1 − 1e-9``. The level of ``(I − γP_π)Ψ`` formed directly, ``|I − γP_π||Ψ|``, has the size
+    of ``Ψ`` in every column; in difference form a constant column's level is ``(1−γ)|Ψ|`` plus its
+    rounding-level differences.
     """
     S, k = F.shape
     eye = xp.eye(S, dtype=F.dtype, device=F.device)
@@ -95,11 +97,14 @@ def _td_system(
     A = xp.matrix_transpose(left[:, :k]) @ _bellman_difference(xp, g, Ppi, F)
     b = xp.matrix_transpose(left[:, :k]) @ r
     Lt = left[:, k:]
-    At = xp.matrix_transpose(Lt) @ _bellman_difference(xp, g, Ppi, Psi)
+    BP = _bellman_difference(xp, g, Ppi, Psi)
+    At = xp.matrix_transpose(Lt) @ BP
     bt = xp.matrix_transpose(Lt) @ r
-    aL = xp.abs(Lt)
-    dleft = xp.abs(xp.linalg.solve(Mt, xp.abs(Mt) @ aL))  # M^{-T}|M|ᵀ|Lᵗ| (≥ 0 up to rounding)
-    level = xp.matrix_transpose(aL + dleft) @ _bellman_difference(xp, g, Ppi, Psi, magnitude=True)
+    # the solve's share |Lᵗ|ᵀ|M||M^{-1}B̃|: on the slow column M^{-1}B̃ = (1−γ)/(1−γλ)·Ψ_m is small
+    Z = xp.abs(xp.linalg.solve(M, BP))
+    level = xp.matrix_transpose(xp.abs(Lt)) @ (
+        _bellman_difference(xp, g, Ppi, Psi, magnitude=True) + xp.abs(M) @ Z
+    )
     return A, b, At, bt, level, Lt
 
 
