@@ -19,6 +19,8 @@ from rltheory.algorithms import projected_fixed_point
 from rltheory.mdp import FiniteMDP
 from rltheory.testing import dyadic_model, exact_policy_values, exact_solve
 
+from .test_h96_fixed_point_lambda_below_one import _cases  # the same twelve dyadic models
+
 EPS = 2.0**-52
 
 
@@ -32,19 +34,6 @@ def _exact_projection(Phi, d, V):
     th = exact_solve(G, h)
     vals = [sum(F[s][i] * th[i] for i in range(k)) for s in range(S)]
     return vals, sum(D[s] * (vals[s] - V[s]) ** 2 for s in range(S))
-
-
-def _cases():
-    for seed in range(12):
-        S = 2 + seed % 4
-        P, R = dyadic_model(seed, S, 2)
-        rng = np.random.default_rng(seed)
-        pi = rng.integers(2, size=S)
-        if seed % 2:
-            Phi = np.stack([np.ones(S), rng.standard_normal(S)], axis=1)
-        else:
-            Phi = rng.standard_normal((S, min(2, S)))
-        yield seed, P, R, pi, Phi
 
 
 @pytest.mark.parametrize("gamma", [1.0 - 2.0**-53, 1.0 - 2.0**-52, 1.0 - 3 * 2.0**-53])
