@@ -71,17 +71,31 @@ def _refine_fixed_point(
     """
     if (1.0 + g) <= 64.0 * (1.0 - g) or not bool(xp.all(xp.isfinite(w))):
         return w
-    u = float(xp.finfo(w.dtype).eps) / 2.0
-    prev = float("inf")
-    for _ in range(max_refine):
+
+    def correction(w: Any) -> Any:
         res = r - _bellman_difference(xp, g, Ppi, (Psi @ w)[:, 0])
         Mres = _policy_values(xp, g * lam, Ppi, res[:, None])  # M^{-1} res, M = I − γλP_π
-        dw = xp.linalg.solve(At, xp.matrix_transpose(sdU) @ Mres)  # ΨᵀD = (√D U)ᵀ
-        step = float(xp.max(xp.abs(dw)))
+        return xp.linalg.solve(At, xp.matrix_transpose(sdU) @ Mres)  # ΨᵀD = (√D U)ᵀ
+
+    return refine(xp, w, correction, max_refine)
+
+
+def refine(xp: Any, x: Any, correction: Any, max_refine: int) -> Any:
+    """Iterative refinement ``x ← x + correction(x)`` (Higham 2002, §12.1) with the TD solvers' stops.
+
+    Stops when a correction is at the rounding of ``x`` (``2u·max|x|``), stops shrinking by half,
+    or after ``max_refine`` steps; a correction not smaller than the previous one (or NaN) is not
+    applied.
+    """
+    u = float(xp.finfo(x.dtype).eps) / 2.0
+    prev = float("inf")
+    for _ in range(max_refine):
+        dx = correction(x)
+        step = float(xp.max(xp.abs(dx)))
         if not step < prev:  # (also a NaN step)
             break
-        w = w + dw
-        if step <= 2.0 * u * float(xp.max(xp.abs(w))) or step > 0.5 * prev:
+        x = x + dx
+        if step <= 2.0 * u * float(xp.max(xp.abs(x))) or step > 0.5 * prev:
             break
         prev = step
-    return w
+    return x

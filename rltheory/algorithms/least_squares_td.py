@@ -36,6 +36,7 @@ from ..mdp.sample import rollout
 from ._column_scales import _column_exponents
 from ._q_common import _rng
 from ._td_min_norm import _min_norm_fixed_point
+from ._td_refine import refine
 from .features import _host_float
 from .td_fixed_point import TDFixedPoint, _d_basis, _features, projected_fixed_point
 
@@ -223,19 +224,12 @@ def _refined(
     if (1.0 + gamma) <= 64.0 * (1.0 - gamma) or not np.all(np.isfinite(theta)):
         return theta
     diff = g0 - g1
-    u = float(np.finfo(theta.dtype).eps) / 2.0
-    prev = math.inf
-    for _ in range(max_refine):
-        res = r - ((1.0 - gamma) * (g0 @ theta) + gamma * (diff @ theta))
-        dth = T @ np.linalg.solve(At, Zt.T @ res / n)
-        step = float(np.max(np.abs(dth)))
-        if not step < prev:  # (also a NaN step)
-            break
-        theta = theta + dth
-        if step <= 2.0 * u * float(np.max(np.abs(theta))) or step > 0.5 * prev:
-            break
-        prev = step
-    return theta
+
+    def correction(th: np.ndarray) -> np.ndarray:
+        res = r - ((1.0 - gamma) * (g0 @ th) + gamma * (diff @ th))
+        return T @ np.linalg.solve(At, Zt.T @ res / n)
+
+    return refine(np, theta, correction, max_refine)
 
 
 def _check_sample_td_matrix(At: np.ndarray, level: np.ndarray, n: int) -> None:
