@@ -62,16 +62,9 @@ def test_td_lambda_half_at_the_last_float_below_one_is_answered_accurately():
     # difference form Ã is actually computed in and rotated the constant direction into one basis
     # column; the refusal was false, and the answer now meets the documented accuracy
     # cond(√DΦ)·ε·max|V^π|/(1−γλ) against exact rationals (measured 0.14 of it).
-    from .test_h96_fixed_point_lambda_below_one import EPS, _exact_fixed_point
+    from .test_h96_fixed_point_lambda_below_one import _value_error
 
     P, R = dyadic_model(0, 4, 2)
     Phi = np.stack([np.ones(4), np.arange(4.0)], axis=1)
-    gamma, lam, pi = 1.0 - 2.0**-53, 0.5, np.zeros(4, dtype=int)
-    fp = projected_fixed_point(FiniteMDP(P, R, gamma=gamma), pi, Phi, lam=lam)
-    d = np.asarray(fp.d)
-    vals, V, _ = _exact_fixed_point(P, R, pi, gamma, lam, Phi, d)
-    X = np.sqrt(d)[:, None] * Phi
-    cond = float(np.linalg.cond(X / np.linalg.norm(X, axis=0)))
-    scale = cond * EPS * max(abs(float(v)) for v in V) / (1.0 - gamma * lam)
-    got = max(abs(Fraction(float(x)) - y) for x, y in zip(fp.values, vals, strict=True))
-    assert got <= Fraction(scale)
+    got, scale = _value_error(P, R, np.zeros(4, dtype=int), 1.0 - 2.0**-53, 0.5, Phi)
+    assert got <= scale

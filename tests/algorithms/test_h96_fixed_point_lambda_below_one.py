@@ -49,6 +49,18 @@ def _exact_fixed_point(P, R, pi, gamma, lam, Phi, d):
     return vals, V, sum(D[s] * (vals[s] - V[s]) ** 2 for s in range(S))
 
 
+def _value_error(P, R, pi, gamma, lam, Phi):
+    """``(max_s |values − exact|, cond(√DΦ)·ε·max|V^π|/(1−γλ))`` of ``projected_fixed_point`` (fractions)."""
+    fp = projected_fixed_point(FiniteMDP(P, R, gamma=gamma), pi, Phi, lam=lam)
+    d = np.asarray(fp.d)
+    vals, V, _ = _exact_fixed_point(P, R, pi, gamma, lam, Phi, d)
+    X = np.sqrt(d)[:, None] * Phi
+    cond = float(np.linalg.cond(X / np.linalg.norm(X, axis=0)))
+    scale = cond * EPS * max(abs(float(v)) for v in V) / (1.0 - gamma * lam)
+    got = max(abs(Fraction(float(x)) - y) for x, y in zip(fp.values, vals, strict=True))
+    return got, Fraction(scale)
+
+
 def _cases():
     # dyadic models (rows k/64, stored exactly); odd seeds and S = 2 have the constant vector in
     # span Φ (the hard case: σ_min(Ã) = (1−γ)/(1−γλ)), S = 4 with random features does not
@@ -240,11 +252,5 @@ def test_lambda_near_one_is_not_refused(gamma, lam):
     # models at γ = λ = 1 − 1e-9 (commit ea62d89); the values are within the documented accuracy
     # (measured ≤ 0.18 of it)
     for seed, P, R, pi, Phi in _cases():
-        fp = projected_fixed_point(FiniteMDP(P, R, gamma=gamma), pi, Phi, lam=lam)
-        d = np.asarray(fp.d)
-        vals, V, _ = _exact_fixed_point(P, R, pi, gamma, lam, Phi, d)
-        X = np.sqrt(d)[:, None] * Phi
-        cond = float(np.linalg.cond(X / np.linalg.norm(X, axis=0)))
-        scale = cond * EPS * max(abs(float(v)) for v in V) / (1.0 - gamma * lam)
-        got = max(abs(Fraction(float(x)) - y) for x, y in zip(fp.values, vals, strict=True))
-        assert got <= 4 * Fraction(scale), (seed, float(got) / scale)
+        got, scale = _value_error(P, R, pi, gamma, lam, Phi)
+        assert got <= 4 * scale, (seed, float(got / scale))
