@@ -69,14 +69,20 @@ class Preconditioner:
         keeps ``W`` in float64 from there on.
         """
         if self.mixed:
-            with np.errstate(all="ignore"):
-                try:
-                    W = np.linalg.inv(M.astype(np.float32))
-                    if np.isfinite(W).all():
-                        return W
-                except np.linalg.LinAlgError:
-                    pass
+            W = _float32_inverse(M)
+            if W is not None:
+                return W
             self.mixed = False
             if self.W is not None:
                 self.W = self.W.astype(np.float64)
         return np.linalg.inv(M)
+
+
+def _float32_inverse(M: Any) -> Any:
+    """``M^{-1}`` computed in float32, or ``None`` where the float32 matrix is singular or the inverse not finite."""
+    with np.errstate(all="ignore"):
+        try:
+            W = np.linalg.inv(M.astype(np.float32))
+        except np.linalg.LinAlgError:
+            return None
+    return W if np.isfinite(W).all() else None

@@ -258,8 +258,8 @@ def td_linear(
         if d is not None:
             try:
                 _, A_m, _, _, e_m = _fixed_point(mdp, pi, Phi, lam, None, "td_linear")
-            except ValueError:  # (multichain P_pi; LinAlgError is a ValueError)
-                pass
+            except ValueError:  # multichain P_pi (LinAlgError is a ValueError): the given d's own A
+                A_m, e_m = A_s, e
         return ValueError(
             f"td_linear diverged: theta overflowed{what} at step t={t} of run {run} "
             f"(step_size({t}) = {alpha(t)!r}, lam={lam!r}): "
