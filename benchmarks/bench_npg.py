@@ -181,7 +181,7 @@ def _floor(mdp: FiniteMDP, reps: int = 200) -> dict[str, float]:
     One product ``K V`` with ``K = I − γP`` (the advantage; read in the chunks the driver
     uses, so from cache where they fit) and one fused log-space policy update over the
     batch. Their sum is a floor for an iteration on all ``S·A`` rows; the live-row layout
-    reads only the rows with ``log π ≥ −50`` (a fifth of them late in the run) and goes
+    reads only the rows with ``log π ≥ −50`` (about a quarter of them late in the run) and goes
     below it.
     """
     from rltheory.algorithms._policy_opt import logit_step  # noqa: PLC0415 - benchmark only
