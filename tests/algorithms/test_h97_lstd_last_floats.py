@@ -140,3 +140,43 @@ def test_a_really_singular_sample_near_gamma_one_is_refused_with_its_direction()
     # the ridge is the documented way out: (Â + ridge·I)θ = b̂ is defined
     theta, A, b = lstd_estimate(f0, r, f1, gamma=gamma, ridge=1e-3)
     np.testing.assert_allclose((A + 1e-3 * np.eye(2)) @ theta, b, rtol=0, atol=1e-12)
+
+
+def test_a_sample_with_two_closed_classes_is_refused_near_gamma_one_naming_their_split():
+    # {0, 1} and {2, 3} never meet: each class indicator is a slow direction (σ_min(Â) ~ 1 − γ on
+    # both), and only the constant one is isolated in a column of the basis; the other is judged
+    # at the rounding of the O(1) columns and refused, naming the split of the classes
+    s0, s1 = [0, 1, 0, 1, 1, 0], [2, 3, 3, 2, 3, 2]
+    f0 = np.eye(4)[s0[:-1] + s1[:-1]]
+    f1 = np.eye(4)[s0[1:] + s1[1:]]
+    r = np.arange(10.0) % 3 - 1
+    with pytest.raises(
+        np.linalg.LinAlgError,
+        match=r"singular to rounding: .*theta ~ \[ ?1\. +1\. +-1\. +-1\.\]",
+    ):
+        lstd_estimate(f0, r, f1, gamma=1.0 - 2.0**-52)
+    # at γ = 1 − 2⁻³⁰ the same sample is answered to rounding
+    theta, _, _ = lstd_estimate(f0, r, f1, gamma=1.0 - 2.0**-30)
+    err, scale = _error(theta, f0, r, f1, 1.0 - 2.0**-30, 0.0, np.eye(4))
+    assert err <= 64 * scale, float(err / scale)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dot2_is_within_its_error_bound(seed):
+    # Ogita, Rump & Oishi (2005), Prop. 5.5: |Dot2(x, y) − xᵀy| ≤ u|xᵀy| + γ_m²|x|ᵀ|y|; the inputs
+    # cancel to ~1e-12 of their sizes, where a plain product errs by ~1e-16 of the sizes
+    from rltheory.algorithms._lstd_slow_basis import _dot2
+
+    rng = np.random.default_rng(seed)
+    m = 7
+    y = rng.standard_normal((m, 2))
+    X = rng.standard_normal((5, m))
+    X[:, -1] = -(X[:, :-1] @ y[:-1, 0]) / y[-1, 0]  # column 0 of XY cancels to rounding
+    got = _dot2(X, y)
+    u = 2.0**-53
+    gm = Fr(m) * Fr(u) / (1 - Fr(m) * Fr(u))
+    for i in range(5):
+        for j in range(2):
+            exact = sum(Fr(float(X[i, c])) * Fr(float(y[c, j])) for c in range(m))
+            size = sum(abs(Fr(float(X[i, c])) * Fr(float(y[c, j]))) for c in range(m))
+            assert abs(Fr(float(got[i, j])) - exact) <= Fr(u) * abs(exact) + gm * gm * size
