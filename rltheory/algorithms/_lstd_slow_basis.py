@@ -13,11 +13,12 @@ of ``σ_min`` once ``1 − γ`` is a few ``ε``; the singularity test, with one 
 3-cycle from ``γ = 1 − 2⁻⁴⁴`` on.
 
 So, as for the exact fixed point (:mod:`rltheory.algorithms._td_slow_basis`), the basis is reflected
-(:func:`._td_slow_basis._slow_first`) so that one column is the sample projection of ``1``, and each
-column ``j`` of ``Ã`` is formed in difference form from the features,
-``(1−γ)(φ_t u_j) + γ((φ_t − φ'_t) u_j)`` with ``u_j = (TH)e_j`` — for a constant column the
-differences ``φ_t − φ'_t`` vanish exactly — and judged against its own rounding level
-``L_j`` (:func:`_lstd_system`, :func:`_check_lstd_matrix`).
+(:func:`._td_slow_basis._slow_first`) so that one column ``m`` is the sample projection of ``1``;
+each column ``j`` of ``Ã`` is formed in difference form from the features,
+``(1−γ)(φ_t u_j) + γ((φ_t − φ'_t) u_j)`` with ``u_j = (TH)e_j``, the slow column's differences in
+twice the working precision from the exact ``φ_t − φ'_t = d_t + e_t`` (TwoSum, then Dot2), so that
+they keep their own tiny size; and each column is judged against its own rounding level ``L_j``
+(:func:`_lstd_system`, :func:`_check_lstd_matrix`).
 
 References
 ----------
@@ -25,6 +26,8 @@ Tsitsiklis, J. N., Van Roy, B. (1997). An analysis of temporal-difference learni
 approximation. IEEE TAC 42(5). Lemmas 4–6, §IX.
 Higham, N. J. (2002). *Accuracy and Stability of Numerical Algorithms*, 2nd ed. SIAM. §3.1 (sums),
 §7.2 (column scaling).
+Ogita, T., Rump, S. M., Oishi, S. (2005). Accurate sum and dot product. SIAM J. Sci. Comput. 26(6).
+Algorithm 5.3 (Dot2), Proposition 5.5.
 """
 
 from __future__ import annotations
