@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from ._td_checks import singular_direction
 from ._td_slow_basis import _slow_first
 
 __all__: list[str] = []
@@ -156,14 +157,7 @@ def _check_lstd_matrix(At: np.ndarray, level: np.ndarray, n: int, U: np.ndarray)
     if not smin > cut:
         where = ""
         if np.all(np.isfinite(As)):
-            x = np.linalg.svd(As)[2][-1] / cs
-            th = U @ x
-            j = int(np.argmax(np.abs(th)))
-            th = th / th[j]
-            where = (
-                f"; the nearly singular direction is theta ~ {np.array2string(th, precision=3)} "
-                f"(columns of phi at unit scale; column j={j} carries most of it)"
-            )
+            where = singular_direction(As, cs, U, "phi")
         raise np.linalg.LinAlgError(
             f"the LSTD matrix A_hat = (1/n) sum_t z_t (phi_t - gamma phi'_t)^T is singular to rounding: "
             f"smallest singular value {smin:.3g} of its sample-orthonormal form (columns scaled by their "

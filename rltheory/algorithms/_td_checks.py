@@ -49,14 +49,9 @@ def _check_td_matrix(At: Any, level: Any, S: int, xp: Any, *, T: Any = None) -> 
     if not smin > cut:
         where = ""
         if T is not None:
-            Ah = np.asarray(to_numpy(At / cs[None, :]), dtype=np.float64)
-            x = np.linalg.svd(Ah)[2][-1] / np.asarray(to_numpy(cs), dtype=np.float64)
-            th = np.asarray(to_numpy(T), dtype=np.float64) @ x
-            j = int(np.argmax(np.abs(th)))
-            th = th / th[j]
-            where = (
-                f"; the nearly singular direction is theta ~ {np.array2string(th, precision=3)} "
-                f"(columns of Phi at unit scale; column j={j} carries most of it)"
+            where = singular_direction(
+                *(np.asarray(to_numpy(a), dtype=np.float64) for a in (At / cs[None, :], cs, T)),
+                "Phi",
             )
         raise np.linalg.LinAlgError(
             f"the TD matrix A = Phi^T D (I - gamma lam P_pi)^(-1) (I - gamma P_pi) Phi is singular to rounding "
@@ -142,4 +137,20 @@ def _td_divergence_reason(A_s: Any, e: int, alpha: float, scale: str) -> str:
     return (
         f"the step {alpha!r} is below the mean path's stability limit {limit} ({scale}), but the "
         f"sampled updates alpha z_t (phi_t - gamma phi_(t+1))^T overflowed; use smaller steps"
+    )
+
+
+def singular_direction(A_scaled: np.ndarray, cs: np.ndarray, T: np.ndarray, name: str) -> str:
+    """The clause naming the nearly singular direction of ``θ`` for a refusal message.
+
+    ``A_scaled`` is the matrix with its columns divided by ``cs``; its last right singular vector,
+    unscaled and mapped to the coordinates of the features by the basis ``T``, normalised so that
+    its largest entry (column ``j``) is 1.
+    """
+    th = T @ (np.linalg.svd(A_scaled)[2][-1] / cs)
+    j = int(np.argmax(np.abs(th)))
+    th = th / th[j]
+    return (
+        f"; the nearly singular direction is theta ~ {np.array2string(th, precision=3)} "
+        f"(columns of {name} at unit scale; column j={j} carries most of it)"
     )
