@@ -40,6 +40,7 @@ import numpy as np
 
 from ._policy_opt import _exp_floor
 from ._warm_eval import WarmEvaluator, compact
+from .soft import log_softmax
 
 __all__ = ["DEAD", "LiveRows", "RowEvaluator", "RowLayout", "live_counts"]
 
@@ -52,12 +53,8 @@ SHIFT_LIMIT = 30.0  # live logits above this (relative to the reference rows): s
 
 
 def _log_policy(theta: np.ndarray) -> np.ndarray:
-    """``log π`` of logits ``(B, A, S)`` (softmax over axis 1), ``−∞`` where ``θ = −∞``."""
-    top = np.max(theta, axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = theta - top
-        lse = np.log(np.sum(np.exp(z), axis=1, keepdims=True))
-    return z - lse
+    """``log π`` of logits ``(B, A, S)`` (:func:`~rltheory.algorithms.soft.log_softmax` over the action axis 1)."""
+    return np.moveaxis(log_softmax(np.moveaxis(theta, 1, -1), np), -1, 1)
 
 
 def live_counts(theta: np.ndarray) -> np.ndarray:
